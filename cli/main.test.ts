@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { main } from './main.ts';
+
+function capture(argv: string[]): { code: number; stdout: string; stderr: string } {
+  let stdout = '';
+  let stderr = '';
+  const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
+  return { code, stdout, stderr };
+}
+
+const example = join(import.meta.dirname, '..', 'spec', 'examples', 'horizon-boundary.trace.json');
+
+describe('streamjoin run', () => {
+  it('exits 0 and prints one line per example trace', () => {
+    const r = capture(['run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok {3}horizon-boundary/m);
+    expect(r.stdout).toMatch(/(\d+) of \1 traces met every expectation/);
+  });
+
+  it('exits 1 and shows expected versus actual when a step departs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: { code: string } } }[] };
+    (trace.steps[7] as { expect: { outcome: { code: string } } }).expect.outcome.code = 'accepted';
+    writeFileSync(join(dir, 't.json'), JSON.stringify(trace));
+    const r = capture(['run', join(dir, 't.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('at step 7');
+    expect(r.stdout).toContain('outcome expected {"code":"accepted"}');
+    expect(r.stdout).toContain('outcome actual   {"code":"late"}');
+  });
+
+  it('exits 2 with file, step and field for a malformed trace, and runs none of the files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { record: Record<string, unknown> }[] };
+    (trace.steps[2] as { record: Record<string, unknown> }).record['side'] = 5;
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify(trace));
+    const r = capture(['run', example, join(dir, 'bad.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`${join(dir, 'bad.json')}: SJ102 step 2: /steps/2/record/side must be string\n`);
+  });
+
+  it('exits 2 with SJ104 for a trace outside the input contract (J9)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const row = { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 5, start: 5, end: 5 };
+    const trace = {
+      format: 'streamjoin/operator-trace@1',
+      name: 'reuse',
+      config: { allowedLateness: 0, maxIntervalLength: 0 },
+      steps: [row, { kind: 'watermark', side: 'L', wm: 6 }, { kind: 'watermark', side: 'R', wm: 6 }, { ...row, ts: 7, start: 7, end: 7 }].map(
+        (record) => ({ record }),
+      ),
+    };
+    writeFileSync(join(dir, 'reuse.json'), JSON.stringify(trace));
+    const r = capture(['run', join(dir, 'reuse.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/reuse\.json: step 3: SJ104 identity \(k, L, a\) is reused/);
+  });
+
+  it('--write-expected writes the model observables as expectations, atomically', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const plain = JSON.parse(readFileSync(example, 'utf8')) as { steps: Record<string, unknown>[] };
+    for (const s of plain.steps) delete s['expect'];
+    writeFileSync(join(dir, 'plain.json'), JSON.stringify(plain));
+    const r = capture(['run', join(dir, 'plain.json'), '--write-expected', join(dir, 'golden.json')]);
+    expect(r.code).toBe(0);
+    const golden = JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8')) as { steps: { expect?: unknown }[] };
+    const original = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: unknown; changes: unknown } }[] };
+    golden.steps.forEach((s, i) => expect(s.expect).toMatchObject({ outcome: original.steps[i]?.expect.outcome, changes: original.steps[i]?.expect.changes }));
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('rejects unknown flags with exit 2 and writes nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const r = capture(['run', '--write-expectd', join(dir, 'x.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^usage: SJ105 Unknown option '--write-expectd'/);
+    expect(existsSync(join(dir, 'x.json'))).toBe(false);
+  });
+});
+
+describe('bin/streamjoin.js', () => {
+  it('runs the CLI through tsx and returns its exit code', () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
+    const ok = spawnSync(process.execPath, [bin, 'help'], { encoding: 'utf8' });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toContain('Usage: streamjoin <command>');
+    const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('unknown command "frobnicate"');
+  });
+});

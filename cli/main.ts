@@ -1,0 +1,70 @@
+// The streamjoin command line: parses arguments, calls the API, maps results
+// to exit codes. Nothing else lives here.
+import { InputError } from '../spec/index.ts';
+import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
+import { EXIT } from './exitCodes.ts';
+import type { Output } from './output.ts';
+
+export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
+
+Usage: streamjoin <command> [options]
+
+Commands:
+  ci                 the main job: every example trace through the reference model
+  run [TRACE...]     validate operator traces and run the reference model over them
+  help [COMMAND]     this text, or a command's
+
+Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
+or usage (the message names the file, the step and the field); 70 internal
+error (a bug in streamjoin: please report it with the command line).
+
+Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
+
+const helps: Record<string, string> = { run: runHelp };
+
+function ciJob(out: Output): number {
+  out.stdout('== example traces through the reference model ==\n');
+  return runTraces(exampleTracePaths(), out, { json: false });
+}
+
+function dispatch(argv: readonly string[], out: Output): number {
+  const [command, ...rest] = argv;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    out.stdout(`${helps[command ?? ''] ?? mainHelp}\n`);
+    return EXIT.ok;
+  }
+  switch (command) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
+      return EXIT.ok;
+    case 'ci':
+      return ciJob(out);
+    case 'run':
+      return runCommand(rest, out);
+    default:
+      out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
+      return EXIT.badInput;
+  }
+}
+
+/** Runs the CLI; returns the process exit code. */
+export function main(argv: readonly string[], out: Output): number {
+  try {
+    return dispatch(argv, out);
+  } catch (e) {
+    if (e instanceof InputError) {
+      out.stderr(`${e.format()}\n`);
+      return EXIT.badInput;
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      out.stderr(`usage: SJ105 ${(e as Error).message}\n`);
+      return EXIT.badInput;
+    }
+    out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 70;
+  }
+}

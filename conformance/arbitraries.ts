@@ -1,0 +1,143 @@
+// fast-check generators for configs and logs over small domains, so that
+// ids, keys and times collide often: redeliveries, conflicts, retractions of
+// known rows, overtaking retractions, stale watermarks and evictions all
+// happen in short logs. Every generated log is in contract (J9): records that
+// would break it are dropped, so shrinking stays inside the contract too.
+import fc from 'fast-check';
+import type { JoinConfig, LogRecord, RowRecord } from '../spec/index.ts';
+import { initialOracleState, stepOracle } from '../model/index.ts';
+
+export interface LogDomain {
+  readonly keys: readonly string[];
+  readonly ids: readonly string[];
+  /** Times are drawn from [0, maxTime]. */
+  readonly maxTime: number;
+  readonly maxRecords: number;
+  /** Include records that fail J1 validity. */
+  readonly invalid: boolean;
+}
+
+export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c'], maxTime: 8, maxRecords: 14, invalid: true };
+
+/** Small L and D (J0) so that horizons are reached within short logs. */
+export function configArbitrary(): fc.Arbitrary<JoinConfig> {
+  return fc.record({ allowedLateness: fc.integer({ min: 0, max: 2 }), maxIntervalLength: fc.integer({ min: 0, max: 3 }) });
+}
+
+function rowArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<RowRecord> {
+  return fc
+    .record({
+      kind: fc.constantFrom('insert' as const, 'retract' as const),
+      key: fc.constantFrom(...domain.keys),
+      side: fc.constantFrom('L', 'R'),
+      id: fc.constantFrom(...domain.ids),
+      start: fc.integer({ min: 0, max: domain.maxTime }),
+      length: fc.integer({ min: 0, max: config.maxIntervalLength }),
+      offset: fc.nat(),
+    })
+    .map(({ kind, key, side, id, start, length, offset }) => ({
+      kind,
+      key,
+      side,
+      id,
+      ts: start + (offset % (length + 1)),
+      start,
+      end: start + length,
+    }));
+}
+
+function invalidArbitrary(domain: LogDomain): fc.Arbitrary<LogRecord> {
+  const t = fc.integer({ min: -1, max: domain.maxTime + 1 });
+  return fc.oneof(
+    fc.record({
+      kind: fc.constantFrom('insert' as const, 'retract' as const),
+      key: fc.constantFrom('', ...domain.keys),
+      side: fc.constantFrom('L', 'R', 'X', ''),
+      id: fc.constantFrom('', ...domain.ids),
+      ts: fc.oneof(t, fc.constant(2 ** 50 + 1)),
+      start: t,
+      end: t,
+    }),
+    fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', 'l'), wm: t }),
+  );
+}
+
+/**
+ * One generated step: a fresh record; a re-send of an earlier row record
+ * (possibly as the other kind); or both watermarks moved to an earlier row's
+ * horizon (J8) plus `delta` in -1..1, so that the boundaries of J5, J6 and J8
+ * are hit often rather than by luck.
+ */
+type LogOp =
+  | { readonly fresh: LogRecord }
+  | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
+  | { readonly horizonOf: number; readonly delta: number };
+
+function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
+  const watermark = fc.record({
+    kind: fc.constant('watermark' as const),
+    side: fc.constantFrom('L', 'R'),
+    wm: fc.integer({ min: 0, max: domain.maxTime + config.allowedLateness + config.maxIntervalLength + 2 }),
+  });
+  const arbs: fc.WeightedArbitrary<LogOp>[] = [
+    { weight: 5, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh })) },
+    { weight: 3, arbitrary: watermark.map((fresh) => ({ fresh })) },
+    {
+      weight: 3,
+      arbitrary: fc.record({ resend: fc.nat(), as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const) }),
+    },
+    { weight: 1, arbitrary: fc.record({ horizonOf: fc.nat(), delta: fc.integer({ min: -1, max: 1 }) }) },
+  ];
+  if (domain.invalid) arbs.push({ weight: 1, arbitrary: invalidArbitrary(domain).map((fresh) => ({ fresh })) });
+  return fc.oneof(...arbs);
+}
+
+function materialize(config: JoinConfig, ops: readonly LogOp[]): LogRecord[] {
+  const out: LogRecord[] = [];
+  for (const op of ops) {
+    if ('fresh' in op) {
+      out.push(op.fresh);
+      continue;
+    }
+    const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark');
+    if (rows.length === 0) continue;
+    if ('resend' in op) {
+      const source = rows[op.resend % rows.length] as RowRecord;
+      out.push(op.as === 'same' ? { ...source } : { ...source, kind: op.as });
+    } else {
+      const target = rows[op.horizonOf % rows.length] as RowRecord;
+      const wm = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
+      out.push({ kind: 'watermark', side: 'L', wm }, { kind: 'watermark', side: 'R', wm });
+    }
+  }
+  return out;
+}
+
+/** Drops every record that would break the input contract (J9). */
+export function keepInContract(config: JoinConfig, records: readonly LogRecord[]): LogRecord[] {
+  // A violating record leaves the oracle's state unchanged, so dropping it
+  // cannot make a later record violate: one pass suffices.
+  let state = initialOracleState;
+  const kept: LogRecord[] = [];
+  for (const record of records) {
+    const step = stepOracle(config, state, record);
+    if (step.contractViolation) continue;
+    kept.push(record);
+    state = step.state;
+  }
+  return kept;
+}
+
+/** A log over `domain` for `config`, in contract. */
+export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
+  return fc
+    .array(opArbitrary(domain, config), { maxLength: domain.maxRecords })
+    .map((ops) => keepInContract(config, materialize(config, ops)));
+}
+
+/** A config together with a log for it. */
+export function configuredLogArbitrary(
+  domain: LogDomain = smallDomain,
+): fc.Arbitrary<{ config: JoinConfig; log: LogRecord[] }> {
+  return configArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log })));
+}

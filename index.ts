@@ -1,0 +1,37 @@
+// streamjoin's programmatic API: explicit named exports of each part.
+// spec/: the normative vocabulary, schemas and reference encodings.
+export {
+  BOUND_MAX,
+  ERROR_CODES,
+  InputError,
+  OPERATOR_TRACE_FORMAT,
+  OUTCOME_CODES,
+  REJECT_REASONS,
+  SIDES,
+  SPEC_VERSION,
+  TIME_MAX,
+  TIME_MIN,
+  compareCodePoints,
+  loadOperatorTrace,
+  matchId,
+  parseMatchId,
+  parseOperatorTrace,
+  schemaError,
+} from './spec/index.ts';
+export type {
+  Change,
+  JoinConfig,
+  LogRecord,
+  OperatorTrace,
+  Outcome,
+  RejectReason,
+  RetainedCounts,
+} from './spec/index.ts';
+// model/: the reference operator and the oracle.
+export { firstContractViolation, initialJoinState, initialOracleState, stepJoin, stepOracle } from './model/index.ts';
+export type { JoinState, OracleState } from './model/index.ts';
+// conformance/: running traces against any operator.
+export { runOperatorTrace } from './conformance/operatorTrace.ts';
+export type { OperatorUnderTest, OperatorTraceResult } from './conformance/operatorTrace.ts';
+export { createModelOperator } from './conformance/adapters/modelOperator.ts';
+export { configuredLogArbitrary, logArbitrary } from './conformance/arbitraries.ts';

@@ -1,0 +1,31 @@
+// Constants of the specification (SPEC §0, J0, J1). Shared by model/ and impl/:
+// they are facts of the spec, not logic either side could get wrong differently.
+
+/** Spec version this code implements (SPEC.md header). */
+export const SPEC_VERSION = '1.0';
+
+/** Smallest valid time (SPEC §0). */
+export const TIME_MIN = -(2 ** 50);
+/** Largest valid time (SPEC §0). */
+export const TIME_MAX = 2 ** 50;
+/** Largest valid L or D (SPEC J0). */
+export const BOUND_MAX = 2 ** 50;
+
+export const SIDES = ['L', 'R'] as const;
+
+/** J1 validity checks in the order they are applied, then J2's conflict. */
+export const REJECT_REASONS = [
+  'empty_key',
+  'empty_id',
+  'bad_side',
+  'out_of_range',
+  'ts_before_start',
+  'ts_after_end',
+  'too_long',
+  'conflict',
+] as const;
+
+export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejected'] as const;
+
+/** `format` value of an operator trace file (SPEC §4). */
+export const OPERATOR_TRACE_FORMAT = 'streamjoin/operator-trace@1';

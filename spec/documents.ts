@@ -1,0 +1,81 @@
+// Reading spec documents from files with errors that say where and what
+// (SPEC §4, §8). Nothing here writes.
+import { readFileSync } from 'node:fs';
+import { InputError } from './errors.ts';
+import { schemaError, type SchemaName } from './schemas.ts';
+import { OPERATOR_TRACE_FORMAT } from './constants.ts';
+import type { OperatorTrace } from './types.gen.ts';
+
+/** Line and column (1-based) of a UTF-16 offset in `text`. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON text, turning a syntax error into SJ101 with line and column. */
+export function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const pos = /position (\d+)/.exec(message);
+    const at = pos?.[1] !== undefined ? lineColumn(text, Number(pos[1])) : undefined;
+    const detail = message.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
+    throw new InputError('SJ101', at ? `${where}:${at.line}:${at.column}` : where, detail);
+  }
+}
+
+/** Reads a file as UTF-8, turning an I/O failure into SJ100. */
+export function readTextFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError('SJ100', path, code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? String(e)})`);
+  }
+}
+
+/** Describes where a JSON pointer points, naming the step when there is one. */
+function describePointer(pointer: string): string {
+  const step = /^\/steps\/(\d+)(\/.*)?$/.exec(pointer);
+  if (step) return `step ${step[1]}`;
+  return pointer === '' ? 'document' : pointer;
+}
+
+/** Validates `value` against a schema, throwing SJ102 that names the field. */
+export function checkDocument(name: SchemaName, value: unknown, where: string): void {
+  const err = schemaError(name, value);
+  if (err) throw new InputError('SJ102', where, `${describePointer(err.pointer)}: ${err.text}`);
+}
+
+/** Returns the `format` field of a document, if it has a string one. */
+export function documentFormat(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null && 'format' in value) {
+    const f = (value as { format: unknown }).format;
+    return typeof f === 'string' ? f : undefined;
+  }
+  return undefined;
+}
+
+/** Parses and validates an operator trace (SPEC §4 steps 1–2). */
+export function parseOperatorTrace(text: string, where: string): OperatorTrace {
+  const value = parseJson(text, where);
+  const format = documentFormat(value);
+  if (format !== undefined && format !== OPERATOR_TRACE_FORMAT) {
+    throw new InputError('SJ103', where, `format "${format}" is not "${OPERATOR_TRACE_FORMAT}"`);
+  }
+  checkDocument('operator-trace', value, where);
+  return value as OperatorTrace;
+}
+
+/** Reads, parses and validates an operator trace file. */
+export function loadOperatorTrace(path: string): OperatorTrace {
+  return parseOperatorTrace(readTextFile(path), path);
+}

@@ -1,0 +1,27 @@
+// The J3 match id encoding, reference version. Injective: see SPEC J3 and
+// matchId.test.ts. Implementations may (and impl/ does) carry their own copy;
+// the harness compares ids as strings.
+
+/** Escapes one component: `%` -> `%25`, then `/` -> `%2F` (SPEC J3). */
+function escapeComponent(s: string): string {
+  return s.replaceAll('%', '%25').replaceAll('/', '%2F');
+}
+
+function unescapeComponent(s: string): string {
+  return s.replaceAll('%2F', '/').replaceAll('%25', '%');
+}
+
+/** The match id of `(key, left, right)` (SPEC J3). */
+export function matchId(key: string, left: string, right: string): string {
+  return `${escapeComponent(key)}/${escapeComponent(left)}/${escapeComponent(right)}`;
+}
+
+/** Inverse of `matchId`; `undefined` if `id` is not the image of any triple. */
+export function parseMatchId(id: string): { key: string; left: string; right: string } | undefined {
+  const parts = id.split('/');
+  if (parts.length !== 3) return undefined;
+  const [k, l, r] = parts as [string, string, string];
+  const triple = { key: unescapeComponent(k), left: unescapeComponent(l), right: unescapeComponent(r) };
+  // Reject strings that are not canonical encodings (e.g. a bare `%`).
+  return matchId(triple.key, triple.left, triple.right) === id ? triple : undefined;
+}

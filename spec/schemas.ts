@@ -1,0 +1,63 @@
+// The JSON Schemas of spec/schemas/, compiled once with ajv (draft 2020-12).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+
+const schemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schemas');
+const SCHEMA_BASE = 'https://schemas.streamjoin.dev/v1/';
+
+/** Names of the schema documents (file names without `.schema.json`). */
+export type SchemaName = string;
+
+let ajvInstance: Ajv2020 | undefined;
+
+function ajv(): Ajv2020 {
+  if (ajvInstance) return ajvInstance;
+  const instance = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
+  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+    instance.addSchema(JSON.parse(readFileSync(join(schemaDir, file), 'utf8')) as object);
+  }
+  ajvInstance = instance;
+  return instance;
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** The compiled validator of `spec/schemas/<name>.schema.json`, or of a `$defs` entry (`name#/$defs/X`). */
+export function schemaValidator(name: SchemaName): ValidateFunction {
+  let v = compiled.get(name);
+  if (!v) {
+    const [file, fragment] = name.split('#');
+    const id = `${SCHEMA_BASE}${file}.schema.json${fragment ? `#${fragment}` : ''}`;
+    v = ajv().getSchema(id);
+    if (!v) throw new Error(`no schema ${id}`);
+    compiled.set(name, v);
+  }
+  return v;
+}
+
+/** One readable line per ajv error: `<json pointer> <message>`. */
+export function describeSchemaError(e: ErrorObject): string {
+  const at = e.instancePath === '' ? '(document)' : e.instancePath;
+  let detail = e.message ?? 'is invalid';
+  if (e.keyword === 'false schema') {
+    detail = 'is not allowed here';
+  } else if (e.keyword === 'additionalProperties') {
+    detail = `has unknown property "${String((e.params as { additionalProperty?: unknown }).additionalProperty)}"`;
+  } else if (e.keyword === 'enum' || e.keyword === 'const') {
+    const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown });
+    const values = allowed.allowedValues ?? [allowed.allowedValue];
+    detail = `must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}`;
+  }
+  return `${at} ${detail}`;
+}
+
+/** Validates `value`; returns `undefined` or the first error, described. */
+export function schemaError(name: SchemaName, value: unknown): { pointer: string; text: string } | undefined {
+  const v = schemaValidator(name);
+  if (v(value)) return undefined;
+  const first = v.errors?.[0];
+  if (!first) return { pointer: '', text: '(document) is invalid' };
+  return { pointer: first.instancePath, text: describeSchemaError(first) };
+}

@@ -1,0 +1,42 @@
+// Types of the spec. The document types are generated from the JSON Schemas
+// (types.gen.ts); the ones below narrow them to what the rules have already
+// checked, and are shared by model/ and impl/ as vocabulary only.
+import type { RowRecord, WatermarkRecord } from './types.gen.ts';
+
+export type {
+  Change,
+  JoinConfig,
+  LogRecord,
+  OperatorStep,
+  OperatorTrace,
+  Outcome,
+  OutcomeCode,
+  RejectReason,
+  RetainedCounts,
+  RowRecord,
+  StepExpectation,
+  WatermarkRecord,
+} from './types.gen.ts';
+
+export type Side = 'L' | 'R';
+
+/** The content of a row (SPEC J2): a valid insert or retract without its kind. */
+export interface RowContent {
+  readonly key: string;
+  readonly side: Side;
+  readonly id: string;
+  readonly ts: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A row record that passed the J1 validity checks. */
+export type ValidRowRecord = RowRecord & { readonly side: Side };
+/** A watermark record that passed the J1 validity checks. */
+export type ValidWatermarkRecord = WatermarkRecord & { readonly side: Side };
+
+/** Per-side watermarks; `null` is −∞ (SPEC §0, J4). */
+export interface Watermarks {
+  readonly L: number | null;
+  readonly R: number | null;
+}
