@@ -13,7 +13,7 @@ export const BOUND_MAX = 2 ** 50;
 
 export const SIDES = ['L', 'R'] as const;
 
-/** J1 validity checks in the order they are applied, then J2's conflict. */
+/** J1 validity checks in the order they are applied, then J2's conflict, then C3's unknown key. */
 export const REJECT_REASONS = [
   'empty_key',
   'empty_id',
@@ -23,6 +23,7 @@ export const REJECT_REASONS = [
   'ts_after_end',
   'too_long',
   'conflict',
+  'unknown_key',
 ] as const;
 
 export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejected'] as const;

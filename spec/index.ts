@@ -25,6 +25,15 @@ export {
 } from './documents.ts';
 export type {
   Change,
+  ClusterAction,
+  ClusterConfig,
+  ClusterEvent,
+  ClusterExpectation,
+  ClusterObservation,
+  ClusterStep,
+  ClusterTrace,
+  CopyObservation,
+  HandoffObservation,
   JoinConfig,
   LogRecord,
   OperatorStep,

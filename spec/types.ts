@@ -5,6 +5,15 @@ import type { RowRecord, WatermarkRecord } from './types.gen.ts';
 
 export type {
   Change,
+  ClusterAction,
+  ClusterConfig,
+  ClusterEvent,
+  ClusterExpectation,
+  ClusterObservation,
+  ClusterStep,
+  ClusterTrace,
+  CopyObservation,
+  HandoffObservation,
   JoinConfig,
   LogRecord,
   OperatorStep,
