@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterAction, ClusterEvent, LogRecord } from '../spec/index.ts';
+import type { ClusterAction, ClusterEvent, LogRecord, RowRecord } from '../spec/index.ts';
 import {
   applyExternal,
   initialClusterState,
@@ -19,7 +19,7 @@ const setup: ClusterSetup = {
   ],
 };
 
-const ins = (key: string, side: string, id: string, start: number, end = start): LogRecord => ({
+const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
   kind: 'insert',
   key,
   side,
