@@ -6,6 +6,7 @@
 import { BOUND_MAX, REJECT_REASONS, TIME_MAX, TIME_MIN } from '../spec/index.ts';
 import type { JoinConfig, RejectReason, Side, Watermarks } from '../spec/index.ts';
 import { SnapshotError } from './errors.ts';
+import { encodeMatchId } from './matchId.ts';
 
 export const SNAPSHOT_FORMAT = 'streamjoin/operator-snapshot@1';
 
@@ -56,8 +57,15 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 
 function objectWith(v: unknown, at: string, fields: readonly string[]): Json {
   if (!isObject(v)) throw new SnapshotError(at, 'must be an object');
-  for (const f of fields) if (!(f in v)) throw new SnapshotError(at, `is missing "${f}"`);
-  for (const f of Object.keys(v)) if (!fields.includes(f)) throw new SnapshotError(`${at}/${f}`, 'is not a snapshot field');
+  let present = 0;
+  for (const f of fields) {
+    if (!Object.hasOwn(v, f)) throw new SnapshotError(at, `is missing "${f}"`);
+    present++;
+  }
+  // Cheap common case first: no more fields than expected means no unknown ones.
+  if (Object.keys(v).length !== present) {
+    for (const f of Object.keys(v)) if (!fields.includes(f)) throw new SnapshotError(`${at}/${f}`, 'is not a snapshot field');
+  }
   return v;
 }
 
@@ -127,8 +135,15 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
   if (!Array.isArray(s['rows'])) throw new SnapshotError('/rows', 'must be an array');
   const rows: SnapshotRow[] = [];
   // key -> side -> id -> row, to find duplicates and match endpoints.
-  const byIdentity = new Map<string, SnapshotRow>();
-  const identity = (key: string, sd: Side, id: string): string => JSON.stringify([key, sd, id]);
+  const byKey = new Map<string, { L: Map<string, SnapshotRow>; R: Map<string, SnapshotRow> }>();
+  const bindingsOf = (key: string): { L: Map<string, SnapshotRow>; R: Map<string, SnapshotRow> } => {
+    let b = byKey.get(key);
+    if (b === undefined) {
+      b = { L: new Map(), R: new Map() };
+      byKey.set(key, b);
+    }
+    return b;
+  };
   s['rows'].forEach((v: unknown, i: number) => {
     const at = `/rows/${i}`;
     const r = objectWith(v, at, ['key', 'side', 'id', 'ts', 'start', 'end', 'live']);
@@ -149,9 +164,9 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
     if (row.end - row.start > config.maxIntervalLength) throw new SnapshotError(at, 'row is longer than D (J1)');
     // J8: a row past its horizon is never retained.
     if (gw !== null && gw > row.end + slack) throw new SnapshotError(at, `row is past its horizon ${row.end} + L + D < gw ${gw} (J8)`);
-    const idn = identity(row.key, row.side, row.id);
-    if (byIdentity.has(idn)) throw new SnapshotError(at, `identity (${row.key}, ${row.side}, ${row.id}) is bound twice (J2)`);
-    byIdentity.set(idn, row);
+    const bindings = bindingsOf(row.key)[row.side];
+    if (bindings.has(row.id)) throw new SnapshotError(at, `identity (${row.key}, ${row.side}, ${row.id}) is bound twice (J2)`);
+    bindings.set(row.id, row);
     rows.push(row);
   });
 
@@ -166,11 +181,12 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
       left: nonEmptyString(m['left'], `${at}/left`),
       right: nonEmptyString(m['right'], `${at}/right`),
     };
-    const pair = JSON.stringify([match.key, match.left, match.right]);
+    const pair = encodeMatchId(match.key, match.left, match.right); // injective (J3)
     if (seen.has(pair)) throw new SnapshotError(at, 'match is listed twice');
     seen.add(pair);
-    const l = byIdentity.get(identity(match.key, 'L', match.left));
-    const r = byIdentity.get(identity(match.key, 'R', match.right));
+    const bindings = byKey.get(match.key);
+    const l = bindings?.L.get(match.left);
+    const r = bindings?.R.get(match.right);
     // J8: retained only while an endpoint is.
     if (l === undefined && r === undefined) throw new SnapshotError(at, 'match has no retained endpoint (J8)');
     // J6: retracting an endpoint retracts the match, so a retained endpoint is live.
