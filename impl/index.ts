@@ -8,5 +8,7 @@ export { encodeMatchId } from './matchId.ts';
 export { IntervalNode, IntervalTree } from './intervalTree.ts';
 export { HorizonHeap } from './horizonHeap.ts';
 export type { HorizonEntry } from './horizonHeap.ts';
+export { CHECKPOINT_FORMAT, FileCheckpointStore, MemoryCheckpointStore } from './checkpointStore.ts';
+export type { Checkpoint, CheckpointStore, CheckpointWritePoint, FileCheckpointStoreOptions } from './checkpointStore.ts';
 export { CheckpointStoreError, ConfigError, SnapshotError } from './errors.ts';
 export type { CheckpointProblem, CheckpointProblemKind } from './errors.ts';

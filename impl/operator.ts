@@ -82,8 +82,12 @@ class RowEntry extends IntervalNode {
   readonly id: string;
   readonly ts: number;
   live: boolean;
-  /** Active matches with this row as an endpoint; null when none (most tombstones). */
-  matches: Set<MatchEntry> | null = null;
+  /**
+   * Active matches with this row as an endpoint, in no particular order;
+   * null when none (every tombstone). Each match knows its slot here, so
+   * removal is a swap with the last element, O(1), with no hashing.
+   */
+  matches: MatchEntry[] | null = null;
 
   constructor(keyState: KeyState, side: Side, id: string, ts: number, start: number, end: number, live: boolean, order: number) {
     super(start, end, order);
@@ -102,6 +106,9 @@ class MatchEntry {
   readonly rightId: string;
   left: RowEntry | null;
   right: RowEntry | null;
+  /** Index of this match in `left.matches` and in `right.matches`. */
+  leftSlot = -1;
+  rightSlot = -1;
 
   constructor(id: string, left: RowEntry | null, right: RowEntry | null, leftId: string, rightId: string) {
     this.id = id;
@@ -124,8 +131,21 @@ function zeroRejections(): Record<RejectReason, number> {
 }
 
 function addMatch(row: RowEntry, m: MatchEntry): void {
-  if (row.matches === null) row.matches = new Set();
-  row.matches.add(m);
+  const list = row.matches ?? (row.matches = []);
+  if (row.side === 'L') m.leftSlot = list.length;
+  else m.rightSlot = list.length;
+  list.push(m);
+}
+
+/** Removes `m` from `row`'s match list by swapping the last entry into its slot. */
+function removeMatch(row: RowEntry, m: MatchEntry): void {
+  const list = row.matches as MatchEntry[];
+  const slot = row.side === 'L' ? m.leftSlot : m.rightSlot;
+  const last = list.pop() as MatchEntry;
+  if (last === m) return;
+  list[slot] = last;
+  if (row.side === 'L') last.leftSlot = slot;
+  else last.rightSlot = slot;
 }
 
 export class JoinOperator {
@@ -329,7 +349,7 @@ export class JoinOperator {
     for (const m of active) {
       // The partner may have been evicted already (J7: retract it all the same).
       const partner = row.side === 'L' ? m.right : m.left;
-      partner?.matches?.delete(m);
+      if (partner !== null) removeMatch(partner, m);
       changes.push({ op: 'retract', match: m.id, key: ks.key, left: m.leftId, right: m.rightId });
     }
     ks.matches -= changes.length;
