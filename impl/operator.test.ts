@@ -97,6 +97,24 @@ describe('J7 JoinCorrect: impl ≡ reference model in lockstep (J1–J8)', () =>
     );
   });
 
+  it('orders every change set by code point (§0), for any ids and keys, on insert and on retract (J3, J7)', () => {
+    // One record joins with many partners, so the change set needs sorting;
+    // ids are arbitrary Unicode (astral characters, "/", "%"), where UTF-16
+    // order and code-point order differ.
+    const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(text, fc.uniqueArray(text, { minLength: 2, maxLength: 12 }), text, fc.constantFrom('L', 'R'), (key, many, one, side) => {
+        const other = side === 'L' ? 'R' : 'L';
+        const log: LogRecord[] = [
+          ...many.map((id): LogRecord => ({ kind: 'insert', key, side: other, id, ts: 0, start: 0, end: 2 })),
+          { kind: 'insert', key, side, id: one, ts: 1, start: 1, end: 1 },
+          { kind: 'retract', key, side, id: one, ts: 1, start: 1, end: 1 },
+        ];
+        expect(lockstep({ allowedLateness: 0, maxIntervalLength: 2 }, log, true)).toBeUndefined();
+      }),
+    );
+  });
+
   it('the wide generator really builds large overlapping state', () => {
     // Guards the previous property against a generator that degenerates.
     const samples = fc.sample(wideConfiguredLogArbitrary(), { numRuns: 20 });
@@ -141,7 +159,17 @@ function invalidRecordArbitrary(): fc.Arbitrary<LogRecord> {
   });
   const watermark = fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', '', 'r'), wm: fc.oneof(t, far) });
   const wmOutOfRange = fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('L', 'R'), wm: far });
-  return fc.oneof(row, watermark, wmOutOfRange);
+  // Passes checks 1–6 and fails only `too_long` (for any D < 2^40).
+  const tooLong = fc.record({
+    kind: fc.constantFrom('insert' as const, 'retract' as const),
+    key: fc.constant('k1'),
+    side: fc.constantFrom('L', 'R'),
+    id: fc.constant('a'),
+    ts: t,
+    start: t,
+    end: t,
+  }).map((r) => ({ ...r, start: r.ts, end: r.ts + 2 ** 40 }));
+  return fc.oneof(row, watermark, wmOutOfRange, tooLong);
 }
 
 describe('J1/J7: a rejected, late, duplicate or stale record leaves the state exactly unchanged', () => {

@@ -7,7 +7,7 @@
 // - per row, the set of its active matches (J6 retraction without a scan);
 // - one min-heap of all rows by end, across keys (J8 eviction that touches
 //   only what is due).
-import { compareByMatchId, compareCodePoints, BOUND_MAX, REJECT_REASONS, TIME_MAX, TIME_MIN } from '../spec/index.ts';
+import { compareCodePoints, BOUND_MAX, REJECT_REASONS, TIME_MAX, TIME_MIN } from '../spec/index.ts';
 import type {
   Change,
   JoinConfig,
@@ -65,9 +65,12 @@ class KeyState {
   live = 0;
   tombstones = 0;
   matches = 0;
+  /** The key has no UTF-16 surrogate (see `compareMatches`). */
+  readonly plainKey: boolean;
 
   constructor(key: string) {
     this.key = key;
+    this.plainKey = !hasSurrogate(key);
   }
 
   get rowCount(): number {
@@ -81,6 +84,8 @@ class RowEntry extends IntervalNode {
   readonly side: Side;
   readonly id: string;
   readonly ts: number;
+  /** The id has no UTF-16 surrogate (see `compareMatches`). */
+  readonly plainId: boolean;
   live: boolean;
   /**
    * Active matches with this row as an endpoint, in no particular order;
@@ -96,6 +101,7 @@ class RowEntry extends IntervalNode {
     this.id = id;
     this.ts = ts;
     this.live = live;
+    this.plainId = !hasSurrogate(id);
   }
 }
 
@@ -104,19 +110,35 @@ class MatchEntry {
   readonly id: string;
   readonly leftId: string;
   readonly rightId: string;
+  /** The id has no UTF-16 surrogate (see `compareMatches`). */
+  readonly plain: boolean;
   left: RowEntry | null;
   right: RowEntry | null;
   /** Index of this match in `left.matches` and in `right.matches`. */
   leftSlot = -1;
   rightSlot = -1;
 
-  constructor(id: string, left: RowEntry | null, right: RowEntry | null, leftId: string, rightId: string) {
+  constructor(id: string, plain: boolean, left: RowEntry | null, right: RowEntry | null, leftId: string, rightId: string) {
     this.id = id;
+    this.plain = plain;
     this.left = left;
     this.right = right;
     this.leftId = leftId;
     this.rightId = rightId;
   }
+}
+
+const hasSurrogate = (s: string): boolean => /[\uD800-\uDFFF]/.test(s);
+
+/**
+ * §0 order of match ids (J7's canonical order of changes). Strings without
+ * surrogates order the same by UTF-16 code unit as by code point, so the
+ * native comparison is exact for them; only ids with astral characters take
+ * the slower code-point comparison.
+ */
+function compareMatches(a: MatchEntry, b: MatchEntry): number {
+  if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareCodePoints(a.id, b.id);
 }
 
 const opposite = (s: Side): Side => (s === 'L' ? 'R' : 'L');
@@ -316,20 +338,26 @@ export class JoinOperator {
   /** J3/J7: insert a match with every live opposite row of the key that overlaps `row`. */
   private joinNewRow(row: RowEntry): Change[] {
     const ks = row.keyState;
-    const changes: Change[] = [];
+    const added: MatchEntry[] = [];
     const key = ks.key;
+    const plainRow = ks.plainKey && row.plainId;
     ks.liveIndex[opposite(row.side)].forEachOverlapping(row.start, row.end, (partner) => {
       const l = row.side === 'L' ? row : partner;
       const r = row.side === 'L' ? partner : row;
-      const id = encodeMatchId(key, l.id, r.id);
-      const m = new MatchEntry(id, l, r, l.id, r.id);
+      const m = new MatchEntry(encodeMatchId(key, l.id, r.id), plainRow && partner.plainId, l, r, l.id, r.id);
       addMatch(row, m);
       addMatch(partner, m);
-      changes.push({ op: 'insert', match: id, key, left: l.id, right: r.id });
+      added.push(m);
     });
-    ks.matches += changes.length;
-    this.totals.matches += changes.length;
-    if (changes.length > 1) changes.sort(compareByMatchId);
+    if (added.length === 0) return [];
+    ks.matches += added.length;
+    this.totals.matches += added.length;
+    if (added.length > 1) added.sort(compareMatches);
+    const changes: Change[] = new Array<Change>(added.length);
+    for (let i = 0; i < added.length; i++) {
+      const m = added[i] as MatchEntry;
+      changes[i] = { op: 'insert', match: m.id, key, left: m.leftId, right: m.rightId };
+    }
     return changes;
   }
 
@@ -345,16 +373,19 @@ export class JoinOperator {
     const active = row.matches;
     row.matches = null;
     if (active === null) return [];
-    const changes: Change[] = [];
     for (const m of active) {
       // The partner may have been evicted already (J7: retract it all the same).
       const partner = row.side === 'L' ? m.right : m.left;
       if (partner !== null) removeMatch(partner, m);
-      changes.push({ op: 'retract', match: m.id, key: ks.key, left: m.leftId, right: m.rightId });
     }
-    ks.matches -= changes.length;
-    this.totals.matches -= changes.length;
-    if (changes.length > 1) changes.sort(compareByMatchId);
+    ks.matches -= active.length;
+    this.totals.matches -= active.length;
+    if (active.length > 1) active.sort(compareMatches);
+    const changes: Change[] = new Array<Change>(active.length);
+    for (let i = 0; i < active.length; i++) {
+      const m = active[i] as MatchEntry;
+      changes[i] = { op: 'retract', match: m.id, key: ks.key, left: m.leftId, right: m.rightId };
+    }
     return changes;
   }
 
@@ -466,7 +497,8 @@ export class JoinOperator {
       const ks = op.keys.get(m.key) as KeyState; // readSnapshot checked that an endpoint is retained
       const left = ks.bindings.L.get(m.left) ?? null;
       const right = ks.bindings.R.get(m.right) ?? null;
-      const entry = new MatchEntry(encodeMatchId(m.key, m.left, m.right), left, right, m.left, m.right);
+      const plain = !hasSurrogate(m.key) && !hasSurrogate(m.left) && !hasSurrogate(m.right);
+      const entry = new MatchEntry(encodeMatchId(m.key, m.left, m.right), plain, left, right, m.left, m.right);
       if (left !== null) addMatch(left, entry);
       if (right !== null) addMatch(right, entry);
       ks.matches++;
