@@ -37,6 +37,12 @@ function rng(s: number): () => number {
 const now = (): number => performance.now();
 const fmt = (n: number): string =>
   n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n >= 10 ? n.toFixed(0) : n.toFixed(2);
+/** Median of `reps` runs of `f`; impl and model runs are interleaved by the callers, so load on the machine hits both alike. */
+const REPS = quick ? 1 : 3;
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[(sorted.length - 1) >> 1] as number;
+}
 const ratio = (a: number, b: number): string => `${a / b >= 100 ? (a / b).toFixed(0) : (a / b).toFixed(1)}×`;
 
 const WINDOWS = quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000];
@@ -159,25 +165,31 @@ function bytesPerRow(w: number, fill: () => unknown): number | undefined {
   return (after - before) / (w * instances);
 }
 
-/** Eviction: w rows ending at 0..w-1, evicted by 100 watermark steps; ns per evicted row. */
-function evictionImpl(w: number): number {
+/**
+ * Eviction: w rows ending at 0..w-1, then watermarks on R (L is already far
+ * ahead) in `steps` equal steps until every row is gone; ns per evicted row.
+ * steps = w: one row per watermark (a watermark per tick); steps = 100: w/100 rows each.
+ */
+function evictionImpl(w: number, steps: number): number {
   const op = new JoinOperator(config);
   for (let i = 0; i < w; i++) op.apply(windowRow(i, 'low'));
   op.apply({ kind: 'watermark', side: 'L', wm: 10 * w + 1000 });
   const slack = config.allowedLateness + config.maxIntervalLength;
   const t = now();
-  for (let step = 1; step <= 100; step++) op.apply({ kind: 'watermark', side: 'R', wm: Math.floor((w * step) / 100) + slack });
+  for (let step = 1; step <= steps; step++) op.apply({ kind: 'watermark', side: 'R', wm: Math.floor((w * step) / steps) + slack });
   const ms = now() - t;
   if (op.retained().live !== 0) throw new Error(`eviction left ${op.retained().live} rows`);
   return (ms * 1e6) / w;
 }
 
-function evictionModel(w: number): number {
+function evictionModel(w: number, steps: number): number {
   let state = filledModel(w, 'low');
   state = stepJoin(config, state, { kind: 'watermark', side: 'L', wm: 10 * w + 1000 }).state;
   const slack = config.allowedLateness + config.maxIntervalLength;
   const t = now();
-  for (let step = 1; step <= 100; step++) state = stepJoin(config, state, { kind: 'watermark', side: 'R', wm: Math.floor((w * step) / 100) + slack }).state;
+  for (let step = 1; step <= steps; step++) {
+    state = stepJoin(config, state, { kind: 'watermark', side: 'R', wm: Math.floor((w * step) / steps) + slack }).state;
+  }
   const ms = now() - t;
   if (state.rows.length !== 0) throw new Error(`model eviction left ${state.rows.length} rows`);
   return (ms * 1e6) / w;
@@ -256,6 +268,7 @@ const out = (s = ''): void => {
 out(`# streamjoin operator benchmark`);
 out();
 out(`seed ${seed} (replay: npm run bench:operator -- --seed ${seed}${quick ? ' --quick' : ''})`);
+out(`figures: median of ${REPS} run(s), impl and model interleaved; load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 out(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
 if (gc === undefined) out('note: run with node --expose-gc for the memory figures');
 out();
@@ -277,9 +290,14 @@ out('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
 const implInsertNs: Record<Overlap, number[]> = { low: [], high: [] };
 for (const overlap of ['low', 'high'] as const) {
   for (const w of WINDOWS) {
-    const random = rng(seed + w + (overlap === 'high' ? 1 : 0));
-    const a = measureImpl(w, overlap, random, minMs);
-    const b = measureModel(w, overlap, rng(seed + w + (overlap === 'high' ? 1 : 0)), minMs);
+    const runs: { a: Throughput; b: Throughput }[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const s = seed + w + (overlap === 'high' ? 1 : 0) + rep * 7;
+      runs.push({ a: measureImpl(w, overlap, rng(s), minMs), b: measureModel(w, overlap, rng(s), minMs) });
+    }
+    const pick = (f: (r: { a: Throughput; b: Throughput }) => number): number => median(runs.map(f));
+    const a: Throughput = { insertsPerSec: pick((r) => r.a.insertsPerSec), retractsPerSec: pick((r) => r.a.retractsPerSec), changes: pick((r) => r.a.changes) };
+    const b: Throughput = { insertsPerSec: pick((r) => r.b.insertsPerSec), retractsPerSec: pick((r) => r.b.retractsPerSec), changes: pick((r) => r.b.changes) };
     implInsertNs[overlap].push(1e9 / a.insertsPerSec);
     if (Math.abs(a.changes - b.changes) > 0.5 + 0.05 * a.changes) throw new Error(`impl and model did different work at w=${w}`);
     out(
@@ -298,18 +316,39 @@ out();
 
 out('## Memory and eviction');
 out();
-out('| window w | impl bytes/row | model bytes/row | impl evict ns/row | model evict ns/row | evict ratio |');
-out('|---:|---:|---:|---:|---:|---:|');
+out('| window w | impl bytes/row | model bytes/row | impl evict ns/row, 1 row per watermark | model, same | ratio | impl evict ns/row, 100 watermarks | model, same | ratio |');
+out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const MODEL_FINE_MAX = 10_000;
+// Warm-up, as above: the smallest window would otherwise time the JIT.
+evictionImpl(2000, 2000);
+evictionModel(2000, 2000);
+evictionImpl(2000, 100);
+evictionModel(2000, 100);
 for (const w of WINDOWS) {
   const bi = bytesPerRow(w, () => filledImpl(w, 'low'));
   const bm = bytesPerRow(w, () => filledModel(w, 'low'));
-  const ei = evictionImpl(w);
-  const em = evictionModel(w);
+  const fi: number[] = [];
+  const fm: number[] = [];
+  const ci: number[] = [];
+  const cm: number[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    fi.push(evictionImpl(w, w));
+    // One O(w) filter per watermark makes this w^2 for the model: skipped above MODEL_FINE_MAX.
+    if (w <= MODEL_FINE_MAX) fm.push(evictionModel(w, w));
+    ci.push(evictionImpl(w, 100));
+    cm.push(evictionModel(w, 100));
+  }
+  const fineImpl = median(fi);
+  const fineModel = fm.length === 0 ? undefined : median(fm);
+  const coarseImpl = median(ci);
+  const coarseModel = median(cm);
   const b = (x: number | undefined): string => (x === undefined ? 'n/a' : x.toFixed(0));
-  out(`| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${ei.toFixed(0)} | ${em.toFixed(0)} | ${ratio(em, ei)} |`);
+  out(
+    `| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${fineImpl.toFixed(0)} | ${fineModel === undefined ? 'skipped' : fineModel.toFixed(0)} | ${fineModel === undefined ? '—' : ratio(fineModel, fineImpl)} | ${coarseImpl.toFixed(0)} | ${coarseModel.toFixed(0)} | ${ratio(coarseModel, coarseImpl)} |`,
+  );
 }
 out();
-out('Bytes per row are heap bytes after a full GC, ids included, rows without matches. Eviction: w rows, evicted by 100 watermarks of w/100 rows each.');
+out(`Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model\'s one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`);
 out();
 
 out('## Interval tree: hand-written AVL vs @flatten-js/interval-tree');
@@ -323,11 +362,17 @@ for (const n of quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) {
   const wl = treeWorkload(n, steps, rng(seed ^ n));
   treeOwn(n, Math.min(steps, 5000), wl);
   treeFlatten(n, Math.min(steps, 5000), wl);
-  const own = treeOwn(n, steps, wl);
-  const lib = treeFlatten(n, steps, wl);
-  if (own.found !== lib.found) throw new Error(`trees disagree at n=${n}: ${own.found} vs ${lib.found} overlaps`);
-  const ownRate = (steps / own.ms) * 1000;
-  const libRate = (steps / lib.ms) * 1000;
+  const ownRates: number[] = [];
+  const libRates: number[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    const own = treeOwn(n, steps, wl);
+    const lib = treeFlatten(n, steps, wl);
+    if (own.found !== lib.found) throw new Error(`trees disagree at n=${n}: ${own.found} vs ${lib.found} overlaps`);
+    ownRates.push((steps / own.ms) * 1000);
+    libRates.push((steps / lib.ms) * 1000);
+  }
+  const ownRate = median(ownRates);
+  const libRate = median(libRates);
   out(`| ${n.toLocaleString('en')} | ${steps.toLocaleString('en')} | ${fmt(ownRate)} | ${fmt(libRate)} | ${ratio(ownRate, libRate)} |`);
 }
 out();
