@@ -91,9 +91,15 @@ function count(v: unknown, at: string): number {
 
 function readCounters(v: unknown): SnapshotCounters {
   const c = objectWith(v, '/counters', ['accepted', 'duplicate', 'late', 'stale', 'rejected', 'evictedRows', 'evictedMatches']);
-  const rejected = objectWith(c['rejected'], '/counters/rejected', REJECT_REASONS);
+  // A reason the spec added after the snapshot was taken has counted nothing
+  // yet, so a missing reason reads as 0; a reason this code does not know is an error.
+  const rejected = c['rejected'];
+  if (!isObject(rejected)) throw new SnapshotError('/counters/rejected', 'must be an object');
   const byReason = {} as Record<RejectReason, number>;
-  for (const r of REJECT_REASONS) byReason[r] = count(rejected[r], `/counters/rejected/${r}`);
+  for (const r of REJECT_REASONS) byReason[r] = Object.hasOwn(rejected, r) ? count(rejected[r], `/counters/rejected/${r}`) : 0;
+  for (const r of Object.keys(rejected)) {
+    if (!(REJECT_REASONS as readonly string[]).includes(r)) throw new SnapshotError(`/counters/rejected/${r}`, 'is not a reject reason');
+  }
   return {
     accepted: count(c['accepted'], '/counters/accepted'),
     duplicate: count(c['duplicate'], '/counters/duplicate'),
