@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -158,6 +159,35 @@ describe('FileCheckpointStore detects bad checkpoints, reports key and path, and
       expect(problems[0]?.detail).toMatch(detail);
     });
   }
+
+  it('any change to the bytes of the newest file is detected: never loaded, never a crash, the previous one loads', () => {
+    const dir = freshDirectory();
+    const seedStore = FileCheckpointStore.open(dir);
+    seedStore.put(checkpointOf('k', 1, 3));
+    seedStore.put(checkpointOf('k', 2, 4));
+    const newest = join(dir, 'k6b.000000000002.ckpt');
+    const good = readFileSync(newest);
+    const edit = fc.oneof(
+      fc.record({ flip: fc.nat(), mask: fc.integer({ min: 1, max: 255 }) }),
+      fc.record({ cut: fc.nat() }),
+      fc.record({ insertAt: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ garbage: fc.uint8Array({ maxLength: 300 }) }),
+    );
+    fc.assert(
+      fc.property(edit, (e) => {
+        let bytes: Buffer;
+        if ('flip' in e) bytes = Buffer.from(good.map((x, i) => (i === e.flip % good.length ? x ^ e.mask : x)));
+        else if ('cut' in e) bytes = good.subarray(0, e.cut % good.length);
+        else if ('insertAt' in e) bytes = Buffer.concat([good.subarray(0, e.insertAt % good.length), Buffer.from([e.byte]), good.subarray(e.insertAt % good.length)]);
+        else bytes = Buffer.from(e.garbage);
+        writeFileSync(newest, bytes);
+        const store = FileCheckpointStore.open(dir);
+        expect(store.get('k')).toEqual(checkpointOf('k', 1, 3));
+        expect(store.problems()).toEqual([expect.objectContaining({ key: 'k', path: newest })]);
+      }),
+      { numRuns: 60 },
+    );
+  });
 
   it('detects damage done after opening, at get', () => {
     const dir = freshDirectory();

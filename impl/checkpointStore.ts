@@ -156,8 +156,12 @@ type Verified =
   | { readonly ok: true; readonly checkpoint: Checkpoint }
   | { readonly ok: false; readonly kind: CheckpointProblemKind; readonly detail: string; readonly key: string | undefined };
 
-/** Checks one checkpoint file's bytes; `stem` is the name it was found under. */
-function verifyCheckpointBytes(bytes: Buffer, stem: string): Verified {
+/**
+ * Checks one checkpoint file's bytes; `stem` and `generation` come from the
+ * name it was found under. Every header field is checked against the name
+ * or the body, so no change to any byte goes unnoticed.
+ */
+function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number): Verified {
   let key = keyOfStem(stem);
   const bad = (kind: CheckpointProblemKind, detail: string): Verified => ({ ok: false, kind, detail, key });
   if (bytes.length === 0) return bad('truncated', 'the file is empty');
@@ -187,9 +191,12 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string): Verified {
     if (stemOf(header['key']) !== stem) return bad('malformed', `the header names key ${JSON.stringify(header['key'])}, not the key of the file name`);
     key = header['key'];
   }
+  if (typeof header['key'] !== 'string') return bad('malformed', 'the header has no key');
+  if (header['generation'] !== generation) return bad('malformed', `the header says generation ${JSON.stringify(header['generation'])}, the file name ${generation}`);
   const length = header['bytes'];
   const digest = header['sha256'];
   if (!isCount(length) || typeof digest !== 'string') return bad('malformed', 'the header lacks bytes or sha256');
+  if (Object.keys(header).length !== 5) return bad('malformed', 'the header has unknown fields');
   const body = bytes.subarray(newline + 1);
   if (body.length < length) return bad('truncated', `the body has ${body.length} of ${length} bytes`);
   if (body.length > length) return bad('malformed', `${body.length - length} bytes follow the body`);
@@ -350,7 +357,7 @@ export class FileCheckpointStore implements CheckpointStore {
       this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
       return v;
     }
-    const v = verifyCheckpointBytes(bytes, stem);
+    const v = verifyCheckpointBytes(bytes, stem, generation);
     if (!v.ok) this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
     return v;
   }
@@ -376,7 +383,7 @@ export class FileCheckpointStore implements CheckpointStore {
         // nobody can depend on it. Report what was left, then remove it.
         let detail = 'a write that never committed (crash before rename)';
         try {
-          const v = verifyCheckpointBytes(readFileSync(path), stem);
+          const v = verifyCheckpointBytes(readFileSync(path), stem, generation);
           detail += v.ok ? '; the file was complete' : `; torn: ${v.detail}`;
           this.report({ kind: 'incomplete', key: v.ok ? v.checkpoint.key : v.key, path, detail: `${detail}; removed` });
         } catch (e) {
