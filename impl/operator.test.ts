@@ -10,8 +10,7 @@ import { createImplOperator } from '../conformance/adapters/implOperator.ts';
 import { configuredLogArbitrary } from '../conformance/arbitraries.ts';
 import { wideConfiguredLogArbitrary } from '../conformance/wideLogArbitrary.ts';
 import { JoinOperator } from './operator.ts';
-import type { OperatorCounters } from './operator.ts';
-import type { OperatorSnapshot } from './snapshot.ts';
+import type { OperatorCounters, OperatorSnapshot } from './snapshot.ts';
 import { SnapshotError } from './errors.ts';
 
 const examplesDir = join(import.meta.dirname, '..', 'spec', 'examples');

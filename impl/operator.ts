@@ -4,7 +4,7 @@
 //
 // - per key, a map from (side, id) to the row's binding (J2's dedup entry);
 // - per key and side, an interval tree over live rows (J3 overlap queries);
-// - per row, the set of its active matches (J6 retraction without a scan);
+// - per row, the list of its active matches (J6 retraction without a scan);
 // - one min-heap of all rows by end, across keys (J8 eviction that touches
 //   only what is due).
 import { compareCodePoints, BOUND_MAX, REJECT_REASONS, TIME_MAX, TIME_MIN } from '../spec/index.ts';
@@ -25,18 +25,7 @@ import { HorizonHeap } from './horizonHeap.ts';
 import { IntervalNode, IntervalTree } from './intervalTree.ts';
 import { encodeMatchId } from './matchId.ts';
 import { readSnapshot, SNAPSHOT_FORMAT } from './snapshot.ts';
-import type { OperatorSnapshot, SnapshotMatch, SnapshotRow } from './snapshot.ts';
-
-/** What the operator has decided so far, by outcome (J7), and what it evicted (J8). */
-export interface OperatorCounters {
-  accepted: number;
-  duplicate: number;
-  late: number;
-  stale: number;
-  rejected: Record<RejectReason, number>;
-  evictedRows: number;
-  evictedMatches: number;
-}
+import type { OperatorCounters, OperatorSnapshot, SnapshotMatch, SnapshotRow } from './snapshot.ts';
 
 /** Work done by eviction, for checking that it never scans (J8). Not part of the snapshot. */
 export interface EvictionWork {
@@ -170,6 +159,11 @@ function removeMatch(row: RowEntry, m: MatchEntry): void {
   else last.rightSlot = slot;
 }
 
+/**
+ * One single-partition join operator. A cluster worker holds one per key it
+ * owns (each with the watermark view of its own log cursor), checkpoints it
+ * with `snapshot()` and restores it elsewhere with `JoinOperator.restore`.
+ */
 export class JoinOperator {
   readonly config: Readonly<JoinConfig>;
   /** L + D, so that a horizon (J8) is `end + slack`. */

@@ -28,7 +28,8 @@ export interface SnapshotMatch {
   right: string;
 }
 
-export interface SnapshotCounters {
+/** What the operator has decided so far, by outcome (J7), and what it evicted (J8). */
+export interface OperatorCounters {
   accepted: number;
   duplicate: number;
   late: number;
@@ -46,7 +47,7 @@ export interface OperatorSnapshot {
   rows: SnapshotRow[];
   /** Ordered by match id (§0 code-point order). */
   matches: SnapshotMatch[];
-  counters: SnapshotCounters;
+  counters: OperatorCounters;
 }
 
 type Json = Record<string, unknown>;
@@ -89,7 +90,7 @@ function count(v: unknown, at: string): number {
   return v;
 }
 
-function readCounters(v: unknown): SnapshotCounters {
+function readCounters(v: unknown): OperatorCounters {
   const c = objectWith(v, '/counters', ['accepted', 'duplicate', 'late', 'stale', 'rejected', 'evictedRows', 'evictedMatches']);
   // A reason the spec added after the snapshot was taken has counted nothing
   // yet, so a missing reason reads as 0; a reason this code does not know is an error.
