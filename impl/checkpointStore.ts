@@ -152,6 +152,11 @@ function keyOfStem(stem: string): string | undefined {
 
 const fileName = (stem: string, generation: number): string => `${stem}.${String(generation).padStart(12, '0')}.ckpt`;
 
+/** The header line of a checkpoint file, without its newline. */
+function headerLine(key: string, generation: number, bytes: number, sha256: string): string {
+  return JSON.stringify({ format: CHECKPOINT_FORMAT, key, generation, bytes, sha256 });
+}
+
 type Verified =
   | { readonly ok: true; readonly checkpoint: Checkpoint }
   | { readonly ok: false; readonly kind: CheckpointProblemKind; readonly detail: string; readonly key: string | undefined };
@@ -197,6 +202,11 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   const digest = header['sha256'];
   if (!isCount(length) || typeof digest !== 'string') return bad('malformed', 'the header lacks bytes or sha256');
   if (Object.keys(header).length !== 5) return bad('malformed', 'the header has unknown fields');
+  // The header is not covered by the checksum, so it must be exactly the line put writes
+  // (no added whitespace, no reordered fields): then no change to it goes unnoticed.
+  if (bytes.subarray(0, newline).toString('utf8') !== headerLine(header['key'], generation, length, digest)) {
+    return bad('malformed', 'the header is not in canonical form');
+  }
   const body = bytes.subarray(newline + 1);
   if (body.length < length) return bad('truncated', `the body has ${body.length} of ${length} bytes`);
   if (body.length > length) return bad('malformed', `${body.length - length} bytes follow the body`);
@@ -260,14 +270,8 @@ export class FileCheckpointStore implements CheckpointStore {
     const stem = stemOf(key);
     const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key };
     const generation = (files.generations.at(-1) ?? 0) + 1;
-    const header = {
-      format: CHECKPOINT_FORMAT,
-      key,
-      generation,
-      bytes: body.length,
-      sha256: createHash('sha256').update(body).digest('hex'),
-    };
-    const bytes = Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`, 'utf8'), body]);
+    const header = headerLine(key, generation, body.length, createHash('sha256').update(body).digest('hex'));
+    const bytes = Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]);
     const path = join(this.directory, fileName(stem, generation));
     const tmp = `${path}.tmp`;
     try {
