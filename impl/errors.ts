@@ -1,0 +1,53 @@
+// Errors of impl/. Each says where (a JSON pointer, a key, a file path) and what.
+
+/** A snapshot that `JoinOperator.restore` refuses; nothing is restored. */
+export class SnapshotError extends Error {
+  /** JSON pointer of the offending field inside the snapshot ('' = the whole document). */
+  readonly pointer: string;
+  constructor(pointer: string, message: string) {
+    super(`${pointer === '' ? '(snapshot)' : pointer}: ${message}`);
+    this.name = 'SnapshotError';
+    this.pointer = pointer;
+  }
+}
+
+/** A configuration outside J0; the operator is not built. */
+export class ConfigError extends RangeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Why a stored checkpoint could not be used. */
+export type CheckpointProblemKind =
+  | 'incomplete' // a write that never committed (left-over temporary file)
+  | 'truncated' // shorter than its header says
+  | 'checksum' // bytes changed after writing
+  | 'version' // a format this code does not read
+  | 'malformed' // not a checkpoint at all, or its content is invalid
+  | 'unreadable'; // the file system refused to read it
+
+/** One checkpoint file that was detected as bad and not loaded. */
+export interface CheckpointProblem {
+  readonly kind: CheckpointProblemKind;
+  /** The key the file belongs to, when its name or content says so. */
+  readonly key: string | undefined;
+  readonly path: string;
+  readonly detail: string;
+}
+
+/** A checkpoint store operation that failed (bad argument, I/O error). */
+export class CheckpointStoreError extends Error {
+  readonly key: string | undefined;
+  readonly path: string | undefined;
+  constructor(message: string, where: { key?: string; path?: string } = {}) {
+    const at = [where.key !== undefined ? `key ${JSON.stringify(where.key)}` : '', where.path ?? '']
+      .filter((s) => s !== '')
+      .join(' at ');
+    super(at === '' ? message : `${at}: ${message}`);
+    this.name = 'CheckpointStoreError';
+    this.key = where.key;
+    this.path = where.path;
+  }
+}
