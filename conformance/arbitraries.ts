@@ -17,18 +17,32 @@ export interface LogDomain {
   readonly invalid: boolean;
 }
 
-export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c'], maxTime: 8, maxRecords: 14, invalid: true };
+export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c', 'd', 'e'], maxTime: 5, maxRecords: 18, invalid: true };
 
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
   return fc.record({ allowedLateness: fc.integer({ min: 0, max: 2 }), maxIntervalLength: fc.integer({ min: 0, max: 3 }) });
 }
 
+/**
+ * The first value three times as often as each other one: rows crowd onto
+ * one key, so matches (and multi-match change sets) are common, while the
+ * other keys still test isolation.
+ */
+function firstMostly<T>(values: readonly T[]): fc.Arbitrary<T> {
+  const [first, ...rest] = values;
+  if (first === undefined) throw new Error('empty domain');
+  if (rest.length === 0) return fc.constant(first);
+  return fc.oneof({ weight: 3 * rest.length, arbitrary: fc.constant(first) }, { weight: rest.length, arbitrary: fc.constantFrom(...rest) });
+}
+
 function rowArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<RowRecord> {
   return fc
     .record({
-      kind: fc.constantFrom('insert' as const, 'retract' as const),
-      key: fc.constantFrom(...domain.keys),
+      // Mostly inserts: retracts of known rows come from re-sends (below);
+      // a fresh retract is a retract that overtakes its insert.
+      kind: fc.oneof({ weight: 4, arbitrary: fc.constant('insert' as const) }, { weight: 1, arbitrary: fc.constant('retract' as const) }),
+      key: firstMostly(domain.keys),
       side: fc.constantFrom('L', 'R'),
       id: fc.constantFrom(...domain.ids),
       start: fc.integer({ min: 0, max: domain.maxTime }),
@@ -63,25 +77,26 @@ function invalidArbitrary(domain: LogDomain): fc.Arbitrary<LogRecord> {
 }
 
 /**
- * One generated step: a fresh record; a re-send of an earlier row record
- * (possibly as the other kind); or both watermarks moved to an earlier row's
- * horizon (J8) plus `delta` in -1..1, so that the boundaries of J5, J6 and J8
- * are hit often rather than by luck.
+ * One generated step: a fresh row record; a watermark that moves one side by
+ * `step` (-1..2, so stale ones occur) from where that side is; a re-send of
+ * an earlier row record (possibly as the other kind); or both watermarks
+ * moved to an earlier row's horizon (J8) plus `delta` in -1..1, so that the
+ * boundaries of J5, J6 and J8 are hit often rather than by luck. Watermarks
+ * advance gradually, so a log of a dozen records spans the time domain.
  */
 type LogOp =
   | { readonly fresh: LogRecord }
+  | { readonly watermark: 'L' | 'R'; readonly step: number }
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
   | { readonly horizonOf: number; readonly delta: number };
 
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
-  const watermark = fc.record({
-    kind: fc.constant('watermark' as const),
-    side: fc.constantFrom('L', 'R'),
-    wm: fc.integer({ min: 0, max: domain.maxTime + config.allowedLateness + config.maxIntervalLength + 2 }),
-  });
   const arbs: fc.WeightedArbitrary<LogOp>[] = [
-    { weight: 5, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh })) },
-    { weight: 3, arbitrary: watermark.map((fresh) => ({ fresh })) },
+    { weight: 8, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh })) },
+    {
+      weight: 3,
+      arbitrary: fc.record({ watermark: fc.constantFrom('L' as const, 'R' as const), step: fc.integer({ min: -1, max: 2 }) }),
+    },
     {
       weight: 3,
       arbitrary: fc.record({ resend: fc.nat(), as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const) }),
@@ -94,9 +109,15 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
 
 function materialize(config: JoinConfig, ops: readonly LogOp[]): LogRecord[] {
   const out: LogRecord[] = [];
+  const wm = { L: 0, R: 0 };
   for (const op of ops) {
     if ('fresh' in op) {
       out.push(op.fresh);
+      continue;
+    }
+    if ('watermark' in op) {
+      wm[op.watermark] += op.step;
+      out.push({ kind: 'watermark', side: op.watermark, wm: wm[op.watermark] });
       continue;
     }
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark');
@@ -106,8 +127,10 @@ function materialize(config: JoinConfig, ops: readonly LogOp[]): LogRecord[] {
       out.push(op.as === 'same' ? { ...source } : { ...source, kind: op.as });
     } else {
       const target = rows[op.horizonOf % rows.length] as RowRecord;
-      const wm = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
-      out.push({ kind: 'watermark', side: 'L', wm }, { kind: 'watermark', side: 'R', wm });
+      const w = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
+      wm.L = w;
+      wm.R = w;
+      out.push({ kind: 'watermark', side: 'L', wm: w }, { kind: 'watermark', side: 'R', wm: w });
     }
   }
   return out;
@@ -131,7 +154,7 @@ export function keepInContract(config: JoinConfig, records: readonly LogRecord[]
 /** A log over `domain` for `config`, in contract. */
 export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
   return fc
-    .array(opArbitrary(domain, config), { maxLength: domain.maxRecords })
+    .array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' })
     .map((ops) => keepInContract(config, materialize(config, ops)));
 }
 

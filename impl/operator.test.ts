@@ -215,7 +215,7 @@ describe('J1/J7: a rejected, late, duplicate or stale record leaves the state ex
 
   it('covers every reject reason, so the properties above cannot pass vacuously', () => {
     const seen = new Set<string>();
-    for (const bad of fc.sample(invalidRecordArbitrary(), { numRuns: 2000 })) {
+    for (const bad of fc.sample(invalidRecordArbitrary(), { numRuns: 20_000 })) {
       const o = new JoinOperator({ allowedLateness: 0, maxIntervalLength: 3 }).apply(bad).outcome;
       if (o.reason !== undefined) seen.add(o.reason);
     }
