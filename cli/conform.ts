@@ -132,7 +132,7 @@ function writeCounterexamples(report: ConformReport, outDir: string, sutWord: st
     const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${sutWord} --level ${f.level}`;
     const search =
       f.origin === 'random'
-        ? `streamjoin conform --sut ${sutWord} --level ${f.level} --seed ${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
+        ? `streamjoin conform --sut ${sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
         : undefined;
     const origin =
       f.origin === 'random'
@@ -259,7 +259,7 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
     const system = buildSystem(values.sut, values);
     if (typeof system === 'string') return usageFailure(out, system);
     const sutWord = shellQuote(values.sut);
-    out.stderr(`streamjoin conform: seed ${seed} (replay: --seed ${seed})\n`);
+    out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
     let report: ConformReport;
     try {
       report = await runConform({

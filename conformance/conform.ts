@@ -10,6 +10,8 @@ import { runOperatorLockstep, withOperatorExpectations } from './operatorLockste
 import { clusterTraceArbitrary, operatorTraceArbitrary } from './clusterArbitraries.ts';
 import type { Divergence } from './divergence.ts';
 import { SutUnavailable, type SystemUnderTest } from './sut.ts';
+import { clusterContractViolation } from './traceFiles.ts';
+import { firstContractViolation } from '../model/index.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -161,12 +163,15 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
-    const divergence = failing.get(trace) ?? (await runTrace(system, trace, level).catch(() => undefined));
-    if (divergence) {
+    const found = failing.get(trace) ?? (await runTrace(system, trace, level).catch(() => undefined));
+    const minimal = found ? await minimizeTrace(system, level, trace, found).catch(() => ({ trace, divergence: found })) : undefined;
+    if (minimal) {
+      const { divergence } = minimal;
+      const small = minimal.trace;
       const named: AnyTrace =
-        trace.kind === 'cluster'
-          ? { kind: 'cluster', trace: { ...trace.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } }
-          : { kind: 'operator', trace: { ...trace.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } };
+        small.kind === 'cluster'
+          ? { kind: 'cluster', trace: { ...small.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } }
+          : { kind: 'operator', trace: { ...small.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } };
       return {
         result: { ...base, verdict: 'fail' },
         failure: {
@@ -188,8 +193,54 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
   return { result: { ...base, verdict: 'pass' } };
 }
 
+/** The trace without step `i` (or with only its first `n` steps). */
+function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
+  return trace.kind === 'cluster'
+    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } }
+    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } };
+}
+
+function inContract(trace: AnyTrace): boolean {
+  if (trace.kind === 'cluster') return clusterContractViolation(trace.trace) === undefined;
+  return firstContractViolation(trace.trace.config, trace.trace.steps.map((s) => s.record)) === undefined;
+}
+
+/**
+ * After fast-check's shrinking (which works on the choices a trace was made
+ * from): drop the steps after the divergence, then delete single steps as
+ * long as some divergence remains and the log stays in contract (J9), to a
+ * fixpoint. Every step list is a valid trace: an action a deletion disables
+ * is simply expected to be refused (§7).
+ */
+export async function minimizeTrace(
+  system: SystemUnderTest,
+  level: Level,
+  trace: AnyTrace,
+  divergence: Divergence,
+  maxAttempts = 300,
+): Promise<{ trace: AnyTrace; divergence: Divergence }> {
+  let best = withSteps(trace, (i) => i <= divergence.step);
+  let bestDivergence = divergence;
+  let attempts = 0;
+  for (let changed = true; changed && attempts < maxAttempts; ) {
+    changed = false;
+    for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
+      const candidate = withSteps(best, (j) => j !== i);
+      if (!inContract(candidate)) continue;
+      attempts++;
+      const d = await runTrace(system, candidate, level);
+      if (!d) continue;
+      best = withSteps(candidate, (j) => j <= d.step);
+      bestDivergence = d;
+      changed = true;
+      i = Math.min(i, best.trace.steps.length);
+    }
+  }
+  return { trace: best, divergence: bestDivergence };
+}
+
 function fcDescription(seed: number, path: string | null): string {
-  return `A random trace found by streamjoin conform and shrunk by fast-check (seed ${seed}${path !== null ? `, path ${path}` : ''}).`;
+  return `A random trace found by streamjoin conform (seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
 }
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */

@@ -250,6 +250,29 @@ export interface ExplainContext {
   readonly stderrTail?: readonly string[];
 }
 
+/** One event on one line (C12). */
+export function eventText(e: ClusterEvent): string {
+  switch (e.type) {
+    case 'appended':
+      return `appended #${e.index}`;
+    case 'rejected':
+      return `rejected ${outcomeText(e.outcome)}`;
+    case 'processed':
+      return `processed ${e.worker} ${e.key} #${e.index} e${e.epoch} ${outcomeText(e.outcome)}${e.changes.length ? ` ${changesText(e.changes)}` : ''}${e.fenced ? ' FENCED' : ''}`;
+    case 'dropped':
+      return `dropped ${e.worker} ${e.key} (${e.reason})`;
+    case 'refused':
+      return `refused ${e.worker} ${e.key} (${e.reason})`;
+    case 'restored':
+      return `restored ${e.worker} ${e.key} @${e.cursor} e${e.epoch}`;
+  }
+}
+
+function eventLines(label: string, events: readonly ClusterEvent[], from: number): string[] {
+  if (events.length === 0) return [`  ${label}: (none)`];
+  return [`  ${label}:`, ...events.map((e, i) => `    ${i === from ? '✗' : ' '} [${i}] ${eventText(e)}`)];
+}
+
 /** The divergence alone: summary, rules, and expected versus actual at each differing path. */
 export function describeDivergence(d: Divergence): string {
   const lines: string[] = [];
@@ -257,7 +280,11 @@ export function describeDivergence(d: Divergence): string {
   lines.push(`Breaks: ${describeRules(d.refs.rules)}${d.refs.properties.length ? `; property ${d.refs.properties.join(', ')}` : ''}`);
   lines.push('');
   lines.push(`Expected versus actual at step ${d.step} (${d.field}; only what differs):`);
-  if (d.diff.length > 0) {
+  if (d.field === 'events' && Array.isArray(d.expected) && Array.isArray(d.actual)) {
+    // Events are a sequence (C12): show both, marking the first that differs.
+    const first = Number(d.diff[0]?.path.split('/')[1] ?? 0);
+    lines.push(...eventLines('expected', d.expected as ClusterEvent[], first), ...eventLines('actual', d.actual as ClusterEvent[], first));
+  } else if (d.diff.length > 0) {
     const width = Math.min(48, Math.max(...d.diff.map((x) => x.path.length)));
     for (const x of d.diff) lines.push(`  ${x.path.padEnd(width)}  expected ${showValue(x.expected)}  actual ${showValue(x.actual)}`);
   } else {
