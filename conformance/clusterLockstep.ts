@@ -158,10 +158,12 @@ export interface ClusterRunResult {
  * Rejects with SutUnavailable if the system cannot be judged.
  */
 export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnderTest, level: Level): Promise<ClusterRunResult> {
-  const { steps: expected, disagreements } = expectedClusterSteps(trace);
   const actions = actionsOf(trace);
   const session = await system.openCluster(trace.config, level);
-  const replies = await session.steps(actions);
+  // The requests go out first; the model runs while the system answers.
+  const answered = session.steps(actions);
+  const { steps: expected, disagreements } = expectedClusterSteps(trace);
+  const replies = await answered;
   for (let i = 0; i < actions.length; i++) {
     const d = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
     if (d) return { divergence: d, replies, disagreements };

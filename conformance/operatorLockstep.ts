@@ -113,9 +113,11 @@ export interface OperatorRunResult {
 
 /** Runs an operator trace against a system at level `operator`. Rejects with SutUnavailable if it cannot be judged. */
 export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUnderTest): Promise<OperatorRunResult> {
-  const { steps: expected, disagreements } = expectedOperatorSteps(trace);
   const session = await system.openOperator(trace.config);
-  const replies = await session.records(trace.steps.map((s) => s.record));
+  // The requests go out first; the model runs while the system answers.
+  const answered = session.records(trace.steps.map((s) => s.record));
+  const { steps: expected, disagreements } = expectedOperatorSteps(trace);
+  const replies = await answered;
   for (let i = 0; i < trace.steps.length; i++) {
     const d = compareOperatorStep(i, (trace.steps[i] as { record: LogRecord }).record, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
     if (d) return { divergence: d, replies, disagreements };

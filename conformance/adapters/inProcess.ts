@@ -32,10 +32,17 @@ function applyGuarded(cluster: ClusterUnderTest, action: ExternalAction): Action
 /** Wraps an in-process system; `label` names it in messages and replay commands. */
 export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnderTest {
   const unsupported = (level: Level) => new SutUnavailable(`${sut.implementation.name} does not support level ${level}`);
+  // One session at a time, as over the protocol: opening one ends the last.
+  let current: ClusterUnderTest | undefined;
+  const endSession = (): void => {
+    current?.close();
+    current = undefined;
+  };
   return {
     label,
     info: async () => ({ implementation: sut.implementation, levels: sut.levels }),
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
+      endSession();
       if (!sut.operator || !sut.levels.includes('operator')) throw unsupported('operator');
       const operator = sut.operator(config);
       return {
@@ -54,6 +61,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
       };
     },
     async openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+      endSession();
       if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
       const problem = clusterConfigProblem(config);
       if (problem) throw new SutUnavailable(`bad config: ${problem}`);
@@ -64,6 +72,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
         if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
         throw e;
       }
+      current = cluster;
       return {
         apply: async (action) => applyGuarded(cluster, action),
         observe: async () => cluster.observe(),
@@ -74,6 +83,6 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
         },
       };
     },
-    close: async () => {},
+    close: async () => endSession(),
   };
 }

@@ -331,19 +331,33 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     return reply as ErrorReply;
   }
 
-  async function openSession(lvl: Level, config: JoinConfig | ClusterConfig): Promise<number> {
-    const reply = await init(lvl, config);
-    if (reply.type === 'error') {
-      throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${reply.text}`, tail());
-    }
-    level = lvl;
-    session++;
-    return session;
-  }
-
-  async function checkSession(mine: number): Promise<void> {
-    if (failing) throw await failing;
-    if (mine !== session) throw new Error('this session was ended by a later init');
+  /**
+   * Opens a session lazily: its `init` goes out in the same write as the
+   * session's first requests, so a trace costs one round trip. Returns the
+   * function that exchanges a batch of requests within the session.
+   */
+  function openSession(lvl: Level, config: JoinConfig | ClusterConfig): (requests: readonly ProtocolRequest[]) => Promise<Reply[]> {
+    const mine = ++session;
+    let head: ProtocolRequest | undefined = { id: id(), type: 'init', protocol: PROTOCOL_VERSION, level: lvl, config };
+    return async (requests) => {
+      if (failing) throw await failing;
+      if (mine !== session) throw new Error('this session was ended by a later init');
+      const init = head;
+      head = undefined;
+      if (!init) return send(requests);
+      level = lvl;
+      const [reply, ...rest] = await send([init, ...requests]);
+      if (reply?.type === 'error') {
+        // The requests after a refused init were answered with errors (no session); they mean nothing.
+        throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${reply.text}`, tail());
+      }
+      if (reply?.type !== 'init_ok' || !reply.levels.includes(lvl)) {
+        fail(`protocol: init_ok for level ${lvl} does not list ${lvl}`);
+        throw await (failing as unknown as Promise<SutUnavailable>);
+      }
+      info ??= { implementation: reply.implementation, levels: reply.levels };
+      return rest;
+    };
   }
 
   const toAction = (r: Reply): ActionReply => (r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events });
@@ -374,11 +388,10 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     },
 
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
-      const mine = await openSession('operator', config);
+      const exchange = openSession('operator', config);
       return {
         async records(records: readonly LogRecord[]): Promise<RecordReply[]> {
-          await checkSession(mine);
-          const replies = await send(records.map((record) => ({ id: id(), type: 'record', record })));
+          const replies = await exchange(records.map((record) => ({ id: id(), type: 'record', record })));
           return replies.map((r) =>
             r.type === 'error' ? { error: { code: r.code, text: r.text } } : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk),
           );
@@ -387,7 +400,7 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     },
 
     async openCluster(config: ClusterConfig, lvl: Level): Promise<ClusterSession> {
-      const mine = await openSession(lvl, config);
+      const exchange = openSession(lvl, config);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
         return `protocol: inspect refused (${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${r.text}` : 'no reply'}); inspect never fails at levels cluster and faults`;
@@ -400,20 +413,17 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
       };
       return {
         async apply(action: ExternalAction): Promise<ActionReply> {
-          await checkSession(mine);
-          const [r] = await send([{ id: id(), ...action }]);
+          const [r] = await exchange([{ id: id(), ...action }]);
           return toAction(r as Reply);
         },
         async observe(): Promise<ClusterObservation> {
-          await checkSession(mine);
-          const [r] = await send([{ id: id(), type: 'inspect' }]);
+          const [r] = await exchange([{ id: id(), type: 'inspect' }]);
           return observation(r);
         },
         async steps(actions: readonly ExternalAction[]): Promise<ClusterStepReply[]> {
-          await checkSession(mine);
           const requests: ProtocolRequest[] = [];
           for (const action of actions) requests.push({ id: id(), ...action }, { id: id(), type: 'inspect' });
-          const replies = await send(requests);
+          const replies = await exchange(requests);
           const out: ClusterStepReply[] = [];
           for (let i = 0; i < actions.length; i++) {
             out.push({ reply: toAction(replies[2 * i] as Reply), observation: await observation(replies[2 * i + 1]) });
