@@ -161,7 +161,7 @@ function summary(report: ConformReport, written: readonly WrittenCounterexample[
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
   lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
   for (const r of report.random) {
-    lines.push(`random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk in ${r.shrinks} steps)` : ''}${r.note ? ` (${r.note})` : ''}`);
+    lines.push(`random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`);
   }
   for (const w of written) {
     const f = w.failure;

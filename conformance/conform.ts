@@ -168,10 +168,13 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
     if (minimal) {
       const { divergence } = minimal;
       const small = minimal.trace;
+      const name = `${level}-seed${seed}`;
+      const description = `${fcDescription(seed, details.counterexamplePath)} It diverged at step ${divergence.step}: ${divergence.summary}`;
+      // Key order is what a reader sees first in the file: what it is, then the config, then the steps.
       const named: AnyTrace =
         small.kind === 'cluster'
-          ? { kind: 'cluster', trace: { ...small.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } }
-          : { kind: 'operator', trace: { ...small.trace, name: `${level}-seed${seed}`, description: fcDescription(seed, details.counterexamplePath) } };
+          ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
+          : { kind: 'operator', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } };
       return {
         result: { ...base, verdict: 'fail' },
         failure: {
@@ -296,7 +299,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       during = `random traces at level ${level} (seed ${seed})`;
       const r = await randomAtLevel(opts, level);
       random.push(r.result);
-      const tail = r.result.verdict === 'fail' ? `: shrunk after ${r.result.shrinks} shrinks` : r.result.note ? `: ${r.result.note}` : '';
+      const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
       opts.progress?.(`${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`);
       if (r.failure) failures.push(r.failure);
       if (r.unknown) {

@@ -11,6 +11,7 @@
 // - The child runs in its own process group; `close()`, any fatal problem,
 //   and the harness's own exit or SIGINT/SIGTERM kill the whole group.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import {
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,
@@ -90,6 +91,43 @@ function killGroup(pgid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
     process.kill(-pgid, signal);
   } catch {
     // ESRCH: the group is gone already.
+  }
+}
+
+/**
+ * How many processes of a group are still alive (neither gone nor zombies).
+ * Linux only, from /proc; elsewhere 0 (the SIGKILL is trusted).
+ */
+function livingMembers(pgid: number): number {
+  if (process.platform !== 'linux') return 0;
+  let alive = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // it ended while we looked
+    }
+    // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') alive++;
+  }
+  return alive;
+}
+
+/** Waits (bounded) until every process of a killed group is gone: SIGKILL is delivered asynchronously. */
+async function groupGone(pgid: number, boundMs = 2000): Promise<void> {
+  const until = Date.now() + boundMs;
+  while (livingMembers(pgid) > 0 && Date.now() < until) {
+    killGroup(pgid);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -388,6 +426,7 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     },
 
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
+      if (failing) throw await failing;
       const exchange = openSession('operator', config);
       return {
         async records(records: readonly LogRecord[]): Promise<RecordReply[]> {
@@ -400,6 +439,7 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     },
 
     async openCluster(config: ClusterConfig, lvl: Level): Promise<ClusterSession> {
+      if (failing) throw await failing;
       const exchange = openSession(lvl, config);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
@@ -433,6 +473,7 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
       };
     },
 
+    /** Ends the process: stdin closed, then the whole group killed; resolves once the group is gone. */
     async close(): Promise<void> {
       if (!child) return;
       closing = true;
@@ -444,6 +485,7 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
       stop();
       // SIGKILL cannot be refused; the bound only guards against a process that left its group.
       await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 5000).unref?.())]);
+      if (pgid !== undefined) await groupGone(pgid);
       if (!failing) failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
     },
   };
