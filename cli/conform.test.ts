@@ -69,6 +69,7 @@ describe('streamjoin conform', () => {
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
       [['conform', '--sut', 'model', '--exhaustive', '--out', out], /^usage: SJ105 Unknown option '--exhaustive'/],
+      [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
       [['replay', join(root, 'nope.json'), '--sut', 'model'], /nope\.json: SJ100 no such file/],
     ];

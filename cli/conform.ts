@@ -2,8 +2,8 @@
 // system under test, call the harness, write counterexamples, print, and map
 // the verdict to an exit code.
 import { parseArgs } from 'node:util';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { InputError, LEVELS } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
@@ -85,6 +85,27 @@ export function conformExamplePaths(): string[] {
   return [...exampleTracePaths(), ...cluster];
 }
 
+/**
+ * Why counterexamples could not be written under `dir`, or undefined: checked
+ * before the run, so that a divergence found is never lost to a bad --out.
+ * Creates nothing.
+ */
+export function outDirProblem(dir: string): string | undefined {
+  let at = resolve(dir);
+  while (!existsSync(at)) {
+    const up = dirname(at);
+    if (up === at) return 'no existing parent directory';
+    at = up;
+  }
+  if (!statSync(at).isDirectory()) return `${at} is not a directory`;
+  try {
+    accessSync(at, constants.W_OK);
+  } catch {
+    return `${at} is not writable`;
+  }
+  return undefined;
+}
+
 /** Quotes a word for a POSIX shell, only when it needs it. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
@@ -124,7 +145,7 @@ interface WrittenCounterexample {
   readonly search?: string;
 }
 
-function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string): WrittenCounterexample[] {
+function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string, stderrTail: readonly string[]): WrittenCounterexample[] {
   return report.failures.map((f) => {
     const name = failureName(f);
     const tracePath = join(outDir, `${name}.trace.json`);
@@ -144,6 +165,7 @@ function writeCounterexamples(report: ConformReport, outDir: string, sutWord: st
       level: f.level,
       origin,
       replay,
+      stderrTail,
     });
     writeFilesAtomic([
       { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
@@ -253,6 +275,8 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
     if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
       return usageFailure(out, `--examples must be "all" or "none", got "${values.examples}"`);
     }
+    const outProblem = outDirProblem(values.out);
+    if (outProblem) return usageFailure(out, `--out ${values.out}: ${outProblem}`);
     // All input is read and checked before the system under test starts.
     const examples: TraceSource[] =
       values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
@@ -276,7 +300,7 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
     } finally {
       await system.close();
     }
-    const written = writeCounterexamples(report, values.out, sutWord);
+    const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
     if (values.json) {
       out.stdout(
         `${JSON.stringify({

@@ -325,7 +325,7 @@ export function explainCounterexample(
   parts.push(trace.kind === 'cluster' ? clusterDiagram(trace.trace, d.step, d) : operatorDiagram(trace.trace, d.step, d));
   if (ctx.stderrTail && ctx.stderrTail.length > 0) {
     parts.push('');
-    parts.push('Last stderr lines of the system under test:');
+    parts.push('Last stderr lines of the system under test (when the run ended):');
     for (const l of ctx.stderrTail) parts.push(`  | ${l}`);
   }
   return `${parts.join('\n')}\n`;

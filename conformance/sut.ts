@@ -107,6 +107,8 @@ export interface SystemUnderTest {
   openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession>;
   /** Ends the system; for a process, kills it and its process group. Never rejects. */
   close(): Promise<void>;
+  /** The last lines the system wrote to stderr (a process; in-process systems have none). */
+  stderrTail?(): string[];
 }
 
 /**
