@@ -35,3 +35,14 @@ export { runOperatorTrace } from './conformance/operatorTrace.ts';
 export type { OperatorUnderTest, OperatorTraceResult } from './conformance/operatorTrace.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/arbitraries.ts';
+// conformance/: the harness (protocol v1, adapters, lockstep, random traces, the conform job).
+export {
+  inProcessSystem,
+  modelSut,
+  runClusterLockstep,
+  runConform,
+  runOperatorLockstep,
+  spawnSystem,
+  SutUnavailable,
+} from './conformance/index.ts';
+export type { ConformReport, Divergence, InProcessSut, SystemUnderTest } from './conformance/index.ts';

@@ -9,6 +9,7 @@ function capture(argv: string[]): { code: number; stdout: string; stderr: string
   let stdout = '';
   let stderr = '';
   const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
+  if (typeof code !== 'number') throw new Error(`streamjoin ${argv[0]} is expected to run synchronously`);
   return { code, stdout, stderr };
 }
 

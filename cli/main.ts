@@ -4,6 +4,8 @@ import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
 import { EXIT } from './exitCodes.ts';
 import type { Output } from './output.ts';
+import { serveCommand, serveHelp } from './serve.ts';
+import { conformCommand, conformHelp, replayCommand, replayHelp } from './conform.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
@@ -12,22 +14,28 @@ Usage: streamjoin <command> [options]
 Commands:
   ci                 the main job: every example trace through the reference model
   run [TRACE...]     validate operator traces and run the reference model over them
+  conform --sut CMD  check a system under test against the model, trace for trace
+  replay FILE --sut CMD   replay one trace (a counterexample) against a system
+  serve --model      serve the reference model over the conformance protocol
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
 or usage (the message names the file, the step and the field); 70 internal
 error (a bug in streamjoin: please report it with the command line).
+conform and replay differ: 0 conforms; 1 a divergence; 2 unknown (the system
+under test is dead, hung or babbling, or the budget ran out); 254 bad input or
+usage.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp };
+const helps: Record<string, string> = { run: runHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
 
 function ciJob(out: Output): number {
   out.stdout('== example traces through the reference model ==\n');
   return runTraces(exampleTracePaths(), out, { json: false });
 }
 
-function dispatch(argv: readonly string[], out: Output): number {
+function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   if (rest.includes('--help') || rest.includes('-h')) {
     out.stdout(`${helps[command ?? ''] ?? mainHelp}\n`);
@@ -44,27 +52,38 @@ function dispatch(argv: readonly string[], out: Output): number {
       return ciJob(out);
     case 'run':
       return runCommand(rest, out);
+    case 'conform':
+      return conformCommand(rest, out);
+    case 'replay':
+      return replayCommand(rest, out);
+    case 'serve':
+      return serveCommand(rest, out, process.stdin);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;
   }
 }
 
-/** Runs the CLI; returns the process exit code. */
-export function main(argv: readonly string[], out: Output): number {
+/** Runs the CLI; returns the process exit code (a promise for the commands that drive processes). */
+export function main(argv: readonly string[], out: Output): number | Promise<number> {
   try {
-    return dispatch(argv, out);
+    const code = dispatch(argv, out);
+    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out));
   } catch (e) {
-    if (e instanceof InputError) {
-      out.stderr(`${e.format()}\n`);
-      return EXIT.badInput;
-    }
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      out.stderr(`usage: SJ105 ${(e as Error).message}\n`);
-      return EXIT.badInput;
-    }
-    out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 70;
+    return failure(e, out);
   }
+}
+
+function failure(e: unknown, out: Output): number {
+  if (e instanceof InputError) {
+    out.stderr(`${e.format()}\n`);
+    return EXIT.badInput;
+  }
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    out.stderr(`usage: SJ105 ${(e as Error).message}\n`);
+    return EXIT.badInput;
+  }
+  out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return 70;
 }

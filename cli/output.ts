@@ -22,3 +22,23 @@ export function writeFileAtomic(path: string, text: string): void {
     throw e;
   }
 }
+
+/**
+ * Writes several files completely or not at all: every temporary file first,
+ * then the renames. If anything fails before the renames, nothing is left.
+ */
+export function writeFilesAtomic(files: readonly { path: string; text: string }[]): void {
+  const staged: { tmp: string; path: string }[] = [];
+  try {
+    for (const { path, text } of files) {
+      mkdirSync(dirname(path), { recursive: true });
+      const tmp = `${path}.${process.pid}.tmp`;
+      staged.push({ tmp, path });
+      writeFileSync(tmp, text);
+    }
+  } catch (e) {
+    for (const { tmp } of staged) rmSync(tmp, { force: true });
+    throw e;
+  }
+  for (const { tmp, path } of staged) renameSync(tmp, path);
+}

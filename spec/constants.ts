@@ -30,3 +30,6 @@ export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejecte
 
 /** `format` value of an operator trace file (SPEC §4). */
 export const OPERATOR_TRACE_FORMAT = 'streamjoin/operator-trace@1';
+
+/** `format` value of a cluster trace file (SPEC §7). */
+export const CLUSTER_TRACE_FORMAT = 'streamjoin/cluster-trace@1';

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
 import { schemaError, type SchemaName } from './schemas.ts';
-import { OPERATOR_TRACE_FORMAT } from './constants.ts';
-import type { OperatorTrace } from './types.gen.ts';
+import { CLUSTER_TRACE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
+import type { ClusterConfig, ClusterTrace, OperatorTrace } from './types.gen.ts';
 
 /** Line and column (1-based) of a UTF-16 offset in `text`. */
 function lineColumn(text: string, offset: number): { line: number; column: number } {
@@ -78,4 +78,57 @@ export function parseOperatorTrace(text: string, where: string): OperatorTrace {
 /** Reads, parses and validates an operator trace file. */
 export function loadOperatorTrace(path: string): OperatorTrace {
   return parseOperatorTrace(readTextFile(path), path);
+}
+
+/**
+ * C1: what the cluster-config schema cannot say. Returns the first problem
+ * (unique keys, owners that are listed workers), or undefined.
+ */
+export function clusterConfigProblem(config: ClusterConfig): string | undefined {
+  const seen = new Set<string>();
+  for (const [i, { key, owner }] of config.keys.entries()) {
+    if (seen.has(key)) return `/config/keys/${i}/key: key "${key}" is declared twice`;
+    seen.add(key);
+    if (!config.workers.includes(owner)) return `/config/keys/${i}/owner: owner "${owner}" is not a listed worker`;
+  }
+  return undefined;
+}
+
+/** Parses and validates a cluster trace (SPEC §7): schema, then C1, then no `process` action. */
+export function parseClusterTrace(text: string, where: string): ClusterTrace {
+  const value = parseJson(text, where);
+  const format = documentFormat(value);
+  if (format !== undefined && format !== CLUSTER_TRACE_FORMAT) {
+    throw new InputError('SJ103', where, `format "${format}" is not "${CLUSTER_TRACE_FORMAT}"`);
+  }
+  checkDocument('cluster-trace', value, where);
+  const trace = value as ClusterTrace;
+  const problem = clusterConfigProblem(trace.config);
+  if (problem) throw new InputError('SJ106', where, problem);
+  const at = trace.steps.findIndex((s) => s.action.type === 'process');
+  if (at >= 0) throw new InputError('SJ107', `${where}: step ${at}`, 'conformance traces process eagerly; remove the process action');
+  return trace;
+}
+
+/** Reads, parses and validates a cluster trace file. */
+export function loadClusterTrace(path: string): ClusterTrace {
+  return parseClusterTrace(readTextFile(path), path);
+}
+
+/** A trace file of either kind, told apart by its `format`. */
+export type AnyTrace = { kind: 'operator'; trace: OperatorTrace } | { kind: 'cluster'; trace: ClusterTrace };
+
+/** Reads a trace file of either kind (SPEC §4, §7). */
+export function loadAnyTrace(path: string): AnyTrace {
+  const text = readTextFile(path);
+  const format = documentFormat(parseJson(text, path));
+  if (format === CLUSTER_TRACE_FORMAT) return { kind: 'cluster', trace: parseClusterTrace(text, path) };
+  if (format === OPERATOR_TRACE_FORMAT) return { kind: 'operator', trace: parseOperatorTrace(text, path) };
+  throw new InputError(
+    'SJ103',
+    path,
+    format === undefined
+      ? `no "format": expected "${OPERATOR_TRACE_FORMAT}" or "${CLUSTER_TRACE_FORMAT}"`
+      : `format "${format}" is neither "${OPERATOR_TRACE_FORMAT}" nor "${CLUSTER_TRACE_FORMAT}"`,
+  );
 }

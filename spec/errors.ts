@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   SJ103: 'unknown document format or version',
   SJ104: 'log violates the input contract (J9)',
   SJ105: 'bad command-line usage',
+  SJ106: 'cluster config is inconsistent (C1)',
+  SJ107: 'a conformance trace holds a process action (SPEC §7)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

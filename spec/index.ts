@@ -1,6 +1,7 @@
 // Public API of spec/: constants, types, schemas and the reference encodings.
 export {
   BOUND_MAX,
+  CLUSTER_TRACE_FORMAT,
   OPERATOR_TRACE_FORMAT,
   OUTCOME_CODES,
   REJECT_REASONS,
@@ -17,12 +18,28 @@ export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts'
 export type { SchemaName } from './schemas.ts';
 export {
   checkDocument,
+  clusterConfigProblem,
   documentFormat,
+  loadAnyTrace,
+  loadClusterTrace,
   loadOperatorTrace,
+  parseClusterTrace,
   parseJson,
   parseOperatorTrace,
   readTextFile,
 } from './documents.ts';
+export type { AnyTrace } from './documents.ts';
+export {
+  LEVELS,
+  PROTOCOL_ERRORS,
+  PROTOCOL_VERSION,
+  REQUEST_TYPES,
+  levelAllows,
+  levelOfAction,
+  okTypeOf,
+  protocolErrorName,
+} from './protocol.ts';
+export type { ExternalAction, ProtocolErrorName } from './protocol.ts';
 export type {
   Change,
   ClusterAction,
@@ -33,13 +50,24 @@ export type {
   ClusterStep,
   ClusterTrace,
   CopyObservation,
+  ErrorReply,
+  EventsOk,
   HandoffObservation,
+  ImplementationInfo,
+  InitOk,
+  InitRequest,
+  InspectOk,
   JoinConfig,
+  Level,
   LogRecord,
+  OperatorRecordOk,
   OperatorStep,
   OperatorTrace,
   Outcome,
   OutcomeCode,
+  ProtocolErrorCode,
+  ProtocolReply,
+  ProtocolRequest,
   RejectReason,
   RetainedCounts,
   RowContent,

@@ -7,7 +7,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 const schemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schemas');
 const SCHEMA_BASE = 'https://schemas.streamjoin.dev/v1/';
 
-/** Names of the schema documents (file names without `.schema.json`). */
+/** Names of the schema documents: paths under spec/schemas/ without `.schema.json` (`record`, `protocol/request`). */
 export type SchemaName = string;
 
 let ajvInstance: Ajv2020 | undefined;
@@ -15,8 +15,11 @@ let ajvInstance: Ajv2020 | undefined;
 function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
   const instance = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
-  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
-    instance.addSchema(JSON.parse(readFileSync(join(schemaDir, file), 'utf8')) as object);
+  // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them.
+  for (const dir of [schemaDir, join(schemaDir, 'protocol')]) {
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
+      instance.addSchema(JSON.parse(readFileSync(join(dir, file), 'utf8')) as object);
+    }
   }
   ajvInstance = instance;
   return instance;

@@ -65,6 +65,59 @@ export type RejectReason =
   | 'too_long'
   | 'conflict'
   | 'unknown_key';
+/**
+ * A reply of protocol v1 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdout, answering exactly one request.
+ */
+export type ProtocolReply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
+/**
+ * A capability level: `operator` (single partition: `record` only), `cluster` (the cluster actions without faults, and `inspect`), `faults` (adds crash, restart, pause, resume, failover, duplicated messages and the crash variants of commit and failover).
+ */
+export type Level = 'operator' | 'cluster' | 'faults';
+/**
+ * Stable error codes of protocol v1 (a code never changes meaning): 10 malformed_request: the line is not a JSON object, or does not match the request schema; 11 unknown_type: the request's `type` is not a request type of this protocol version; 12 not_supported: the implementation does not support the level `init` asks for, or the request is above the session's level; 13 not_enabled: the action's guard refused it (SPEC §7): the state is unchanged; the text says why; 14 bad_config: `init` carried a config the implementation refuses (unknown owner, duplicate key, ...); 15 no_session: a request other than `init` before any `init` succeeded; 19 internal_error: the implementation failed while handling a valid request.
+ */
+export type ProtocolErrorCode = 10 | 11 | 12 | 13 | 14 | 15 | 19;
+/**
+ * A request of protocol v1 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdin.
+ */
+export type ProtocolRequest = {
+  type:
+    | 'init'
+    | 'record'
+    | 'freeze'
+    | 'persist'
+    | 'install'
+    | 'commit'
+    | 'release'
+    | 'abort'
+    | 'checkpoint'
+    | 'crash'
+    | 'restart'
+    | 'pause'
+    | 'resume'
+    | 'failover'
+    | 'duplicateInstall'
+    | 'duplicateRelease'
+    | 'inspect';
+} & (
+  | InitRequest
+  | RecordRequest
+  | FreezeRequest
+  | PersistRequest
+  | InstallRequest
+  | CommitRequest
+  | ReleaseRequest
+  | AbortRequest
+  | CheckpointRequest
+  | CrashRequest
+  | RestartRequest
+  | PauseRequest
+  | ResumeRequest
+  | FailoverRequest
+  | DuplicateInstallRequest
+  | DuplicateReleaseRequest
+  | InspectRequest
+);
 
 /**
  * Every document kind the spec defines, by schema file.
@@ -80,6 +133,8 @@ export interface SpecDocuments {
   operatorTrace?: OperatorTrace;
   outcome?: Outcome;
   record?: LogRecord;
+  protocolReply?: ProtocolReply;
+  protocolRequest?: ProtocolRequest;
 }
 /**
  * One change to the join result (SPEC J3, J7): the insert or retraction of a match. `match` is the match id of (key, left, right) under the J3 encoding.
@@ -493,4 +548,323 @@ export interface StepExpectation {
    */
   changes: Change[];
   retained?: RetainedCounts;
+}
+/**
+ * The session is set up (SPEC C1 initial state).
+ */
+export interface InitOk {
+  /**
+   * The `id` of the request this answers.
+   */
+  in_reply_to: number;
+  type: 'init_ok';
+  protocol: 1;
+  implementation: ImplementationInfo;
+  /**
+   * Every level the implementation supports; includes the level `init` asked for.
+   *
+   * @minItems 1
+   */
+  levels: [Level, ...Level[]];
+}
+export interface ImplementationInfo {
+  name: string;
+  version: string;
+}
+/**
+ * Level `operator`: the record's outcome, its changes (a set, J7) and the retained counts after it, over all keys (§3).
+ */
+export interface OperatorRecordOk {
+  /**
+   * The `id` of the request this answers.
+   */
+  in_reply_to: number;
+  type: 'record_ok';
+  outcome: Outcome;
+  changes: Change[];
+  retained: RetainedCounts;
+}
+/**
+ * Levels `cluster` and `faults`: the action was enabled and applied; `events` is everything it caused, in order, including the eager processing after it (C12, SPEC §7). `type` is the request's type followed by `_ok`.
+ */
+export interface EventsOk {
+  /**
+   * The `id` of the request this answers.
+   */
+  in_reply_to: number;
+  type:
+    | 'record_ok'
+    | 'freeze_ok'
+    | 'persist_ok'
+    | 'install_ok'
+    | 'commit_ok'
+    | 'release_ok'
+    | 'abort_ok'
+    | 'checkpoint_ok'
+    | 'crash_ok'
+    | 'restart_ok'
+    | 'pause_ok'
+    | 'resume_ok'
+    | 'failover_ok'
+    | 'duplicateInstall_ok'
+    | 'duplicateRelease_ok';
+  events: ClusterEvent[];
+}
+/**
+ * The observation (SPEC §7).
+ */
+export interface InspectOk {
+  /**
+   * The `id` of the request this answers.
+   */
+  in_reply_to: number;
+  type: 'inspect_ok';
+  observation: ClusterObservation;
+}
+/**
+ * The request was not carried out; the state is unchanged.
+ */
+export interface ErrorReply {
+  /**
+   * The `id` of the request, or null if the request's id could not be read.
+   */
+  in_reply_to: number | null;
+  type: 'error';
+  code: ProtocolErrorCode;
+  /**
+   * For people: what was wrong, and where.
+   */
+  text: string;
+}
+/**
+ * Starts a session: discards every earlier session and state, and sets up a fresh system with this config at this level (SPEC C1). Also the handshake: the reply names the implementation and every level it supports.
+ */
+export interface InitRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'init';
+  /**
+   * Protocol version.
+   */
+  protocol: 1;
+  level: Level;
+  /**
+   * A join config (J0) at level `operator`; a cluster config (C1) at `cluster` and `faults`.
+   */
+  config: JoinConfig | ClusterConfig;
+}
+/**
+ * Append a record to the log (C3), then process eagerly (SPEC §7). At level `operator`: apply it to the single-partition operator (J1–J8).
+ */
+export interface RecordRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'record';
+  record: LogRecord;
+}
+/**
+ * Begin migrating a key to `to` (C5).
+ */
+export interface FreezeRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'freeze';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+  /**
+   * Destination worker.
+   */
+  to: string;
+}
+/**
+ * The source checkpoints the frozen key (C5).
+ */
+export interface PersistRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'persist';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Send the latest checkpoint to the destination (C6).
+ */
+export interface InstallRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'install';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Raise the fence, then write ownership (C7). `crashAfterFence: true` (level `faults`) crashes the coordinator between the two parts.
+ */
+export interface CommitRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'commit';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+  crashAfterFence?: boolean;
+}
+/**
+ * Tell the source to drop the old epoch (C7).
+ */
+export interface ReleaseRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'release';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Abandon a migration before its fence (C5).
+ */
+export interface AbortRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'abort';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * A periodic checkpoint of a worker's active copy (C4).
+ */
+export interface CheckpointRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'checkpoint';
+  worker: string;
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Level `faults`: a node crashes and loses its volatile state (C10). `node` is a worker id or "coordinator".
+ */
+export interface CrashRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'crash';
+  node: string;
+}
+/**
+ * Level `faults`: a crashed node comes back (C10).
+ */
+export interface RestartRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'restart';
+  node: string;
+}
+/**
+ * Level `faults`: a worker stops acting but keeps its state (C10).
+ */
+export interface PauseRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'pause';
+  worker: string;
+}
+/**
+ * Level `faults`: a paused worker acts again (C10).
+ */
+export interface ResumeRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'resume';
+  worker: string;
+}
+/**
+ * Level `faults`: move a key of a down or paused owner to a live worker (C8); `crashAfterFence: true` crashes the coordinator after raising the fence.
+ */
+export interface FailoverRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'failover';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+  to: string;
+  crashAfterFence?: boolean;
+}
+/**
+ * Level `faults`: deliver the last install message of the key again (C11).
+ */
+export interface DuplicateInstallRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'duplicateInstall';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Level `faults`: deliver the last release message of the key again (C11).
+ */
+export interface DuplicateReleaseRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'duplicateRelease';
+  /**
+   * A declared key (C1).
+   */
+  key: string;
+}
+/**
+ * Levels `cluster` and `faults`: the observation (SPEC §7). Changes nothing.
+ */
+export interface InspectRequest {
+  /**
+   * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
+   */
+  id: number;
+  type: 'inspect';
 }

@@ -1,0 +1,139 @@
+import { describe, expect, inject, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { PassThrough } from 'node:stream';
+import { main } from './main.ts';
+import { serveCommand } from './serve.ts';
+import type { Output } from './output.ts';
+
+const root = join(import.meta.dirname, '..');
+const seed = String(inject('fcSeed'));
+const zombie = join(root, 'spec', 'examples', 'cluster', 'zombie-fenced.trace.json');
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
+  return { code, stdout, stderr };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'sj-conform-'));
+
+describe('streamjoin conform', () => {
+  it('--sut model: every example and random traces at every level conform; exit 0; the seed is printed', async () => {
+    const out = tmp();
+    const r = await run(['conform', '--sut', 'model', `--seed=${seed}`, '--runs', '10', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
+    expect(r.stdout).toMatch(/examples: (\d+) conform, 0 diverge, 0 skipped/);
+    expect(r.stdout).toContain('verdict: conforms');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('a wrong implementation: exit 1, the counterexample and its explanation written, and the printed replay command reproduces it', async () => {
+    const out = tmp();
+    const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:install-epoch-check';
+    const r = await run(['conform', '--sut', sut, '--level', 'cluster', `--seed=${seed}`, '--runs', '300', '--out', out, '--examples', 'none']);
+    expect(r.code).toBe(1);
+    const files = readdirSync(out).sort();
+    expect(files).toEqual([`cluster-seed${Number(seed) | 0}.explain.txt`, `cluster-seed${Number(seed) | 0}.trace.json`]);
+    const explanation = readFileSync(join(out, files[0] as string), 'utf8');
+    expect(explanation).toContain('C6 (Install)');
+    expect(explanation).toContain('Sequence diagram');
+    const replayLine = /replay: {9}streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
+    expect(replayLine).toBeDefined();
+    // The printed command, as a shell would split it.
+    const args = (replayLine as string).match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];
+    const replay = await run(args);
+    expect(replay.code).toBe(1);
+    const step = /Divergence at step (\d+)/.exec(r.stdout)?.[1];
+    expect(replay.stdout).toContain(`Divergence at step ${step}`);
+    // The same file against the model itself: it conforms.
+    expect((await run(['replay', join(out, files[1] as string), '--sut', 'model'])).code).toBe(0);
+  });
+
+  it('a dead system: exit 2 (unknown), with the reason and its last stderr lines', async () => {
+    const r = await run(['conform', '--sut', 'node --import tsx conformance/testdata/misbehave.ts exit 3', '--seed', '1', '--runs', '1', '--out', tmp()]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/UNKNOWN during .*: dead: the process exited with code 3/);
+    expect(r.stdout).toContain('| misbehave: simulated crash');
+    expect(r.stdout).toContain('verdict: UNKNOWN');
+  });
+
+  it('usage and bad input: exit 254, one line naming what is wrong, nothing run or written', async () => {
+    const out = join(tmp(), 'never');
+    const cases: [string[], RegExp][] = [
+      [['conform', '--runs', '1', '--out', out], /^usage: SJ105 conform needs --sut/],
+      [['conform', '--sut', 'model', '--level', 'everything', '--out', out], /^usage: SJ105 --level must be one of operator, cluster, faults/],
+      [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
+      [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
+      [['conform', '--sut', 'model', '--exhaustive', '--out', out], /^usage: SJ105 Unknown option '--exhaustive'/],
+      [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
+      [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
+      [['replay', join(root, 'nope.json'), '--sut', 'model'], /nope\.json: SJ100 no such file/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(254);
+      expect(r.stderr, argv.join(' ')).toMatch(message);
+      expect(r.stdout).toBe('');
+    }
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('streamjoin replay', () => {
+  it('an example against the model: "conforms", exit 0; JSON on request', async () => {
+    const r = await run(['replay', zombie, '--sut', 'model']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${zombie}: conforms (6 steps at level faults)\n`);
+    const j = await run(['replay', zombie, '--sut', 'model', '--json']);
+    expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
+  });
+
+  it('a trace whose expectation is wrong: exit 1, the divergence, and a note that the file disagrees with the model', async () => {
+    const dir = tmp();
+    const trace = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: { expect: { observation: { sink: { fenced: number } } } }[] };
+    (trace.steps[4] as (typeof trace.steps)[number]).expect.observation.sink.fenced = 0;
+    writeFileSync(join(dir, 'z.json'), JSON.stringify(trace));
+    const r = await run(['replay', join(dir, 'z.json'), '--sut', 'model']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Divergence at step 4');
+    expect(r.stdout).toContain('/sink/fenced');
+    expect(r.stderr).toContain("step 4: the file's expected observation differs from the reference model's");
+  });
+
+  it('--write-expected fills a plain trace with the model\'s expectations, atomically', async () => {
+    const dir = tmp();
+    const plain = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: Record<string, unknown>[] };
+    for (const s of plain.steps) delete s['expect'];
+    writeFileSync(join(dir, 'plain.json'), JSON.stringify(plain));
+    const r = await run(['replay', join(dir, 'plain.json'), '--write-expected', join(dir, 'golden.json')]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(zombie, 'utf8')));
+    expect(readdirSync(dir).sort()).toEqual(['golden.json', 'plain.json']);
+  });
+});
+
+describe('streamjoin serve --model', () => {
+  it('answers protocol lines on stdout and ends with exit 0 when stdin ends', async () => {
+    const input = new PassThrough();
+    let stdout = '';
+    const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
+    const done = serveCommand(['--model'], out, input);
+    input.end('{"id":1,"type":"init","protocol":1,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n');
+    expect(await done).toBe(0);
+    const replies = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(replies.map((r) => [r['in_reply_to'], r['type'], r['code']])).toEqual([
+      [1, 'init_ok', undefined],
+      [2, 'error', 12],
+    ]);
+  });
+
+  it('without --model: usage, exit 254', async () => {
+    const r = await run(['serve']);
+    expect(r.code).toBe(254);
+    expect(r.stderr).toMatch(/^usage: SJ105 serve needs --model/);
+  });
+});

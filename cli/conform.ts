@@ -1,0 +1,402 @@
+// `streamjoin conform` and `streamjoin replay`: parse the arguments, build the
+// system under test, call the harness, write counterexamples, print, and map
+// the verdict to an exit code.
+import { parseArgs } from 'node:util';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { InputError, LEVELS } from '../spec/index.ts';
+import type { AnyTrace, Level } from '../spec/index.ts';
+import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
+import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
+import { DEFAULT_MAX_LINE_BYTES } from '../conformance/lines.ts';
+import { levelOfClusterTrace, runConform, withExpectations, type ConformReport, type Failure, type TraceSource } from '../conformance/conform.ts';
+import { runClusterLockstep } from '../conformance/clusterLockstep.ts';
+import { runOperatorLockstep } from '../conformance/operatorLockstep.ts';
+import { describeDivergence, explainCounterexample } from '../conformance/explain.ts';
+import { loadCheckedTrace } from '../conformance/traceFiles.ts';
+import { SutUnavailable, type SystemUnderTest } from '../conformance/sut.ts';
+import { prettyJson } from '../conformance/jsonDiff.ts';
+import { exampleTracePaths, examplesDir } from './run.ts';
+import { writeFileAtomic, writeFilesAtomic, type Output } from './output.ts';
+import { CONFORM_EXIT, nonNegativeInteger, positiveInteger, usageFailure } from './conformArgs.ts';
+
+const EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
+command that replays it printed); 2 unknown: the system under test cannot be
+judged (it died, hung, babbled, broke the protocol, lacks the level asked
+for) or the time budget ran out; 254 bad input or usage (one line
+\`where: SJnnn message\`). 70 is an internal error of streamjoin.`;
+
+export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
+                   [--timeout MS] [--max-line BYTES] [--time-budget SECONDS] [--path PATH]
+
+Checks a system under test against the reference model, trace for trace
+(SPEC §7): every operator example in spec/examples/, every cluster example in
+spec/examples/cluster/, then random traces (shrunk on failure), at each level
+the system supports (or the one asked for). After every step it compares the
+events and the observation and reports the first divergence.
+
+  --sut COMMAND        a shell command that speaks protocol v1 (spec/PROTOCOL.md)
+                       on stdin/stdout, or "model" for the reference model in-process
+  --level LEVEL        operator, cluster or faults (default: every level supported)
+  --seed N             seed of the random traces (default: random; always printed)
+  --runs N             random traces per level (default 100; 0 for examples only)
+  --path PATH          with --seed: go straight to the counterexample fast-check
+                       reported (its "path"), as printed after a failure
+  --out DIR            where counterexamples are written (default out/)
+  --json               print one JSON report on stdout instead of the summary
+  --timeout MS         no reply for this long with requests outstanding means the
+                       system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
+  --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
+  --time-budget SECONDS  stop the random traces after this long
+  --examples all|none  run the example traces first (default all)
+
+Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
+trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
+expected versus actual, the rules broken, a sequence diagram), atomically.
+
+${EXIT_TEXT}`;
+
+export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--timeout MS] [--max-line BYTES]
+streamjoin replay FILE --write-expected OUT
+
+Replays one trace file (an operator or a cluster trace, e.g. a counterexample
+written by conform) against a system under test, in lockstep with the model,
+and prints the first divergence or "conforms". Expectations in the file are
+used where present, the model's elsewhere.
+
+  --sut COMMAND          as for conform ("model" for the reference model)
+  --level LEVEL          for a cluster trace: cluster or faults (default: the
+                         weakest level that has every action of the trace)
+  --json                 print one JSON result on stdout
+  --write-expected OUT   write the trace with the model's expectations to OUT
+                         (atomically) and exit; no --sut needed
+
+${EXIT_TEXT}`;
+
+const clusterExamplesDir = join(examplesDir, 'cluster');
+
+/** The example traces conform runs: operator examples, then cluster examples. */
+export function conformExamplePaths(): string[] {
+  const cluster = readdirSync(clusterExamplesDir)
+    .filter((f) => f.endsWith('.trace.json'))
+    .sort()
+    .map((f) => join(clusterExamplesDir, f));
+  return [...exampleTracePaths(), ...cluster];
+}
+
+/**
+ * Why counterexamples could not be written under `dir`, or undefined: checked
+ * before the run, so that a divergence found is never lost to a bad --out.
+ * Creates nothing.
+ */
+export function outDirProblem(dir: string): string | undefined {
+  let at = resolve(dir);
+  while (!existsSync(at)) {
+    const up = dirname(at);
+    if (up === at) return 'no existing parent directory';
+    at = up;
+  }
+  if (!statSync(at).isDirectory()) return `${at} is not a directory`;
+  try {
+    accessSync(at, constants.W_OK);
+  } catch {
+    return `${at} is not writable`;
+  }
+  return undefined;
+}
+
+/** Quotes a word for a POSIX shell, only when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+interface SystemFlags {
+  timeout?: string | undefined;
+  'max-line'?: string | undefined;
+}
+
+/** `--sut model` or a command; a usage message (string) for bad numbers. */
+function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest | string {
+  if (sut === 'model') return inProcessSystem(modelSut, 'model');
+  const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(flags.timeout);
+  if (timeout === undefined) return `--timeout must be a positive integer (milliseconds), got "${flags.timeout}"`;
+  const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveInteger(flags['max-line']);
+  if (maxLine === undefined) return `--max-line must be a positive integer (bytes), got "${flags['max-line']}"`;
+  return spawnSystem(sut, { timeoutMs: timeout, startupTimeoutMs: Math.max(timeout, DEFAULT_STARTUP_TIMEOUT_MS), maxLineBytes: maxLine });
+}
+
+function parseLevel(text: string | undefined): Level | undefined | string {
+  if (text === undefined) return undefined;
+  return (LEVELS as readonly string[]).includes(text) ? (text as Level) : `--level must be one of ${LEVELS.join(', ')}, got "${text}"`;
+}
+
+/** The base file name of a failure's counterexample. */
+function failureName(f: Failure): string {
+  const base = f.origin === 'random' ? `${f.level}-seed${f.seed ?? 0}` : `${f.trace.trace.name}.${f.level}`;
+  return base.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+interface WrittenCounterexample {
+  readonly failure: Failure;
+  readonly tracePath: string;
+  readonly explainPath: string;
+  readonly replay: string;
+  readonly search?: string;
+}
+
+function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string, stderrTail: readonly string[]): WrittenCounterexample[] {
+  return report.failures.map((f) => {
+    const name = failureName(f);
+    const tracePath = join(outDir, `${name}.trace.json`);
+    const explainPath = join(outDir, `${name}.explain.txt`);
+    const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${sutWord} --level ${f.level}`;
+    const search =
+      f.origin === 'random'
+        ? `streamjoin conform --sut ${sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
+        : undefined;
+    const origin =
+      f.origin === 'random'
+        ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
+        : `the example ${f.path ?? '?'}`;
+    const explanation = explainCounterexample(f.trace, f.divergence, {
+      sut: report.sut,
+      ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
+      level: f.level,
+      origin,
+      replay,
+      stderrTail,
+    });
+    writeFilesAtomic([
+      { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
+      { path: explainPath, text: explanation },
+    ]);
+    return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
+  });
+}
+
+function summary(report: ConformReport, written: readonly WrittenCounterexample[]): string {
+  const lines: string[] = [];
+  const impl = report.implementation ? `${report.implementation.name} ${report.implementation.version}` : 'unknown implementation';
+  lines.push(`streamjoin conform: ${impl} (--sut ${shellQuote(report.sut)})`);
+  lines.push(`levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`);
+  const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
+  lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
+  for (const r of report.random) {
+    lines.push(`random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`);
+  }
+  for (const w of written) {
+    const f = w.failure;
+    lines.push('');
+    lines.push(`FAIL at level ${f.level}: ${f.origin === 'random' ? `random trace, shrunk to ${f.trace.trace.steps.length} steps` : `example ${f.path ?? ''}`}`);
+    lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
+    lines.push(`  counterexample: ${w.tracePath}`);
+    lines.push(`  explanation:    ${w.explainPath}`);
+    lines.push(`  replay:         ${w.replay}`);
+    if (w.search) lines.push(`  replay search:  ${w.search}`);
+  }
+  if (report.unknown) {
+    lines.push('');
+    lines.push(`UNKNOWN during ${report.unknown.during}: ${report.unknown.reason}`);
+    if (report.unknown.stderrTail.length > 0) {
+      lines.push('  last stderr lines of the system under test:');
+      for (const l of report.unknown.stderrTail) lines.push(`  | ${l}`);
+    }
+  }
+  lines.push('');
+  lines.push(
+    report.verdict === 'pass'
+      ? 'verdict: conforms'
+      : report.verdict === 'fail'
+        ? `verdict: DIVERGES (${report.failures.length} counterexample${report.failures.length === 1 ? '' : 's'})`
+        : 'verdict: UNKNOWN',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function exitOf(verdict: ConformReport['verdict']): number {
+  return verdict === 'pass' ? CONFORM_EXIT.pass : verdict === 'fail' ? CONFORM_EXIT.fail : CONFORM_EXIT.unknown;
+}
+
+/** Runs `fn`, mapping bad input to the usage exit code (these commands use 2 for `unknown`). */
+async function guarded(out: Output, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof InputError) {
+      out.stderr(`${e.format()}\n`);
+      return CONFORM_EXIT.usage;
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usageFailure(out, (e as Error).message);
+    throw e;
+  }
+}
+
+export function conformCommand(args: readonly string[], out: Output): Promise<number> {
+  return guarded(out, async () => {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        sut: { type: 'string' },
+        level: { type: 'string' },
+        seed: { type: 'string' },
+        runs: { type: 'string' },
+        path: { type: 'string' },
+        out: { type: 'string', default: 'out' },
+        json: { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        'max-line': { type: 'string' },
+        'time-budget': { type: 'string' },
+        examples: { type: 'string' },
+      },
+    });
+    if (positionals.length > 0) return usageFailure(out, `conform takes no positional arguments, got "${positionals[0]}"`);
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model)');
+    const level = parseLevel(values.level);
+    if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
+    let seed: number;
+    if (values.seed !== undefined) {
+      if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
+        return usageFailure(out, `--seed must be an integer, got "${values.seed}"`);
+      }
+      seed = Number(values.seed) | 0;
+    } else {
+      seed = (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
+    }
+    if (values.path !== undefined && values.seed === undefined) return usageFailure(out, '--path replays a counterexample of one seed: give --seed too');
+    const runs = values.runs === undefined ? 100 : nonNegativeInteger(values.runs);
+    if (runs === undefined) return usageFailure(out, `--runs must be a non-negative integer, got "${values.runs}"`);
+    const budget = values['time-budget'] === undefined ? undefined : positiveInteger(values['time-budget']);
+    if (values['time-budget'] !== undefined && budget === undefined) {
+      return usageFailure(out, `--time-budget must be a positive integer (seconds), got "${values['time-budget']}"`);
+    }
+    if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
+      return usageFailure(out, `--examples must be "all" or "none", got "${values.examples}"`);
+    }
+    const outProblem = outDirProblem(values.out);
+    if (outProblem) return usageFailure(out, `--out ${values.out}: ${outProblem}`);
+    // All input is read and checked before the system under test starts.
+    const examples: TraceSource[] =
+      values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+    const system = buildSystem(values.sut, values);
+    if (typeof system === 'string') return usageFailure(out, system);
+    const sutWord = shellQuote(values.sut);
+    out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
+    let report: ConformReport;
+    try {
+      report = await runConform({
+        system,
+        ...(level !== undefined ? { levels: [level as Level] } : {}),
+        seed,
+        runs,
+        ...(values.path !== undefined ? { path: values.path } : {}),
+        examples,
+        ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
+        progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
+        ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
+      });
+    } finally {
+      await system.close();
+    }
+    const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
+    if (values.json) {
+      out.stdout(
+        `${JSON.stringify({
+          verdict: report.verdict,
+          sut: report.sut,
+          implementation: report.implementation ?? null,
+          supported: report.supported,
+          levels: report.levels,
+          seed: report.seed,
+          examples: report.examples,
+          skipped: report.skipped,
+          random: report.random,
+          failures: written.map((w) => ({
+            level: w.failure.level,
+            origin: w.failure.origin,
+            path: w.failure.path ?? null,
+            seed: w.failure.seed ?? null,
+            fcPath: w.failure.fcPath ?? null,
+            steps: w.failure.trace.trace.steps.length,
+            divergence: w.failure.divergence,
+            counterexample: w.tracePath,
+            explanation: w.explainPath,
+            replay: w.replay,
+          })),
+          unknown: report.unknown ?? null,
+        })}\n`,
+      );
+    } else {
+      out.stdout(summary(report, written));
+    }
+    return exitOf(report.verdict);
+  });
+}
+
+export function replayCommand(args: readonly string[], out: Output): Promise<number> {
+  return guarded(out, async () => {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        sut: { type: 'string' },
+        level: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        'max-line': { type: 'string' },
+        'write-expected': { type: 'string' },
+      },
+    });
+    if (positionals.length !== 1) return usageFailure(out, `replay takes exactly one FILE, got ${positionals.length}`);
+    const file = positionals[0] as string;
+    const level = parseLevel(values.level);
+    if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
+    const trace: AnyTrace = loadCheckedTrace(file);
+    if (values['write-expected'] !== undefined) {
+      writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
+      out.stdout(`wrote ${values['write-expected']}\n`);
+      return CONFORM_EXIT.pass;
+    }
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model)');
+    let chosen: Level;
+    if (trace.kind === 'operator') {
+      if (level !== undefined && level !== 'operator') return usageFailure(out, `an operator trace replays at level operator, not ${level}`);
+      chosen = 'operator';
+    } else {
+      const need = levelOfClusterTrace(trace.trace);
+      if (level === 'operator') return usageFailure(out, 'a cluster trace replays at level cluster or faults');
+      if (level === 'cluster' && need === 'faults') return usageFailure(out, 'this trace has fault actions: it needs level faults');
+      chosen = (level as Level | undefined) ?? need;
+    }
+    const system = buildSystem(values.sut, values);
+    if (typeof system === 'string') return usageFailure(out, system);
+    try {
+      const info = await system.info();
+      if (!info.levels.includes(chosen)) throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
+      const result =
+        trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
+      for (const d of result.disagreements) {
+        out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+      }
+      const d = result.divergence;
+      if (values.json) {
+        out.stdout(`${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`);
+      } else if (d) {
+        out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
+      } else {
+        out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
+      }
+      return d ? CONFORM_EXIT.fail : CONFORM_EXIT.pass;
+    } catch (e) {
+      if (!(e instanceof SutUnavailable)) throw e;
+      const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
+      if (values.json) out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
+      else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+      return CONFORM_EXIT.unknown;
+    } finally {
+      await system.close();
+    }
+  });
+}

@@ -1,0 +1,88 @@
+// An in-process system under test behind the asynchronous interface the
+// lockstep runner drives. Everything runs synchronously; a trace costs one
+// promise, not one per request.
+import { PROTOCOL_ERRORS, clusterConfigProblem } from '../../spec/index.ts';
+import type { ClusterConfig, ExternalAction, JoinConfig, Level } from '../../spec/index.ts';
+import {
+  SutConfigError,
+  SutUnavailable,
+  type ActionReply,
+  type ClusterSession,
+  type ClusterStepReply,
+  type ClusterUnderTest,
+  type InProcessSut,
+  type OperatorSession,
+  type RecordReply,
+  type SystemUnderTest,
+} from '../sut.ts';
+
+const internalError = (e: unknown) => ({
+  error: { code: PROTOCOL_ERRORS.internal_error, text: e instanceof Error ? e.message : String(e) },
+});
+
+/** One action; an exception in the system is its `internal_error` reply, as over the protocol. */
+function applyGuarded(cluster: ClusterUnderTest, action: ExternalAction): ActionReply {
+  try {
+    return cluster.apply(action);
+  } catch (e) {
+    return internalError(e);
+  }
+}
+
+/** Wraps an in-process system; `label` names it in messages and replay commands. */
+export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnderTest {
+  const unsupported = (level: Level) => new SutUnavailable(`${sut.implementation.name} does not support level ${level}`);
+  // One session at a time, as over the protocol: opening one ends the last.
+  let current: ClusterUnderTest | undefined;
+  const endSession = (): void => {
+    current?.close();
+    current = undefined;
+  };
+  return {
+    label,
+    info: async () => ({ implementation: sut.implementation, levels: sut.levels }),
+    async openOperator(config: JoinConfig): Promise<OperatorSession> {
+      endSession();
+      if (!sut.operator || !sut.levels.includes('operator')) throw unsupported('operator');
+      const operator = sut.operator(config);
+      return {
+        async records(records) {
+          const out: RecordReply[] = [];
+          for (const record of records) {
+            try {
+              const { outcome, changes } = operator.apply(record);
+              out.push({ outcome, changes, retained: operator.retained() });
+            } catch (e) {
+              out.push(internalError(e));
+            }
+          }
+          return out;
+        },
+      };
+    },
+    async openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+      endSession();
+      if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
+      const problem = clusterConfigProblem(config);
+      if (problem) throw new SutUnavailable(`bad config: ${problem}`);
+      let cluster: ClusterUnderTest;
+      try {
+        cluster = sut.cluster(config, level);
+      } catch (e) {
+        if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
+        throw e;
+      }
+      current = cluster;
+      return {
+        apply: async (action) => applyGuarded(cluster, action),
+        observe: async () => cluster.observe(),
+        async steps(actions) {
+          const out: ClusterStepReply[] = [];
+          for (const action of actions) out.push({ reply: applyGuarded(cluster, action), observation: cluster.observe() });
+          return out;
+        },
+      };
+    },
+    close: async () => endSession(),
+  };
+}

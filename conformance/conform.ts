@@ -1,0 +1,315 @@
+// The conformance job (DESIGN §5): at each level the system under test
+// supports (or the one asked for), every example trace and then random
+// traces with shrinking, each in lockstep with the model. Returns a report;
+// writing files and printing is the CLI's business.
+import fc from 'fast-check';
+import { LEVELS, levelOfAction } from '../spec/index.ts';
+import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
+import { actionsOf, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
+import { runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
+import { clusterTraceArbitrary, operatorTraceArbitrary } from './clusterArbitraries.ts';
+import type { Divergence } from './divergence.ts';
+import { SutUnavailable, type SystemUnderTest } from './sut.ts';
+import { clusterContractViolation } from './traceFiles.ts';
+import { firstContractViolation } from '../model/index.ts';
+
+/** A trace file given to the job (examples, or a user's). */
+export interface TraceSource {
+  readonly path: string;
+  readonly trace: AnyTrace;
+}
+
+export type Verdict = 'pass' | 'fail' | 'unknown';
+
+/** A divergence found, with the trace that shows it (expectations filled in by the model). */
+export interface Failure {
+  readonly level: Level;
+  /** `example` (a file) or `random` (a shrunk random trace). */
+  readonly origin: 'example' | 'random';
+  /** The example's path. */
+  readonly path?: string;
+  /** fast-check's seed and path of the shrunk counterexample (random traces). */
+  readonly seed?: number;
+  readonly fcPath?: string;
+  readonly trace: AnyTrace;
+  readonly divergence: Divergence;
+}
+
+/** The system under test could not be judged. */
+export interface Unknown {
+  readonly reason: string;
+  readonly stderrTail: readonly string[];
+  /** What the job was doing. */
+  readonly during: string;
+}
+
+export interface ExampleResult {
+  readonly level: Level;
+  readonly path: string;
+  readonly name: string;
+  readonly steps: number;
+  readonly verdict: 'pass' | 'fail';
+}
+
+export interface RandomResult {
+  readonly level: Level;
+  readonly seed: number;
+  readonly requested: number;
+  /** Runs before the first failure, or all of them. */
+  readonly runs: number;
+  readonly shrinks: number;
+  readonly verdict: Verdict;
+  /** Why it is `unknown` when the budget ran out. */
+  readonly note?: string;
+}
+
+export interface ConformReport {
+  readonly verdict: Verdict;
+  readonly sut: string;
+  readonly implementation?: ImplementationInfo;
+  /** Levels the system supports (from the handshake). */
+  readonly supported: readonly Level[];
+  /** Levels checked. */
+  readonly levels: readonly Level[];
+  readonly seed: number;
+  readonly examples: readonly ExampleResult[];
+  readonly random: readonly RandomResult[];
+  readonly failures: readonly Failure[];
+  readonly unknown?: Unknown;
+  /** Example traces not run, and why. */
+  readonly skipped: readonly { readonly path: string; readonly why: string }[];
+}
+
+export interface ConformOptions {
+  readonly system: SystemUnderTest;
+  /** Levels to check; default every level the system supports. */
+  readonly levels?: readonly Level[];
+  readonly seed: number;
+  /** Random traces per level. */
+  readonly runs: number;
+  /** fast-check path to replay one random counterexample (with its seed). */
+  readonly path?: string;
+  readonly examples: readonly TraceSource[];
+  /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
+  readonly timeBudgetMs?: number;
+  /** Progress lines (for stderr). */
+  readonly progress?: (line: string) => void;
+  /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
+  readonly tick?: (line: string) => void;
+}
+
+/** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
+export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
+  return actionsOf(trace).some((a) => levelOfAction(a) === 'faults') ? 'faults' : 'cluster';
+}
+
+/** The trace a counterexample file holds: the model's expectations filled in. */
+export function withExpectations(trace: AnyTrace): AnyTrace {
+  return trace.kind === 'cluster'
+    ? { kind: 'cluster', trace: withClusterExpectations(trace.trace) }
+    : { kind: 'operator', trace: withOperatorExpectations(trace.trace) };
+}
+
+/** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
+export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
+  const result = trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
+  return result.divergence;
+}
+
+/** Where an example runs: its level among those checked, or why it is skipped. */
+function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string {
+  if (trace.kind === 'operator') return levels.includes('operator') ? 'operator' : 'needs level operator';
+  const need = levelOfClusterTrace(trace.trace);
+  if (need === 'cluster' && levels.includes('cluster')) return 'cluster';
+  if (levels.includes('faults')) return 'faults';
+  return `needs level ${need}`;
+}
+
+/** Random traces at one level, shrinking the first failure. */
+async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
+  const { system, seed, runs } = opts;
+  const failing = new Map<AnyTrace, Divergence>();
+  let unavailable: SutUnavailable | undefined;
+  let harnessError: unknown;
+  let done = 0;
+  const property = async (trace: AnyTrace): Promise<boolean> => {
+    // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
+    if (unavailable || harnessError !== undefined) return true;
+    done++;
+    opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
+    try {
+      const d = await runTrace(system, trace, level);
+      if (!d) return true;
+      failing.set(trace, d);
+      return false;
+    } catch (e) {
+      if (e instanceof SutUnavailable) unavailable = e;
+      else harnessError = e;
+      return true;
+    }
+  };
+  const arbitrary: fc.Arbitrary<AnyTrace> =
+    level === 'operator'
+      ? operatorTraceArbitrary().map((trace: OperatorTrace): AnyTrace => ({ kind: 'operator', trace }))
+      : clusterTraceArbitrary(level).map((trace: ClusterTrace): AnyTrace => ({ kind: 'cluster', trace }));
+  const details = await fc.check(fc.asyncProperty(arbitrary, property), {
+    seed,
+    numRuns: runs,
+    ...(opts.path !== undefined ? { path: opts.path } : {}),
+    ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
+  });
+  if (harnessError !== undefined) throw harnessError;
+  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks };
+  if (details.failed && details.counterexample) {
+    const [trace] = details.counterexample as [AnyTrace];
+    // The predicate saw this very value; if not (a copy), run it again.
+    const found = failing.get(trace) ?? (await runTrace(system, trace, level).catch(() => undefined));
+    const minimal = found ? await minimizeTrace(system, level, trace, found).catch(() => ({ trace, divergence: found })) : undefined;
+    if (minimal) {
+      const { divergence } = minimal;
+      const small = minimal.trace;
+      const name = `${level}-seed${seed}`;
+      const description = `${fcDescription(seed, details.counterexamplePath)} It diverged at step ${divergence.step}: ${divergence.summary}`;
+      // Key order is what a reader sees first in the file: what it is, then the config, then the steps.
+      const named: AnyTrace =
+        small.kind === 'cluster'
+          ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
+          : { kind: 'operator', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } };
+      return {
+        result: { ...base, verdict: 'fail' },
+        failure: {
+          level,
+          origin: 'random',
+          seed,
+          ...(details.counterexamplePath !== null ? { fcPath: details.counterexamplePath } : {}),
+          trace: withExpectations(named),
+          divergence,
+        },
+        ...(unavailable ? { unknown: unavailable } : {}),
+      };
+    }
+  }
+  if (unavailable) return { result: { ...base, verdict: 'unknown' }, unknown: unavailable };
+  if (details.interrupted && details.numRuns < runs) {
+    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
+  }
+  return { result: { ...base, verdict: 'pass' } };
+}
+
+/** The trace without step `i` (or with only its first `n` steps). */
+function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
+  return trace.kind === 'cluster'
+    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } }
+    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } };
+}
+
+function inContract(trace: AnyTrace): boolean {
+  if (trace.kind === 'cluster') return clusterContractViolation(trace.trace) === undefined;
+  return firstContractViolation(trace.trace.config, trace.trace.steps.map((s) => s.record)) === undefined;
+}
+
+/**
+ * After fast-check's shrinking (which works on the choices a trace was made
+ * from): drop the steps after the divergence, then delete single steps as
+ * long as some divergence remains and the log stays in contract (J9), to a
+ * fixpoint. Every step list is a valid trace: an action a deletion disables
+ * is simply expected to be refused (§7).
+ */
+export async function minimizeTrace(
+  system: SystemUnderTest,
+  level: Level,
+  trace: AnyTrace,
+  divergence: Divergence,
+  maxAttempts = 300,
+): Promise<{ trace: AnyTrace; divergence: Divergence }> {
+  let best = withSteps(trace, (i) => i <= divergence.step);
+  let bestDivergence = divergence;
+  let attempts = 0;
+  for (let changed = true; changed && attempts < maxAttempts; ) {
+    changed = false;
+    for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
+      const candidate = withSteps(best, (j) => j !== i);
+      if (!inContract(candidate)) continue;
+      attempts++;
+      const d = await runTrace(system, candidate, level);
+      if (!d) continue;
+      best = withSteps(candidate, (j) => j <= d.step);
+      bestDivergence = d;
+      changed = true;
+      i = Math.min(i, best.trace.steps.length);
+    }
+  }
+  return { trace: best, divergence: bestDivergence };
+}
+
+function fcDescription(seed: number, path: string | null): string {
+  return `A random trace found by streamjoin conform (seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
+}
+
+/** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
+export async function runConform(opts: ConformOptions): Promise<ConformReport> {
+  const { system, seed } = opts;
+  const examples: ExampleResult[] = [];
+  const random: RandomResult[] = [];
+  const failures: Failure[] = [];
+  const skipped: { path: string; why: string }[] = [];
+  let implementation: ImplementationInfo | undefined;
+  let supported: readonly Level[] = [];
+  let levels: readonly Level[] = [];
+  let unknown: Unknown | undefined;
+  let during = 'the handshake';
+  const report = (): ConformReport => ({
+    verdict: failures.length > 0 ? 'fail' : unknown || random.some((r) => r.verdict === 'unknown') ? 'unknown' : 'pass',
+    sut: system.label,
+    ...(implementation ? { implementation } : {}),
+    supported,
+    levels,
+    seed,
+    examples,
+    random,
+    failures,
+    ...(unknown ? { unknown } : {}),
+    skipped,
+  });
+  try {
+    const info = await system.info();
+    implementation = info.implementation;
+    supported = LEVELS.filter((l) => info.levels.includes(l));
+    opts.progress?.(`system under test: ${info.implementation.name} ${info.implementation.version}; levels ${supported.join(', ')}`);
+    const wanted = opts.levels ?? supported;
+    const missing = wanted.filter((l) => !supported.includes(l));
+    if (missing.length > 0) {
+      unknown = { reason: `it does not support level ${missing.join(', ')} (it supports ${supported.join(', ')})`, stderrTail: [], during };
+      return report();
+    }
+    levels = LEVELS.filter((l) => wanted.includes(l));
+    for (const ex of opts.examples) {
+      const level = exampleLevel(ex.trace, levels);
+      if (!LEVELS.includes(level as Level)) {
+        skipped.push({ path: ex.path, why: level });
+        continue;
+      }
+      during = `example ${ex.path} at level ${level}`;
+      const d = await runTrace(system, ex.trace, level as Level);
+      examples.push({ level: level as Level, path: ex.path, name: ex.trace.trace.name, steps: ex.trace.trace.steps.length, verdict: d ? 'fail' : 'pass' });
+      opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
+      if (d) failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(ex.trace), divergence: d });
+    }
+    for (const level of levels) {
+      during = `random traces at level ${level} (seed ${seed})`;
+      const r = await randomAtLevel(opts, level);
+      random.push(r.result);
+      const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
+      opts.progress?.(`${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`);
+      if (r.failure) failures.push(r.failure);
+      if (r.unknown) {
+        unknown = { reason: r.unknown.reason, stderrTail: r.unknown.stderrTail, during };
+        break;
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof SutUnavailable)) throw e;
+    unknown = { reason: e.reason, stderrTail: e.stderrTail, during };
+  }
+  return report();
+}

@@ -1,0 +1,69 @@
+// Public API of conformance/: the harness. Systems under test (in-process and
+// over protocol v1), lockstep runners at both levels, random traces with
+// shrinking, explanations of divergences, and the conform job.
+export { runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './operatorTrace.ts';
+export type { OperatorFactory, OperatorObservation, OperatorTraceResult, OperatorUnderTest } from './operatorTrace.ts';
+export { createModelOperator } from './adapters/modelOperator.ts';
+export { createModelCluster } from './adapters/modelCluster.ts';
+export { modelSut } from './adapters/modelSut.ts';
+export { inProcessSystem } from './adapters/inProcess.ts';
+export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
+export type { ProcessOptions } from './adapters/process.ts';
+export { SutConfigError, SutUnavailable } from './sut.ts';
+export type {
+  ActionReply,
+  ClusterSession,
+  ClusterStepReply,
+  ClusterUnderTest,
+  InProcessSut,
+  OperatorSession,
+  RecordReply,
+  SutError,
+  SutInfo,
+  SystemUnderTest,
+} from './sut.ts';
+export { createProtocolServer, serveStream } from './protocolServer.ts';
+export type { ProtocolServer } from './protocolServer.ts';
+export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
+export type { LineEvent } from './lines.ts';
+export {
+  actionsOf,
+  compareClusterStep,
+  expectedClusterSteps,
+  modelClusterSteps,
+  runClusterLockstep,
+  withClusterExpectations,
+} from './clusterLockstep.ts';
+export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement } from './clusterLockstep.ts';
+export {
+  compareOperatorStep,
+  expectedOperatorSteps,
+  modelOperatorSteps,
+  runOperatorLockstep,
+  withOperatorExpectations,
+} from './operatorLockstep.ts';
+export type { ExpectedOperatorStep, OperatorRunResult } from './operatorLockstep.ts';
+export { canonicalChanges, canonicalEvents, canonicalOutcome } from './divergence.ts';
+export type { Divergence } from './divergence.ts';
+export { RULE_TITLES, describeRules, rulesOfAction, rulesOfObservationPath } from './rules.ts';
+export type { RuleRefs } from './rules.ts';
+export { diffJson, prettyJson, sameJson } from './jsonDiff.ts';
+export type { PathDiff } from './jsonDiff.ts';
+export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './explain.ts';
+export type { DiagramRow, ExplainContext } from './explain.ts';
+export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations } from './conform.ts';
+export type { ConformOptions, ConformReport, ExampleResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
+export {
+  clusterTraceArbitrary,
+  controlActions,
+  interpretChoices,
+  operatorTraceArbitrary,
+  smallClusterDomain,
+  traceArbitraryOf,
+  workloadArbitrary,
+} from './clusterArbitraries.ts';
+export type { ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
+export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, smallDomain } from './arbitraries.ts';
+export type { LogDomain } from './arbitraries.ts';
+export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './traceFiles.ts';
+export type { TraceFileResult } from './traceFiles.ts';

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { diffJson, prettyJson, sameJson } from './jsonDiff.ts';
+
+const json = fc.jsonValue({ maxDepth: 3 });
+
+/** The same value with every object's keys in reverse order. */
+function reorder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(reorder);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)]));
+  return v;
+}
+
+describe('structural comparison of observations (§7)', () => {
+  it('sameJson ignores key order, and diffJson is empty exactly when sameJson holds', () => {
+    fc.assert(
+      fc.property(json, json, (a, b) => {
+        expect(sameJson(a, reorder(a))).toBe(true);
+        expect(diffJson(a, reorder(a))).toEqual([]);
+        expect(diffJson(a, b).length === 0).toBe(sameJson(a, b));
+      }),
+    );
+  });
+
+  it('names only the paths that differ, as JSON pointers', () => {
+    const expected = { sink: { applied: 1, matches: { 'k1/a/b': 'inserted' } }, log: 2 };
+    const actual = { sink: { applied: 2, matches: { 'k1/a/b': 'inserted', 'k1/a/c': 'inserted' } }, log: 2 };
+    expect(diffJson(expected, actual)).toEqual([
+      { path: '/sink/applied', expected: 1, actual: 2 },
+      { path: '/sink/matches/k1~1a~1c', expected: undefined, actual: 'inserted' },
+    ]);
+  });
+
+  it('prettyJson round-trips and keeps short values on one line', () => {
+    fc.assert(
+      fc.property(json, (v) => {
+        expect(JSON.parse(prettyJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+    );
+    expect(prettyJson({ a: [1, 2], b: { c: 'x'.repeat(200) } }, 40)).toBe(`{\n  "a": [1,2],\n  "b": {\n    "c": "${'x'.repeat(200)}"\n  }\n}`);
+  });
+});
