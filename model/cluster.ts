@@ -15,7 +15,7 @@ import type {
   LogRecord,
 } from '../spec/index.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from './join.ts';
-import { oracleRelationsByPrefix, relationSignature } from './clusterOracle.ts';
+import { noteAppended, prefixShowing, relationSignature } from './clusterOracle.ts';
 
 export type WorkerId = string;
 export const COORDINATOR = 'coordinator';
@@ -38,6 +38,12 @@ export type ProtocolElement = (typeof PROTOCOL_ELEMENTS)[number];
 /** A cluster config (C1, `schemas/cluster-config.schema.json`) and the protocol elements switched off. */
 export interface ClusterSetup extends ClusterConfig {
   readonly ablate?: readonly ProtocolElement[];
+  /**
+   * Track the ghost state the properties need (default true). Conformance,
+   * which compares observations only, turns it off: nothing observable
+   * depends on it.
+   */
+  readonly checkProperties?: boolean;
 }
 
 /** A worker's volatile copy of one key (C2). */
@@ -285,18 +291,14 @@ function sinkWrite(
   };
   // Ghost (ExactlyOnce): the sink must now show the oracle's relation over
   // some prefix at or after the one it showed before.
-  const shown = relationSignature(sinkRelation(nextSink, key));
-  // (Signatures compare sorted match ids; see clusterOracle.ts.)
-  const byPrefix = oracleRelationsByPrefix(config.join, state.log);
+  if (config.checkProperties === false) return { state: { ...state, sink: nextSink }, fenced: false };
   const from = state.ghost.prefix[key] ?? 0;
-  let p = from;
-  while (p < byPrefix.length && (byPrefix[p]?.get(key) ?? '') !== shown) p++;
-  if (p === byPrefix.length) {
+  const p = prefixShowing(config.join, state.log, key, from, relationSignature(sinkRelation(nextSink, key)));
+  if (p === undefined) {
     violation ??= `ExactlyOnce: the sink's relation for ${key} equals the oracle's over no prefix of length >= ${from}`;
-    p = from;
   }
   return {
-    state: { ...state, sink: nextSink, ghost: { prefix: { ...state.ghost.prefix, [key]: p }, violation } },
+    state: { ...state, sink: nextSink, ghost: { prefix: { ...state.ghost.prefix, [key]: p ?? from }, violation } },
     fenced: false,
   };
 }
@@ -464,7 +466,11 @@ function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly Log
   let next = appended.get(log);
   if (!next) appended.set(log, (next = new Map()));
   let out = next.get(record);
-  if (!out) next.set(record, (out = [...log, record]));
+  if (!out) {
+    out = [...log, record];
+    next.set(record, out);
+    noteAppended(log, out);
+  }
   return out;
 }
 

@@ -18,7 +18,7 @@ import {
   type WorkerId,
   type WorkerState,
 } from './cluster.ts';
-import { oracleRelationsByPrefix, relationSignature } from './clusterOracle.ts';
+import { finalRelation, relationSignature } from './clusterOracle.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from './oracle.ts';
 
 /** How far the explorer may go: the workload and a budget per kind of control action and fault. */
@@ -274,16 +274,24 @@ export function isQuiescent(config: ClusterModelConfig, s: ExploredState): boole
   return config.cluster.keys.every(({ key }) => {
     const owner = st.coordinator.owner[key] as string;
     const copy = st.workers[owner]?.keys[key];
-    return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && copy.cursor === st.log.length;
+    return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && hasReadLog(st.log, key, copy.cursor);
   });
+}
+
+/** C3: no relevant record of `key` at or after `cursor`. */
+function hasReadLog(log: readonly LogRecord[], key: string, cursor: number): boolean {
+  for (let i = cursor; i < log.length; i++) {
+    const r = log[i] as LogRecord;
+    if (r.kind === 'watermark' || r.key === key) return false;
+  }
+  return true;
 }
 
 /** ExactlyOnce at quiescence: the sink equals the oracle over the whole log. */
 export function quiescentResultWrong(config: ClusterModelConfig, s: ExploredState): string | undefined {
   if (!isQuiescent(config, s)) return undefined;
-  const whole = oracleRelationsByPrefix(config.cluster.join, s.cluster.log).at(-1);
   for (const { key } of config.cluster.keys) {
-    const want = whole?.get(key) ?? '';
+    const want = finalRelation(config.cluster.join, s.cluster.log, key);
     const got = relationSignature(sinkRelation(s.cluster.sink, key));
     if (got !== want) return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${got.replaceAll('\n', ', ')}], the oracle's [${want.replaceAll('\n', ', ')}]`;
   }

@@ -8,7 +8,9 @@ import type { ClusterUnderTest } from '../sut.ts';
  * A fresh model cluster. `setup` may switch protocol elements off
  * (`ablate`, SPEC §6): a deliberately wrong system for testing the harness.
  */
-export function createModelCluster(config: ClusterConfig | ClusterSetup): ClusterUnderTest {
+export function createModelCluster(given: ClusterConfig | ClusterSetup): ClusterUnderTest {
+  // Conformance compares observations only: no ghost state for properties.
+  const config: ClusterSetup = { ...given, checkProperties: false };
   let state = initialClusterState(config);
   return {
     apply(action: ExternalAction) {
