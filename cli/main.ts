@@ -3,6 +3,7 @@
 import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
 import { EXIT } from './exitCodes.ts';
+import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
@@ -12,15 +13,17 @@ Usage: streamjoin <command> [options]
 Commands:
   ci                 the main job: every example trace through the reference model
   run [TRACE...]     validate operator traces and run the reference model over them
+  check              model-check a preset (streamjoin check --list), or --replay a counterexample
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
 or usage (the message names the file, the step and the field); 70 internal
-error (a bug in streamjoin: please report it with the command line).
+error (a bug in streamjoin: please report it with the command line). check
+also exits 3 when a time or state budget ran out before the bound was exhausted.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp };
+const helps: Record<string, string> = { run: runHelp, check: checkHelp };
 
 function ciJob(out: Output): number {
   out.stdout('== example traces through the reference model ==\n');
@@ -44,6 +47,8 @@ function dispatch(argv: readonly string[], out: Output): number {
       return ciJob(out);
     case 'run':
       return runCommand(rest, out);
+    case 'check':
+      return checkCommand(rest, out);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;

@@ -29,3 +29,9 @@ export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejecte
 
 /** `format` value of an operator trace file (SPEC §4). */
 export const OPERATOR_TRACE_FORMAT = 'streamjoin/operator-trace@1';
+
+/** `format` value of a counterexample file written by `streamjoin check` (SPEC §5). */
+export const COUNTEREXAMPLE_FORMAT = 'streamjoin/counterexample@1';
+
+/** `format` value of a saved `streamjoin check` configuration. */
+export const CHECK_CONFIG_FORMAT = 'streamjoin/check-config@1';

@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   SJ103: 'unknown document format or version',
   SJ104: 'log violates the input contract (J9)',
   SJ105: 'bad command-line usage',
+  SJ106: 'counterexample does not replay against the model',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,6 +1,8 @@
 // Public API of spec/: constants, types, schemas and the reference encodings.
 export {
   BOUND_MAX,
+  CHECK_CONFIG_FORMAT,
+  COUNTEREXAMPLE_FORMAT,
   OPERATOR_TRACE_FORMAT,
   OUTCOME_CODES,
   REJECT_REASONS,
@@ -18,6 +20,8 @@ export type { SchemaName } from './schemas.ts';
 export {
   checkDocument,
   documentFormat,
+  loadCheckConfig,
+  loadCounterexample,
   loadOperatorTrace,
   parseJson,
   parseOperatorTrace,
@@ -25,6 +29,8 @@ export {
 } from './documents.ts';
 export type {
   Change,
+  CheckConfig,
+  Counterexample,
   JoinConfig,
   LogRecord,
   OperatorStep,

@@ -5,6 +5,8 @@ import type { RowRecord, WatermarkRecord } from './types.gen.ts';
 
 export type {
   Change,
+  CheckConfig,
+  Counterexample,
   JoinConfig,
   LogRecord,
   OperatorStep,

@@ -2,8 +2,8 @@
 // checker with symmetry and partial-order reduction, and its helpers.
 export { check } from './checker.ts';
 export { collisionProbability, fingerprintHex } from './fingerprint.ts';
-export { jsonDiff, replayPath } from './replay.ts';
-export type { ReplayResult, ReplayStep } from './replay.ts';
+export { evaluateProperty, jsonDiff, replayPath } from './replay.ts';
+export type { PropertyEvaluation, ReplayResult, ReplayStep } from './replay.ts';
 export type {
   CheckOptions,
   CheckReport,

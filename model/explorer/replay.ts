@@ -1,6 +1,7 @@
 // Replaying a path of actions through a model, checking at every step that
 // the action is enabled, and describing what each step changed.
-import type { Model } from './types.ts';
+import { check } from './checker.ts';
+import type { Model, Verdict } from './types.ts';
 
 export interface ReplayStep<S, A> {
   readonly action: A;
@@ -72,4 +73,50 @@ export function jsonDiff(before: unknown, after: unknown, at = ''): string[] {
   const a = JSON.stringify(before);
   const b = JSON.stringify(after);
   return a === b ? [] : [`${label}: ${a ?? '(none)'} → ${b ?? '(none)'}`];
+}
+
+/** The outcome of evaluating a named property at the end of a replayed path. */
+export type PropertyEvaluation =
+  | { readonly found: false }
+  | { readonly found: true; readonly verdict: Verdict; readonly explanation?: string };
+
+/**
+ * Evaluates property `name` of `kind` in `state`: an invariant by its check;
+ * Progress by exploring every fault-free path from `state` (with `options`'
+ * budget) for a quiescent state: `unknown` when that search runs out of budget.
+ */
+export function evaluateProperty<S, A>(
+  model: Model<S, A>,
+  kind: 'invariant' | 'progress',
+  name: string,
+  state: S,
+  budget: { readonly maxStates?: number; readonly maxSeconds?: number } = {},
+): PropertyEvaluation {
+  if (kind === 'invariant') {
+    const inv = model.invariants.find((i) => i.name === name);
+    if (!inv) return { found: false };
+    const why = inv.check(state);
+    return why === undefined ? { found: true, verdict: 'holds' } : { found: true, verdict: 'violated', explanation: why };
+  }
+  const progress = model.progress;
+  if (!progress || progress.name !== name) return { found: false };
+  const faultFree: Model<S, A> = {
+    name: `${model.name} (fault-free from the replayed state)`,
+    initialStates: () => [state],
+    actions: (s) => model.actions(s).filter((a) => !progress.isFault(a)),
+    next: (s, a) => model.next(s, a),
+    encode: (s) => model.encode(s),
+    actionKind: (a) => model.actionKind(a),
+    describeAction: (a) => model.describeAction(a),
+    invariants: [],
+    goals: [{ name: 'quiescent', reached: (s) => progress.quiescent(s) }],
+    ...(model.withinBoundary ? { withinBoundary: (s: S) => (model.withinBoundary as (s: S) => boolean)(s) } : {}),
+  };
+  const report = check(faultFree, { ...budget, symmetry: false, partialOrder: false });
+  const goal = report.goals[0];
+  if (goal?.verdict === 'holds') return { found: true, verdict: 'holds', explanation: `a quiescent state is reachable without faults in ${goal.path?.actions.length ?? 0} step(s)` };
+  if (goal?.verdict === 'violated') {
+    return { found: true, verdict: 'violated', explanation: `none of the ${report.distinct} state(s) reachable from here without faults is quiescent` };
+  }
+  return { found: true, verdict: 'unknown', explanation: `undecided: the fault-free search stopped (${report.stoppedBy ?? 'budget'}) after ${report.distinct} states` };
 }
