@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { JoinConfig, LogRecord, Side } from '../spec/index.ts';
 import { check, replayPath } from './explorer/index.ts';
 import type { Model, PropertyResult } from './explorer/index.ts';
 import { globalWatermark, stepJoin } from './join.ts';
-import { JOIN_ABLATIONS, joinModel, recordDomain, type JoinModelBounds, type JoinModelState, type OperatorStepFunction } from './joinModel.ts';
+import { JOIN_ABLATIONS, joinModel, recordDomain, renameState, symmetryGroup, type JoinModelBounds, type JoinModelState, type OperatorStepFunction } from './joinModel.ts';
 
 /** Reaches every goal with N = 4 (a match outliving an endpoint needs 2 rows and 2 watermarks). */
 const small: JoinModelBounds = { records: 4, keys: 1, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: true };
@@ -54,6 +55,30 @@ describe('join model: the reference join exhausted over every log of at most N r
     expect(on.distinct).toBeLessThan(off.distinct);
     const verdicts = (r: typeof on): string[] => [...r.invariants, ...r.goals].map((p) => `${p.name}:${p.verdict}`);
     expect(verdicts(on)).toEqual(verdicts(off));
+  });
+
+  it('symmetry: the representative is canonical, equal for every renaming of a reachable state', () => {
+    const bounds: JoinModelBounds = { records: 6, keys: 2, ids: 2, maxTime: 2, allowedLateness: 0, maxIntervalLength: 1, invalid: false };
+    const model = joinModel({ bounds });
+    const domain = recordDomain(bounds);
+    const group = symmetryGroup(bounds);
+    const rep = model.representative as (s: JoinModelState) => JoinModelState;
+    fc.assert(
+      fc.property(fc.array(fc.nat(domain.length - 1), { maxLength: 6 }), fc.nat(group.length - 1), (picks, gi) => {
+        let state = model.initialStates()[0] as JoinModelState;
+        for (const i of picks) {
+          const next = model.next(state, domain[i] as LogRecord);
+          if (next.outOfContract) break;
+          state = next;
+        }
+        const renamed = renameState(group[gi] as (typeof group)[number], state);
+        expect(model.encode(rep(renamed))).toBe(model.encode(rep(state)));
+        // and the representative is a member of the orbit: same invariants, same retained counts
+        expect(rep(state).op.rows.length).toBe(state.op.rows.length);
+        expect(rep(state).op.matches.length).toBe(state.op.matches.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('symmetry over keys: same verdicts, fewer states', () => {

@@ -119,8 +119,8 @@ function retainedSet(op: JoinState): { rows: string[]; matches: string[] } {
   };
 }
 
-/** A renaming of keys, and of ids per (key, side): the model's symmetry group. */
-interface Renaming {
+/** A renaming of keys, and of ids per (key, side): an element of the model's symmetry group. */
+export interface Renaming {
   readonly key: ReadonlyMap<string, string>;
   /** Keyed by `${originalKey}/${side}`. */
   readonly id: ReadonlyMap<string, ReadonlyMap<string, string>>;
@@ -136,7 +136,7 @@ function product<T>(lists: readonly (readonly T[])[]): T[][] {
 }
 
 /** Every renaming but the identity: keys! · (ids!)^(2·keys) − 1 elements. */
-function symmetryGroup(bounds: JoinModelBounds): Renaming[] {
+export function symmetryGroup(bounds: JoinModelBounds): Renaming[] {
   const keys = keyNames(bounds);
   const ids = idNames(bounds);
   const idPerms = permutations(ids);
@@ -166,7 +166,7 @@ function renameMatch(g: Renaming, m: MatchState): MatchState {
   };
 }
 
-function renameState(g: Renaming, s: JoinModelState): JoinModelState {
+export function renameState(g: Renaming, s: JoinModelState): JoinModelState {
   return {
     ...s,
     op: { wm: s.op.wm, rows: s.op.rows.map((r) => renameRow(g, r)), matches: s.op.matches.map((m) => renameMatch(g, m)) },
@@ -175,6 +175,82 @@ function renameState(g: Renaming, s: JoinModelState): JoinModelState {
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A row's content without its names: what no renaming changes. */
+const contentCode = (r: RowState): string => `${r.ts} ${r.start} ${r.end}${r.live ? '' : '†'}`;
+
+/**
+ * The renamings worth trying for the canonical member of `s`'s orbit: keys
+ * sorted by a name-free signature, and within each (key, side) the ids
+ * sorted by theirs; only ties among ids (or keys) that occur in the state
+ * are tried in every order (ids that occur nowhere can take any of the
+ * remaining names: the state does not change). Since signatures do not
+ * depend on names, renaming `s` first renames these candidates along with
+ * it, so the least encoding over them is the same for every member of the
+ * orbit: a canonical representative, usually found with one candidate
+ * instead of the whole group (keys! · (ids!)^(2·keys) elements).
+ */
+function canonicalCandidates(s: JoinModelState, keys: readonly string[], ids: readonly string[]): Renaming[] {
+  const opRow = new Map<string, RowState>();
+  const oracleRow = new Map<string, RowState>();
+  for (const r of s.op.rows) opRow.set(`${r.key}/${r.side}/${r.id}`, r);
+  for (const r of s.oracle.rows) oracleRow.set(`${r.key}/${r.side}/${r.id}`, r);
+  const partnerCode = (identity: string): string => {
+    const r = oracleRow.get(identity) ?? opRow.get(identity);
+    return r ? contentCode(r) : '?';
+  };
+  const partners = new Map<string, string[]>();
+  const addPartner = (identity: string, code: string): void => {
+    const list = partners.get(identity);
+    if (list) list.push(code);
+    else partners.set(identity, [code]);
+  };
+  for (const m of s.op.matches) {
+    const l = `${m.key}/L/${m.left}`;
+    const r = `${m.key}/R/${m.right}`;
+    addPartner(l, partnerCode(r));
+    addPartner(r, partnerCode(l));
+  }
+  const signature = (identity: string): string | undefined => {
+    const op = opRow.get(identity);
+    const or = oracleRow.get(identity);
+    const ps = partners.get(identity);
+    if (!op && !or && !ps) return undefined;
+    return `${op ? contentCode(op) : '-'}/${or ? contentCode(or) : '-'}/${ps ? ps.sort(byText).join(',') : ''}`;
+  };
+  /** Orders of `items` by signature, every order of each run of equal signatures (undefined = absent: one order). */
+  const orders = (items: readonly string[], sig: (x: string) => string | undefined): string[][] => {
+    const present = items.filter((x) => sig(x) !== undefined).sort((a, b) => byText(sig(a) as string, sig(b) as string));
+    const absent = items.filter((x) => sig(x) === undefined);
+    const runs: string[][] = [];
+    for (const x of present) {
+      const last = runs[runs.length - 1];
+      if (last && sig(last[0] as string) === sig(x)) last.push(x);
+      else runs.push([x]);
+    }
+    return product(runs.map((run) => permutations(run))).map((choice) => [...choice.flat(), ...absent]);
+  };
+  const idSig = new Map<string, string | undefined>();
+  const idSignature = (k: string, side: Side, x: string): string | undefined => {
+    const identity = `${k}/${side}/${x}`;
+    if (!idSig.has(identity)) idSig.set(identity, signature(identity));
+    return idSig.get(identity);
+  };
+  const keySignature = (k: string): string | undefined => {
+    const parts = (['L', 'R'] as const).flatMap((side) => ids.map((x) => idSignature(k, side, x)).filter((q) => q !== undefined).map((q) => `${side}:${q}`));
+    return parts.length === 0 ? undefined : parts.sort(byText).join(';');
+  };
+  const keyOrders = orders(keys, keySignature);
+  const slots = keys.flatMap((k) => (['L', 'R'] as const).map((side) => ({ k, side })));
+  const idOrders = product(slots.map(({ k, side }) => orders(ids, (x) => idSignature(k, side, x))));
+  return keyOrders.flatMap((keyOrder) =>
+    idOrders.map((choice) => ({
+      // the i-th key in signature order takes the i-th name, likewise ids within each original (key, side)
+      key: new Map(keyOrder.map((k, i) => [k, keys[i] as string])),
+      id: new Map(slots.map(({ k, side }, i) => [`${k}/${side}`, new Map((choice[i] as string[]).map((x, j) => [x, ids[j] as string]))])),
+    })),
+  );
+}
 
 /**
  * Canonical encoding, under a renaming `g` (none: the state as it is). Row
@@ -230,8 +306,11 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
   const operator = options.operator ?? stepJoin;
   const domain = recordDomain(bounds);
   const none: readonly JoinAction[] = [];
-  const group = symmetryGroup(bounds);
-  const encodings = new WeakMap<JoinModelState, string>();
+  const keys = keyNames(bounds);
+  const ids = idNames(bounds);
+  const symmetric = keys.length > 1 || ids.length > 1;
+  let lastRepresentative: JoinModelState | undefined;
+  let lastEncoding = '';
 
   const invariants: Invariant<JoinModelState>[] = [
     { name: 'JoinCorrect', check: (s) => (s.outOfContract ? undefined : s.mismatch) },
@@ -286,7 +365,7 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
         outOfContract: false,
       };
     },
-    encode: (s) => encodings.get(s) ?? encodeUnder(s, undefined),
+    encode: (s) => (s === lastRepresentative ? lastEncoding : encodeUnder(s, undefined)),
     // J9: a log that breaks the contract is outside the model.
     withinBoundary: (s) => !s.outOfContract,
     actionKind: (r) => r.kind,
@@ -294,23 +373,23 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
     expectedActionKinds: ['insert', 'retract', 'watermark'],
     invariants,
     goals,
-    // The canonical member is the renaming with the least encoding; the
-    // encoding is computed without building the renamed state, and remembered
-    // for the one state built, which the checker encodes next.
+    // The canonical member: the least encoding over the candidate renamings
+    // (see canonicalCandidates). The encoding of the member returned is
+    // remembered, since the checker encodes it next.
     representative: (s) => {
-      if (s.outOfContract || group.length === 0) return s;
+      if (s.outOfContract || !symmetric) return s;
       let best: Renaming | undefined;
-      let bestCode = encodeUnder(s, undefined);
-      for (const g of group) {
+      let bestCode: string | undefined;
+      for (const g of canonicalCandidates(s, keys, ids)) {
         const code = encodeUnder(s, g);
-        if (code < bestCode) {
+        if (bestCode === undefined || code < bestCode) {
           best = g;
           bestCode = code;
         }
       }
-      if (best === undefined) return s;
-      const t = renameState(best, s);
-      encodings.set(t, bestCode);
+      const t = best ? renameState(best, s) : s;
+      lastRepresentative = t;
+      lastEncoding = bestCode ?? encodeUnder(s, undefined);
       return t;
     },
     actionToJson: (r) => r,
