@@ -157,6 +157,18 @@ describe('streamjoin check', () => {
     expect(capture(['check', '--config', config, '--preset', 'join-small']).stderr).toMatch(/give --preset or --config, not both/);
   });
 
+  it('draws a live progress line on stderr only when stderr is a terminal', () => {
+    let stderr = '';
+    const code = main(['check', '--preset', 'join-small', '--bound', 'records=3', '--bound', 'invalid=0', '--out', tmp()], {
+      stdout: () => undefined,
+      stderr: (t) => (stderr += t),
+      interactive: true,
+    });
+    expect(code).toBe(1); // 3 records cannot reach MatchOutlivesEndpoint: the goal is reported, not passed
+    expect(stderr).toMatch(/\r\x1b\[K\d+ states, \d+ distinct, depth \d+, queue \d+, \d+ states\/s/);
+    expect(capture(['check', '--preset', 'join-small', '--bound', 'records=3', '--out', tmp()]).stderr).toBe('');
+  });
+
   it('--list names every preset with its bounds and ablatable elements; help documents exit code 3', () => {
     const r = capture(['check', '--list']);
     expect(r.code).toBe(0);

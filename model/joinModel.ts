@@ -136,6 +136,12 @@ function product<T>(lists: readonly (readonly T[])[]): T[][] {
 }
 
 /** Every renaming but the identity: keys! · (ids!)^(2·keys) − 1 elements. */
+function isIdentity(g: Renaming): boolean {
+  for (const [a, b] of g.key) if (a !== b) return false;
+  for (const m of g.id.values()) for (const [a, b] of m) if (a !== b) return false;
+  return true;
+}
+
 export function symmetryGroup(bounds: JoinModelBounds): Renaming[] {
   const keys = keyNames(bounds);
   const ids = idNames(bounds);
@@ -148,8 +154,6 @@ export function symmetryGroup(bounds: JoinModelBounds): Renaming[] {
       id: new Map(slots.map((slot, i) => [slot, new Map(ids.map((x, j) => [x, (choice[i] as string[])[j] as string]))])),
     })),
   );
-  const isIdentity = (g: Renaming): boolean =>
-    [...g.key].every(([a, b]) => a === b) && [...g.id.values()].every((m) => [...m].every(([a, b]) => a === b));
   return all.filter((g) => !isIdentity(g));
 }
 
@@ -191,63 +195,71 @@ const contentCode = (r: RowState): string => `${r.ts} ${r.start} ${r.end}${r.liv
  * instead of the whole group (keys! · (ids!)^(2·keys) elements).
  */
 function canonicalCandidates(s: JoinModelState, keys: readonly string[], ids: readonly string[]): Renaming[] {
-  const opRow = new Map<string, RowState>();
-  const oracleRow = new Map<string, RowState>();
-  for (const r of s.op.rows) opRow.set(`${r.key}/${r.side}/${r.id}`, r);
-  for (const r of s.oracle.rows) oracleRow.set(`${r.key}/${r.side}/${r.id}`, r);
-  const partnerCode = (identity: string): string => {
-    const r = oracleRow.get(identity) ?? opRow.get(identity);
-    return r ? contentCode(r) : '?';
-  };
-  const partners = new Map<string, string[]>();
-  const addPartner = (identity: string, code: string): void => {
-    const list = partners.get(identity);
-    if (list) list.push(code);
-    else partners.set(identity, [code]);
-  };
-  for (const m of s.op.matches) {
-    const l = `${m.key}/L/${m.left}`;
-    const r = `${m.key}/R/${m.right}`;
-    addPartner(l, partnerCode(r));
-    addPartner(r, partnerCode(l));
+  interface Identity {
+    readonly key: string;
+    readonly side: Side;
+    readonly id: string;
+    op: string;
+    oracle: string;
+    readonly partners: string[];
   }
-  const signature = (identity: string): string | undefined => {
-    const op = opRow.get(identity);
-    const or = oracleRow.get(identity);
-    const ps = partners.get(identity);
-    if (!op && !or && !ps) return undefined;
-    return `${op ? contentCode(op) : '-'}/${or ? contentCode(or) : '-'}/${ps ? ps.sort(byText).join(',') : ''}`;
-  };
-  /** Orders of `items` by signature, every order of each run of equal signatures (undefined = absent: one order). */
-  const orders = (items: readonly string[], sig: (x: string) => string | undefined): string[][] => {
-    const present = items.filter((x) => sig(x) !== undefined).sort((a, b) => byText(sig(a) as string, sig(b) as string));
-    const absent = items.filter((x) => sig(x) === undefined);
-    const runs: string[][] = [];
-    for (const x of present) {
-      const last = runs[runs.length - 1];
-      if (last && sig(last[0] as string) === sig(x)) last.push(x);
-      else runs.push([x]);
+  const byIdentity = new Map<string, Identity>();
+  const identity = (key: string, side: Side, id: string): Identity => {
+    const name = `${key}/${side}/${id}`;
+    let e = byIdentity.get(name);
+    if (!e) {
+      e = { key, side, id, op: '-', oracle: '-', partners: [] };
+      byIdentity.set(name, e);
     }
+    return e;
+  };
+  for (const r of s.oracle.rows) identity(r.key, r.side, r.id).oracle = contentCode(r);
+  for (const r of s.op.rows) identity(r.key, r.side, r.id).op = contentCode(r);
+  for (const m of s.op.matches) {
+    const l = identity(m.key, 'L', m.left);
+    const r = identity(m.key, 'R', m.right);
+    l.partners.push(r.oracle !== '-' ? r.oracle : r.op);
+    r.partners.push(l.oracle !== '-' ? l.oracle : l.op);
+  }
+  // Name-free signatures: of each identity, and of each key (its identities' signatures by side).
+  const slotSigs = new Map<string, { x: string; q: string }[]>();
+  const keyParts = new Map<string, string[]>();
+  for (const e of byIdentity.values()) {
+    const q = `${e.op}/${e.oracle}/${e.partners.sort(byText).join(',')}`;
+    const slot = `${e.key}/${e.side}`;
+    const list = slotSigs.get(slot);
+    if (list) list.push({ x: e.id, q });
+    else slotSigs.set(slot, [{ x: e.id, q }]);
+    const parts = keyParts.get(e.key);
+    if (parts) parts.push(`${e.side}:${q}`);
+    else keyParts.set(e.key, [`${e.side}:${q}`]);
+  }
+  /** Every order of `items`: signed ones by signature (each run of equal signatures in every order), then the absent ones. */
+  const orders = (items: readonly string[], signed: { x: string; q: string }[]): string[][] => {
+    const present = new Set(signed.map((e) => e.x));
+    const absent = items.filter((x) => !present.has(x));
+    signed.sort((a, b) => byText(a.q, b.q));
+    const runs: string[][] = [];
+    let previous: string | undefined;
+    for (const { x, q } of signed) {
+      if (q === previous) (runs[runs.length - 1] as string[]).push(x);
+      else runs.push([x]);
+      previous = q;
+    }
+    if (runs.length === signed.length) return [[...signed.map((e) => e.x), ...absent]];
     return product(runs.map((run) => permutations(run))).map((choice) => [...choice.flat(), ...absent]);
   };
-  const idSig = new Map<string, string | undefined>();
-  const idSignature = (k: string, side: Side, x: string): string | undefined => {
-    const identity = `${k}/${side}/${x}`;
-    if (!idSig.has(identity)) idSig.set(identity, signature(identity));
-    return idSig.get(identity);
-  };
-  const keySignature = (k: string): string | undefined => {
-    const parts = (['L', 'R'] as const).flatMap((side) => ids.map((x) => idSignature(k, side, x)).filter((q) => q !== undefined).map((q) => `${side}:${q}`));
-    return parts.length === 0 ? undefined : parts.sort(byText).join(';');
-  };
-  const keyOrders = orders(keys, keySignature);
-  const slots = keys.flatMap((k) => (['L', 'R'] as const).map((side) => ({ k, side })));
-  const idOrders = product(slots.map(({ k, side }) => orders(ids, (x) => idSignature(k, side, x))));
+  const keyOrders = orders(
+    keys,
+    [...keyParts].map(([x, parts]) => ({ x, q: parts.sort(byText).join(';') })),
+  );
+  const slots = keys.flatMap((k) => [`${k}/L`, `${k}/R`]);
+  const idOrders = product(slots.map((slot) => orders(ids, slotSigs.get(slot) ?? [])));
   return keyOrders.flatMap((keyOrder) =>
     idOrders.map((choice) => ({
       // the i-th key in signature order takes the i-th name, likewise ids within each original (key, side)
       key: new Map(keyOrder.map((k, i) => [k, keys[i] as string])),
-      id: new Map(slots.map(({ k, side }, i) => [`${k}/${side}`, new Map((choice[i] as string[]).map((x, j) => [x, ids[j] as string]))])),
+      id: new Map(slots.map((slot, i) => [slot, new Map((choice[i] as string[]).map((x, j) => [x, ids[j] as string]))])),
     })),
   );
 }
@@ -377,10 +389,13 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
     // (see canonicalCandidates). The encoding of the member returned is
     // remembered, since the checker encodes it next.
     representative: (s) => {
-      if (s.outOfContract || !symmetric) return s;
+      if (s.outOfContract || !symmetric || s.oracle.rows.length === 0) return s;
+      const candidates = canonicalCandidates(s, keys, ids);
+      const only = candidates.length === 1 ? candidates[0] : undefined;
+      if (only !== undefined && isIdentity(only)) return s;
       let best: Renaming | undefined;
       let bestCode: string | undefined;
-      for (const g of canonicalCandidates(s, keys, ids)) {
+      for (const g of candidates) {
         const code = encodeUnder(s, g);
         if (bestCode === undefined || code < bestCode) {
           best = g;

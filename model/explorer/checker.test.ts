@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { check, collisionProbability, fingerprintHex, jsonDiff, replayPath } from './index.ts';
+import { check, collisionProbability, evaluateProperty, fingerprintHex, jsonDiff, replayPath } from './index.ts';
 import type { CheckReport, Model } from './index.ts';
 import { counterModel, lostUpdateModel, recordWorkload, wheelModel } from './toys.ts';
 
@@ -125,6 +125,17 @@ describe('explorer: Progress', () => {
     expect(report.progress?.path?.actions.map((a) => a.kind)).toEqual(['break']);
     expect(report.progress?.trap?.kind).toBe('deadlock');
     expect(report.progress?.trap?.actions.map((a) => a.kind)).toEqual(['tick']);
+  });
+
+  it('evaluateProperty re-checks Progress at the end of a replayed path by a fault-free search', () => {
+    const model = wheelModel('cycle');
+    const stuck = replayPath(model, 0, [{ kind: 'break' }]);
+    const fine = replayPath(model, 0, [{ kind: 'tick' }]);
+    if (!stuck.ok || !fine.ok) throw new Error('replay failed');
+    expect(evaluateProperty(model, 'progress', 'Progress', stuck.final)).toMatchObject({ found: true, verdict: 'violated' });
+    expect(evaluateProperty(model, 'progress', 'Progress', fine.final)).toMatchObject({ found: true, verdict: 'holds' });
+    expect(evaluateProperty(model, 'progress', 'Liveness', fine.final)).toEqual({ found: false });
+    expect(evaluateProperty(model, 'invariant', 'NoSuchInvariant', fine.final)).toEqual({ found: false });
   });
 
   it('holds when every state can return to quiescence without faults', () => {
