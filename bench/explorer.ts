@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { check, type CheckOptions, type CheckReport, type Model } from '../model/explorer/index.ts';
 import { recordWorkload } from '../model/explorer/toys.ts';
 import { createVisitedSet } from '../model/explorer/visited.ts';
+import { joinModel } from '../model/joinModel.ts';
 import { PRESETS, presetNamed, resolveBounds, type ModelPreset } from '../model/presets.ts';
 
 const { values } = parseArgs({
@@ -133,6 +134,19 @@ out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run
   out(`\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`);
   out(`exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`);
   results['engine'] = { bareMs: bare.ms, fingerprint: engine, exact };
+}
+
+// Symmetry where the join's symmetry group is large: 2 keys x 2 ids per (key, side), 32 renamings.
+{
+  const bounds = { records: 3, keys: 2, ids: 2, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: false };
+  const on = best('join, 3 records, 2 keys, 2 ids: symmetry on', joinModel({ bounds }), {});
+  const off = best('join, 3 records, 2 keys, 2 ids: symmetry off', joinModel({ bounds }), { symmetry: false });
+  out('\n## symmetry on a larger group (the join over 2 keys and 2 ids, 3 records)\n');
+  out(header);
+  out(row(on));
+  out(row(off));
+  out(`\nsymmetry: states ÷${fmt(off.distinct / on.distinct, 2)}, time ×${fmt(on.ms / off.ms, 2)} (on / off)`);
+  results['symmetry'] = { on, off };
 }
 
 for (const preset of presets) {

@@ -155,6 +155,11 @@ describe('explorer: budgets and coverage never pass vacuously', () => {
     expect(report.passed).toBe(false);
   });
 
+  it('a state budget equal to the state count still exhausts the bound; one less does not', () => {
+    expect(check(counterModel({ counters: 2, max: 2 }), { maxStates: 9 })).toMatchObject({ exhausted: true, distinct: 9, passed: true });
+    expect(check(counterModel({ counters: 2, max: 2 }), { maxStates: 8 })).toMatchObject({ exhausted: false, stoppedBy: 'max-states', distinct: 8 });
+  });
+
   it('a time budget of zero seconds stops at the first clock check', () => {
     const report = check(recordWorkload(10, 3), { maxSeconds: 0 });
     expect(report.stoppedBy).toBe('max-seconds');

@@ -226,10 +226,6 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       depth++;
       levelEnd = visited.size;
     }
-    if (visited.size >= maxStates) {
-      stoppedBy = 'max-states';
-      break;
-    }
     if (++sinceClock >= 64) {
       sinceClock = 0;
       const now = performance.now();
@@ -273,7 +269,17 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       generated++;
       const kind = model.actionKind(action);
       kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
-      const r = visited.findOrAdd(encoding);
+      // At the state budget, a state already stored is fine; a new one stops the search.
+      let r: number;
+      if (visited.size < maxStates) {
+        r = visited.findOrAdd(encoding);
+      } else {
+        r = visited.find(encoding);
+        if (r === -1) {
+          stoppedBy = 'max-states';
+          break explore;
+        }
+      }
       let target = r;
       if (r < 0) {
         target = -r - 1;
