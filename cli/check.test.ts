@@ -3,6 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { main } from './main.ts';
+import { checkCommand } from './check.ts';
+import { presetModel, type ModelPreset } from '../model/presets.ts';
+import { wheelModel } from '../model/explorer/toys.ts';
 
 function capture(argv: string[]): { code: number; stdout: string; stderr: string } {
   let stdout = '';
@@ -178,5 +181,36 @@ describe('streamjoin check', () => {
     const help = capture(['help', 'check']);
     expect(help.stdout).toMatch(/3 a time or state budget ran out/);
     expect(capture(['help']).stdout).toMatch(/check +model-check a preset/);
+  });
+});
+
+describe('streamjoin check with Progress (a toy preset)', () => {
+  const wheel: ModelPreset = {
+    name: 'wheel',
+    description: 'a wheel that a fault can break into a cycle',
+    bounds: [],
+    ablations: [],
+    build: () => presetModel({ ...wheelModel('cycle'), actionFromJson: (j: unknown) => ({ kind: j === 'break' ? ('break' as const) : ('tick' as const) }) }),
+  };
+  const run = (argv: string[]): { code: number; stdout: string; stderr: string } => {
+    let stdout = '';
+    let stderr = '';
+    const code = checkCommand(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false }, [wheel]);
+    return { code, stdout, stderr };
+  };
+
+  it('reports a Progress violation with its trap, writes it, and --replay confirms the state is stuck', () => {
+    const dir = tmp();
+    const r = run(['--preset', 'wheel', '--out', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/Progress +VIOLATED/);
+    expect(r.stdout).toMatch(/counterexample, 1 step\(s\) from initial state 0:\n +1\. break\n +then, without faults, round a cycle:\n +\+1\. tick/);
+    const file = join(dir, 'wheel-Progress.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { property: unknown; trap: { kind: string; actions: unknown[] } };
+    expect(doc.property).toEqual({ kind: 'progress', name: 'Progress' });
+    expect(doc.trap.kind).toBe('cycle');
+    const replay = run(['--replay', file]);
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(/Progress VIOLATED at the end: none of the 3 state\(s\) reachable from here without faults is quiescent/);
   });
 });

@@ -6,7 +6,7 @@ import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample 
 import type { CheckConfig, Counterexample } from '../spec/index.ts';
 import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
-import { PRESETS, presetNamed, resolveBounds, type ModelPreset } from '../model/presets.ts';
+import { PRESETS, resolveBounds, type ModelPreset } from '../model/presets.ts';
 import { writeFileAtomic, type Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 
@@ -61,12 +61,12 @@ interface RunSettings {
   readonly json: boolean;
 }
 
-function presetList(): string {
-  return PRESETS.map((p) => p.name).join(', ');
+function presetList(registry: readonly ModelPreset[]): string {
+  return registry.map((p) => p.name).join(', ');
 }
 
-function listPresets(out: Output): number {
-  for (const p of PRESETS) {
+function listPresets(registry: readonly ModelPreset[], out: Output): number {
+  for (const p of registry) {
     out.stdout(`${p.name}: ${p.description}\n`);
     for (const b of p.bounds) out.stdout(`  --bound ${b.name}=${b.default}`.padEnd(30) + ` ${b.description} [${b.min}..${b.max}]\n`);
     for (const a of p.ablations) out.stdout(`  --ablate ${a.name}`.padEnd(30) + ` ${a.description}\n`);
@@ -92,16 +92,16 @@ function positiveNumber(flag: string, text: string, integer: boolean): number {
   return n;
 }
 
-function resolveSettings(values: ParsedValues): RunSettings {
+function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues): RunSettings {
   if (values.preset !== undefined && values.config !== undefined) throw usageError('give --preset or --config, not both');
   let config: CheckConfig | undefined;
   if (values.config !== undefined) config = loadCheckConfig(values.config);
   const presetName = values.preset ?? config?.preset;
-  if (presetName === undefined) throw usageError(`check needs --preset NAME or --config FILE (presets: ${presetList()})`);
-  const preset = presetNamed(presetName);
+  if (presetName === undefined) throw usageError(`check needs --preset NAME or --config FILE (presets: ${presetList(registry)})`);
+  const preset = registry.find((p) => p.name === presetName);
   if (!preset) {
-    if (values.preset === undefined && values.config !== undefined) throw new InputError('SJ102', values.config, `/preset: unknown preset "${presetName}" (presets: ${presetList()})`);
-    throw usageError(`unknown preset "${presetName}" (presets: ${presetList()})`);
+    if (values.preset === undefined && values.config !== undefined) throw new InputError('SJ102', values.config, `/preset: unknown preset "${presetName}" (presets: ${presetList(registry)})`);
+    throw usageError(`unknown preset "${presetName}" (presets: ${presetList(registry)})`);
   }
   let bounds: Record<string, number>;
   try {
@@ -272,10 +272,10 @@ function runCheck(s: RunSettings, out: Output): number {
   });
 }
 
-function runReplay(file: string, json: boolean, out: Output): number {
+function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, out: Output): number {
   const cx = loadCounterexample(file);
-  const preset = presetNamed(cx.preset);
-  if (!preset) throw new InputError('SJ102', file, `/preset: unknown preset "${cx.preset}" (presets: ${presetList()})`);
+  const preset = registry.find((p) => p.name === cx.preset);
+  if (!preset) throw new InputError('SJ102', file, `/preset: unknown preset "${cx.preset}" (presets: ${presetList(registry)})`);
   let bounds: Record<string, number>;
   try {
     bounds = resolveBounds(preset, cx.bounds);
@@ -358,13 +358,14 @@ const checkOptions = {
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; allowPositionals: false }>>['values'];
 
-export function checkCommand(args: readonly string[], out: Output): number {
+/** Runs `check`; `registry` is the preset list (tests pass their own). */
+export function checkCommand(args: readonly string[], out: Output, registry: readonly ModelPreset[] = PRESETS): number {
   const { values } = parseArgs({ args: [...args], options: checkOptions, allowPositionals: false });
-  if (values.list) return listPresets(out);
+  if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
     const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json');
     if (others.length > 0) throw usageError(`--replay takes only --json, not --${others.join(', --')}`);
-    return runReplay(values.replay, values.json ?? false, out);
+    return runReplay(registry, values.replay, values.json ?? false, out);
   }
-  return runCheck(resolveSettings(values), out);
+  return runCheck(resolveSettings(registry, values), out);
 }
