@@ -253,19 +253,31 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     if (state === undefined) continue;
     const acts = model.actions(state);
     if (acts.length > MAX_ACTIONS) throw new Error(`${model.name}: a state has ${acts.length} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
-    if (succState.length < acts.length) {
-      succState = new Array<S | undefined>(acts.length);
-      succEncoding = new Array<string | undefined>(acts.length);
-    } else {
-      succState.fill(undefined, 0, acts.length);
-      succEncoding.fill(undefined, 0, acts.length);
+    if (por) {
+      // successors computed while choosing the ample set are cached for reuse
+      if (succState.length < acts.length) {
+        succState = new Array<S | undefined>(acts.length);
+        succEncoding = new Array<string | undefined>(acts.length);
+      } else {
+        succState.fill(undefined, 0, acts.length);
+        succEncoding.fill(undefined, 0, acts.length);
+      }
     }
     const ample = ampleSet(state, acts);
     const count = ample ? ample.length : acts.length;
     for (let n = 0; n < count; n++) {
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
-      const encoding = successor(state, action, k);
+      let succ: S;
+      let encoding: string;
+      if (por) {
+        encoding = successor(state, action, k);
+        succ = succState[k] as S;
+      } else {
+        succ = model.next(state, action);
+        if (representative) succ = representative(succ);
+        encoding = model.encode(succ);
+      }
       generated++;
       const kind = model.actionKind(action);
       kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
@@ -283,7 +295,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       let target = r;
       if (r < 0) {
         target = -r - 1;
-        discovered(succState[k] as S, target, index, k);
+        discovered(succ, target, index, k);
       }
       if (progress && !progress.isFault(action)) {
         if (edgeCount === edgeTargets.length) {

@@ -76,8 +76,10 @@ export interface Model<S, A> {
    * Symmetry reduction: the canonical member of `state`'s symmetry class.
    * Must satisfy: `representative(s)` is equivalent to `s` under a symmetry of
    * the model (a bijection on states that maps actions to actions, commutes
-   * with `next`, and preserves every invariant, goal, `quiescent`, action
-   * kind and faultness), and equivalent states have equal representatives.
+   * with `next`, and preserves every invariant, goal, `quiescent`,
+   * `withinBoundary`, action kind and faultness), and equivalent states have
+   * equal representatives. Invariants are checked on representatives; a
+   * counterexample is re-derived as a concrete path from the initial state.
    */
   representative?(state: S): S;
   /** States outside the boundary are counted and checked but not expanded. */
