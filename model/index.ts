@@ -28,7 +28,7 @@ export {
 } from './oracle.ts';
 export type { OracleState, OracleStep } from './oracle.ts';
 // The explorer (explicit-state model checker) and the models and presets on it.
-export { check, collisionProbability, evaluateProperty, fingerprintHex, jsonDiff, replayPath } from './explorer/index.ts';
+export { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './explorer/index.ts';
 export type {
   CheckOptions,
   CheckReport,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { check, collisionProbability, evaluateProperty, fingerprintHex, jsonDiff, replayPath } from './index.ts';
+import { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './index.ts';
 import type { CheckReport, Model } from './index.ts';
 import { counterModel, lostUpdateModel, recordWorkload, wheelModel } from './toys.ts';
 
@@ -38,6 +38,45 @@ describe('explorer: exact state counts on models with closed-form answers', () =
       }),
       { numRuns: 30 },
     );
+  });
+
+  it("a model's own fingerprint (Model.fingerprint) replaces hashing the encoding, with the same counts", () => {
+    const hooked = recordWorkload(6, 3, { fieldFingerprint: true });
+    let calls = 0;
+    const counted = { ...hooked, fingerprint: (s: readonly number[], out: Int32Array): void => { calls++; hooked.fingerprint?.(s, out); } };
+    const fast = check(counted);
+    const exact = check(recordWorkload(6, 3), { visited: 'exact' });
+    expect(fast.distinct).toBe(4 ** 6);
+    expect([fast.distinct, fast.generated, fast.maxDepth]).toEqual([exact.distinct, exact.generated, exact.maxDepth]);
+    expect(calls).toBeGreaterThanOrEqual(fast.generated);
+    // exact mode does not use it
+    calls = 0;
+    check(counted, { visited: 'exact' });
+    expect(calls).toBe(0);
+  });
+
+  it('FieldHasher keeps field sequences apart and is deterministic', () => {
+    const h = new FieldHasher();
+    const print = (feed: (x: FieldHasher) => void): string => {
+      const out = new Int32Array(2);
+      feed(h.reset());
+      h.finish(out);
+      return `${out[0]}:${out[1]}`;
+    };
+    const prints = [
+      print((x) => x.int(0)),
+      print((x) => x.int(1)),
+      print((x) => x.int(2 ** 32)),
+      print((x) => x.int(0).int(1)),
+      print((x) => x.int(1).int(0)),
+      print((x) => x.str('ab')),
+      print((x) => x.str('a').str('b')),
+      print((x) => x.str('')),
+      print((x) => x.bool(true)),
+      print(() => undefined),
+    ];
+    expect(new Set(prints).size).toBe(prints.length);
+    expect(print((x) => x.int(0).int(1))).toBe(prints[3]);
   });
 
   it('keeps the fingerprint table within 32 bytes per state, parent links included', () => {

@@ -83,7 +83,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   const invariants = model.invariants;
   const goals = model.goals ?? [];
 
-  const visited: VisitedSet = createVisitedSet(visitedMode);
+  const visited: VisitedSet<S> = createVisitedSet(visitedMode, model);
   let parent = new Int32Array(1024);
   let via = new Uint16Array(1024);
   const frontier: (S | undefined)[][] = [];
@@ -163,24 +163,21 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   for (let i = 0; i < initial.length && stoppedBy === undefined; i++) {
     const state = representative ? representative(initial[i] as S) : (initial[i] as S);
     generated++;
-    const r = visited.findOrAdd(model.encode(state));
+    const r = visited.findOrAdd(state);
     if (r < 0) discovered(state, -r - 1, -(i + 1), 0);
   }
 
-  // Scratch space for one expansion, reused across states.
+  // Successors computed while choosing an ample set, reused if it is taken.
   let succState: (S | undefined)[] = [];
-  let succEncoding: (string | undefined)[] = [];
   const groups = new Map<string, number[]>();
 
-  function successor(state: S, action: A, k: number): string {
-    const cached = succEncoding[k];
+  function successor(state: S, action: A, k: number): S {
+    const cached = succState[k];
     if (cached !== undefined) return cached;
     let t = model.next(state, action);
     if (representative) t = representative(t);
-    const encoding = model.encode(t);
     succState[k] = t;
-    succEncoding[k] = encoding;
-    return encoding;
+    return t;
   }
 
   /** The ample set (indices into `acts`) per C0–C4, or undefined to expand everything. */
@@ -254,14 +251,8 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     const acts = model.actions(state);
     if (acts.length > MAX_ACTIONS) throw new Error(`${model.name}: a state has ${acts.length} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
     if (por) {
-      // successors computed while choosing the ample set are cached for reuse
-      if (succState.length < acts.length) {
-        succState = new Array<S | undefined>(acts.length);
-        succEncoding = new Array<string | undefined>(acts.length);
-      } else {
-        succState.fill(undefined, 0, acts.length);
-        succEncoding.fill(undefined, 0, acts.length);
-      }
+      if (succState.length < acts.length) succState = new Array<S | undefined>(acts.length);
+      else succState.fill(undefined, 0, acts.length);
     }
     const ample = ampleSet(state, acts);
     const count = ample ? ample.length : acts.length;
@@ -269,14 +260,11 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
       let succ: S;
-      let encoding: string;
       if (por) {
-        encoding = successor(state, action, k);
-        succ = succState[k] as S;
+        succ = successor(state, action, k);
       } else {
         succ = model.next(state, action);
         if (representative) succ = representative(succ);
-        encoding = model.encode(succ);
       }
       generated++;
       const kind = model.actionKind(action);
@@ -284,9 +272,9 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       // At the state budget, a state already stored is fine; a new one stops the search.
       let r: number;
       if (visited.size < maxStates) {
-        r = visited.findOrAdd(encoding);
+        r = visited.findOrAdd(succ);
       } else {
-        r = visited.find(encoding);
+        r = visited.find(succ);
         if (r === -1) {
           stoppedBy = 'max-states';
           break explore;
@@ -358,7 +346,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
         const k = t === -1 ? hint : t;
         if ((t !== -1 && k === hint) || k >= acts.length) continue;
         const succ = model.next(state, acts[k] as A);
-        if (visited.matches(target, model.encode(representative ? representative(succ) : succ))) {
+        if (visited.matches(target, representative ? representative(succ) : succ)) {
           found = k;
           next = succ;
         }

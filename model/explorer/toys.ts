@@ -1,6 +1,7 @@
 // Small models with answers known in closed form. They test the engine
 // (model/explorer/checker.test.ts), serve as examples of the Model interface,
 // and give bench/explorer.ts a workload whose cost is the engine's own.
+import { FieldHasher } from './fingerprint.ts';
 import type { Model } from './types.ts';
 
 /** `n` counters, each 0..max, each incremented by its own action. */
@@ -167,8 +168,20 @@ export function wheelModel(trap: 'cycle' | 'deadlock' | 'none'): Model<WheelStat
  * independent counter 0..max. The model's own work is tiny, so checking it
  * measures the engine's overhead per state.
  */
-export function recordWorkload(fields: number, max: number): Model<readonly number[], number> {
+export function recordWorkload(fields: number, max: number, options: { readonly fieldFingerprint?: boolean } = {}): Model<readonly number[], number> {
+  const hasher = new FieldHasher();
   return {
+    // With `fieldFingerprint`, the fingerprint visited set hashes the fields
+    // directly instead of the encoding string (Model.fingerprint).
+    ...(options.fieldFingerprint
+      ? {
+          fingerprint: (s: readonly number[], out: Int32Array): void => {
+            hasher.reset();
+            for (let i = 0; i < s.length; i++) hasher.int(s[i] as number);
+            hasher.finish(out);
+          },
+        }
+      : {}),
     name: `record-workload(${fields}x${max})`,
     initialStates: () => [new Array<number>(fields).fill(0)],
     actions: (s) => {

@@ -63,6 +63,15 @@ export interface Model<S, A> {
   next(state: S, action: A): S;
   /** A canonical string: two states are equal iff their encodings are equal. */
   encode(state: S): string;
+  /**
+   * Optional fast path for the fingerprint visited set: write a 64-bit
+   * fingerprint of the state's canonical content into `out[0]` and `out[1]`
+   * directly (e.g. with `FieldHasher`), instead of hashing `encode`'s string.
+   * It must be a function of the encoding (equal encodings, equal
+   * fingerprints) and should mix as well as a 64-bit hash, since the collision
+   * estimate n²/2^65 assumes it. The exact visited set ignores it.
+   */
+  fingerprint?(state: S, out: Int32Array): void;
   /** Coverage label of an action, e.g. `crash:src@persisted`; counted per transition. */
   actionKind(action: A): string;
   /** One line for people, e.g. `insert L a [1,2]@1 on k1`. */

@@ -1,23 +1,28 @@
-// The visited set: maps a state's canonical encoding to the index under which
-// the state was discovered (indices are dense and in discovery order). Two
-// modes: the encodings themselves (exact, large), or their 64-bit fingerprints
+// The visited set: maps a state (by its canonical encoding) to the index
+// under which it was discovered (indices are dense and in discovery order).
+// Two modes: the encodings themselves (exact, large), or 64-bit fingerprints
 // in an open-addressing table over typed arrays (compact, with a tiny
-// collision probability the report states).
+// collision probability the report states). A fingerprint is the hash of the
+// encoding, or the model's own `fingerprint` of the state when it has one
+// (which skips building the string).
 import { fingerprintLanes, fingerprintOf } from './fingerprint.ts';
-import type { VisitedMode } from './types.ts';
+import type { Model, VisitedMode } from './types.ts';
 
-export interface VisitedSet {
+export interface VisitedSet<S> {
   readonly mode: VisitedMode;
   readonly size: number;
-  /** The index of the state with this encoding, or -1. */
-  find(encoding: string): number;
-  /** The index of the state with this encoding; or, if new, adds it and returns `-(index + 1)`. */
-  findOrAdd(encoding: string): number;
-  /** Does the state stored at `index` have this encoding (as far as the mode can tell)? */
-  matches(index: number, encoding: string): boolean;
+  /** The index of this state, or -1. */
+  find(state: S): number;
+  /** The index of this state; or, if new, adds it and returns `-(index + 1)`. */
+  findOrAdd(state: S): number;
+  /** Is the state stored at `index` this one (as far as the mode can tell)? */
+  matches(index: number, state: S): boolean;
   /** Bytes allocated by the set itself. */
   bytes(): number;
 }
+
+/** What the visited set needs of a model. */
+export type StateKeys<S> = Pick<Model<S, unknown>, 'encode' | 'fingerprint'>;
 
 /** Growth factor of the per-state arrays: 1.5 keeps the slack (and so bytes per state) low. */
 export function grownCapacity(current: number, needed: number): number {
@@ -27,21 +32,27 @@ export function grownCapacity(current: number, needed: number): number {
 }
 
 /** Exact mode: a Map from encoding to index, and the encodings by index. */
-export class ExactVisitedSet implements VisitedSet {
+export class ExactVisitedSet<S> implements VisitedSet<S> {
   readonly mode = 'exact' as const;
   private readonly indexOf = new Map<string, number>();
   private readonly encodings: string[] = [];
   private stringBytes = 0;
+  private readonly encode: (state: S) => string;
+
+  constructor(keys: StateKeys<S>) {
+    this.encode = keys.encode.bind(keys);
+  }
 
   get size(): number {
     return this.encodings.length;
   }
 
-  find(encoding: string): number {
-    return this.indexOf.get(encoding) ?? -1;
+  find(state: S): number {
+    return this.indexOf.get(this.encode(state)) ?? -1;
   }
 
-  findOrAdd(encoding: string): number {
+  findOrAdd(state: S): number {
+    const encoding = this.encode(state);
     const found = this.indexOf.get(encoding);
     if (found !== undefined) return found;
     const index = this.encodings.length;
@@ -51,8 +62,8 @@ export class ExactVisitedSet implements VisitedSet {
     return -(index + 1);
   }
 
-  matches(index: number, encoding: string): boolean {
-    return this.encodings[index] === encoding;
+  matches(index: number, state: S): boolean {
+    return this.encodings[index] === this.encode(state);
   }
 
   /**
@@ -73,19 +84,32 @@ export class ExactVisitedSet implements VisitedSet {
  * positioned by the low lane. Per state that is 8 bytes of lanes plus 4/load
  * bytes of table (5.3 to 10.7).
  */
-export class FingerprintVisitedSet implements VisitedSet {
+export class FingerprintVisitedSet<S> implements VisitedSet<S> {
   readonly mode = 'fingerprint' as const;
   private lanes = new Int32Array(2048);
   private table = new Int32Array(2048);
   private mask = 2047;
   private count = 0;
+  private readonly encode: (state: S) => string;
+  private readonly fingerprint: ((state: S, out: Int32Array) => void) | undefined;
+
+  constructor(keys: StateKeys<S>) {
+    this.encode = keys.encode.bind(keys);
+    this.fingerprint = keys.fingerprint?.bind(keys);
+  }
+
+  /** Leaves the state's fingerprint in `fingerprintLanes`. */
+  private fingerprintState(state: S): void {
+    if (this.fingerprint) this.fingerprint(state, fingerprintLanes);
+    else fingerprintOf(this.encode(state));
+  }
 
   get size(): number {
     return this.count;
   }
 
-  find(encoding: string): number {
-    fingerprintOf(encoding);
+  find(state: S): number {
+    this.fingerprintState(state);
     const hi = fingerprintLanes[0] as number;
     const lo = fingerprintLanes[1] as number;
     const table = this.table;
@@ -99,8 +123,8 @@ export class FingerprintVisitedSet implements VisitedSet {
     }
   }
 
-  findOrAdd(encoding: string): number {
-    fingerprintOf(encoding);
+  findOrAdd(state: S): number {
+    this.fingerprintState(state);
     const hi = fingerprintLanes[0] as number;
     const lo = fingerprintLanes[1] as number;
     const table = this.table;
@@ -127,8 +151,8 @@ export class FingerprintVisitedSet implements VisitedSet {
     return -(index + 1);
   }
 
-  matches(index: number, encoding: string): boolean {
-    fingerprintOf(encoding);
+  matches(index: number, state: S): boolean {
+    this.fingerprintState(state);
     return this.lanes[index << 1] === fingerprintLanes[0] && this.lanes[(index << 1) + 1] === fingerprintLanes[1];
   }
 
@@ -152,6 +176,6 @@ export class FingerprintVisitedSet implements VisitedSet {
   }
 }
 
-export function createVisitedSet(mode: VisitedMode): VisitedSet {
-  return mode === 'exact' ? new ExactVisitedSet() : new FingerprintVisitedSet();
+export function createVisitedSet<S>(mode: VisitedMode, keys: StateKeys<S>): VisitedSet<S> {
+  return mode === 'exact' ? new ExactVisitedSet(keys) : new FingerprintVisitedSet(keys);
 }
