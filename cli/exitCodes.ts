@@ -8,6 +8,8 @@ export const EXIT = {
   fail: 1,
   /** Bad input or usage. */
   badInput: 2,
+  /** `check`: a time or state budget ran out before the bound was exhausted (never a pass). */
+  budget: 3,
 } as const;
 
 export function usageError(message: string): InputError {

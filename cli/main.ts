@@ -3,6 +3,7 @@
 import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
 import { EXIT } from './exitCodes.ts';
+import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp, replayCommand, replayHelp } from './conform.ts';
@@ -14,6 +15,7 @@ Usage: streamjoin <command> [options]
 Commands:
   ci                 the main job: every example trace through the reference model
   run [TRACE...]     validate operator traces and run the reference model over them
+  check              model-check a preset (streamjoin check --list), or --replay a counterexample
   conform --sut CMD  check a system under test against the model, trace for trace
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve --model      serve the reference model over the conformance protocol
@@ -21,14 +23,15 @@ Commands:
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
 or usage (the message names the file, the step and the field); 70 internal
-error (a bug in streamjoin: please report it with the command line).
+error (a bug in streamjoin: please report it with the command line). check
+also exits 3 when a time or state budget ran out before the bound was exhausted.
 conform and replay differ: 0 conforms; 1 a divergence; 2 unknown (the system
 under test is dead, hung or babbling, or the budget ran out); 254 bad input or
 usage.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
+const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
 
 function ciJob(out: Output): number {
   out.stdout('== example traces through the reference model ==\n');
@@ -58,6 +61,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return replayCommand(rest, out);
     case 'serve':
       return serveCommand(rest, out, process.stdin);
+    case 'check':
+      return checkCommand(rest, out);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;

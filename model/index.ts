@@ -27,3 +27,26 @@ export {
   stepOracle,
 } from './oracle.ts';
 export type { OracleState, OracleStep } from './oracle.ts';
+// The explorer (explicit-state model checker) and the models and presets on it.
+export { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './explorer/index.ts';
+export type {
+  CheckOptions,
+  CheckReport,
+  Goal,
+  Invariant,
+  Model,
+  PartialOrderHook,
+  Path,
+  ProgressProperty,
+  ProgressSample,
+  PropertyEvaluation,
+  PropertyResult,
+  ReplayResult,
+  ReplayStep,
+  Verdict,
+  VisitedMode,
+} from './explorer/index.ts';
+export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './joinModel.ts';
+export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './joinModel.ts';
+export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
+export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';

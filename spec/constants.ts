@@ -33,3 +33,8 @@ export const OPERATOR_TRACE_FORMAT = 'streamjoin/operator-trace@1';
 
 /** `format` value of a cluster trace file (SPEC §7). */
 export const CLUSTER_TRACE_FORMAT = 'streamjoin/cluster-trace@1';
+/** `format` value of a counterexample file written by `streamjoin check` (SPEC §5). */
+export const COUNTEREXAMPLE_FORMAT = 'streamjoin/counterexample@1';
+
+/** `format` value of a saved `streamjoin check` configuration. */
+export const CHECK_CONFIG_FORMAT = 'streamjoin/check-config@1';

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
 import { schemaError, type SchemaName } from './schemas.ts';
-import { CLUSTER_TRACE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
-import type { ClusterConfig, ClusterTrace, OperatorTrace } from './types.gen.ts';
+import { CHECK_CONFIG_FORMAT, CLUSTER_TRACE_FORMAT, COUNTEREXAMPLE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
+import type { CheckConfig, ClusterConfig, ClusterTrace, Counterexample, OperatorTrace } from './types.gen.ts';
 
 /** Line and column (1-based) of a UTF-16 offset in `text`. */
 function lineColumn(text: string, offset: number): { line: number; column: number } {
@@ -131,4 +131,25 @@ export function loadAnyTrace(path: string): AnyTrace {
       ? `no "format": expected "${OPERATOR_TRACE_FORMAT}" or "${CLUSTER_TRACE_FORMAT}"`
       : `format "${format}" is neither "${OPERATOR_TRACE_FORMAT}" nor "${CLUSTER_TRACE_FORMAT}"`,
   );
+}
+
+/** Parses a document of one format: JSON (SJ101), then its format (SJ103), then its schema (SJ102). */
+function parseFormatted(text: string, where: string, format: string, schema: SchemaName): unknown {
+  const value = parseJson(text, where);
+  const found = documentFormat(value);
+  if (found !== format) {
+    throw new InputError('SJ103', where, found === undefined ? `not a "${format}" document (no format field)` : `format "${found}" is not "${format}"`);
+  }
+  checkDocument(schema, value, where);
+  return value;
+}
+
+/** Reads and validates a counterexample file written by `streamjoin check`. */
+export function loadCounterexample(path: string): Counterexample {
+  return parseFormatted(readTextFile(path), path, COUNTEREXAMPLE_FORMAT, 'counterexample') as Counterexample;
+}
+
+/** Reads and validates a saved `streamjoin check` configuration. */
+export function loadCheckConfig(path: string): CheckConfig {
+  return parseFormatted(readTextFile(path), path, CHECK_CONFIG_FORMAT, 'check-config') as CheckConfig;
 }

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   SJ105: 'bad command-line usage',
   SJ106: 'cluster config is inconsistent (C1)',
   SJ107: 'a conformance trace holds a process action (SPEC §7)',
+  SJ108: 'counterexample does not replay against the model',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

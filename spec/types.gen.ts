@@ -124,12 +124,14 @@ export type ProtocolRequest = {
  */
 export interface SpecDocuments {
   change?: Change;
+  checkConfig?: CheckConfig;
   clusterAction?: ClusterAction;
   clusterConfig?: ClusterConfig;
   clusterEvent?: ClusterEvent;
   clusterObservation?: ClusterObservation;
   clusterTrace?: ClusterTrace;
   config?: JoinConfig;
+  counterexample?: Counterexample;
   operatorTrace?: OperatorTrace;
   outcome?: Outcome;
   record?: LogRecord;
@@ -151,6 +153,22 @@ export interface Change {
    * Id of the R row.
    */
   right: string;
+}
+/**
+ * A saved `streamjoin check` run (`--config FILE`): a preset, bound values that override its defaults, an element to ablate, and budgets and reductions. Command-line flags override the file.
+ */
+export interface CheckConfig {
+  format: 'streamjoin/check-config@1';
+  preset: string;
+  bounds?: {
+    [k: string]: number;
+  };
+  ablate?: string;
+  visited?: 'exact' | 'fingerprint';
+  symmetry?: boolean;
+  partialOrder?: boolean;
+  maxStates?: number;
+  maxSeconds?: number;
 }
 /**
  * Append a record to the log (C3).
@@ -522,6 +540,69 @@ export interface ClusterExpectation {
    * Why the action is not enabled (SPEC §7); the state is unchanged.
    */
   error?: string;
+}
+/**
+ * A replayable counterexample written by `streamjoin check` (SPEC §5): the model it came from (a preset with its bounds and any ablated element), the property it breaks, and the path: an initial state of the model, then actions in the model's JSON form. `streamjoin check --replay FILE` rebuilds the model and replays the path step by step.
+ */
+export interface Counterexample {
+  format: 'streamjoin/counterexample@1';
+  /**
+   * The model's name as its reports print it.
+   */
+  model: string;
+  /**
+   * The preset the model was built from.
+   */
+  preset: string;
+  /**
+   * Every bound parameter of the preset, as used.
+   */
+  bounds: {
+    [k: string]: number;
+  };
+  /**
+   * The protocol element switched off, if any.
+   */
+  ablate?: string;
+  property: PropertyRef;
+  /**
+   * Why the last state breaks the property, for people.
+   */
+  explanation?: string;
+  /**
+   * Index into the model's initial states.
+   */
+  initialState: number;
+  /**
+   * The path, in the model's action JSON form.
+   */
+  actions: unknown[];
+  /**
+   * One line per action, for people; ignored by replay.
+   */
+  steps?: string[];
+  trap?: Trap;
+  check?: CheckSettings;
+}
+export interface PropertyRef {
+  kind: 'invariant' | 'progress';
+  name: string;
+}
+/**
+ * For a Progress counterexample: the fault-free continuation from the last state into the trap (a deadlock, or round a cycle).
+ */
+export interface Trap {
+  kind: 'deadlock' | 'cycle';
+  actions: unknown[];
+  steps?: string[];
+}
+/**
+ * How the check that found it was run (informative).
+ */
+export interface CheckSettings {
+  visited?: 'exact' | 'fingerprint';
+  symmetry?: boolean;
+  partialOrder?: boolean;
 }
 /**
  * A single-partition trace (SPEC §4): a config, then the log one record at a time, each optionally with the outcome, changes and retained-state counts the rules require after it.

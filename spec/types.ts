@@ -20,6 +20,8 @@ export type {
   InitOk,
   InitRequest,
   InspectOk,
+  CheckConfig,
+  Counterexample,
   JoinConfig,
   Level,
   LogRecord,

@@ -1,0 +1,209 @@
+// The explorer's vocabulary: what a model gives the checker, what the checker
+// is told to do, and the plain-object report it hands back.
+
+/** A state predicate that must hold in every reachable state. */
+export interface Invariant<S> {
+  /** Property name as reports print it (e.g. `JoinCorrect`). */
+  readonly name: string;
+  /** `undefined` when the state satisfies it; otherwise why it does not, for people. */
+  check(state: S): string | undefined;
+}
+
+/** A reachability goal: some reachable state must satisfy it, so a pass is never vacuous. */
+export interface Goal<S> {
+  readonly name: string;
+  reached(state: S): boolean;
+}
+
+/**
+ * Progress: from every reachable state, a `quiescent` state is reachable using
+ * only actions that are not faults (once faults stop, the system settles).
+ */
+export interface ProgressProperty<S, A> {
+  readonly name: string;
+  quiescent(state: S): boolean;
+  isFault(action: A): boolean;
+}
+
+/**
+ * The partial-order reduction hook. The model partitions its actions into
+ * components and promises, for any two actions `a`, `b` of DIFFERENT
+ * components and every reachable state `s` (the independence contract):
+ *
+ *   1. taking `a` neither enables nor disables `b` (and vice versa), and
+ *   2. where both are enabled, `next(next(s, a), b)` and `next(next(s, b), a)`
+ *      have the same encoding.
+ *
+ * It also says which actions are `visible`: an action is visible if it can
+ * change the truth of any invariant, goal or `quiescent` predicate the model
+ * declares. (A bound on the log length or a shared counter that one
+ * component's action moves and another's enabling reads breaks rule 1: put
+ * such actions in one component.) With symmetry on, the symmetry must map
+ * components to components and preserve visibility and faultness.
+ */
+export interface PartialOrderHook<A> {
+  /** The component an action belongs to; actions of different components are independent. */
+  component(action: A): string;
+  /** May this action change the value of an invariant, goal or quiescence predicate? */
+  visible(action: A): boolean;
+}
+
+/**
+ * A finite-branching transition system for the explorer (in the spirit of
+ * Stateright's `Model`). Every function must be pure and deterministic.
+ */
+export interface Model<S, A> {
+  /** Printed in reports and written into counterexample files. */
+  readonly name: string;
+  /** The initial states; a counterexample names its initial state by index here. */
+  initialStates(): readonly S[];
+  /** The actions enabled in `state`, in a deterministic order. */
+  actions(state: S): readonly A[];
+  /** The successor of `state` under an enabled `action`. Must not mutate `state`. */
+  next(state: S, action: A): S;
+  /** A canonical string: two states are equal iff their encodings are equal. */
+  encode(state: S): string;
+  /**
+   * Optional fast path for the fingerprint visited set: write a 64-bit
+   * fingerprint of the state's canonical content into `out[0]` and `out[1]`
+   * directly (e.g. with `FieldHasher`), instead of hashing `encode`'s string.
+   * It must be a function of the encoding (equal encodings, equal
+   * fingerprints) and should mix as well as a 64-bit hash, since the collision
+   * estimate n²/2^65 assumes it. The exact visited set ignores it.
+   */
+  fingerprint?(state: S, out: Int32Array): void;
+  /** Coverage label of an action, e.g. `crash:src@persisted`; counted per transition. */
+  actionKind(action: A): string;
+  /** One line for people, e.g. `insert L a [1,2]@1 on k1`. */
+  describeAction(action: A): string;
+  /** Kinds that must all be taken within the bound; the report lists the ones never taken. */
+  readonly expectedActionKinds?: readonly string[];
+  readonly invariants: readonly Invariant<S>[];
+  readonly goals?: readonly Goal<S>[];
+  readonly progress?: ProgressProperty<S, A>;
+  /**
+   * Symmetry reduction: the canonical member of `state`'s symmetry class.
+   * Must satisfy: `representative(s)` is equivalent to `s` under a symmetry of
+   * the model (a bijection on states that maps actions to actions, commutes
+   * with `next`, and preserves every invariant, goal, `quiescent`,
+   * `withinBoundary`, action kind and faultness), and equivalent states have
+   * equal representatives. Invariants are checked on representatives; a
+   * counterexample is re-derived as a concrete path from the initial state.
+   */
+  representative?(state: S): S;
+  /** States outside the boundary are counted and checked but not expanded. */
+  withinBoundary?(state: S): boolean;
+  /** Partial-order reduction (see `PartialOrderHook` for the contract). */
+  readonly partialOrder?: PartialOrderHook<A>;
+  /** JSON form of an action, for counterexample files. */
+  actionToJson?(action: A): unknown;
+  /** Inverse of `actionToJson`; throws on a value it does not recognise. */
+  actionFromJson?(json: unknown): A;
+  /** JSON form of a state, for replay output (a diff per step). */
+  stateToJson?(state: S): unknown;
+}
+
+/** How the visited set stores states. */
+export type VisitedMode = 'exact' | 'fingerprint';
+
+/** A live-progress sample (for a status line). */
+export interface ProgressSample {
+  /** Successor states computed so far (transitions). */
+  readonly generated: number;
+  /** Distinct states stored so far. */
+  readonly distinct: number;
+  /** Depth of the states being expanded. */
+  readonly depth: number;
+  /** States discovered but not yet expanded. */
+  readonly queue: number;
+  /** Distinct states per second since the start. */
+  readonly statesPerSecond: number;
+  readonly elapsedMs: number;
+}
+
+export interface CheckOptions {
+  /** `fingerprint` (default): 64-bit fingerprints in typed arrays; `exact`: the encodings themselves. */
+  readonly visited?: VisitedMode;
+  /** Use `model.representative` (default: on when the model has one). */
+  readonly symmetry?: boolean;
+  /** Use `model.partialOrder` (default: on when the model has one). */
+  readonly partialOrder?: boolean;
+  /** Stop after this many distinct states (the report then says the bound was not exhausted). */
+  readonly maxStates?: number;
+  /** Stop after this many seconds (likewise). */
+  readonly maxSeconds?: number;
+  /** Stop at the first invariant violation instead of exploring on for the other properties. */
+  readonly stopAtFirstViolation?: boolean;
+  /** Called about every `progressIntervalMs` (default 500) while exploring. */
+  readonly onProgress?: (sample: ProgressSample) => void;
+  readonly progressIntervalMs?: number;
+}
+
+export type Verdict = 'holds' | 'violated' | 'unknown';
+
+/** A concrete path: the initial state (by index in `initialStates()`), then the actions. */
+export interface Path<S, A> {
+  readonly initialIndex: number;
+  readonly actions: readonly A[];
+  /** The concrete states along the path: `states[0]` initial, `states[i+1]` after `actions[i]`. */
+  readonly states: readonly S[];
+}
+
+export interface PropertyResult<S, A> {
+  readonly name: string;
+  readonly kind: 'invariant' | 'goal' | 'progress' | 'coverage';
+  readonly verdict: Verdict;
+  /** Why it failed, or why the verdict is unknown. */
+  readonly explanation?: string;
+  /**
+   * For a violated invariant or progress: a shortest path to a violating state
+   * (shortest among the explored graph, which with partial-order reduction on
+   * is the reduced graph). For a reached goal: a shortest witness.
+   */
+  readonly path?: Path<S, A>;
+  /**
+   * For violated progress: from the end of `path`, the actions (no faults) that
+   * lead into the trap: to a state with no non-fault action, or around a cycle.
+   */
+  readonly trap?: { readonly kind: 'deadlock' | 'cycle'; readonly actions: readonly A[]; readonly states: readonly S[]; readonly reachable: number };
+}
+
+export interface CheckReport<S, A> {
+  readonly model: string;
+  readonly options: {
+    readonly visited: VisitedMode;
+    readonly symmetry: boolean;
+    readonly partialOrder: boolean;
+    /** Why a requested reduction is not in effect, if so. */
+    readonly notes: readonly string[];
+  };
+  /** Successor states computed (transitions explored), initial states included. */
+  readonly generated: number;
+  /** Distinct states stored (representatives, with symmetry on). */
+  readonly distinct: number;
+  readonly maxDepth: number;
+  readonly durationMs: number;
+  /** Distinct states per second. */
+  readonly statesPerSecond: number;
+  /** Bytes of the visited set (and parent links, action indices) per distinct state, as allocated. */
+  readonly bytesPerState: number;
+  /** Bytes of the stored edge structure for Progress, per distinct state (0 when not needed). */
+  readonly edgeBytesPerState: number;
+  /** With fingerprints: estimate that two distinct states collided (n²/2^65); 0 with exact. */
+  readonly collisionProbability: number;
+  /** States counted but not expanded because they lie outside the model's boundary. */
+  readonly outsideBoundary: number;
+  /** True iff every state within the bound was expanded. Never a pass otherwise. */
+  readonly exhausted: boolean;
+  /** Why exploration stopped early, when it did. */
+  readonly stoppedBy?: 'max-states' | 'max-seconds' | 'violation';
+  readonly invariants: readonly PropertyResult<S, A>[];
+  readonly goals: readonly PropertyResult<S, A>[];
+  readonly progress?: PropertyResult<S, A>;
+  /** Expected action kinds never taken. */
+  readonly unreachedActionKinds: readonly string[];
+  /** Transitions taken per action kind. */
+  readonly actionKindCounts: Readonly<Record<string, number>>;
+  /** True iff exhausted and every invariant, goal, progress and coverage check holds. */
+  readonly passed: boolean;
+}

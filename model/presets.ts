@@ -1,0 +1,142 @@
+// Named model configurations for `streamjoin check`: a preset maps a name to
+// a model factory, its bound parameters (with defaults and ranges) and the
+// protocol elements it can ablate. Add a preset by appending to `PRESETS`.
+import type { Model } from './explorer/index.ts';
+import { stepJoin } from './join.ts';
+import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './joinModel.ts';
+
+/** One bound parameter of a preset (`--bound NAME=VALUE`). */
+export interface BoundParameter {
+  readonly name: string;
+  readonly description: string;
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** A protocol element the preset's model can switch off (`--ablate NAME`). */
+export interface AblationElement {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * A built model whose state and action types are hidden: `use` hands the
+ * model to a function generic in both, so callers stay type-safe without
+ * knowing them.
+ */
+export interface PresetModel {
+  use<R>(f: <S, A>(model: Model<S, A>) => R): R;
+}
+
+export function presetModel<S, A>(model: Model<S, A>): PresetModel {
+  return { use: (f) => f(model) };
+}
+
+export interface ModelPreset {
+  readonly name: string;
+  readonly description: string;
+  readonly bounds: readonly BoundParameter[];
+  readonly ablations: readonly AblationElement[];
+  /**
+   * Builds the model. `bounds` holds every parameter (defaults filled in and
+   * checked against the ranges by `resolveBounds`); `ablate` is one of
+   * `ablations` or undefined.
+   */
+  build(bounds: Readonly<Record<string, number>>, ablate: string | undefined): PresetModel;
+}
+
+const joinBoundParameters = (defaults: JoinModelBounds): BoundParameter[] => [
+  { name: 'records', description: 'N: logs of at most N records', default: defaults.records, min: 0, max: 12 },
+  { name: 'keys', description: 'number of keys (k1, k2, ...)', default: defaults.keys, min: 1, max: 3 },
+  { name: 'ids', description: 'row ids per key and side (a, b, ...)', default: defaults.ids, min: 1, max: 4 },
+  { name: 'maxTime', description: 'row times in [0, maxTime]', default: defaults.maxTime, min: 0, max: 8 },
+  { name: 'lateness', description: 'L, allowed lateness (J0)', default: defaults.allowedLateness, min: 0, max: 4 },
+  { name: 'length', description: 'D, maximum interval length (J0)', default: defaults.maxIntervalLength, min: 0, max: 4 },
+  { name: 'invalid', description: '1: include one invalid record per kind of J1 check', default: defaults.invalid ? 1 : 0, min: 0, max: 1 },
+];
+
+function joinPreset(name: string, description: string, defaults: JoinModelBounds): ModelPreset {
+  return {
+    name,
+    description,
+    bounds: joinBoundParameters(defaults),
+    ablations: Object.entries(JOIN_ABLATIONS).map(([element, a]) => ({ name: element, description: a.description })),
+    build: (b, ablate) => {
+      const bounds: JoinModelBounds = {
+        records: b['records'] ?? defaults.records,
+        keys: b['keys'] ?? defaults.keys,
+        ids: b['ids'] ?? defaults.ids,
+        maxTime: b['maxTime'] ?? defaults.maxTime,
+        allowedLateness: b['lateness'] ?? defaults.allowedLateness,
+        maxIntervalLength: b['length'] ?? defaults.maxIntervalLength,
+        invalid: (b['invalid'] ?? (defaults.invalid ? 1 : 0)) === 1,
+      };
+      const ablation = ablate === undefined ? undefined : JOIN_ABLATIONS[ablate];
+      if (ablate !== undefined && ablation === undefined) throw new Error(`unknown ablation ${ablate}`);
+      return presetModel(
+        joinModel({
+          bounds,
+          ...(ablation ? { operator: ablation.wrap(stepJoin), name: `join without ${ablate}` } : {}),
+        }),
+      );
+    },
+  };
+}
+
+/** Every preset, by name. The cluster presets (`ci`, `deep`) are added here too. */
+export const PRESETS: readonly ModelPreset[] = [
+  joinPreset('join-small', 'the reference join, every log of <= 4 records over 1 key, 1 id, times 0..1 (seconds)', {
+    records: 4,
+    keys: 1,
+    ids: 1,
+    maxTime: 1,
+    allowedLateness: 0,
+    maxIntervalLength: 1,
+    invalid: true,
+  }),
+  joinPreset('join-medium', 'the reference join, every log of <= 4 records over 1 key, 2 ids, times 0..2, L = 1 (a minute)', {
+    records: 4,
+    keys: 1,
+    ids: 2,
+    maxTime: 2,
+    allowedLateness: 1,
+    maxIntervalLength: 1,
+    invalid: false,
+  }),
+  joinPreset('join-keys', 'the reference join, every log of <= 4 records over 2 keys, 1 id, times 0..1 (key symmetry)', {
+    records: 4,
+    keys: 2,
+    ids: 1,
+    maxTime: 1,
+    allowedLateness: 0,
+    maxIntervalLength: 1,
+    invalid: false,
+  }),
+];
+
+export function presetNamed(name: string): ModelPreset | undefined {
+  return PRESETS.find((p) => p.name === name);
+}
+
+export function presetNames(): string[] {
+  return PRESETS.map((p) => p.name);
+}
+
+/**
+ * Fills in defaults and checks every override names a parameter of the
+ * preset and lies in its range. Throws an Error whose message says which.
+ */
+export function resolveBounds(preset: ModelPreset, overrides: Readonly<Record<string, number>>): Record<string, number> {
+  const resolved: Record<string, number> = {};
+  for (const p of preset.bounds) resolved[p.name] = p.default;
+  for (const [name, value] of Object.entries(overrides)) {
+    const p = preset.bounds.find((b) => b.name === name);
+    if (!p) throw new Error(`preset ${preset.name} has no bound "${name}" (its bounds: ${preset.bounds.map((b) => b.name).join(', ')})`);
+    if (!Number.isInteger(value) || value < p.min || value > p.max) {
+      throw new Error(`bound ${name} of preset ${preset.name} must be an integer in [${p.min}, ${p.max}], got ${value}`);
+    }
+    resolved[name] = value;
+  }
+  return resolved;
+}
