@@ -6,7 +6,7 @@ import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample 
 import type { CheckConfig, Counterexample } from '../spec/index.ts';
 import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
-import { PRESETS, resolveBounds, type ModelPreset } from '../model/presets.ts';
+import { PRESETS, resolveBounds, type ModelPreset, type PresetModel } from '../model/presets.ts';
 import { writeFileAtomic, type Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 
@@ -38,6 +38,8 @@ checks its invariants, reachability goals, Progress and action coverage.
   --replay FILE        replay a counterexample file step by step, showing what
                        each action changed, and check the property at the end
   --list               list the presets, their bounds and ablatable elements
+  --joint              for a preset checked key by key (ci, deep): explore all
+                       its keys together in one model instead (SPEC §6)
 
 Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
 (format streamjoin/counterexample@1), atomically; the summary prints the
@@ -59,6 +61,8 @@ interface RunSettings {
   readonly options: CheckOptions;
   readonly outDir: string;
   readonly json: boolean;
+  /** Check a decomposed preset's joint model instead of its parts. */
+  readonly joint: boolean;
 }
 
 function presetList(registry: readonly ModelPreset[]): string {
@@ -134,7 +138,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
     ...(maxStates !== undefined ? { maxStates } : {}),
     ...(maxSeconds !== undefined ? { maxSeconds } : {}),
   };
-  return { preset, bounds, ablate, options, outDir: values.out ?? 'out', json: values.json ?? false };
+  return { preset, bounds, ablate, options, outDir: values.out ?? 'out', json: values.json ?? false, joint: values.joint ?? false };
 }
 
 const boundsText = (bounds: Readonly<Record<string, number>>): string =>
@@ -147,11 +151,17 @@ function progressLine(p: ProgressSample): string {
 }
 
 /** The file a counterexample of `property` goes to. */
-function counterexamplePath(s: RunSettings, property: string): string {
-  return join(s.outDir, `${s.preset.name}${s.ablate ? `-${s.ablate}` : ''}-${property}.json`);
+function counterexamplePath(s: RunSettings, part: string | undefined, property: string): string {
+  return join(s.outDir, `${s.preset.name}${s.ablate ? `-${s.ablate}` : ''}${part ? `-${part}` : ''}-${property}.json`);
 }
 
-function counterexampleDocument<S, A>(model: Model<S, A>, s: RunSettings, r: PropertyResult<S, A>, report: CheckReport<S, A>): Counterexample | undefined {
+function counterexampleDocument<S, A>(
+  model: Model<S, A>,
+  s: RunSettings,
+  part: string | undefined,
+  r: PropertyResult<S, A>,
+  report: CheckReport<S, A>,
+): Counterexample | undefined {
   const toJson = model.actionToJson?.bind(model);
   if (!toJson || !r.path || (r.kind !== 'invariant' && r.kind !== 'progress')) return undefined;
   return {
@@ -160,6 +170,7 @@ function counterexampleDocument<S, A>(model: Model<S, A>, s: RunSettings, r: Pro
     preset: s.preset.name,
     bounds: s.bounds,
     ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
+    ...(part !== undefined ? { part } : {}),
     property: { kind: r.kind, name: r.name },
     ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
     initialState: r.path.initialIndex,
@@ -179,8 +190,22 @@ function verdictWord<S, A>(r: PropertyResult<S, A>): string {
   return r.verdict === 'holds' ? 'holds' : r.verdict === 'violated' ? 'VIOLATED' : 'unknown';
 }
 
+/** A decomposed preset (SPEC §6) is checked part by part; it passes iff every part does. */
 function runCheck(s: RunSettings, out: Output): number {
-  const built = s.preset.build(s.bounds, s.ablate);
+  const parts = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
+  if (!parts) return checkModel(s, s.preset.build(s.bounds, s.ablate), undefined, out);
+  const jsonParts: unknown[] = [];
+  const partOut: Output = s.json ? { ...out, stdout: (text) => jsonParts.push(JSON.parse(text) as unknown) } : out;
+  if (!s.json) out.stdout(`streamjoin check: preset ${s.preset.name} in ${parts.length} parts (key independence, SPEC §6): ${parts.map((p) => p.label).join(', ')}\n`);
+  const codes = parts.map((p) => checkModel(s, p.model, p.label, partOut));
+  // Worst wins: a violation over a budget, a budget over a pass.
+  const code = codes.includes(EXIT.fail) ? EXIT.fail : codes.includes(EXIT_BUDGET) ? EXIT_BUDGET : EXIT.ok;
+  if (s.json) out.stdout(`${JSON.stringify({ preset: s.preset.name, parts: jsonParts, exitCode: code })}\n`);
+  else out.stdout(code === EXIT.ok ? `PASS: every part passes\n` : code === EXIT_BUDGET ? 'NOT EXHAUSTED in some part: no verdict\n' : 'FAIL in some part\n');
+  return code;
+}
+
+function checkModel(s: RunSettings, built: PresetModel, part: string | undefined, out: Output): number {
   return built.use(<S, A>(model: Model<S, A>): number => {
     const onProgress = out.interactive && !s.json ? (p: ProgressSample) => out.stderr(progressLine(p)) : undefined;
     const report = check(model, { ...s.options, ...(onProgress ? { onProgress } : {}) });
@@ -189,9 +214,9 @@ function runCheck(s: RunSettings, out: Output): number {
     const written = new Map<string, string>();
     for (const r of [...report.invariants, ...(report.progress ? [report.progress] : [])]) {
       if (r.verdict !== 'violated') continue;
-      const doc = counterexampleDocument(model, s, r, report);
+      const doc = counterexampleDocument(model, s, part, r, report);
       if (!doc) continue;
-      const path = counterexamplePath(s, r.name);
+      const path = counterexamplePath(s, part, r.name);
       writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
       written.set(r.name, path);
     }
@@ -216,6 +241,7 @@ function runCheck(s: RunSettings, out: Output): number {
       out.stdout(
         `${JSON.stringify({
           preset: s.preset.name,
+          ...(part !== undefined ? { part } : {}),
           bounds: s.bounds,
           ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
           ...figures,
@@ -229,9 +255,11 @@ function runCheck(s: RunSettings, out: Output): number {
     }
 
     const lines: string[] = [];
-    lines.push(`streamjoin check: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`);
     lines.push(
-      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined)}, partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
+      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`,
+    );
+    lines.push(
+      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
     );
     lines.push(
       `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
@@ -285,7 +313,13 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
   if (cx.ablate !== undefined && !preset.ablations.some((a) => a.name === cx.ablate)) {
     throw new InputError('SJ102', file, `/ablate: preset ${preset.name} has no element "${cx.ablate}"`);
   }
-  return preset.build(bounds, cx.ablate).use(<S, A>(model: Model<S, A>): number => {
+  let built = preset.build(bounds, cx.ablate);
+  if (cx.part !== undefined) {
+    const part = preset.parts?.(bounds, cx.ablate).find((p) => p.label === cx.part);
+    if (!part) throw new InputError('SJ102', file, `/part: preset ${preset.name} has no part "${cx.part}"`);
+    built = part.model;
+  }
+  return built.use(<S, A>(model: Model<S, A>): number => {
     const fromJson = model.actionFromJson?.bind(model);
     const toJson = model.actionToJson?.bind(model);
     if (!fromJson || !toJson) throw new InputError('SJ108', file, `model ${model.name} cannot read actions from JSON`);
@@ -354,6 +388,7 @@ const checkOptions = {
   'max-seconds': { type: 'string' },
   replay: { type: 'string' },
   list: { type: 'boolean' },
+  joint: { type: 'boolean' },
 } as const;
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; allowPositionals: false }>>['values'];

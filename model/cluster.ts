@@ -35,6 +35,16 @@ export const PROTOCOL_ELEMENTS = [
 ] as const;
 export type ProtocolElement = (typeof PROTOCOL_ELEMENTS)[number];
 
+/** What each element is, for `streamjoin check --list`. */
+export const PROTOCOL_ELEMENT_DESCRIPTIONS: Readonly<Record<ProtocolElement, string>> = {
+  'persist-before-commit': 'C6: install only after the source persisted its checkpoint',
+  'install-epoch-check': 'C6: a destination refuses an install at an epoch it already has or passed',
+  'release-epoch-check': 'C7: a source drops a key only if its copy is still of the released epoch',
+  'sink-fence': 'C9: the sink refuses writes below the highest epoch it has seen for the key',
+  'sink-dedup': 'C9: the sink ignores an insert of an inserted match and a retract of a retracted one',
+  'terminal-retract': 'C9: the sink never re-inserts a retracted match',
+};
+
 /** A cluster config (C1, `schemas/cluster-config.schema.json`) and the protocol elements switched off. */
 export interface ClusterSetup extends ClusterConfig {
   readonly ablate?: readonly ProtocolElement[];
@@ -558,6 +568,14 @@ function commitOwnership(state: ClusterState, h: Handoff): ClusterTransition {
 export function applyAction(config: ClusterSetup, state: ClusterState, a: ClusterAction): ClusterTransition {
   const why = whyDisabled(config, state, a);
   if (why !== undefined) throw new Error(`${describeClusterAction(a)} is not enabled: ${why}`);
+  return transition(config, state, a);
+}
+
+/**
+ * The effect of an action, for a caller that has already established it is
+ * enabled (the explorer takes its actions from `whyDisabled`).
+ */
+export function transition(config: ClusterSetup, state: ClusterState, a: ClusterAction): ClusterTransition {
   switch (a.type) {
     case 'record':
       return appendRecord(config, state, a.record);

@@ -5,7 +5,7 @@ import { matchId } from '../spec/index.ts';
 import type { ClusterAction, JoinConfig, LogRecord } from '../spec/index.ts';
 import {
   COORDINATOR,
-  applyAction,
+  transition,
   describeClusterAction,
   initialClusterState,
   sinkRelation,
@@ -20,6 +20,7 @@ import {
 } from './cluster.ts';
 import { finalRelation, relationSignature } from './clusterOracle.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from './oracle.ts';
+import type { JoinState } from './join.ts';
 
 /** How far the explorer may go: the workload and a budget per kind of control action and fault. */
 export interface ClusterBounds {
@@ -163,7 +164,7 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
 
 export function nextExplored(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): ExploredState {
   const used = budgetOf(a).reduce(spend, s.used);
-  return { cluster: applyAction(config.cluster, s.cluster, a).state, used };
+  return { cluster: transition(config.cluster, s.cluster, a).state, used };
 }
 
 export function initialExplored(config: ClusterModelConfig): ExploredState {
@@ -316,16 +317,31 @@ function prescribedRetained(join: JoinConfig, log: readonly LogRecord[], key: st
   return sig;
 }
 
+// Join states are immutable and shared, and each belongs to one key (the
+// empty initial state, shared by all keys, retains nothing for any of them):
+// judge each (join state, cursor) once. Every explored log is a prefix of the
+// same script, so the log prefix is fixed by the cursor.
+const boundedMemo = new WeakMap<JoinState, Map<number, string | null>>();
+
 /** BoundedState: every copy retains exactly what J8 prescribes for the log it has read. */
 export function unboundedCopy(config: ClusterModelConfig, s: ExploredState): string | undefined {
   const st = s.cluster;
   for (const w of config.cluster.workers) {
-    for (const [key, copy] of Object.entries(st.workers[w]?.keys ?? {})) {
-      const rows = copy.join.rows.map((r) => `${identityString(r)}${r.live ? '' : '†'}`).sort();
-      const matches = copy.join.matches.map((m) => matchId(m.key, m.left, m.right));
-      const want = prescribedRetained(config.cluster.join, st.log, key, copy.cursor);
-      const have = `${rows.join(',')}|${matchSignature(matches)}`;
-      if (have !== want) return `BoundedState: ${w}'s copy of ${key} at cursor ${copy.cursor} retains ${have}, J8 prescribes ${want}`;
+    const copies = st.workers[w]?.keys ?? {};
+    for (const key in copies) {
+      const copy = copies[key] as KeyCopy;
+      let memo = boundedMemo.get(copy.join);
+      if (!memo) boundedMemo.set(copy.join, (memo = new Map()));
+      let verdict = memo.get(copy.cursor);
+      if (verdict === undefined) {
+        const rows = copy.join.rows.map((r) => `${identityString(r)}${r.live ? '' : '†'}`).sort();
+        const matches = copy.join.matches.map((m) => matchId(m.key, m.left, m.right));
+        const want = prescribedRetained(config.cluster.join, st.log, key, copy.cursor);
+        const have = `${rows.join(',')}|${matchSignature(matches)}`;
+        verdict = have === want ? null : `retains ${have}, J8 prescribes ${want}`;
+        memo.set(copy.cursor, verdict);
+      }
+      if (verdict !== null) return `BoundedState: ${w}'s copy of ${key} at cursor ${copy.cursor} ${verdict}`;
     }
   }
   return undefined;

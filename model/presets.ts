@@ -4,6 +4,10 @@
 import type { Model } from './explorer/index.ts';
 import { stepJoin } from './join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './joinModel.ts';
+import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster.ts';
+import type { ClusterBounds, ClusterModelConfig } from './clusterModel.ts';
+import { clusterExplorerModel } from './clusterExplorer.ts';
+import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './clusterPresets.ts';
 
 /** One bound parameter of a preset (`--bound NAME=VALUE`). */
 export interface BoundParameter {
@@ -44,6 +48,18 @@ export interface ModelPreset {
    * `ablations` or undefined.
    */
   build(bounds: Readonly<Record<string, number>>, ablate: string | undefined): PresetModel;
+  /**
+   * Decomposition (SPEC §6, key independence): when present, `check` checks
+   * these parts one after the other instead of `build`'s joint model (which
+   * `--joint` still checks), and the preset passes iff every part does.
+   */
+  parts?(bounds: Readonly<Record<string, number>>, ablate: string | undefined): readonly PresetPart[];
+}
+
+/** One part of a decomposed preset, e.g. the single-key model of `k1`. */
+export interface PresetPart {
+  readonly label: string;
+  readonly model: PresetModel;
 }
 
 const joinBoundParameters = (defaults: JoinModelBounds): BoundParameter[] => [
@@ -84,8 +100,58 @@ function joinPreset(name: string, description: string, defaults: JoinModelBounds
   };
 }
 
-/** Every preset, by name. The cluster presets (`ci`, `deep`) are added here too. */
+const clusterBoundParameters = (preset: ClusterPreset): BoundParameter[] => {
+  const b = preset.config.bounds;
+  const budget = (name: keyof ClusterBounds & string, description: string): BoundParameter => ({
+    name,
+    description,
+    default: b[name] as number,
+    min: 0,
+    max: 4,
+  });
+  return [
+    { name: 'records', description: `the first N records of the workload (${b.script.length} in all)`, default: b.script.length, min: 0, max: b.script.length },
+    budget('migrations', 'migrations begun (freeze)'),
+    budget('failovers', 'failovers'),
+    budget('crashes', 'crashes of a worker or the coordinator, the crash points inside commit and failover included'),
+    budget('pauses', 'pauses (a paused owner resumes as a zombie after a failover)'),
+    budget('duplicates', 'duplicated install or release messages'),
+    budget('checkpoints', 'periodic checkpoints'),
+  ];
+};
+
+function clusterPresetModel(preset: ClusterPreset): ModelPreset {
+  const configured = (b: Readonly<Record<string, number>>, ablate: string | undefined): ClusterModelConfig => {
+    if (ablate !== undefined && !(PROTOCOL_ELEMENTS as readonly string[]).includes(ablate)) throw new Error(`unknown ablation ${ablate}`);
+    const d = preset.config.bounds;
+    const bounds: ClusterBounds = {
+      script: d.script.slice(0, b['records'] ?? d.script.length),
+      migrations: b['migrations'] ?? d.migrations,
+      failovers: b['failovers'] ?? d.failovers,
+      crashes: b['crashes'] ?? d.crashes,
+      pauses: b['pauses'] ?? d.pauses,
+      duplicates: b['duplicates'] ?? d.duplicates,
+      checkpoints: b['checkpoints'] ?? d.checkpoints,
+    };
+    const config: ClusterModelConfig = { ...preset.config, bounds };
+    return ablate === undefined ? config : withAblation(config, [ablate as ProtocolElement]);
+  };
+  return {
+    name: preset.name,
+    description: preset.description,
+    bounds: clusterBoundParameters(preset),
+    ablations: PROTOCOL_ELEMENTS.map((name) => ({ name, description: PROTOCOL_ELEMENT_DESCRIPTIONS[name] })),
+    build: (b, ablate) => presetModel(clusterExplorerModel(configured(b, ablate))),
+    parts: (b, ablate) => {
+      const config = configured(b, ablate);
+      return config.cluster.keys.map(({ key }) => ({ label: key, model: presetModel(clusterExplorerModel(projectOntoKey(config, key))) }));
+    },
+  };
+}
+
+/** Every preset, by name: the cluster presets (SPEC §6), then the join presets. */
 export const PRESETS: readonly ModelPreset[] = [
+  ...CLUSTER_PRESETS.map(clusterPresetModel),
   joinPreset('join-small', 'the reference join, every log of <= 4 records over 1 key, 1 id, times 0..1 (seconds)', {
     records: 4,
     keys: 1,

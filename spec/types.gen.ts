@@ -564,6 +564,10 @@ export interface Counterexample {
    * The protocol element switched off, if any.
    */
   ablate?: string;
+  /**
+   * For a decomposed preset (SPEC §6, key independence): the part the counterexample belongs to, e.g. the key of a single-key model.
+   */
+  part?: string;
   property: PropertyRef;
   /**
    * Why the last state breaks the property, for people.

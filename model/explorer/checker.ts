@@ -63,8 +63,9 @@ const TRAP_SEARCH_LIMIT = 1_000_000;
 export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): CheckReport<S, A> {
   const notes: string[] = [];
   const visitedMode = options.visited ?? 'fingerprint';
-  const symmetry = (options.symmetry ?? true) && model.representative !== undefined;
-  if (options.symmetry === true && model.representative === undefined) notes.push('symmetry requested, but the model defines no representative');
+  const hasSymmetry = model.representative !== undefined || model.canonical !== undefined;
+  const symmetry = (options.symmetry ?? true) && hasSymmetry;
+  if (options.symmetry === true && !hasSymmetry) notes.push('symmetry requested, but the model defines no representative');
   let partialOrder = (options.partialOrder ?? true) && model.partialOrder !== undefined;
   if (options.partialOrder === true && model.partialOrder === undefined) notes.push('partial-order reduction requested, but the model defines no independence hook');
   if (partialOrder && model.withinBoundary !== undefined) {
@@ -76,14 +77,16 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   const progressEvery = options.progressIntervalMs ?? 500;
   const onProgress = options.onProgress;
 
-  const representative = symmetry ? model.representative?.bind(model) : undefined;
+  // With `canonical`, symmetry lives in the visited set's keys; states stay concrete.
+  const canonical = symmetry ? model.canonical : undefined;
+  const representative = symmetry && !canonical ? model.representative?.bind(model) : undefined;
   const withinBoundary = model.withinBoundary?.bind(model);
   const por = partialOrder ? model.partialOrder : undefined;
   const progress = model.progress;
   const invariants = model.invariants;
   const goals = model.goals ?? [];
 
-  const visited: VisitedSet<S> = createVisitedSet(visitedMode, model);
+  const visited: VisitedSet<S> = createVisitedSet(visitedMode, canonical ?? model);
   let parent = new Int32Array(1024);
   let via = new Uint16Array(1024);
   const frontier: (S | undefined)[][] = [];

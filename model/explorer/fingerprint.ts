@@ -119,6 +119,12 @@ export class FieldHasher {
     return this;
   }
 
+  /** An integer known to lie in [-2^31, 2^31): one word instead of two. */
+  small(x: number): this {
+    this.mix(x | 0);
+    return this;
+  }
+
   bool(b: boolean): this {
     this.mix(b ? 1 : 0);
     return this;

@@ -91,6 +91,19 @@ export interface Model<S, A> {
    * counterexample is re-derived as a concrete path from the initial state.
    */
   representative?(state: S): S;
+  /**
+   * Symmetry reduction without building representatives: keys of the state's
+   * symmetry CLASS (same symmetry contract as `representative`): `encode`
+   * equal iff the states are equivalent, and `fingerprint` (optional, as for
+   * the model's own) a hash of that. With symmetry on, the checker keys its
+   * visited set by these and stores the first concrete member of each class
+   * it reaches, expanding that member; this saves renaming every successor.
+   * A model gives `representative` or `canonical`, not both.
+   */
+  readonly canonical?: {
+    encode(state: S): string;
+    fingerprint?(state: S, out: Int32Array): void;
+  };
   /** States outside the boundary are counted and checked but not expanded. */
   withinBoundary?(state: S): boolean;
   /** Partial-order reduction (see `PartialOrderHook` for the contract). */

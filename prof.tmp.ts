@@ -1,0 +1,2 @@
+import { checkCommand } from './cli/check.ts';
+checkCommand(['--preset', 'smoke'], { stdout: () => {}, stderr: () => {}, interactive: false });
