@@ -122,7 +122,7 @@ describe('streamjoin check', () => {
   });
 
   it('exits 2 on unknown presets, bounds out of range and unknown ablation elements, listing the valid ones', () => {
-    expect(capture(['check', '--preset', 'nope']).stderr).toMatch(/^usage: SJ105 unknown preset "nope" \(presets: join-small, /);
+    expect(capture(['check', '--preset', 'nope']).stderr).toMatch(/^usage: SJ105 unknown preset "nope" \(presets: ci, deep, smoke, join-small, /);
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records=99']).stderr).toMatch(/SJ105 bound records of preset join-small must be an integer in \[0, 12\], got 99/);
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records']).stderr).toMatch(/SJ105 --bound wants NAME=INTEGER/);
     const r = capture(['check', '--preset', 'join-small', '--ablate', 'sink-fence']);
@@ -214,5 +214,27 @@ describe('streamjoin check with Progress (a toy preset)', () => {
     const replay = run(['--replay', file]);
     expect(replay.code).toBe(1);
     expect(replay.stdout).toMatch(/Progress VIOLATED at the end: none of the 3 state\(s\) reachable from here without faults is quiescent/);
+  });
+});
+
+describe('streamjoin check on the cluster presets (SPEC §6)', () => {
+  it('checks a decomposed preset key by key, writes a counterexample per part, and --replay rebuilds that part', () => {
+    const dir = tmp();
+    const bounds = ['--bound', 'migrations=0', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0'];
+    const r = capture(['check', '--preset', 'smoke', '--ablate', 'sink-dedup', ...bounds, '--out', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/preset smoke in 1 parts \(key independence, SPEC §6\): k1/);
+    expect(r.stdout).toMatch(/ExactlyOnce +VIOLATED/);
+    const file = join(dir, 'smoke-sink-dedup-k1-ExactlyOnce.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ preset: 'smoke', part: 'k1', ablate: 'sink-dedup' });
+    const replay = capture(['check', '--replay', file]);
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(/ExactlyOnce VIOLATED at the end: ExactlyOnce: insert of k1\/a\/b applied twice/);
+  });
+
+  it('--joint checks all keys in one model', () => {
+    const r = capture(['check', '--preset', 'ci', '--joint', '--bound', 'records=2', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0', '--bound', 'migrations=0']);
+    expect(r.stdout).toMatch(/^streamjoin check: preset ci \(model cluster k1\+k2 on 3 workers\)/);
+    expect(r.code).toBe(0);
   });
 });

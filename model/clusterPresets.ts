@@ -71,10 +71,13 @@ export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   },
   {
     name: 'smoke',
-    description: 'one key, 3 workers, three records, every budget 1: seconds; for tests',
+    description: 'one key, 3 workers; a match and its retraction; every budget 1: seconds; for tests',
     config: {
       cluster: { ...threeWorkers, keys: [{ key: 'k1', owner: 'w1' }] },
-      bounds: { ...ciBounds, script: ciScript.filter((r) => r.kind !== 'watermark' && r.key === 'k1').slice(0, 3) },
+      bounds: {
+        ...ciBounds,
+        script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
+      },
     },
   },
 ];
