@@ -13,7 +13,7 @@ export const mainHelp = `streamjoin — formal model and conformance harness for
 Usage: streamjoin <command> [options]
 
 Commands:
-  ci                 the main job: every example trace through the reference model
+  ci                 the main job: the example traces, then check --preset ci
   run [TRACE...]     validate operator traces and run the reference model over them
   check              model-check a preset (streamjoin check --list), or --replay a counterexample
   conform --sut CMD  check a system under test against the model, trace for trace
@@ -33,9 +33,13 @@ Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
 const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
 
+/** The main job (README): the examples, then the `ci` model check. Each part runs; the worst exit code wins. */
 function ciJob(out: Output): number {
-  out.stdout('== example traces through the reference model ==\n');
-  return runTraces(exampleTracePaths(), out, { json: false });
+  out.stdout('== 1. example traces through the reference model ==\n');
+  const examples = runTraces(exampleTracePaths(), out, { json: false });
+  out.stdout('\n== 2. streamjoin check --preset ci ==\n');
+  const checked = checkCommand(['--preset', 'ci'], out);
+  return Math.max(examples, checked);
 }
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { InputError } from './errors.ts';
+import { ERROR_CODES, InputError } from './errors.ts';
 import { loadOperatorTrace, parseOperatorTrace } from './documents.ts';
 import { generateSchemaTypes, generatedTypesPath } from '../scripts/schemaTypes.ts';
 
@@ -85,5 +85,14 @@ describe('§4 bad input names the file, the step and the field', () => {
 describe('schemas and TypeScript types do not drift', () => {
   it('spec/types.gen.ts is exactly what the schemas generate (run `npm run gen:types` after a schema change)', async () => {
     expect(readFileSync(generatedTypesPath, 'utf8')).toBe(await generateSchemaTypes());
+  });
+});
+
+describe('SPEC §8 lists exactly the error codes the tools use', () => {
+  it('the table in SPEC.md and ERROR_CODES agree', () => {
+    const spec = readFileSync(join(import.meta.dirname, 'SPEC.md'), 'utf8');
+    const section = spec.slice(spec.indexOf('## §8'), spec.indexOf('## §9'));
+    const listed = [...section.matchAll(/^\| `(SJ\d{3})` \| (.+?) \|$/gm)].map((m) => [m[1], m[2]]);
+    expect(listed.map(([code]) => code)).toEqual(Object.keys(ERROR_CODES));
   });
 });
