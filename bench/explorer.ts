@@ -167,20 +167,45 @@ out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run
   results['symmetry'] = { on, off };
 }
 
+/** Sums the runs of a decomposed preset's parts (SPEC §6), as `streamjoin check` checks them. */
+function sumRuns(label: string, parts: readonly Run[]): Run {
+  const distinct = parts.reduce((n, r) => n + r.distinct, 0);
+  const ms = parts.reduce((n, r) => n + r.ms, 0);
+  const weighted = (f: (r: Run) => number): number => (distinct > 0 ? parts.reduce((n, r) => n + f(r) * r.distinct, 0) / distinct : 0);
+  return {
+    label,
+    distinct,
+    generated: parts.reduce((n, r) => n + r.generated, 0),
+    ms,
+    statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0,
+    bytesPerState: weighted((r) => r.bytesPerState),
+    heapBytesPerState: weighted((r) => r.heapBytesPerState),
+    exhausted: parts.every((r) => r.exhausted),
+    passed: parts.every((r) => r.passed),
+  };
+}
+
+/** One measured check of a preset at `bounds`: part by part if it decomposes (unless `joint`), else whole. */
+function measurePreset(preset: ModelPreset, bounds: Record<string, number>, label: string, options: CheckOptions, repeat: boolean, joint = false): Run {
+  const run = <S, A>(l: string, m: Model<S, A>): Run => (repeat ? best(l, m, options) : measure(l, m, options));
+  const parts = !joint && preset.parts ? preset.parts(bounds, undefined) : undefined;
+  if (!parts) return preset.build(bounds, undefined).use((m) => run(label, m));
+  return sumRuns(`${label} (${parts.length} parts: ${parts.map((p) => p.label).join(', ')})`, parts.map((p) => p.model.use((m) => run(`${label}, part ${p.label}`, m))));
+}
+
 for (const preset of presets) {
   const defaults = resolveBounds(preset, {});
-  const build = (bounds: Record<string, number>): ReturnType<ModelPreset['build']> => preset.build(bounds, undefined);
   out(`\n## preset ${preset.name}: ${preset.description}\n`);
   const runs: Run[] = [];
-  const base = build(defaults).use((m) => best('default (fingerprint, reductions on)', m, {}));
+  const base = measurePreset(preset, defaults, 'default (fingerprint, reductions on)', {}, true);
   runs.push(base);
-  const exact = build(defaults).use((m) => best('exact visited set', m, { visited: 'exact' }));
+  const exact = measurePreset(preset, defaults, 'exact visited set', { visited: 'exact' }, true);
   runs.push(exact);
-  const hasSymmetry = build(defaults).use((m) => m.representative !== undefined);
-  const hasPor = build(defaults).use((m) => m.partialOrder !== undefined);
-  const noSymmetry = hasSymmetry ? build(defaults).use((m) => best('symmetry off', m, { symmetry: false })) : undefined;
+  const hasSymmetry = preset.build(defaults, undefined).use((m) => m.representative !== undefined || m.canonical !== undefined);
+  const hasPor = preset.build(defaults, undefined).use((m) => m.partialOrder !== undefined);
+  const noSymmetry = hasSymmetry ? measurePreset(preset, defaults, 'symmetry off', { symmetry: false }, true) : undefined;
   if (noSymmetry) runs.push(noSymmetry);
-  const noPor = hasPor ? build(defaults).use((m) => best('partial-order reduction off', m, { partialOrder: false })) : undefined;
+  const noPor = hasPor ? measurePreset(preset, defaults, 'partial-order reduction off', { partialOrder: false }, true) : undefined;
   if (noPor) runs.push(noPor);
   out(header);
   for (const r of runs) out(row(r));
@@ -191,6 +216,20 @@ for (const preset of presets) {
   if (noPor) out(`partial-order reduction: states ÷${fmt(noPor.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noPor.ms, 2)} (on / off)`);
   else out('partial-order reduction: the model has no independence hook');
 
+  // Key decomposition against the joint model, at a bound the joint model finishes.
+  let decomposition: { parts: Run; joint: Run; bounds: Record<string, number> } | undefined;
+  if (preset.parts && preset.parts(defaults, undefined).length > 1) {
+    const small: Record<string, number> = { ...defaults, records: Math.min(defaults['records'] ?? 0, 4), pauses: 0, checkpoints: 0 };
+    const parts = measurePreset(preset, small, 'key by key', {}, true);
+    const joint = measurePreset(preset, small, 'joint (--joint)', {}, true, true);
+    out(`\nkey decomposition at ${Object.entries(small).map(([k, v]) => `${k}=${v}`).join(' ')}:\n`);
+    out(header);
+    out(row(parts));
+    out(row(joint));
+    out(`\nkey decomposition: states ÷${fmt(joint.distinct / parts.distinct, 2)}, time ×${fmt(parts.ms / joint.ms, 2)} (key by key / joint)`);
+    decomposition = { parts, joint, bounds: small };
+  }
+
   const growth: Run[] = [];
   if (!values['skip-growth']) {
     out(`\nhow the distinct count grows with each bound (others at their defaults: ${Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join(' ')}):\n`);
@@ -200,13 +239,13 @@ for (const preset of presets) {
       const hi = Math.min(p.max, p.default + 1);
       for (let v = lo; v <= hi; v++) {
         if (v === p.default) continue;
-        const r = build({ ...defaults, [p.name]: v }).use((m) => measure(`${p.name}=${v}`, m, {}));
+        const r = measurePreset(preset, { ...defaults, [p.name]: v }, `${p.name}=${v}`, {}, false);
         growth.push(r);
         out(row(r));
       }
     }
   }
-  results[preset.name] = { runs, growth };
+  results[preset.name] = { runs, growth, ...(decomposition ? { decomposition } : {}) };
 }
 
 if (values.json) console.log(JSON.stringify(results, null, 2));
