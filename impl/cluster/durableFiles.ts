@@ -140,6 +140,7 @@ export class JournalFile {
   private fd: number | undefined;
   private readonly onWritePoint: WritePointHook | undefined;
   private lines: number;
+  private failed = false;
 
   private constructor(path: string, fd: number, lines: number, onWritePoint: WritePointHook | undefined) {
     this.path = path;
@@ -191,6 +192,8 @@ export class JournalFile {
   append(value: unknown): void {
     const fd = this.fd;
     if (fd === undefined) throw new DurableStateError(this.path, 'the journal is closed');
+    // After a failed append the file may end in part of a line; another line after it would turn that torn tail into corruption.
+    if (this.failed) throw new DurableStateError(this.path, 'an earlier append failed; reopen the journal to cut off its torn tail');
     const bytes = journalLine(value);
     try {
       // Two writes, so that "half a line written" is a state a crash test can produce.
@@ -200,6 +203,7 @@ export class JournalFile {
       writeFully(fd, bytes.subarray(half));
       fdatasyncSync(fd);
     } catch (e) {
+      this.failed = true;
       throw new DurableStateError(`${this.path}:${this.lines + 1}`, `append failed (${errnoOf(e)}); the entry is not durable`);
     }
     this.lines++;
