@@ -108,6 +108,15 @@ function readJournalLine(bytes: Buffer, start: number, end: number): { ok: true;
   }
 }
 
+/** Whether `bytes[start, end)` begins with a complete, checksum-valid entry that more bytes follow. */
+function holdsWholeEntry(bytes: Buffer, start: number, end: number): boolean {
+  const head = LINE_HEAD.exec(bytes.toString('latin1', start, Math.min(end, start + 48)));
+  if (head === null) return false;
+  const bodyStart = start + head[0].length;
+  const bodyEnd = bodyStart + Number(head[1]);
+  return bodyEnd + 1 < end && bytes[bodyEnd] === CLOSE_BRACE && hex8(crc32(bytes.subarray(bodyStart, bodyEnd))) === head[2];
+}
+
 /**
  * Reads the journal bytes: every good entry, and where the good part ends.
  * A bad last line (with or without its newline) is a torn tail; a bad line
@@ -125,6 +134,11 @@ export function parseJournal(path: string, bytes: Buffer): { entries: JournalEnt
     if (!read.ok || newline < 0) {
       const detail = newline < 0 ? 'the last line has no end (a write that never completed)' : read.ok ? '' : read.detail;
       if (!last) throw new DurableStateError(`${path}:${line}`, `corrupt journal line: ${detail}; the file is not loaded`);
+      // A crash tears only the line being appended. A whole good entry followed by more
+      // bytes on the same line is two lines whose newline was damaged: corruption.
+      if (holdsWholeEntry(bytes, position, end)) {
+        throw new DurableStateError(`${path}:${line}`, 'corrupt journal: a complete entry runs on into the next line (its newline was changed); the file is not loaded');
+      }
       return { entries, goodLength: position, torn: `torn tail at line ${line} (${bytes.length - position} bytes): ${detail}; dropped` };
     }
     entries.push({ line, value: read.value });
