@@ -35,7 +35,15 @@ afterEach(() => {
   for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({ kind: 'insert', key, side, id, ts: start, start, end });
+const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
+  kind: 'insert',
+  key,
+  side,
+  id,
+  ts: start,
+  start,
+  end,
+});
 const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
 
 function must(cluster: ImplCluster, action: ClusterAction): void {
@@ -136,7 +144,10 @@ function runChildUntilKilled(dataDir: string, actions: readonly ClusterAction[],
 /** The durable write points a run of `actions` passes through, in order, from a dry run in this process. */
 function writePointsOf(actions: readonly ClusterAction[]): string[] {
   const points: string[] = [];
-  const dry = ImplCluster.open(setup, { dataDir: freshDirectory(), onWritePoint: (point, path) => points.push(`${point} ${path.split('/').slice(-1)[0] as string}`) });
+  const dry = ImplCluster.open(setup, {
+    dataDir: freshDirectory(),
+    onWritePoint: (point, path) => points.push(`${point} ${path.split('/').slice(-1)[0] as string}`),
+  });
   for (const a of actions) must(dry, a);
   dry.close();
   return points;
@@ -214,7 +225,13 @@ describe('SIGKILL mid-trace: reopen recovers the durable parts and the run conti
       return i + 1;
     });
     const reached = await Promise.all(killPoints.map((k) => killReopenContinue(trace, k)));
-    expect(reached.map((r) => r.split(' ')[0])).toEqual(['journal-partial', 'journal-partial', 'document-tmp-synced', 'checkpoint-tmp-partial', 'document-renamed']);
+    expect(reached.map((r) => r.split(' ')[0])).toEqual([
+      'journal-partial',
+      'journal-partial',
+      'document-tmp-synced',
+      'checkpoint-tmp-partial',
+      'document-renamed',
+    ]);
   });
 
   it('killed at a random write point of a random trace', async () => {
@@ -272,7 +289,10 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
     const cluster = ImplCluster.open(setup, { dataDir });
     expect(cluster.problems()).toEqual([]);
     const o = cluster.observe();
-    expect(o).toMatchObject({ log: 4, coordinator: { up: false, handoff: { phase: 'committed', dst: 'w3' }, keys: { k1: { owner: 'w3', epoch: 2 } } } });
+    expect(o).toMatchObject({
+      log: 4,
+      coordinator: { up: false, handoff: { phase: 'committed', dst: 'w3' }, keys: { k1: { owner: 'w3', epoch: 2 } } },
+    });
     expect(o.sink.fence).toEqual({ k1: 2, k2: 1 });
     expect(o.sink.matches).toEqual({ 'k1/a/b': 'inserted', 'k1/a/c': 'inserted', 'k1/a/d': 'inserted' });
     expect(o.store['k1']).toMatchObject({ epoch: 1, cursor: 2 });

@@ -33,7 +33,15 @@ afterEach(() => {
   for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({ kind: 'insert', key, side, id, ts: start, start, end });
+const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
+  kind: 'insert',
+  key,
+  side,
+  id,
+  ts: start,
+  start,
+  end,
+});
 const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
 
 /** A cluster under test that can be crashed whole and reopened over the same durable parts. */
@@ -96,7 +104,9 @@ function runLockstep(subject: Subject, steps: readonly ChoiceStep[]): void {
       expect(before).toEqual(step.observation);
     } catch (e) {
       const refused = step.kind === 'action' ? `\n  (refused probe at step ${i}: ${JSON.stringify(step.refused)})` : '';
-      throw new Error(`impl departs from the model at step ${i} of\n${describeSteps(steps, i)}${refused}\n${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(
+        `impl departs from the model at step ${i} of\n${describeSteps(steps, i)}${refused}\n${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   });
 }
@@ -107,7 +117,13 @@ function modelSteps(actions: readonly ClusterAction[]): ChoiceStep[] {
   return actions.map((action) => {
     const t = applyExternal(setup, state, action);
     state = t.state;
-    return { kind: 'action', action, events: t.events, observation: observeCluster(setup, state), refused: { type: 'process', worker: 'w1', key: 'k1' } };
+    return {
+      kind: 'action',
+      action,
+      events: t.events,
+      observation: observeCluster(setup, state),
+      refused: { type: 'process', worker: 'w1', key: 'k1' },
+    };
   });
 }
 
@@ -139,9 +155,17 @@ const scenarios: [string, ClusterAction[]][] = [
   ['C6: a duplicate install after commit is refused', [...migration.slice(0, 5), { type: 'duplicateInstall', key: 'k1' }]],
   [
     'C7: a coordinator crash between the parts of commit, then restart and commit',
-    [...migration.slice(0, 4), { type: 'commit', key: 'k1', crashAfterFence: true }, { type: 'restart', node: 'coordinator' }, { type: 'commit', key: 'k1' }],
+    [
+      ...migration.slice(0, 4),
+      { type: 'commit', key: 'k1', crashAfterFence: true },
+      { type: 'restart', node: 'coordinator' },
+      { type: 'commit', key: 'k1' },
+    ],
   ],
-  ['C5: abort unfreezes the source and drops the destination copy', [...migration.slice(0, 4), { type: 'abort', key: 'k1' }, rec(ins('k1', 'R', 'b', 1))]],
+  [
+    'C5: abort unfreezes the source and drops the destination copy',
+    [...migration.slice(0, 4), { type: 'abort', key: 'k1' }, rec(ins('k1', 'R', 'b', 1))],
+  ],
   [
     'C8/C9: a paused owner resumes after failover and is fenced',
     [

@@ -25,7 +25,15 @@ afterEach(() => {
   for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({ kind: 'insert', key, side, id, ts: start, start, end });
+const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
+  kind: 'insert',
+  key,
+  side,
+  id,
+  ts: start,
+  start,
+  end,
+});
 const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
 
 function must(cluster: ImplCluster, action: ClusterAction) {
@@ -129,7 +137,15 @@ describe('ImplCluster API', () => {
       [{ workers: ['w1', 'w1'] }, /config.workers\[1\] repeats/],
       [{ workers: ['w1', 'coordinator'] }, /config.workers\[1\] must not be "coordinator"/],
       [{ keys: [{ key: 'k1', owner: 'w9' }] }, /config.keys\[0\].owner "w9"/],
-      [{ keys: [{ key: 'k1', owner: 'w1' }, { key: 'k1', owner: 'w2' }] }, /config.keys\[1\] repeats key/],
+      [
+        {
+          keys: [
+            { key: 'k1', owner: 'w1' },
+            { key: 'k1', owner: 'w2' },
+          ],
+        },
+        /config.keys\[1\] repeats key/,
+      ],
       [{ join: { allowedLateness: -1, maxIntervalLength: 0 } }, /J0: allowedLateness/],
     ];
     for (const [patch, message] of bad) expect(() => ImplCluster.open({ ...config, ...patch })).toThrow(ConfigError);
@@ -164,7 +180,13 @@ describe('ImplCluster API', () => {
   });
 
   it('keys and ids of any characters, "__proto__" included, are own properties of the observation', () => {
-    const odd: ClusterConfig = { ...config, keys: [{ key: '__proto__', owner: 'w1' }, { key: 'k/%', owner: 'w2' }] };
+    const odd: ClusterConfig = {
+      ...config,
+      keys: [
+        { key: '__proto__', owner: 'w1' },
+        { key: 'k/%', owner: 'w2' },
+      ],
+    };
     const cluster = ImplCluster.open(odd);
     must(cluster, rec(ins('__proto__', 'L', 'constructor', 1)));
     must(cluster, rec(ins('__proto__', 'R', 'x/y', 1)));

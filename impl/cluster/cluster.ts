@@ -104,6 +104,7 @@ function lowerBound(xs: readonly number[], x: number): number {
 
 /** A copy of the record with exactly its fields, so the log never aliases the caller's object. */
 function copyOfRecord(record: LogRecord): LogRecord {
+  if (typeof record !== 'object' || record === null) throw new TypeError('a record action needs a record object');
   switch (record.kind) {
     case 'watermark':
       return { kind: 'watermark', side: record.side, wm: record.wm };
@@ -111,7 +112,9 @@ function copyOfRecord(record: LogRecord): LogRecord {
     case 'retract':
       return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };
     default:
-      throw new TypeError(`record.kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind?: unknown } | undefined)?.kind)}`);
+      throw new TypeError(
+        `record.kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind?: unknown } | undefined)?.kind)}`,
+      );
   }
 }
 
@@ -186,7 +189,7 @@ const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenc
  * `observe` after any of them. See the file comment for what is durable.
  */
 export class ImplCluster {
-  readonly config: ClusterConfig;
+  private readonly config: ClusterConfig;
   private readonly storage: ClusterStorage;
   private readonly sink: Sink;
   private readonly workers: Worker[];
@@ -229,7 +232,13 @@ export class ImplCluster {
     return new ImplCluster(config, storage);
   }
 
-  private constructor(config: ClusterConfig, storage: ClusterStorage) {
+  private constructor(given: ClusterConfig, storage: ClusterStorage) {
+    // Our own copy: a caller changing its config object later changes nothing here.
+    const config: ClusterConfig = {
+      join: { allowedLateness: given.join.allowedLateness, maxIntervalLength: given.join.maxIntervalLength },
+      workers: [...given.workers] as ClusterConfig['workers'],
+      keys: given.keys.map(({ key, owner }) => ({ key, owner })) as ClusterConfig['keys'],
+    };
     this.config = config;
     this.storage = storage;
     this.workers = config.workers.map((id, order) => ({ id, order, status: 'up', copies: new Map() }));
@@ -256,7 +265,8 @@ export class ImplCluster {
     } else {
       // C1: every node up; each key's owner holds an empty, active copy at cursor 0 and epoch 1.
       this.coordinatorUp = true;
-      for (const s of this.slots) this.setCopy(this.workers[s.owner] as Worker, s, { operator: new JoinOperator(config.join), cursor: 0, epoch: 1, frozen: false });
+      for (const s of this.slots)
+        this.setCopy(this.workers[s.owner] as Worker, s, { operator: new JoinOperator(config.join), cursor: 0, epoch: 1, frozen: false });
     }
   }
 
@@ -281,25 +291,41 @@ export class ImplCluster {
     }
     for (const m of this.storage.coordinator.installMessages()) {
       if (m.checkpoint !== null && m.checkpoint.cursor > log.length) {
-        throw new DurableStateError(this.storage.where('install'), `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`);
+        throw new DurableStateError(
+          this.storage.where('install'),
+          `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`,
+        );
       }
       (this.slotByKey.get(m.key) as KeySlot).lastInstall = m;
     }
     for (const key of this.storage.checkpoints.keys()) {
-      if (!this.slotByKey.has(key)) throw new DurableStateError(this.storage.where('checkpoints'), `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`);
+      if (!this.slotByKey.has(key))
+        throw new DurableStateError(this.storage.where('checkpoints'), `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`);
     }
     for (const slot of this.slots) {
       const cp = this.storedCheckpoint(slot);
       if (cp !== undefined && cp.cursor > log.length) {
-        throw new DurableStateError(this.storage.where('checkpoints'), `the checkpoint of ${JSON.stringify(slot.key)} has cursor ${cp.cursor}, past the log's ${log.length} records`);
+        throw new DurableStateError(
+          this.storage.where('checkpoints'),
+          `the checkpoint of ${JSON.stringify(slot.key)} has cursor ${cp.cursor}, past the log's ${log.length} records`,
+        );
       }
       const join = this.config.join;
-      if (cp !== undefined && (cp.state.config.allowedLateness !== join.allowedLateness || cp.state.config.maxIntervalLength !== join.maxIntervalLength)) {
-        throw new DurableStateError(this.storage.where('checkpoints'), `the checkpoint of ${JSON.stringify(slot.key)} was taken under another join config`);
+      if (
+        cp !== undefined &&
+        (cp.state.config.allowedLateness !== join.allowedLateness || cp.state.config.maxIntervalLength !== join.maxIntervalLength)
+      ) {
+        throw new DurableStateError(
+          this.storage.where('checkpoints'),
+          `the checkpoint of ${JSON.stringify(slot.key)} was taken under another join config`,
+        );
       }
       // C7, C8: the fence is raised before ownership is written, so it is never behind the table.
       if (this.sink.fenceOf(slot.key) < slot.epoch) {
-        throw new DurableStateError(this.storage.where('sink'), `the fence of ${JSON.stringify(slot.key)} is ${this.sink.fenceOf(slot.key)}, behind its committed epoch ${slot.epoch}: the sink and the coordinator's table do not belong together`);
+        throw new DurableStateError(
+          this.storage.where('sink'),
+          `the fence of ${JSON.stringify(slot.key)} is ${this.sink.fenceOf(slot.key)}, behind its committed epoch ${slot.epoch}: the sink and the coordinator's table do not belong together`,
+        );
       }
     }
   }
@@ -347,11 +373,16 @@ export class ImplCluster {
       defineOwn(workers, w.id, { status: w.status, keys: copies });
     }
     const store: ClusterObservation['store'] = {};
-    for (const s of this.slots) if (s.stored !== undefined) defineOwn(store, s.key, { epoch: s.stored.epoch, cursor: s.stored.cursor, retained: { ...s.stored.retained } });
+    for (const s of this.slots)
+      if (s.stored !== undefined) defineOwn(store, s.key, { epoch: s.stored.epoch, cursor: s.stored.cursor, retained: { ...s.stored.retained } });
     const h = this.handoff;
     return {
       log: this.storage.log.length,
-      coordinator: { up: this.coordinatorUp, handoff: h === null ? null : { kind: h.kind, key: h.key, src: h.src, dst: h.dst, from: h.from, phase: h.phase }, keys },
+      coordinator: {
+        up: this.coordinatorUp,
+        handoff: h === null ? null : { kind: h.kind, key: h.key, src: h.src, dst: h.dst, from: h.from, phase: h.phase },
+        keys,
+      },
       workers,
       store,
       sink: this.sink.observe(),
@@ -398,7 +429,8 @@ export class ImplCluster {
         if (src.status !== 'up') return `the owner ${src.id} is not up`;
         if (to.status !== 'up') return `${to.id} is not up`;
         const copy = src.copies.get(slot.order);
-        if (copy === undefined || copy.frozen || copy.epoch !== slot.epoch) return `the owner ${src.id} holds no active copy of ${a.key} at epoch ${slot.epoch}`;
+        if (copy === undefined || copy.frozen || copy.epoch !== slot.epoch)
+          return `the owner ${src.id} holds no active copy of ${a.key} at epoch ${slot.epoch}`;
         return undefined;
       }
       case 'persist': {
@@ -414,7 +446,8 @@ export class ImplCluster {
       case 'install': {
         const h = this.handoffOf(a.key);
         if (coordinatorDown) return coordinatorDown;
-        if (h === undefined || h.kind !== 'migrate' || !INSTALL_PHASES.includes(h.phase)) return `no migration of ${a.key} awaits install (it needs a persisted checkpoint)`;
+        if (h === undefined || h.kind !== 'migrate' || !INSTALL_PHASES.includes(h.phase))
+          return `no migration of ${a.key} awaits install (it needs a persisted checkpoint)`;
         if ((this.workerByName.get(h.dst) as Worker).status !== 'up') return `the destination ${h.dst} is not up`;
         return undefined;
       }
@@ -439,7 +472,8 @@ export class ImplCluster {
         if (h.kind === 'migrate') {
           if (dst.status !== 'up') return `the destination ${dst.id} is not up`;
           const copy = dst.copies.get(this.slotOf(a.key).order);
-          if (copy === undefined || copy.epoch !== h.from + 1) return `the destination ${dst.id} holds no installed copy of ${a.key} at epoch ${h.from + 1}`;
+          if (copy === undefined || copy.epoch !== h.from + 1)
+            return `the destination ${dst.id} holds no installed copy of ${a.key} at epoch ${h.from + 1}`;
         } else if (dst.status === 'paused') return `the destination ${dst.id} is paused`;
         return undefined;
       }
@@ -599,7 +633,14 @@ export class ImplCluster {
       case 'failover': {
         // C8: the fence part, then ownership to a live worker that recovers the key.
         const slot = this.slotOf(a.key);
-        const h = this.fencePart({ kind: 'failover', key: slot.key, src: (this.workers[slot.owner] as Worker).id, dst: a.to, from: slot.epoch, phase: 'fenced' });
+        const h = this.fencePart({
+          kind: 'failover',
+          key: slot.key,
+          src: (this.workers[slot.owner] as Worker).id,
+          dst: a.to,
+          from: slot.epoch,
+          phase: 'fenced',
+        });
         if (a.crashAfterFence) {
           this.coordinatorUp = false;
           return;
@@ -657,7 +698,8 @@ export class ImplCluster {
   /** C3: validate, append durably, and wake the copies that read the record. */
   private appendRecord(record: LogRecord, events: ClusterEvent[], runnable: Runnable): void {
     const slot = record.kind === 'watermark' ? undefined : this.slotByKey.get(record.key);
-    const reason = recordValidity(record, this.config.join.maxIntervalLength) ?? (record.kind !== 'watermark' && slot === undefined ? 'unknown_key' : undefined);
+    const reason =
+      recordValidity(record, this.config.join.maxIntervalLength) ?? (record.kind !== 'watermark' && slot === undefined ? 'unknown_key' : undefined);
     if (reason !== undefined) {
       events.push({ type: 'rejected', outcome: { code: 'rejected', reason } });
       return;

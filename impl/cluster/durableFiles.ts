@@ -22,18 +22,7 @@
 //   file left by a crash is reported and removed; a document whose bytes
 //   changed is refused with its path.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DurableStateError } from '../errors.ts';
@@ -137,7 +126,10 @@ export function parseJournal(path: string, bytes: Buffer): { entries: JournalEnt
       // A crash tears only the line being appended. A whole good entry followed by more
       // bytes on the same line is two lines whose newline was damaged: corruption.
       if (holdsWholeEntry(bytes, position, end)) {
-        throw new DurableStateError(`${path}:${line}`, 'corrupt journal: a complete entry runs on into the next line (its newline was changed); the file is not loaded');
+        throw new DurableStateError(
+          `${path}:${line}`,
+          'corrupt journal: a complete entry runs on into the next line (its newline was changed); the file is not loaded',
+        );
       }
       return { entries, goodLength: position, torn: `torn tail at line ${line} (${bytes.length - position} bytes): ${detail}; dropped` };
     }

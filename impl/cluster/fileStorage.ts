@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { ClusterConfig, LogRecord } from '../../spec/index.ts';
 import { FileCheckpointStore } from '../checkpointStore.ts';
 import type { Checkpoint, CheckpointStore } from '../checkpointStore.ts';
-import { DurableStateError, SnapshotError } from '../errors.ts';
+import { CheckpointStoreError, DurableStateError, SnapshotError } from '../errors.ts';
 import { readSnapshot } from '../snapshot.ts';
 import { recordValidity } from '../validity.ts';
 import { clearLeftover, JournalFile, readDocument, writeDocument } from './durableFiles.ts';
@@ -70,7 +70,8 @@ function recordProblem(value: unknown, config: ClusterConfig, declared: Readonly
     if (!hasExactly(value, ['kind', 'side', 'wm'])) return 'a watermark has exactly kind, side, wm';
     if (typeof value['side'] !== 'string' || !isInteger(value['wm'])) return 'watermark fields have the wrong types';
   } else if (value['kind'] === 'insert' || value['kind'] === 'retract') {
-    if (!hasExactly(value, ['kind', 'key', 'side', 'id', 'ts', 'start', 'end'])) return 'a row record has exactly kind, key, side, id, ts, start, end';
+    if (!hasExactly(value, ['kind', 'key', 'side', 'id', 'ts', 'start', 'end']))
+      return 'a row record has exactly kind, key, side, id, ts, start, end';
     for (const f of ['key', 'side', 'id']) if (typeof value[f] !== 'string') return `${f} must be a string`;
     for (const f of ['ts', 'start', 'end']) if (!isInteger(value[f])) return `${f} must be an integer`;
     if (!declared.has(value['key'] as string)) return `key ${JSON.stringify(value['key'])} is not declared (C3)`;
@@ -100,7 +101,8 @@ function sinkEntryProblem(value: unknown, declared: ReadonlySet<string>): string
 }
 
 function readHandoff(v: unknown, config: ClusterConfig, declared: ReadonlySet<string>): HandoffRecord | string {
-  if (!isObject(v) || !hasExactly(v, ['kind', 'key', 'src', 'dst', 'from', 'phase'])) return 'handoff must be null or {kind, key, src, dst, from, phase}';
+  if (!isObject(v) || !hasExactly(v, ['kind', 'key', 'src', 'dst', 'from', 'phase']))
+    return 'handoff must be null or {kind, key, src, dst, from, phase}';
   const { kind, key, src, dst, from, phase } = v;
   if (kind !== 'migrate' && kind !== 'failover') return 'handoff.kind must be migrate or failover';
   if (typeof key !== 'string' || !declared.has(key)) return 'handoff.key is not a declared key';
@@ -144,7 +146,8 @@ function readCoordinatorRecord(v: unknown, config: ClusterConfig): CoordinatorRe
   const seen = new Set<string>();
   for (const [i, m] of (releases as unknown[]).entries()) {
     if (!isObject(m) || !hasExactly(m, ['key', 'src', 'epoch'])) return `lastRelease[${i}] must be {key, src, epoch}`;
-    if (typeof m['key'] !== 'string' || !declared.has(m['key']) || seen.has(m['key'])) return `lastRelease[${i}].key is not a declared key listed once`;
+    if (typeof m['key'] !== 'string' || !declared.has(m['key']) || seen.has(m['key']))
+      return `lastRelease[${i}].key is not a declared key listed once`;
     if (typeof m['src'] !== 'string' || !config.workers.includes(m['src'])) return `lastRelease[${i}].src is not a worker`;
     if (!isEpoch(m['epoch'])) return `lastRelease[${i}].epoch must be an integer >= 1`;
     seen.add(m['key']);
@@ -248,31 +251,36 @@ export class FileStorage implements ClusterStorage {
       throw new DurableStateError(directory, `cannot create the data directory (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
     }
     const found: RecoveryProblem[] = [];
-    for (const p of [paths.config, paths.coordinator]) {
-      const leftover = clearLeftover(p);
-      if (leftover) found.push(leftover);
-    }
-    const declared = new Set(config.keys.map((k) => k.key));
-
-    const storedConfig = readDocument(paths.config, CLUSTER_CONFIG_FORMAT);
-    const recovered = storedConfig !== undefined;
-    if (recovered) {
-      if (!isObject(storedConfig) || canonicalConfig(storedConfig as unknown as ClusterConfig) !== canonicalConfig(config)) {
-        throw new DurableStateError(paths.config, `the directory holds a cluster with another config (${JSON.stringify(storedConfig)}); refusing to open it with ${canonicalConfig(config)}`);
-      }
-    } else {
-      // A directory without config.json holds no cluster; state files there are someone else's.
-      for (const p of [paths.log, paths.sink, paths.coordinator]) {
-        if (nonEmptyFile(p)) throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
-      }
-      for (const p of [paths.install, paths.checkpoints]) {
-        if (nonEmptyDirectory(p)) throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
-      }
-      writeDocument(paths.config, CLUSTER_CONFIG_FORMAT, JSON.parse(canonicalConfig(config)), hook);
-    }
-
     const journals: JournalFile[] = [];
     try {
+      for (const p of [paths.config, paths.coordinator]) {
+        const leftover = clearLeftover(p);
+        if (leftover) found.push(leftover);
+      }
+      const declared = new Set(config.keys.map((k) => k.key));
+
+      const storedConfig = readDocument(paths.config, CLUSTER_CONFIG_FORMAT);
+      const recovered = storedConfig !== undefined;
+      if (recovered) {
+        if (!isObject(storedConfig) || canonicalConfig(storedConfig as unknown as ClusterConfig) !== canonicalConfig(config)) {
+          throw new DurableStateError(
+            paths.config,
+            `the directory holds a cluster with another config (${JSON.stringify(storedConfig)}); refusing to open it with ${canonicalConfig(config)}`,
+          );
+        }
+      } else {
+        // A directory without config.json holds no cluster; state files there are someone else's.
+        for (const p of [paths.log, paths.sink, paths.coordinator]) {
+          if (nonEmptyFile(p))
+            throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
+        }
+        for (const p of [paths.install, paths.checkpoints]) {
+          if (nonEmptyDirectory(p))
+            throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
+        }
+        writeDocument(paths.config, CLUSTER_CONFIG_FORMAT, JSON.parse(canonicalConfig(config)), hook);
+      }
+
       // The input log.
       const logFile = JournalFile.open(paths.log, hook);
       journals.push(logFile.journal);
@@ -342,7 +350,10 @@ export class FileStorage implements ClusterStorage {
       return new FileStorage(directory, recovered, { log, coordinator, checkpoints, sink }, found, journals);
     } catch (e) {
       for (const j of journals) j.close();
-      throw e;
+      if (e instanceof DurableStateError) throw e;
+      // Whatever else failed (a directory that cannot be listed, a checkpoint store that cannot open) is reported, not a crash.
+      const where = e instanceof CheckpointStoreError && e.path !== undefined ? e.path : directory;
+      throw new DurableStateError(where, `cannot open (${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))})`);
     }
   }
 
@@ -366,4 +377,3 @@ export class FileStorage implements ClusterStorage {
     this.checkpoints.close();
   }
 }
-

@@ -34,8 +34,9 @@ export class Sink {
   private applied = 0;
   private deduped = 0;
   private fencedChanges = 0;
-  /** Match ids in §0 order, or null when a new id has come since they were sorted. */
-  private sortedIds: string[] | null = [];
+  /** Match ids in §0 order as of the last listing, and the ids that came since (listing merges them in). */
+  private sortedIds: string[] = [];
+  private newIds: string[] = [];
 
   /** A sink over the declared `keys` (C1: every fence at 1) that replays what its journal holds. */
   constructor(keys: readonly string[], journal: SinkJournal) {
@@ -90,7 +91,7 @@ export class Sink {
         this.deduped++;
         continue;
       }
-      if (now === undefined) this.sortedIds = null;
+      if (now === undefined) this.newIds.push(c.match);
       this.matches.set(c.match, next);
       this.applied++;
     }
@@ -102,8 +103,12 @@ export class Sink {
     return this.ids().filter((id) => this.matches.get(id) === 'inserted');
   }
 
+  /** Every match id in §0 order; O(new ids · log + all ids) when ids came since the last call, so a write stays O(1) per change. */
   private ids(): string[] {
-    if (this.sortedIds === null) this.sortedIds = [...this.matches.keys()].sort(compareCodePoints);
+    if (this.newIds.length > 0) {
+      this.sortedIds = mergeSorted(this.sortedIds, this.newIds.sort(compareCodePoints));
+      this.newIds = [];
+    }
     return this.sortedIds;
   }
 
@@ -117,7 +122,20 @@ export class Sink {
   }
 }
 
-/** Sets an own, enumerable property, whatever the name (even "__proto__"). */
+/** Merges two §0-ordered lists of distinct ids. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareCodePoints(a[i] as string, b[j] as string) < 0 ? (a[i++] as string) : (b[j++] as string);
+  while (i < a.length) out[k++] = a[i++] as string;
+  while (j < b.length) out[k++] = b[j++] as string;
+  return out;
+}
+
+/** Sets an own, enumerable property, whatever the name: plain assignment would set the prototype for "__proto__". */
 export function defineOwn<T>(target: Record<string, T>, name: string, value: T): void {
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
 }
