@@ -51,14 +51,14 @@ interface Subject {
   close(): void;
 }
 
-function memorySubject(): Subject {
+function memorySubject(config: ClusterSetup = setup): Subject {
   let storage = new MemoryStorage();
   const s: Subject = {
-    cluster: ImplCluster.openStorage(setup, storage),
+    cluster: ImplCluster.openStorage(config, storage),
     reopen() {
       s.cluster.close();
       storage = storage.reopen();
-      s.cluster = ImplCluster.openStorage(setup, storage);
+      s.cluster = ImplCluster.openStorage(config, storage);
     },
     close: () => s.cluster.close(),
   };
@@ -229,6 +229,27 @@ describe('impl cluster in lockstep with the model: random traces (SPEC §5, §7;
       fc.property(choicesArbitrary(40), (choices) => {
         runLockstep(memorySubject(), interpretChoices(setup, choices, { reopen: true }));
       }),
+    );
+  });
+
+  it('the same under other configs: L = D = 0 with two keys on one worker, and one key among four workers (memory backend)', () => {
+    const others: ClusterSetup[] = [
+      {
+        join: { allowedLateness: 0, maxIntervalLength: 0 },
+        workers: ['a', 'b'],
+        keys: [
+          { key: 'x', owner: 'a' },
+          { key: 'y', owner: 'a' },
+          { key: 'z', owner: 'b' },
+        ],
+      },
+      { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...others), choicesArbitrary(40), (config, choices) => {
+        runLockstep(memorySubject(config), interpretChoices(config, choices, { reopen: true }));
+      }),
+      { numRuns: 100 },
     );
   });
 

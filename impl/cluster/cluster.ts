@@ -662,7 +662,7 @@ export class ImplCluster {
         }
         const w = this.workerByName.get(a.node) as Worker;
         w.status = 'down';
-        for (const slot of this.slots) if (w.copies.has(slot.order)) this.dropCopy(w, slot);
+        for (const order of [...w.copies.keys()]) this.dropCopy(w, this.slots[order] as KeySlot);
         return;
       }
       case 'restart': {
@@ -689,7 +689,7 @@ export class ImplCluster {
         // C10: acts again with the copies and epochs it had (a zombie, if its keys moved meanwhile).
         const w = this.workerByName.get(a.worker) as Worker;
         w.status = 'up';
-        for (const slot of this.slots) if (w.copies.has(slot.order)) this.wake(runnable, w, slot);
+        for (const order of w.copies.keys()) this.wake(runnable, w, this.slots[order] as KeySlot);
         return;
       }
     }
@@ -712,7 +712,8 @@ export class ImplCluster {
     this.indexRecord(record, index);
     events.push({ type: 'appended', index });
     if (slot === undefined) {
-      for (const w of this.workers) if (w.status === 'up') for (const s of this.slots) if (w.copies.has(s.order)) this.wake(runnable, w, s);
+      // A watermark is read by every copy (C3); only the copies that exist are visited.
+      for (const w of this.workers) if (w.status === 'up') for (const order of w.copies.keys()) this.wake(runnable, w, this.slots[order] as KeySlot);
     } else {
       for (const w of slot.holders) this.wake(runnable, w, slot);
     }
