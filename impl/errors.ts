@@ -51,3 +51,28 @@ export class CheckpointStoreError extends Error {
     this.path = where.path;
   }
 }
+
+/**
+ * A durable file of the cluster that cannot be used: corrupt, inconsistent
+ * with the other durable parts, made under another config, or not written
+ * (an I/O error). Nothing from it is loaded. `path` names the file (with
+ * `:line` for a line of a journal) and `detail` says what is wrong.
+ */
+export class DurableStateError extends Error {
+  readonly path: string;
+  readonly detail: string;
+  constructor(path: string, detail: string) {
+    super(`${path}: ${detail}`);
+    this.name = 'DurableStateError';
+    this.path = path;
+    this.detail = detail;
+  }
+}
+
+/** A call on a cluster that is closed, or stopped because a durable write failed (reopen it to recover). */
+export class ClusterStoppedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClusterStoppedError';
+  }
+}

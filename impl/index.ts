@@ -1,5 +1,5 @@
 // Public API of impl/: the optimized operator, its snapshot format, the
-// interval index and the durable checkpoint store.
+// interval index, the durable checkpoint store and the fenced cluster.
 export { JoinOperator } from './operator.ts';
 export type { ApplyResult, EvictionWork } from './operator.ts';
 export { SNAPSHOT_FORMAT, readSnapshot } from './snapshot.ts';
@@ -12,3 +12,36 @@ export { CHECKPOINT_FORMAT, FileCheckpointStore, MemoryCheckpointStore } from '.
 export type { Checkpoint, CheckpointStore, CheckpointWritePoint, FileCheckpointStoreOptions } from './checkpointStore.ts';
 export { CheckpointStoreError, ConfigError, SnapshotError } from './errors.ts';
 export type { CheckpointProblem, CheckpointProblemKind } from './errors.ts';
+export { rowValidity, recordValidity, watermarkValidity } from './validity.ts';
+export { ClusterStoppedError, DurableStateError } from './errors.ts';
+export {
+  CLUSTER_CONFIG_FORMAT,
+  COORDINATOR_FORMAT,
+  COORDINATOR_NODE,
+  FileStorage,
+  ImplCluster,
+  INSTALL_MESSAGE_FORMAT,
+  MemoryStorage,
+  Sink,
+} from './cluster/index.ts';
+export type {
+  ClusterApplyResult,
+  ClusterStorage,
+  CoordinatorRecord,
+  CoordinatorStore,
+  FileStorageOptions,
+  HandoffPhase,
+  HandoffRecord,
+  ImplClusterOptions,
+  InputLog,
+  InstallMessage,
+  MatchState,
+  RecoveryProblem,
+  ReleaseMessage,
+  SinkChange,
+  SinkEntry,
+  SinkJournal,
+  StoragePart,
+  WorkerStatus,
+  WritePointHook,
+} from './cluster/index.ts';

@@ -7,7 +7,7 @@
 // - per row, the list of its active matches (J6 retraction without a scan);
 // - one min-heap of all rows by end, across keys (J8 eviction that touches
 //   only what is due).
-import { compareCodePoints, BOUND_MAX, REJECT_REASONS, TIME_MAX, TIME_MIN } from '../spec/index.ts';
+import { compareCodePoints, BOUND_MAX, REJECT_REASONS } from '../spec/index.ts';
 import type {
   Change,
   JoinConfig,
@@ -25,6 +25,7 @@ import { HorizonHeap } from './horizonHeap.ts';
 import { IntervalNode, IntervalTree } from './intervalTree.ts';
 import { encodeMatchId } from './matchId.ts';
 import { readSnapshot, SNAPSHOT_FORMAT } from './snapshot.ts';
+import { rowValidity, watermarkValidity } from './validity.ts';
 import type { OperatorCounters, OperatorSnapshot, SnapshotMatch, SnapshotRow } from './snapshot.ts';
 
 /** Work done by eviction, for checking that it never scans (J8). Not part of the snapshot. */
@@ -131,8 +132,6 @@ function compareMatches(a: MatchEntry, b: MatchEntry): number {
 }
 
 const opposite = (s: Side): Side => (s === 'L' ? 'R' : 'L');
-// Written so that NaN is out of range too.
-const inTimeRange = (t: number): boolean => t >= TIME_MIN && t <= TIME_MAX;
 const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;
 
 function zeroRejections(): Record<RejectReason, number> {
@@ -246,9 +245,9 @@ export class JoinOperator {
 
   private applyWatermark(record: WatermarkRecord): ApplyResult {
     // J1 for watermarks, then J4.
-    const side = record.side;
-    if (side !== 'L' && side !== 'R') return this.reject('bad_side');
-    if (!inTimeRange(record.wm)) return this.reject('out_of_range');
+    const invalid = watermarkValidity(record);
+    if (invalid !== undefined) return this.reject(invalid);
+    const side = record.side as Side;
     const current = this.wm[side];
     if (current !== null && record.wm <= current) {
       this.count.stale++;
@@ -260,21 +259,9 @@ export class JoinOperator {
     return { outcome: { code: 'accepted' }, changes: [] };
   }
 
-  /** J1: the first failing validity check of a row record, in the spec's order. */
-  private rowValidity(r: RowRecord): RejectReason | undefined {
-    if (r.key === '') return 'empty_key';
-    if (r.id === '') return 'empty_id';
-    if (r.side !== 'L' && r.side !== 'R') return 'bad_side';
-    if (!inTimeRange(r.ts) || !inTimeRange(r.start) || !inTimeRange(r.end)) return 'out_of_range';
-    if (r.ts < r.start) return 'ts_before_start';
-    if (r.ts > r.end) return 'ts_after_end';
-    if (r.end - r.start > this.config.maxIntervalLength) return 'too_long';
-    return undefined;
-  }
-
   private applyRow(record: RowRecord): ApplyResult {
     // J7 check 1: validity.
-    const invalid = this.rowValidity(record);
+    const invalid = rowValidity(record, this.config.maxIntervalLength);
     if (invalid !== undefined) return this.reject(invalid);
     const side = record.side as Side;
     // J7 check 2: lateness, before any identity lookup, so that no outcome

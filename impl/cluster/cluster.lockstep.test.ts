@@ -1,0 +1,269 @@
+// Lockstep: impl's cluster and the reference model (model/cluster.ts) fed the
+// same external actions show the same events, in order, and the same
+// observation after every step (SPEC §7), over the model's own scenarios and
+// over random traces, with the in-memory and the on-disk backends, across
+// whole-cluster crashes.
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterAction, ClusterObservation, LogRecord, RowRecord } from '../../spec/index.ts';
+import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster.ts';
+import { choicesArbitrary, interpretChoices, type ChoiceStep } from '../../conformance/clusterChoices.ts';
+import { ImplCluster } from './cluster.ts';
+import { MemoryStorage } from './storage.ts';
+
+const setup: ClusterSetup = {
+  join: { allowedLateness: 1, maxIntervalLength: 2 },
+  workers: ['w1', 'w2', 'w3'],
+  keys: [
+    { key: 'k1', owner: 'w1' },
+    { key: 'k2', owner: 'w2' },
+  ],
+};
+
+const directories: string[] = [];
+function freshDirectory(): string {
+  const d = mkdtempSync(join(tmpdir(), 'streamjoin-cluster-'));
+  directories.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
+  kind: 'insert',
+  key,
+  side,
+  id,
+  ts: start,
+  start,
+  end,
+});
+const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
+
+/** A cluster under test that can be crashed whole and reopened over the same durable parts. */
+interface Subject {
+  cluster: ImplCluster;
+  reopen(): void;
+  close(): void;
+}
+
+function memorySubject(config: ClusterSetup = setup): Subject {
+  let storage = new MemoryStorage();
+  const s: Subject = {
+    cluster: ImplCluster.openStorage(config, storage),
+    reopen() {
+      s.cluster.close();
+      storage = storage.reopen();
+      s.cluster = ImplCluster.openStorage(config, storage);
+    },
+    close: () => s.cluster.close(),
+  };
+  return s;
+}
+
+function diskSubject(): Subject {
+  const dataDir = freshDirectory();
+  const s: Subject = {
+    cluster: ImplCluster.open(setup, { dataDir }),
+    reopen() {
+      s.cluster.close();
+      s.cluster = ImplCluster.open(setup, { dataDir });
+      expect(s.cluster.problems()).toEqual([]);
+    },
+    close: () => s.cluster.close(),
+  };
+  return s;
+}
+
+const describeSteps = (steps: readonly ChoiceStep[], upTo: number): string =>
+  steps
+    .slice(0, upTo + 1)
+    .map((s, i) => `  ${i}: ${s.kind === 'reopen' ? 'crash every node (reopen)' : JSON.stringify(s.action)}`)
+    .join('\n');
+
+/** Runs the steps on a subject, comparing with the model's events and observation after each, and probing one refused action per step. */
+function runLockstep(subject: Subject, steps: readonly ChoiceStep[]): void {
+  let before: ClusterObservation = subject.cluster.observe();
+  steps.forEach((step, i) => {
+    try {
+      if (step.kind === 'reopen') {
+        subject.reopen();
+      } else {
+        // Not enabled: refused with a reason, and nothing changes.
+        const refused = subject.cluster.apply(step.refused);
+        expect(refused).toEqual({ error: { kind: 'not-enabled', text: expect.any(String) } });
+        expect(subject.cluster.observe()).toEqual(before);
+        const result = subject.cluster.apply(step.action);
+        expect(result).toEqual({ events: step.events });
+      }
+      before = subject.cluster.observe();
+      expect(before).toEqual(step.observation);
+    } catch (e) {
+      const refused = step.kind === 'action' ? `\n  (refused probe at step ${i}: ${JSON.stringify(step.refused)})` : '';
+      throw new Error(
+        `impl departs from the model at step ${i} of\n${describeSteps(steps, i)}${refused}\n${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+  });
+}
+
+/** The model's steps for a fixed action list. */
+function modelSteps(actions: readonly ClusterAction[]): ChoiceStep[] {
+  let state = initialClusterState(setup);
+  return actions.map((action) => {
+    const t = applyExternal(setup, state, action);
+    state = t.state;
+    return {
+      kind: 'action',
+      action,
+      events: t.events,
+      observation: observeCluster(setup, state),
+      refused: { type: 'process', worker: 'w1', key: 'k1' },
+    };
+  });
+}
+
+const migration: ClusterAction[] = [
+  rec(ins('k1', 'L', 'a', 1)),
+  { type: 'freeze', key: 'k1', to: 'w2' },
+  { type: 'persist', key: 'k1' },
+  { type: 'install', key: 'k1' },
+  { type: 'commit', key: 'k1' },
+  { type: 'release', key: 'k1' },
+];
+
+/** The scenarios of model/cluster.test.ts, as action lists. */
+const scenarios: [string, ClusterAction[]][] = [
+  ['C3: invalid records and undeclared keys are rejected', [rec(ins('k9', 'L', 'a', 1)), rec({ ...ins('k1', 'L', 'a', 1), side: 'X' })]],
+  ['C3: a record at its owner only, watermarks at every key', [rec(ins('k1', 'L', 'a', 1)), rec({ kind: 'watermark', side: 'L', wm: 5 })]],
+  [
+    'C3: records of a frozen key wait in the log for the new owner',
+    [
+      rec(ins('k1', 'L', 'a', 1)),
+      { type: 'freeze', key: 'k1', to: 'w3' },
+      rec(ins('k1', 'R', 'b', 1)),
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+      { type: 'commit', key: 'k1' },
+    ],
+  ],
+  ['C5–C7: a planned migration', migration],
+  ['C6: a duplicate install after commit is refused', [...migration.slice(0, 5), { type: 'duplicateInstall', key: 'k1' }]],
+  [
+    'C7: a coordinator crash between the parts of commit, then restart and commit',
+    [
+      ...migration.slice(0, 4),
+      { type: 'commit', key: 'k1', crashAfterFence: true },
+      { type: 'restart', node: 'coordinator' },
+      { type: 'commit', key: 'k1' },
+    ],
+  ],
+  [
+    'C5: abort unfreezes the source and drops the destination copy',
+    [...migration.slice(0, 4), { type: 'abort', key: 'k1' }, rec(ins('k1', 'R', 'b', 1))],
+  ],
+  [
+    'C8/C9: a paused owner resumes after failover and is fenced',
+    [
+      rec(ins('k1', 'L', 'a', 1)),
+      { type: 'pause', worker: 'w1' },
+      { type: 'failover', key: 'k1', to: 'w3' },
+      rec(ins('k1', 'R', 'b', 1)),
+      { type: 'resume', worker: 'w1' },
+    ],
+  ],
+  [
+    'C9: replay from an older checkpoint is deduplicated and retracted stays terminal',
+    [
+      { type: 'checkpoint', worker: 'w1', key: 'k1' },
+      rec(ins('k1', 'L', 'a', 1)),
+      rec(ins('k1', 'R', 'b', 1)),
+      rec({ ...ins('k1', 'L', 'a', 1), kind: 'retract' }),
+      { type: 'crash', node: 'w1' },
+      { type: 'failover', key: 'k1', to: 'w2' },
+    ],
+  ],
+  [
+    'C10: a restarted owner recovers from the latest checkpoint',
+    [
+      rec(ins('k1', 'L', 'a', 1)),
+      { type: 'checkpoint', worker: 'w1', key: 'k1' },
+      rec(ins('k1', 'R', 'b', 1)),
+      { type: 'crash', node: 'w1' },
+      { type: 'restart', node: 'w1' },
+    ],
+  ],
+  [
+    'C11: a duplicated release after the key came back under a newer epoch drops nothing',
+    [
+      { type: 'freeze', key: 'k1', to: 'w2' },
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+      { type: 'commit', key: 'k1' },
+      { type: 'release', key: 'k1' },
+      { type: 'crash', node: 'w2' },
+      { type: 'failover', key: 'k1', to: 'w1' },
+      { type: 'duplicateRelease', key: 'k1' },
+    ],
+  ],
+];
+
+describe('impl cluster in lockstep with the model: the scenarios of model/cluster.test.ts (SPEC §7)', () => {
+  for (const [name, actions] of scenarios) {
+    it(`${name} (memory)`, () => runLockstep(memorySubject(), modelSteps(actions)));
+    it(`${name} (disk)`, () => {
+      const subject = diskSubject();
+      runLockstep(subject, modelSteps(actions));
+      subject.close();
+    });
+  }
+});
+
+describe('impl cluster in lockstep with the model: random traces (SPEC §5, §7; C1–C12)', () => {
+  it('same events and observation after every step, and every refused action changes nothing (memory backend, with whole-cluster crashes)', () => {
+    fc.assert(
+      fc.property(choicesArbitrary(40), (choices) => {
+        runLockstep(memorySubject(), interpretChoices(setup, choices, { reopen: true }));
+      }),
+    );
+  });
+
+  it('the same under other configs: L = D = 0 with two keys on one worker, and one key among four workers (memory backend)', () => {
+    const others: ClusterSetup[] = [
+      {
+        join: { allowedLateness: 0, maxIntervalLength: 0 },
+        workers: ['a', 'b'],
+        keys: [
+          { key: 'x', owner: 'a' },
+          { key: 'y', owner: 'a' },
+          { key: 'z', owner: 'b' },
+        ],
+      },
+      { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...others), choicesArbitrary(40), (config, choices) => {
+        runLockstep(memorySubject(config), interpretChoices(config, choices, { reopen: true }));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('same events and observation after every step, and every refused action changes nothing (disk backend, with whole-cluster crashes)', () => {
+    fc.assert(
+      fc.property(choicesArbitrary(25), (choices) => {
+        const subject = diskSubject();
+        try {
+          runLockstep(subject, interpretChoices(setup, choices, { reopen: true }));
+        } finally {
+          subject.close();
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+});

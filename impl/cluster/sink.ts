@@ -1,0 +1,141 @@
+// The sink (SPEC C9): per match id the state machine absent -> inserted ->
+// retracted (retracted is terminal), per key a fence (the highest epoch
+// raised or written), and the counters applied / deduped / fenced.
+//
+// Every write and every fence raise is first appended to the sink's durable
+// journal and only then applied here, so the sink's state is always a
+// function of its journal: recovery replays the journal through the same
+// `applyEntry` that live writes use.
+import { compareCodePoints } from '../../spec/index.ts';
+import type { Change, ClusterObservation } from '../../spec/index.ts';
+import type { SinkChange, SinkEntry, SinkJournal } from './storage.ts';
+
+export type MatchState = 'inserted' | 'retracted';
+
+/** What one change does to a match: its next state, or 'deduped' when it changes nothing (C9). */
+function nextMatchState(now: MatchState | undefined, op: SinkChange['op']): MatchState | 'deduped' {
+  if (op === 'insert') {
+    if (now === 'inserted') return 'deduped'; // C9 dedup: a replayed insert is already there.
+    if (now === 'retracted') return 'deduped'; // C9 terminal retract: a retracted match never comes back.
+    return 'inserted';
+  }
+  if (now === 'retracted') return 'deduped'; // C9 dedup: a replayed retract is already there.
+  // inserted -> retracted, and absent -> retracted too, so that a replayed
+  // insert of a match whose retract came first cannot bring it back.
+  return 'retracted';
+}
+
+export class Sink {
+  private readonly keys: readonly string[];
+  private readonly journal: SinkJournal;
+  /** Per key, the highest epoch raised or written: the sink's own record (C9). */
+  private readonly fence = new Map<string, number>();
+  private readonly matches = new Map<string, MatchState>();
+  private applied = 0;
+  private deduped = 0;
+  private fencedChanges = 0;
+  /** Match ids in §0 order as of the last listing, and the ids that came since (listing merges them in). */
+  private sortedIds: string[] = [];
+  private newIds: string[] = [];
+
+  /** A sink over the declared `keys` (C1: every fence at 1) that replays what its journal holds. */
+  constructor(keys: readonly string[], journal: SinkJournal) {
+    this.keys = keys;
+    this.journal = journal;
+    for (const key of keys) this.fence.set(key, 1);
+    for (const entry of journal.recovered()) this.applyEntry(entry);
+  }
+
+  /** The fence of `key`. */
+  fenceOf(key: string): number {
+    return this.fence.get(key) ?? 0;
+  }
+
+  /**
+   * Writes the changes of one processed record of `key` under the writer's
+   * `epoch`, as one durable write (C3). Returns true when the sink fenced
+   * it: nothing was applied and the writer has lost the key (C9).
+   */
+  write(key: string, epoch: number, changes: readonly Change[]): boolean {
+    const entry: SinkEntry = { kind: 'write', key, epoch, changes: changes.map((c) => ({ op: c.op, match: c.match })) };
+    this.journal.append(entry);
+    return this.applyEntry(entry);
+  }
+
+  /** Raises the fence of `key` to `epoch` if it is lower (C7, C8); durable when it returns. */
+  raiseFence(key: string, epoch: number): void {
+    if (epoch <= this.fenceOf(key)) return;
+    const entry: SinkEntry = { kind: 'fence', key, epoch };
+    this.journal.append(entry);
+    this.applyEntry(entry);
+  }
+
+  /** Applies one journal entry; for a write, returns whether it was fenced. */
+  private applyEntry(entry: SinkEntry): boolean {
+    const highest = this.fenceOf(entry.key);
+    if (entry.kind === 'fence') {
+      this.fence.set(entry.key, Math.max(highest, entry.epoch));
+      return false;
+    }
+    // C9 fence: judged from the sink's own record of the key's highest epoch,
+    // never from an epoch the writer supplies for comparison.
+    if (entry.epoch < highest) {
+      this.fencedChanges += entry.changes.length;
+      return true;
+    }
+    this.fence.set(entry.key, Math.max(highest, entry.epoch));
+    for (const c of entry.changes) {
+      const now = this.matches.get(c.match);
+      const next = nextMatchState(now, c.op);
+      if (next === 'deduped') {
+        this.deduped++;
+        continue;
+      }
+      if (now === undefined) this.newIds.push(c.match);
+      this.matches.set(c.match, next);
+      this.applied++;
+    }
+    return false;
+  }
+
+  /** The match ids inserted and not retracted (the sink's relation), in §0 order. */
+  relation(): string[] {
+    return this.ids().filter((id) => this.matches.get(id) === 'inserted');
+  }
+
+  /** Every match id in §0 order; O(new ids · log + all ids) when ids came since the last call, so a write stays O(1) per change. */
+  private ids(): string[] {
+    if (this.newIds.length > 0) {
+      this.sortedIds = mergeSorted(this.sortedIds, this.newIds.sort(compareCodePoints));
+      this.newIds = [];
+    }
+    return this.sortedIds;
+  }
+
+  /** The sink part of the observation (SPEC §7). */
+  observe(): ClusterObservation['sink'] {
+    const fence: Record<string, number> = {};
+    for (const key of this.keys) defineOwn(fence, key, this.fenceOf(key));
+    const matches: Record<string, MatchState> = {};
+    for (const id of this.ids()) defineOwn(matches, id, this.matches.get(id) as MatchState);
+    return { fence, matches, applied: this.applied, deduped: this.deduped, fenced: this.fencedChanges };
+  }
+}
+
+/** Merges two §0-ordered lists of distinct ids. */
+function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  const out: string[] = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareCodePoints(a[i] as string, b[j] as string) < 0 ? (a[i++] as string) : (b[j++] as string);
+  while (i < a.length) out[k++] = a[i++] as string;
+  while (j < b.length) out[k++] = b[j++] as string;
+  return out;
+}
+
+/** Sets an own, enumerable property, whatever the name: plain assignment would set the prototype for "__proto__". */
+export function defineOwn<T>(target: Record<string, T>, name: string, value: T): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}

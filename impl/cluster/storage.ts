@@ -1,0 +1,197 @@
+// The durable parts of the cluster (SPEC C2), each behind a small interface
+// with an in-memory backend (this file) and an on-disk backend
+// (fileStorage.ts):
+//
+// - the input log (C3): valid records, append-only;
+// - the coordinator's table (owner and epoch per key), its in-flight handoff
+//   record (C5) and the last install and release message it sent per key
+//   (C11 delivers those again);
+// - the checkpoint store (C4): `impl/checkpointStore.ts`;
+// - the sink's journal (C9): every write and fence raise, in order; the
+//   sink's state is a function of it.
+//
+// A write to any part is durable when the call returns. Nothing here
+// decides anything: the rules are in cluster.ts and sink.ts.
+import type { LogRecord } from '../../spec/index.ts';
+import { MemoryCheckpointStore } from '../checkpointStore.ts';
+import type { Checkpoint, CheckpointStore } from '../checkpointStore.ts';
+import { ClusterStoppedError } from '../errors.ts';
+import type { RecoveryProblem } from './durableFiles.ts';
+
+export type HandoffPhase = 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
+
+/** The coordinator's in-flight handoff record (C5, C8); it commits epoch `from + 1`. */
+export interface HandoffRecord {
+  readonly kind: 'migrate' | 'failover';
+  readonly key: string;
+  readonly src: string;
+  readonly dst: string;
+  readonly from: number;
+  readonly phase: HandoffPhase;
+}
+
+/** An install message as sent (C6); a duplicate delivers exactly this again (C11). */
+export interface InstallMessage {
+  readonly key: string;
+  readonly dst: string;
+  readonly epoch: number;
+  /** The store's latest checkpoint of the key when the message was sent, or null for none. */
+  readonly checkpoint: Checkpoint | null;
+}
+
+/** A release message as sent (C7); a duplicate delivers exactly this again (C11). */
+export interface ReleaseMessage {
+  readonly key: string;
+  readonly src: string;
+  /** The epoch the source's copy must still have to be dropped. */
+  readonly epoch: number;
+}
+
+/** The coordinator's durable record, keys in config order. */
+export interface CoordinatorRecord {
+  readonly keys: readonly { readonly key: string; readonly owner: string; readonly epoch: number }[];
+  readonly handoff: HandoffRecord | null;
+  readonly lastRelease: readonly ReleaseMessage[];
+}
+
+export interface SinkChange {
+  readonly op: 'insert' | 'retract';
+  readonly match: string;
+}
+
+/** One entry of the sink's journal: a write of one record's changes (C3, C9), or a fence raise (C7, C8). */
+export type SinkEntry =
+  | { readonly kind: 'write'; readonly key: string; readonly epoch: number; readonly changes: readonly SinkChange[] }
+  | { readonly kind: 'fence'; readonly key: string; readonly epoch: number };
+
+/** The durable input log (C3). */
+export interface InputLog {
+  readonly length: number;
+  /** The record at `index` (0 <= index < length). */
+  at(index: number): LogRecord;
+  /** Appends a record; durable (and so acknowledged) when it returns. */
+  append(record: LogRecord): void;
+}
+
+/** The coordinator's durable table, handoff record and last messages. */
+export interface CoordinatorStore {
+  /** The last record saved, or undefined if none was (the table is then still C1's). */
+  load(): CoordinatorRecord | undefined;
+  save(record: CoordinatorRecord): void;
+  /** The last install message saved per key. */
+  installMessages(): InstallMessage[];
+  saveInstall(message: InstallMessage): void;
+}
+
+/** The sink's durable journal. */
+export interface SinkJournal {
+  /** The entries found when the storage was opened, in order. */
+  recovered(): readonly SinkEntry[];
+  append(entry: SinkEntry): void;
+}
+
+export type StoragePart = 'log' | 'coordinator' | 'install' | 'checkpoints' | 'sink';
+
+/** All durable parts of one cluster. */
+export interface ClusterStorage {
+  /** True when the parts already held a cluster's state when opened (the cluster then starts with every node down). */
+  readonly recovered: boolean;
+  readonly log: InputLog;
+  readonly coordinator: CoordinatorStore;
+  readonly checkpoints: CheckpointStore;
+  readonly sink: SinkJournal;
+  /** What opening found, dropped and reported (torn tails, unusable checkpoint files, left-over temporary files). */
+  problems(): RecoveryProblem[];
+  /** Where a part lives, for error messages (a path, or "memory:<part>"). */
+  where(part: StoragePart): string;
+  close(): void;
+}
+
+class MemoryInputLog implements InputLog {
+  constructor(private readonly records: LogRecord[]) {}
+  get length(): number {
+    return this.records.length;
+  }
+  at(index: number): LogRecord {
+    return this.records[index] as LogRecord;
+  }
+  append(record: LogRecord): void {
+    this.records.push(record);
+  }
+}
+
+/** What a memory storage keeps across `reopen()`: everything durable. */
+interface MemoryParts {
+  readonly records: LogRecord[];
+  coordinator: string | undefined;
+  readonly installs: Map<string, InstallMessage>;
+  readonly checkpoints: MemoryCheckpointStore;
+  readonly sink: SinkEntry[];
+}
+
+/**
+ * The in-memory backend: durable for as long as the process lives. The
+ * coordinator record is kept serialized, so nothing the cluster holds
+ * aliases it; messages, log records and sink entries are never mutated.
+ * `reopen()` gives the same parts to a new cluster, as after a crash of
+ * every node: a test of recovery without a disk.
+ */
+export class MemoryStorage implements ClusterStorage {
+  readonly recovered: boolean;
+  readonly log: InputLog;
+  readonly coordinator: CoordinatorStore;
+  readonly checkpoints: CheckpointStore;
+  readonly sink: SinkJournal;
+  private readonly parts: MemoryParts;
+  private closed = false;
+
+  constructor(parts?: MemoryParts) {
+    this.recovered = parts !== undefined;
+    const p: MemoryParts = parts ?? {
+      records: [],
+      coordinator: undefined,
+      installs: new Map(),
+      checkpoints: new MemoryCheckpointStore(),
+      sink: [],
+    };
+    this.parts = p;
+    this.log = new MemoryInputLog(p.records);
+    this.coordinator = {
+      load: () => (p.coordinator === undefined ? undefined : (JSON.parse(p.coordinator) as CoordinatorRecord)),
+      save: (record) => {
+        p.coordinator = JSON.stringify(record);
+      },
+      installMessages: () => [...p.installs.values()],
+      saveInstall: (message) => {
+        p.installs.set(message.key, message);
+      },
+    };
+    this.checkpoints = p.checkpoints;
+    const recoveredSink = [...p.sink];
+    this.sink = {
+      recovered: () => recoveredSink,
+      append: (entry) => {
+        p.sink.push(entry);
+      },
+    };
+  }
+
+  /** The same durable parts, for a new cluster that recovers them. This storage must not be used any more. */
+  reopen(): MemoryStorage {
+    if (this.closed) throw new ClusterStoppedError('this memory storage was closed; reopen the storage it was reopened from');
+    this.closed = true;
+    return new MemoryStorage(this.parts);
+  }
+
+  problems(): RecoveryProblem[] {
+    return [];
+  }
+
+  where(part: StoragePart): string {
+    return `memory:${part}`;
+  }
+
+  close(): void {
+    // The parts stay, for reopen(); nothing is held open.
+  }
+}
