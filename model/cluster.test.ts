@@ -208,3 +208,38 @@ describe('C10/C11: restarts and duplicated messages', () => {
     expect(() => applyExternal(setup, s, { type: 'commit', key: 'k1' })).toThrow(/not enabled/);
   });
 });
+
+describe('C1: keys and worker ids are data, whatever they spell', () => {
+  it('runs a migration and a failover for a key named __proto__ on workers named constructor and toString', () => {
+    const odd: ClusterSetup = {
+      join: { allowedLateness: 1, maxIntervalLength: 2 },
+      workers: ['constructor', 'toString', 'hasOwnProperty'],
+      keys: [
+        { key: '__proto__', owner: 'constructor' },
+        { key: 'valueOf', owner: 'toString' },
+      ],
+    };
+    const r = run(
+      [
+        rec(ins('__proto__', 'L', 'a', 1)),
+        rec(ins('__proto__', 'R', 'b', 1)),
+        { type: 'freeze', key: '__proto__', to: 'toString' },
+        { type: 'persist', key: '__proto__' },
+        { type: 'install', key: '__proto__' },
+        { type: 'commit', key: '__proto__' },
+        { type: 'release', key: '__proto__' },
+        { type: 'crash', node: 'toString' },
+        { type: 'failover', key: '__proto__', to: 'hasOwnProperty' },
+        rec(ins('valueOf', 'L', 'c', 1)),
+      ],
+      odd,
+    );
+    // (An object literal cannot say `__proto__:` as a key; JSON can.)
+    expect(JSON.stringify(r.observation.coordinator.keys)).toBe(
+      '{"__proto__":{"owner":"hasOwnProperty","epoch":3},"valueOf":{"owner":"toString","epoch":1}}',
+    );
+    expect(Object.keys(r.observation.workers['hasOwnProperty']?.keys ?? {})).toEqual(['__proto__']);
+    expect(r.observation.sink.matches).toEqual(JSON.parse('{"__proto__/a/b":"inserted"}'));
+    expect(r.observation.store['valueOf']).toBeUndefined();
+  });
+});

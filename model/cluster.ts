@@ -14,6 +14,8 @@ import type {
   JoinConfig,
   LogRecord,
 } from '../spec/index.ts';
+import { compareCodePoints } from '../spec/index.ts';
+import { emptyEntries, entriesOf, withEntry, withoutEntry, type Entries } from './records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from './join.ts';
 import { noteAppended, prefixShowing, relationSignature } from './clusterOracle.ts';
 
@@ -160,28 +162,30 @@ export interface ClusterTransition {
 // Initial state (C1)
 
 export function initialClusterState(config: ClusterSetup): ClusterState {
-  const owner: Record<string, WorkerId> = {};
-  const epoch: Record<string, number> = {};
-  const fence: Record<string, number> = {};
-  const prefix: Record<string, number> = {};
-  const workers: Record<WorkerId, WorkerState> = {};
-  for (const w of config.workers) workers[w] = { status: 'up', keys: {} };
+  const owner = emptyEntries<WorkerId>();
+  const epoch = emptyEntries<number>();
+  const fence = emptyEntries<number>();
+  const prefix = emptyEntries<number>();
+  const matches = emptyEntries<Entries<MatchStatus>>();
+  const workers = emptyEntries<WorkerState>();
+  for (const w of config.workers) workers[w] = { status: 'up', keys: emptyEntries() };
   for (const { key, owner: w } of config.keys) {
     owner[key] = w;
     epoch[key] = 1;
     fence[key] = 1;
     prefix[key] = 0;
+    matches[key] = emptyEntries();
     const at = workers[w] as WorkerState;
-    workers[w] = { ...at, keys: { ...at.keys, [key]: { join: initialJoinState, cursor: 0, epoch: 1, frozen: false } } };
+    workers[w] = { ...at, keys: withEntry(at.keys, key, { join: initialJoinState, cursor: 0, epoch: 1, frozen: false }) };
   }
   return {
     log: [],
     coordinator: { up: true, owner, epoch, handoff: null },
-    store: {},
-    sink: { matches: Object.fromEntries(config.keys.map(({ key }) => [key, {}])), fence, applied: 0, deduped: 0, fenced: 0 },
+    store: emptyEntries(),
+    sink: { matches, fence, applied: 0, deduped: 0, fenced: 0 },
     workers,
-    lastInstall: {},
-    lastRelease: {},
+    lastInstall: emptyEntries(),
+    lastRelease: emptyEntries(),
     ghost: { prefix, violation: null },
   };
 }
@@ -198,15 +202,12 @@ function worker(state: ClusterState, w: WorkerId): WorkerState {
 }
 
 function withWorker(state: ClusterState, w: WorkerId, ws: WorkerState): ClusterState {
-  return { ...state, workers: { ...state.workers, [w]: ws } };
+  return { ...state, workers: withEntry(state.workers, w, ws) };
 }
 
 function withCopy(state: ClusterState, w: WorkerId, key: string, copy: KeyCopy | undefined): ClusterState {
   const ws = worker(state, w);
-  const keys = { ...ws.keys };
-  if (copy) keys[key] = copy;
-  else delete keys[key];
-  return withWorker(state, w, { ...ws, keys });
+  return withWorker(state, w, { ...ws, keys: copy ? withEntry(ws.keys, key, copy) : withoutEntry(ws.keys, key) });
 }
 
 function withCoordinator(state: ClusterState, patch: Partial<CoordinatorState>): ClusterState {
@@ -257,7 +258,7 @@ function sinkWrite(
   if (epoch < highest && !off(config, 'sink-fence')) {
     return { state: { ...state, sink: { ...sink, fenced: sink.fenced + changes.length } }, fenced: true };
   }
-  const matches: Record<string, MatchStatus> = { ...sink.matches[key] };
+  const matches = Object.assign(emptyEntries<MatchStatus>(), sink.matches[key]);
   let { applied, deduped } = sink;
   let violation = state.ghost.violation;
   const committed = state.coordinator.epoch[key] ?? 0;
@@ -293,8 +294,8 @@ function sinkWrite(
     }
   }
   const nextSink: SinkState = {
-    matches: { ...sink.matches, [key]: matches },
-    fence: { ...sink.fence, [key]: Math.max(highest, epoch) },
+    matches: withEntry(sink.matches, key, matches),
+    fence: withEntry(sink.fence, key, Math.max(highest, epoch)),
     applied,
     deduped,
     fenced: sink.fenced,
@@ -308,7 +309,7 @@ function sinkWrite(
     violation ??= `ExactlyOnce: the sink's relation for ${key} equals the oracle's over no prefix of length >= ${from}`;
   }
   return {
-    state: { ...state, sink: nextSink, ghost: { prefix: { ...state.ghost.prefix, [key]: p ?? from }, violation } },
+    state: { ...state, sink: nextSink, ghost: { prefix: withEntry(state.ghost.prefix, key, p ?? from), violation } },
     fenced: false,
   };
 }
@@ -317,7 +318,7 @@ function sinkWrite(
 function raiseFence(state: ClusterState, key: string, epoch: number): ClusterState {
   const highest = state.sink.fence[key] ?? 0;
   if (epoch <= highest) return state;
-  return { ...state, sink: { ...state.sink, fence: { ...state.sink.fence, [key]: epoch } } };
+  return { ...state, sink: { ...state.sink, fence: withEntry(state.sink.fence, key, epoch) } };
 }
 
 // ---------------------------------------------------------------------------
@@ -546,8 +547,8 @@ function deliverRelease(config: ClusterSetup, state: ClusterState, m: ReleaseMes
 function commitOwnership(state: ClusterState, h: Handoff): ClusterTransition {
   const epoch = h.from + 1;
   let next = withCoordinator(state, {
-    owner: { ...state.coordinator.owner, [h.key]: h.dst },
-    epoch: { ...state.coordinator.epoch, [h.key]: epoch },
+    owner: withEntry(state.coordinator.owner, h.key, h.dst),
+    epoch: withEntry(state.coordinator.epoch, h.key, epoch),
     handoff: h.kind === 'migrate' ? { ...h, phase: 'committed' } : null,
   });
   const events: ClusterEvent[] = [];
@@ -594,14 +595,14 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C4/C5: the frozen source writes its checkpoint durably.
       const h = handoffOf(state, a.key) as Handoff;
       const copy = worker(state, h.src).keys[a.key] as KeyCopy;
-      const next = { ...state, store: { ...state.store, [a.key]: { epoch: copy.epoch, cursor: copy.cursor, join: copy.join } } };
+      const next = { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) };
       return { state: withCoordinator(next, { handoff: { ...h, phase: 'persisted' } }), events: [] };
     }
     case 'install': {
       // C6: send the latest durable checkpoint to the destination.
       const h = handoffOf(state, a.key) as Handoff;
       const m: InstallMessage = { key: a.key, dst: h.dst, epoch: h.from + 1, checkpoint: state.store[a.key] ?? null };
-      const sent = { ...state, lastInstall: { ...state.lastInstall, [a.key]: m } };
+      const sent = { ...state, lastInstall: withEntry(state.lastInstall, a.key, m) };
       const delivered = deliverInstall(config, sent, m);
       const phase = h.phase === 'fenced' ? 'fenced' : 'installed';
       return { state: withCoordinator(delivered.state, { handoff: { ...h, phase } }), events: delivered.events };
@@ -627,7 +628,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C7: the handoff is over; the source is told to let go of the old epoch.
       const h = handoffOf(state, a.key) as Handoff;
       const m: ReleaseMessage = { key: a.key, src: h.src, epoch: h.from };
-      const next = withCoordinator({ ...state, lastRelease: { ...state.lastRelease, [a.key]: m } }, { handoff: null });
+      const next = withCoordinator({ ...state, lastRelease: withEntry(state.lastRelease, a.key, m) }, { handoff: null });
       return up(next, h.src) ? deliverRelease(config, next, m) : { state: next, events: [] };
     }
     case 'abort': {
@@ -659,14 +660,14 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C4: a periodic checkpoint of an active copy.
       const copy = worker(state, a.worker).keys[a.key] as KeyCopy;
       return {
-        state: { ...state, store: { ...state.store, [a.key]: { epoch: copy.epoch, cursor: copy.cursor, join: copy.join } } },
+        state: { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) },
         events: [],
       };
     }
     case 'crash':
       // C10: a crash loses all volatile state of the node.
       if (a.node === COORDINATOR) return { state: withCoordinator(state, { up: false }), events: [] };
-      return { state: withWorker(state, a.node, { status: 'down', keys: {} }), events: [] };
+      return { state: withWorker(state, a.node, { status: 'down', keys: emptyEntries() }), events: [] };
     case 'restart':
       if (a.node === COORDINATOR) return { state: withCoordinator(state, { up: true }), events: [] };
       return restartWorker(state, a.node);
@@ -684,7 +685,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
  * gone, so no other writer holds that epoch.
  */
 function restartWorker(state: ClusterState, w: WorkerId): ClusterTransition {
-  const keys: Record<string, KeyCopy> = {};
+  const keys = emptyEntries<KeyCopy>();
   const events: ClusterEvent[] = [];
   for (const [key, owner] of Object.entries(state.coordinator.owner)) {
     if (owner !== w) continue;
@@ -771,24 +772,24 @@ export function sinkRelation(sink: SinkState, key: string): string[] {
 
 export function observeCluster(config: ClusterSetup, state: ClusterState): ClusterObservation {
   const c = state.coordinator;
-  const keys: ClusterObservation['coordinator']['keys'] = {};
+  const keys: ClusterObservation['coordinator']['keys'] = emptyEntries();
   for (const { key } of config.keys) keys[key] = { owner: c.owner[key] as string, epoch: c.epoch[key] as number };
-  const workers: ClusterObservation['workers'] = {};
+  const workers: ClusterObservation['workers'] = emptyEntries();
   for (const w of config.workers) {
     const ws = worker(state, w);
-    const copies: Record<string, CopyObservation> = {};
+    const copies = emptyEntries<CopyObservation>();
     for (const { key } of config.keys) {
       const copy = ws.keys[key];
       if (copy) copies[key] = { epoch: copy.epoch, cursor: copy.cursor, frozen: copy.frozen, retained: retainedCountsOf(copy.join, key) };
     }
     workers[w] = { status: ws.status, keys: copies };
   }
-  const store: ClusterObservation['store'] = {};
+  const store: ClusterObservation['store'] = emptyEntries();
   for (const { key } of config.keys) {
     const cp = state.store[key];
     if (cp) store[key] = { epoch: cp.epoch, cursor: cp.cursor, retained: retainedCountsOf(cp.join, key) };
   }
-  const matches: Record<string, MatchStatus> = {};
+  const matches = emptyEntries<MatchStatus>();
   for (const { key } of config.keys) Object.assign(matches, state.sink.matches[key]);
   const h = c.handoff;
   return {
@@ -797,8 +798,9 @@ export function observeCluster(config: ClusterSetup, state: ClusterState): Clust
     workers,
     store,
     sink: {
-      fence: { ...state.sink.fence },
-      matches: Object.fromEntries(Object.keys(matches).sort().map((id) => [id, matches[id] as MatchStatus])),
+      fence: Object.assign(emptyEntries<number>(), state.sink.fence),
+      // §0: match ids in code point order.
+      matches: entriesOf(Object.keys(matches).sort(compareCodePoints).map((id) => [id, matches[id] as MatchStatus] as const)),
       applied: state.sink.applied,
       deduped: state.sink.deduped,
       fenced: state.sink.fenced,
