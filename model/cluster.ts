@@ -15,7 +15,7 @@ import type {
   LogRecord,
 } from '../spec/index.ts';
 import { compareCodePoints } from '../spec/index.ts';
-import { emptyEntries, entriesOf, withEntry, withoutEntry, type Entries } from './records.ts';
+import { copyEntries, emptyEntries, entriesOf, withEntry, withoutEntry, type Entries } from './records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from './join.ts';
 import { noteAppended, prefixShowing, relationSignature } from './clusterOracle.ts';
 
@@ -258,7 +258,7 @@ function sinkWrite(
   if (epoch < highest && !off(config, 'sink-fence')) {
     return { state: { ...state, sink: { ...sink, fenced: sink.fenced + changes.length } }, fenced: true };
   }
-  const matches = Object.assign(emptyEntries<MatchStatus>(), sink.matches[key]);
+  const matches = copyEntries<MatchStatus>(sink.matches[key] ?? emptyEntries());
   let { applied, deduped } = sink;
   let violation = state.ghost.violation;
   const committed = state.coordinator.epoch[key] ?? 0;
@@ -798,7 +798,7 @@ export function observeCluster(config: ClusterSetup, state: ClusterState): Clust
     workers,
     store,
     sink: {
-      fence: Object.assign(emptyEntries<number>(), state.sink.fence),
+      fence: copyEntries(state.sink.fence),
       // §0: match ids in code point order.
       matches: entriesOf(Object.keys(matches).sort(compareCodePoints).map((id) => [id, matches[id] as MatchStatus] as const)),
       applied: state.sink.applied,

@@ -3,7 +3,7 @@
 // symmetry over worker ids, and a fingerprint hashed from the fields.
 import { schemaError } from '../spec/index.ts';
 import type { ClusterAction } from '../spec/index.ts';
-import { emptyEntries } from './records.ts';
+import { copyEntries, emptyEntries } from './records.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from './explorer/index.ts';
 import { COORDINATOR, observeCluster, type ClusterState, type InstallMessage, type KeyCopy, type ReleaseMessage, type WorkerState } from './cluster.ts';
 import {
@@ -120,13 +120,13 @@ function renameWorkers(st: ClusterState, name: ReadonlyMap<string, string>): Clu
   const h = st.coordinator.handoff;
   let lastInstall = st.lastInstall;
   for (const k in st.lastInstall) {
-    if (lastInstall === st.lastInstall) lastInstall = Object.assign(emptyEntries<InstallMessage>(), st.lastInstall);
+    if (lastInstall === st.lastInstall) lastInstall = copyEntries(st.lastInstall);
     const m = st.lastInstall[k] as InstallMessage;
     (lastInstall as Record<string, InstallMessage>)[k] = { ...m, dst: name.get(m.dst) ?? m.dst };
   }
   let lastRelease = st.lastRelease;
   for (const k in st.lastRelease) {
-    if (lastRelease === st.lastRelease) lastRelease = Object.assign(emptyEntries<ReleaseMessage>(), st.lastRelease);
+    if (lastRelease === st.lastRelease) lastRelease = copyEntries(st.lastRelease);
     const m = st.lastRelease[k] as ReleaseMessage;
     (lastRelease as Record<string, ReleaseMessage>)[k] = { ...m, src: name.get(m.src) ?? m.src };
   }
