@@ -10,7 +10,7 @@ import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { mergeRefs, rulesOfAction, rulesOfEventPath, rulesOfObservationPath, type RuleRefs } from './rules.ts';
 import type { ClusterStepReply, SystemUnderTest } from './sut.ts';
-import { describeClusterAction } from '../model/cluster.ts';
+import { describeClusterAction } from '../spec/index.ts';
 
 /** What one step must produce: the events, or the reason it is not enabled; then the observation. */
 export type ExpectedClusterStep =

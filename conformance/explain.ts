@@ -2,7 +2,7 @@
 // at the divergence (only the paths that differ), the rules and properties
 // it breaks, and a sequence diagram with one column per node.
 import type { ClusterEvent, ClusterObservation, ExternalAction, LogRecord, OperatorTrace, ClusterTrace, Change, Outcome } from '../spec/index.ts';
-import { describeClusterAction } from '../model/cluster.ts';
+import { describeClusterAction } from '../spec/index.ts';
 import type { Divergence } from './divergence.ts';
 import { showValue } from './jsonDiff.ts';
 import { describeRules } from './rules.ts';

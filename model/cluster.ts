@@ -14,7 +14,7 @@ import type {
   JoinConfig,
   LogRecord,
 } from '../spec/index.ts';
-import { compareCodePoints } from '../spec/index.ts';
+import { compareCodePoints, describeClusterAction } from '../spec/index.ts';
 import { copyEntries, emptyEntries, entriesOf, withEntry, withoutEntry, type Entries } from './records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from './join.ts';
 import { noteAppended, prefixShowing, relationSignature } from './clusterOracle.ts';
@@ -727,38 +727,6 @@ export function applyExternal(config: ClusterSetup, state: ClusterState, a: Clus
   return { state: rest.state, events: [...first.events, ...rest.events] };
 }
 
-// ---------------------------------------------------------------------------
-// Descriptions
-
-export function describeClusterAction(a: ClusterAction): string {
-  switch (a.type) {
-    case 'record': {
-      const r = a.record;
-      return r.kind === 'watermark'
-        ? `record watermark ${r.side}=${r.wm}`
-        : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
-    }
-    case 'process':
-      return `process ${a.worker} ${a.key}`;
-    case 'freeze':
-      return `freeze ${a.key} -> ${a.to}`;
-    case 'commit':
-    case 'failover': {
-      const head = a.type === 'commit' ? `commit ${a.key}` : `failover ${a.key} -> ${a.to}`;
-      return a.crashAfterFence ? `${head} (coordinator crashes after raising the fence)` : head;
-    }
-    case 'checkpoint':
-      return `checkpoint ${a.worker} ${a.key}`;
-    case 'crash':
-    case 'restart':
-      return `${a.type} ${a.node}`;
-    case 'pause':
-    case 'resume':
-      return `${a.type} ${a.worker}`;
-    default:
-      return `${a.type} ${a.key}`;
-  }
-}
 
 /** The match ids currently in the sink's relation for `key` (inserted, not retracted). */
 export function sinkRelation(sink: SinkState, key: string): string[] {

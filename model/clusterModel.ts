@@ -1,12 +1,11 @@
 // The cluster model as an explorable state machine (SPEC §6): a workload
 // script appended in order, control actions and faults within budgets,
 // processing as its own nondeterministic action, and the named properties.
-import { matchId } from '../spec/index.ts';
+import { describeClusterAction, matchId } from '../spec/index.ts';
 import type { ClusterAction, JoinConfig, LogRecord } from '../spec/index.ts';
 import {
   COORDINATOR,
   transition,
-  describeClusterAction,
   initialClusterState,
   sinkRelation,
   whyDisabled,

@@ -14,6 +14,7 @@ export {
 } from './constants.ts';
 export { ERROR_CODES, InputError } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
+export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';

@@ -216,7 +216,7 @@ describe('ImplCluster API', () => {
     failing = true;
     // The record is durable in the log; writing its change to the sink fails.
     expect(() => cluster.apply(rec(ins('k1', 'R', 'b', 1)))).toThrow(DurableStateError);
-    expect(() => cluster.observe()).toThrow(/stopped: record insert k1\/R\/b failed part-way/);
+    expect(() => cluster.observe()).toThrow(/stopped: record insert k1\/R\/b ts=1 \[1,1\] failed part-way/);
     cluster.close();
     const reopened = ImplCluster.open(config, { dataDir });
     expect(reopened.problems()).toEqual([{ path: join(dataDir, 'sink.jsonl'), detail: expect.stringMatching(/torn tail/) }]);

@@ -18,6 +18,7 @@
 // Control actions write the coordinator's record (O(keys)) when it changes;
 // checkpoints and restores cost O(the key's state).
 import type { Change, ClusterAction, ClusterConfig, ClusterEvent, ClusterObservation, LogRecord, RetainedCounts } from '../../spec/index.ts';
+import { describeClusterAction } from '../../spec/index.ts';
 import type { Checkpoint } from '../checkpointStore.ts';
 import { ClusterStoppedError, ConfigError, DurableStateError } from '../errors.ts';
 import { JoinOperator } from '../operator.ts';
@@ -154,32 +155,6 @@ function checkConfig(config: ClusterConfig): void {
   new JoinOperator(config.join);
 }
 
-function describeAction(a: ClusterAction): string {
-  switch (a.type) {
-    case 'record': {
-      const r = a.record;
-      return r.kind === 'watermark' ? `record watermark ${r.side}=${r.wm}` : `record ${r.kind} ${r.key}/${r.side}/${r.id}`;
-    }
-    case 'process':
-      return `process ${a.worker} ${a.key}`;
-    case 'freeze':
-      return `freeze ${a.key} -> ${a.to}`;
-    case 'failover':
-      return `failover ${a.key} -> ${a.to}${a.crashAfterFence ? ' (crash after fence)' : ''}`;
-    case 'commit':
-      return `commit ${a.key}${a.crashAfterFence ? ' (crash after fence)' : ''}`;
-    case 'checkpoint':
-      return `checkpoint ${a.worker} ${a.key}`;
-    case 'crash':
-    case 'restart':
-      return `${a.type} ${a.node}`;
-    case 'pause':
-    case 'resume':
-      return `${a.type} ${a.worker}`;
-    default:
-      return `${a.type} ${a.key}`;
-  }
-}
 
 /** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
 const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
@@ -344,7 +319,7 @@ export class ImplCluster {
     // A record is copied before anything else: the log must not alias the caller's object, and a record of no known kind is refused here.
     const checked: ClusterAction = action.type === 'record' ? { type: 'record', record: copyOfRecord(action.record) } : action;
     const why = this.whyNotEnabled(checked);
-    if (why !== undefined) return { error: { kind: 'not-enabled', text: `${describeAction(checked)}: ${why}` } };
+    if (why !== undefined) return { error: { kind: 'not-enabled', text: `${describeClusterAction(checked)}: ${why}` } };
     const events: ClusterEvent[] = [];
     const runnable: Runnable = new Set();
     try {
@@ -352,7 +327,7 @@ export class ImplCluster {
       this.settle(runnable, events);
     } catch (e) {
       // Part of the action may have happened: the volatile state is no longer known to match the durable one.
-      this.stopped = `stopped: ${describeAction(action)} failed part-way (${e instanceof Error ? e.message : String(e)}); reopen the cluster to recover its durable state`;
+      this.stopped = `stopped: ${describeClusterAction(action)} failed part-way (${e instanceof Error ? e.message : String(e)}); reopen the cluster to recover its durable state`;
       throw e;
     }
     return { events };
