@@ -47,6 +47,8 @@ export function expectedClusterKinds(config: ClusterModelConfig): string[] {
       kinds.push('commit+crash-after-fence', 'commit@fenced');
       for (const role of ['src', 'dst', 'coordinator']) {
         for (const phase of ['frozen', 'persisted', 'installed', 'committed']) kinds.push(`crash:${role}@migrate@${phase}`);
+        // Inside the window between the parts of commit: the first crash opened it.
+        if (b.crashes > 1) kinds.push(`crash:${role}@migrate@fenced`);
       }
     }
     if (b.duplicates > 0) kinds.push('duplicateInstall', 'duplicateInstall:refused', 'duplicateRelease');
@@ -55,6 +57,8 @@ export function expectedClusterKinds(config: ClusterModelConfig): string[] {
     kinds.push('failover');
     // Failover needs a dead owner: a paused one, or a crash the fault budget must also pay for.
     if (b.crashes > 0 && (b.pauses > 0 || b.crashes > 1)) kinds.push('failover+crash-after-fence');
+    // The failover's destination crashing inside its window takes one more crash.
+    if (b.crashes > 1 && (b.pauses > 0 || b.crashes > 2)) kinds.push('crash:dst@failover@fenced');
   }
   if (b.crashes > 0) kinds.push('crash:owner@steady', 'crash:coordinator@steady', 'crash:idle@steady');
   if (b.failovers > 0 && b.pauses > 0) kinds.push('process:fenced');

@@ -66,8 +66,9 @@ export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   },
   {
     name: 'deep',
-    description: 'as ci, with two migrations, two crashes and two checkpoints: minutes, not for CI',
-    config: { cluster: threeWorkers, bounds: { ...ciBounds, migrations: 2, crashes: 2, checkpoints: 2 } },
+    description:
+      'as ci, with two crashes anywhere (so also inside the window between the parts of commit and of failover) and two duplicated messages: several minutes, not for CI',
+    config: { cluster: threeWorkers, bounds: { ...ciBounds, crashes: 2, duplicates: 2 } },
   },
   {
     name: 'smoke',
