@@ -181,9 +181,8 @@ export function fingerprintExplored(config: ClusterModelConfig, s: ExploredState
   const st = s.cluster;
   const workers = config.cluster.workers;
   const n = workers.length;
-  // order[r]: the worker of rank r; rankOf(w) its inverse (n is tiny: a scan).
+  // order[r]: the worker of rank r; order.indexOf(w) its inverse (n is tiny).
   const order: string[] = new Array<string>(n);
-  const rankOf = (w: string): number => order.indexOf(w);
   if (symmetric) {
     const sigs = new Array<number>(n);
     const idx = new Array<number>(n);
@@ -212,19 +211,19 @@ export function fingerprintExplored(config: ClusterModelConfig, s: ExploredState
   h.bool(c.up);
   const hd = c.handoff;
   if (hd) {
-    h.small(hd.kind === 'migrate' ? 1 : 2).str(hd.key).small(rankOf(hd.src)).small(rankOf(hd.dst));
+    h.small(hd.kind === 'migrate' ? 1 : 2).str(hd.key).small(order.indexOf(hd.src)).small(order.indexOf(hd.dst));
     h.small(hd.from).small(PHASES.indexOf(hd.phase));
   } else h.small(0);
   for (const { key } of config.cluster.keys) {
-    h.small(rankOf(c.owner[key] as string)).small(c.epoch[key] ?? 0).small(st.sink.fence[key] ?? 0).small(st.ghost.prefix[key] ?? 0);
+    h.small(order.indexOf(c.owner[key] as string)).small(c.epoch[key] ?? 0).small(st.sink.fence[key] ?? 0).small(st.ghost.prefix[key] ?? 0);
     const cp = st.store[key];
     if (cp) h.small(cp.cursor + 1).small(cp.epoch);
     else h.small(0);
     const m = st.lastInstall[key];
-    if (m) h.small(rankOf(m.dst)).small(m.epoch).small(m.checkpoint ? m.checkpoint.cursor : -1);
+    if (m) h.small(order.indexOf(m.dst)).small(m.epoch).small(m.checkpoint ? m.checkpoint.cursor : -1);
     else h.small(-2);
     const r = st.lastRelease[key];
-    if (r) h.small(rankOf(r.src)).small(r.epoch);
+    if (r) h.small(order.indexOf(r.src)).small(r.epoch);
     else h.small(-2);
     const matches = st.sink.matches[key] ?? {};
     const nums: number[] = [];
@@ -279,7 +278,12 @@ export function clusterExplorerModel(config: ClusterModelConfig, options: Cluste
   return {
     name: options.name ?? `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
     initialStates: () => [initialExplored(config)],
-    actions: (s) => enabledClusterActions(config, s).map((action) => ({ action, kind: labelOf(s, action) })),
+    actions: (s) => {
+      const enabled = enabledClusterActions(config, s);
+      const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
+      for (let i = 0; i < enabled.length; i++) labelled[i] = { action: enabled[i] as ClusterAction, kind: labelOf(s, enabled[i] as ClusterAction) };
+      return labelled;
+    },
     next: (s, a) => nextExplored(config, s, a.action),
     encode: (s) => encodeExplored(config, s, false),
     fingerprint: (s, out) => fingerprintExplored(config, s, out, false),
