@@ -31,6 +31,15 @@ describe('streamjoin conform', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('--sut impl: the built-in implementation, in-process, conforms on every example and random traces at every level; exit 0', async () => {
+    const out = tmp();
+    const r = await run(['conform', '--sut', 'impl', `--seed=${seed}`, '--runs', '30', '--out', out]);
+    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0 (--sut impl)');
+    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.code).toBe(0);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it('a wrong implementation: exit 1, the counterexample and its explanation written, and the printed replay command reproduces it', async () => {
     const out = tmp();
     const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:install-epoch-check';
@@ -116,7 +125,7 @@ describe('streamjoin replay', () => {
   });
 });
 
-describe('streamjoin serve --model', () => {
+describe('streamjoin serve', () => {
   it('answers protocol lines on stdout and ends with exit 0 when stdin ends', async () => {
     const input = new PassThrough();
     let stdout = '';
@@ -131,9 +140,37 @@ describe('streamjoin serve --model', () => {
     ]);
   });
 
-  it('without --model: usage, exit 254', async () => {
-    const r = await run(['serve']);
-    expect(r.code).toBe(254);
-    expect(r.stderr).toMatch(/^usage: SJ105 serve needs --model/);
+  it('with no flag serves the implementation; --data keeps each session in its own directory under DIR and removes it when the session ends', async () => {
+    const data = tmp();
+    const input = new PassThrough();
+    let stdout = '';
+    const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
+    const done = serveCommand(['--data', data], out, input);
+    const init = '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
+    input.write(`${init}\n{"id":2,"type":"record","record":{"kind":"insert","key":"k1","side":"L","id":"a","ts":1,"start":1,"end":1}}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The session's durable parts are on disk while it runs.
+    const sessions = readdirSync(data);
+    expect(sessions).toHaveLength(1);
+    expect(readdirSync(join(data, sessions[0] as string)).length).toBeGreaterThan(0);
+    input.end('{"id":3,"type":"inspect"}\n');
+    expect(await done).toBe(0);
+    const replies = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(replies.map((r) => r['type'])).toEqual(['init_ok', 'record_ok', 'inspect_ok']);
+    expect(replies[0]?.['implementation']).toEqual({ name: 'streamjoin-impl', version: '1.0' });
+    expect(readdirSync(data)).toEqual([]);
+  });
+
+  it('usage: --model with --data, a --data that is not a directory, unknown flags: exit 254', async () => {
+    const cases: [string[], RegExp][] = [
+      [['serve', '--model', '--data', tmp()], /^usage: SJ105 --data is for the implementation/],
+      [['serve', '--data', join(tmp(), 'missing')], /^usage: SJ105 --data .*missing: not an existing directory/],
+      [['serve', '--modle'], /^usage: SJ105 Unknown option '--modle'/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(254);
+      expect(r.stderr, argv.join(' ')).toMatch(message);
+    }
   });
 });

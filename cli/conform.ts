@@ -8,6 +8,7 @@ import { InputError, LEVELS } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/lines.ts';
 import { levelOfClusterTrace, runConform, withExpectations, type ConformReport, type Failure, type TraceSource } from '../conformance/conform.ts';
@@ -37,7 +38,8 @@ the system supports (or the one asked for). After every step it compares the
 events and the observation and reports the first divergence.
 
   --sut COMMAND        a shell command that speaks protocol v1 (spec/PROTOCOL.md)
-                       on stdin/stdout, or "model" for the reference model in-process
+                       on stdin/stdout; "model" for the reference model and "impl"
+                       for the built-in implementation, both in-process
   --level LEVEL        operator, cluster or faults (default: every level supported)
   --seed N             seed of the random traces (default: random; always printed)
   --runs N             random traces per level (default 100; 0 for examples only)
@@ -65,7 +67,7 @@ written by conform) against a system under test, in lockstep with the model,
 and prints the first divergence or "conforms". Expectations in the file are
 used where present, the model's elsewhere.
 
-  --sut COMMAND          as for conform ("model" for the reference model)
+  --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --json                 print one JSON result on stdout
@@ -116,9 +118,10 @@ interface SystemFlags {
   'max-line'?: string | undefined;
 }
 
-/** `--sut model` or a command; a usage message (string) for bad numbers. */
+/** `--sut model`, `--sut impl` or a command; a usage message (string) for bad numbers. */
 function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest | string {
   if (sut === 'model') return inProcessSystem(modelSut, 'model');
+  if (sut === 'impl') return inProcessSystem(implSut, 'impl');
   const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(flags.timeout);
   if (timeout === undefined) return `--timeout must be a positive integer (milliseconds), got "${flags.timeout}"`;
   const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveInteger(flags['max-line']);
@@ -253,7 +256,7 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
       },
     });
     if (positionals.length > 0) return usageFailure(out, `conform takes no positional arguments, got "${positionals[0]}"`);
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model)');
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model, --sut impl)');
     const level = parseLevel(values.level);
     if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
     let seed: number;
@@ -359,7 +362,7 @@ export function replayCommand(args: readonly string[], out: Output): Promise<num
       out.stdout(`wrote ${values['write-expected']}\n`);
       return CONFORM_EXIT.pass;
     }
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model)');
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model, --sut impl)');
     let chosen: Level;
     if (trace.kind === 'operator') {
       if (level !== undefined && level !== 'operator') return usageFailure(out, `an operator trace replays at level operator, not ${level}`);

@@ -18,7 +18,7 @@ Commands:
   check              model-check a preset (streamjoin check --list), or --replay a counterexample
   conform --sut CMD  check a system under test against the model, trace for trace
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
-  serve --model      serve the reference model over the conformance protocol
+  serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input

@@ -6,6 +6,12 @@ export type { OperatorFactory, OperatorObservation, OperatorTraceResult, Operato
 export { createModelOperator } from './adapters/modelOperator.ts';
 export { createModelCluster } from './adapters/modelCluster.ts';
 export { modelSut } from './adapters/modelSut.ts';
+export { builtInImpl, createImplOperator, implOperatorFactory } from './adapters/implOperator.ts';
+export type { ImplModule } from './adapters/implOperator.ts';
+export { createImplCluster } from './adapters/implCluster.ts';
+export type { ImplClusterOptions } from './adapters/implCluster.ts';
+export { IMPL_INFO, implSut, implSutOf } from './adapters/implSut.ts';
+export type { ImplSutOptions } from './adapters/implSut.ts';
 export { inProcessSystem } from './adapters/inProcess.ts';
 export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
 export type { ProcessOptions } from './adapters/process.ts';
