@@ -60,16 +60,22 @@ export type { DiagramRow, ExplainContext } from './explain.ts';
 export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations } from './conform.ts';
 export type { ConformOptions, ConformReport, ExampleResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
 export {
+  clusterStepsArbitrary,
   clusterTraceArbitrary,
   controlActions,
+  crashEverything,
+  interpretChoiceItems,
   interpretChoices,
+  longClusterDomain,
+  modelChoiceSteps,
+  oddClusterDomain,
   operatorTraceArbitrary,
   smallClusterDomain,
   traceArbitraryOf,
   workloadArbitrary,
 } from './clusterArbitraries.ts';
-export type { ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
-export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, smallDomain } from './arbitraries.ts';
+export type { ChoiceItem, ChoiceStep, ChoiceStepsOptions, ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
+export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, oddDomain, smallDomain } from './arbitraries.ts';
 export type { LogDomain } from './arbitraries.ts';
 export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './traceFiles.ts';
 export type { TraceFileResult } from './traceFiles.ts';
