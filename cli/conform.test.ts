@@ -40,6 +40,21 @@ describe('streamjoin conform', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('--sut "node bin/streamjoin.js serve" --exhaustive: the implementation over the process protocol conforms on every interleaving of two of the five scenarios (zombie-after-failover, failover-replay-from-older-checkpoint: 3,368 interleavings; the full set runs in the mutants test and the main job, in-process), the examples and random traces; exit 0', async () => {
+    const out = tmp();
+    const r = await run([
+      'conform', '--sut', 'node bin/streamjoin.js serve', '--exhaustive', '--scenario', 'zombie-after-failover,failover-replay-from-older-checkpoint',
+      `--seed=${seed}`, '--runs', '20', '--out', out,
+    ]);
+    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0');
+    expect(r.stdout).toMatch(/^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m);
+    expect(r.stdout).toMatch(/^exhaustive failover-replay-from-older-checkpoint: 1,628 of 1,628 interleavings .* pass/m);
+    expect(r.stdout).toMatch(/^coverage: NOT COMPLETE with these scenarios: missing .*crash:src@migrate@frozen/m);
+    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.code).toBe(0);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it('a wrong implementation: exit 1, the counterexample and its explanation written, and the printed replay command reproduces it', async () => {
     const out = tmp();
     const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:install-epoch-check';
@@ -77,7 +92,9 @@ describe('streamjoin conform', () => {
       [['conform', '--sut', 'model', '--level', 'everything', '--out', out], /^usage: SJ105 --level must be one of operator, cluster, faults/],
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
-      [['conform', '--sut', 'model', '--exhaustive', '--out', out], /^usage: SJ105 Unknown option '--exhaustive'/],
+      [['conform', '--sut', 'model', '--exhasutive', '--out', out], /^usage: SJ105 Unknown option '--exhasutive'/],
+      [['conform', '--sut', 'model', '--scenario', 'zombie-after-failover', '--out', out], /^usage: SJ105 --scenario selects exhaustive scenarios: give --exhaustive too/],
+      [['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out], /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are migration-under-traffic, /],
       [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
       [['replay', join(root, 'nope.json'), '--sut', 'model'], /nope\.json: SJ100 no such file/],

@@ -170,3 +170,59 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
   }
   return { replies, disagreements };
 }
+
+/** One trace of a pipelined run, as it is judged. */
+export interface PipelinedResult {
+  /** Position of the trace in the list. */
+  readonly index: number;
+  readonly trace: ClusterTrace;
+  readonly level: Level;
+  readonly divergence?: Divergence;
+}
+
+export interface PipelineOptions {
+  /** Traces in flight at once (default 32): their requests are written before the first replies are read. */
+  readonly window?: number;
+  /** Called for each trace in list order; returning false stops the run (the traces in flight are still answered, and ignored). */
+  readonly onResult: (result: PipelinedResult) => boolean | void;
+}
+
+/**
+ * Runs many cluster traces in lockstep, pipelined across traces: each
+ * trace's session opens and its requests go out while earlier traces are
+ * still being answered, and the model's expectations of a trace are
+ * computed while later ones are in flight. The system handles requests in
+ * the order it receives them (PROTOCOL.md), so the sessions cannot
+ * interfere. Rejects with SutUnavailable if the system cannot be judged.
+ */
+export async function runClusterLockstepPipelined(
+  traces: readonly { readonly trace: ClusterTrace; readonly level: Level }[],
+  system: SystemUnderTest,
+  options: PipelineOptions,
+): Promise<void> {
+  const window = Math.max(1, options.window ?? 32);
+  const inFlight: { index: number; trace: ClusterTrace; level: Level; answered: Promise<ClusterStepReply[]> }[] = [];
+  let stopped = false;
+  const judgeOldest = async (): Promise<void> => {
+    const f = inFlight.shift();
+    if (!f) return;
+    const actions = actionsOf(f.trace);
+    const { steps: expected } = expectedClusterSteps(f.trace);
+    const replies = await f.answered;
+    let divergence: Divergence | undefined;
+    for (let i = 0; i < actions.length && !divergence; i++) {
+      divergence = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+    }
+    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false) stopped = true;
+  };
+  for (let index = 0; index < traces.length && !stopped; index++) {
+    const { trace, level } = traces[index] as { trace: ClusterTrace; level: Level };
+    const session = await system.openCluster(trace.config, level);
+    const answered = session.steps(actionsOf(trace));
+    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
+    answered.catch(() => undefined);
+    inFlight.push({ index, trace, level, answered });
+    if (inFlight.length >= window) await judgeOldest();
+  }
+  while (inFlight.length > 0 && !stopped) await judgeOldest();
+}

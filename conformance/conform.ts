@@ -5,7 +5,9 @@
 import fc from 'fast-check';
 import { LEVELS, levelOfAction } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { actionsOf, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
+import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './clusterLockstep.ts';
+import type { ScenarioCover } from './exhaustive.ts';
+import { coverageTable, missingCoverage, requiredCoverage } from './exhaustive.ts';
 import { runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
 import { clusterTraceArbitrary, operatorTraceArbitrary } from './clusterArbitraries.ts';
 import type { Divergence } from './divergence.ts';
@@ -24,10 +26,12 @@ export type Verdict = 'pass' | 'fail' | 'unknown';
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */
 export interface Failure {
   readonly level: Level;
-  /** `example` (a file) or `random` (a shrunk random trace). */
-  readonly origin: 'example' | 'random';
+  /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
+  readonly origin: 'example' | 'exhaustive' | 'random';
   /** The example's path. */
   readonly path?: string;
+  /** The exhaustive scenario. */
+  readonly scenario?: string;
   /** fast-check's seed and path of the shrunk counterexample (random traces). */
   readonly seed?: number;
   readonly fcPath?: string;
@@ -49,6 +53,24 @@ export interface ExampleResult {
   readonly name: string;
   readonly steps: number;
   readonly verdict: 'pass' | 'fail';
+}
+
+/** One bounded-exhaustive scenario as run (DESIGN §5). */
+export interface ExhaustiveResult {
+  readonly scenario: string;
+  /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */
+  readonly states: number;
+  readonly transitions: number;
+  /** Interleavings: the covering traces, and their steps. */
+  readonly traces: number;
+  readonly steps: number;
+  /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
+  readonly run: number;
+  readonly skipped: number;
+  /** Traces per level run. */
+  readonly levels: Partial<Record<Level, number>>;
+  readonly verdict: Verdict | 'not run';
+  readonly ms: number;
 }
 
 export interface RandomResult {
@@ -73,6 +95,9 @@ export interface ConformReport {
   readonly levels: readonly Level[];
   readonly seed: number;
   readonly examples: readonly ExampleResult[];
+  readonly exhaustive: readonly ExhaustiveResult[];
+  /** With exhaustive scenarios: the coverage labels (crash points among them) they must take together, and any they missed. */
+  readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
   readonly unknown?: Unknown;
@@ -90,6 +115,12 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
+  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverScenario`). */
+  readonly exhaustive?: readonly ScenarioCover[];
+  /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
+  readonly stopAtFirstFailure?: boolean;
+  /** Traces in flight at once in the exhaustive part (default 32). */
+  readonly window?: number;
   /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
   readonly timeBudgetMs?: number;
   /** Progress lines (for stderr). */
@@ -123,6 +154,53 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
   if (need === 'cluster' && levels.includes('cluster')) return 'cluster';
   if (levels.includes('faults')) return 'faults';
   return `needs level ${need}`;
+}
+
+/** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
+async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, levels: readonly Level[]): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
+  const t0 = performance.now();
+  const runnable: { trace: ClusterTrace; level: Level }[] = [];
+  let skipped = 0;
+  for (const trace of cover.traces) {
+    const level = exampleLevel({ kind: 'cluster', trace }, levels);
+    if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
+    else skipped++;
+  }
+  const perLevel: Partial<Record<Level, number>> = {};
+  let run = 0;
+  let first: { trace: ClusterTrace; level: Level; divergence: Divergence } | undefined;
+  await runClusterLockstepPipelined(runnable, opts.system, {
+    ...(opts.window !== undefined ? { window: opts.window } : {}),
+    onResult: (r) => {
+      run++;
+      perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+      if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
+      if (!r.divergence) return true;
+      first = { trace: r.trace, level: r.level, divergence: r.divergence };
+      return false;
+    },
+  });
+  const base = {
+    scenario: cover.scenario.name,
+    states: cover.states,
+    transitions: cover.transitions,
+    traces: cover.traces.length,
+    steps: cover.steps,
+    run,
+    skipped,
+    levels: perLevel,
+  };
+  if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
+  const found: { trace: ClusterTrace; level: Level; divergence: Divergence } = first;
+  const minimal = await minimizeTrace(opts.system, found.level, { kind: 'cluster', trace: found.trace }, found.divergence);
+  const small = minimal.trace.trace as ClusterTrace;
+  const name = `exhaustive-${cover.scenario.name}`;
+  const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
+  return {
+    result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
+    failure: { level: found.level, origin: 'exhaustive', scenario: cover.scenario.name, trace: withExpectations(trace), divergence: minimal.divergence },
+  };
 }
 
 /** Random traces at one level, shrinking the first failure. */
@@ -250,6 +328,7 @@ function fcDescription(seed: number, path: string | null): string {
 export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   const { system, seed } = opts;
   const examples: ExampleResult[] = [];
+  const exhaustive: ExhaustiveResult[] = [];
   const random: RandomResult[] = [];
   const failures: Failure[] = [];
   const skipped: { path: string; why: string }[] = [];
@@ -266,11 +345,16 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     levels,
     seed,
     examples,
+    exhaustive,
+    ...(opts.exhaustive !== undefined
+      ? { coverage: { required: requiredCoverage(), missing: missingCoverage(opts.exhaustive), taken: coverageTable(opts.exhaustive).map((r) => r.label) } }
+      : {}),
     random,
     failures,
     ...(unknown ? { unknown } : {}),
     skipped,
   });
+  const done = (): boolean => opts.stopAtFirstFailure === true && failures.length > 0;
   try {
     const info = await system.info();
     implementation = info.implementation;
@@ -294,8 +378,24 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       examples.push({ level: level as Level, path: ex.path, name: ex.trace.trace.name, steps: ex.trace.trace.steps.length, verdict: d ? 'fail' : 'pass' });
       opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
       if (d) failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(ex.trace), divergence: d });
+      if (done()) return report();
+    }
+    for (const cover of opts.exhaustive ?? []) {
+      if (done()) {
+        exhaustive.push({ scenario: cover.scenario.name, states: cover.states, transitions: cover.transitions, traces: cover.traces.length, steps: cover.steps, run: 0, skipped: 0, levels: {}, verdict: 'not run', ms: 0 });
+        continue;
+      }
+      during = `exhaustive scenario ${cover.scenario.name}`;
+      const r = await exhaustiveScenario(opts, cover, levels);
+      exhaustive.push(r.result);
+      const x = r.result;
+      opts.progress?.(
+        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+      );
+      if (r.failure) failures.push(r.failure);
     }
     for (const level of levels) {
+      if (done()) break;
       during = `random traces at level ${level} (seed ${seed})`;
       const r = await randomAtLevel(opts, level);
       random.push(r.result);

@@ -38,9 +38,22 @@ export {
   expectedClusterSteps,
   modelClusterSteps,
   runClusterLockstep,
+  runClusterLockstepPipelined,
   withClusterExpectations,
 } from './clusterLockstep.ts';
-export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement } from './clusterLockstep.ts';
+export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement, PipelinedResult, PipelineOptions } from './clusterLockstep.ts';
+export {
+  EXHAUSTIVE_SCENARIOS,
+  ScenarioError,
+  coverScenario,
+  coverageTable,
+  exhaustiveScenario,
+  isCrashPoint,
+  missingCoverage,
+  requiredCoverage,
+  withoutPrefixes,
+} from './exhaustive.ts';
+export type { ExhaustiveScenario, ScenarioCover } from './exhaustive.ts';
 export {
   compareOperatorStep,
   expectedOperatorSteps,
@@ -58,7 +71,7 @@ export type { PathDiff } from './jsonDiff.ts';
 export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './explain.ts';
 export type { DiagramRow, ExplainContext } from './explain.ts';
 export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations } from './conform.ts';
-export type { ConformOptions, ConformReport, ExampleResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
+export type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
 export {
   clusterStepsArbitrary,
   clusterTraceArbitrary,
