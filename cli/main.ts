@@ -7,6 +7,7 @@ import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp, replayCommand, replayHelp } from './conform.ts';
+import { mutantsCommand, mutantsHelp } from './mutants.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
@@ -19,6 +20,7 @@ Commands:
   conform --sut CMD  check a system under test against the model, trace for trace
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
+  mutants            run the harness against every mutant of the implementation: each must be killed
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
@@ -27,11 +29,11 @@ error (a bug in streamjoin: please report it with the command line). check
 also exits 3 when a time or state budget ran out before the bound was exhausted.
 conform and replay differ: 0 conforms; 1 a divergence; 2 unknown (the system
 under test is dead, hung or babbling, or the budget ran out); 254 bad input or
-usage.
+usage. mutants: 0 every mutant killed; 1 one survived; 2 unknown; 254 usage.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
+const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp, mutants: mutantsHelp };
 
 /** The main job (README): the examples, then the `ci` model check. Each part runs; the worst exit code wins. */
 function ciJob(out: Output): number {
@@ -65,6 +67,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return replayCommand(rest, out);
     case 'serve':
       return serveCommand(rest, out, process.stdin);
+    case 'mutants':
+      return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
     default:

@@ -37,6 +37,8 @@ export interface Failure {
   readonly fcPath?: string;
   readonly trace: AnyTrace;
   readonly divergence: Divergence;
+  /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
+  readonly foundAfterMs?: number;
 }
 
 /** The system under test could not be judged. */
@@ -157,7 +159,12 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
 }
 
 /** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
-async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, levels: readonly Level[]): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
+async function exhaustiveScenario(
+  opts: ConformOptions,
+  cover: ScenarioCover,
+  levels: readonly Level[],
+  since: () => number,
+): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
   const t0 = performance.now();
   const runnable: { trace: ClusterTrace; level: Level }[] = [];
   let skipped = 0;
@@ -168,7 +175,7 @@ async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, le
   }
   const perLevel: Partial<Record<Level, number>> = {};
   let run = 0;
-  let first: { trace: ClusterTrace; level: Level; divergence: Divergence } | undefined;
+  let first: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } | undefined;
   await runClusterLockstepPipelined(runnable, opts.system, {
     ...(opts.window !== undefined ? { window: opts.window } : {}),
     onResult: (r) => {
@@ -176,7 +183,7 @@ async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, le
       perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
       if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
       if (!r.divergence) return true;
-      first = { trace: r.trace, level: r.level, divergence: r.divergence };
+      first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
       return false;
     },
   });
@@ -191,7 +198,7 @@ async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, le
     levels: perLevel,
   };
   if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
-  const found: { trace: ClusterTrace; level: Level; divergence: Divergence } = first;
+  const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
   const minimal = await minimizeTrace(opts.system, found.level, { kind: 'cluster', trace: found.trace }, found.divergence);
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
@@ -199,14 +206,26 @@ async function exhaustiveScenario(opts: ConformOptions, cover: ScenarioCover, le
   const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
-    failure: { level: found.level, origin: 'exhaustive', scenario: cover.scenario.name, trace: withExpectations(trace), divergence: minimal.divergence },
+    failure: {
+      level: found.level,
+      origin: 'exhaustive',
+      scenario: cover.scenario.name,
+      trace: withExpectations(trace),
+      divergence: minimal.divergence,
+      foundAfterMs: found.at,
+    },
   };
 }
 
 /** Random traces at one level, shrinking the first failure. */
-async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
+async function randomAtLevel(
+  opts: ConformOptions,
+  level: Level,
+  since: () => number,
+): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed, runs } = opts;
   const failing = new Map<AnyTrace, Divergence>();
+  let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
@@ -218,6 +237,7 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
     try {
       const d = await runTrace(system, trace, level);
       if (!d) return true;
+      firstSeen ??= since();
       failing.set(trace, d);
       return false;
     } catch (e) {
@@ -262,6 +282,7 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
           ...(details.counterexamplePath !== null ? { fcPath: details.counterexamplePath } : {}),
           trace: withExpectations(named),
           divergence,
+          ...(firstSeen !== undefined ? { foundAfterMs: firstSeen } : {}),
         },
         ...(unavailable ? { unknown: unavailable } : {}),
       };
@@ -272,6 +293,13 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
     return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
   }
   return { result: { ...base, verdict: 'pass' } };
+}
+
+/** The trace with no expectations: what each step must produce is then the model's. */
+export function withoutExpectations(trace: AnyTrace): AnyTrace {
+  return trace.kind === 'cluster'
+    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.map(({ action }) => ({ action })) } }
+    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.map(({ record }) => ({ record })) } };
 }
 
 /** The trace without step `i` (or with only its first `n` steps). */
@@ -327,6 +355,8 @@ function fcDescription(seed: number, path: string | null): string {
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
 export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   const { system, seed } = opts;
+  const started = performance.now();
+  const since = (): number => performance.now() - started;
   const examples: ExampleResult[] = [];
   const exhaustive: ExhaustiveResult[] = [];
   const random: RandomResult[] = [];
@@ -377,7 +407,19 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       const d = await runTrace(system, ex.trace, level as Level);
       examples.push({ level: level as Level, path: ex.path, name: ex.trace.trace.name, steps: ex.trace.trace.steps.length, verdict: d ? 'fail' : 'pass' });
       opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
-      if (d) failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(ex.trace), divergence: d });
+      if (d) {
+        const foundAfterMs = since();
+        // Cut at the divergence and minimized, like every other counterexample; it keeps the example's name.
+        // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
+        const minimal = await minimizeTrace(system, level as Level, withoutExpectations(ex.trace), d);
+        const t = minimal.trace;
+        const description = `Cut from the example ${ex.path} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const named: AnyTrace =
+          t.kind === 'cluster'
+            ? { kind: 'cluster', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } }
+            : { kind: 'operator', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } };
+        failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(named), divergence: minimal.divergence, foundAfterMs });
+      }
       if (done()) return report();
     }
     for (const cover of opts.exhaustive ?? []) {
@@ -386,7 +428,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `exhaustive scenario ${cover.scenario.name}`;
-      const r = await exhaustiveScenario(opts, cover, levels);
+      const r = await exhaustiveScenario(opts, cover, levels, since);
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(
@@ -397,7 +439,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     for (const level of levels) {
       if (done()) break;
       during = `random traces at level ${level} (seed ${seed})`;
-      const r = await randomAtLevel(opts, level);
+      const r = await randomAtLevel(opts, level, since);
       random.push(r.result);
       const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
       opts.progress?.(`${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`);

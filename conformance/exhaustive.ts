@@ -96,16 +96,17 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'duplicates-and-retractions-across-a-handoff',
-    description: 'a retraction that overtakes its insert, a duplicate insert and a match with its retraction, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
+    description: 'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
+      // Ids with the characters the match-id encoding escapes (J3).
       script: [
-        row('retract', 'k1', 'R', 'd', 1, 1),
-        row('insert', 'k1', 'L', 'a', 1, 2),
-        row('insert', 'k1', 'R', 'd', 1, 1),
-        row('insert', 'k1', 'L', 'a', 1, 2),
-        row('retract', 'k1', 'L', 'a', 1, 2),
+        row('retract', 'k1', 'R', 'd%', 1, 1),
+        row('insert', 'k1', 'L', 'a/1', 1, 2),
+        row('insert', 'k1', 'R', 'd%', 1, 1),
+        row('insert', 'k1', 'R', 'b', 2, 3),
+        row('retract', 'k1', 'L', 'a/1', 1, 2),
       ],
       migrations: 1,
       duplicates: 2,
@@ -114,16 +115,19 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'watermark-passes-horizon-during-handoff',
-    description: 'a match whose rows pass their horizon (J8) while the key is being handed over, then a retraction that is late: eviction under a migration with up to two crashes anywhere',
+    description: 'the watermark passes one row\'s horizon (J8) while the key is being handed over, and stops at the other\'s boundary, whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
+      // Horizons (J8, L + D = 3): a at 5, b at 6. At gw = 6, a is evicted, b is
+      // held at its boundary, and so is the match a/b; b's retraction is on time
+      // and must retract a/b although a is gone.
       script: [
         row('insert', 'k1', 'L', 'a', 1, 2),
         row('insert', 'k1', 'R', 'b', 2, 3),
-        watermark('L', 7),
-        watermark('R', 7),
-        row('retract', 'k1', 'L', 'a', 1, 2),
+        watermark('L', 6),
+        watermark('R', 6),
+        row('retract', 'k1', 'R', 'b', 2, 3),
       ],
       migrations: 1,
       crashes: 2,

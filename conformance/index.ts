@@ -70,7 +70,7 @@ export { diffJson, prettyJson, sameJson } from './jsonDiff.ts';
 export type { PathDiff } from './jsonDiff.ts';
 export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './explain.ts';
 export type { DiagramRow, ExplainContext } from './explain.ts';
-export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations } from './conform.ts';
+export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations, withoutExpectations } from './conform.ts';
 export type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
 export {
   clusterStepsArbitrary,
@@ -92,3 +92,8 @@ export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, 
 export type { LogDomain } from './arbitraries.ts';
 export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './traceFiles.ts';
 export type { TraceFileResult } from './traceFiles.ts';
+export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
+export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
+export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles } from './mutants/load.ts';
+export { runMutant, runMutantByPart, runMutants } from './mutants/run.ts';
+export type { MutantByPart, MutantResult, MutantsOptions, MutantsReport } from './mutants/run.ts';
