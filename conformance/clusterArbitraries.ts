@@ -94,12 +94,14 @@ const UNKNOWN_WORKER = 'w-unknown';
  * One workload step. Unlike the operator-level logs (arbitraries.ts), which
  * exercise every J-rule, a cluster workload must above all produce *writes*:
  * matches, and retractions of matched rows, for the handoff, the fence and
- * the sink's dedup to act on. So inserts dominate, times are close together,
- * and a retraction names a row inserted before; a few retractions overtake
- * their insert (J6), and a few re-sends conflict (J2).
+ * the sink's dedup to act on. So inserts dominate, some come in overlapping
+ * pairs (a match for certain), times are close together, and a retraction
+ * names a row inserted before; a few retractions overtake their insert (J6),
+ * and a few re-sends conflict (J2).
  */
 type WorkloadOp =
   | { readonly insert: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number } }
+  | { readonly pair: { key: number; left: number; right: number; start: number; length: number } }
   | { readonly overtake: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number } }
   | { readonly retract: number }
   | { readonly resend: number }
@@ -117,10 +119,18 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
     length: fc.nat({ max: D }),
     offset: fc.nat({ max: D }),
   });
+  const pair = fc.record({
+    key: fc.nat({ max: domain.keys.length - 1 }),
+    left: fc.nat({ max: domain.ids.length - 1 }),
+    right: fc.nat({ max: domain.ids.length - 1 }),
+    start: fc.nat({ max: domain.maxTime }),
+    length: fc.nat({ max: D }),
+  });
   return fc.oneof(
     { weight: 6, arbitrary: row.map((insert) => ({ insert })) },
+    { weight: 2, arbitrary: pair.map((p) => ({ pair: p })) },
     { weight: 1, arbitrary: row.map((overtake) => ({ overtake })) },
-    { weight: 2, arbitrary: fc.nat().map((retract) => ({ retract })) },
+    { weight: 3, arbitrary: fc.nat().map((retract) => ({ retract })) },
     { weight: 1, arbitrary: fc.nat().map((resend) => ({ resend })) },
     { weight: 1, arbitrary: fc.nat().map((conflict) => ({ conflict })) },
     {
@@ -146,7 +156,15 @@ function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]):
     end: r.start + r.length,
   });
   for (const op of ops) {
-    if ('insert' in op || 'overtake' in op) {
+    if ('pair' in op) {
+      // Two rows of one key that overlap: a match, for certain (J3).
+      const { key, left, right, start, length } = op.pair;
+      for (const [side, id] of [['L', left], ['R', right]] as const) {
+        const r: RowRecord = { kind: 'insert', key: domain.keys[key] as string, side, id: domain.ids[id] as string, ts: start, start, end: start + length };
+        out.push(r);
+        rows.push(r);
+      }
+    } else if ('insert' in op || 'overtake' in op) {
       const row = 'insert' in op ? rowOf('insert', op.insert) : rowOf('retract', op.overtake);
       out.push(row);
       rows.push(row);
@@ -284,9 +302,9 @@ function scenarios(
           weight: 2,
           sequence: [{ type: 'pause', worker: from }, { type: 'failover', key, to }, { records: 3 }, { type: 'resume', worker: from }],
         });
-        // The owner crashes: the new owner replays from the latest checkpoint (C8, C9 dedup).
+        // The owner crashes: the new owner replays from the latest checkpoint (C8, C9 dedup and terminal retract).
         out.push({
-          weight: 1,
+          weight: 3,
           sequence: [{ type: 'crash', node: from }, { type: 'failover', key, to }, { records: 2 }, { type: 'restart', node: from }],
         });
       }
