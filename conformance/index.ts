@@ -33,6 +33,7 @@ export type { ProtocolServer } from './protocolServer.ts';
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
 export type { LineEvent } from './lines.ts';
 export {
+  PrefixSharingModel,
   actionsOf,
   compareClusterStep,
   expectedClusterSteps,
