@@ -14,7 +14,8 @@ export const mainHelp = `streamjoin — formal model and conformance harness for
 Usage: streamjoin <command> [options]
 
 Commands:
-  ci                 the main job: the example traces, then check --preset ci
+  ci                 the main job: the example traces, check --preset ci, then conform --sut impl
+                     --exhaustive (the implementation against the model, every scenario interleaving)
   run [TRACE...]     validate operator traces and run the reference model over them
   check              model-check a preset (streamjoin check --list), or --replay a counterexample
   conform --sut CMD  check a system under test against the model, trace for trace
@@ -35,13 +36,40 @@ Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
 const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp, mutants: mutantsHelp };
 
-/** The main job (README): the examples, then the `ci` model check. Each part runs; the worst exit code wins. */
-function ciJob(out: Output): number {
-  out.stdout('== 1. example traces through the reference model ==\n');
-  const examples = runTraces(exampleTracePaths(), out, { json: false });
-  out.stdout('\n== 2. streamjoin check --preset ci ==\n');
-  const checked = checkCommand(['--preset', 'ci'], out);
-  return Math.max(examples, checked);
+/** One part of the main job: a title, and the command it runs (its exit code). */
+export interface CiPart {
+  readonly title: string;
+  readonly run: (out: Output) => number | Promise<number>;
+}
+
+/**
+ * The main job (README): the examples, the `ci` model check, then the
+ * conformance suite against the built-in implementation in-process (every
+ * example, every interleaving of the exhaustive scenarios, random traces;
+ * STREAMJOIN_SEED fixes their seed).
+ */
+export const CI_PARTS: readonly CiPart[] = [
+  { title: 'example traces through the reference model', run: (out) => runTraces(exampleTracePaths(), out, { json: false }) },
+  { title: 'streamjoin check --preset ci', run: (out) => checkCommand(['--preset', 'ci'], out) },
+  {
+    title: 'streamjoin conform --sut impl --exhaustive: the implementation against the model',
+    run: async (out) => {
+      const seed = process.env['STREAMJOIN_SEED'];
+      const code = await conformCommand(['--sut', 'impl', '--exhaustive', ...(seed !== undefined && seed !== '' ? ['--seed', seed] : [])], out);
+      // conform's own usage code (254) is this job's bad input (2); its 1 (a divergence) and 2 (unknown) stand.
+      return code === 254 ? EXIT.badInput : code;
+    },
+  },
+];
+
+/** Runs every part, numbered, whatever the earlier ones returned; the worst exit code wins. */
+export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): Promise<number> {
+  let worst = 0;
+  for (const [i, part] of parts.entries()) {
+    out.stdout(`${i > 0 ? '\n' : ''}== ${i + 1}. ${part.title} ==\n`);
+    worst = Math.max(worst, await part.run(out));
+  }
+  return worst;
 }
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
