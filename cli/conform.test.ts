@@ -85,6 +85,13 @@ describe('streamjoin conform', () => {
     expect(r.stdout).toContain('verdict: UNKNOWN');
   });
 
+  it('a system that dies in the middle of the pipelined exhaustive traces: exit 2 (unknown), with the reason; nothing hangs', async () => {
+    const sut = 'node --import tsx conformance/testdata/misbehave.ts exit 2000';
+    const r = await run(['conform', '--sut', sut, '--exhaustive', '--scenario', 'zombie-after-failover', '--examples', 'none', '--runs', '0', '--out', tmp()]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/UNKNOWN during exhaustive scenario zombie-after-failover: dead: the process exited with code 3/);
+  });
+
   it('usage and bad input: exit 254, one line naming what is wrong, nothing run or written', async () => {
     const out = join(tmp(), 'never');
     const cases: [string[], RegExp][] = [
