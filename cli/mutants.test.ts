@@ -1,5 +1,5 @@
-import { describe, expect, inject, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { main } from './main.ts';
@@ -14,7 +14,15 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
   return { code, stdout, stderr };
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'sj-mutants-'));
+const made: string[] = [];
+const tmp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'sj-mutants-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A printed command, split as a shell would (single quotes only). */
 const words = (command: string): string[] => command.match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];

@@ -159,7 +159,7 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
 }
 
 /** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
-async function exhaustiveScenario(
+async function runExhaustiveScenario(
   opts: ConformOptions,
   cover: ScenarioCover,
   levels: readonly Level[],
@@ -428,7 +428,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `exhaustive scenario ${cover.scenario.name}`;
-      const r = await exhaustiveScenario(opts, cover, levels, since);
+      const r = await runExhaustiveScenario(opts, cover, levels, since);
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(

@@ -95,6 +95,6 @@ export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFil
 export type { TraceFileResult } from './traceFiles.ts';
 export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
 export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
-export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles } from './mutants/load.ts';
+export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './mutants/load.ts';
 export { runMutant, runMutantByPart, runMutants } from './mutants/run.ts';
 export type { MutantByPart, MutantResult, MutantsOptions, MutantsReport } from './mutants/run.ts';

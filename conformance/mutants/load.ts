@@ -64,7 +64,8 @@ function removeAll(): void {
 
 /**
  * Writes the mutant's copy of impl/ (tests and test helpers left out) next
- * to a symlink of spec/ in a new temporary directory; returns the directory.
+ * to a symlink of spec/ in a new temporary directory; returns the directory,
+ * which the caller removes (`removeDir`; whatever is left goes at exit).
  */
 export function materializeMutant(mutant: Mutant, root: string = PROJECT_ROOT): string {
   const files = patchedFiles(mutant, root);
@@ -87,15 +88,29 @@ export function materializeMutant(mutant: Mutant, root: string = PROJECT_ROOT): 
 
 const loaded = new Map<string, Promise<ImplModule>>();
 
-/** The mutant's impl module, built and imported once per process. */
+/**
+ * The mutant's impl module, built and imported once per process. Its
+ * directory is removed as soon as the import settles: by then every module
+ * of the copy is loaded (impl/ imports nothing lazily), and no exit hook is
+ * needed, which a test worker that is killed would never run.
+ */
 export function loadMutantImpl(mutant: Mutant, root: string = PROJECT_ROOT): Promise<ImplModule> {
   let p = loaded.get(mutant.name);
   if (!p) {
     const dir = materializeMutant(mutant, root);
-    p = import(pathToFileURL(join(dir, 'impl', 'index.ts')).href).then((m: unknown) => m as ImplModule);
+    p = import(pathToFileURL(join(dir, 'impl', 'index.ts')).href)
+      .then((m: unknown) => m as ImplModule)
+      .finally(() => removeDir(dir));
     loaded.set(mutant.name, p);
   }
   return p;
+}
+
+/** Removes one directory this process made. */
+export function removeDir(dir: string): void {
+  const i = made.indexOf(dir);
+  if (i >= 0) made.splice(i, 1);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /** The mutant as a system under test at every level, named `streamjoin-impl-mutant-NAME`. */

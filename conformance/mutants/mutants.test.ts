@@ -6,7 +6,7 @@ import { loadCheckedTrace } from '../traceFiles.ts';
 import { runTrace } from '../conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { MUTANTS, mutantNamed, type Mutant } from './catalogue.ts';
-import { MutantPatchError, PROJECT_ROOT, applyPatch, loadMutantImpl, materializeMutant, mutantSut, patchedFiles } from './load.ts';
+import { MutantPatchError, PROJECT_ROOT, applyPatch, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './load.ts';
 import { runMutants } from './run.ts';
 
 const seed = inject('fcSeed');
@@ -59,6 +59,8 @@ describe('the mutant catalogue (DESIGN §5)', () => {
     expect(lstatSync(join(dir, 'spec')).isSymbolicLink()).toBe(true);
     expect(existsSync(join(dir, 'impl', 'operator.test.ts'))).toBe(false);
     expect(readFileSync(join(dir, 'impl', 'operator.ts'), 'utf8')).toContain('MUTANT: >= instead of >');
+    removeDir(dir);
+    expect(existsSync(dir)).toBe(false);
     const impl = await loadMutantImpl(m);
     expect(impl.JoinOperator).not.toBe(builtInImpl.JoinOperator);
     // One tick early: at gw = end + L + D the row is already gone.
