@@ -338,9 +338,9 @@ export function withoutPrefixes(sequences: readonly (readonly number[])[]): numb
  */
 export function requiredCoverage(): string[] {
   const ones: ClusterBounds = { script: [], migrations: 1, failovers: 1, crashes: 1, pauses: 1, duplicates: 1, checkpoints: 1 };
-  const any = EXHAUSTIVE_SCENARIOS[0] as ExhaustiveScenario;
+  const first = EXHAUSTIVE_SCENARIOS[0] as ExhaustiveScenario;
   const windows = ['migrate', 'failover'].flatMap((kind) => ['src', 'dst', 'coordinator'].map((role) => `crash:${role}@${kind}@fenced`));
-  return [...expectedClusterKinds({ cluster: any.cluster, bounds: ones }), ...windows];
+  return [...expectedClusterKinds({ cluster: first.cluster, bounds: ones }), ...windows];
 }
 
 /** Whether a label is a crash point (a crash, or a coordinator crash between the parts of commit or failover). */
