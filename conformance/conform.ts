@@ -199,7 +199,9 @@ async function runExhaustiveScenario(
   };
   if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
   const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
-  const minimal = await minimizeTrace(opts.system, found.level, { kind: 'cluster', trace: found.trace }, found.divergence);
+  // A system that dies while being minimized still leaves the divergence found, unminimized.
+  const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
+  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({ trace: whole, divergence: found.divergence }));
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
   const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
@@ -411,7 +413,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const foundAfterMs = since();
         // Cut at the divergence and minimized, like every other counterexample; it keeps the example's name.
         // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
-        const minimal = await minimizeTrace(system, level as Level, withoutExpectations(ex.trace), d);
+        // A system that dies while being minimized still leaves the divergence found, unminimized.
+        const plain = withoutExpectations(ex.trace);
+        const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
         const t = minimal.trace;
         const description = `Cut from the example ${ex.path} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
