@@ -55,12 +55,13 @@ observation and reports the first divergence.
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example traces first (default all)
-  --exhaustive         also run every interleaving of the named scenarios (${EXHAUSTIVE_SCENARIOS.map((x) => x.name).join(', ')}):
-                       traces that take every transition of each scenario's bounded
-                       state graph, each completed to quiescence; prints, per
-                       scenario, the interleavings and transitions run, and whether
-                       every crash point was covered
-  --scenario NAMES     with --exhaustive: only these scenarios (comma-separated)
+  --exhaustive         also run every interleaving of the bounded-exhaustive
+                       scenarios: traces that take every transition of each
+                       scenario's bounded state graph, each completed to
+                       quiescence; prints, per scenario, the interleavings and
+                       transitions run, and whether every crash point was covered
+  --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
+${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 
 Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
 trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
