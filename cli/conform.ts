@@ -35,7 +35,8 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
-spec/examples/cluster/, with --exhaustive the bounded-exhaustive scenarios,
+spec/examples/cluster/, the regression traces of the mutant catalogue
+(conformance/mutants/regressions/), with --exhaustive the bounded-exhaustive scenarios,
 then random traces (shrunk on failure), at each level the system supports (or
 the one asked for). After every step it compares the events and the
 observation and reports the first divergence.
@@ -54,7 +55,7 @@ observation and reports the first divergence.
                        system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
   --time-budget SECONDS  stop the random traces after this long
-  --examples all|none  run the example traces first (default all)
+  --examples all|none  run the example and regression traces first (default all)
   --exhaustive         also run every interleaving of the bounded-exhaustive
                        scenarios: traces that take every transition of each
                        scenario's bounded state graph, each completed to
@@ -88,13 +89,23 @@ ${EXIT_TEXT}`;
 
 const clusterExamplesDir = join(examplesDir, 'cluster');
 
-/** The example traces conform runs: operator examples, then cluster examples. */
-export function conformExamplePaths(): string[] {
-  const cluster = readdirSync(clusterExamplesDir)
+/** The mutant catalogue's regression traces: each kill's shortest counterexample, kept (streamjoin mutants --regressions). */
+export const regressionsDir = join(import.meta.dirname, '..', 'conformance', 'mutants', 'regressions');
+
+const traceFilesIn = (dir: string): string[] =>
+  readdirSync(dir)
     .filter((f) => f.endsWith('.trace.json'))
     .sort()
-    .map((f) => join(clusterExamplesDir, f));
-  return [...exampleTracePaths(), ...cluster];
+    .map((f) => join(dir, f));
+
+/** The hand-checked examples of spec/: operator examples, then cluster examples. */
+export function specExamplePaths(): string[] {
+  return [...exampleTracePaths(), ...traceFilesIn(clusterExamplesDir)];
+}
+
+/** The traces conform runs before the exhaustive and random ones: the spec's examples, then the mutant catalogue's regression traces. */
+export function conformExamplePaths(): string[] {
+  return [...specExamplePaths(), ...traceFilesIn(regressionsDir)];
 }
 
 /**

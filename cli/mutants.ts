@@ -12,15 +12,18 @@ import { EXHAUSTIVE_SCENARIOS } from '../conformance/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/traceFiles.ts';
 import type { Output } from './output.ts';
 import { CONFORM_EXIT, nonNegativeInteger, usageFailure } from './conformArgs.ts';
-import { buildCovers, conformExamplePaths, outDirProblem, shellQuote, writeCounterexample, type WrittenCounterexample } from './conform.ts';
+import { buildCovers, outDirProblem, shellQuote, specExamplePaths, writeCounterexample, type WrittenCounterexample } from './conform.ts';
+import { writeFileAtomic } from './output.ts';
+import { prettyJson } from '../conformance/jsonDiff.ts';
 
-export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part] [--list]
+export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]
+                   [--regressions DIR] [--list]
 
 Runs the conformance harness against each mutant of the catalogue: a
 deliberately broken variant of the implementation per known bug class (a
 small source patch applied to a copy of impl/). First the unmodified
 implementation runs the whole harness as the control; then each mutant runs
-the examples, the bounded-exhaustive scenarios and random traces, stopping at
+the spec's examples, the bounded-exhaustive scenarios and random traces, stopping at
 its first divergence (a kill), which is minimized or shrunk. Prints a row per
 mutant: killed or not, what found it, the length of the counterexample, the
 time to find it, the rules it broke. Each kill's counterexample is written
@@ -34,6 +37,9 @@ under --out and replays with the printed command against
   --json            print one JSON report on stdout instead of the table
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
+  --regressions DIR also write each kill's counterexample as DIR/NAME.trace.json, a
+                    regression trace (conform runs those in
+                    conformance/mutants/regressions/ with the examples)
   --list            list the catalogue and exit
 
 Exit codes: 0 every mutant killed; 1 a mutant survived; 2 unknown (a mutant
@@ -134,6 +140,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         out: { type: 'string', default: 'out' },
         json: { type: 'boolean', default: false },
         'each-part': { type: 'boolean', default: false },
+        regressions: { type: 'string' },
         list: { type: 'boolean', default: false },
       },
     }));
@@ -157,9 +164,12 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   if (typeof mutants === 'string') return usageFailure(out, mutants);
   const outProblem = outDirProblem(values.out);
   if (outProblem) return usageFailure(out, `--out ${values.out}: ${outProblem}`);
+  const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
+  if (regressionsProblem) return usageFailure(out, `--regressions ${values.regressions}: ${regressionsProblem}`);
   let examples;
   try {
-    examples = conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+    // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
+    examples = specExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     out.stderr(`${e.format()}\n`);
@@ -191,6 +201,14 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         stderrTail: [],
       }),
     );
+  }
+  if (values.regressions !== undefined) {
+    for (const r of report.results) {
+      if (!r.failure) continue;
+      const t = r.failure.trace.trace;
+      const description = `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`.trim();
+      writeFileAtomic(join(values.regressions, `${r.mutant.name}.trace.json`), `${prettyJson({ ...t, name: r.mutant.name, description })}\n`);
+    }
   }
   if (values.json) {
     const row = (r: MutantResult) => ({

@@ -3,6 +3,7 @@
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
+import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS, levelOfAction } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './clusterLockstep.ts';
@@ -297,6 +298,14 @@ async function randomAtLevel(
   return { result: { ...base, verdict: 'pass' } };
 }
 
+const PROJECT_ROOT = join(import.meta.dirname, '..');
+
+/** A path inside the project relative to its root (so that a written trace names no machine's directories). */
+function projectRelative(path: string): string {
+  const r = relative(PROJECT_ROOT, path);
+  return r.startsWith('..') || isAbsolute(r) ? path : r;
+}
+
 /** The trace with no expectations: what each step must produce is then the model's. */
 export function withoutExpectations(trace: AnyTrace): AnyTrace {
   return trace.kind === 'cluster'
@@ -417,7 +426,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const plain = withoutExpectations(ex.trace);
         const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
         const t = minimal.trace;
-        const description = `Cut from the example ${ex.path} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
             ? { kind: 'cluster', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } }

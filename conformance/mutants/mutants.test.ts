@@ -3,7 +3,9 @@ import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtInImpl } from '../adapters/implOperator.ts';
 import { loadCheckedTrace } from '../traceFiles.ts';
-import { runTrace } from '../conform.ts';
+import { levelOfClusterTrace, runTrace } from '../conform.ts';
+import { expectedClusterSteps } from '../clusterLockstep.ts';
+import { implSut } from '../adapters/implSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { MUTANTS, mutantNamed, type Mutant } from './catalogue.ts';
 import { MutantPatchError, PROJECT_ROOT, applyPatch, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './load.ts';
@@ -16,7 +18,21 @@ const examples = readdirSync(examplesDir)
   .map((f) => join(examplesDir, f))
   .map((path) => ({ path, trace: loadCheckedTrace(path) }));
 
+const regressionsDir = join(import.meta.dirname, 'regressions');
+
 describe('the mutant catalogue (DESIGN §5)', () => {
+  it('has one regression trace per mutant (its shortest kill, kept): the model agrees with its expectations, the implementation conforms, and the mutant diverges', async () => {
+    const files = readdirSync(regressionsDir).filter((f) => f.endsWith('.trace.json')).sort();
+    expect(files).toEqual(MUTANTS.map((m) => `${m.name}.trace.json`).sort());
+    for (const m of MUTANTS) {
+      const loaded = loadCheckedTrace(join(regressionsDir, `${m.name}.trace.json`));
+      const level = loaded.kind === 'operator' ? 'operator' : levelOfClusterTrace(loaded.trace);
+      if (loaded.kind === 'cluster') expect(expectedClusterSteps(loaded.trace).disagreements, m.name).toEqual([]);
+      expect(await runTrace(inProcessSystem(implSut), loaded, level), m.name).toBeUndefined();
+      expect(await runTrace(inProcessSystem(await mutantSut(m)), loaded, level), m.name).toBeDefined();
+    }
+  });
+
   it('has one mutant per bug class the design names, each citing a SPEC rule', () => {
     expect(MUTANTS.map((m) => m.name)).toEqual([
       'commit-before-durable-checkpoint',
