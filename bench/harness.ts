@@ -1,41 +1,53 @@
-// Harness throughput (DESIGN §6): traces per second and requests per second,
-// in-process versus over the process protocol (`streamjoin serve --model`),
-// measured side by side in one run on the same traces. Phase 2 adds the
-// implementation as a third system.
+// Harness throughput (DESIGN §6): traces per second and requests per second
+// of four systems under test, side by side in one run on the same traces:
+// the reference model and the implementation, each in-process (`--sut
+// model`, `--sut impl`) and over the process protocol (`streamjoin serve
+// --model`, `streamjoin serve`).
 //
-//   npm run bench:harness [-- --traces N] [-- --records N] [-- --seed N]
+//   npm run bench:harness [-- --traces N] [-- --records N] [-- --seed N] [-- --rounds N]
 //
-// Three measurements:
-// 1. lockstep: whole random traces through runClusterLockstep /
-//    runOperatorLockstep (the model's expectations, the system's replies,
-//    the comparison), as `streamjoin conform` runs them;
-// 2. system only: the same traces' requests sent to the system, no model
-//    on the harness side (what the system and the transport cost);
-// 3. transport: one operator session fed watermarks that change no state,
+// Measurements:
+// 1. lockstep: whole random traces through runTrace (the model's
+//    expectations on the harness side, the system's replies, the
+//    comparison), one trace after another, as `conform` runs random traces;
+// 2. system only: the same traces' requests sent to the system, no model on
+//    the harness side (what the system and the transport cost);
+// 3. exhaustive, pipelined: the interleavings of two bounded-exhaustive
+//    scenarios (zombie-after-failover, failover-replay-from-older-checkpoint)
+//    with 32 traces in flight, as `conform --exhaustive` runs them: in
+//    lockstep, and system only;
+// 4. transport: one operator session fed watermarks that change no state,
 //    so that the figure is the protocol's own cost per request.
+// Every figure is the median of `--rounds` rounds in which the four systems
+// take turns, so that all see the same machine load.
 import { parseArgs } from 'node:util';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import type { AnyTrace, Level, LogRecord } from '../spec/index.ts';
+import type { AnyTrace, ClusterTrace, Level, LogRecord } from '../spec/index.ts';
 import { clusterTraceArbitrary, operatorTraceArbitrary } from '../conformance/clusterArbitraries.ts';
-import { runTrace } from '../conformance/conform.ts';
-import { actionsOf } from '../conformance/clusterLockstep.ts';
+import { levelOfClusterTrace, runTrace } from '../conformance/conform.ts';
+import { actionsOf, runClusterLockstepPipelined } from '../conformance/clusterLockstep.ts';
+import { coverScenario, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/exhaustive.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { implSut } from '../conformance/adapters/implSut.ts';
 import { spawnSystem } from '../conformance/adapters/process.ts';
-import type { SystemUnderTest } from '../conformance/sut.ts';
+import type { ClusterStepReply, SystemUnderTest } from '../conformance/sut.ts';
 
 const { values } = parseArgs({
   options: {
     traces: { type: 'string', default: '300' },
     records: { type: 'string', default: '50000' },
     seed: { type: 'string', default: '42' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const traceCount = Number(values.traces);
 const recordCount = Number(values.records);
 const seed = Number(values.seed);
+const ROUNDS = Number(values.rounds);
+const WINDOW = 32;
 const root = join(import.meta.dirname, '..');
 
 /** Requests a trace costs on the protocol: init, then per step the action (and inspect at cluster levels). */
@@ -66,6 +78,30 @@ async function systemOnly(system: SystemUnderTest, traces: readonly AnyTrace[], 
   return performance.now() - t0;
 }
 
+/** Exhaustive traces, pipelined and judged as `conform --exhaustive` does. */
+async function exhaustiveLockstep(system: SystemUnderTest, traces: readonly { trace: ClusterTrace; level: Level }[]): Promise<number> {
+  const t0 = performance.now();
+  await runClusterLockstepPipelined(traces, system, {
+    window: WINDOW,
+    onResult: (r) => {
+      if (r.divergence) throw new Error(`${system.label} diverged on ${r.trace.name}: the benchmark needs conforming systems`);
+    },
+  });
+  return performance.now() - t0;
+}
+
+/** The same requests pipelined, the replies collected and not judged. */
+async function exhaustiveSystemOnly(system: SystemUnderTest, traces: readonly { trace: ClusterTrace; level: Level }[]): Promise<number> {
+  const t0 = performance.now();
+  const inFlight: Promise<ClusterStepReply[]>[] = [];
+  for (const { trace, level } of traces) {
+    inFlight.push((await system.openCluster(trace.config, level)).steps(actionsOf(trace)));
+    if (inFlight.length >= WINDOW) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  return performance.now() - t0;
+}
+
 async function transport(system: SystemUnderTest): Promise<number> {
   const records: LogRecord[] = Array.from({ length: recordCount }, (_, i) => ({ kind: 'watermark', side: i % 2 === 0 ? 'L' : 'R', wm: i }));
   const session = await system.openOperator({ allowedLateness: 0, maxIntervalLength: 0 });
@@ -78,64 +114,85 @@ interface Row {
   readonly what: string;
   readonly units: number;
   readonly requests: number;
-  readonly inProcessMs: number;
-  readonly processMs: number;
+  /** Milliseconds per system, in SYSTEMS order. */
+  readonly ms: readonly number[];
 }
 
-const ROUNDS = 3;
+const median = (xs: readonly number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 
-/** Median of `ROUNDS` timings, the two systems alternating, so that both see the same machine load. */
-async function sideBySide(measure: (system: SystemUnderTest) => Promise<number>, a: SystemUnderTest, b: SystemUnderTest): Promise<[number, number]> {
-  const ta: number[] = [];
-  const tb: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    ta.push(await measure(a));
-    tb.push(await measure(b));
-  }
-  const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
-  return [median(ta), median(tb)];
+/** Median of `ROUNDS` timings per system, the systems taking turns in each round. */
+async function sideBySide(measure: (system: SystemUnderTest) => Promise<number>, systems: readonly SystemUnderTest[]): Promise<number[]> {
+  const times: number[][] = systems.map(() => []);
+  for (let i = 0; i < ROUNDS; i++) for (const [k, s] of systems.entries()) times[k]?.push(await measure(s));
+  return times.map(median);
 }
 
-const inProcess = inProcessSystem(modelSut);
-const overProcess = spawnSystem('node bin/streamjoin.js serve --model', { cwd: root });
+const names = ['model, in-process', 'impl, in-process', 'model, process', 'impl, process'];
+const modelIn = inProcessSystem(modelSut, 'model');
+const implIn = inProcessSystem(implSut, 'impl');
+const modelProc = spawnSystem('node bin/streamjoin.js serve --model', { cwd: root });
+const implProc = spawnSystem('node bin/streamjoin.js serve', { cwd: root });
+const SYSTEMS: readonly SystemUnderTest[] = [modelIn, implIn, modelProc, implProc];
 const rows: Row[] = [];
+const load = loadavg()[0] ?? 0;
 try {
-  await overProcess.info(); // start-up and handshake, outside the timings
+  await modelProc.info(); // start-up and handshake, outside the timings
+  await implProc.info();
   for (const level of ['operator', 'cluster', 'faults'] as const) {
     const traces = tracesAt(level);
     const requests = traces.reduce((n, t) => n + requestsOf(t), 0);
-    // Warm both paths (JIT, on both sides of the pipe) with one full pass, then measure.
-    await lockstep(inProcess, traces, level);
-    await lockstep(overProcess, traces, level);
-    const [li, lp] = await sideBySide((s) => lockstep(s, traces, level), inProcess, overProcess);
-    rows.push({ what: `lockstep, ${level}`, units: traces.length, requests, inProcessMs: li, processMs: lp });
-    const [si, sp] = await sideBySide((s) => systemOnly(s, traces, level), inProcess, overProcess);
-    rows.push({ what: `system only, ${level}`, units: traces.length, requests, inProcessMs: si, processMs: sp });
+    // Warm every path (JIT, on both sides of the pipe) with full passes, then measure.
+    for (const s of SYSTEMS) for (let pass = 0; pass < 3; pass++) await (pass === 0 ? lockstep(s, traces, level) : systemOnly(s, traces, level));
+    rows.push({ what: `lockstep, ${level}`, units: traces.length, requests, ms: await sideBySide((s) => lockstep(s, traces, level), SYSTEMS) });
+    rows.push({ what: `system only, ${level}`, units: traces.length, requests, ms: await sideBySide((s) => systemOnly(s, traces, level), SYSTEMS) });
   }
-  await transport(inProcess);
-  await transport(overProcess);
-  const [ti, tp] = await sideBySide(transport, inProcess, overProcess);
-  rows.push({ what: 'transport (1 session)', units: 1, requests: recordCount, inProcessMs: ti, processMs: tp });
+  const scenarios = ['zombie-after-failover', 'failover-replay-from-older-checkpoint'].map((n) => exhaustiveScenario(n) as ExhaustiveScenario);
+  const exhaustive = scenarios
+    .flatMap((s) => coverScenario(s).traces)
+    .map((trace) => ({ trace, level: levelOfClusterTrace(trace) as Level }));
+  const exRequests = exhaustive.reduce((n, t) => n + 1 + 2 * t.trace.steps.length, 0);
+  for (const s of SYSTEMS) await exhaustiveLockstep(s, exhaustive);
+  rows.push({ what: 'exhaustive, pipelined lockstep', units: exhaustive.length, requests: exRequests, ms: await sideBySide((s) => exhaustiveLockstep(s, exhaustive), SYSTEMS) });
+  rows.push({ what: 'exhaustive, pipelined system only', units: exhaustive.length, requests: exRequests, ms: await sideBySide((s) => exhaustiveSystemOnly(s, exhaustive), SYSTEMS) });
+  for (const s of SYSTEMS) await transport(s);
+  rows.push({ what: 'transport (1 session)', units: 1, requests: recordCount, ms: await sideBySide(transport, SYSTEMS) });
 } finally {
-  await overProcess.close();
+  await modelProc.close();
+  await implProc.close();
 }
 
 const rate = (n: number, ms: number): string => Math.round((n / ms) * 1000).toLocaleString('en-US');
-const header = ['measurement', 'traces', 'requests', 'in-process traces/s', 'in-process req/s', 'process traces/s', 'process req/s', 'process / in-process'];
-const table = rows.map((r) => [
-  r.what,
-  String(r.units),
-  String(r.requests),
-  r.units > 1 ? rate(r.units, r.inProcessMs) : '-',
-  rate(r.requests, r.inProcessMs),
-  r.units > 1 ? rate(r.units, r.processMs) : '-',
-  rate(r.requests, r.processMs),
-  `${(r.inProcessMs / r.processMs).toFixed(2)}x`,
-]);
-const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
-const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
-console.log(`streamjoin harness benchmark: seed ${seed}, ${traceCount} random traces per level, ${recordCount} transport requests, median of ${ROUNDS} alternating rounds; node ${process.version}, ${availableParallelism()} cores`);
-console.log(line(header));
-console.log(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-for (const row of table) console.log(line(row));
-console.log('process / in-process: the process path\'s throughput as a fraction of the in-process path\'s, in the same run.');
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
+function print(title: string, header: string[], table: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const row of table) console.log(line(row));
+}
+
+console.log(
+  `streamjoin harness benchmark: seed ${seed}, ${traceCount} random traces per level, ${recordCount} transport requests, median of ${ROUNDS} rounds; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load.toFixed(1)} at the start`,
+);
+// With ms = [model in, impl in, model proc, impl proc]; a ratio of throughputs is the inverse ratio of times.
+const at = (r: Row, k: number): number => r.ms[k] as number;
+print(
+  'requests per second',
+  ['measurement', 'traces', 'requests', ...names, 'impl in / impl process', 'impl / model, in-process', 'impl / model, process'],
+  rows.map((r) => [
+    r.what,
+    String(r.units),
+    String(r.requests),
+    ...r.ms.map((ms) => rate(r.requests, ms)),
+    ratio(at(r, 3), at(r, 1)),
+    ratio(at(r, 0), at(r, 1)),
+    ratio(at(r, 2), at(r, 3)),
+  ]),
+);
+print(
+  'traces per second',
+  ['measurement', ...names],
+  rows.filter((r) => r.units > 1).map((r) => [r.what, ...r.ms.map((ms) => rate(r.units, ms))]),
+);
+console.log('\nratios of throughputs measured in the same run: impl in / impl process = in-process req/s over process req/s (the target is >= 10x); impl / model = the implementation\'s throughput over the model\'s on the same path.');

@@ -1,5 +1,5 @@
-import { describe, expect, inject, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
@@ -18,7 +18,15 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
   return { code, stdout, stderr };
 }
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'sj-conform-'));
+const made: string[] = [];
+const tmp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'sj-conform-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('streamjoin conform', () => {
   it('--sut model: every example and random traces at every level conform; exit 0; the seed is printed', async () => {
@@ -28,6 +36,30 @@ describe('streamjoin conform', () => {
     expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
     expect(r.stdout).toMatch(/examples: (\d+) conform, 0 diverge, 0 skipped/);
     expect(r.stdout).toContain('verdict: conforms');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('--sut impl: the built-in implementation, in-process, conforms on every example and random traces at every level; exit 0', async () => {
+    const out = tmp();
+    const r = await run(['conform', '--sut', 'impl', `--seed=${seed}`, '--runs', '30', '--out', out]);
+    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0 (--sut impl)');
+    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.code).toBe(0);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('--sut "node bin/streamjoin.js serve" --exhaustive: the implementation over the process protocol conforms on every interleaving of two of the five scenarios (zombie-after-failover, failover-replay-from-older-checkpoint: 3,368 interleavings; the full set runs in the mutants test and the main job, in-process), the examples and random traces; exit 0', async () => {
+    const out = tmp();
+    const r = await run([
+      'conform', '--sut', 'node bin/streamjoin.js serve', '--exhaustive', '--scenario', 'zombie-after-failover,failover-replay-from-older-checkpoint',
+      `--seed=${seed}`, '--runs', '20', '--out', out,
+    ]);
+    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0');
+    expect(r.stdout).toMatch(/^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m);
+    expect(r.stdout).toMatch(/^exhaustive failover-replay-from-older-checkpoint: 1,628 of 1,628 interleavings .* pass/m);
+    expect(r.stdout).toMatch(/^coverage: NOT COMPLETE with these scenarios: missing .*crash:src@migrate@frozen/m);
+    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.code).toBe(0);
     expect(readdirSync(out)).toEqual([]);
   });
 
@@ -61,6 +93,13 @@ describe('streamjoin conform', () => {
     expect(r.stdout).toContain('verdict: UNKNOWN');
   });
 
+  it('a system that dies in the middle of the pipelined exhaustive traces: exit 2 (unknown), with the reason; nothing hangs', async () => {
+    const sut = 'node --import tsx conformance/testdata/misbehave.ts exit 2000';
+    const r = await run(['conform', '--sut', sut, '--exhaustive', '--scenario', 'zombie-after-failover', '--examples', 'none', '--runs', '0', '--out', tmp()]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/UNKNOWN during exhaustive scenario zombie-after-failover: dead: the process exited with code 3/);
+  });
+
   it('usage and bad input: exit 254, one line naming what is wrong, nothing run or written', async () => {
     const out = join(tmp(), 'never');
     const cases: [string[], RegExp][] = [
@@ -68,7 +107,9 @@ describe('streamjoin conform', () => {
       [['conform', '--sut', 'model', '--level', 'everything', '--out', out], /^usage: SJ105 --level must be one of operator, cluster, faults/],
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
-      [['conform', '--sut', 'model', '--exhaustive', '--out', out], /^usage: SJ105 Unknown option '--exhaustive'/],
+      [['conform', '--sut', 'model', '--exhasutive', '--out', out], /^usage: SJ105 Unknown option '--exhasutive'/],
+      [['conform', '--sut', 'model', '--scenario', 'zombie-after-failover', '--out', out], /^usage: SJ105 --scenario selects exhaustive scenarios: give --exhaustive too/],
+      [['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out], /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are migration-under-traffic, /],
       [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
       [['replay', join(root, 'nope.json'), '--sut', 'model'], /nope\.json: SJ100 no such file/],
@@ -116,7 +157,7 @@ describe('streamjoin replay', () => {
   });
 });
 
-describe('streamjoin serve --model', () => {
+describe('streamjoin serve', () => {
   it('answers protocol lines on stdout and ends with exit 0 when stdin ends', async () => {
     const input = new PassThrough();
     let stdout = '';
@@ -131,9 +172,37 @@ describe('streamjoin serve --model', () => {
     ]);
   });
 
-  it('without --model: usage, exit 254', async () => {
-    const r = await run(['serve']);
-    expect(r.code).toBe(254);
-    expect(r.stderr).toMatch(/^usage: SJ105 serve needs --model/);
+  it('with no flag serves the implementation; --data keeps each session in its own directory under DIR and removes it when the session ends', async () => {
+    const data = tmp();
+    const input = new PassThrough();
+    let stdout = '';
+    const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
+    const done = serveCommand(['--data', data], out, input);
+    const init = '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
+    input.write(`${init}\n{"id":2,"type":"record","record":{"kind":"insert","key":"k1","side":"L","id":"a","ts":1,"start":1,"end":1}}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The session's durable parts are on disk while it runs.
+    const sessions = readdirSync(data);
+    expect(sessions).toHaveLength(1);
+    expect(readdirSync(join(data, sessions[0] as string)).length).toBeGreaterThan(0);
+    input.end('{"id":3,"type":"inspect"}\n');
+    expect(await done).toBe(0);
+    const replies = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(replies.map((r) => r['type'])).toEqual(['init_ok', 'record_ok', 'inspect_ok']);
+    expect(replies[0]?.['implementation']).toEqual({ name: 'streamjoin-impl', version: '1.0' });
+    expect(readdirSync(data)).toEqual([]);
+  });
+
+  it('usage: --model with --data, a --data that is not a directory, unknown flags: exit 254', async () => {
+    const cases: [string[], RegExp][] = [
+      [['serve', '--model', '--data', tmp()], /^usage: SJ105 --data is for the implementation/],
+      [['serve', '--data', join(tmp(), 'missing')], /^usage: SJ105 --data .*missing: not an existing directory/],
+      [['serve', '--modle'], /^usage: SJ105 Unknown option '--modle'/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(254);
+      expect(r.stderr, argv.join(' ')).toMatch(message);
+    }
   });
 });

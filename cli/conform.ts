@@ -8,9 +8,11 @@ import { InputError, LEVELS } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/lines.ts';
 import { levelOfClusterTrace, runConform, withExpectations, type ConformReport, type Failure, type TraceSource } from '../conformance/conform.ts';
+import { EXHAUSTIVE_SCENARIOS, coverScenario, isCrashPoint, type ScenarioCover } from '../conformance/exhaustive.ts';
 import { runClusterLockstep } from '../conformance/clusterLockstep.ts';
 import { runOperatorLockstep } from '../conformance/operatorLockstep.ts';
 import { describeDivergence, explainCounterexample } from '../conformance/explain.ts';
@@ -28,16 +30,20 @@ for) or the time budget ran out; 254 bad input or usage (one line
 \`where: SJnnn message\`). 70 is an internal error of streamjoin.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
+                   [--exhaustive [--scenario NAME,...]] [--examples all|none]
                    [--timeout MS] [--max-line BYTES] [--time-budget SECONDS] [--path PATH]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
-spec/examples/cluster/, then random traces (shrunk on failure), at each level
-the system supports (or the one asked for). After every step it compares the
-events and the observation and reports the first divergence.
+spec/examples/cluster/, the regression traces of the mutant catalogue
+(conformance/mutants/regressions/), with --exhaustive the bounded-exhaustive scenarios,
+then random traces (shrunk on failure), at each level the system supports (or
+the one asked for). After every step it compares the events and the
+observation and reports the first divergence.
 
   --sut COMMAND        a shell command that speaks protocol v1 (spec/PROTOCOL.md)
-                       on stdin/stdout, or "model" for the reference model in-process
+                       on stdin/stdout; "model" for the reference model and "impl"
+                       for the built-in implementation, both in-process
   --level LEVEL        operator, cluster or faults (default: every level supported)
   --seed N             seed of the random traces (default: random; always printed)
   --runs N             random traces per level (default 100; 0 for examples only)
@@ -49,7 +55,14 @@ events and the observation and reports the first divergence.
                        system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
   --time-budget SECONDS  stop the random traces after this long
-  --examples all|none  run the example traces first (default all)
+  --examples all|none  run the example and regression traces first (default all)
+  --exhaustive         also run every interleaving of the bounded-exhaustive
+                       scenarios: traces that take every transition of each
+                       scenario's bounded state graph, each completed to
+                       quiescence; prints, per scenario, the interleavings and
+                       transitions run, and whether every crash point was covered
+  --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
+${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 
 Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
 trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
@@ -65,7 +78,7 @@ written by conform) against a system under test, in lockstep with the model,
 and prints the first divergence or "conforms". Expectations in the file are
 used where present, the model's elsewhere.
 
-  --sut COMMAND          as for conform ("model" for the reference model)
+  --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --json                 print one JSON result on stdout
@@ -76,13 +89,23 @@ ${EXIT_TEXT}`;
 
 const clusterExamplesDir = join(examplesDir, 'cluster');
 
-/** The example traces conform runs: operator examples, then cluster examples. */
-export function conformExamplePaths(): string[] {
-  const cluster = readdirSync(clusterExamplesDir)
+/** The mutant catalogue's regression traces: each kill's shortest counterexample, kept (streamjoin mutants --regressions). */
+export const regressionsDir = join(import.meta.dirname, '..', 'conformance', 'mutants', 'regressions');
+
+const traceFilesIn = (dir: string): string[] =>
+  readdirSync(dir)
     .filter((f) => f.endsWith('.trace.json'))
     .sort()
-    .map((f) => join(clusterExamplesDir, f));
-  return [...exampleTracePaths(), ...cluster];
+    .map((f) => join(dir, f));
+
+/** The hand-checked examples of spec/: operator examples, then cluster examples. */
+export function specExamplePaths(): string[] {
+  return [...exampleTracePaths(), ...traceFilesIn(clusterExamplesDir)];
+}
+
+/** The traces conform runs before the exhaustive and random ones: the spec's examples, then the mutant catalogue's regression traces. */
+export function conformExamplePaths(): string[] {
+  return [...specExamplePaths(), ...traceFilesIn(regressionsDir)];
 }
 
 /**
@@ -116,9 +139,10 @@ interface SystemFlags {
   'max-line'?: string | undefined;
 }
 
-/** `--sut model` or a command; a usage message (string) for bad numbers. */
+/** `--sut model`, `--sut impl` or a command; a usage message (string) for bad numbers. */
 function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest | string {
   if (sut === 'model') return inProcessSystem(modelSut, 'model');
+  if (sut === 'impl') return inProcessSystem(implSut, 'impl');
   const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(flags.timeout);
   if (timeout === undefined) return `--timeout must be a positive integer (milliseconds), got "${flags.timeout}"`;
   const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveInteger(flags['max-line']);
@@ -133,11 +157,12 @@ function parseLevel(text: string | undefined): Level | undefined | string {
 
 /** The base file name of a failure's counterexample. */
 function failureName(f: Failure): string {
-  const base = f.origin === 'random' ? `${f.level}-seed${f.seed ?? 0}` : `${f.trace.trace.name}.${f.level}`;
+  const base =
+    f.origin === 'random' ? `${f.level}-seed${f.seed ?? 0}` : f.origin === 'exhaustive' ? `exhaustive-${f.scenario ?? 'scenario'}.${f.level}` : `${f.trace.trace.name}.${f.level}`;
   return base.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
-interface WrittenCounterexample {
+export interface WrittenCounterexample {
   readonly failure: Failure;
   readonly tracePath: string;
   readonly explainPath: string;
@@ -145,34 +170,60 @@ interface WrittenCounterexample {
   readonly search?: string;
 }
 
-function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string, stderrTail: readonly string[]): WrittenCounterexample[] {
-  return report.failures.map((f) => {
-    const name = failureName(f);
-    const tracePath = join(outDir, `${name}.trace.json`);
-    const explainPath = join(outDir, `${name}.explain.txt`);
-    const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${sutWord} --level ${f.level}`;
-    const search =
-      f.origin === 'random'
-        ? `streamjoin conform --sut ${sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
-        : undefined;
-    const origin =
-      f.origin === 'random'
-        ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
+/** Where a counterexample goes and how its replay command names the system. */
+export interface CounterexampleTarget {
+  readonly outDir: string;
+  /** Base file name (no extension). */
+  readonly name: string;
+  /** The --sut word of the printed commands, shell-quoted. */
+  readonly sutWord: string;
+  /** The system as the explanation names it. */
+  readonly sut: string;
+  readonly implementation?: string;
+  readonly stderrTail: readonly string[];
+}
+
+/** Writes one counterexample (trace and explanation, atomically); returns the paths and the command that replays it. */
+export function writeCounterexample(f: Failure, target: CounterexampleTarget): WrittenCounterexample {
+  const tracePath = join(target.outDir, `${target.name}.trace.json`);
+  const explainPath = join(target.outDir, `${target.name}.explain.txt`);
+  const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${target.sutWord} --level ${f.level}`;
+  const search =
+    f.origin === 'random'
+      ? `streamjoin conform --sut ${target.sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
+      : undefined;
+  const origin =
+    f.origin === 'random'
+      ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
+      : f.origin === 'exhaustive'
+        ? `the bounded-exhaustive scenario ${f.scenario ?? '?'} (minimized)`
         : `the example ${f.path ?? '?'}`;
-    const explanation = explainCounterexample(f.trace, f.divergence, {
+  const explanation = explainCounterexample(f.trace, f.divergence, {
+    sut: target.sut,
+    ...(target.implementation !== undefined ? { implementation: target.implementation } : {}),
+    level: f.level,
+    origin,
+    replay,
+    stderrTail: target.stderrTail,
+  });
+  writeFilesAtomic([
+    { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
+    { path: explainPath, text: explanation },
+  ]);
+  return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
+}
+
+function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string, stderrTail: readonly string[]): WrittenCounterexample[] {
+  return report.failures.map((f) =>
+    writeCounterexample(f, {
+      outDir,
+      name: failureName(f),
+      sutWord,
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
-      level: f.level,
-      origin,
-      replay,
       stderrTail,
-    });
-    writeFilesAtomic([
-      { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
-      { path: explainPath, text: explanation },
-    ]);
-    return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
-  });
+    }),
+  );
 }
 
 function summary(report: ConformReport, written: readonly WrittenCounterexample[]): string {
@@ -182,13 +233,20 @@ function summary(report: ConformReport, written: readonly WrittenCounterexample[
   lines.push(`levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`);
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
   lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
+  lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
     lines.push(`random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`);
   }
   for (const w of written) {
     const f = w.failure;
     lines.push('');
-    lines.push(`FAIL at level ${f.level}: ${f.origin === 'random' ? `random trace, shrunk to ${f.trace.trace.steps.length} steps` : `example ${f.path ?? ''}`}`);
+    const what =
+      f.origin === 'random'
+        ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
+        : f.origin === 'exhaustive'
+          ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
+          : `example ${f.path ?? ''}`;
+    lines.push(`FAIL at level ${f.level}: ${what}`);
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
     lines.push(`  explanation:    ${w.explainPath}`);
@@ -214,6 +272,32 @@ function summary(report: ConformReport, written: readonly WrittenCounterexample[
   return `${lines.join('\n')}\n`;
 }
 
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The exhaustive part of a summary: a line per scenario, then the coverage. */
+export function exhaustiveLines(report: ConformReport): string[] {
+  const lines: string[] = [];
+  for (const x of report.exhaustive) {
+    const levels = Object.entries(x.levels)
+      .map(([l, n]) => `${count(n)} at ${l}`)
+      .join(', ');
+    lines.push(
+      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
+    );
+  }
+  const c = report.coverage;
+  if (c && report.exhaustive.length > 0) {
+    const crash = c.required.filter(isCrashPoint);
+    const missed = c.missing.filter(isCrashPoint);
+    lines.push(
+      c.missing.length === 0
+        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} crash points in all`
+        : `coverage: NOT COMPLETE with these scenarios: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
+    );
+  }
+  return lines;
+}
+
 function exitOf(verdict: ConformReport['verdict']): number {
   return verdict === 'pass' ? CONFORM_EXIT.pass : verdict === 'fail' ? CONFORM_EXIT.fail : CONFORM_EXIT.unknown;
 }
@@ -233,6 +317,29 @@ async function guarded(out: Output, fn: () => Promise<number>): Promise<number> 
   }
 }
 
+/** The scenarios a --scenario list names, or a usage message. */
+export function scenariosNamed(list: string): ScenarioCover['scenario'][] | string {
+  const names = list.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const known = new Map(EXHAUSTIVE_SCENARIOS.map((x) => [x.name, x]));
+  const unknown = names.filter((n) => !known.has(n));
+  if (names.length === 0 || unknown.length > 0) {
+    return `--scenario: unknown scenario ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; the scenarios are ${EXHAUSTIVE_SCENARIOS.map((x) => x.name).join(', ')}`;
+  }
+  return EXHAUSTIVE_SCENARIOS.filter((x) => names.includes(x.name));
+}
+
+/** Each scenario's bounded graph and covering traces, with a progress line per scenario. */
+export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out: Output): ScenarioCover[] {
+  return scenarios.map((scenario) => {
+    const t0 = performance.now();
+    const cover = coverScenario(scenario);
+    out.stderr(
+      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
+    );
+    return cover;
+  });
+}
+
 export function conformCommand(args: readonly string[], out: Output): Promise<number> {
   return guarded(out, async () => {
     const { values, positionals } = parseArgs({
@@ -250,10 +357,15 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
         'max-line': { type: 'string' },
         'time-budget': { type: 'string' },
         examples: { type: 'string' },
+        exhaustive: { type: 'boolean', default: false },
+        scenario: { type: 'string' },
       },
     });
     if (positionals.length > 0) return usageFailure(out, `conform takes no positional arguments, got "${positionals[0]}"`);
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model)');
+    if (values.scenario !== undefined && !values.exhaustive) return usageFailure(out, '--scenario selects exhaustive scenarios: give --exhaustive too');
+    const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
+    if (typeof scenarios === 'string') return usageFailure(out, scenarios);
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model, --sut impl)');
     const level = parseLevel(values.level);
     if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
     let seed: number;
@@ -284,6 +396,7 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
     if (typeof system === 'string') return usageFailure(out, system);
     const sutWord = shellQuote(values.sut);
     out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
+    const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
     let report: ConformReport;
     try {
       report = await runConform({
@@ -293,6 +406,7 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
         runs,
         ...(values.path !== undefined ? { path: values.path } : {}),
         examples,
+        ...(covers !== undefined ? { exhaustive: covers } : {}),
         ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
         progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
         ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
@@ -312,11 +426,14 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
           seed: report.seed,
           examples: report.examples,
           skipped: report.skipped,
+          exhaustive: report.exhaustive,
+          coverage: report.coverage ?? null,
           random: report.random,
           failures: written.map((w) => ({
             level: w.failure.level,
             origin: w.failure.origin,
             path: w.failure.path ?? null,
+            scenario: w.failure.scenario ?? null,
             seed: w.failure.seed ?? null,
             fcPath: w.failure.fcPath ?? null,
             steps: w.failure.trace.trace.steps.length,
@@ -359,7 +476,7 @@ export function replayCommand(args: readonly string[], out: Output): Promise<num
       out.stdout(`wrote ${values['write-expected']}\n`);
       return CONFORM_EXIT.pass;
     }
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model)');
+    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model, --sut impl)');
     let chosen: Level;
     if (trace.kind === 'operator') {
       if (level !== undefined && level !== 'operator') return usageFailure(out, `an operator trace replays at level operator, not ${level}`);

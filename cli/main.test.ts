@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } fro
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { main } from './main.ts';
+import { CI_PARTS, ciJob, main, type CiPart } from './main.ts';
 
 function capture(argv: string[]): { code: number; stdout: string; stderr: string } {
   let stdout = '';
@@ -94,5 +94,28 @@ describe('bin/streamjoin.js', () => {
     const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe('streamjoin ci (the main job)', () => {
+  it('runs the examples, the ci model check, then conform --sut impl --exhaustive', () => {
+    expect(CI_PARTS.map((p) => p.title)).toEqual([
+      'example traces through the reference model',
+      'streamjoin check --preset ci',
+      'streamjoin conform --sut impl --exhaustive: the implementation against the model',
+    ]);
+  });
+
+  it('runs every part whatever the earlier ones returned, and the worst exit code wins', async () => {
+    let stdout = '';
+    const ran: string[] = [];
+    const part = (title: string, code: number): CiPart => ({ title, run: () => (ran.push(title), code) });
+    const out = { stdout: (t: string) => (stdout += t), stderr: () => {}, interactive: false };
+    expect(await ciJob(out, [part('a', 0), part('b', 1), part('c', 0)])).toBe(1);
+    expect(await ciJob(out, [part('a', 2), part('b', 1)])).toBe(2);
+    expect(await ciJob(out, [part('a', 0)])).toBe(0);
+    expect(ran).toEqual(['a', 'b', 'c', 'a', 'b', 'a']);
+    expect(stdout).toContain('== 1. a ==\n');
+    expect(stdout).toContain('\n== 3. c ==\n');
   });
 });

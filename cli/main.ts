@@ -7,18 +7,21 @@ import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp, replayCommand, replayHelp } from './conform.ts';
+import { mutantsCommand, mutantsHelp } from './mutants.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
 Usage: streamjoin <command> [options]
 
 Commands:
-  ci                 the main job: the example traces, then check --preset ci
+  ci                 the main job: the example traces, check --preset ci, then conform --sut impl
+                     --exhaustive (the implementation against the model, every scenario interleaving)
   run [TRACE...]     validate operator traces and run the reference model over them
   check              model-check a preset (streamjoin check --list), or --replay a counterexample
   conform --sut CMD  check a system under test against the model, trace for trace
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
-  serve --model      serve the reference model over the conformance protocol
+  serve [--model]    serve the implementation (or the reference model) over the conformance protocol
+  mutants            run the harness against every mutant of the implementation: each must be killed
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
@@ -27,19 +30,46 @@ error (a bug in streamjoin: please report it with the command line). check
 also exits 3 when a time or state budget ran out before the bound was exhausted.
 conform and replay differ: 0 conforms; 1 a divergence; 2 unknown (the system
 under test is dead, hung or babbling, or the budget ran out); 254 bad input or
-usage.
+usage. mutants: 0 every mutant killed; 1 one survived; 2 unknown; 254 usage.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp };
+const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp, mutants: mutantsHelp };
 
-/** The main job (README): the examples, then the `ci` model check. Each part runs; the worst exit code wins. */
-function ciJob(out: Output): number {
-  out.stdout('== 1. example traces through the reference model ==\n');
-  const examples = runTraces(exampleTracePaths(), out, { json: false });
-  out.stdout('\n== 2. streamjoin check --preset ci ==\n');
-  const checked = checkCommand(['--preset', 'ci'], out);
-  return Math.max(examples, checked);
+/** One part of the main job: a title, and the command it runs (its exit code). */
+export interface CiPart {
+  readonly title: string;
+  readonly run: (out: Output) => number | Promise<number>;
+}
+
+/**
+ * The main job (README): the examples, the `ci` model check, then the
+ * conformance suite against the built-in implementation in-process (every
+ * example, every interleaving of the exhaustive scenarios, random traces;
+ * STREAMJOIN_SEED fixes their seed).
+ */
+export const CI_PARTS: readonly CiPart[] = [
+  { title: 'example traces through the reference model', run: (out) => runTraces(exampleTracePaths(), out, { json: false }) },
+  { title: 'streamjoin check --preset ci', run: (out) => checkCommand(['--preset', 'ci'], out) },
+  {
+    title: 'streamjoin conform --sut impl --exhaustive: the implementation against the model',
+    run: async (out) => {
+      const seed = process.env['STREAMJOIN_SEED'];
+      const code = await conformCommand(['--sut', 'impl', '--exhaustive', ...(seed !== undefined && seed !== '' ? ['--seed', seed] : [])], out);
+      // conform's own usage code (254) is this job's bad input (2); its 1 (a divergence) and 2 (unknown) stand.
+      return code === 254 ? EXIT.badInput : code;
+    },
+  },
+];
+
+/** Runs every part, numbered, whatever the earlier ones returned; the worst exit code wins. */
+export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): Promise<number> {
+  let worst = 0;
+  for (const [i, part] of parts.entries()) {
+    out.stdout(`${i > 0 ? '\n' : ''}== ${i + 1}. ${part.title} ==\n`);
+    worst = Math.max(worst, await part.run(out));
+  }
+  return worst;
 }
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
@@ -65,6 +95,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return replayCommand(rest, out);
     case 'serve':
       return serveCommand(rest, out, process.stdin);
+    case 'mutants':
+      return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
     default:

@@ -19,6 +19,13 @@ export interface LogDomain {
 
 export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c', 'd', 'e'], maxTime: 5, maxRecords: 18, invalid: true };
 
+/**
+ * The same sizes with odd names: keys and ids that break naive object maps
+ * (`__proto__`, `constructor`), need the match-id encoding's escapes (`/`,
+ * `%`), or make the seed's `"L:"+a+"|R:"+b` ambiguous (`|R:`).
+ */
+export const oddDomain: LogDomain = { ...smallDomain, keys: ['__proto__', 'k/%2F', 'constructor'], ids: ['a|R:b', 'a', 'b|R:', '%', 'x/y'] };
+
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
   return fc.record({ allowedLateness: fc.integer({ min: 0, max: 2 }), maxIntervalLength: fc.integer({ min: 0, max: 3 }) });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS, loadClusterTrace } from '../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../spec/index.ts';
-import { expectedClusterSteps, runClusterLockstep } from './clusterLockstep.ts';
+import { PrefixSharingModel, actionsOf, expectedClusterSteps, modelClusterSteps, runClusterLockstep, runClusterLockstepPipelined } from './clusterLockstep.ts';
+import { clusterTraceArbitrary } from './clusterArbitraries.ts';
+import { sameJson } from './jsonDiff.ts';
 import { levelOfClusterTrace } from './conform.ts';
 import { inProcessSystem } from './adapters/inProcess.ts';
 import { modelSut } from './adapters/modelSut.ts';
@@ -103,5 +106,41 @@ describe('§7 lockstep: the first divergence, with the step, the field and the r
     const r = await runClusterLockstep(edited, model, 'faults');
     expect(r.disagreements).toEqual([{ step: 3, field: 'observation' }]);
     expect(r.divergence).toMatchObject({ step: 3, field: 'observation', diff: [{ path: '/sink/applied', expected: 5, actual: 1 }] });
+  });
+});
+
+describe('pipelined runs share the model work of common prefixes', () => {
+  it('PrefixSharingModel gives exactly the model\'s expectations (SPEC §7) for any sequence of traces, whatever they share', () => {
+    const arb = fc.tuple(clusterTraceArbitrary('faults'), clusterTraceArbitrary('faults'), fc.nat(), fc.nat());
+    fc.assert(
+      fc.property(arb, ([a, b, cutA, cutB]) => {
+        const n = cutA % (a.steps.length + 1);
+        // A prefix of a, then a with b's steps after the prefix (same config), then b (another config), then a again.
+        const mixed: ClusterTrace = { ...a, steps: [...a.steps.slice(0, n), ...b.steps.slice(cutB % (b.steps.length + 1))] };
+        const sequence = [a, { ...a, steps: a.steps.slice(0, n) }, mixed, b, a];
+        const shared = new PrefixSharingModel();
+        for (const t of sequence) {
+          expect(sameJson(shared.stepsOf(t.config, actionsOf(t)), modelClusterSteps(t))).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a pipelined run judges every trace in order, and stops when told; a divergence is found in the trace that has it', async () => {
+    const traces = examples.map((f) => load(f)).map((trace) => ({ trace: { ...trace, steps: trace.steps.map(({ action }) => ({ action })) }, level: levelOfClusterTrace(trace) }));
+    const seen: number[] = [];
+    await runClusterLockstepPipelined(traces, model, { window: 3, onResult: (r) => void seen.push(r.divergence ? -1 : r.index) });
+    expect(seen).toEqual(traces.map((_, i) => i));
+    const dropsFences = wrong((inner) => ({ ...inner, observe: () => ({ ...inner.observe(), sink: { ...inner.observe().sink, fence: {} } }) }));
+    const judged: { index: number; step?: number }[] = [];
+    await runClusterLockstepPipelined(traces, dropsFences, {
+      window: 4,
+      onResult: (r) => {
+        judged.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
+        return r.divergence === undefined;
+      },
+    });
+    expect(judged).toEqual([{ index: 0, step: 0 }]);
   });
 });

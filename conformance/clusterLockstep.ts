@@ -4,7 +4,7 @@
 // divergence is the verdict.
 import { PROTOCOL_ERRORS, protocolErrorName } from '../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../spec/index.ts';
-import type { ClusterSetup } from '../model/cluster.ts';
+import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup, type ClusterState } from '../model/cluster.ts';
 import { createModelCluster } from './adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
@@ -169,4 +169,114 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
     if (d) return { divergence: d, replies, disagreements };
   }
   return { replies, disagreements };
+}
+
+/** One trace of a pipelined run, as it is judged. */
+export interface PipelinedResult {
+  /** Position of the trace in the list. */
+  readonly index: number;
+  readonly trace: ClusterTrace;
+  readonly level: Level;
+  readonly divergence?: Divergence;
+}
+
+export interface PipelineOptions {
+  /** Traces in flight at once (default 32): their requests are written before the first replies are read. */
+  readonly window?: number;
+  /** Called for each trace in list order; returning false stops the run (the traces in flight are still answered, and ignored). */
+  readonly onResult: (result: PipelinedResult) => boolean | void;
+}
+
+/**
+ * Runs many cluster traces in lockstep, pipelined across traces: each
+ * trace's session opens and its requests go out while earlier traces are
+ * still being answered, and the model's expectations of a trace are
+ * computed while later ones are in flight. The system handles requests in
+ * the order it receives them (PROTOCOL.md), so the sessions cannot
+ * interfere. Rejects with SutUnavailable if the system cannot be judged.
+ */
+export async function runClusterLockstepPipelined(
+  traces: readonly { readonly trace: ClusterTrace; readonly level: Level }[],
+  system: SystemUnderTest,
+  options: PipelineOptions,
+): Promise<void> {
+  const window = Math.max(1, options.window ?? 32);
+  const inFlight: { index: number; trace: ClusterTrace; level: Level; answered: Promise<ClusterStepReply[]> }[] = [];
+  const model = new PrefixSharingModel();
+  let stopped = false;
+  const judgeOldest = async (): Promise<void> => {
+    const f = inFlight.shift();
+    if (!f) return;
+    const actions = actionsOf(f.trace);
+    const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
+    const replies = await f.answered;
+    let divergence: Divergence | undefined;
+    for (let i = 0; i < actions.length && !divergence; i++) {
+      divergence = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+    }
+    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false) stopped = true;
+  };
+  for (let index = 0; index < traces.length && !stopped; index++) {
+    const { trace, level } = traces[index] as { trace: ClusterTrace; level: Level };
+    const session = await system.openCluster(trace.config, level);
+    const answered = session.steps(actionsOf(trace));
+    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
+    answered.catch(() => undefined);
+    inFlight.push({ index, trace, level, answered });
+    if (inFlight.length >= window) await judgeOldest();
+  }
+  while (inFlight.length > 0 && !stopped) await judgeOldest();
+}
+
+/**
+ * The model's expected steps for a run of traces that share prefixes (the
+ * exhaustive traces come sorted, so each shares most of its steps with the
+ * one before): the model's states along the last trace are kept, and the
+ * next trace's expectations are computed only from where it departs. Model
+ * states are immutable, so a kept state is exactly the state after that
+ * prefix.
+ */
+export class PrefixSharingModel {
+  private configKey = '';
+  private setup: ClusterSetup | undefined;
+  /** Per step of the last trace: its action (as JSON), the state after it, what it had to produce. */
+  private actions: string[] = [];
+  private states: ClusterState[] = [];
+  private expected: ExpectedClusterStep[] = [];
+
+  stepsOf(config: ClusterTrace['config'], actions: readonly ExternalAction[]): ExpectedClusterStep[] {
+    const key = JSON.stringify(config);
+    if (key !== this.configKey || !this.setup) {
+      this.configKey = key;
+      // Conformance compares observations only: no ghost state for properties.
+      this.setup = { ...config, checkProperties: false };
+      this.actions = [];
+      this.states = [];
+      this.expected = [];
+    }
+    const setup = this.setup;
+    let shared = 0;
+    const keys = actions.map((a) => JSON.stringify(a));
+    while (shared < keys.length && shared < this.actions.length && keys[shared] === this.actions[shared]) shared++;
+    this.actions.length = shared;
+    this.states.length = shared;
+    this.expected.length = shared;
+    let state = shared > 0 ? (this.states[shared - 1] as ClusterState) : initialClusterState(setup);
+    for (let i = shared; i < actions.length; i++) {
+      const action = actions[i] as ExternalAction;
+      // §7: an action that is not enabled is refused and changes nothing.
+      const why = whyDisabled(setup, state, action);
+      let step: ExpectedClusterStep;
+      if (why !== undefined) step = { error: why, observation: observeCluster(setup, state) };
+      else {
+        const t = applyExternal(setup, state, action);
+        state = t.state;
+        step = { events: t.events, observation: observeCluster(setup, state) };
+      }
+      this.actions.push(keys[i] as string);
+      this.states.push(state);
+      this.expected.push(step);
+    }
+    return this.expected.slice(0, actions.length);
+  }
 }

@@ -3,9 +3,12 @@
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
+import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS, levelOfAction } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { actionsOf, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
+import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './clusterLockstep.ts';
+import type { ScenarioCover } from './exhaustive.ts';
+import { coverageTable, missingCoverage, requiredCoverage } from './exhaustive.ts';
 import { runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
 import { clusterTraceArbitrary, operatorTraceArbitrary } from './clusterArbitraries.ts';
 import type { Divergence } from './divergence.ts';
@@ -24,15 +27,19 @@ export type Verdict = 'pass' | 'fail' | 'unknown';
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */
 export interface Failure {
   readonly level: Level;
-  /** `example` (a file) or `random` (a shrunk random trace). */
-  readonly origin: 'example' | 'random';
+  /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
+  readonly origin: 'example' | 'exhaustive' | 'random';
   /** The example's path. */
   readonly path?: string;
+  /** The exhaustive scenario. */
+  readonly scenario?: string;
   /** fast-check's seed and path of the shrunk counterexample (random traces). */
   readonly seed?: number;
   readonly fcPath?: string;
   readonly trace: AnyTrace;
   readonly divergence: Divergence;
+  /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
+  readonly foundAfterMs?: number;
 }
 
 /** The system under test could not be judged. */
@@ -49,6 +56,24 @@ export interface ExampleResult {
   readonly name: string;
   readonly steps: number;
   readonly verdict: 'pass' | 'fail';
+}
+
+/** One bounded-exhaustive scenario as run (DESIGN §5). */
+export interface ExhaustiveResult {
+  readonly scenario: string;
+  /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */
+  readonly states: number;
+  readonly transitions: number;
+  /** Interleavings: the covering traces, and their steps. */
+  readonly traces: number;
+  readonly steps: number;
+  /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
+  readonly run: number;
+  readonly skipped: number;
+  /** Traces per level run. */
+  readonly levels: Partial<Record<Level, number>>;
+  readonly verdict: Verdict | 'not run';
+  readonly ms: number;
 }
 
 export interface RandomResult {
@@ -73,6 +98,9 @@ export interface ConformReport {
   readonly levels: readonly Level[];
   readonly seed: number;
   readonly examples: readonly ExampleResult[];
+  readonly exhaustive: readonly ExhaustiveResult[];
+  /** With exhaustive scenarios: the coverage labels (crash points among them) they must take together, and any they missed. */
+  readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
   readonly unknown?: Unknown;
@@ -90,6 +118,12 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
+  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverScenario`). */
+  readonly exhaustive?: readonly ScenarioCover[];
+  /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
+  readonly stopAtFirstFailure?: boolean;
+  /** Traces in flight at once in the exhaustive part (default 32). */
+  readonly window?: number;
   /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
   readonly timeBudgetMs?: number;
   /** Progress lines (for stderr). */
@@ -125,10 +159,76 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
   return `needs level ${need}`;
 }
 
+/** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
+async function runExhaustiveScenario(
+  opts: ConformOptions,
+  cover: ScenarioCover,
+  levels: readonly Level[],
+  since: () => number,
+): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
+  const t0 = performance.now();
+  const runnable: { trace: ClusterTrace; level: Level }[] = [];
+  let skipped = 0;
+  for (const trace of cover.traces) {
+    const level = exampleLevel({ kind: 'cluster', trace }, levels);
+    if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
+    else skipped++;
+  }
+  const perLevel: Partial<Record<Level, number>> = {};
+  let run = 0;
+  let first: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } | undefined;
+  await runClusterLockstepPipelined(runnable, opts.system, {
+    ...(opts.window !== undefined ? { window: opts.window } : {}),
+    onResult: (r) => {
+      run++;
+      perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+      if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
+      if (!r.divergence) return true;
+      first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
+      return false;
+    },
+  });
+  const base = {
+    scenario: cover.scenario.name,
+    states: cover.states,
+    transitions: cover.transitions,
+    traces: cover.traces.length,
+    steps: cover.steps,
+    run,
+    skipped,
+    levels: perLevel,
+  };
+  if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
+  const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
+  // A system that dies while being minimized still leaves the divergence found, unminimized.
+  const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
+  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({ trace: whole, divergence: found.divergence }));
+  const small = minimal.trace.trace as ClusterTrace;
+  const name = `exhaustive-${cover.scenario.name}`;
+  const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
+  return {
+    result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
+    failure: {
+      level: found.level,
+      origin: 'exhaustive',
+      scenario: cover.scenario.name,
+      trace: withExpectations(trace),
+      divergence: minimal.divergence,
+      foundAfterMs: found.at,
+    },
+  };
+}
+
 /** Random traces at one level, shrinking the first failure. */
-async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
+async function randomAtLevel(
+  opts: ConformOptions,
+  level: Level,
+  since: () => number,
+): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed, runs } = opts;
   const failing = new Map<AnyTrace, Divergence>();
+  let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
@@ -140,6 +240,7 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
     try {
       const d = await runTrace(system, trace, level);
       if (!d) return true;
+      firstSeen ??= since();
       failing.set(trace, d);
       return false;
     } catch (e) {
@@ -184,6 +285,7 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
           ...(details.counterexamplePath !== null ? { fcPath: details.counterexamplePath } : {}),
           trace: withExpectations(named),
           divergence,
+          ...(firstSeen !== undefined ? { foundAfterMs: firstSeen } : {}),
         },
         ...(unavailable ? { unknown: unavailable } : {}),
       };
@@ -194,6 +296,21 @@ async function randomAtLevel(opts: ConformOptions, level: Level): Promise<{ resu
     return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
   }
   return { result: { ...base, verdict: 'pass' } };
+}
+
+const PROJECT_ROOT = join(import.meta.dirname, '..');
+
+/** A path inside the project relative to its root (so that a written trace names no machine's directories). */
+function projectRelative(path: string): string {
+  const r = relative(PROJECT_ROOT, path);
+  return r.startsWith('..') || isAbsolute(r) ? path : r;
+}
+
+/** The trace with no expectations: what each step must produce is then the model's. */
+export function withoutExpectations(trace: AnyTrace): AnyTrace {
+  return trace.kind === 'cluster'
+    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.map(({ action }) => ({ action })) } }
+    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.map(({ record }) => ({ record })) } };
 }
 
 /** The trace without step `i` (or with only its first `n` steps). */
@@ -249,7 +366,10 @@ function fcDescription(seed: number, path: string | null): string {
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
 export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   const { system, seed } = opts;
+  const started = performance.now();
+  const since = (): number => performance.now() - started;
   const examples: ExampleResult[] = [];
+  const exhaustive: ExhaustiveResult[] = [];
   const random: RandomResult[] = [];
   const failures: Failure[] = [];
   const skipped: { path: string; why: string }[] = [];
@@ -266,11 +386,16 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     levels,
     seed,
     examples,
+    exhaustive,
+    ...(opts.exhaustive !== undefined
+      ? { coverage: { required: requiredCoverage(), missing: missingCoverage(opts.exhaustive), taken: coverageTable(opts.exhaustive).map((r) => r.label) } }
+      : {}),
     random,
     failures,
     ...(unknown ? { unknown } : {}),
     skipped,
   });
+  const done = (): boolean => opts.stopAtFirstFailure === true && failures.length > 0;
   try {
     const info = await system.info();
     implementation = info.implementation;
@@ -293,11 +418,41 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       const d = await runTrace(system, ex.trace, level as Level);
       examples.push({ level: level as Level, path: ex.path, name: ex.trace.trace.name, steps: ex.trace.trace.steps.length, verdict: d ? 'fail' : 'pass' });
       opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
-      if (d) failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(ex.trace), divergence: d });
+      if (d) {
+        const foundAfterMs = since();
+        // Cut at the divergence and minimized, like every other counterexample; it keeps the example's name.
+        // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
+        // A system that dies while being minimized still leaves the divergence found, unminimized.
+        const plain = withoutExpectations(ex.trace);
+        const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
+        const t = minimal.trace;
+        const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const named: AnyTrace =
+          t.kind === 'cluster'
+            ? { kind: 'cluster', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } }
+            : { kind: 'operator', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } };
+        failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(named), divergence: minimal.divergence, foundAfterMs });
+      }
+      if (done()) return report();
+    }
+    for (const cover of opts.exhaustive ?? []) {
+      if (done()) {
+        exhaustive.push({ scenario: cover.scenario.name, states: cover.states, transitions: cover.transitions, traces: cover.traces.length, steps: cover.steps, run: 0, skipped: 0, levels: {}, verdict: 'not run', ms: 0 });
+        continue;
+      }
+      during = `exhaustive scenario ${cover.scenario.name}`;
+      const r = await runExhaustiveScenario(opts, cover, levels, since);
+      exhaustive.push(r.result);
+      const x = r.result;
+      opts.progress?.(
+        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+      );
+      if (r.failure) failures.push(r.failure);
     }
     for (const level of levels) {
+      if (done()) break;
       during = `random traces at level ${level} (seed ${seed})`;
-      const r = await randomAtLevel(opts, level);
+      const r = await randomAtLevel(opts, level, since);
       random.push(r.result);
       const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
       opts.progress?.(`${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`);

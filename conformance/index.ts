@@ -6,6 +6,12 @@ export type { OperatorFactory, OperatorObservation, OperatorTraceResult, Operato
 export { createModelOperator } from './adapters/modelOperator.ts';
 export { createModelCluster } from './adapters/modelCluster.ts';
 export { modelSut } from './adapters/modelSut.ts';
+export { builtInImpl, createImplOperator, implOperatorFactory } from './adapters/implOperator.ts';
+export type { ImplModule } from './adapters/implOperator.ts';
+export { createImplCluster } from './adapters/implCluster.ts';
+export type { ImplClusterOptions } from './adapters/implCluster.ts';
+export { IMPL_INFO, implSut, implSutOf } from './adapters/implSut.ts';
+export type { ImplSutOptions } from './adapters/implSut.ts';
 export { inProcessSystem } from './adapters/inProcess.ts';
 export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
 export type { ProcessOptions } from './adapters/process.ts';
@@ -27,14 +33,28 @@ export type { ProtocolServer } from './protocolServer.ts';
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
 export type { LineEvent } from './lines.ts';
 export {
+  PrefixSharingModel,
   actionsOf,
   compareClusterStep,
   expectedClusterSteps,
   modelClusterSteps,
   runClusterLockstep,
+  runClusterLockstepPipelined,
   withClusterExpectations,
 } from './clusterLockstep.ts';
-export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement } from './clusterLockstep.ts';
+export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement, PipelinedResult, PipelineOptions } from './clusterLockstep.ts';
+export {
+  EXHAUSTIVE_SCENARIOS,
+  ScenarioError,
+  coverScenario,
+  coverageTable,
+  exhaustiveScenario,
+  isCrashPoint,
+  missingCoverage,
+  requiredCoverage,
+  withoutPrefixes,
+} from './exhaustive.ts';
+export type { ExhaustiveScenario, ScenarioCover } from './exhaustive.ts';
 export {
   compareOperatorStep,
   expectedOperatorSteps,
@@ -51,19 +71,30 @@ export { diffJson, prettyJson, sameJson } from './jsonDiff.ts';
 export type { PathDiff } from './jsonDiff.ts';
 export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './explain.ts';
 export type { DiagramRow, ExplainContext } from './explain.ts';
-export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations } from './conform.ts';
-export type { ConformOptions, ConformReport, ExampleResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
+export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations, withoutExpectations } from './conform.ts';
+export type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
 export {
+  clusterStepsArbitrary,
   clusterTraceArbitrary,
   controlActions,
+  crashEverything,
+  interpretChoiceItems,
   interpretChoices,
+  longClusterDomain,
+  modelChoiceSteps,
+  oddClusterDomain,
   operatorTraceArbitrary,
   smallClusterDomain,
   traceArbitraryOf,
   workloadArbitrary,
 } from './clusterArbitraries.ts';
-export type { ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
-export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, smallDomain } from './arbitraries.ts';
+export type { ChoiceItem, ChoiceStep, ChoiceStepsOptions, ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
+export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, oddDomain, smallDomain } from './arbitraries.ts';
 export type { LogDomain } from './arbitraries.ts';
 export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './traceFiles.ts';
 export type { TraceFileResult } from './traceFiles.ts';
+export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
+export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
+export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './mutants/load.ts';
+export { runMutant, runMutantByPart, runMutants } from './mutants/run.ts';
+export type { MutantByPart, MutantResult, MutantsOptions, MutantsReport } from './mutants/run.ts';

@@ -22,6 +22,20 @@ describe('structural comparison of observations (§7)', () => {
     );
   });
 
+  it('sameJson: undefined-valued keys are absent; an own "__proto__" key (a worker or key so named) is a key like any other', () => {
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(sameJson({ a: undefined }, { b: undefined })).toBe(true);
+    const own = JSON.parse('{"__proto__":{},"k":1}') as unknown;
+    expect(sameJson(own, { k: 1 })).toBe(false);
+    expect(sameJson({ k: 1 }, own)).toBe(false);
+    expect(sameJson(own, JSON.parse('{"k":1,"__proto__":{}}'))).toBe(true);
+    expect(sameJson(own, JSON.parse('{"k":1,"__proto__":{"x":1}}'))).toBe(false);
+    expect(sameJson([1, [2]], [1, [2]])).toBe(true);
+    expect(sameJson([], {})).toBe(false);
+    expect(sameJson(0, -0)).toBe(false);
+  });
+
   it('names only the paths that differ, as JSON pointers', () => {
     const expected = { sink: { applied: 1, matches: { 'k1/a/b': 'inserted' } }, log: 2 };
     const actual = { sink: { applied: 2, matches: { 'k1/a/b': 'inserted', 'k1/a/c': 'inserted' } }, log: 2 };

@@ -38,22 +38,34 @@ export function diffJson(expected: unknown, actual: unknown, limit = 50): PathDi
   return out;
 }
 
-/** Deep equality ignoring object key order (`undefined`-valued keys count as absent). */
+/**
+ * Deep equality ignoring object key order (`undefined`-valued keys count as
+ * absent). It runs on every step of every trace (events and observations),
+ * so it allocates nothing: objects are walked with `for...in` and their
+ * defined own keys counted.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const arrayA = Array.isArray(a);
+  if (arrayA !== Array.isArray(b)) return false;
+  if (arrayA) {
+    const xs = a as readonly unknown[];
+    const ys = b as readonly unknown[];
+    if (xs.length !== ys.length) return false;
+    for (let i = 0; i < xs.length; i++) if (!sameJson(xs[i], ys[i])) return false;
     return true;
   }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    for (const k of ka) if (!sameJson(a[k], b[k])) return false;
-    return true;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k) || x[k] === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(y, k) || !sameJson(x[k], y[k])) return false;
   }
-  return false;
+  for (const k in y) if (Object.hasOwn(y, k) && y[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** A value for a message: `(absent)` for undefined, else compact JSON. */

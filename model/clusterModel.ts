@@ -2,9 +2,10 @@
 // script appended in order, control actions and faults within budgets,
 // processing as its own nondeterministic action, and the named properties.
 import { describeClusterAction, matchId } from '../spec/index.ts';
-import type { ClusterAction, JoinConfig, LogRecord } from '../spec/index.ts';
+import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../spec/index.ts';
 import {
   COORDINATOR,
+  applyExternal,
   transition,
   initialClusterState,
   sinkRelation,
@@ -164,6 +165,18 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
 export function nextExplored(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): ExploredState {
   const used = budgetOf(a).reduce(spend, s.used);
   return { cluster: transition(config.cluster, s.cluster, a).state, used };
+}
+
+/**
+ * The conformance (eager) semantics over the same bounds (SPEC §7): one
+ * external action, then every enabled processing step, spending the budgets
+ * as `nextExplored` does. The events are those a system under test replies.
+ */
+export function nextEager(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): { state: ExploredState; events: ClusterEvent[] } {
+  if (a.type === 'process') throw new Error('process is not an external action: processing runs eagerly (SPEC §7)');
+  const used = budgetOf(a).reduce(spend, s.used);
+  const t = applyExternal(config.cluster, s.cluster, a);
+  return { state: { cluster: t.state, used }, events: t.events };
 }
 
 export function initialExplored(config: ClusterModelConfig): ExploredState {

@@ -1,0 +1,276 @@
+// The mutant catalogue (DESIGN §5): one deliberately broken variant of the
+// implementation (impl/) per known bug class, each a small source patch. A
+// patch finds one literal snippet in one impl/ file — the snippet must occur
+// exactly once there (`mutants.test.ts` checks that every patch still
+// applies) — and replaces it. `streamjoin mutants` runs the harness against
+// each and must kill every one.
+
+/** One literal replacement in one file under impl/. */
+export interface SourcePatch {
+  /** Path under impl/, with forward slashes. */
+  readonly file: string;
+  /** A snippet that occurs exactly once in the file. */
+  readonly find: string;
+  readonly replace: string;
+}
+
+export interface Mutant {
+  /** A command-line word: `streamjoin serve --mutant NAME`. */
+  readonly name: string;
+  /** The bug class, in a few words. */
+  readonly bugClass: string;
+  /** The SPEC rule it breaks. */
+  readonly rule: string;
+  /** What the patch does, and how the bug shows. */
+  readonly description: string;
+  /** Usually one; a bug class that lives in two places (replay and dedup; buffering and its flush) has more. */
+  readonly patches: readonly SourcePatch[];
+}
+
+export const MUTANTS: readonly Mutant[] = [
+  {
+    name: 'commit-before-durable-checkpoint',
+    bugClass: 'commit before the checkpoint is durable',
+    rule: 'C5',
+    description:
+      'persist reports the checkpoint written (and the handoff moves on) but never puts it in the durable store, so install sends whatever older checkpoint the store holds, or none',
+    patches: [
+      {
+        file: 'cluster/cluster.ts',
+        find: `        this.writeCheckpoint(slot, (this.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
+        replace: `        // MUTANT: the checkpoint is announced but never made durable.
+        const persisted = (this.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
+        slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
+      },
+    ],
+  },
+  {
+    name: 'no-fencing',
+    bugClass: 'no fencing',
+    rule: 'C9',
+    description: 'the sink applies a write whose epoch is below its fence for the key: a zombie owner that resumes after a failover writes on',
+    patches: [
+      {
+        file: 'cluster/sink.ts',
+        find: `    if (entry.epoch < highest) {`,
+        replace: `    if (entry.epoch < highest && entry.kind !== 'write') { // MUTANT: writes below the fence are applied`,
+      },
+    ],
+  },
+  {
+    name: 'replay-from-older-checkpoint-without-dedup',
+    bugClass: 'replay from an older checkpoint without dedup',
+    rule: 'C9',
+    description:
+      'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed insert of a match it already holds instead of deduplicating it',
+    patches: [
+      {
+        file: 'cluster/cluster.ts',
+        find: `    return this.storedCheckpoint(slot);
+  }`,
+        replace: `    this.storedCheckpoint(slot);
+    return undefined; // MUTANT: recover from the beginning of the log, whatever was checkpointed
+  }`,
+      },
+      {
+        file: 'cluster/sink.ts',
+        find: `    if (now === 'inserted') return 'deduped'; // C9 dedup: a replayed insert is already there.`,
+        replace: `    if (now === 'inserted') return 'inserted'; // MUTANT: no dedup: a replayed insert is applied again`,
+      },
+    ],
+  },
+  {
+    name: 'eviction-at-ts-plus-lateness',
+    bugClass: 'eviction at wm > ts + L',
+    rule: 'J8',
+    description: "a row is evicted once the global watermark passes ts + L (the seed's row horizon), not end + L + D: a long row still overlapped by later inserts is forgotten",
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `      if (next === undefined || gw <= next.end + this.slack) return;`,
+        replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: the seed's horizon`,
+      },
+    ],
+  },
+  {
+    name: 'match-dropped-with-one-endpoint',
+    bugClass: 'a match dropped when one endpoint is evicted',
+    rule: 'J8',
+    description: 'a match is forgotten with its first evicted endpoint, so retracting the other endpoint later no longer retracts the match',
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `        if (row.side === 'L') m.left = null;
+        else m.right = null;
+        if (m.left === null && m.right === null) dropped++;`,
+        replace: `        // MUTANT: the match goes with this endpoint; the partner forgets it too.
+        const partner = row.side === 'L' ? m.right : m.left;
+        if (partner !== null) removeMatch(partner, m);
+        m.left = null;
+        m.right = null;
+        dropped++;`,
+      },
+    ],
+  },
+  {
+    name: 'retraction-held-to-insert-lateness',
+    bugClass: 'retractions held to the insert lateness bound',
+    rule: 'J6',
+    description: 'a retract is late when ts < gw - L, the bound for inserts, instead of when gw > end + L + D: retractions of rows still held and joined are refused',
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `          : gw > record.end + this.slack; // J6`,
+        replace: `          : record.ts < gw - this.config.allowedLateness; // MUTANT: J5's bound for a retract`,
+      },
+    ],
+  },
+  {
+    name: 'overtaking-retract-dropped',
+    bugClass: 'a retract overtaking its insert dropped (no tombstone)',
+    rule: 'J6',
+    description: 'a retract of a row the operator has not seen is dropped instead of leaving a tombstone, so the insert that arrives after it brings the row to life',
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `    // J7 check 5 for an unbound identity.
+`,
+        replace: `    // J7 check 5 for an unbound identity.
+    if (record.kind === 'retract') return { outcome: { code: 'accepted' }, changes: [] }; // MUTANT: no tombstone
+`,
+      },
+    ],
+  },
+  {
+    name: 'sink-fence-from-caller-epochs',
+    bugClass: 'sink fence computed from caller-supplied epochs',
+    rule: 'C9',
+    description:
+      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest epoch, as the seed's sink does: it never fences, and a stale write even lowers the fence",
+    patches: [
+      {
+        file: 'cluster/sink.ts',
+        find: `    const highest = this.fenceOf(entry.key);`,
+        replace: `    const highest = entry.kind === 'write' ? entry.epoch : this.fenceOf(entry.key); // MUTANT: the caller's epoch`,
+      },
+    ],
+  },
+  {
+    name: 'last-writer-wins-sink',
+    bugClass: 'last-writer-wins sink',
+    rule: 'C9',
+    description: 'retracted is not terminal: a replayed insert after the retract flips the match back to inserted (the seed\'s sink)',
+    patches: [
+      {
+        file: 'cluster/sink.ts',
+        find: `    if (now === 'retracted') return 'deduped'; // C9 terminal retract: a retracted match never comes back.`,
+        replace: `    if (now === 'retracted') return 'inserted'; // MUTANT: last writer wins`,
+      },
+    ],
+  },
+  {
+    name: 'ambiguous-match-ids',
+    bugClass: 'ambiguous match ids',
+    rule: 'J3',
+    description:
+      'the parts of a match id are joined without escaping, the bug of the seed\'s "L:"+a+"|R:"+b: two different pairs can share an id (key "k", ids "a/b" and "c" against "a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
+    patches: [
+      {
+        file: 'matchId.ts',
+        find: '  return `${escapeMatchIdPart(key)}/${escapeMatchIdPart(left)}/${escapeMatchIdPart(right)}`;',
+        replace: '  return `${key}/${left}/${right}`; // MUTANT: not escaped: ambiguous',
+      },
+    ],
+  },
+  {
+    name: 'reversed-interval-swapped',
+    bugClass: 'reversed intervals swapped instead of rejected',
+    rule: 'J1',
+    description: "a row with start > end is repaired by swapping its endpoints (the seed's choice), inventing a row nobody sent, instead of being rejected",
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `    // J7 check 1: validity.
+`,
+        replace: `    if (record.start > record.end) record = { ...record, start: record.end, end: record.start }; // MUTANT: swapped
+    // J7 check 1: validity.
+`,
+      },
+      {
+        file: 'cluster/cluster.ts',
+        find: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };`,
+        replace: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped`,
+      },
+    ],
+  },
+  {
+    name: 'frozen-key-events-in-coordinator-memory',
+    bugClass: 'frozen-key events buffered in coordinator memory',
+    rule: 'C3',
+    description:
+      "records of a key frozen by a migration are held in the coordinator's memory (the seed's buffer) instead of staying in the durable log, appended only at commit; a coordinator crash loses them",
+    patches: [
+      {
+        file: 'cluster/cluster.ts',
+        find: `  private handoff: HandoffRecord | null = null;`,
+        replace: `  private handoff: HandoffRecord | null = null;
+  /** MUTANT: records of a frozen key, held in the coordinator's memory. */
+  private frozenRecords: LogRecord[] = [];`,
+      },
+      {
+        file: 'cluster/cluster.ts',
+        find: `    this.storage.log.append(record);
+    this.indexRecord(record, index);`,
+        replace: `    const h = this.handoff; // MUTANT: a frozen key's record waits in memory
+    if (slot !== undefined && h !== null && h.kind === 'migrate' && h.key === slot.key && h.phase !== 'committed') {
+      this.frozenRecords.push(record);
+      events.push({ type: 'appended', index: index + this.frozenRecords.length - 1 });
+      return;
+    }
+    this.storage.log.append(record);
+    this.indexRecord(record, index);`,
+      },
+      {
+        file: 'cluster/cluster.ts',
+        find: `    this.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
+    this.saveCoordinator();`,
+        replace: `    this.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
+    this.saveCoordinator();
+    for (const r of this.frozenRecords.splice(0)) this.indexRecord(r, this.storage.log.length), this.storage.log.append(r); // MUTANT: flushed at commit`,
+      },
+      {
+        file: 'cluster/cluster.ts',
+        find: `        if (a.node === COORDINATOR_NODE) {
+          this.coordinatorUp = false;
+          return;
+        }
+        const w = this.workerByName.get(a.node) as Worker;
+        w.status = 'down';`,
+        replace: `        if (a.node === COORDINATOR_NODE) {
+          this.coordinatorUp = false;
+          this.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
+          return;
+        }
+        const w = this.workerByName.get(a.node) as Worker;
+        w.status = 'down';`,
+      },
+    ],
+  },
+  {
+    name: 'off-by-one-eviction',
+    bugClass: 'off-by-one eviction (>= instead of >)',
+    rule: 'J8',
+    description: 'a row is evicted when gw >= end + L + D, one tick early: at gw = end + L + D an overlapping insert is still on time and its match is lost',
+    patches: [
+      {
+        file: 'operator.ts',
+        find: `      if (next === undefined || gw <= next.end + this.slack) return;`,
+        replace: `      if (next === undefined || gw < next.end + this.slack) return; // MUTANT: >= instead of >`,
+      },
+    ],
+  },
+];
+
+export function mutantNamed(name: string): Mutant | undefined {
+  return MUTANTS.find((m) => m.name === name);
+}

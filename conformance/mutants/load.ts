@@ -1,0 +1,130 @@
+// Builds a mutant: impl/ copied under a temporary directory next to a
+// symlink of spec/ (so impl's relative imports of spec/ keep working and
+// resolve to the very same modules), the mutant's patches applied to the
+// copy, and the copy loaded in-process with a dynamic import (tsx, or
+// vitest, is the TypeScript loader). The temporary directories are removed
+// when the process exits.
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ImplModule } from '../adapters/implOperator.ts';
+import { implSutOf } from '../adapters/implSut.ts';
+import type { InProcessSut } from '../sut.ts';
+import { SPEC_VERSION } from '../../spec/index.ts';
+import type { Mutant, SourcePatch } from './catalogue.ts';
+
+/** The project's root: impl/ and spec/ are found here. */
+export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
+
+/** A patch that no longer applies: its snippet is missing from the file, or occurs more than once. */
+export class MutantPatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MutantPatchError';
+  }
+}
+
+/** How often `find` occurs in `text` (non-overlapping). */
+function occurrences(text: string, find: string): number {
+  let n = 0;
+  for (let at = text.indexOf(find); at >= 0; at = text.indexOf(find, at + find.length)) n++;
+  return n;
+}
+
+/** Applies one patch to a file's text; throws MutantPatchError unless the snippet occurs exactly once. */
+export function applyPatch(mutant: string, text: string, patch: SourcePatch): string {
+  const n = occurrences(text, patch.find);
+  if (n !== 1) {
+    const first = patch.find.split('\n')[0] ?? '';
+    throw new MutantPatchError(
+      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
+    );
+  }
+  const at = text.indexOf(patch.find);
+  return text.slice(0, at) + patch.replace + text.slice(at + patch.find.length);
+}
+
+/** The patched text of every file a mutant touches, from the sources under `root` (checks every patch). */
+export function patchedFiles(mutant: Mutant, root: string = PROJECT_ROOT): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const patch of mutant.patches) {
+    const text = files.get(patch.file) ?? readFileSync(join(root, 'impl', ...patch.file.split('/')), 'utf8');
+    files.set(patch.file, applyPatch(mutant.name, text, patch));
+  }
+  return files;
+}
+
+const made: string[] = [];
+let cleanupHooked = false;
+
+function removeAll(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Writes the mutant's copy of impl/ (tests and test helpers left out) next
+ * to a symlink of spec/ in a new temporary directory; returns the directory,
+ * which the caller removes (`removeDir`; whatever is left goes at exit).
+ */
+export function materializeMutant(mutant: Mutant, root: string = PROJECT_ROOT): string {
+  const files = patchedFiles(mutant, root);
+  const dir = mkdtempSync(join(tmpdir(), `streamjoin-mutant-${mutant.name}-`));
+  made.push(dir);
+  if (!cleanupHooked) {
+    cleanupHooked = true;
+    process.on('exit', removeAll);
+  }
+  cpSync(join(root, 'impl'), join(dir, 'impl'), {
+    recursive: true,
+    filter: (src) => !src.endsWith('.test.ts') && !src.endsWith('.crashChild.ts'),
+  });
+  symlinkSync(join(root, 'spec'), join(dir, 'spec'), 'dir');
+  // ESM, as in the project: without it the loader would take the copied .ts files for CommonJS.
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, type: 'module' })}\n`);
+  for (const [file, text] of files) writeFileSync(join(dir, 'impl', ...file.split('/')), text);
+  return dir;
+}
+
+const loaded = new Map<string, Promise<ImplModule>>();
+
+/**
+ * The mutant's impl module, built and imported once per process. Its
+ * directory is removed as soon as the import settles: by then every module
+ * of the copy is loaded (impl/ imports nothing lazily), and no exit hook is
+ * needed, which a test worker that is killed would never run.
+ */
+export function loadMutantImpl(mutant: Mutant, root: string = PROJECT_ROOT): Promise<ImplModule> {
+  let p = loaded.get(mutant.name);
+  if (!p) {
+    const dir = materializeMutant(mutant, root);
+    p = import(pathToFileURL(join(dir, 'impl', 'index.ts')).href)
+      .then((m: unknown) => m as ImplModule)
+      .finally(() => removeDir(dir));
+    loaded.set(mutant.name, p);
+  }
+  return p;
+}
+
+/** Removes one directory this process made. */
+export function removeDir(dir: string): void {
+  const i = made.indexOf(dir);
+  if (i >= 0) made.splice(i, 1);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The mutant as a system under test at every level, named `streamjoin-impl-mutant-NAME`. */
+export async function mutantSut(mutant: Mutant, options: { readonly dataDir?: string } = {}): Promise<InProcessSut> {
+  const impl = await loadMutantImpl(mutant);
+  return implSutOf(impl, {
+    implementation: { name: `streamjoin-impl-mutant-${mutant.name}`, version: SPEC_VERSION },
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+  });
+}
+
+/** Removes every mutant directory this process made (also done at exit). */
+export function disposeMutants(): void {
+  loaded.clear();
+  removeAll();
+}
+

@@ -1,0 +1,143 @@
+// Runs the harness against every mutant of the catalogue (DESIGN §5): the
+// example traces, the bounded-exhaustive scenarios, then random traces,
+// stopping each mutant at its first divergence (a kill), which is then cut
+// and minimized (or shrunk). The unmodified implementation runs first, as
+// the control: a kill means something only if the implementation as it is
+// passes the very same harness.
+import type { Level } from '../../spec/index.ts';
+import { inProcessSystem } from '../adapters/inProcess.ts';
+import { implSut } from '../adapters/implSut.ts';
+import { runConform, type ConformReport, type Failure, type TraceSource } from '../conform.ts';
+import type { ScenarioCover } from '../exhaustive.ts';
+import type { RuleRefs } from '../rules.ts';
+import { MUTANTS, type Mutant } from './catalogue.ts';
+import { MutantPatchError, mutantSut } from './load.ts';
+
+export interface MutantResult {
+  readonly mutant: Mutant;
+  /** killed: a divergence was found; survived: the harness found none; unknown: the mutant could not be built or judged. */
+  readonly verdict: 'killed' | 'survived' | 'unknown';
+  /** The divergence that killed it, its trace shrunk or minimized. */
+  readonly failure?: Failure;
+  /** What found it: an example, an exhaustive scenario, or random traces. */
+  readonly by?: Failure['origin'];
+  readonly level?: Level;
+  /** Steps of the shrunk counterexample. */
+  readonly steps?: number;
+  /** Milliseconds until the divergence was first seen; and the whole run, shrinking included. */
+  readonly foundAfterMs?: number;
+  readonly totalMs: number;
+  /** The rules and properties the divergence points at (rules.ts). */
+  readonly broke?: RuleRefs;
+  /** Why the verdict is unknown. */
+  readonly note?: string;
+  readonly report?: ConformReport;
+}
+
+export interface MutantsReport {
+  /** pass: every mutant killed; fail: one survived; unknown: one could not be judged, or the unmodified implementation does not pass. */
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  /** The unmodified implementation on the same harness. */
+  readonly baseline: ConformReport;
+  readonly baselineMs: number;
+  readonly results: readonly MutantResult[];
+}
+
+export interface MutantsOptions {
+  readonly seed: number;
+  /** Random traces per level. */
+  readonly runs: number;
+  readonly examples: readonly TraceSource[];
+  readonly exhaustive: readonly ScenarioCover[];
+  /** Default: the whole catalogue. */
+  readonly mutants?: readonly Mutant[];
+  readonly progress?: (line: string) => void;
+}
+
+/** One mutant through the harness, stopping at its first divergence. */
+export async function runMutant(mutant: Mutant, opts: Omit<MutantsOptions, 'mutants'>): Promise<MutantResult> {
+  const t0 = performance.now();
+  let sut;
+  try {
+    sut = await mutantSut(mutant);
+  } catch (e) {
+    if (!(e instanceof MutantPatchError)) throw e;
+    return { mutant, verdict: 'unknown', note: e.message, totalMs: performance.now() - t0 };
+  }
+  const report = await runConform({
+    system: inProcessSystem(sut, `mutant:${mutant.name}`),
+    seed: opts.seed,
+    runs: opts.runs,
+    examples: opts.examples,
+    exhaustive: opts.exhaustive,
+    stopAtFirstFailure: true,
+  });
+  const totalMs = performance.now() - t0;
+  const failure = report.failures[0];
+  if (failure) {
+    return {
+      mutant,
+      verdict: 'killed',
+      failure,
+      by: failure.origin,
+      level: failure.level,
+      steps: failure.trace.trace.steps.length,
+      ...(failure.foundAfterMs !== undefined ? { foundAfterMs: failure.foundAfterMs } : {}),
+      totalMs,
+      broke: failure.divergence.refs,
+      report,
+    };
+  }
+  if (report.verdict === 'unknown') return { mutant, verdict: 'unknown', note: report.unknown?.reason ?? 'a budget ran out', totalMs, report };
+  return { mutant, verdict: 'survived', totalMs, report };
+}
+
+/** The control run, then every mutant. */
+export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
+  const t0 = performance.now();
+  const baseline = await runConform({
+    system: inProcessSystem(implSut, 'impl'),
+    seed: opts.seed,
+    runs: opts.runs,
+    examples: opts.examples,
+    exhaustive: opts.exhaustive,
+  });
+  const baselineMs = performance.now() - t0;
+  opts.progress?.(`${baseline.verdict === 'pass' ? 'ok  ' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`);
+  const results: MutantResult[] = [];
+  if (baseline.verdict === 'pass') {
+    for (const mutant of opts.mutants ?? MUTANTS) {
+      const r = await runMutant(mutant, opts);
+      results.push(r);
+      opts.progress?.(
+        `${r.verdict === 'killed' ? 'ok  ' : r.verdict.toUpperCase()} ${mutant.name}${r.verdict === 'killed' ? ` killed by ${r.by} after ${((r.foundAfterMs ?? r.totalMs) / 1000).toFixed(2)} s, ${r.steps} steps` : r.note ? `: ${r.note}` : ''}`,
+      );
+    }
+  }
+  // A survivor is a verdict whatever else happened; a mutant that could not be judged (or a failing control) leaves it open.
+  const verdict =
+    baseline.verdict !== 'pass'
+      ? 'unknown'
+      : results.some((r) => r.verdict === 'survived')
+        ? 'fail'
+        : results.some((r) => r.verdict === 'unknown')
+          ? 'unknown'
+          : 'pass';
+  return { verdict, baseline, baselineMs, results };
+}
+
+/** What each part of the harness does to a mutant on its own: the examples, the exhaustive scenarios, the random traces. */
+export interface MutantByPart {
+  readonly mutant: Mutant;
+  readonly examples: MutantResult;
+  readonly exhaustive: MutantResult;
+  readonly random: MutantResult;
+}
+
+/** Runs each part of the harness alone against a mutant (each stopping at its first divergence): which parts kill it. */
+export async function runMutantByPart(mutant: Mutant, opts: Omit<MutantsOptions, 'mutants'>): Promise<MutantByPart> {
+  const examples = await runMutant(mutant, { ...opts, runs: 0, exhaustive: [] });
+  const exhaustive = await runMutant(mutant, { ...opts, runs: 0, examples: [] });
+  const random = await runMutant(mutant, { ...opts, examples: [], exhaustive: [] });
+  return { mutant, examples, exhaustive, random };
+}
