@@ -27,9 +27,27 @@ export type {
   RejectReason,
   RetainedCounts,
 } from './spec/index.ts';
-// model/: the reference operator and the oracle.
-export { firstContractViolation, initialJoinState, initialOracleState, stepJoin, stepOracle } from './model/index.ts';
-export type { JoinState, OracleState } from './model/index.ts';
+// model/: the reference operator and oracle, the cluster model, the explorer.
+export { check, firstContractViolation, initialJoinState, initialOracleState, stepJoin, stepOracle } from './model/index.ts';
+export type { CheckOptions, CheckReport, JoinState, Model, OracleState } from './model/index.ts';
+export {
+  CLUSTER_PRESETS,
+  PRESETS,
+  PROTOCOL_ELEMENTS,
+  applyExternal,
+  clusterExplorerModel,
+  clusterPreset,
+  initialClusterState,
+  observeCluster,
+  presetNamed,
+  projectOntoKey,
+  whyDisabled,
+  withAblation,
+} from './model/index.ts';
+export type { ClusterSetup, ClusterState, ProtocolElement } from './model/index.ts';
+// impl/: the optimized operator, the durable checkpoint store, the fenced cluster.
+export { FileCheckpointStore, ImplCluster, JoinOperator, MemoryCheckpointStore } from './impl/index.ts';
+export type { CheckpointStore } from './impl/index.ts';
 // conformance/: running traces against any operator.
 export { runOperatorTrace } from './conformance/operatorTrace.ts';
 export type { OperatorUnderTest, OperatorTraceResult } from './conformance/operatorTrace.ts';
@@ -37,10 +55,15 @@ export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/arbitraries.ts';
 // conformance/: the harness (protocol v1, adapters, lockstep, random traces, the conform job).
 export {
+  EXHAUSTIVE_SCENARIOS,
+  MUTANTS,
+  createProtocolServer,
+  implSut,
   inProcessSystem,
   modelSut,
   runClusterLockstep,
   runConform,
+  runMutants,
   runOperatorLockstep,
   spawnSystem,
   SutUnavailable,

@@ -50,3 +50,37 @@ export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, record
 export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './joinModel.ts';
 export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
+// The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
+export {
+  COORDINATOR,
+  PROTOCOL_ELEMENTS,
+  PROTOCOL_ELEMENT_DESCRIPTIONS,
+  applyAction,
+  applyExternal,
+  initialClusterState,
+  observeCluster,
+  settle,
+  sinkRelation,
+  transition,
+  whyDisabled,
+} from './cluster.ts';
+export type {
+  Checkpoint,
+  ClusterSetup,
+  ClusterState,
+  ClusterTransition,
+  CoordinatorState,
+  Handoff,
+  InstallMessage,
+  KeyCopy,
+  ProtocolElement,
+  ReleaseMessage,
+  SinkState,
+  WorkerState,
+} from './cluster.ts';
+export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './clusterModel.ts';
+export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './clusterModel.ts';
+export { clusterExplorerModel, expectedClusterKinds } from './clusterExplorer.ts';
+export type { LabelledAction } from './clusterExplorer.ts';
+export { CLUSTER_PRESETS, clusterPreset, projectOntoKey, withAblation } from './clusterPresets.ts';
+export type { ClusterPreset } from './clusterPresets.ts';
