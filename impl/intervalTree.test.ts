@@ -6,11 +6,6 @@ import { HorizonHeap } from './horizonHeap.ts';
 
 class Item extends IntervalNode {}
 
-type TreeOp =
-  | { readonly op: 'insert'; readonly start: number; readonly length: number }
-  | { readonly op: 'remove'; readonly pick: number }
-  | { readonly op: 'removeLookalike'; readonly pick: number }
-  | { readonly op: 'query'; readonly from: number; readonly length: number };
 
 // Narrow ranges so that equal intervals (duplicates) are common.
 const treeOps = fc.array(

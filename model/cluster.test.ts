@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterAction, ClusterEvent, LogRecord, RowRecord } from '../spec/index.ts';
+import { insertRow, recordAction, twoKeyCluster } from '../conformance/testFixtures.ts';
+import type { ClusterAction, ClusterEvent } from '../spec/index.ts';
 import {
   applyExternal,
   initialClusterState,
@@ -10,25 +11,10 @@ import {
   type ClusterState,
 } from './cluster.ts';
 
-const setup: ClusterSetup = {
-  join: { allowedLateness: 1, maxIntervalLength: 2 },
-  workers: ['w1', 'w2', 'w3'],
-  keys: [
-    { key: 'k1', owner: 'w1' },
-    { key: 'k2', owner: 'w2' },
-  ],
-};
+const setup: ClusterSetup = twoKeyCluster;
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
-  kind: 'insert',
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
+const ins = insertRow;
+const rec = recordAction;
 
 /** Runs external actions eagerly (SPEC §7); returns the final state and each step's events. */
 function run(actions: readonly ClusterAction[], config: ClusterSetup = setup, from?: ClusterState) {

@@ -3,48 +3,25 @@
 // acknowledged record, and after restarting its nodes the run continues to
 // the reference model's quiescent sink relation; every corrupt durable file
 // is detected and named, never loaded, never a crash.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { insertRow, recordAction, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClusterAction, ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+import type { ClusterAction, ClusterConfig, LogRecord } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, observeCluster, sinkRelation, type ClusterSetup } from '../../model/cluster.ts';
 import { clusterStepsArbitrary } from '../../conformance/clusterArbitraries.ts';
 import { DurableStateError } from '../errors.ts';
 import { ImplCluster } from './cluster.ts';
 import { journalLine, parseJournal } from './durableFiles.ts';
 
-const setup: ClusterSetup = {
-  join: { allowedLateness: 1, maxIntervalLength: 2 },
-  workers: ['w1', 'w2', 'w3'],
-  keys: [
-    { key: 'k1', owner: 'w1' },
-    { key: 'k2', owner: 'w2' },
-  ],
-};
+const setup: ClusterSetup = twoKeyCluster;
 
-const directories: string[] = [];
-function freshDirectory(): string {
-  const d = mkdtempSync(join(tmpdir(), 'streamjoin-cluster-'));
-  directories.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const freshDirectory = useTemporaryDirectories('streamjoin-cluster-');
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
-  kind: 'insert',
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
+const ins = insertRow;
+const rec = recordAction;
 
 function must(cluster: ImplCluster, action: ClusterAction): void {
   const result = cluster.apply(action);

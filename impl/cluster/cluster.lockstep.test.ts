@@ -3,46 +3,21 @@
 // observation after every step (SPEC §7), over the model's own scenarios and
 // over random traces, with the in-memory and the on-disk backends, across
 // whole-cluster crashes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { insertRow, recordAction, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { ClusterAction, ClusterObservation, LogRecord, RowRecord } from '../../spec/index.ts';
+import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster.ts';
 import { clusterStepsArbitrary, longClusterDomain, oddClusterDomain, type ChoiceStep, type ClusterDomain } from '../../conformance/clusterArbitraries.ts';
 import { ImplCluster } from './cluster.ts';
 import { MemoryStorage } from './storage.ts';
 
-const setup: ClusterSetup = {
-  join: { allowedLateness: 1, maxIntervalLength: 2 },
-  workers: ['w1', 'w2', 'w3'],
-  keys: [
-    { key: 'k1', owner: 'w1' },
-    { key: 'k2', owner: 'w2' },
-  ],
-};
+const setup: ClusterSetup = twoKeyCluster;
 
-const directories: string[] = [];
-function freshDirectory(): string {
-  const d = mkdtempSync(join(tmpdir(), 'streamjoin-cluster-'));
-  directories.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const freshDirectory = useTemporaryDirectories('streamjoin-cluster-');
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
-  kind: 'insert',
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
+const ins = insertRow;
+const rec = recordAction;
 
 /** A cluster under test that can be crashed whole and reopened over the same durable parts. */
 interface Subject {

@@ -1,40 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { insertRow, recordAction, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import { join } from 'node:path';
-import type { ClusterAction, ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+import type { ClusterAction, ClusterConfig } from '../../spec/index.ts';
 import { ClusterStoppedError, ConfigError, DurableStateError } from '../errors.ts';
 import { ImplCluster } from './cluster.ts';
 
-const config: ClusterConfig = {
-  join: { allowedLateness: 1, maxIntervalLength: 2 },
-  workers: ['w1', 'w2', 'w3'],
-  keys: [
-    { key: 'k1', owner: 'w1' },
-    { key: 'k2', owner: 'w2' },
-  ],
-};
+const config: ClusterConfig = twoKeyCluster;
 
-const directories: string[] = [];
-function freshDirectory(): string {
-  const d = mkdtempSync(join(tmpdir(), 'streamjoin-cluster-'));
-  directories.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const freshDirectory = useTemporaryDirectories('streamjoin-cluster-');
 
-const ins = (key: string, side: string, id: string, start: number, end = start): RowRecord => ({
-  kind: 'insert',
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const rec = (record: LogRecord): ClusterAction => ({ type: 'record', record });
+const ins = insertRow;
+const rec = recordAction;
 
 function must(cluster: ImplCluster, action: ClusterAction) {
   const result = cluster.apply(action);
@@ -148,8 +124,10 @@ describe('ImplCluster API', () => {
       ],
       [{ join: { allowedLateness: -1, maxIntervalLength: 0 } }, /J0: allowedLateness/],
     ];
-    for (const [patch, message] of bad) expect(() => ImplCluster.open({ ...config, ...patch })).toThrow(ConfigError);
-    for (const [patch, message] of bad) expect(() => ImplCluster.open({ ...config, ...patch })).toThrow(message);
+    for (const [patch, message] of bad) {
+      expect(() => ImplCluster.open({ ...config, ...patch })).toThrow(ConfigError);
+      expect(() => ImplCluster.open({ ...config, ...patch })).toThrow(message);
+    }
   });
 
   it('throws TypeError for an action or record of no known type, and stays usable', () => {
