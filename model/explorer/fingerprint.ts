@@ -50,8 +50,11 @@ export function fingerprintOf(text: string): void {
     h2 = Math.imul(h2, P1);
   }
   // The length goes in so that trailing zero padding cannot collide.
-  h1 ^= n;
-  h2 ^= n;
+  finishLanes(h1 ^ n, h2 ^ n, fingerprintLanes);
+}
+
+/** The final avalanche of both lanes (MurmurHash3's fmix32 and xxHash32's), into `out`. */
+function finishLanes(h1: number, h2: number, out: Int32Array): void {
   h1 ^= h1 >>> 16;
   h1 = Math.imul(h1, 0x85ebca6b);
   h1 ^= h1 >>> 13;
@@ -62,8 +65,8 @@ export function fingerprintOf(text: string): void {
   h2 ^= h2 >>> 13;
   h2 = Math.imul(h2, P3);
   h2 ^= h2 >>> 16;
-  fingerprintLanes[0] = h1;
-  fingerprintLanes[1] = h2;
+  out[0] = h1;
+  out[1] = h2;
 }
 
 /** The fingerprint of `text` as a 16-digit hex string (for tests and messages). */
@@ -140,19 +143,6 @@ export class FieldHasher {
 
   /** Writes the fingerprint into `out[0]` (high lane) and `out[1]` (low lane). */
   finish(out: Int32Array): void {
-    let h1 = this.h1 ^ this.words;
-    let h2 = this.h2 ^ this.words;
-    h1 ^= h1 >>> 16;
-    h1 = Math.imul(h1, 0x85ebca6b);
-    h1 ^= h1 >>> 13;
-    h1 = Math.imul(h1, P3);
-    h1 ^= h1 >>> 16;
-    h2 ^= h2 >>> 15;
-    h2 = Math.imul(h2, P2);
-    h2 ^= h2 >>> 13;
-    h2 = Math.imul(h2, P3);
-    h2 ^= h2 >>> 16;
-    out[0] = h1;
-    out[1] = h2;
+    finishLanes(this.h1 ^ this.words, this.h2 ^ this.words, out);
   }
 }
