@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { main } from './main.ts';
 import { checkCommand } from './check.ts';
 import { presetModel, type ModelPreset } from '../model/presets.ts';
@@ -16,7 +16,7 @@ function capture(argv: string[]): { code: number; stdout: string; stderr: string
   return { code, stdout, stderr };
 }
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'sj-check-'));
+const tmp = useTemporaryDirectories('sj-check-');
 
 /** A fast failing run: without J6's tombstone, a retract then an insert of the same row diverge in 2 records. */
 function ablatedRun(dir: string, extra: string[] = []): ReturnType<typeof capture> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { CI_PARTS, ciJob, main, type CiPart } from './main.ts';
 
@@ -14,6 +14,7 @@ function capture(argv: string[]): { code: number; stdout: string; stderr: string
 }
 
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'horizon-boundary.trace.json');
+const freshDirectory = useTemporaryDirectories('sj-cli-');
 
 describe('streamjoin run', () => {
   it('exits 0 and prints one line per example trace', () => {
@@ -24,7 +25,7 @@ describe('streamjoin run', () => {
   });
 
   it('exits 1 and shows expected versus actual when a step departs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const dir = freshDirectory();
     const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: { code: string } } }[] };
     (trace.steps[7] as { expect: { outcome: { code: string } } }).expect.outcome.code = 'accepted';
     writeFileSync(join(dir, 't.json'), JSON.stringify(trace));
@@ -36,7 +37,7 @@ describe('streamjoin run', () => {
   });
 
   it('exits 2 with file, step and field for a malformed trace, and runs none of the files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const dir = freshDirectory();
     const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { record: Record<string, unknown> }[] };
     (trace.steps[2] as { record: Record<string, unknown> }).record['side'] = 5;
     writeFileSync(join(dir, 'bad.json'), JSON.stringify(trace));
@@ -47,7 +48,7 @@ describe('streamjoin run', () => {
   });
 
   it('exits 2 with SJ104 for a trace outside the input contract (J9)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const dir = freshDirectory();
     const row = { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 5, start: 5, end: 5 };
     const trace = {
       format: 'streamjoin/operator-trace@1',
@@ -64,7 +65,7 @@ describe('streamjoin run', () => {
   });
 
   it('--write-expected writes the model observables as expectations, atomically', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const dir = freshDirectory();
     const plain = JSON.parse(readFileSync(example, 'utf8')) as { steps: Record<string, unknown>[] };
     for (const s of plain.steps) delete s['expect'];
     writeFileSync(join(dir, 'plain.json'), JSON.stringify(plain));
@@ -77,7 +78,7 @@ describe('streamjoin run', () => {
   });
 
   it('rejects unknown flags with exit 2 and writes nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-cli-'));
+    const dir = freshDirectory();
     const r = capture(['run', '--write-expectd', join(dir, 'x.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^usage: SJ105 Unknown option '--write-expectd'/);

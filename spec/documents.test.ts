@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { ERROR_CODES, InputError } from './errors.ts';
 import { loadOperatorTrace, parseOperatorTrace } from './documents.ts';
 import { generateSchemaTypes, generatedTypesPath } from '../scripts/schemaTypes.ts';
 
 const examplesDir = join(import.meta.dirname, 'examples');
+const freshDirectory = useTemporaryDirectories('sj-');
 const good = readFileSync(join(examplesDir, 'horizon-boundary.trace.json'), 'utf8');
 
 function errorOf(f: () => unknown): InputError {
@@ -74,7 +75,7 @@ describe('§4 bad input names the file, the step and the field', () => {
   });
 
   it('SJ100: a file that does not exist', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sj-'));
+    const dir = freshDirectory();
     const e = errorOf(() => loadOperatorTrace(join(dir, 'missing.json')));
     expect(e.code).toBe('SJ100');
     writeFileSync(join(dir, 'ok.json'), good);
