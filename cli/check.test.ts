@@ -3,18 +3,12 @@ import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from './main.ts';
+import { runCliSync } from './testSupport.ts';
 import { checkCommand } from './check.ts';
 import { presetModel, type ModelPreset } from '../model/presets.ts';
 import { wheelModel } from '../model/explorer/toys.ts';
 
-function capture(argv: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
-  // `check` is synchronous; only conform, replay and serve return promises.
-  if (typeof code !== 'number') throw new Error('check returned a promise');
-  return { code, stdout, stderr };
-}
+const capture = runCliSync;
 
 const tmp = useTemporaryDirectories('sj-check-');
 

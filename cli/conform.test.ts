@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
-import { main } from './main.ts';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { runCli } from './testSupport.ts';
 import { serveCommand } from './serve.ts';
 import type { Output } from './output.ts';
 
@@ -11,22 +11,9 @@ const root = join(import.meta.dirname, '..');
 const seed = String(inject('fcSeed'));
 const zombie = join(root, 'spec', 'examples', 'cluster', 'zombie-fenced.trace.json');
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
-const made: string[] = [];
-const tmp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'sj-conform-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTemporaryDirectories('sj-conform-', 'all');
 
 describe('streamjoin conform', () => {
   it('--sut model: every example and random traces at every level conform; exit 0; the seed is printed', async () => {

@@ -3,15 +3,10 @@ import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CI_PARTS, ciJob, main, type CiPart } from './main.ts';
+import { CI_PARTS, ciJob, type CiPart } from './main.ts';
+import { runCliSync } from './testSupport.ts';
 
-function capture(argv: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = '';
-  let stderr = '';
-  const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
-  if (typeof code !== 'number') throw new Error(`streamjoin ${argv[0]} is expected to run synchronously`);
-  return { code, stdout, stderr };
-}
+const capture = runCliSync;
 
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'horizon-boundary.trace.json');
 const freshDirectory = useTemporaryDirectories('sj-cli-');

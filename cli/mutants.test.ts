@@ -1,28 +1,14 @@
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { main } from './main.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { existsSync, readdirSync } from 'node:fs';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { runCli } from './testSupport.ts';
 import { MUTANTS } from '../conformance/mutants/catalogue.ts';
 
 const seed = String(inject('fcSeed'));
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
-  return { code, stdout, stderr };
-}
+const run = runCli;
 
-const made: string[] = [];
-const tmp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'sj-mutants-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTemporaryDirectories('sj-mutants-', 'all');
 
 /** A printed command, split as a shell would (single quotes only). */
 const words = (command: string): string[] => command.match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertRow, recordAction, twoKeyCluster } from '../conformance/testFixtures.ts';
+import { clusterScenarios, insertRow, recordAction, twoKeyCluster } from '../conformance/testFixtures.ts';
 import type { ClusterAction, ClusterEvent } from '../spec/index.ts';
 import {
   applyExternal,
@@ -43,14 +43,14 @@ describe('C1: initial state', () => {
 
 describe('C3: the log and processing', () => {
   it('rejects invalid records and records of undeclared keys without appending them', () => {
-    const r = run([rec(ins('k9', 'L', 'a', 1)), rec({ ...ins('k1', 'L', 'a', 1), side: 'X' })]);
+    const r = run(clusterScenarios.rejected);
     expect(r.events[0]).toEqual([{ type: 'rejected', outcome: { code: 'rejected', reason: 'unknown_key' } }]);
     expect(r.events[1]).toEqual([{ type: 'rejected', outcome: { code: 'rejected', reason: 'bad_side' } }]);
     expect(r.observation.log).toBe(0);
   });
 
   it('processes a record at its key owner only, and watermarks at every key', () => {
-    const r = run([rec(ins('k1', 'L', 'a', 1)), rec({ kind: 'watermark', side: 'L', wm: 5 })]);
+    const r = run(clusterScenarios.ownerAndWatermarks);
     expect(processed(r.events[0] ?? []).map((e) => [e.worker, e.key, e.index])).toEqual([['w1', 'k1', 0]]);
     expect(processed(r.events[1] ?? []).map((e) => [e.worker, e.key, e.index])).toEqual([
       ['w1', 'k1', 1],
@@ -59,14 +59,7 @@ describe('C3: the log and processing', () => {
   });
 
   it('leaves records of a frozen key in the log until its new owner reads them', () => {
-    const r = run([
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'freeze', key: 'k1', to: 'w3' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'persist', key: 'k1' },
-      { type: 'install', key: 'k1' },
-      { type: 'commit', key: 'k1' },
-    ]);
+    const r = run(clusterScenarios.frozenKeyWaits);
     expect(processed(r.events[2] ?? [])).toEqual([]);
     expect(r.observation.workers['w1']?.keys['k1']).toMatchObject({ frozen: true, cursor: 1 });
     const atCommit = processed(r.events[5] ?? []);
@@ -77,17 +70,8 @@ describe('C3: the log and processing', () => {
 });
 
 describe('C5–C7: a planned migration', () => {
-  const migration: ClusterAction[] = [
-    rec(ins('k1', 'L', 'a', 1)),
-    { type: 'freeze', key: 'k1', to: 'w2' },
-    { type: 'persist', key: 'k1' },
-    { type: 'install', key: 'k1' },
-    { type: 'commit', key: 'k1' },
-    { type: 'release', key: 'k1' },
-  ];
-
   it('installs frozen at epoch from + 1, commits with the fence raised, releases the source', () => {
-    const r = run(migration);
+    const r = run(clusterScenarios.migration);
     expect(r.events[3]).toEqual([{ type: 'restored', worker: 'w2', key: 'k1', cursor: 1, epoch: 2 }]);
     expect(r.events[5]).toEqual([{ type: 'dropped', worker: 'w1', key: 'k1', reason: 'released' }]);
     expect(r.observation.coordinator).toMatchObject({ handoff: null, keys: { k1: { owner: 'w2', epoch: 2 } } });
@@ -97,13 +81,13 @@ describe('C5–C7: a planned migration', () => {
   });
 
   it('C6: refuses a duplicate install at an epoch the destination already has, and the copy stays live', () => {
-    const r = run([...migration.slice(0, 5), { type: 'duplicateInstall', key: 'k1' }]);
+    const r = run(clusterScenarios.duplicateInstallAfterCommit);
     expect(r.events[5]).toEqual([{ type: 'refused', worker: 'w2', key: 'k1', reason: 'stale-epoch' }]);
     expect(r.observation.workers['w2']?.keys['k1']?.frozen).toBe(false);
   });
 
   it('C7: a coordinator crash between the parts of commit leaves the fence raised and ownership unwritten', () => {
-    const r = run([...migration.slice(0, 4), { type: 'commit', key: 'k1', crashAfterFence: true }]);
+    const r = run(clusterScenarios.crashBetweenCommitParts);
     expect(r.observation.sink.fence['k1']).toBe(2);
     expect(r.observation.coordinator).toMatchObject({ up: false, keys: { k1: { owner: 'w1', epoch: 1 } } });
     expect(r.observation.coordinator.handoff?.phase).toBe('fenced');
@@ -116,7 +100,7 @@ describe('C5–C7: a planned migration', () => {
   });
 
   it('C5: abort unfreezes the source and drops the destination copy', () => {
-    const r = run([...migration.slice(0, 4), { type: 'abort', key: 'k1' }, rec(ins('k1', 'R', 'b', 1))]);
+    const r = run(clusterScenarios.abort);
     expect(r.events[4]).toEqual([{ type: 'dropped', worker: 'w2', key: 'k1', reason: 'aborted' }]);
     expect(processed(r.events[5] ?? [])).toMatchObject([{ worker: 'w1', epoch: 1, fenced: false }]);
   });
@@ -124,13 +108,7 @@ describe('C5–C7: a planned migration', () => {
 
 describe('C8/C9: failover, zombies and the sink', () => {
   it('fences a paused owner that resumes after failover, which then drops the key', () => {
-    const r = run([
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'pause', worker: 'w1' },
-      { type: 'failover', key: 'k1', to: 'w3' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'resume', worker: 'w1' },
-    ]);
+    const r = run(clusterScenarios.zombieFenced);
     // No checkpoint: w3 restores an empty copy at cursor 0 and replays record 0 under epoch 2.
     expect(r.events[2]?.[0]).toEqual({ type: 'restored', worker: 'w3', key: 'k1', cursor: 0, epoch: 2 });
     expect(processed(r.events[2] ?? []).map((e) => [e.worker, e.index, e.epoch])).toEqual([['w3', 0, 2]]);
@@ -144,14 +122,7 @@ describe('C8/C9: failover, zombies and the sink', () => {
   });
 
   it('deduplicates what a replay from an older checkpoint writes again, and keeps retracted terminal', () => {
-    const r = run([
-      { type: 'checkpoint', worker: 'w1', key: 'k1' },
-      rec(ins('k1', 'L', 'a', 1)),
-      rec(ins('k1', 'R', 'b', 1)),
-      rec({ ...ins('k1', 'L', 'a', 1), kind: 'retract' }),
-      { type: 'crash', node: 'w1' },
-      { type: 'failover', key: 'k1', to: 'w2' },
-    ]);
+    const r = run(clusterScenarios.replayFromOlderCheckpoint);
     expect(r.observation.sink).toMatchObject({ applied: 2, deduped: 2, matches: { 'k1/a/b': 'retracted' } });
     expect(sinkRelation(r.state.sink, 'k1')).toEqual([]);
   });
@@ -159,28 +130,13 @@ describe('C8/C9: failover, zombies and the sink', () => {
 
 describe('C10/C11: restarts and duplicated messages', () => {
   it('a restarted owner recovers its key from the latest checkpoint under the same epoch', () => {
-    const r = run([
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'checkpoint', worker: 'w1', key: 'k1' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'crash', node: 'w1' },
-      { type: 'restart', node: 'w1' },
-    ]);
+    const r = run(clusterScenarios.restartRecovers);
     expect(r.events[4]?.[0]).toEqual({ type: 'restored', worker: 'w1', key: 'k1', cursor: 1, epoch: 1 });
     expect(r.observation.sink).toMatchObject({ applied: 1, deduped: 1 });
   });
 
   it('a duplicated release after the key came back under a newer epoch drops nothing', () => {
-    const r = run([
-      { type: 'freeze', key: 'k1', to: 'w2' },
-      { type: 'persist', key: 'k1' },
-      { type: 'install', key: 'k1' },
-      { type: 'commit', key: 'k1' },
-      { type: 'release', key: 'k1' },
-      { type: 'crash', node: 'w2' },
-      { type: 'failover', key: 'k1', to: 'w1' },
-      { type: 'duplicateRelease', key: 'k1' },
-    ]);
+    const r = run(clusterScenarios.duplicateReleaseAfterReturn);
     expect(r.events[7]).toEqual([]);
     expect(r.observation.workers['w1']?.keys['k1']).toMatchObject({ epoch: 3, frozen: false });
   });

@@ -4,7 +4,7 @@
 // over random traces, with the in-memory and the on-disk backends, across
 // whole-cluster crashes.
 import { describe, expect, it } from 'vitest';
-import { insertRow, recordAction, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
+import { clusterScenarios, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
 import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster.ts';
@@ -16,8 +16,6 @@ const setup: ClusterSetup = twoKeyCluster;
 
 const freshDirectory = useTemporaryDirectories('streamjoin-cluster-');
 
-const ins = insertRow;
-const rec = recordAction;
 
 /** A cluster under test that can be crashed whole and reopened over the same durable parts. */
 interface Subject {
@@ -108,89 +106,19 @@ function modelSteps(actions: readonly ClusterAction[]): ChoiceStep[] {
   });
 }
 
-const migration: ClusterAction[] = [
-  rec(ins('k1', 'L', 'a', 1)),
-  { type: 'freeze', key: 'k1', to: 'w2' },
-  { type: 'persist', key: 'k1' },
-  { type: 'install', key: 'k1' },
-  { type: 'commit', key: 'k1' },
-  { type: 'release', key: 'k1' },
-];
-
-/** The scenarios of model/cluster.test.ts, as action lists. */
-const scenarios: [string, ClusterAction[]][] = [
-  ['C3: invalid records and undeclared keys are rejected', [rec(ins('k9', 'L', 'a', 1)), rec({ ...ins('k1', 'L', 'a', 1), side: 'X' })]],
-  ['C3: a record at its owner only, watermarks at every key', [rec(ins('k1', 'L', 'a', 1)), rec({ kind: 'watermark', side: 'L', wm: 5 })]],
-  [
-    'C3: records of a frozen key wait in the log for the new owner',
-    [
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'freeze', key: 'k1', to: 'w3' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'persist', key: 'k1' },
-      { type: 'install', key: 'k1' },
-      { type: 'commit', key: 'k1' },
-    ],
-  ],
-  ['C5–C7: a planned migration', migration],
-  ['C6: a duplicate install after commit is refused', [...migration.slice(0, 5), { type: 'duplicateInstall', key: 'k1' }]],
-  [
-    'C7: a coordinator crash between the parts of commit, then restart and commit',
-    [
-      ...migration.slice(0, 4),
-      { type: 'commit', key: 'k1', crashAfterFence: true },
-      { type: 'restart', node: 'coordinator' },
-      { type: 'commit', key: 'k1' },
-    ],
-  ],
-  [
-    'C5: abort unfreezes the source and drops the destination copy',
-    [...migration.slice(0, 4), { type: 'abort', key: 'k1' }, rec(ins('k1', 'R', 'b', 1))],
-  ],
-  [
-    'C8/C9: a paused owner resumes after failover and is fenced',
-    [
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'pause', worker: 'w1' },
-      { type: 'failover', key: 'k1', to: 'w3' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'resume', worker: 'w1' },
-    ],
-  ],
-  [
-    'C9: replay from an older checkpoint is deduplicated and retracted stays terminal',
-    [
-      { type: 'checkpoint', worker: 'w1', key: 'k1' },
-      rec(ins('k1', 'L', 'a', 1)),
-      rec(ins('k1', 'R', 'b', 1)),
-      rec({ ...ins('k1', 'L', 'a', 1), kind: 'retract' }),
-      { type: 'crash', node: 'w1' },
-      { type: 'failover', key: 'k1', to: 'w2' },
-    ],
-  ],
-  [
-    'C10: a restarted owner recovers from the latest checkpoint',
-    [
-      rec(ins('k1', 'L', 'a', 1)),
-      { type: 'checkpoint', worker: 'w1', key: 'k1' },
-      rec(ins('k1', 'R', 'b', 1)),
-      { type: 'crash', node: 'w1' },
-      { type: 'restart', node: 'w1' },
-    ],
-  ],
-  [
-    'C11: a duplicated release after the key came back under a newer epoch drops nothing',
-    [
-      { type: 'freeze', key: 'k1', to: 'w2' },
-      { type: 'persist', key: 'k1' },
-      { type: 'install', key: 'k1' },
-      { type: 'commit', key: 'k1' },
-      { type: 'release', key: 'k1' },
-      { type: 'crash', node: 'w2' },
-      { type: 'failover', key: 'k1', to: 'w1' },
-      { type: 'duplicateRelease', key: 'k1' },
-    ],
-  ],
+/** The scenarios of model/cluster.test.ts (shared fixtures), by their rule. */
+const scenarios: [string, readonly ClusterAction[]][] = [
+  ['C3: invalid records and undeclared keys are rejected', clusterScenarios.rejected],
+  ['C3: a record at its owner only, watermarks at every key', clusterScenarios.ownerAndWatermarks],
+  ['C3: records of a frozen key wait in the log for the new owner', clusterScenarios.frozenKeyWaits],
+  ['C5–C7: a planned migration', clusterScenarios.migration],
+  ['C6: a duplicate install after commit is refused', clusterScenarios.duplicateInstallAfterCommit],
+  ['C7: a coordinator crash between the parts of commit, then restart and commit', clusterScenarios.crashBetweenCommitPartsThenCommit],
+  ['C5: abort unfreezes the source and drops the destination copy', clusterScenarios.abort],
+  ['C8/C9: a paused owner resumes after failover and is fenced', clusterScenarios.zombieFenced],
+  ['C9: replay from an older checkpoint is deduplicated and retracted stays terminal', clusterScenarios.replayFromOlderCheckpoint],
+  ['C10: a restarted owner recovers from the latest checkpoint', clusterScenarios.restartRecovers],
+  ['C11: a duplicated release after the key came back under a newer epoch drops nothing', clusterScenarios.duplicateReleaseAfterReturn],
 ];
 
 describe('impl cluster in lockstep with the model: the scenarios of model/cluster.test.ts (SPEC §7)', () => {
