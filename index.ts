@@ -49,10 +49,10 @@ export type { ClusterSetup, ClusterState, ProtocolElement } from './model/index.
 export { FileCheckpointStore, ImplCluster, JoinOperator, MemoryCheckpointStore } from './impl/index.ts';
 export type { CheckpointStore } from './impl/index.ts';
 // conformance/: running traces against any operator.
-export { runOperatorTrace } from './conformance/operatorTrace.ts';
-export type { OperatorUnderTest, OperatorTraceResult } from './conformance/operatorTrace.ts';
+export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
+export type { OperatorUnderTest, OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
-export { configuredLogArbitrary, logArbitrary } from './conformance/arbitraries.ts';
+export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
 // conformance/: the harness (protocol v1, adapters, lockstep, random traces, the conform job).
 export {
   EXHAUSTIVE_SCENARIOS,

@@ -13,9 +13,9 @@
 // disturbs least. Budgets (--max-seconds) are wall-clock, as in the checker.
 import { parseArgs } from 'node:util';
 import { check, type CheckOptions, type CheckReport, type Model } from '../model/explorer/index.ts';
-import { counterModel, recordWorkload } from '../model/explorer/toys.ts';
+import { counterModel, recordWorkload } from '../model/explorer/examples/toys.ts';
 import { createVisitedSet } from '../model/explorer/visited.ts';
-import { joinModel } from '../model/joinModel.ts';
+import { joinModel } from '../model/join/joinModel.ts';
 import { PRESETS, presetNamed, resolveBounds, type ModelPreset } from '../model/presets.ts';
 
 const { values } = parseArgs({

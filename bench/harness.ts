@@ -25,15 +25,16 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import type { AnyTrace, ClusterTrace, Level, LogRecord } from '../spec/index.ts';
-import { clusterTraceArbitrary, operatorTraceArbitrary } from '../conformance/clusterArbitraries.ts';
+import { clusterTraceArbitrary } from '../conformance/generate/clusterTraces.ts';
+import { operatorTraceArbitrary } from '../conformance/generate/logs.ts';
 import { levelOfClusterTrace, runTrace } from '../conformance/conform.ts';
-import { actionsOf, runClusterLockstepPipelined } from '../conformance/clusterLockstep.ts';
-import { coverScenario, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/exhaustive.ts';
+import { actionsOf, runClusterLockstepPipelined } from '../conformance/lockstep/clusterLockstep.ts';
+import { coverScenario, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/exhaustive.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { spawnSystem } from '../conformance/adapters/process.ts';
-import type { ClusterStepReply, SystemUnderTest } from '../conformance/sut.ts';
+import type { ClusterStepReply, SystemUnderTest } from '../conformance/adapters/sut.ts';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@ import { main } from './main.ts';
 import { runCliSync } from './testSupport.ts';
 import { checkCommand } from './check.ts';
 import { presetModel, type ModelPreset } from '../model/presets.ts';
-import { wheelModel } from '../model/explorer/toys.ts';
+import { wheelModel } from '../model/explorer/examples/toys.ts';
 
 const capture = runCliSync;
 

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { InputError } from '../spec/index.ts';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
 import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/mutants/run.ts';
-import { EXHAUSTIVE_SCENARIOS } from '../conformance/exhaustive.ts';
-import { loadCheckedTrace } from '../conformance/traceFiles.ts';
+import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
+import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
 import { CONFORM_EXIT, nonNegativeInteger, usageFailure } from './conformArgs.ts';
 import { buildCovers, outDirProblem, shellQuote, specExamplePaths, writeCounterexample, type WrittenCounterexample } from './conform.ts';
 import { writeFileAtomic } from './output.ts';
-import { prettyJson } from '../conformance/jsonDiff.ts';
+import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 
 export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]
                    [--regressions DIR] [--list]

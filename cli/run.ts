@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
-import { loadTraceFiles, runTraceFiles, type TraceFileResult } from '../conformance/traceFiles.ts';
-import { withExpectations } from '../conformance/operatorTrace.ts';
+import { loadTraceFiles, runTraceFiles, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
+import { withExpectations } from '../conformance/lockstep/operatorTrace.ts';
 import { writeFileAtomic, type Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 

@@ -4,12 +4,12 @@
 // the reference model instead.
 import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
-import { createProtocolServer, serveStream } from '../conformance/protocolServer.ts';
-import { DEFAULT_MAX_LINE_BYTES } from '../conformance/lines.ts';
+import { createProtocolServer, serveStream } from '../conformance/adapters/protocolServer.ts';
+import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut, implSutOf } from '../conformance/adapters/implSut.ts';
 import { builtInImpl } from '../conformance/adapters/implOperator.ts';
-import type { InProcessSut } from '../conformance/sut.ts';
+import type { InProcessSut } from '../conformance/adapters/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
 import { mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';

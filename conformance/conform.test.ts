@@ -4,18 +4,19 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { schemaError } from '../spec/index.ts';
 import type { ClusterTrace, Level } from '../spec/index.ts';
-import { whyDisabled, initialClusterState, applyExternal } from '../model/cluster.ts';
+import { whyDisabled, initialClusterState, applyExternal } from '../model/cluster/stateMachine.ts';
 import { runConform, runTrace, type ConformReport } from './conform.ts';
-import { clusterTraceArbitrary, controlActions, operatorTraceArbitrary } from './clusterArbitraries.ts';
-import { clusterContractViolation, loadCheckedTrace } from './traceFiles.ts';
+import { clusterTraceArbitrary, controlActions } from './generate/clusterTraces.ts';
+import { operatorTraceArbitrary } from './generate/logs.ts';
+import { clusterContractViolation, loadCheckedTrace } from './lockstep/traceFiles.ts';
 import { inProcessSystem } from './adapters/inProcess.ts';
 import { modelSut } from './adapters/modelSut.ts';
 import { implSut } from './adapters/implSut.ts';
 import { createModelCluster } from './adapters/modelCluster.ts';
 import { createModelOperator } from './adapters/modelOperator.ts';
-import { prettyJson, sameJson } from './jsonDiff.ts';
-import { explainCounterexample } from './explain.ts';
-import type { ProtocolElement } from '../model/cluster.ts';
+import { prettyJson, sameJson } from './lockstep/jsonDiff.ts';
+import { explainCounterexample } from './report/explain.ts';
+import type { ProtocolElement } from '../model/cluster/stateMachine.ts';
 import { useTemporaryDirectories } from './testFixtures.ts';
 
 // The run's seed (test-setup/): random traces here replay with STREAMJOIN_SEED.

@@ -6,14 +6,15 @@ import fc from 'fast-check';
 import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS, levelOfAction } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './clusterLockstep.ts';
-import type { ScenarioCover } from './exhaustive.ts';
-import { coverageTable, missingCoverage, requiredCoverage } from './exhaustive.ts';
-import { runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
-import { clusterTraceArbitrary, operatorTraceArbitrary } from './clusterArbitraries.ts';
-import type { Divergence } from './divergence.ts';
-import { SutUnavailable, type SystemUnderTest } from './sut.ts';
-import { clusterContractViolation } from './traceFiles.ts';
+import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './lockstep/clusterLockstep.ts';
+import type { ScenarioCover } from './generate/exhaustive.ts';
+import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
+import { runOperatorLockstep, withOperatorExpectations } from './lockstep/operatorLockstep.ts';
+import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
+import { operatorTraceArbitrary } from './generate/logs.ts';
+import type { Divergence } from './lockstep/divergence.ts';
+import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
+import { clusterContractViolation } from './lockstep/traceFiles.ts';
 import { firstContractViolation } from '../model/index.ts';
 
 /** A trace file given to the job (examples, or a user's). */

@@ -1,8 +1,8 @@
 // Public API of conformance/: the harness. Systems under test (in-process and
 // over protocol v1), lockstep runners at both levels, random traces with
 // shrinking, explanations of divergences, and the conform job.
-export { runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './operatorTrace.ts';
-export type { OperatorFactory, OperatorObservation, OperatorTraceResult, OperatorUnderTest } from './operatorTrace.ts';
+export { runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './lockstep/operatorTrace.ts';
+export type { OperatorFactory, OperatorObservation, OperatorTraceResult, OperatorUnderTest } from './lockstep/operatorTrace.ts';
 export { createModelOperator } from './adapters/modelOperator.ts';
 export { createModelCluster } from './adapters/modelCluster.ts';
 export { modelSut } from './adapters/modelSut.ts';
@@ -15,7 +15,7 @@ export type { ImplSutOptions } from './adapters/implSut.ts';
 export { inProcessSystem } from './adapters/inProcess.ts';
 export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
 export type { ProcessOptions } from './adapters/process.ts';
-export { SutConfigError, SutUnavailable } from './sut.ts';
+export { SutConfigError, SutUnavailable } from './adapters/sut.ts';
 export type {
   ActionReply,
   ClusterSession,
@@ -27,11 +27,11 @@ export type {
   SutError,
   SutInfo,
   SystemUnderTest,
-} from './sut.ts';
-export { createProtocolServer, serveStream } from './protocolServer.ts';
-export type { ProtocolServer } from './protocolServer.ts';
-export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
-export type { LineEvent } from './lines.ts';
+} from './adapters/sut.ts';
+export { createProtocolServer, serveStream } from './adapters/protocolServer.ts';
+export type { ProtocolServer } from './adapters/protocolServer.ts';
+export { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './adapters/lines.ts';
+export type { LineEvent } from './adapters/lines.ts';
 export {
   PrefixSharingModel,
   actionsOf,
@@ -41,8 +41,8 @@ export {
   runClusterLockstep,
   runClusterLockstepPipelined,
   withClusterExpectations,
-} from './clusterLockstep.ts';
-export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement, PipelinedResult, PipelineOptions } from './clusterLockstep.ts';
+} from './lockstep/clusterLockstep.ts';
+export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement, PipelinedResult, PipelineOptions } from './lockstep/clusterLockstep.ts';
 export {
   EXHAUSTIVE_SCENARIOS,
   ScenarioError,
@@ -53,24 +53,24 @@ export {
   missingCoverage,
   requiredCoverage,
   withoutPrefixes,
-} from './exhaustive.ts';
-export type { ExhaustiveScenario, ScenarioCover } from './exhaustive.ts';
+} from './generate/exhaustive.ts';
+export type { ExhaustiveScenario, ScenarioCover } from './generate/exhaustive.ts';
 export {
   compareOperatorStep,
   expectedOperatorSteps,
   modelOperatorSteps,
   runOperatorLockstep,
   withOperatorExpectations,
-} from './operatorLockstep.ts';
-export type { ExpectedOperatorStep, OperatorRunResult } from './operatorLockstep.ts';
-export { canonicalChanges, canonicalEvents, canonicalOutcome } from './divergence.ts';
-export type { Divergence } from './divergence.ts';
-export { RULE_TITLES, describeRules, rulesOfAction, rulesOfObservationPath } from './rules.ts';
-export type { RuleRefs } from './rules.ts';
-export { diffJson, prettyJson, sameJson } from './jsonDiff.ts';
-export type { PathDiff } from './jsonDiff.ts';
-export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './explain.ts';
-export type { DiagramRow, ExplainContext } from './explain.ts';
+} from './lockstep/operatorLockstep.ts';
+export type { ExpectedOperatorStep, OperatorRunResult } from './lockstep/operatorLockstep.ts';
+export { canonicalChanges, canonicalEvents, canonicalOutcome } from './lockstep/divergence.ts';
+export type { Divergence } from './lockstep/divergence.ts';
+export { RULE_TITLES, describeRules, rulesOfAction, rulesOfObservationPath } from './report/rules.ts';
+export type { RuleRefs } from './report/rules.ts';
+export { diffJson, prettyJson, sameJson } from './lockstep/jsonDiff.ts';
+export type { PathDiff } from './lockstep/jsonDiff.ts';
+export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './report/explain.ts';
+export type { DiagramRow, ExplainContext } from './report/explain.ts';
 export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations, withoutExpectations } from './conform.ts';
 export type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
 export {
@@ -83,16 +83,14 @@ export {
   longClusterDomain,
   modelChoiceSteps,
   oddClusterDomain,
-  operatorTraceArbitrary,
   smallClusterDomain,
-  traceArbitraryOf,
   workloadArbitrary,
-} from './clusterArbitraries.ts';
-export type { ChoiceItem, ChoiceStep, ChoiceStepsOptions, ClusterDomain, ControlChoice } from './clusterArbitraries.ts';
-export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, oddDomain, smallDomain } from './arbitraries.ts';
-export type { LogDomain } from './arbitraries.ts';
-export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './traceFiles.ts';
-export type { TraceFileResult } from './traceFiles.ts';
+} from './generate/clusterTraces.ts';
+export type { ChoiceItem, ChoiceStep, ChoiceStepsOptions, ClusterDomain, ControlChoice } from './generate/clusterTraces.ts';
+export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, oddDomain, operatorTraceArbitrary, smallDomain } from './generate/logs.ts';
+export type { LogDomain } from './generate/logs.ts';
+export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './lockstep/traceFiles.ts';
+export type { TraceFileResult } from './lockstep/traceFiles.ts';
 export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
 export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
 export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './mutants/load.ts';

@@ -59,7 +59,7 @@ const migration: readonly ClusterAction[] = [
 
 /**
  * The cluster scenarios on `twoKeyCluster` that the model's tests check rule
- * by rule (model/cluster.test.ts) and the implementation's lockstep test
+ * by rule (model/cluster/stateMachine.test.ts) and the implementation's lockstep test
  * replays (impl/cluster/cluster.lockstep.test.ts).
  */
 export const clusterScenarios = {

@@ -16,8 +16,8 @@ export {
   sameIdentity,
   stepJoin,
   validityOf,
-} from './join.ts';
-export type { JoinState, JoinStep, MatchState, RowState } from './join.ts';
+} from './join/join.ts';
+export type { JoinState, JoinStep, MatchState, RowState } from './join/join.ts';
 export {
   firstContractViolation,
   horizonRetained,
@@ -25,8 +25,8 @@ export {
   initialOracleState,
   relationOf,
   stepOracle,
-} from './oracle.ts';
-export type { OracleState, OracleStep } from './oracle.ts';
+} from './join/oracle.ts';
+export type { OracleState, OracleStep } from './join/oracle.ts';
 // The explorer (explicit-state model checker) and the models and presets on it.
 export { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './explorer/index.ts';
 export type {
@@ -46,8 +46,8 @@ export type {
   Verdict,
   VisitedMode,
 } from './explorer/index.ts';
-export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './joinModel.ts';
-export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './joinModel.ts';
+export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './join/joinModel.ts';
+export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './join/joinModel.ts';
 export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
@@ -63,7 +63,7 @@ export {
   sinkRelation,
   transition,
   whyDisabled,
-} from './cluster.ts';
+} from './cluster/stateMachine.ts';
 export type {
   Checkpoint,
   ClusterSetup,
@@ -77,10 +77,10 @@ export type {
   ReleaseMessage,
   SinkState,
   WorkerState,
-} from './cluster.ts';
-export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './clusterModel.ts';
-export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './clusterModel.ts';
-export { clusterExplorerModel, expectedClusterKinds } from './clusterExplorer.ts';
-export type { LabelledAction } from './clusterExplorer.ts';
-export { CLUSTER_PRESETS, clusterPreset, projectOntoKey, withAblation } from './clusterPresets.ts';
-export type { ClusterPreset } from './clusterPresets.ts';
+} from './cluster/stateMachine.ts';
+export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './cluster/boundedHistories.ts';
+export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
+export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';
+export type { LabelledAction } from './cluster/explorerModel.ts';
+export { CLUSTER_PRESETS, clusterPreset, projectOntoKey, withAblation } from './cluster/presets.ts';
+export type { ClusterPreset } from './cluster/presets.ts';

@@ -2,12 +2,12 @@
 // a model factory, its bound parameters (with defaults and ranges) and the
 // protocol elements it can ablate. Add a preset by appending to `PRESETS`.
 import type { Model } from './explorer/index.ts';
-import { stepJoin } from './join.ts';
-import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './joinModel.ts';
-import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster.ts';
-import type { ClusterBounds, ClusterModelConfig } from './clusterModel.ts';
-import { clusterExplorerModel } from './clusterExplorer.ts';
-import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './clusterPresets.ts';
+import { stepJoin } from './join/join.ts';
+import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinModel.ts';
+import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/stateMachine.ts';
+import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
+import { clusterExplorerModel } from './cluster/explorerModel.ts';
+import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './cluster/presets.ts';
 
 /** One bound parameter of a preset (`--bound NAME=VALUE`). */
 export interface BoundParameter {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LEVELS, PROTOCOL_ERRORS, REQUEST_TYPES, levelAllows, okTypeOf } from './protocol.ts';
 import { schemaError } from './schemas.ts';
 import type { ProtocolRequest } from './types.gen.ts';
-import { createProtocolServer } from '../conformance/protocolServer.ts';
+import { createProtocolServer } from '../conformance/adapters/protocolServer.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 
 const doc = readFileSync(join(import.meta.dirname, 'PROTOCOL.md'), 'utf8');

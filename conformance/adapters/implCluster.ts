@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
-import { SutConfigError, type ClusterUnderTest } from '../sut.ts';
+import { SutConfigError, type ClusterUnderTest } from './sut.ts';
 import { builtInImpl, type ImplModule } from './implOperator.ts';
 
 export interface ImplClusterOptions {

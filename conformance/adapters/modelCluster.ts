@@ -1,8 +1,8 @@
-// The reference cluster model (model/cluster.ts) behind the harness's
+// The reference cluster model (model/cluster/stateMachine.ts) behind the harness's
 // cluster interface, processing eagerly (SPEC §7).
 import { PROTOCOL_ERRORS, type ClusterConfig, type ExternalAction } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup } from '../../model/cluster.ts';
-import type { ClusterUnderTest } from '../sut.ts';
+import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import type { ClusterUnderTest } from './sut.ts';
 
 /**
  * A fresh model cluster. `setup` may switch protocol elements off

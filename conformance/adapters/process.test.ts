@@ -1,12 +1,12 @@
 import { describe, expect, inject, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCheckedTrace } from '../traceFiles.ts';
+import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { runConform, type TraceSource } from '../conform.ts';
 import { spawnSystem } from './process.ts';
-import { SutUnavailable } from '../sut.ts';
-import { runOperatorLockstep } from '../operatorLockstep.ts';
-import { runClusterLockstep } from '../clusterLockstep.ts';
+import { SutUnavailable } from './sut.ts';
+import { runOperatorLockstep } from '../lockstep/operatorLockstep.ts';
+import { runClusterLockstep } from '../lockstep/clusterLockstep.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const seed = inject('fcSeed');

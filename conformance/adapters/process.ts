@@ -34,7 +34,7 @@ import type {
   OperatorRecordOk,
   ProtocolRequest,
 } from '../../spec/index.ts';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from '../lines.ts';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
 import {
   SutUnavailable,
   type ActionReply,
@@ -44,7 +44,7 @@ import {
   type RecordReply,
   type SutInfo,
   type SystemUnderTest,
-} from '../sut.ts';
+} from './sut.ts';
 
 export interface ProcessOptions {
   /** A process with requests outstanding that sends no reply for this long is hung (default 10 s). */

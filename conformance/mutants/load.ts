@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ImplModule } from '../adapters/implOperator.ts';
 import { implSutOf } from '../adapters/implSut.ts';
-import type { InProcessSut } from '../sut.ts';
+import type { InProcessSut } from '../adapters/sut.ts';
 import { SPEC_VERSION } from '../../spec/index.ts';
 import type { Mutant, SourcePatch } from './catalogue.ts';
 

@@ -8,8 +8,8 @@ import type { Level } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { implSut } from '../adapters/implSut.ts';
 import { runConform, type ConformReport, type Failure, type TraceSource } from '../conform.ts';
-import type { ScenarioCover } from '../exhaustive.ts';
-import type { RuleRefs } from '../rules.ts';
+import type { ScenarioCover } from '../generate/exhaustive.ts';
+import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from './catalogue.ts';
 import { MutantPatchError, mutantSut } from './load.ts';
 

@@ -16,10 +16,10 @@
 // Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { createProtocolServer } from '../protocolServer.ts';
+import { createProtocolServer } from '../adapters/protocolServer.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster.ts';
+import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/stateMachine.ts';
 
 const mode = process.argv[2] ?? 'hang';
 const after = Number(process.argv[3] ?? 4);

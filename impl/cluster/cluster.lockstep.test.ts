@@ -1,4 +1,4 @@
-// Lockstep: impl's cluster and the reference model (model/cluster.ts) fed the
+// Lockstep: impl's cluster and the reference model (model/cluster/stateMachine.ts) fed the
 // same external actions show the same events, in order, and the same
 // observation after every step (SPEC §7), over the model's own scenarios and
 // over random traces, with the in-memory and the on-disk backends, across
@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { clusterScenarios, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
 import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster.ts';
-import { clusterStepsArbitrary, longClusterDomain, oddClusterDomain, type ChoiceStep, type ClusterDomain } from '../../conformance/clusterArbitraries.ts';
+import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import { clusterStepsArbitrary, longClusterDomain, oddClusterDomain, type ChoiceStep, type ClusterDomain } from '../../conformance/generate/clusterTraces.ts';
 import { ImplCluster } from './cluster.ts';
 import { MemoryStorage } from './storage.ts';
 
@@ -106,7 +106,7 @@ function modelSteps(actions: readonly ClusterAction[]): ChoiceStep[] {
   });
 }
 
-/** The scenarios of model/cluster.test.ts (shared fixtures), by their rule. */
+/** The scenarios of model/cluster/stateMachine.test.ts (shared fixtures), by their rule. */
 const scenarios: [string, readonly ClusterAction[]][] = [
   ['C3: invalid records and undeclared keys are rejected', clusterScenarios.rejected],
   ['C3: a record at its owner only, watermarks at every key', clusterScenarios.ownerAndWatermarks],
@@ -121,7 +121,7 @@ const scenarios: [string, readonly ClusterAction[]][] = [
   ['C11: a duplicated release after the key came back under a newer epoch drops nothing', clusterScenarios.duplicateReleaseAfterReturn],
 ];
 
-describe('impl cluster in lockstep with the model: the scenarios of model/cluster.test.ts (SPEC §7)', () => {
+describe('impl cluster in lockstep with the model: the scenarios of model/cluster/stateMachine.test.ts (SPEC §7)', () => {
   for (const [name, actions] of scenarios) {
     it(`${name} (memory)`, () => runLockstep(memorySubject(), modelSteps(actions)));
     it(`${name} (disk)`, () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './index.ts';
 import type { CheckReport, Model } from './index.ts';
-import { counterModel, lostUpdateModel, recordWorkload, wheelModel } from './toys.ts';
+import { counterModel, lostUpdateModel, recordWorkload, wheelModel } from './examples/toys.ts';
 
 const binomial = (n: number, k: number): number => {
   let r = 1;

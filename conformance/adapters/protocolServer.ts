@@ -1,0 +1,156 @@
+// The server side of protocol v1 (spec/PROTOCOL.md) around any in-process
+// system under test: `streamjoin serve --model` serves the reference model
+// with it, and phase 2 serves the implementation the same way. One request
+// line in, one reply line out; the transport (stdin/stdout) is the caller's.
+import {
+  LEVELS,
+  PROTOCOL_ERRORS,
+  PROTOCOL_VERSION,
+  REQUEST_TYPES,
+  clusterConfigProblem,
+  levelAllows,
+  okTypeOf,
+  schemaError,
+} from '../../spec/index.ts';
+import type { ClusterConfig, ExternalAction, JoinConfig, Level, ProtocolRequest } from '../../spec/index.ts';
+import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
+import { SutConfigError, type ClusterUnderTest, type InProcessSut } from './sut.ts';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type LineEvent } from './lines.ts';
+
+type Session =
+  | { readonly level: 'operator'; readonly operator: OperatorUnderTest }
+  | { readonly level: 'cluster' | 'faults'; readonly cluster: ClusterUnderTest };
+
+export interface ProtocolServer {
+  /** Handles one request line (without its newline); returns the reply line (without newline). */
+  handle(line: string): string;
+  /** A line over the length cap: the reply that says so. */
+  overflow(bytes: number, maxBytes: number): string;
+  /** Ends the current session. */
+  close(): void;
+}
+
+const requestTypes: ReadonlySet<string> = new Set(REQUEST_TYPES);
+
+function errorLine(inReplyTo: number | null, code: number, text: string): string {
+  return JSON.stringify({ in_reply_to: inReplyTo, type: 'error', code, text });
+}
+
+function idOf(value: unknown): number | null {
+  if (typeof value !== 'object' || value === null || !('id' in value)) return null;
+  const id = (value as { id: unknown }).id;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
+}
+
+export function createProtocolServer(sut: InProcessSut): ProtocolServer {
+  let session: Session | undefined;
+
+  const endSession = (): void => {
+    if (session?.level !== 'operator') session?.cluster.close();
+    session = undefined;
+  };
+
+  function init(id: number, level: Level, config: JoinConfig | ClusterConfig): string {
+    endSession();
+    if (!sut.levels.includes(level)) {
+      return errorLine(id, PROTOCOL_ERRORS.not_supported, `level ${level} is not supported; supported: ${sut.levels.join(', ')}`);
+    }
+    try {
+      if (level === 'operator') {
+        if (!sut.operator) return errorLine(id, PROTOCOL_ERRORS.not_supported, 'level operator is not supported');
+        session = { level, operator: sut.operator(config as JoinConfig) };
+      } else {
+        const cluster = config as ClusterConfig;
+        const problem = clusterConfigProblem(cluster);
+        if (problem) return errorLine(id, PROTOCOL_ERRORS.bad_config, problem);
+        if (!sut.cluster) return errorLine(id, PROTOCOL_ERRORS.not_supported, `level ${level} is not supported`);
+        session = { level, cluster: sut.cluster(cluster, level) };
+      }
+    } catch (e) {
+      if (e instanceof SutConfigError) return errorLine(id, PROTOCOL_ERRORS.bad_config, e.message);
+      throw e;
+    }
+    const levels = LEVELS.filter((l) => sut.levels.includes(l));
+    return JSON.stringify({ in_reply_to: id, type: 'init_ok', protocol: PROTOCOL_VERSION, implementation: sut.implementation, levels });
+  }
+
+  function dispatch(request: ProtocolRequest): string {
+    const id = request.id;
+    if (request.type === 'init') return init(id, request.level, request.config);
+    if (!session) return errorLine(id, PROTOCOL_ERRORS.no_session, 'no session: send init first');
+    if (!levelAllows(session.level, request)) {
+      return errorLine(id, PROTOCOL_ERRORS.not_supported, `${request.type} is not part of level ${session.level}`);
+    }
+    if (session.level === 'operator') {
+      if (request.type !== 'record') throw new Error('unreachable: levelAllows admits only record at level operator');
+      const { outcome, changes } = session.operator.apply(request.record);
+      return JSON.stringify({ in_reply_to: id, type: 'record_ok', outcome, changes, retained: session.operator.retained() });
+    }
+    if (request.type === 'inspect') return JSON.stringify({ in_reply_to: id, type: 'inspect_ok', observation: session.cluster.observe() });
+    const { id: _id, ...action } = request;
+    const reply = session.cluster.apply(action as ExternalAction);
+    if ('error' in reply) return errorLine(id, reply.error.code, reply.error.text);
+    return JSON.stringify({ in_reply_to: id, type: okTypeOf(request.type), events: reply.events });
+  }
+
+  return {
+    handle(line: string): string {
+      let value: unknown;
+      try {
+        value = JSON.parse(line) as unknown;
+      } catch (e) {
+        return errorLine(null, PROTOCOL_ERRORS.malformed_request, `not JSON: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const id = idOf(value);
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return errorLine(id, PROTOCOL_ERRORS.malformed_request, 'a request is a JSON object');
+      }
+      const type = (value as { type?: unknown }).type;
+      if (typeof type === 'string' && !requestTypes.has(type)) {
+        return errorLine(id, PROTOCOL_ERRORS.unknown_type, `unknown request type "${type}"`);
+      }
+      const bad = schemaError('protocol/request', value);
+      if (bad) return errorLine(id, PROTOCOL_ERRORS.malformed_request, bad.text);
+      try {
+        return dispatch(value as ProtocolRequest);
+      } catch (e) {
+        return errorLine(id, PROTOCOL_ERRORS.internal_error, e instanceof Error ? e.message : String(e));
+      }
+    },
+    overflow(bytes: number, maxBytes: number): string {
+      return errorLine(null, PROTOCOL_ERRORS.malformed_request, `line of ${bytes}+ bytes is over the cap of ${maxBytes} bytes`);
+    },
+    close: endSession,
+  };
+}
+
+/**
+ * Serves requests from `input` until it ends: each chunk's complete lines
+ * are answered in order, and their replies go out in one write.
+ */
+export function serveStream(
+  server: ProtocolServer,
+  input: NodeJS.ReadableStream,
+  write: (text: string) => void,
+  maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
+): Promise<void> {
+  const splitter = new LineSplitter(maxLineBytes);
+  const answer = (events: readonly LineEvent[]): void => {
+    if (events.length === 0) return;
+    let out = '';
+    for (const e of events) {
+      if ('overflow' in e) out += `${server.overflow(e.overflow, maxLineBytes)}\n`;
+      else if (e.line.trim() !== '') out += `${server.handle(e.line)}\n`;
+    }
+    if (out !== '') write(out);
+  };
+  return new Promise((resolve, reject) => {
+    input.on('data', (chunk: Buffer | string) => answer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+    input.on('end', () => {
+      answer(splitter.finish());
+      server.close();
+      resolve();
+    });
+    input.on('error', reject);
+  });
+}

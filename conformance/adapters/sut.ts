@@ -1,0 +1,128 @@
+// What the harness needs from a system under test, at each capability level
+// (spec/PROTOCOL.md, "Levels"). Two layers:
+//
+// - in-process, synchronous: `OperatorUnderTest` (operatorTrace.ts) and
+//   `ClusterUnderTest` below, bundled with a name and levels as an
+//   `InProcessSut`. The reference model is one; phase 2 plugs the
+//   implementation and every mutant in here. `streamjoin serve` wraps one in
+//   the protocol server.
+// - asynchronous `SystemUnderTest`: what the lockstep runner drives. Built
+//   from an `InProcessSut` (adapters/inProcess.ts) or from a process speaking
+//   the protocol (adapters/process.ts), which pipelines a whole trace.
+import type {
+  Change,
+  ClusterConfig,
+  ClusterEvent,
+  ClusterObservation,
+  ExternalAction,
+  ImplementationInfo,
+  JoinConfig,
+  Level,
+  LogRecord,
+  Outcome,
+  RetainedCounts,
+} from '../../spec/index.ts';
+import type { OperatorFactory } from '../lockstep/operatorTrace.ts';
+
+/** A refusal, as the protocol's error reply carries it (code from PROTOCOL_ERRORS). */
+export interface SutError {
+  readonly code: number;
+  readonly text: string;
+}
+
+/** What a cluster action caused (C12, in order, eager processing included), or why it was not carried out. */
+export type ActionReply = { readonly events: readonly ClusterEvent[] } | { readonly error: SutError };
+
+/** What one record did at level `operator` (J7, §3), or why it was not carried out. */
+export type RecordReply =
+  | { readonly outcome: Outcome; readonly changes: readonly Change[]; readonly retained: RetainedCounts }
+  | { readonly error: SutError };
+
+/** One step of a cluster trace as the system under test answered it: the action's reply, then the observation. */
+export interface ClusterStepReply {
+  readonly reply: ActionReply;
+  readonly observation: ClusterObservation;
+}
+
+/**
+ * A cluster at level `cluster` or `faults`, in-process. `apply` runs one
+ * external action and then every processing step eagerly (SPEC §7); an
+ * action that is not enabled returns the `not_enabled` error and changes
+ * nothing.
+ */
+export interface ClusterUnderTest {
+  apply(action: ExternalAction): ActionReply;
+  observe(): ClusterObservation;
+  close(): void;
+}
+
+/** Thrown by an in-process factory for a config it refuses (the protocol's `bad_config`). */
+export class SutConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SutConfigError';
+  }
+}
+
+/** An in-process system under test: its name and the factories of the levels it supports. */
+export interface InProcessSut {
+  readonly implementation: ImplementationInfo;
+  readonly levels: readonly Level[];
+  /** Level `operator`. */
+  readonly operator?: OperatorFactory;
+  /** Levels `cluster` and `faults`; the level is what the harness will send (PROTOCOL.md). */
+  readonly cluster?: (config: ClusterConfig, level: Level) => ClusterUnderTest;
+}
+
+/** The implementation's name and levels, from the handshake. */
+export interface SutInfo {
+  readonly implementation: ImplementationInfo;
+  readonly levels: readonly Level[];
+}
+
+/** A session at level `operator`. */
+export interface OperatorSession {
+  /** Applies the records in order; one reply each. Pipelined over a process. */
+  records(records: readonly LogRecord[]): Promise<RecordReply[]>;
+}
+
+/** A session at level `cluster` or `faults`. */
+export interface ClusterSession {
+  apply(action: ExternalAction): Promise<ActionReply>;
+  observe(): Promise<ClusterObservation>;
+  /** Each action followed by an observation, in order. Pipelined over a process. */
+  steps(actions: readonly ExternalAction[]): Promise<ClusterStepReply[]>;
+}
+
+/**
+ * A system under test the harness drives. Opening a session discards the
+ * previous one (the protocol's `init`). Every method rejects with
+ * `SutUnavailable` when the system cannot be judged: dead, hung, babbling.
+ */
+export interface SystemUnderTest {
+  /** How to name it in messages and in replay commands (`model`, or the command). */
+  readonly label: string;
+  info(): Promise<SutInfo>;
+  openOperator(config: JoinConfig): Promise<OperatorSession>;
+  openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession>;
+  /** Ends the system; for a process, kills it and its process group. Never rejects. */
+  close(): Promise<void>;
+  /** The last lines the system wrote to stderr (a process; in-process systems have none). */
+  stderrTail?(): string[];
+}
+
+/**
+ * The system under test cannot be judged (verdict `unknown`): it died, hung,
+ * babbled, broke the protocol, or refused to start a session it claims to
+ * support. Carries its last stderr lines.
+ */
+export class SutUnavailable extends Error {
+  readonly reason: string;
+  readonly stderrTail: readonly string[];
+  constructor(reason: string, stderrTail: readonly string[] = []) {
+    super(reason);
+    this.name = 'SutUnavailable';
+    this.reason = reason;
+    this.stderrTail = stderrTail;
+  }
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROTOCOL_ERRORS, loadClusterTrace } from '../../spec/index.ts';
+import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import { PrefixSharingModel, actionsOf, expectedClusterSteps, modelClusterSteps, runClusterLockstep, runClusterLockstepPipelined } from './clusterLockstep.ts';
+import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
+import { sameJson } from './jsonDiff.ts';
+import { levelOfClusterTrace } from '../conform.ts';
+import { inProcessSystem } from '../adapters/inProcess.ts';
+import { modelSut } from '../adapters/modelSut.ts';
+import { createModelCluster } from '../adapters/modelCluster.ts';
+import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
+
+const clusterDir = join(import.meta.dirname, '..', '..', 'spec', 'examples', 'cluster');
+const examples = readdirSync(clusterDir).filter((f) => f.endsWith('.trace.json'));
+const load = (name: string): ClusterTrace => loadClusterTrace(join(clusterDir, name));
+const model = inProcessSystem(modelSut);
+
+/** The model with `change` applied to every cluster it builds: a deliberately wrong system. */
+function wrong(change: (inner: ClusterUnderTest) => ClusterUnderTest): ReturnType<typeof inProcessSystem> {
+  const sut: InProcessSut = { ...modelSut, implementation: { name: 'wrong', version: '0' }, cluster: (c) => change(createModelCluster(c)) };
+  return inProcessSystem(sut, 'wrong');
+}
+
+describe('§5/§7 cluster examples: the hand-checked traces agree with the model', () => {
+  for (const f of examples) {
+    it(f, async () => {
+      const trace = load(f);
+      // The file's expectations are the model's, step for step and field for field.
+      expect(expectedClusterSteps(trace).disagreements).toEqual([]);
+      const result = await runClusterLockstep(trace, model, levelOfClusterTrace(trace));
+      expect(result.divergence).toBeUndefined();
+      expect(result.replies).toHaveLength(trace.steps.length);
+    });
+  }
+
+  it('cover a planned migration, an abort, a failover with replay, a fenced zombie, refused installs and a crash between commit parts', () => {
+    const all = examples.flatMap((f) => load(f).steps.map((s) => s.action));
+    const has = (p: (a: ExternalAction) => boolean) => all.some((a) => p(a as ExternalAction));
+    expect(has((a) => a.type === 'release')).toBe(true);
+    expect(has((a) => a.type === 'abort')).toBe(true);
+    expect(has((a) => a.type === 'failover')).toBe(true);
+    expect(has((a) => a.type === 'resume')).toBe(true);
+    expect(has((a) => a.type === 'duplicateInstall')).toBe(true);
+    expect(has((a) => a.type === 'commit' && a.crashAfterFence === true)).toBe(true);
+    const events = examples.flatMap((f) => load(f).steps.flatMap((s) => s.expect?.events ?? []));
+    expect(events.some((e) => e.type === 'processed' && e.fenced)).toBe(true);
+    expect(events.some((e) => e.type === 'refused')).toBe(true);
+  });
+});
+
+describe('§7 lockstep: the first divergence, with the step, the field and the rules', () => {
+  const zombie = load('zombie-fenced.trace.json');
+
+  it('C9: a sink that does not fence shows at the zombie\'s write, as an event difference', async () => {
+    const noFence = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'no-fence');
+    const r = await runClusterLockstep(zombie, noFence, 'faults');
+    expect(r.divergence).toMatchObject({ step: 4, field: 'events', refs: { rules: ['C9'], properties: ['Fenced'] } });
+    expect(r.divergence?.summary).toContain('/events/0/fenced: expected true, actual false');
+  });
+
+  it('an observation difference lists only the paths that differ, mapped to rules', async () => {
+    const liar = wrong((inner) => ({
+      ...inner,
+      observe: () => {
+        const o = inner.observe();
+        return { ...o, sink: { ...o.sink, deduped: o.sink.deduped + (o.log >= 3 ? 1 : 0) } };
+      },
+    }));
+    const r = await runClusterLockstep(load('failover-with-replay.trace.json'), liar, 'faults');
+    expect(r.divergence).toMatchObject({ step: 4, field: 'observation', diff: [{ path: '/sink/deduped', expected: 0, actual: 1 }] });
+    expect(r.divergence?.refs.rules).toContain('C9');
+  });
+
+  it('§7: carrying out an action that is not enabled is a divergence; so is refusing one that is', async () => {
+    const eager = wrong((inner) => ({ ...inner, apply: (a) => { const r = inner.apply(a); return 'error' in r ? { events: [] } : r; } }));
+    const abort = load('abort-before-fence.trace.json');
+    const r1 = await runClusterLockstep(abort, eager, 'cluster');
+    expect(r1.divergence).toMatchObject({ step: 6, field: 'reply' });
+    expect(r1.divergence?.summary).toContain('not enabled (no handoff of k1 awaits commit)');
+    const stubborn = wrong((inner) => ({
+      ...inner,
+      apply: (a) => (a.type === 'persist' ? { error: { code: PROTOCOL_ERRORS.not_enabled, text: 'no' } } : inner.apply(a)),
+    }));
+    const r2 = await runClusterLockstep(abort, stubborn, 'cluster');
+    expect(r2.divergence).toMatchObject({ step: 2, field: 'reply', refs: { rules: ['C5', '§7'] } });
+  });
+
+  it('a refusal with the wrong code is a divergence: not_enabled is the only right one (§7)', async () => {
+    const wrongCode = wrong((inner) => ({
+      ...inner,
+      apply: (a) => { const r = inner.apply(a); return 'error' in r ? { error: { code: PROTOCOL_ERRORS.internal_error, text: r.error.text } } : r; },
+    }));
+    const r = await runClusterLockstep(load('crash-between-commit-parts.trace.json'), wrongCode, 'faults');
+    expect(r.divergence).toMatchObject({ step: 6, field: 'reply' });
+    expect(r.divergence?.summary).toMatch(/refused with internal_error .* expected not_enabled/);
+  });
+
+  it('a trace whose expectations disagree with the model is checked against the file, and the disagreement reported', async () => {
+    const edited = structuredClone(zombie);
+    const step = edited.steps[3];
+    if (!step?.expect?.observation) throw new Error('example changed');
+    step.expect.observation.sink.applied = 5;
+    const r = await runClusterLockstep(edited, model, 'faults');
+    expect(r.disagreements).toEqual([{ step: 3, field: 'observation' }]);
+    expect(r.divergence).toMatchObject({ step: 3, field: 'observation', diff: [{ path: '/sink/applied', expected: 5, actual: 1 }] });
+  });
+});
+
+describe('pipelined runs share the model work of common prefixes', () => {
+  it('PrefixSharingModel gives exactly the model\'s expectations (SPEC §7) for any sequence of traces, whatever they share', () => {
+    const arb = fc.tuple(clusterTraceArbitrary('faults'), clusterTraceArbitrary('faults'), fc.nat(), fc.nat());
+    fc.assert(
+      fc.property(arb, ([a, b, cutA, cutB]) => {
+        const n = cutA % (a.steps.length + 1);
+        // A prefix of a, then a with b's steps after the prefix (same config), then b (another config), then a again.
+        const mixed: ClusterTrace = { ...a, steps: [...a.steps.slice(0, n), ...b.steps.slice(cutB % (b.steps.length + 1))] };
+        const sequence = [a, { ...a, steps: a.steps.slice(0, n) }, mixed, b, a];
+        const shared = new PrefixSharingModel();
+        for (const t of sequence) {
+          expect(sameJson(shared.stepsOf(t.config, actionsOf(t)), modelClusterSteps(t))).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a pipelined run judges every trace in order, and stops when told; a divergence is found in the trace that has it', async () => {
+    const traces = examples.map((f) => load(f)).map((trace) => ({ trace: { ...trace, steps: trace.steps.map(({ action }) => ({ action })) }, level: levelOfClusterTrace(trace) }));
+    const seen: number[] = [];
+    await runClusterLockstepPipelined(traces, model, { window: 3, onResult: (r) => void seen.push(r.divergence ? -1 : r.index) });
+    expect(seen).toEqual(traces.map((_, i) => i));
+    const dropsFences = wrong((inner) => ({ ...inner, observe: () => ({ ...inner.observe(), sink: { ...inner.observe().sink, fence: {} } }) }));
+    const judged: { index: number; step?: number }[] = [];
+    await runClusterLockstepPipelined(traces, dropsFences, {
+      window: 4,
+      onResult: (r) => {
+        judged.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
+        return r.divergence === undefined;
+      },
+    });
+    expect(judged).toEqual([{ index: 0, step: 0 }]);
+  });
+});

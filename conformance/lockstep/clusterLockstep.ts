@@ -1,0 +1,282 @@
+// Lockstep at the cluster level (SPEC §7, DESIGN §5): one cluster trace fed
+// to the model and to the system under test; after every step the events
+// (C12, in order) and the observation are compared, and the first
+// divergence is the verdict.
+import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
+import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
+import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup, type ClusterState } from '../../model/cluster/stateMachine.ts';
+import { createModelCluster } from '../adapters/modelCluster.ts';
+import { canonicalEvents, type Divergence } from './divergence.ts';
+import { diffJson, sameJson, showValue } from './jsonDiff.ts';
+import { mergeRefs, rulesOfAction, rulesOfEventPath, rulesOfObservationPath, type RuleRefs } from '../report/rules.ts';
+import type { ClusterStepReply, SystemUnderTest } from '../adapters/sut.ts';
+import { describeClusterAction } from '../../spec/index.ts';
+
+/** What one step must produce: the events, or the reason it is not enabled; then the observation. */
+export type ExpectedClusterStep =
+  | { readonly events: readonly ClusterEvent[]; readonly observation: ClusterObservation }
+  | { readonly error: string; readonly observation: ClusterObservation };
+
+/** The actions of a trace (loaders refuse `process`, SPEC §7). */
+export function actionsOf(trace: ClusterTrace): ExternalAction[] {
+  return trace.steps.map((s, i) => {
+    if (s.action.type === 'process') throw new Error(`step ${i}: process actions are not external (SPEC §7)`);
+    return s.action;
+  });
+}
+
+/** The model's answer to every step of a trace (eager processing, §7). `setup` may ablate (tests only). */
+export function modelClusterSteps(trace: ClusterTrace, setup: ClusterSetup = trace.config): ExpectedClusterStep[] {
+  const cluster = createModelCluster(setup);
+  return actionsOf(trace).map((action) => {
+    const reply = cluster.apply(action);
+    const observation = cluster.observe();
+    return 'error' in reply ? { error: reply.error.text, observation } : { events: reply.events, observation };
+  });
+}
+
+/** The trace with the model's events, errors and observations as its expectations (a golden trace). */
+export function withClusterExpectations(trace: ClusterTrace): ClusterTrace {
+  const model = modelClusterSteps(trace);
+  return {
+    ...trace,
+    steps: trace.steps.map((s, i) => {
+      const m = model[i] as ExpectedClusterStep;
+      const expect = 'error' in m ? { error: m.error, observation: m.observation } : { events: [...m.events], observation: m.observation };
+      return { ...s, expect };
+    }),
+  };
+}
+
+/** A step where the trace file's expectation and the model disagree (a stale or hand-edited file). */
+export interface ModelDisagreement {
+  readonly step: number;
+  readonly field: 'error' | 'events' | 'observation';
+}
+
+/**
+ * What each step must produce: the trace's own expectation where it has one
+ * (so a counterexample file replays without the harness), the model's
+ * elsewhere; and where the two disagree.
+ */
+export function expectedClusterSteps(trace: ClusterTrace): { steps: ExpectedClusterStep[]; disagreements: ModelDisagreement[] } {
+  const model = modelClusterSteps(trace);
+  const disagreements: ModelDisagreement[] = [];
+  const steps = model.map((m, step): ExpectedClusterStep => {
+    const want = trace.steps[step]?.expect;
+    if (!want) return m;
+    const observation = want.observation ?? m.observation;
+    if (want.observation && !sameJson(want.observation, m.observation)) disagreements.push({ step, field: 'observation' });
+    if (want.error !== undefined) {
+      if (!('error' in m)) disagreements.push({ step, field: 'error' });
+      return { error: want.error, observation };
+    }
+    if (want.events) {
+      if ('error' in m) disagreements.push({ step, field: 'error' });
+      else if (!sameJson(canonicalEvents(want.events), canonicalEvents(m.events))) disagreements.push({ step, field: 'events' });
+      return { events: want.events, observation };
+    }
+    return { ...m, observation };
+  });
+  return { steps, disagreements };
+}
+
+function divergence(
+  step: number,
+  action: ExternalAction,
+  field: Divergence['field'],
+  summary: string,
+  expected: unknown,
+  actual: unknown,
+  diff: Divergence['diff'],
+  refs: RuleRefs,
+): Divergence {
+  return { step, action, field, summary, expected, actual, diff, refs };
+}
+
+/** Compares one step; undefined if it conforms. */
+export function compareClusterStep(
+  step: number,
+  action: ExternalAction,
+  expected: ExpectedClusterStep,
+  actual: ClusterStepReply,
+): Divergence | undefined {
+  const what = describeClusterAction(action);
+  const reply = actual.reply;
+  const actionRefs: RuleRefs = { rules: [...rulesOfAction(action), '§7'], properties: [] };
+  if ('error' in expected) {
+    // §7: an action that is not enabled is refused with not_enabled and changes nothing.
+    if (!('error' in reply)) {
+      return divergence(step, action, 'reply', `${what}: carried out, but it is not enabled (${expected.error})`,
+        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } }, { events: reply.events }, [], actionRefs);
+    }
+    if (reply.error.code !== PROTOCOL_ERRORS.not_enabled) {
+      return divergence(step, action, 'reply',
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), expected not_enabled (${expected.error})`,
+        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } }, { error: reply.error }, [], actionRefs);
+    }
+  } else {
+    if ('error' in reply) {
+      return divergence(step, action, 'reply',
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), but it is enabled`,
+        { events: expected.events }, { error: reply.error }, [], actionRefs);
+    }
+    const want = canonicalEvents(expected.events);
+    const got = canonicalEvents(reply.events);
+    if (!sameJson(want, got)) {
+      const diff = diffJson(want, got);
+      const first = diff[0];
+      const index = Number(first?.path.split('/')[1] ?? 0);
+      const refs = first ? rulesOfEventPath(first.path, want[index], got[index]) : actionRefs;
+      const where = first ? ` at /events${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
+      return divergence(step, action, 'events', `${what}: the events differ${where}`, want, got, diff, refs);
+    }
+  }
+  if (!sameJson(expected.observation, actual.observation)) {
+    const diff = diffJson(expected.observation, actual.observation);
+    const refs = mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path)));
+    const first = diff[0];
+    const where = first ? ` at ${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
+    const more = diff.length > 1 ? ` (and ${diff.length - 1} more)` : '';
+    return divergence(step, action, 'observation', `${what}: the observation differs${where}${more}`,
+      expected.observation, actual.observation, diff, refs);
+  }
+  return undefined;
+}
+
+export interface ClusterRunResult {
+  /** The first divergence; absent if the system conforms on this trace. */
+  readonly divergence?: Divergence;
+  /** What the system answered, step by step. */
+  readonly replies: readonly ClusterStepReply[];
+  /** Steps where the trace's own expectations disagree with the model. */
+  readonly disagreements: readonly ModelDisagreement[];
+}
+
+/**
+ * Runs a cluster trace against a system at `level` (`cluster` or `faults`).
+ * Rejects with SutUnavailable if the system cannot be judged.
+ */
+export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnderTest, level: Level): Promise<ClusterRunResult> {
+  const actions = actionsOf(trace);
+  const session = await system.openCluster(trace.config, level);
+  // The requests go out first; the model runs while the system answers.
+  const answered = session.steps(actions);
+  const { steps: expected, disagreements } = expectedClusterSteps(trace);
+  const replies = await answered;
+  for (let i = 0; i < actions.length; i++) {
+    const d = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+    if (d) return { divergence: d, replies, disagreements };
+  }
+  return { replies, disagreements };
+}
+
+/** One trace of a pipelined run, as it is judged. */
+export interface PipelinedResult {
+  /** Position of the trace in the list. */
+  readonly index: number;
+  readonly trace: ClusterTrace;
+  readonly level: Level;
+  readonly divergence?: Divergence;
+}
+
+export interface PipelineOptions {
+  /** Traces in flight at once (default 32): their requests are written before the first replies are read. */
+  readonly window?: number;
+  /** Called for each trace in list order; returning false stops the run (the traces in flight are still answered, and ignored). */
+  readonly onResult: (result: PipelinedResult) => boolean | void;
+}
+
+/**
+ * Runs many cluster traces in lockstep, pipelined across traces: each
+ * trace's session opens and its requests go out while earlier traces are
+ * still being answered, and the model's expectations of a trace are
+ * computed while later ones are in flight. The system handles requests in
+ * the order it receives them (PROTOCOL.md), so the sessions cannot
+ * interfere. Rejects with SutUnavailable if the system cannot be judged.
+ */
+export async function runClusterLockstepPipelined(
+  traces: readonly { readonly trace: ClusterTrace; readonly level: Level }[],
+  system: SystemUnderTest,
+  options: PipelineOptions,
+): Promise<void> {
+  const window = Math.max(1, options.window ?? 32);
+  const inFlight: { index: number; trace: ClusterTrace; level: Level; answered: Promise<ClusterStepReply[]> }[] = [];
+  const model = new PrefixSharingModel();
+  let stopped = false;
+  const judgeOldest = async (): Promise<void> => {
+    const f = inFlight.shift();
+    if (!f) return;
+    const actions = actionsOf(f.trace);
+    const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
+    const replies = await f.answered;
+    let divergence: Divergence | undefined;
+    for (let i = 0; i < actions.length && !divergence; i++) {
+      divergence = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+    }
+    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false) stopped = true;
+  };
+  for (let index = 0; index < traces.length && !stopped; index++) {
+    const { trace, level } = traces[index] as { trace: ClusterTrace; level: Level };
+    const session = await system.openCluster(trace.config, level);
+    const answered = session.steps(actionsOf(trace));
+    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
+    answered.catch(() => undefined);
+    inFlight.push({ index, trace, level, answered });
+    if (inFlight.length >= window) await judgeOldest();
+  }
+  while (inFlight.length > 0 && !stopped) await judgeOldest();
+}
+
+/**
+ * The model's expected steps for a run of traces that share prefixes (the
+ * exhaustive traces come sorted, so each shares most of its steps with the
+ * one before): the model's states along the last trace are kept, and the
+ * next trace's expectations are computed only from where it departs. Model
+ * states are immutable, so a kept state is exactly the state after that
+ * prefix.
+ */
+export class PrefixSharingModel {
+  private configKey = '';
+  private setup: ClusterSetup | undefined;
+  /** Per step of the last trace: its action (as JSON), the state after it, what it had to produce. */
+  private actions: string[] = [];
+  private states: ClusterState[] = [];
+  private expected: ExpectedClusterStep[] = [];
+
+  stepsOf(config: ClusterTrace['config'], actions: readonly ExternalAction[]): ExpectedClusterStep[] {
+    const key = JSON.stringify(config);
+    if (key !== this.configKey || !this.setup) {
+      this.configKey = key;
+      // Conformance compares observations only: no ghost state for properties.
+      this.setup = { ...config, checkProperties: false };
+      this.actions = [];
+      this.states = [];
+      this.expected = [];
+    }
+    const setup = this.setup;
+    let shared = 0;
+    const keys = actions.map((a) => JSON.stringify(a));
+    while (shared < keys.length && shared < this.actions.length && keys[shared] === this.actions[shared]) shared++;
+    this.actions.length = shared;
+    this.states.length = shared;
+    this.expected.length = shared;
+    let state = shared > 0 ? (this.states[shared - 1] as ClusterState) : initialClusterState(setup);
+    for (let i = shared; i < actions.length; i++) {
+      const action = actions[i] as ExternalAction;
+      // §7: an action that is not enabled is refused and changes nothing.
+      const why = whyDisabled(setup, state, action);
+      let step: ExpectedClusterStep;
+      if (why !== undefined) step = { error: why, observation: observeCluster(setup, state) };
+      else {
+        const t = applyExternal(setup, state, action);
+        state = t.state;
+        step = { events: t.events, observation: observeCluster(setup, state) };
+      }
+      this.actions.push(keys[i] as string);
+      this.states.push(state);
+      this.expected.push(step);
+    }
+    return this.expected.slice(0, actions.length);
+  }
+}

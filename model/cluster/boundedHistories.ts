@@ -1,0 +1,370 @@
+// The cluster model as an explorable state machine (SPEC §6): a workload
+// script appended in order, control actions and faults within budgets,
+// processing as its own nondeterministic action, and the named properties.
+import { describeClusterAction, matchId } from '../../spec/index.ts';
+import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
+import {
+  COORDINATOR,
+  applyExternal,
+  transition,
+  initialClusterState,
+  sinkRelation,
+  whyDisabled,
+  type ClusterSetup,
+  type ClusterState,
+  type Handoff,
+  type KeyCopy,
+  type ProtocolElement,
+  type WorkerId,
+  type WorkerState,
+} from './stateMachine.ts';
+import { finalRelation, relationSignature } from './oracleTimeline.ts';
+import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
+import type { JoinState } from '../join/join.ts';
+
+/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
+export interface ClusterBounds {
+  /** Records appended in this order, interleaved with everything else. */
+  readonly script: readonly LogRecord[];
+  readonly migrations: number;
+  readonly failovers: number;
+  /** Worker or coordinator crashes, including crashes between the parts of commit and failover. */
+  readonly crashes: number;
+  readonly pauses: number;
+  /** Duplicate deliveries of an install or a release message. */
+  readonly duplicates: number;
+  readonly checkpoints: number;
+}
+
+export interface ClusterModelConfig {
+  readonly cluster: ClusterSetup;
+  readonly bounds: ClusterBounds;
+}
+
+export interface Budget {
+  readonly migrations: number;
+  readonly failovers: number;
+  readonly crashes: number;
+  readonly pauses: number;
+  readonly duplicates: number;
+  readonly checkpoints: number;
+}
+
+export interface ExploredState {
+  readonly cluster: ClusterState;
+  /** How much of each budget has been used. */
+  readonly used: Budget;
+}
+
+const budgetKeys = ['migrations', 'failovers', 'crashes', 'pauses', 'duplicates', 'checkpoints'] as const;
+
+function spend(used: Budget, kind: keyof Budget): Budget {
+  return { ...used, [kind]: used[kind] + 1 };
+}
+
+/** Which budget an action spends, if any. */
+function budgetOf(a: ClusterAction): (keyof Budget)[] {
+  switch (a.type) {
+    case 'freeze':
+      return ['migrations'];
+    case 'failover':
+      return a.crashAfterFence ? ['failovers', 'crashes'] : ['failovers'];
+    case 'commit':
+      return a.crashAfterFence ? ['crashes'] : [];
+    case 'crash':
+      return ['crashes'];
+    case 'pause':
+      return ['pauses'];
+    case 'duplicateInstall':
+    case 'duplicateRelease':
+      return ['duplicates'];
+    case 'checkpoint':
+      return ['checkpoints'];
+    default:
+      return [];
+  }
+}
+
+/** Faults, for Progress: what may stop happening (SPEC §6). */
+export function isFault(a: ClusterAction): boolean {
+  return (
+    a.type === 'crash' ||
+    a.type === 'pause' ||
+    a.type === 'duplicateInstall' ||
+    a.type === 'duplicateRelease' ||
+    ((a.type === 'commit' || a.type === 'failover') && a.crashAfterFence === true)
+  );
+}
+
+/**
+ * The actions worth asking `whyDisabled` about in `s`, within the budgets:
+ * a superset of the enabled ones, generated from the state so that most
+ * candidates are enabled (the guard in model/cluster/stateMachine.ts stays the one
+ * definition of enabledness).
+ */
+function candidateActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
+  const { cluster, bounds } = config;
+  const st = s.cluster;
+  const used = s.used;
+  const out: ClusterAction[] = [];
+  const record = bounds.script[st.log.length];
+  if (record) out.push({ type: 'record', record });
+  for (const worker of cluster.workers) {
+    const ws = st.workers[worker] as WorkerState;
+    if (ws.status !== 'up') continue;
+    for (const key in ws.keys) {
+      const copy = ws.keys[key] as KeyCopy;
+      if (copy.frozen) continue;
+      if (copy.cursor < st.log.length) out.push({ type: 'process', worker, key });
+      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker, key });
+    }
+  }
+  const h = st.coordinator.handoff;
+  if (st.coordinator.up) {
+    if (h) {
+      const key = h.key;
+      out.push({ type: 'persist', key }, { type: 'install', key }, { type: 'commit', key }, { type: 'release', key }, { type: 'abort', key });
+      if (used.crashes < bounds.crashes) out.push({ type: 'commit', key, crashAfterFence: true });
+    } else {
+      for (const { key } of cluster.keys) {
+        const owner = st.coordinator.owner[key] as WorkerId;
+        const ownerUp = (st.workers[owner] as WorkerState).status === 'up';
+        for (const to of cluster.workers) {
+          if ((st.workers[to] as WorkerState).status !== 'up' || to === owner) continue;
+          if (ownerUp && used.migrations < bounds.migrations) out.push({ type: 'freeze', key, to });
+          if (!ownerUp && used.failovers < bounds.failovers) {
+            out.push({ type: 'failover', key, to });
+            if (used.crashes < bounds.crashes) out.push({ type: 'failover', key, to, crashAfterFence: true });
+          }
+        }
+      }
+    }
+  }
+  if (used.duplicates < bounds.duplicates) {
+    for (const key in st.lastInstall) out.push({ type: 'duplicateInstall', key });
+    for (const key in st.lastRelease) out.push({ type: 'duplicateRelease', key });
+  }
+  for (const worker of cluster.workers) {
+    const status = (st.workers[worker] as WorkerState).status;
+    if (status === 'down') out.push({ type: 'restart', node: worker });
+    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: worker });
+    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker });
+    if (status === 'paused') out.push({ type: 'resume', worker });
+  }
+  if (!st.coordinator.up) out.push({ type: 'restart', node: COORDINATOR });
+  else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: COORDINATOR });
+  return out;
+}
+
+export function enabledClusterActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
+  const out: ClusterAction[] = [];
+  for (const a of candidateActions(config, s)) if (whyDisabled(config.cluster, s.cluster, a) === undefined) out.push(a);
+  return out;
+}
+
+export function nextExplored(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): ExploredState {
+  const used = budgetOf(a).reduce(spend, s.used);
+  return { cluster: transition(config.cluster, s.cluster, a).state, used };
+}
+
+/**
+ * The conformance (eager) semantics over the same bounds (SPEC §7): one
+ * external action, then every enabled processing step, spending the budgets
+ * as `nextExplored` does. The events are those a system under test replies.
+ */
+export function nextEager(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): { state: ExploredState; events: ClusterEvent[] } {
+  if (a.type === 'process') throw new Error('process is not an external action: processing runs eagerly (SPEC §7)');
+  const used = budgetOf(a).reduce(spend, s.used);
+  const t = applyExternal(config.cluster, s.cluster, a);
+  return { state: { cluster: t.state, used }, events: t.events };
+}
+
+export function initialExplored(config: ClusterModelConfig): ExploredState {
+  const used = Object.fromEntries(budgetKeys.map((k) => [k, 0])) as unknown as Budget;
+  return { cluster: initialClusterState(config.cluster), used };
+}
+
+// ---------------------------------------------------------------------------
+// Coverage labels: every crash point is its own kind (SPEC §6).
+
+function roleOf(h: Handoff | null, node: string, owners: Readonly<Record<string, WorkerId>>): string {
+  if (node === COORDINATOR) return 'coordinator';
+  if (h?.src === node) return 'src';
+  if (h?.dst === node) return 'dst';
+  return Object.values(owners).includes(node) ? 'owner' : 'idle';
+}
+
+/** The coverage label of an action taken in state `s`. */
+export function clusterActionKind(s: ExploredState, a: ClusterAction): string {
+  const h = s.cluster.coordinator.handoff;
+  const at = h ? `${h.kind}@${h.phase}` : 'steady';
+  switch (a.type) {
+    case 'crash':
+      return `crash:${roleOf(h, a.node, s.cluster.coordinator.owner)}@${at}`;
+    case 'commit':
+      return a.crashAfterFence ? 'commit+crash-after-fence' : `commit@${h?.phase ?? '?'}`;
+    case 'failover':
+      return a.crashAfterFence ? 'failover+crash-after-fence' : 'failover';
+    case 'restart':
+      return a.node === COORDINATOR ? 'restart:coordinator' : 'restart:worker';
+    case 'install':
+      return h?.phase === 'persisted' ? 'install' : 'install(retry)';
+    default:
+      return a.type;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Canonical encoding. A copy's join state is not encoded: it is a function of
+// (key, cursor) because processing is deterministic and every copy is either
+// processed forward or restored from a checkpoint, itself a copy's
+// (join, cursor) pair. model/clusterModel.test.ts checks this invariant on
+// every explored state, so encoding the cursor alone is exact.
+
+function encodeCopy(c: KeyCopy | undefined): string {
+  return c ? `${c.cursor}.${c.epoch}${c.frozen ? 'f' : ''}` : '-';
+}
+
+/**
+ * Everything the state says about worker `w`: its status, its copies, and a
+ * marker for every place the rest of the state refers to it (owner of a key,
+ * handoff source or destination, destination of the last install message).
+ */
+function workerSignature(config: ClusterModelConfig, st: ClusterState, w: WorkerId): string {
+  const ws = st.workers[w] as WorkerState;
+  const h = st.coordinator.handoff;
+  let sig = ws.status === 'up' ? 'U' : ws.status === 'paused' ? 'P' : 'D';
+  for (const { key } of config.cluster.keys) {
+    sig += `${encodeCopy(ws.keys[key])}${st.coordinator.owner[key] === w ? 'o' : ''}${st.lastInstall[key]?.dst === w ? 'm' : ''}${st.lastRelease[key]?.src === w ? 'r' : ''},`;
+  }
+  if (h?.src === w) sig += 's';
+  if (h?.dst === w) sig += 'd';
+  return sig;
+}
+
+/**
+ * The canonical encoding of an explored state. With `symmetric`, worker ids
+ * are left out: workers are interchangeable (no rule names a particular
+ * one), and every reference to a worker is a marker in that worker's
+ * signature, so the sorted signatures determine the state up to a
+ * renaming of workers — which is exactly symmetry reduction.
+ */
+export function encodeExplored(config: ClusterModelConfig, s: ExploredState, symmetric: boolean): string {
+  const st = s.cluster;
+  const c = st.coordinator;
+  const h = c.handoff;
+  let out = `${st.log.length} ${s.used.migrations}${s.used.failovers}${s.used.crashes}${s.used.pauses}${s.used.duplicates}${s.used.checkpoints} ${c.up ? 'U' : 'D'}`;
+  if (h) out += `${h.kind[0]}${h.key}:${h.from}:${h.phase}`;
+  for (const { key } of config.cluster.keys) {
+    const cp = st.store[key];
+    const m = st.lastInstall[key];
+    const r = st.lastRelease[key];
+    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${cp ? `${cp.cursor}.${cp.epoch}` : '-'}|m${m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-'}|r${r ? r.epoch : '-'}|`;
+    const matches = st.sink.matches[key] ?? {};
+    const ids = Object.keys(matches).sort();
+    for (const id of ids) out += `${id}${matches[id] === 'inserted' ? '+' : '-'},`;
+  }
+  const workers = config.cluster.workers.map((w) => (symmetric ? '' : `${w}=`) + workerSignature(config, st, w));
+  if (symmetric) workers.sort();
+  out += ` ${workers.join(';')}`;
+  if (st.ghost.violation) out += ' !';
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Properties (SPEC §6)
+
+/** ExactlyOnce, Fenced: violations the sink's ghost recorded when they happened. */
+export function ghostViolation(s: ExploredState): string | undefined {
+  return s.cluster.ghost.violation ?? undefined;
+}
+
+/** Quiescent: log consumed by every owner, no handoff, every node up (SPEC §6). */
+export function isQuiescent(config: ClusterModelConfig, s: ExploredState): boolean {
+  const st = s.cluster;
+  if (!st.coordinator.up || st.coordinator.handoff) return false;
+  if (config.cluster.workers.some((w) => st.workers[w]?.status !== 'up')) return false;
+  return config.cluster.keys.every(({ key }) => {
+    const owner = st.coordinator.owner[key] as string;
+    const copy = st.workers[owner]?.keys[key];
+    return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && hasReadLog(st.log, key, copy.cursor);
+  });
+}
+
+/** C3: no relevant record of `key` at or after `cursor`. */
+function hasReadLog(log: readonly LogRecord[], key: string, cursor: number): boolean {
+  for (let i = cursor; i < log.length; i++) {
+    const r = log[i] as LogRecord;
+    if (r.kind === 'watermark' || r.key === key) return false;
+  }
+  return true;
+}
+
+/** ExactlyOnce at quiescence: the sink equals the oracle over the whole log. */
+export function quiescentResultWrong(config: ClusterModelConfig, s: ExploredState): string | undefined {
+  if (!isQuiescent(config, s)) return undefined;
+  for (const { key } of config.cluster.keys) {
+    const want = finalRelation(config.cluster.join, s.cluster.log, key);
+    const got = relationSignature(sinkRelation(s.cluster.sink, key));
+    if (got !== want) return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${got.replaceAll('\n', ', ')}], the oracle's [${want.replaceAll('\n', ', ')}]`;
+  }
+  return undefined;
+}
+
+const horizonMemo = new WeakMap<readonly LogRecord[], Map<string, string>>();
+
+/** The retained set J8 prescribes for `key` after `log[0..cursor)`, as a signature. */
+function prescribedRetained(join: JoinConfig, log: readonly LogRecord[], key: string, cursor: number): string {
+  let memo = horizonMemo.get(log);
+  if (!memo) horizonMemo.set(log, (memo = new Map()));
+  const id = `${key}\u0000${cursor}`;
+  let sig = memo.get(id);
+  if (sig === undefined) {
+    let oracle = initialOracleState;
+    for (const r of log.slice(0, cursor)) oracle = stepOracle(join, oracle, r).state;
+    const kept = horizonRetained(join, { ...oracle, rows: oracle.rows.filter((r) => r.key === key) });
+    sig = `${kept.rows.join(',')}|${kept.matches.join(',')}`;
+    memo.set(id, sig);
+  }
+  return sig;
+}
+
+// Join states are immutable and shared, and each belongs to one key (the
+// empty initial state, shared by all keys, retains nothing for any of them):
+// judge each (join state, cursor) once. Every explored log is a prefix of the
+// same script, so the log prefix is fixed by the cursor.
+const boundedMemo = new WeakMap<JoinState, Map<number, string | null>>();
+
+/** BoundedState: every copy retains exactly what J8 prescribes for the log it has read. */
+export function unboundedCopy(config: ClusterModelConfig, s: ExploredState): string | undefined {
+  const st = s.cluster;
+  for (const w of config.cluster.workers) {
+    const copies = st.workers[w]?.keys ?? {};
+    for (const key in copies) {
+      const copy = copies[key] as KeyCopy;
+      let memo = boundedMemo.get(copy.join);
+      if (!memo) boundedMemo.set(copy.join, (memo = new Map()));
+      let verdict = memo.get(copy.cursor);
+      if (verdict === undefined) {
+        const rows = copy.join.rows.map((r) => `${identityString(r)}${r.live ? '' : '†'}`).sort();
+        const matches = copy.join.matches.map((m) => matchId(m.key, m.left, m.right));
+        const want = prescribedRetained(config.cluster.join, st.log, key, copy.cursor);
+        const have = `${rows.join(',')}|${matchSignature(matches)}`;
+        verdict = have === want ? null : `retains ${have}, J8 prescribes ${want}`;
+        memo.set(copy.cursor, verdict);
+      }
+      if (verdict !== null) return `BoundedState: ${w}'s copy of ${key} at cursor ${copy.cursor} ${verdict}`;
+    }
+  }
+  return undefined;
+}
+
+function matchSignature(ids: string[]): string {
+  return ids.sort().join(',');
+}
+
+export function describeExploredAction(a: ClusterAction): string {
+  return describeClusterAction(a);
+}
+
+export type { ProtocolElement };

@@ -1,0 +1,215 @@
+// The reference join operator: SPEC §1–§3 transcribed rule by rule, with no
+// index and no cleverness. State is immutable plain data, so the explorer can
+// hash it and checkpoints can share it. Read it beside SPEC.md.
+import { matchId, compareByMatchId, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
+import type {
+  Change,
+  JoinConfig,
+  LogRecord,
+  Outcome,
+  RejectReason,
+  RetainedCounts,
+  RowContent,
+  RowRecord,
+  Side,
+  Watermarks,
+} from '../../spec/index.ts';
+
+/** A bound identity (J2): its content, and whether it is live or a tombstone (J6). */
+export interface RowState extends RowContent {
+  readonly live: boolean;
+}
+
+/** An active match (J3) still retained (J8). */
+export interface MatchState {
+  readonly key: string;
+  readonly left: string;
+  readonly right: string;
+}
+
+export interface JoinState {
+  readonly wm: Watermarks;
+  readonly rows: readonly RowState[];
+  readonly matches: readonly MatchState[];
+}
+
+export interface JoinStep {
+  readonly state: JoinState;
+  readonly outcome: Outcome;
+  readonly changes: readonly Change[];
+}
+
+export const initialJoinState: JoinState = { wm: { L: null, R: null }, rows: [], matches: [] };
+
+/** J4: min of both sides, −∞ (null) until both have reported. */
+export function globalWatermark(wm: Watermarks): number | null {
+  return wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+}
+
+/** J8: the horizon of a row that ends at `end`. */
+export function horizonOf(end: number, config: JoinConfig): number {
+  return end + config.allowedLateness + config.maxIntervalLength;
+}
+
+/** J8: is a row with this end still retained under global watermark `gw`? */
+export function isRetained(end: number, gw: number | null, config: JoinConfig): boolean {
+  return gw === null || gw <= horizonOf(end, config);
+}
+
+const opposite = (s: Side): Side => (s === 'L' ? 'R' : 'L');
+const inRange = (t: number): boolean => t >= TIME_MIN && t <= TIME_MAX;
+const isSide = (s: string): s is Side => s === 'L' || s === 'R';
+
+/** J1: the first failing validity check, or undefined if the record is valid. */
+export function validityOf(record: LogRecord, config: JoinConfig): RejectReason | undefined {
+  if (record.kind === 'watermark') {
+    if (!isSide(record.side)) return 'bad_side';
+    if (!inRange(record.wm)) return 'out_of_range';
+    return undefined;
+  }
+  if (record.key === '') return 'empty_key';
+  if (record.id === '') return 'empty_id';
+  if (!isSide(record.side)) return 'bad_side';
+  if (!inRange(record.ts) || !inRange(record.start) || !inRange(record.end)) return 'out_of_range';
+  if (record.ts < record.start) return 'ts_before_start';
+  if (record.ts > record.end) return 'ts_after_end';
+  if (record.end - record.start > config.maxIntervalLength) return 'too_long';
+  return undefined;
+}
+
+/** J2: the content of a valid row record. */
+export function contentOf(record: RowRecord): RowContent {
+  const { key, side, id, ts, start, end } = record;
+  return { key, side: side as Side, id, ts, start, end };
+}
+
+/** J2: same identity. */
+export function sameIdentity(a: RowContent, b: RowContent): boolean {
+  return a.key === b.key && a.side === b.side && a.id === b.id;
+}
+
+/** J2: same content. */
+export function sameContent(a: RowContent, b: RowContent): boolean {
+  return sameIdentity(a, b) && a.ts === b.ts && a.start === b.start && a.end === b.end;
+}
+
+/** J3: inclusive overlap. */
+export function overlaps(a: RowContent, b: RowContent): boolean {
+  return a.start <= b.end && b.start <= a.end;
+}
+
+/** J3: the change for match (key, left, right). */
+export function changeOf(op: Change['op'], m: MatchState): Change {
+  return { op, match: matchId(m.key, m.left, m.right), key: m.key, left: m.left, right: m.right };
+}
+
+/** J5: a valid insert is late iff gw ≠ −∞ and ts < gw − L. */
+export function isLateInsert(row: RowContent, gw: number | null, config: JoinConfig): boolean {
+  return gw !== null && row.ts < gw - config.allowedLateness;
+}
+
+/** J6: a valid retract is late iff its horizon has passed. */
+export function isLateRetract(row: RowContent, gw: number | null, config: JoinConfig): boolean {
+  return !isRetained(row.end, gw, config);
+}
+
+const unchanged = (state: JoinState, outcome: Outcome): JoinStep => ({ state, outcome, changes: [] });
+
+/** J7: apply one record, checks in the precedence of the J7 table. */
+export function stepJoin(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
+  const invalid = validityOf(record, config);
+  if (invalid) return unchanged(state, { code: 'rejected', reason: invalid });
+  if (record.kind === 'watermark') return applyWatermark(config, state, record.side as Side, record.wm);
+
+  const row = contentOf(record);
+  const gw = globalWatermark(state.wm);
+  const late = record.kind === 'insert' ? isLateInsert(row, gw, config) : isLateRetract(row, gw, config);
+  if (late) return unchanged(state, { code: 'late' });
+
+  const bound = state.rows.find((r) => sameIdentity(r, row));
+  if (bound && !sameContent(bound, row)) return unchanged(state, { code: 'rejected', reason: 'conflict' });
+
+  if (record.kind === 'insert') {
+    if (bound) return unchanged(state, { code: 'duplicate' });
+    return insertRow(state, row);
+  }
+  if (bound && !bound.live) return unchanged(state, { code: 'duplicate' });
+  if (bound) return retractRow(state, row);
+  // J6: the retract overtook its insert; bind a tombstone.
+  return { state: { ...state, rows: [...state.rows, { ...row, live: false }] }, outcome: { code: 'accepted' }, changes: [] };
+}
+
+/** J7 step 5 for an insert: bind a live row, insert a match with every live overlapping partner. */
+function insertRow(state: JoinState, row: RowContent): JoinStep {
+  const partners = state.rows.filter(
+    (r) => r.live && r.key === row.key && r.side === opposite(row.side) && overlaps(r, row),
+  );
+  const added: MatchState[] = partners.map((p) =>
+    row.side === 'L' ? { key: row.key, left: row.id, right: p.id } : { key: row.key, left: p.id, right: row.id },
+  );
+  return {
+    state: { ...state, rows: [...state.rows, { ...row, live: true }], matches: [...state.matches, ...added] },
+    outcome: { code: 'accepted' },
+    changes: added.map((m) => changeOf('insert', m)).sort(compareByMatchId),
+  };
+}
+
+/** J6/J7 step 5 for a retract of a live row: tombstone it, retract its active matches. */
+function retractRow(state: JoinState, row: RowContent): JoinStep {
+  const isEndpoint = (m: MatchState): boolean =>
+    m.key === row.key && (row.side === 'L' ? m.left === row.id : m.right === row.id);
+  const retracted = state.matches.filter(isEndpoint);
+  return {
+    state: {
+      ...state,
+      rows: state.rows.map((r) => (sameIdentity(r, row) ? { ...r, live: false } : r)),
+      matches: state.matches.filter((m) => !isEndpoint(m)),
+    },
+    outcome: { code: 'accepted' },
+    changes: retracted.map((m) => changeOf('retract', m)).sort(compareByMatchId),
+  };
+}
+
+/** J4 then J8: raise one side's watermark, then evict what passed its horizon. */
+function applyWatermark(config: JoinConfig, state: JoinState, side: Side, w: number): JoinStep {
+  const current = state.wm[side];
+  if (current !== null && w <= current) return unchanged(state, { code: 'stale' });
+  const wm: Watermarks = { ...state.wm, [side]: w };
+  return { state: evict(config, { ...state, wm }), outcome: { code: 'accepted' }, changes: [] };
+}
+
+/** J8: keep rows with gw <= end + L + D, and matches with a retained endpoint. */
+export function evict(config: JoinConfig, state: JoinState): JoinState {
+  const gw = globalWatermark(state.wm);
+  const rows = state.rows.filter((r) => isRetained(r.end, gw, config));
+  const held = (key: string, side: Side, id: string): boolean =>
+    rows.some((r) => r.key === key && r.side === side && r.id === id);
+  const matches = state.matches.filter((m) => held(m.key, 'L', m.left) || held(m.key, 'R', m.right));
+  return { wm: state.wm, rows, matches };
+}
+
+/** §3: retained counts, over all keys or for one key. */
+export function retainedCountsOf(state: JoinState, key?: string): RetainedCounts {
+  const rows = key === undefined ? state.rows : state.rows.filter((r) => r.key === key);
+  const matches = key === undefined ? state.matches : state.matches.filter((m) => m.key === key);
+  return {
+    live: rows.filter((r) => r.live).length,
+    tombstones: rows.filter((r) => !r.live).length,
+    matches: matches.length,
+  };
+}
+
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * A canonical string for a join state: equal iff the states are equal as
+ * sets (row and match order is history, not state). Used by the explorer's
+ * visited set and by tests comparing states.
+ */
+export function encodeJoinState(state: JoinState): string {
+  const rows = state.rows
+    .map((r) => JSON.stringify([r.key, r.side, r.id, r.ts, r.start, r.end, r.live ? 1 : 0]))
+    .sort(byText);
+  const matches = state.matches.map((m) => JSON.stringify([m.key, m.left, m.right])).sort(byText);
+  return `${String(state.wm.L)},${String(state.wm.R)}|${rows.join(',')}|${matches.join(',')}`;
+}
