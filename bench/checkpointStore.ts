@@ -80,7 +80,12 @@ const Database = await loadSqlite();
 const scratch = mkdtempSync(join(os.tmpdir(), 'streamjoin-store-bench-'));
 console.log('# checkpoint store: microseconds per durable put');
 console.log();
-console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; directory ${scratch}`);
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}; directory ${scratch}`,
+);
 console.log();
 console.log('| rows in state | JSON bytes | memory µs | file µs | SQLite µs | file / SQLite |');
 console.log('|---:|---:|---:|---:|---:|---:|');
@@ -101,10 +106,14 @@ try {
     }
     const bytes = JSON.stringify(state).length;
     const s = sq === undefined ? 'not installed' : sq.toFixed(0);
-    console.log(`| ${rows.toLocaleString('en')} | ${bytes.toLocaleString('en')} | ${m.toFixed(0)} | ${f.toFixed(0)} | ${s} | ${sq === undefined ? '—' : `${(f / sq).toFixed(1)}×`} |`);
+    console.log(
+      `| ${rows.toLocaleString('en')} | ${bytes.toLocaleString('en')} | ${m.toFixed(0)} | ${f.toFixed(0)} | ${s} | ${sq === undefined ? '—' : `${(f / sq).toFixed(1)}×`} |`,
+    );
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
 console.log();
-console.log('Every backend validates the snapshot on put (as restore would); memory is that validation plus serialization, so file − memory and SQLite − memory are the storage costs.');
+console.log(
+  'Every backend validates the snapshot on put (as restore would); memory is that validation plus serialization, so file − memory and SQLite − memory are the storage costs.',
+);

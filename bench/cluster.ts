@@ -58,7 +58,13 @@ function trace(n: number, random: () => number): ClusterAction[] {
       const key = `k${migrations % 8}`;
       const from = owner.get(key) as string;
       const to = workers[(workers.indexOf(from) + 1) % workers.length] as string;
-      out.push({ type: 'freeze', key, to }, { type: 'persist', key }, { type: 'install', key }, { type: 'commit', key }, { type: 'release', key });
+      out.push(
+        { type: 'freeze', key, to },
+        { type: 'persist', key },
+        { type: 'install', key },
+        { type: 'commit', key },
+        { type: 'release', key },
+      );
       owner.set(key, to);
       const other = `k${(migrations + 3) % 8}`;
       out.push({ type: 'checkpoint', worker: owner.get(other) as string, key: other });

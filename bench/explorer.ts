@@ -95,7 +95,8 @@ const results: Record<string, unknown> = {};
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const row = (r: Run): string =>
   `| ${r.label} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.generated)} | ${fmt(r.ms / 1000, 2)} | ${fmt(r.statesPerSecond)} | ${fmt(r.bytesPerState, 1)} | ${fmt(r.heapBytesPerState)} |`;
-const header = '| run (best of 2 where compared) | distinct | generated | CPU seconds | distinct per CPU second | engine bytes/state | peak heap bytes/state |\n|---|---|---|---|---|---|---|';
+const header =
+  '| run (best of 2 where compared) | distinct | generated | CPU seconds | distinct per CPU second | engine bytes/state | peak heap bytes/state |\n|---|---|---|---|---|---|---|';
 
 out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run${gc ? '' : ', no --expose-gc: heap figures are rough'})`);
 
@@ -129,12 +130,25 @@ out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run
   const hooked = best('explorer, fingerprint from the fields (Model.fingerprint)', recordWorkload(12, 2, { fieldFingerprint: true }), {});
   out(`\n## engine overhead: ${workload.name}, ${fmt(engine.distinct)} states, ${fmt(engine.generated)} transitions\n`);
   out(header);
-  out(row({ ...engine, label: 'bare BFS loop (same visited set, nothing else)', ms: bare.ms, statesPerSecond: (bare.distinct * 1000) / bare.ms, bytesPerState: 0, heapBytesPerState: 0 }));
+  out(
+    row({
+      ...engine,
+      label: 'bare BFS loop (same visited set, nothing else)',
+      ms: bare.ms,
+      statesPerSecond: (bare.distinct * 1000) / bare.ms,
+      bytesPerState: 0,
+      heapBytesPerState: 0,
+    }),
+  );
   out(row(engine));
   out(row(exact));
   out(row(hooked));
-  out(`\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`);
-  out(`exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`);
+  out(
+    `\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`,
+  );
+  out(
+    `exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`,
+  );
   out(`fingerprint from the fields / from the encoding: time ${fmt(hooked.ms / engine.ms, 2)}`);
   results['engine'] = { bareMs: bare.ms, fingerprint: engine, exact, fieldFingerprint: hooked };
 }
@@ -186,11 +200,21 @@ function sumRuns(label: string, parts: readonly Run[]): Run {
 }
 
 /** One measured check of a preset at `bounds`: part by part if it decomposes (unless `joint`), else whole. */
-function measurePreset(preset: ModelPreset, bounds: Record<string, number>, label: string, options: CheckOptions, repeat: boolean, joint = false): Run {
+function measurePreset(
+  preset: ModelPreset,
+  bounds: Record<string, number>,
+  label: string,
+  options: CheckOptions,
+  repeat: boolean,
+  joint = false,
+): Run {
   const run = <S, A>(l: string, m: Model<S, A>): Run => (repeat ? best(l, m, options) : measure(l, m, options));
   const parts = !joint && preset.parts ? preset.parts(bounds, undefined) : undefined;
   if (!parts) return preset.build(bounds, undefined).use((m) => run(label, m));
-  return sumRuns(`${label} (${parts.length} parts: ${parts.map((p) => p.label).join(', ')})`, parts.map((p) => p.model.use((m) => run(`${label}, part ${p.label}`, m))));
+  return sumRuns(
+    `${label} (${parts.length} parts: ${parts.map((p) => p.label).join(', ')})`,
+    parts.map((p) => p.model.use((m) => run(`${label}, part ${p.label}`, m))),
+  );
 }
 
 for (const preset of presets) {
@@ -210,10 +234,14 @@ for (const preset of presets) {
   out(header);
   for (const r of runs) out(row(r));
   out('');
-  out(`exact / fingerprint: time ${fmt(exact.ms / base.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / base.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, base.heapBytesPerState), 1)}`);
-  if (noSymmetry) out(`symmetry: states ÷${fmt(noSymmetry.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noSymmetry.ms, 2)} (on / off)`);
+  out(
+    `exact / fingerprint: time ${fmt(exact.ms / base.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / base.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, base.heapBytesPerState), 1)}`,
+  );
+  if (noSymmetry)
+    out(`symmetry: states ÷${fmt(noSymmetry.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noSymmetry.ms, 2)} (on / off)`);
   else out('symmetry: the model has none');
-  if (noPor) out(`partial-order reduction: states ÷${fmt(noPor.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noPor.ms, 2)} (on / off)`);
+  if (noPor)
+    out(`partial-order reduction: states ÷${fmt(noPor.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noPor.ms, 2)} (on / off)`);
   else out('partial-order reduction: the model has no independence hook');
 
   // Key decomposition against the joint model, at a bound the joint model finishes.
@@ -222,17 +250,27 @@ for (const preset of presets) {
     const small: Record<string, number> = { ...defaults, records: Math.min(defaults['records'] ?? 0, 4), pauses: 0, checkpoints: 0 };
     const parts = measurePreset(preset, small, 'key by key', {}, true);
     const joint = measurePreset(preset, small, 'joint (--joint)', {}, true, true);
-    out(`\nkey decomposition at ${Object.entries(small).map(([k, v]) => `${k}=${v}`).join(' ')}:\n`);
+    out(
+      `\nkey decomposition at ${Object.entries(small)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}:\n`,
+    );
     out(header);
     out(row(parts));
     out(row(joint));
-    out(`\nkey decomposition: states ÷${fmt(joint.distinct / parts.distinct, 2)}, time ×${fmt(parts.ms / joint.ms, 2)} (key by key / joint)`);
+    out(
+      `\nkey decomposition: states ÷${fmt(joint.distinct / parts.distinct, 2)}, time ×${fmt(parts.ms / joint.ms, 2)} (key by key / joint)`,
+    );
     decomposition = { parts, joint, bounds: small };
   }
 
   const growth: Run[] = [];
   if (!values['skip-growth']) {
-    out(`\nhow the distinct count grows with each bound (others at their defaults: ${Object.entries(defaults).map(([k, v]) => `${k}=${v}`).join(' ')}):\n`);
+    out(
+      `\nhow the distinct count grows with each bound (others at their defaults: ${Object.entries(defaults)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}):\n`,
+    );
     out(header);
     for (const p of preset.bounds) {
       const lo = p.name === 'records' ? Math.max(p.min, p.default - 2) : p.default;

@@ -143,18 +143,41 @@ try {
     const traces = tracesAt(level);
     const requests = traces.reduce((n, t) => n + requestsOf(t), 0);
     // Warm every path (JIT, on both sides of the pipe) with full passes, then measure.
-    for (const s of SYSTEMS) for (let pass = 0; pass < 3; pass++) await (pass === 0 ? lockstep(s, traces, level) : systemOnly(s, traces, level));
-    rows.push({ what: `lockstep, ${level}`, units: traces.length, requests, ms: await sideBySide((s) => lockstep(s, traces, level), SYSTEMS) });
-    rows.push({ what: `system only, ${level}`, units: traces.length, requests, ms: await sideBySide((s) => systemOnly(s, traces, level), SYSTEMS) });
+    for (const s of SYSTEMS)
+      for (let pass = 0; pass < 3; pass++) await (pass === 0 ? lockstep(s, traces, level) : systemOnly(s, traces, level));
+    rows.push({
+      what: `lockstep, ${level}`,
+      units: traces.length,
+      requests,
+      ms: await sideBySide((s) => lockstep(s, traces, level), SYSTEMS),
+    });
+    rows.push({
+      what: `system only, ${level}`,
+      units: traces.length,
+      requests,
+      ms: await sideBySide((s) => systemOnly(s, traces, level), SYSTEMS),
+    });
   }
-  const scenarios = ['zombie-after-failover', 'failover-replay-from-older-checkpoint'].map((n) => exhaustiveScenario(n) as ExhaustiveScenario);
+  const scenarios = ['zombie-after-failover', 'failover-replay-from-older-checkpoint'].map(
+    (n) => exhaustiveScenario(n) as ExhaustiveScenario,
+  );
   const exhaustive = scenarios
     .flatMap((s) => coverScenario(s).traces)
     .map((trace) => ({ trace, level: levelOfClusterTrace(trace) as Level }));
   const exRequests = exhaustive.reduce((n, t) => n + 1 + 2 * t.trace.steps.length, 0);
   for (const s of SYSTEMS) await exhaustiveLockstep(s, exhaustive);
-  rows.push({ what: 'exhaustive, pipelined lockstep', units: exhaustive.length, requests: exRequests, ms: await sideBySide((s) => exhaustiveLockstep(s, exhaustive), SYSTEMS) });
-  rows.push({ what: 'exhaustive, pipelined system only', units: exhaustive.length, requests: exRequests, ms: await sideBySide((s) => exhaustiveSystemOnly(s, exhaustive), SYSTEMS) });
+  rows.push({
+    what: 'exhaustive, pipelined lockstep',
+    units: exhaustive.length,
+    requests: exRequests,
+    ms: await sideBySide((s) => exhaustiveLockstep(s, exhaustive), SYSTEMS),
+  });
+  rows.push({
+    what: 'exhaustive, pipelined system only',
+    units: exhaustive.length,
+    requests: exRequests,
+    ms: await sideBySide((s) => exhaustiveSystemOnly(s, exhaustive), SYSTEMS),
+  });
   for (const s of SYSTEMS) await transport(s);
   rows.push({ what: 'transport (1 session)', units: 1, requests: recordCount, ms: await sideBySide(transport, SYSTEMS) });
 } finally {
@@ -166,7 +189,8 @@ const rate = (n: number, ms: number): string => Math.round((n / ms) * 1000).toLo
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
 function print(title: string, header: string[], table: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
+  const line = (cells: string[]): string =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join(' | ')} |`;
   console.log(`\n${title}`);
   console.log(line(header));
   console.log(`|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
@@ -196,4 +220,6 @@ print(
   ['measurement', ...names],
   rows.filter((r) => r.units > 1).map((r) => [r.what, ...r.ms.map((ms) => rate(r.units, ms))]),
 );
-console.log('\nratios of throughputs measured in the same run: impl in / impl process = in-process req/s over process req/s (the target is >= 10x); impl / model = the implementation\'s throughput over the model\'s on the same path.');
+console.log(
+  "\nratios of throughputs measured in the same run: impl in / impl process = in-process req/s over process req/s (the target is >= 10x); impl / model = the implementation's throughput over the model's on the same path.",
+);

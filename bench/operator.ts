@@ -268,8 +268,15 @@ const out = (s = ''): void => {
 out(`# streamjoin operator benchmark`);
 out();
 out(`seed ${seed} (replay: npm run bench:operator -- --seed ${seed}${quick ? ' --quick' : ''})`);
-out(`figures: median of ${REPS} run(s), impl and model interleaved; load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-out(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+out(
+  `figures: median of ${REPS} run(s), impl and model interleaved; load average at start ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
+out(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`,
+);
 if (gc === undefined) out('note: run with node --expose-gc for the memory figures');
 out();
 
@@ -283,9 +290,13 @@ out();
 const minMs = quick ? 150 : 400;
 out('## Throughput as the retained window per key grows');
 out();
-out('One key; the window is w live L rows; each measured record is an R point insert overlapping ~1 (low) or ~64 (high) of them, then its retraction.');
+out(
+  'One key; the window is w live L rows; each measured record is an R point insert overlapping ~1 (low) or ~64 (high) of them, then its retraction.',
+);
 out();
-out('| window w | overlap | changes/record | impl inserts/s | model inserts/s | insert ratio | impl retracts/s | model retracts/s | retract ratio |');
+out(
+  '| window w | overlap | changes/record | impl inserts/s | model inserts/s | insert ratio | impl retracts/s | model retracts/s | retract ratio |',
+);
 out('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
 const implInsertNs: Record<Overlap, number[]> = { low: [], high: [] };
 for (const overlap of ['low', 'high'] as const) {
@@ -296,8 +307,16 @@ for (const overlap of ['low', 'high'] as const) {
       runs.push({ a: measureImpl(w, overlap, rng(s), minMs), b: measureModel(w, overlap, rng(s), minMs) });
     }
     const pick = (f: (r: { a: Throughput; b: Throughput }) => number): number => median(runs.map(f));
-    const a: Throughput = { insertsPerSec: pick((r) => r.a.insertsPerSec), retractsPerSec: pick((r) => r.a.retractsPerSec), changes: pick((r) => r.a.changes) };
-    const b: Throughput = { insertsPerSec: pick((r) => r.b.insertsPerSec), retractsPerSec: pick((r) => r.b.retractsPerSec), changes: pick((r) => r.b.changes) };
+    const a: Throughput = {
+      insertsPerSec: pick((r) => r.a.insertsPerSec),
+      retractsPerSec: pick((r) => r.a.retractsPerSec),
+      changes: pick((r) => r.a.changes),
+    };
+    const b: Throughput = {
+      insertsPerSec: pick((r) => r.b.insertsPerSec),
+      retractsPerSec: pick((r) => r.b.retractsPerSec),
+      changes: pick((r) => r.b.changes),
+    };
     implInsertNs[overlap].push(1e9 / a.insertsPerSec);
     if (Math.abs(a.changes - b.changes) > 0.5 + 0.05 * a.changes) throw new Error(`impl and model did different work at w=${w}`);
     out(
@@ -306,17 +325,21 @@ for (const overlap of ['low', 'high'] as const) {
   }
 }
 out();
-out('Growth of impl\'s cost per insert with the window (ideal O(log w + k); linear would be ×1000 from 10^2 to 10^5):');
+out("Growth of impl's cost per insert with the window (ideal O(log w + k); linear would be ×1000 from 10^2 to 10^5):");
 out();
 for (const overlap of ['low', 'high'] as const) {
   const ns = implInsertNs[overlap];
-  out(`- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${WINDOWS.at(-1)! / WINDOWS[0]!} rows)`);
+  out(
+    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${WINDOWS.at(-1)! / WINDOWS[0]!} rows)`,
+  );
 }
 out();
 
 out('## Memory and eviction');
 out();
-out('| window w | impl bytes/row | model bytes/row | impl evict ns/row, 1 row per watermark | model, same | ratio | impl evict ns/row, 100 watermarks | model, same | ratio |');
+out(
+  '| window w | impl bytes/row | model bytes/row | impl evict ns/row, 1 row per watermark | model, same | ratio | impl evict ns/row, 100 watermarks | model, same | ratio |',
+);
 out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 const MODEL_FINE_MAX = 10_000;
 // Warm-up, as above: the smallest window would otherwise time the JIT.
@@ -348,7 +371,9 @@ for (const w of WINDOWS) {
   );
 }
 out();
-out(`Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model\'s one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`);
+out(
+  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model\'s one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
+);
 out();
 
 out('## Interval tree: hand-written AVL vs @flatten-js/interval-tree');

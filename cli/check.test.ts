@@ -39,7 +39,13 @@ describe('streamjoin check', () => {
     expect(r.stdout).toMatch(/counterexample, 2 step\(s\) from initial state 0:\n +1\. retract .*\n +2\. insert /);
     const file = join(dir, 'join-small-retract-tombstone-JoinCorrect.json');
     expect(r.stdout).toContain(`replay: streamjoin check --replay ${file}`);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as { format: string; property: unknown; actions: unknown[]; bounds: Record<string, number>; ablate: string };
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      format: string;
+      property: unknown;
+      actions: unknown[];
+      bounds: Record<string, number>;
+      ablate: string;
+    };
     expect(doc.format).toBe('streamjoin/counterexample@1');
     expect(doc.property).toEqual({ kind: 'invariant', name: 'JoinCorrect' });
     expect(doc.actions).toHaveLength(2);
@@ -88,7 +94,9 @@ describe('streamjoin check', () => {
     writeFileSync(tooLong, JSON.stringify(doc));
     const r = capture(['check', '--replay', tooLong]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^${tooLong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: SJ108 step 3: action retract .* is not enabled`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^${tooLong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: SJ108 step 3: action retract .* is not enabled`),
+    );
     expect(r.stdout).toBe('');
 
     const notJson = join(dir, 'broken.json');
@@ -96,7 +104,9 @@ describe('streamjoin check', () => {
     expect(capture(['check', '--replay', notJson]).stderr).toMatch(/SJ101/);
     const otherFormat = join(dir, 'other.json');
     writeFileSync(otherFormat, JSON.stringify({ format: 'streamjoin/operator-trace@1' }));
-    expect(capture(['check', '--replay', otherFormat]).stderr).toMatch(/SJ103 format "streamjoin\/operator-trace@1" is not "streamjoin\/counterexample@1"/);
+    expect(capture(['check', '--replay', otherFormat]).stderr).toMatch(
+      /SJ103 format "streamjoin\/operator-trace@1" is not "streamjoin\/counterexample@1"/,
+    );
     const badShape = join(dir, 'shape.json');
     writeFileSync(badShape, JSON.stringify({ ...doc, initialState: -1 }));
     expect(capture(['check', '--replay', badShape]).stderr).toMatch(/SJ102 \/initialState: \/initialState must be >= 0/);
@@ -116,12 +126,18 @@ describe('streamjoin check', () => {
   });
 
   it('exits 2 on unknown presets, bounds out of range and unknown ablation elements, listing the valid ones', () => {
-    expect(capture(['check', '--preset', 'nope']).stderr).toMatch(/^usage: SJ105 unknown preset "nope" \(presets: ci, deep, smoke, join-small, /);
-    expect(capture(['check', '--preset', 'join-small', '--bound', 'records=99']).stderr).toMatch(/SJ105 bound records of preset join-small must be an integer in \[0, 12\], got 99/);
+    expect(capture(['check', '--preset', 'nope']).stderr).toMatch(
+      /^usage: SJ105 unknown preset "nope" \(presets: ci, deep, smoke, join-small, /,
+    );
+    expect(capture(['check', '--preset', 'join-small', '--bound', 'records=99']).stderr).toMatch(
+      /SJ105 bound records of preset join-small must be an integer in \[0, 12\], got 99/,
+    );
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records']).stderr).toMatch(/SJ105 --bound wants NAME=INTEGER/);
     const r = capture(['check', '--preset', 'join-small', '--ablate', 'sink-fence']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/unknown element "sink-fence" for --ablate \(preset join-small can ablate: strict-eviction, match-retention, retract-tombstone\)/);
+    expect(r.stderr).toMatch(
+      /unknown element "sink-fence" for --ablate \(preset join-small can ablate: strict-eviction, match-retention, retract-tombstone\)/,
+    );
     expect(capture(['check', '--preset', 'join-small', '--visited', 'bloom']).code).toBe(2);
     expect(capture(['check', '--preset', 'join-small', '--max-seconds', '-1']).code).toBe(2);
     expect(capture(['check']).stderr).toMatch(/check needs --preset NAME or --config FILE/);
@@ -138,21 +154,29 @@ describe('streamjoin check', () => {
       exitCode: number;
     };
     expect(report.options).toMatchObject({ visited: 'exact', symmetry: false });
-    expect(report.invariants.find((p) => p.name === 'JoinCorrect')).toMatchObject({ verdict: 'violated', file: join(dir, 'join-small-retract-tombstone-JoinCorrect.json') });
+    expect(report.invariants.find((p) => p.name === 'JoinCorrect')).toMatchObject({
+      verdict: 'violated',
+      file: join(dir, 'join-small-retract-tombstone-JoinCorrect.json'),
+    });
     expect(report.exitCode).toBe(1);
   });
 
   it('--config runs a saved configuration; a bad one is refused naming the file and field', () => {
     const dir = tmp();
     const config = join(dir, 'run.json');
-    writeFileSync(config, JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { records: 2 }, ablate: 'retract-tombstone' }));
+    writeFileSync(
+      config,
+      JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { records: 2 }, ablate: 'retract-tombstone' }),
+    );
     const r = capture(['check', '--config', config, '--out', dir]);
     expect(r.code).toBe(1);
     expect(existsSync(join(dir, 'join-small-retract-tombstone-JoinCorrect.json'))).toBe(true);
     writeFileSync(config, JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { rekords: 2 } }));
     const bad = capture(['check', '--config', config]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(`${config}: SJ102 /bounds: preset join-small has no bound "rekords" (its bounds: records, keys, ids, maxTime, lateness, length, invalid)\n`);
+    expect(bad.stderr).toBe(
+      `${config}: SJ102 /bounds: preset join-small has no bound "rekords" (its bounds: records, keys, ids, maxTime, lateness, length, invalid)\n`,
+    );
     expect(capture(['check', '--config', config, '--preset', 'join-small']).stderr).toMatch(/give --preset or --config, not both/);
   });
 
@@ -186,7 +210,11 @@ describe('streamjoin check with Progress (a toy preset)', () => {
     description: 'a wheel that a fault can break into a cycle',
     bounds: [],
     ablations: [],
-    build: () => presetModel({ ...wheelModel('cycle'), actionFromJson: (j: unknown) => ({ kind: j === 'break' ? ('break' as const) : ('tick' as const) }) }),
+    build: () =>
+      presetModel({
+        ...wheelModel('cycle'),
+        actionFromJson: (j: unknown) => ({ kind: j === 'break' ? ('break' as const) : ('tick' as const) }),
+      }),
   };
   const run = (argv: string[]): { code: number; stdout: string; stderr: string } => {
     let stdout = '';
@@ -200,7 +228,9 @@ describe('streamjoin check with Progress (a toy preset)', () => {
     const r = run(['--preset', 'wheel', '--out', dir]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/Progress +VIOLATED/);
-    expect(r.stdout).toMatch(/counterexample, 1 step\(s\) from initial state 0:\n +1\. break\n +then, without faults, round a cycle:\n +\+1\. tick/);
+    expect(r.stdout).toMatch(
+      /counterexample, 1 step\(s\) from initial state 0:\n +1\. break\n +then, without faults, round a cycle:\n +\+1\. tick/,
+    );
     const file = join(dir, 'wheel-Progress.json');
     const doc = JSON.parse(readFileSync(file, 'utf8')) as { property: unknown; trap: { kind: string; actions: unknown[] } };
     expect(doc.property).toEqual({ kind: 'progress', name: 'Progress' });
@@ -227,7 +257,22 @@ describe('streamjoin check on the cluster presets (SPEC §6)', () => {
   });
 
   it('--joint checks all keys in one model', () => {
-    const r = capture(['check', '--preset', 'ci', '--joint', '--bound', 'records=2', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0', '--bound', 'migrations=0']);
+    const r = capture([
+      'check',
+      '--preset',
+      'ci',
+      '--joint',
+      '--bound',
+      'records=2',
+      '--bound',
+      'pauses=0',
+      '--bound',
+      'duplicates=0',
+      '--bound',
+      'checkpoints=0',
+      '--bound',
+      'migrations=0',
+    ]);
     expect(r.stdout).toMatch(/^streamjoin check: preset ci \(model cluster k1\+k2 on 3 workers\)/);
     expect(r.code).toBe(0);
   });

@@ -104,7 +104,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
   if (presetName === undefined) throw usageError(`check needs --preset NAME or --config FILE (presets: ${presetList(registry)})`);
   const preset = registry.find((p) => p.name === presetName);
   if (!preset) {
-    if (values.preset === undefined && values.config !== undefined) throw new InputError('SJ102', values.config, `/preset: unknown preset "${presetName}" (presets: ${presetList(registry)})`);
+    if (values.preset === undefined && values.config !== undefined)
+      throw new InputError('SJ102', values.config, `/preset: unknown preset "${presetName}" (presets: ${presetList(registry)})`);
     throw usageError(`unknown preset "${presetName}" (presets: ${presetList(registry)})`);
   }
   let bounds: Record<string, number>;
@@ -129,7 +130,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
   const visited = values.visited ?? config?.visited ?? 'fingerprint';
   if (visited !== 'exact' && visited !== 'fingerprint') throw usageError(`--visited wants exact or fingerprint, got "${visited}"`);
   const maxStates = values['max-states'] !== undefined ? positiveNumber('--max-states', values['max-states'], true) : config?.maxStates;
-  const maxSeconds = values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
+  const maxSeconds =
+    values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
   const options: CheckOptions = {
     visited: visited as VisitedMode,
     // Unset means "use it when the model has it"; only an explicit choice is passed on.
@@ -196,12 +198,22 @@ function runCheck(s: RunSettings, out: Output): number {
   if (!parts) return checkModel(s, s.preset.build(s.bounds, s.ablate), undefined, out);
   const jsonParts: unknown[] = [];
   const partOut: Output = s.json ? { ...out, stdout: (text) => jsonParts.push(JSON.parse(text) as unknown) } : out;
-  if (!s.json) out.stdout(`streamjoin check: preset ${s.preset.name} in ${parts.length} parts (key independence, SPEC §6): ${parts.map((p) => p.label).join(', ')}\n`);
+  if (!s.json)
+    out.stdout(
+      `streamjoin check: preset ${s.preset.name} in ${parts.length} parts (key independence, SPEC §6): ${parts.map((p) => p.label).join(', ')}\n`,
+    );
   const codes = parts.map((p) => checkModel(s, p.model, p.label, partOut));
   // Worst wins: a violation over a budget, a budget over a pass.
   const code = codes.includes(EXIT.fail) ? EXIT.fail : codes.includes(EXIT_BUDGET) ? EXIT_BUDGET : EXIT.ok;
   if (s.json) out.stdout(`${JSON.stringify({ preset: s.preset.name, parts: jsonParts, exitCode: code })}\n`);
-  else out.stdout(code === EXIT.ok ? `PASS: every part passes\n` : code === EXIT_BUDGET ? 'NOT EXHAUSTED in some part: no verdict\n' : 'FAIL in some part\n');
+  else
+    out.stdout(
+      code === EXIT.ok
+        ? `PASS: every part passes\n`
+        : code === EXIT_BUDGET
+          ? 'NOT EXHAUSTED in some part: no verdict\n'
+          : 'FAIL in some part\n',
+    );
   return code;
 }
 
@@ -233,7 +245,15 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
         kind: r.kind,
         verdict: r.verdict,
         ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
-        ...(r.path ? { path: { initialState: r.path.initialIndex, actions: r.path.actions.map(toJson), steps: r.path.actions.map((a) => model.describeAction(a)) } } : {}),
+        ...(r.path
+          ? {
+              path: {
+                initialState: r.path.initialIndex,
+                actions: r.path.actions.map(toJson),
+                steps: r.path.actions.map((a) => model.describeAction(a)),
+              },
+            }
+          : {}),
         ...(r.trap ? { trap: { kind: r.trap.kind, actions: r.trap.actions.map(toJson), reachable: r.trap.reachable } } : {}),
         ...(written.has(r.name) && r.kind !== 'goal' ? { file: written.get(r.name) } : {}),
       });
@@ -266,7 +286,9 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
         (report.outsideBoundary > 0 ? `, ${report.outsideBoundary} outside the boundary` : '') +
         (report.options.visited === 'fingerprint' ? `, collision probability ${report.collisionProbability.toExponential(1)}` : ''),
     );
-    lines.push(report.exhausted ? '  bound exhausted' : `  bound NOT exhausted: stopped by ${report.stoppedBy ?? 'budget'}; nothing below is a pass`);
+    lines.push(
+      report.exhausted ? '  bound exhausted' : `  bound NOT exhausted: stopped by ${report.stoppedBy ?? 'budget'}; nothing below is a pass`,
+    );
     const show = (r: PropertyResult<S, A>): void => {
       const label = r.kind === 'goal' ? `goal ${r.name}` : r.name;
       const depth = r.path && r.kind === 'goal' ? ` (${r.path.actions.length} step${r.path.actions.length === 1 ? '' : 's'})` : '';
@@ -331,7 +353,8 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
       }
     });
     const initial = model.initialStates();
-    if (cx.initialState >= initial.length) throw new InputError('SJ108', file, `/initialState: the model has ${initial.length} initial state(s)`);
+    if (cx.initialState >= initial.length)
+      throw new InputError('SJ108', file, `/initialState: the model has ${initial.length} initial state(s)`);
     const stateJson = (st: S): unknown => (model.stateToJson ? model.stateToJson(st) : model.encode(st));
     const start = initial[cx.initialState] as S;
     let state = start;
@@ -340,14 +363,24 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
       const wanted = JSON.stringify(toJson(actions[i] as A));
       const enabled = model.actions(state).find((a) => JSON.stringify(toJson(a)) === wanted);
       if (enabled === undefined) {
-        throw new InputError('SJ108', file, `step ${i + 1}: action ${model.describeAction(actions[i] as A)} is not enabled in the state reached (the model or its bounds differ from the run that wrote the file)`);
+        throw new InputError(
+          'SJ108',
+          file,
+          `step ${i + 1}: action ${model.describeAction(actions[i] as A)} is not enabled in the state reached (the model or its bounds differ from the run that wrote the file)`,
+        );
       }
       const after = model.next(state, enabled);
-      steps.push({ step: i + 1, action: toJson(enabled), description: model.describeAction(enabled), changes: jsonDiff(stateJson(state), stateJson(after)) });
+      steps.push({
+        step: i + 1,
+        action: toJson(enabled),
+        description: model.describeAction(enabled),
+        changes: jsonDiff(stateJson(state), stateJson(after)),
+      });
       state = after;
     }
     const evaluation = evaluateProperty(model, cx.property.kind, cx.property.name, state, { maxSeconds: 60 });
-    if (!evaluation.found) throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
+    if (!evaluation.found)
+      throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
     const code = evaluation.verdict === 'violated' ? EXIT.fail : evaluation.verdict === 'holds' ? EXIT.ok : EXIT_BUDGET;
     if (json) {
       out.stdout(
@@ -355,7 +388,9 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
       );
       return code;
     }
-    const lines = [`replaying ${file}: ${cx.property.kind} ${cx.property.name} of preset ${preset.name}${cx.ablate ? ` without ${cx.ablate}` : ''} (${boundsText(bounds)})`];
+    const lines = [
+      `replaying ${file}: ${cx.property.kind} ${cx.property.name} of preset ${preset.name}${cx.ablate ? ` without ${cx.ablate}` : ''} (${boundsText(bounds)})`,
+    ];
     lines.push(`initial state ${cx.initialState}: ${JSON.stringify(stateJson(start))}`);
     for (const s of steps) {
       lines.push(`step ${s.step}: ${s.description}`);

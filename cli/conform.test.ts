@@ -38,11 +38,22 @@ describe('streamjoin conform', () => {
   it('--sut "node bin/streamjoin.js serve" --exhaustive: the implementation over the process protocol conforms on every interleaving of two of the five scenarios (zombie-after-failover, failover-replay-from-older-checkpoint: 3,368 interleavings; the full set runs in the mutants test and the main job, in-process), the examples and random traces; exit 0', async () => {
     const out = tmp();
     const r = await run([
-      'conform', '--sut', 'node bin/streamjoin.js serve', '--exhaustive', '--scenario', 'zombie-after-failover,failover-replay-from-older-checkpoint',
-      `--seed=${seed}`, '--runs', '20', '--out', out,
+      'conform',
+      '--sut',
+      'node bin/streamjoin.js serve',
+      '--exhaustive',
+      '--scenario',
+      'zombie-after-failover,failover-replay-from-older-checkpoint',
+      `--seed=${seed}`,
+      '--runs',
+      '20',
+      '--out',
+      out,
     ]);
     expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0');
-    expect(r.stdout).toMatch(/^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m);
+    expect(r.stdout).toMatch(
+      /^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m,
+    );
     expect(r.stdout).toMatch(/^exhaustive failover-replay-from-older-checkpoint: 1,628 of 1,628 interleavings .* pass/m);
     expect(r.stdout).toMatch(/^coverage: NOT COMPLETE with these scenarios: missing .*crash:src@migrate@frozen/m);
     expect(r.stdout).toContain('verdict: conforms');
@@ -53,7 +64,20 @@ describe('streamjoin conform', () => {
   it('a wrong implementation: exit 1, the counterexample and its explanation written, and the printed replay command reproduces it', async () => {
     const out = tmp();
     const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:install-epoch-check';
-    const r = await run(['conform', '--sut', sut, '--level', 'cluster', `--seed=${seed}`, '--runs', '300', '--out', out, '--examples', 'none']);
+    const r = await run([
+      'conform',
+      '--sut',
+      sut,
+      '--level',
+      'cluster',
+      `--seed=${seed}`,
+      '--runs',
+      '300',
+      '--out',
+      out,
+      '--examples',
+      'none',
+    ]);
     expect(r.code).toBe(1);
     const files = readdirSync(out).sort();
     expect(files).toEqual([`cluster-seed${Number(seed) | 0}.explain.txt`, `cluster-seed${Number(seed) | 0}.trace.json`]);
@@ -73,7 +97,17 @@ describe('streamjoin conform', () => {
   });
 
   it('a dead system: exit 2 (unknown), with the reason and its last stderr lines', async () => {
-    const r = await run(['conform', '--sut', 'node --import tsx conformance/testdata/misbehave.ts exit 3', '--seed', '1', '--runs', '1', '--out', tmp()]);
+    const r = await run([
+      'conform',
+      '--sut',
+      'node --import tsx conformance/testdata/misbehave.ts exit 3',
+      '--seed',
+      '1',
+      '--runs',
+      '1',
+      '--out',
+      tmp(),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/UNKNOWN during .*: dead: the process exited with code 3/);
     expect(r.stdout).toContain('| misbehave: simulated crash');
@@ -82,7 +116,20 @@ describe('streamjoin conform', () => {
 
   it('a system that dies in the middle of the pipelined exhaustive traces: exit 2 (unknown), with the reason; nothing hangs', async () => {
     const sut = 'node --import tsx conformance/testdata/misbehave.ts exit 2000';
-    const r = await run(['conform', '--sut', sut, '--exhaustive', '--scenario', 'zombie-after-failover', '--examples', 'none', '--runs', '0', '--out', tmp()]);
+    const r = await run([
+      'conform',
+      '--sut',
+      sut,
+      '--exhaustive',
+      '--scenario',
+      'zombie-after-failover',
+      '--examples',
+      'none',
+      '--runs',
+      '0',
+      '--out',
+      tmp(),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/UNKNOWN during exhaustive scenario zombie-after-failover: dead: the process exited with code 3/);
   });
@@ -91,12 +138,21 @@ describe('streamjoin conform', () => {
     const out = join(tmp(), 'never');
     const cases: [string[], RegExp][] = [
       [['conform', '--runs', '1', '--out', out], /^usage: SJ105 conform needs --sut/],
-      [['conform', '--sut', 'model', '--level', 'everything', '--out', out], /^usage: SJ105 --level must be one of operator, cluster, faults/],
+      [
+        ['conform', '--sut', 'model', '--level', 'everything', '--out', out],
+        /^usage: SJ105 --level must be one of operator, cluster, faults/,
+      ],
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
       [['conform', '--sut', 'model', '--exhasutive', '--out', out], /^usage: SJ105 Unknown option '--exhasutive'/],
-      [['conform', '--sut', 'model', '--scenario', 'zombie-after-failover', '--out', out], /^usage: SJ105 --scenario selects exhaustive scenarios: give --exhaustive too/],
-      [['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out], /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are migration-under-traffic, /],
+      [
+        ['conform', '--sut', 'model', '--scenario', 'zombie-after-failover', '--out', out],
+        /^usage: SJ105 --scenario selects exhaustive scenarios: give --exhaustive too/,
+      ],
+      [
+        ['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out],
+        /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are migration-under-traffic, /,
+      ],
       [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
       [['replay', join(root, 'nope.json'), '--sut', 'model'], /nope\.json: SJ100 no such file/],
@@ -132,7 +188,7 @@ describe('streamjoin replay', () => {
     expect(r.stderr).toContain("step 4: the file's expected observation differs from the reference model's");
   });
 
-  it('--write-expected fills a plain trace with the model\'s expectations, atomically', async () => {
+  it("--write-expected fills a plain trace with the model's expectations, atomically", async () => {
     const dir = tmp();
     const plain = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: Record<string, unknown>[] };
     for (const s of plain.steps) delete s['expect'];
@@ -150,9 +206,14 @@ describe('streamjoin serve', () => {
     let stdout = '';
     const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
     const done = serveCommand(['--model'], out, input);
-    input.end('{"id":1,"type":"init","protocol":1,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n');
+    input.end(
+      '{"id":1,"type":"init","protocol":1,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n',
+    );
     expect(await done).toBe(0);
-    const replies = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const replies = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(replies.map((r) => [r['in_reply_to'], r['type'], r['code']])).toEqual([
       [1, 'init_ok', undefined],
       [2, 'error', 12],
@@ -165,7 +226,8 @@ describe('streamjoin serve', () => {
     let stdout = '';
     const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
     const done = serveCommand(['--data', data], out, input);
-    const init = '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
+    const init =
+      '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
     input.write(`${init}\n{"id":2,"type":"record","record":{"kind":"insert","key":"k1","side":"L","id":"a","ts":1,"start":1,"end":1}}\n`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The session's durable parts are on disk while it runs.
@@ -174,7 +236,10 @@ describe('streamjoin serve', () => {
     expect(readdirSync(join(data, sessions[0] as string)).length).toBeGreaterThan(0);
     input.end('{"id":3,"type":"inspect"}\n');
     expect(await done).toBe(0);
-    const replies = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const replies = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(replies.map((r) => r['type'])).toEqual(['init_ok', 'record_ok', 'inspect_ok']);
     expect(replies[0]?.['implementation']).toEqual({ name: 'streamjoin-impl', version: '1.0' });
     expect(readdirSync(data)).toEqual([]);

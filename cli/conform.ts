@@ -11,7 +11,14 @@ import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
-import { levelOfClusterTrace, runConform, withExpectations, type ConformReport, type Failure, type TraceSource } from '../conformance/conform.ts';
+import {
+  levelOfClusterTrace,
+  runConform,
+  withExpectations,
+  type ConformReport,
+  type Failure,
+  type TraceSource,
+} from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS, coverScenario, isCrashPoint, type ScenarioCover } from '../conformance/generate/exhaustive.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
 import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
@@ -158,7 +165,11 @@ function parseLevel(text: string | undefined): Level | undefined | string {
 /** The base file name of a failure's counterexample. */
 function failureName(f: Failure): string {
   const base =
-    f.origin === 'random' ? `${f.level}-seed${f.seed ?? 0}` : f.origin === 'exhaustive' ? `exhaustive-${f.scenario ?? 'scenario'}.${f.level}` : `${f.trace.trace.name}.${f.level}`;
+    f.origin === 'random'
+      ? `${f.level}-seed${f.seed ?? 0}`
+      : f.origin === 'exhaustive'
+        ? `exhaustive-${f.scenario ?? 'scenario'}.${f.level}`
+        : `${f.trace.trace.name}.${f.level}`;
   return base.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
@@ -213,7 +224,12 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
   return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
 }
 
-function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string, stderrTail: readonly string[]): WrittenCounterexample[] {
+function writeCounterexamples(
+  report: ConformReport,
+  outDir: string,
+  sutWord: string,
+  stderrTail: readonly string[],
+): WrittenCounterexample[] {
   return report.failures.map((f) =>
     writeCounterexample(f, {
       outDir,
@@ -230,12 +246,16 @@ function summary(report: ConformReport, written: readonly WrittenCounterexample[
   const lines: string[] = [];
   const impl = report.implementation ? `${report.implementation.name} ${report.implementation.version}` : 'unknown implementation';
   lines.push(`streamjoin conform: ${impl} (--sut ${shellQuote(report.sut)})`);
-  lines.push(`levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`);
+  lines.push(
+    `levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`,
+  );
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
   lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
   lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
-    lines.push(`random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`);
+    lines.push(
+      `random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
+    );
   }
   for (const w of written) {
     const f = w.failure;
@@ -319,7 +339,10 @@ async function guarded(out: Output, fn: () => Promise<number>): Promise<number> 
 
 /** The scenarios a --scenario list names, or a usage message. */
 export function scenariosNamed(list: string): ScenarioCover['scenario'][] | string {
-  const names = list.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = list
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   const known = new Map(EXHAUSTIVE_SCENARIOS.map((x) => [x.name, x]));
   const unknown = names.filter((n) => !known.has(n));
   if (names.length === 0 || unknown.length > 0) {
@@ -362,7 +385,8 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
       },
     });
     if (positionals.length > 0) return usageFailure(out, `conform takes no positional arguments, got "${positionals[0]}"`);
-    if (values.scenario !== undefined && !values.exhaustive) return usageFailure(out, '--scenario selects exhaustive scenarios: give --exhaustive too');
+    if (values.scenario !== undefined && !values.exhaustive)
+      return usageFailure(out, '--scenario selects exhaustive scenarios: give --exhaustive too');
     const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
     if (typeof scenarios === 'string') return usageFailure(out, scenarios);
     if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model, --sut impl)');
@@ -377,7 +401,8 @@ export function conformCommand(args: readonly string[], out: Output): Promise<nu
     } else {
       seed = (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
     }
-    if (values.path !== undefined && values.seed === undefined) return usageFailure(out, '--path replays a counterexample of one seed: give --seed too');
+    if (values.path !== undefined && values.seed === undefined)
+      return usageFailure(out, '--path replays a counterexample of one seed: give --seed too');
     const runs = values.runs === undefined ? 100 : nonNegativeInteger(values.runs);
     if (runs === undefined) return usageFailure(out, `--runs must be a non-negative integer, got "${values.runs}"`);
     const budget = values['time-budget'] === undefined ? undefined : positiveInteger(values['time-budget']);
@@ -479,7 +504,8 @@ export function replayCommand(args: readonly string[], out: Output): Promise<num
     if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model, --sut impl)');
     let chosen: Level;
     if (trace.kind === 'operator') {
-      if (level !== undefined && level !== 'operator') return usageFailure(out, `an operator trace replays at level operator, not ${level}`);
+      if (level !== undefined && level !== 'operator')
+        return usageFailure(out, `an operator trace replays at level operator, not ${level}`);
       chosen = 'operator';
     } else {
       const need = levelOfClusterTrace(trace.trace);
@@ -491,15 +517,20 @@ export function replayCommand(args: readonly string[], out: Output): Promise<num
     if (typeof system === 'string') return usageFailure(out, system);
     try {
       const info = await system.info();
-      if (!info.levels.includes(chosen)) throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
+      if (!info.levels.includes(chosen))
+        throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
       const result =
         trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
       for (const d of result.disagreements) {
-        out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+        out.stderr(
+          `note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`,
+        );
       }
       const d = result.divergence;
       if (values.json) {
-        out.stdout(`${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`);
+        out.stdout(
+          `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`,
+        );
       } else if (d) {
         out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
       } else {
@@ -509,7 +540,8 @@ export function replayCommand(args: readonly string[], out: Output): Promise<num
     } catch (e) {
       if (!(e instanceof SutUnavailable)) throw e;
       const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-      if (values.json) out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
+      if (values.json)
+        out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
       else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
       return CONFORM_EXIT.unknown;
     } finally {

@@ -49,9 +49,12 @@ describe('streamjoin run', () => {
       format: 'streamjoin/operator-trace@1',
       name: 'reuse',
       config: { allowedLateness: 0, maxIntervalLength: 0 },
-      steps: [row, { kind: 'watermark', side: 'L', wm: 6 }, { kind: 'watermark', side: 'R', wm: 6 }, { ...row, ts: 7, start: 7, end: 7 }].map(
-        (record) => ({ record }),
-      ),
+      steps: [
+        row,
+        { kind: 'watermark', side: 'L', wm: 6 },
+        { kind: 'watermark', side: 'R', wm: 6 },
+        { ...row, ts: 7, start: 7, end: 7 },
+      ].map((record) => ({ record })),
     };
     writeFileSync(join(dir, 'reuse.json'), JSON.stringify(trace));
     const r = capture(['run', join(dir, 'reuse.json')]);
@@ -68,7 +71,9 @@ describe('streamjoin run', () => {
     expect(r.code).toBe(0);
     const golden = JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8')) as { steps: { expect?: unknown }[] };
     const original = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: unknown; changes: unknown } }[] };
-    golden.steps.forEach((s, i) => expect(s.expect).toMatchObject({ outcome: original.steps[i]?.expect.outcome, changes: original.steps[i]?.expect.changes }));
+    golden.steps.forEach((s, i) =>
+      expect(s.expect).toMatchObject({ outcome: original.steps[i]?.expect.outcome, changes: original.steps[i]?.expect.changes }),
+    );
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 

@@ -34,7 +34,14 @@ usage. mutants: 0 every mutant killed; 1 one survived; 2 unknown; 254 usage.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
-const helps: Record<string, string> = { run: runHelp, check: checkHelp, conform: conformHelp, replay: replayHelp, serve: serveHelp, mutants: mutantsHelp };
+const helps: Record<string, string> = {
+  run: runHelp,
+  check: checkHelp,
+  conform: conformHelp,
+  replay: replayHelp,
+  serve: serveHelp,
+  mutants: mutantsHelp,
+};
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
 export interface CiPart {
@@ -55,7 +62,10 @@ export const CI_PARTS: readonly CiPart[] = [
     title: 'streamjoin conform --sut impl --exhaustive: the implementation against the model',
     run: async (out) => {
       const seed = process.env['STREAMJOIN_SEED'];
-      const code = await conformCommand(['--sut', 'impl', '--exhaustive', ...(seed !== undefined && seed !== '' ? ['--seed', seed] : [])], out);
+      const code = await conformCommand(
+        ['--sut', 'impl', '--exhaustive', ...(seed !== undefined && seed !== '' ? ['--seed', seed] : [])],
+        out,
+      );
       // conform's own usage code (254) is this job's bad input (2); its 1 (a divergence) and 2 (unknown) stand.
       return code === 254 ? EXIT.badInput : code;
     },

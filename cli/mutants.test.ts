@@ -58,7 +58,10 @@ describe('streamjoin mutants', () => {
       [['mutants', '--runs', 'many'], /^usage: SJ105 --runs must be a non-negative integer/],
       [['mutants', '--seed', 'x'], /^usage: SJ105 --seed must be an integer/],
       [['mutants', '--frobnicate'], /^usage: SJ105 Unknown option '--frobnicate'/],
-      [['serve', '--mutant', 'no-such'], /^usage: SJ105 --mutant: unknown mutant "no-such"; the mutants are commit-before-durable-checkpoint, /],
+      [
+        ['serve', '--mutant', 'no-such'],
+        /^usage: SJ105 --mutant: unknown mutant "no-such"; the mutants are commit-before-durable-checkpoint, /,
+      ],
       [['serve', '--model', '--mutant', 'no-fencing'], /^usage: SJ105 --model and --mutant exclude each other/],
     ];
     for (const [argv, message] of cases) {

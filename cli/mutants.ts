@@ -55,7 +55,10 @@ export function mutantServeCommand(name: string): string {
 }
 
 function mutantsNamed(list: string): Mutant[] | string {
-  const names = list.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const names = list
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
   const unknown = names.filter((n) => !MUTANTS.some((m) => m.name === n));
   if (names.length === 0 || unknown.length > 0) {
     return `--mutant: unknown mutant ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; see streamjoin mutants --list`;
@@ -69,17 +72,32 @@ function foundBy(r: MutantResult): string {
   const f = r.failure;
   if (!f) return '-';
   if (f.origin === 'exhaustive') return `exhaustive ${f.scenario ?? ''}`;
-  if (f.origin === 'example') return `example ${(f.path ?? '').split('/').pop()?.replace(/\.trace\.json$/, '') ?? ''}`;
+  if (f.origin === 'example')
+    return `example ${
+      (f.path ?? '')
+        .split('/')
+        .pop()
+        ?.replace(/\.trace\.json$/, '') ?? ''
+    }`;
   return `random ${f.level}`;
 }
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-function summary(report: MutantsReport, written: ReadonlyMap<string, WrittenCounterexample>, seed: number, byPart: readonly MutantByPart[]): string {
+function summary(
+  report: MutantsReport,
+  written: ReadonlyMap<string, WrittenCounterexample>,
+  seed: number,
+  byPart: readonly MutantByPart[],
+): string {
   const lines: string[] = [];
   const b = report.baseline;
   lines.push(`streamjoin mutants: seed ${seed}; ${report.results.length} mutants of the implementation`);
@@ -88,7 +106,8 @@ function summary(report: MutantsReport, written: ReadonlyMap<string, WrittenCoun
   );
   if (b.verdict !== 'pass') {
     lines.push('the mutants were not run: a kill means something only if the implementation as it is passes the same harness');
-    for (const f of b.failures) lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`);
+    for (const f of b.failures)
+      lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`);
     if (b.unknown) lines.push(`  unknown: ${b.unknown.reason}`);
   }
   if (report.results.length > 0) {
@@ -100,7 +119,9 @@ function summary(report: MutantsReport, written: ReadonlyMap<string, WrittenCoun
       foundBy(r),
       r.steps === undefined ? '-' : String(r.steps),
       seconds(r.foundAfterMs),
-      r.broke ? [r.broke.rules.join(', '), ...(r.broke.properties.length > 0 ? [`property ${r.broke.properties.join(', ')}`] : [])].join('; ') : r.note ?? '',
+      r.broke
+        ? [r.broke.rules.join(', '), ...(r.broke.properties.length > 0 ? [`property ${r.broke.properties.join(', ')}`] : [])].join('; ')
+        : (r.note ?? ''),
     ]);
     lines.push(table(['mutant', 'rule', 'verdict', 'found by', 'steps', 'found in', 'the divergence breaks'], rows));
   }
@@ -108,7 +129,12 @@ function summary(report: MutantsReport, written: ReadonlyMap<string, WrittenCoun
     lines.push('');
     lines.push('each part alone (killed: steps of the counterexample, time to find it):');
     const cell = (r: MutantResult): string => (r.verdict === 'killed' ? `killed: ${r.steps} steps, ${seconds(r.foundAfterMs)}` : r.verdict);
-    lines.push(table(['mutant', 'examples', 'exhaustive', 'random'], byPart.map((p) => [p.mutant.name, cell(p.examples), cell(p.exhaustive), cell(p.random)])));
+    lines.push(
+      table(
+        ['mutant', 'examples', 'exhaustive', 'random'],
+        byPart.map((p) => [p.mutant.name, cell(p.examples), cell(p.exhaustive), cell(p.random)]),
+      ),
+    );
   }
   const killed = report.results.filter((r) => r.verdict === 'killed').length;
   if (written.size > 0) {
@@ -148,12 +174,18 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     return usageFailure(out, e instanceof Error ? e.message : String(e));
   }
   if (values.list) {
-    out.stdout(`${table(['mutant', 'rule', 'bug class', 'what the patch does'], MUTANTS.map((m) => [m.name, m.rule, m.bugClass, m.description]))}\n`);
+    out.stdout(
+      `${table(
+        ['mutant', 'rule', 'bug class', 'what the patch does'],
+        MUTANTS.map((m) => [m.name, m.rule, m.bugClass, m.description]),
+      )}\n`,
+    );
     return CONFORM_EXIT.pass;
   }
   let seed: number;
   if (values.seed !== undefined) {
-    if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) return usageFailure(out, `--seed must be an integer, got "${values.seed}"`);
+    if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed)))
+      return usageFailure(out, `--seed must be an integer, got "${values.seed}"`);
     seed = Number(values.seed) | 0;
   } else {
     seed = (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
@@ -206,8 +238,12 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     for (const r of report.results) {
       if (!r.failure) continue;
       const t = r.failure.trace.trace;
-      const description = `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`.trim();
-      writeFileAtomic(join(values.regressions, `${r.mutant.name}.trace.json`), `${prettyJson({ ...t, name: r.mutant.name, description })}\n`);
+      const description =
+        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`.trim();
+      writeFileAtomic(
+        join(values.regressions, `${r.mutant.name}.trace.json`),
+        `${prettyJson({ ...t, name: r.mutant.name, description })}\n`,
+      );
     }
   }
   if (values.json) {
@@ -235,7 +271,13 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
           ...row(r),
           counterexample: written.get(r.mutant.name)?.tracePath ?? null,
           replay: written.get(r.mutant.name)?.replay ?? null,
-          ...(byPart.length > 0 ? { parts: (([p]) => (p ? { examples: row(p.examples), exhaustive: row(p.exhaustive), random: row(p.random) } : null))(byPart.filter((p) => p.mutant === r.mutant)) } : {}),
+          ...(byPart.length > 0
+            ? {
+                parts: (([p]) => (p ? { examples: row(p.examples), exhaustive: row(p.exhaustive), random: row(p.random) } : null))(
+                  byPart.filter((p) => p.mutant === r.mutant),
+                ),
+              }
+            : {}),
         })),
       })}\n`,
     );

@@ -97,4 +97,3 @@ export function runCommand(args: readonly string[], out: Output): number {
     ...(values['write-expected'] !== undefined ? { writeExpected: values['write-expected'] } : {}),
   });
 }
-

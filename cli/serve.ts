@@ -56,7 +56,8 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
     if (n === undefined) return usageFailure(out, `--max-line must be a positive integer, got "${values['max-line']}"`);
     maxLine = n;
   }
-  if (values.model && values.data !== undefined) return usageFailure(out, '--data is for the implementation; the model keeps no durable parts');
+  if (values.model && values.data !== undefined)
+    return usageFailure(out, '--data is for the implementation; the model keeps no durable parts');
   if (values.data !== undefined && !(existsSync(values.data) && statSync(values.data).isDirectory())) {
     return usageFailure(out, `--data ${values.data}: not an existing directory`);
   }

@@ -57,10 +57,12 @@ describe('random traces use odd names in some runs (__proto__, constructor, ids 
     expect(oddCluster.length).toBeGreaterThan(20);
     expect(oddCluster.length).toBeLessThan(100);
     const operatorTraces = fc.sample(operatorTraceArbitrary(), { seed, numRuns: 200 });
-    const rowNames = (t: (typeof operatorTraces)[number]) => t.steps.flatMap((s) => (s.record.kind === 'watermark' ? [] : [s.record.key, s.record.id]));
+    const rowNames = (t: (typeof operatorTraces)[number]) =>
+      t.steps.flatMap((s) => (s.record.kind === 'watermark' ? [] : [s.record.key, s.record.id]));
     expect(operatorTraces.filter((t) => odd(rowNames(t))).length).toBeGreaterThan(20);
     for (const sut of [modelSut, implSut]) {
-      for (const trace of oddCluster.slice(0, 20)) expect(await runTrace(inProcessSystem(sut), { kind: 'cluster', trace }, 'faults')).toBeUndefined();
+      for (const trace of oddCluster.slice(0, 20))
+        expect(await runTrace(inProcessSystem(sut), { kind: 'cluster', trace }, 'faults')).toBeUndefined();
     }
   });
 });
@@ -119,9 +121,18 @@ describe('the conform job (DESIGN §5): model against model, and a deliberately 
     expect(loaded.kind).toBe('cluster');
     if (loaded.kind === 'cluster') expect(loaded.trace.steps.every((s) => s.expect?.observation)).toBe(true);
     const again = await runTrace(system, loaded, 'cluster');
-    expect(again && { step: again.step, field: again.field, diff: again.diff }).toEqual({ step: f.divergence.step, field: f.divergence.field, diff: f.divergence.diff });
+    expect(again && { step: again.step, field: again.field, diff: again.diff }).toEqual({
+      step: f.divergence.step,
+      field: f.divergence.field,
+      diff: f.divergence.diff,
+    });
     expect(await runTrace(inProcessSystem(modelSut), loaded, 'cluster')).toBeUndefined();
-    const text = explainCounterexample(f.trace, f.divergence, { sut: 'broken', level: 'cluster', origin: 'test', replay: 'streamjoin replay ...' });
+    const text = explainCounterexample(f.trace, f.divergence, {
+      sut: 'broken',
+      level: 'cluster',
+      origin: 'test',
+      replay: 'streamjoin replay ...',
+    });
     expect(text).toContain(`Divergence at step ${f.divergence.step}`);
     expect(text).toContain('C6 (Install)');
     // One column per node; random traces name their workers oddly in some runs.

@@ -147,7 +147,8 @@ export function withExpectations(trace: AnyTrace): AnyTrace {
 
 /** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
 export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
-  const result = trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
+  const result =
+    trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
   return result.divergence;
 }
 
@@ -203,7 +204,10 @@ async function runExhaustiveScenario(
   const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
   // A system that dies while being minimized still leaves the divergence found, unminimized.
   const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
-  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({ trace: whole, divergence: found.divergence }));
+  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({
+    trace: whole,
+    divergence: found.divergence,
+  }));
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
   const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
@@ -275,8 +279,14 @@ async function randomAtLevel(
       // Key order is what a reader sees first in the file: what it is, then the config, then the steps.
       const named: AnyTrace =
         small.kind === 'cluster'
-          ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
-          : { kind: 'operator', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } };
+          ? {
+              kind: 'cluster',
+              trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps },
+            }
+          : {
+              kind: 'operator',
+              trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps },
+            };
       return {
         result: { ...base, verdict: 'fail' },
         failure: {
@@ -323,7 +333,12 @@ function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace 
 
 function inContract(trace: AnyTrace): boolean {
   if (trace.kind === 'cluster') return clusterContractViolation(trace.trace) === undefined;
-  return firstContractViolation(trace.trace.config, trace.trace.steps.map((s) => s.record)) === undefined;
+  return (
+    firstContractViolation(
+      trace.trace.config,
+      trace.trace.steps.map((s) => s.record),
+    ) === undefined
+  );
 }
 
 /**
@@ -389,7 +404,13 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     examples,
     exhaustive,
     ...(opts.exhaustive !== undefined
-      ? { coverage: { required: requiredCoverage(), missing: missingCoverage(opts.exhaustive), taken: coverageTable(opts.exhaustive).map((r) => r.label) } }
+      ? {
+          coverage: {
+            required: requiredCoverage(),
+            missing: missingCoverage(opts.exhaustive),
+            taken: coverageTable(opts.exhaustive).map((r) => r.label),
+          },
+        }
       : {}),
     random,
     failures,
@@ -417,7 +438,13 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       during = `example ${ex.path} at level ${level}`;
       const d = await runTrace(system, ex.trace, level as Level);
-      examples.push({ level: level as Level, path: ex.path, name: ex.trace.trace.name, steps: ex.trace.trace.steps.length, verdict: d ? 'fail' : 'pass' });
+      examples.push({
+        level: level as Level,
+        path: ex.path,
+        name: ex.trace.trace.name,
+        steps: ex.trace.trace.steps.length,
+        verdict: d ? 'fail' : 'pass',
+      });
       opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
       if (d) {
         const foundAfterMs = since();
@@ -430,15 +457,39 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
-            ? { kind: 'cluster', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } }
-            : { kind: 'operator', trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps } };
-        failures.push({ level: level as Level, origin: 'example', path: ex.path, trace: withExpectations(named), divergence: minimal.divergence, foundAfterMs });
+            ? {
+                kind: 'cluster',
+                trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps },
+              }
+            : {
+                kind: 'operator',
+                trace: { format: t.trace.format, name: t.trace.name, description, config: t.trace.config, steps: t.trace.steps },
+              };
+        failures.push({
+          level: level as Level,
+          origin: 'example',
+          path: ex.path,
+          trace: withExpectations(named),
+          divergence: minimal.divergence,
+          foundAfterMs,
+        });
       }
       if (done()) return report();
     }
     for (const cover of opts.exhaustive ?? []) {
       if (done()) {
-        exhaustive.push({ scenario: cover.scenario.name, states: cover.states, transitions: cover.transitions, traces: cover.traces.length, steps: cover.steps, run: 0, skipped: 0, levels: {}, verdict: 'not run', ms: 0 });
+        exhaustive.push({
+          scenario: cover.scenario.name,
+          states: cover.states,
+          transitions: cover.transitions,
+          traces: cover.traces.length,
+          steps: cover.steps,
+          run: 0,
+          skipped: 0,
+          levels: {},
+          verdict: 'not run',
+          ms: 0,
+        });
         continue;
       }
       during = `exhaustive scenario ${cover.scenario.name}`;
@@ -456,7 +507,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       const r = await randomAtLevel(opts, level, since);
       random.push(r.result);
       const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
-      opts.progress?.(`${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`);
+      opts.progress?.(
+        `${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${seed})${tail}`,
+      );
       if (r.failure) failures.push(r.failure);
       if (r.unknown) {
         unknown = { reason: r.unknown.reason, stderrTail: r.unknown.stderrTail, during };

@@ -42,7 +42,13 @@ export {
   runClusterLockstepPipelined,
   withClusterExpectations,
 } from './lockstep/clusterLockstep.ts';
-export type { ClusterRunResult, ExpectedClusterStep, ModelDisagreement, PipelinedResult, PipelineOptions } from './lockstep/clusterLockstep.ts';
+export type {
+  ClusterRunResult,
+  ExpectedClusterStep,
+  ModelDisagreement,
+  PipelinedResult,
+  PipelineOptions,
+} from './lockstep/clusterLockstep.ts';
 export {
   EXHAUSTIVE_SCENARIOS,
   ScenarioError,
@@ -72,7 +78,17 @@ export type { PathDiff } from './lockstep/jsonDiff.ts';
 export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './report/explain.ts';
 export type { DiagramRow, ExplainContext } from './report/explain.ts';
 export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations, withoutExpectations } from './conform.ts';
-export type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceSource, Unknown, Verdict } from './conform.ts';
+export type {
+  ConformOptions,
+  ConformReport,
+  ExampleResult,
+  ExhaustiveResult,
+  Failure,
+  RandomResult,
+  TraceSource,
+  Unknown,
+  Verdict,
+} from './conform.ts';
 export {
   clusterStepsArbitrary,
   clusterTraceArbitrary,
@@ -87,12 +103,30 @@ export {
   workloadArbitrary,
 } from './generate/clusterTraces.ts';
 export type { ChoiceItem, ChoiceStep, ChoiceStepsOptions, ClusterDomain, ControlChoice } from './generate/clusterTraces.ts';
-export { configArbitrary, configuredLogArbitrary, keepInContract, logArbitrary, oddDomain, operatorTraceArbitrary, smallDomain } from './generate/logs.ts';
+export {
+  configArbitrary,
+  configuredLogArbitrary,
+  keepInContract,
+  logArbitrary,
+  oddDomain,
+  operatorTraceArbitrary,
+  smallDomain,
+} from './generate/logs.ts';
 export type { LogDomain } from './generate/logs.ts';
 export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './lockstep/traceFiles.ts';
 export type { TraceFileResult } from './lockstep/traceFiles.ts';
 export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
 export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
-export { MutantPatchError, PROJECT_ROOT, applyPatch, disposeMutants, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './mutants/load.ts';
+export {
+  MutantPatchError,
+  PROJECT_ROOT,
+  applyPatch,
+  disposeMutants,
+  loadMutantImpl,
+  materializeMutant,
+  mutantSut,
+  patchedFiles,
+  removeDir,
+} from './mutants/load.ts';
 export { runMutant, runMutantByPart, runMutants } from './mutants/run.ts';
 export type { MutantByPart, MutantResult, MutantsOptions, MutantsReport } from './mutants/run.ts';

@@ -125,7 +125,12 @@ describe('FileCheckpointStore detects bad checkpoints, reports key and path, and
   const cases: [string, (b: Buffer) => Buffer | string, string, RegExp][] = [
     ['flipped byte in the body', (b) => Buffer.from(b.map((x, i) => (i === b.length - 20 ? x ^ 0x04 : x))), 'checksum', /SHA-256/],
     ['flipped byte in the header', (b) => Buffer.from(b.map((x, i) => (i === 3 ? x ^ 0x40 : x))), 'malformed', /header/],
-    ['whitespace added to the header (still valid JSON)', (b) => Buffer.from(b.toString('utf8').replace('"key":', '"key": ')), 'malformed', /canonical/],
+    [
+      'whitespace added to the header (still valid JSON)',
+      (b) => Buffer.from(b.toString('utf8').replace('"key":', '"key": ')),
+      'malformed',
+      /canonical/,
+    ],
     ['truncated file', (b) => b.subarray(0, b.length >> 1), 'truncated', /bytes/],
     ['truncated inside the header', (b) => b.subarray(0, 20), 'truncated', /header/],
     ['empty file', () => Buffer.alloc(0), 'truncated', /empty/],
@@ -182,7 +187,12 @@ describe('FileCheckpointStore detects bad checkpoints, reports key and path, and
         let bytes: Buffer;
         if ('flip' in e) bytes = Buffer.from(good.map((x, i) => (i === e.flip % good.length ? x ^ e.mask : x)));
         else if ('cut' in e) bytes = good.subarray(0, e.cut % good.length);
-        else if ('insertAt' in e) bytes = Buffer.concat([good.subarray(0, e.insertAt % good.length), Buffer.from([e.byte]), good.subarray(e.insertAt % good.length)]);
+        else if ('insertAt' in e)
+          bytes = Buffer.concat([
+            good.subarray(0, e.insertAt % good.length),
+            Buffer.from([e.byte]),
+            good.subarray(e.insertAt % good.length),
+          ]);
         else bytes = Buffer.from(e.garbage);
         writeFileSync(newest, bytes);
         const store = FileCheckpointStore.open(dir);
@@ -271,14 +281,21 @@ describe('FileCheckpointStore recovers after SIGKILL in the middle of a write', 
     const a = FileCheckpointStore.open(torn);
     expect(a.get('k/1')).toEqual(crashCheckpoint(1));
     expect(a.problems()).toEqual([
-      { kind: 'incomplete', key: 'k/1', path: join(torn, `${name(2)}.tmp`), detail: expect.stringMatching(/torn: the body has \d+ of \d+ bytes; removed/) },
+      {
+        kind: 'incomplete',
+        key: 'k/1',
+        path: join(torn, `${name(2)}.tmp`),
+        detail: expect.stringMatching(/torn: the body has \d+ of \d+ bytes; removed/),
+      },
     ]);
     expect(readdirSync(torn)).toEqual([name(1)]);
 
     // Complete but never renamed: the put never returned, so it is not durable either.
     const b = FileCheckpointStore.open(unrenamed);
     expect(b.get('k/1')).toEqual(crashCheckpoint(1));
-    expect(b.problems()).toEqual([expect.objectContaining({ kind: 'incomplete', key: 'k/1', detail: expect.stringMatching(/complete; removed/) })]);
+    expect(b.problems()).toEqual([
+      expect.objectContaining({ kind: 'incomplete', key: 'k/1', detail: expect.stringMatching(/complete; removed/) }),
+    ]);
 
     // Renamed: the new checkpoint is in place; the previous generation is kept.
     const c = FileCheckpointStore.open(renamed);

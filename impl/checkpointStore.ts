@@ -193,11 +193,13 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   }
   if (format !== CHECKPOINT_FORMAT) return bad('malformed', 'the header has no checkpoint format');
   if (typeof header['key'] === 'string') {
-    if (stemOf(header['key']) !== stem) return bad('malformed', `the header names key ${JSON.stringify(header['key'])}, not the key of the file name`);
+    if (stemOf(header['key']) !== stem)
+      return bad('malformed', `the header names key ${JSON.stringify(header['key'])}, not the key of the file name`);
     key = header['key'];
   }
   if (typeof header['key'] !== 'string') return bad('malformed', 'the header has no key');
-  if (header['generation'] !== generation) return bad('malformed', `the header says generation ${JSON.stringify(header['generation'])}, the file name ${generation}`);
+  if (header['generation'] !== generation)
+    return bad('malformed', `the header says generation ${JSON.stringify(header['generation'])}, the file name ${generation}`);
   const length = header['bytes'];
   const digest = header['sha256'];
   if (!isCount(length) || typeof digest !== 'string') return bad('malformed', 'the header lacks bytes or sha256');
@@ -348,7 +350,8 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private report(problem: CheckpointProblem): void {
-    if (!this.found.some((p) => p.path === problem.path && p.kind === problem.kind && p.detail === problem.detail)) this.found.push(problem);
+    if (!this.found.some((p) => p.path === problem.path && p.kind === problem.kind && p.detail === problem.detail))
+      this.found.push(problem);
   }
 
   private verifyFile(stem: string, generation: number): Verified {

@@ -42,9 +42,7 @@ export class CheckpointStoreError extends Error {
   readonly key: string | undefined;
   readonly path: string | undefined;
   constructor(message: string, where: { key?: string; path?: string } = {}) {
-    const at = [where.key !== undefined ? `key ${JSON.stringify(where.key)}` : '', where.path ?? '']
-      .filter((s) => s !== '')
-      .join(' at ');
+    const at = [where.key !== undefined ? `key ${JSON.stringify(where.key)}` : '', where.path ?? ''].filter((s) => s !== '').join(' at ');
     super(at === '' ? message : `${at}: ${message}`);
     this.name = 'CheckpointStoreError';
     this.key = where.key;

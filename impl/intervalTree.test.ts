@@ -6,14 +6,19 @@ import { HorizonHeap } from './horizonHeap.ts';
 
 class Item extends IntervalNode {}
 
-
 // Narrow ranges so that equal intervals (duplicates) are common.
 const treeOps = fc.array(
   fc.oneof(
-    { weight: 5, arbitrary: fc.record({ op: fc.constant('insert' as const), start: fc.integer({ min: -8, max: 24 }), length: fc.nat({ max: 6 }) }) },
+    {
+      weight: 5,
+      arbitrary: fc.record({ op: fc.constant('insert' as const), start: fc.integer({ min: -8, max: 24 }), length: fc.nat({ max: 6 }) }),
+    },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('remove' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('removeLookalike' as const), pick: fc.nat() }) },
-    { weight: 3, arbitrary: fc.record({ op: fc.constant('query' as const), from: fc.integer({ min: -12, max: 30 }), length: fc.nat({ max: 10 }) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({ op: fc.constant('query' as const), from: fc.integer({ min: -12, max: 30 }), length: fc.nat({ max: 10 }) }),
+    },
   ),
   { maxLength: 300 },
 );
@@ -44,9 +49,7 @@ describe('IntervalTree (the J3 overlap index) against brute force', () => {
             const to = o.from + o.length;
             const got: Item[] = [];
             tree.forEachOverlapping(o.from, to, (x) => got.push(x));
-            const want = present
-              .filter((x) => x.start <= to && o.from <= x.end)
-              .sort((a, b) => a.start - b.start || a.order - b.order);
+            const want = present.filter((x) => x.start <= to && o.from <= x.end).sort((a, b) => a.start - b.start || a.order - b.order);
             expect(got).toEqual(want);
             // Identity, not just equal endpoints: duplicates are told apart.
             got.forEach((x, i) => expect(x).toBe(want[i]));
@@ -54,7 +57,12 @@ describe('IntervalTree (the J3 overlap index) against brute force', () => {
           expect(tree.checkInvariants()).toBeUndefined();
           expect(tree.size).toBe(present.length);
         }
-        expect(tree.items().map((x) => x.order).sort((a, b) => a - b)).toEqual(present.map((x) => x.order).sort((a, b) => a - b));
+        expect(
+          tree
+            .items()
+            .map((x) => x.order)
+            .sort((a, b) => a - b),
+        ).toEqual(present.map((x) => x.order).sort((a, b) => a - b));
       }),
     );
   });

@@ -62,12 +62,15 @@ function lockstep(config: JoinConfig, log: readonly LogRecord[], compareState: b
     const b = stepJoin(config, model, record);
     model = b.state;
     const at = `step ${i} ${JSON.stringify(record)}`;
-    if (JSON.stringify(a.outcome) !== JSON.stringify(b.outcome)) return `${at}: outcome ${JSON.stringify(a.outcome)} vs ${JSON.stringify(b.outcome)}`;
-    if (JSON.stringify(a.changes) !== JSON.stringify(b.changes)) return `${at}: changes ${JSON.stringify(a.changes)} vs ${JSON.stringify(b.changes)}`;
+    if (JSON.stringify(a.outcome) !== JSON.stringify(b.outcome))
+      return `${at}: outcome ${JSON.stringify(a.outcome)} vs ${JSON.stringify(b.outcome)}`;
+    if (JSON.stringify(a.changes) !== JSON.stringify(b.changes))
+      return `${at}: changes ${JSON.stringify(a.changes)} vs ${JSON.stringify(b.changes)}`;
     for (const key of [undefined, ...keys]) {
       const ra = impl.retained(key);
       const rb = retainedCountsOf(model, key);
-      if (JSON.stringify(ra) !== JSON.stringify(rb)) return `${at}: retained(${String(key)}) ${JSON.stringify(ra)} vs ${JSON.stringify(rb)}`;
+      if (JSON.stringify(ra) !== JSON.stringify(rb))
+        return `${at}: retained(${String(key)}) ${JSON.stringify(ra)} vs ${JSON.stringify(rb)}`;
     }
     if (compareState) {
       const sa = JSON.stringify(implStateAsSets(impl.snapshot()));
@@ -137,7 +140,8 @@ function counterDelta(before: OperatorCounters, after: OperatorCounters): Record
   for (const f of ['accepted', 'duplicate', 'late', 'stale', 'evictedRows', 'evictedMatches'] as const) {
     if (after[f] !== before[f]) out[f] = after[f] - before[f];
   }
-  for (const r of REJECT_REASONS) if (after.rejected[r] !== before.rejected[r]) out[`rejected.${r}`] = after.rejected[r] - before.rejected[r];
+  for (const r of REJECT_REASONS)
+    if (after.rejected[r] !== before.rejected[r]) out[`rejected.${r}`] = after.rejected[r] - before.rejected[r];
   return out;
 }
 
@@ -159,39 +163,36 @@ function invalidRecordArbitrary(): fc.Arbitrary<LogRecord> {
   const watermark = fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', '', 'r'), wm: fc.oneof(t, far) });
   const wmOutOfRange = fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('L', 'R'), wm: far });
   // Passes checks 1–6 and fails only `too_long` (for any D < 2^40).
-  const tooLong = fc.record({
-    kind: fc.constantFrom('insert' as const, 'retract' as const),
-    key: fc.constant('k1'),
-    side: fc.constantFrom('L', 'R'),
-    id: fc.constant('a'),
-    ts: t,
-    start: t,
-    end: t,
-  }).map((r) => ({ ...r, start: r.ts, end: r.ts + 2 ** 40 }));
+  const tooLong = fc
+    .record({
+      kind: fc.constantFrom('insert' as const, 'retract' as const),
+      key: fc.constant('k1'),
+      side: fc.constantFrom('L', 'R'),
+      id: fc.constant('a'),
+      ts: t,
+      start: t,
+      end: t,
+    })
+    .map((r) => ({ ...r, start: r.ts, end: r.ts + 2 ** 40 }));
   return fc.oneof(row, watermark, wmOutOfRange, tooLong);
 }
 
 describe('J1/J7: a rejected, late, duplicate or stale record leaves the state exactly unchanged', () => {
   it('an invalid record is rejected with the J1 reason and the snapshot state is byte-for-byte the same', () => {
     fc.assert(
-      fc.property(
-        configuredLogArbitrary(),
-        invalidRecordArbitrary(),
-        fc.nat(),
-        ({ config, log }, bad, cut) => {
-          // The spec's reason, from the reference model (J1 does not depend on state).
-          const reason = stepJoin(config, initialJoinState, bad).outcome;
-          fc.pre(reason.code === 'rejected');
-          const op = new JoinOperator(config);
-          for (const r of log.slice(0, log.length === 0 ? 0 : cut % (log.length + 1))) op.apply(r);
-          const before = op.snapshot();
-          const result = op.apply(bad);
-          const after = op.snapshot();
-          expect(result).toEqual({ outcome: reason, changes: [] });
-          expect(stateJson(after)).toBe(stateJson(before));
-          expect(counterDelta(before.counters, after.counters)).toEqual({ [`rejected.${reason.reason as string}`]: 1 });
-        },
-      ),
+      fc.property(configuredLogArbitrary(), invalidRecordArbitrary(), fc.nat(), ({ config, log }, bad, cut) => {
+        // The spec's reason, from the reference model (J1 does not depend on state).
+        const reason = stepJoin(config, initialJoinState, bad).outcome;
+        fc.pre(reason.code === 'rejected');
+        const op = new JoinOperator(config);
+        for (const r of log.slice(0, log.length === 0 ? 0 : cut % (log.length + 1))) op.apply(r);
+        const before = op.snapshot();
+        const result = op.apply(bad);
+        const after = op.snapshot();
+        expect(result).toEqual({ outcome: reason, changes: [] });
+        expect(stateJson(after)).toBe(stateJson(before));
+        expect(counterDelta(before.counters, after.counters)).toEqual({ [`rejected.${reason.reason as string}`]: 1 });
+      }),
     );
   });
 
@@ -262,7 +263,12 @@ describe('snapshot and restore', () => {
     expect(JSON.stringify(a)).toBe(JSON.stringify(backward.snapshot()));
     // §0 code-point order: U+FFFD sorts before the astral U+1F600.
     expect(a.rows.map((r) => `${r.key}${r.side}${r.id}`)).toEqual(['k1La', 'k1Lz', 'k1R\uFFFD', 'k1R\u{1F600}', 'k2Lq', 'k2Rb']);
-    expect(a.matches.map((m) => matchId(m.key, m.left, m.right))).toEqual(['k1/a/\uFFFD', 'k1/a/\u{1F600}', 'k1/z/\uFFFD', 'k1/z/\u{1F600}']);
+    expect(a.matches.map((m) => matchId(m.key, m.left, m.right))).toEqual([
+      'k1/a/\uFFFD',
+      'k1/a/\u{1F600}',
+      'k1/z/\uFFFD',
+      'k1/z/\u{1F600}',
+    ]);
   });
 
   it('keeps a match with one evicted endpoint across restore, and retracts it later (J7, J8)', () => {
@@ -306,8 +312,16 @@ describe('snapshot and restore', () => {
       ['match with tombstone', (s) => ({ ...s, matches: [{ key: 'k', left: 'a', right: 'c' }] }), '/matches/0'],
       ['match listed twice', (s) => ({ ...s, matches: [...s.matches, ...s.matches] }), '/matches/1'],
       ['negative counter', (s) => ({ ...s, counters: { ...s.counters, late: -1 } }), '/counters/late'],
-      ['unknown reason', (s) => ({ ...s, counters: { ...s.counters, rejected: { ...s.counters.rejected, bogus: 1 } } }), '/counters/rejected/bogus'],
-      ['bad reason count', (s) => ({ ...s, counters: { ...s.counters, rejected: { ...s.counters.rejected, conflict: 0.5 } } }), '/counters/rejected/conflict'],
+      [
+        'unknown reason',
+        (s) => ({ ...s, counters: { ...s.counters, rejected: { ...s.counters.rejected, bogus: 1 } } }),
+        '/counters/rejected/bogus',
+      ],
+      [
+        'bad reason count',
+        (s) => ({ ...s, counters: { ...s.counters, rejected: { ...s.counters.rejected, conflict: 0.5 } } }),
+        '/counters/rejected/conflict',
+      ],
     ];
     it('the base snapshot restores', () => {
       expect(JoinOperator.restore(config, base()).retained()).toEqual({ live: 2, tombstones: 1, matches: 1 });
@@ -361,7 +375,8 @@ describe('J8: eviction touches only what is due (no scan of all state per waterm
 
   it('a watermark that evicts one row out of 10 000 looks at two heap entries', () => {
     const op = new JoinOperator({ allowedLateness: 0, maxIntervalLength: 0 });
-    for (let i = 0; i < 10_000; i++) op.apply({ kind: 'insert', key: `k${i % 7}`, side: i % 2 ? 'L' : 'R', id: `r${i}`, ts: i, start: i, end: i });
+    for (let i = 0; i < 10_000; i++)
+      op.apply({ kind: 'insert', key: `k${i % 7}`, side: i % 2 ? 'L' : 'R', id: `r${i}`, ts: i, start: i, end: i });
     op.apply({ kind: 'watermark', side: 'L', wm: 5 });
     const before = op.evictionWork().heapEntriesExamined;
     op.apply({ kind: 'watermark', side: 'R', wm: 1 }); // gw 1 > 0: evicts only r0

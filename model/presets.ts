@@ -110,7 +110,13 @@ const clusterBoundParameters = (preset: ClusterPreset): BoundParameter[] => {
     max: 4,
   });
   return [
-    { name: 'records', description: `the first N records of the workload (${b.script.length} in all)`, default: b.script.length, min: 0, max: b.script.length },
+    {
+      name: 'records',
+      description: `the first N records of the workload (${b.script.length} in all)`,
+      default: b.script.length,
+      min: 0,
+      max: b.script.length,
+    },
     budget('migrations', 'migrations begun (freeze)'),
     budget('failovers', 'failovers'),
     budget('crashes', 'crashes of a worker or the coordinator, the crash points inside commit and failover included'),

@@ -42,25 +42,52 @@ describe('§7 cluster traces: loading and the checks the schema cannot make', ()
   });
 
   it('C1 (SJ106): an owner that is not a listed worker, a key declared twice', () => {
-    expect(errorOf(() => parseClusterTrace(edited((d) => ((d.config.keys[0] as { owner: string }).owner = 'w9')), 'x.json')).format()).toBe(
-      'x.json: SJ106 /config/keys/0/owner: owner "w9" is not a listed worker',
+    expect(
+      errorOf(() =>
+        parseClusterTrace(
+          edited((d) => ((d.config.keys[0] as { owner: string }).owner = 'w9')),
+          'x.json',
+        ),
+      ).format(),
+    ).toBe('x.json: SJ106 /config/keys/0/owner: owner "w9" is not a listed worker');
+    const twice = errorOf(() =>
+      parseClusterTrace(
+        edited((d) => d.config.keys.push({ key: 'k1', owner: 'w2' })),
+        'x.json',
+      ),
     );
-    const twice = errorOf(() => parseClusterTrace(edited((d) => d.config.keys.push({ key: 'k1', owner: 'w2' })), 'x.json'));
     expect(twice.code).toBe('SJ106');
     expect(twice.message).toContain('declared twice');
   });
 
   it('§7 (SJ107): a process action is refused, naming the step', () => {
-    const e = errorOf(() => parseClusterTrace(edited((d) => d.steps.splice(1, 0, { action: { type: 'process', worker: 'w1', key: 'k1' } })), 'x.json'));
+    const e = errorOf(() =>
+      parseClusterTrace(
+        edited((d) => d.steps.splice(1, 0, { action: { type: 'process', worker: 'w1', key: 'k1' } })),
+        'x.json',
+      ),
+    );
     expect(e.code).toBe('SJ107');
     expect(e.where).toBe('x.json: step 1');
   });
 
   it('SJ102 names the step and field; SJ103 refuses another format', () => {
-    const e = errorOf(() => parseClusterTrace(edited((d) => ((d.steps[2] as { action: Record<string, unknown> }).action['to'] = 7)), 'x.json'));
+    const e = errorOf(() =>
+      parseClusterTrace(
+        edited((d) => ((d.steps[2] as { action: Record<string, unknown> }).action['to'] = 7)),
+        'x.json',
+      ),
+    );
     expect(e.code).toBe('SJ102');
     expect(e.message).toMatch(/^step 2: /);
-    expect(errorOf(() => parseClusterTrace(edited((d) => (d.format = 'streamjoin/cluster-trace@2')), 'x.json')).code).toBe('SJ103');
+    expect(
+      errorOf(() =>
+        parseClusterTrace(
+          edited((d) => (d.format = 'streamjoin/cluster-trace@2')),
+          'x.json',
+        ),
+      ).code,
+    ).toBe('SJ103');
   });
 
   it('loadAnyTrace tells operator and cluster traces apart by format', () => {

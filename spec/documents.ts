@@ -138,7 +138,11 @@ function parseFormatted(text: string, where: string, format: string, schema: Sch
   const value = parseJson(text, where);
   const found = documentFormat(value);
   if (found !== format) {
-    throw new InputError('SJ103', where, found === undefined ? `not a "${format}" document (no format field)` : `format "${found}" is not "${format}"`);
+    throw new InputError(
+      'SJ103',
+      where,
+      found === undefined ? `not a "${format}" document (no format field)` : `format "${found}" is not "${format}"`,
+    );
   }
   checkDocument(schema, value, where);
   return value;

@@ -8,7 +8,8 @@ import { createProtocolServer } from '../conformance/adapters/protocolServer.ts'
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 
 const doc = readFileSync(join(import.meta.dirname, 'PROTOCOL.md'), 'utf8');
-const readSchema = (path: string) => JSON.parse(readFileSync(join(import.meta.dirname, 'schemas', path), 'utf8')) as Record<string, unknown>;
+const readSchema = (path: string) =>
+  JSON.parse(readFileSync(join(import.meta.dirname, 'schemas', path), 'utf8')) as Record<string, unknown>;
 
 /** The example exchanges: each ```protocol block is one connection, `>` a request line, `<` a reply line. */
 function exchanges(): { request: string; reply: string }[][] {
@@ -18,7 +19,8 @@ function exchanges(): { request: string; reply: string }[][] {
     for (let i = 0; i < lines.length; i += 2) {
       const req = lines[i] as string;
       const rep = lines[i + 1] ?? '';
-      if (!req.startsWith('> ') || !rep.startsWith('< ')) throw new Error(`PROTOCOL.md: expected a "> " line then a "< " line, got ${req} / ${rep}`);
+      if (!req.startsWith('> ') || !rep.startsWith('< '))
+        throw new Error(`PROTOCOL.md: expected a "> " line then a "< " line, got ${req} / ${rep}`);
       out.push({ request: req.slice(2), reply: rep.slice(2) });
     }
     return out;
@@ -75,7 +77,12 @@ describe('PROTOCOL.md example exchanges (tested against the schemas and the mode
   });
 
   it('shows every error code the protocol defines', () => {
-    const codes = new Set(blocks.flat().map((x) => parse(x.reply)?.['code']).filter((c) => c !== undefined));
+    const codes = new Set(
+      blocks
+        .flat()
+        .map((x) => parse(x.reply)?.['code'])
+        .filter((c) => c !== undefined),
+    );
     for (const [name, code] of Object.entries(PROTOCOL_ERRORS)) {
       if (name === 'internal_error') continue; // the reference model has none to show
       expect(codes, name).toContain(code);
@@ -91,7 +98,7 @@ describe('PROTOCOL.md and the schemas agree', () => {
     expect(reply.$defs['ProtocolErrorCode']?.enum).toEqual(Object.values(PROTOCOL_ERRORS));
   });
 
-  it('the request types are the schema\'s, in its order', () => {
+  it("the request types are the schema's, in its order", () => {
     const request = readSchema('protocol/request.schema.json') as { properties: { type: { enum: string[] } } };
     expect(request.properties.type.enum).toEqual([...REQUEST_TYPES]);
   });
@@ -101,7 +108,11 @@ describe('PROTOCOL.md and the schemas agree', () => {
     const action = readSchema('cluster-action.schema.json') as { $defs: Record<string, SchemaObject> };
     type SchemaObject = { properties: Record<string, unknown>; required: string[] };
     const byType = (defs: Record<string, SchemaObject>) =>
-      new Map(Object.values(defs).filter((d) => d.properties?.['type']).map((d) => [(d.properties['type'] as { const: string }).const, d]));
+      new Map(
+        Object.values(defs)
+          .filter((d) => d.properties?.['type'])
+          .map((d) => [(d.properties['type'] as { const: string }).const, d]),
+      );
     const requests = byType(request.$defs);
     let compared = 0;
     for (const [type, a] of byType(action.$defs)) {

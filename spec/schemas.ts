@@ -17,7 +17,9 @@ function ajv(): Ajv2020 {
   const instance = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
   // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them.
   for (const dir of [schemaDir, join(schemaDir, 'protocol')]) {
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.schema.json'))
+      .sort()) {
       instance.addSchema(JSON.parse(readFileSync(join(dir, file), 'utf8')) as object);
     }
   }
@@ -49,7 +51,7 @@ export function describeSchemaError(e: ErrorObject): string {
   } else if (e.keyword === 'additionalProperties') {
     detail = `has unknown property "${String((e.params as { additionalProperty?: unknown }).additionalProperty)}"`;
   } else if (e.keyword === 'enum' || e.keyword === 'const') {
-    const allowed = (e.params as { allowedValues?: unknown[]; allowedValue?: unknown });
+    const allowed = e.params as { allowedValues?: unknown[]; allowedValue?: unknown };
     const values = allowed.allowedValues ?? [allowed.allowedValue];
     detail = `must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}`;
   }

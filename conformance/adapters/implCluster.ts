@@ -19,7 +19,11 @@ export interface ImplClusterOptions {
 }
 
 /** A fresh cluster of `impl` (the built-in one by default). */
-export function createImplCluster(config: ClusterConfig, options: ImplClusterOptions = {}, impl: ImplModule = builtInImpl): ClusterUnderTest {
+export function createImplCluster(
+  config: ClusterConfig,
+  options: ImplClusterOptions = {},
+  impl: ImplModule = builtInImpl,
+): ClusterUnderTest {
   const sessionDir = options.dataDir === undefined ? undefined : mkdtempSync(join(options.dataDir, 'session-'));
   let cluster: ReturnType<ImplModule['ImplCluster']['open']>;
   try {

@@ -8,7 +8,10 @@ describe('LineSplitter (PROTOCOL.md, Transport)', () => {
   it('yields the same lines however the stream is cut into chunks', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !s.includes('\n')), { maxLength: 10 }),
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !s.includes('\n')),
+          { maxLength: 10 },
+        ),
         fc.array(fc.nat(), { maxLength: 10 }),
         (texts, cuts) => {
           const bytes = Buffer.from(texts.map((t) => `${t}\n`).join(''), 'utf8');

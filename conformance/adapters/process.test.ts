@@ -32,7 +32,9 @@ function livingInGroup(pgid: number): number[] {
 }
 
 const examples: TraceSource[] = [
-  ...readdirSync(join(root, 'spec', 'examples')).filter((f) => f.endsWith('.trace.json')).map((f) => join(root, 'spec', 'examples', f)),
+  ...readdirSync(join(root, 'spec', 'examples'))
+    .filter((f) => f.endsWith('.trace.json'))
+    .map((f) => join(root, 'spec', 'examples', f)),
   ...readdirSync(join(root, 'spec', 'examples', 'cluster')).map((f) => join(root, 'spec', 'examples', 'cluster', f)),
 ].map((path) => ({ path, trace: loadCheckedTrace(path) }));
 
@@ -88,11 +90,13 @@ describe('a dead, hung or babbling system yields unknown with the reason and its
       // The hang case also started a grandchild (sleep 300): the whole group is gone.
       expect(livingInGroup(system.pgid as number)).toEqual([]);
       // A broken system stays broken: later calls reject at once, with the same reason.
-      await expect(system.openCluster({ join: trace.trace.config, workers: ['w1'], keys: [{ key: 'k', owner: 'w1' }] }, 'cluster')).rejects.toThrow(reason);
+      await expect(
+        system.openCluster({ join: trace.trace.config, workers: ['w1'], keys: [{ key: 'k', owner: 'w1' }] }, 'cluster'),
+      ).rejects.toThrow(reason);
     });
   }
 
-  it('a command that does not exist is dead, with the shell\'s complaint in the stderr tail', async () => {
+  it("a command that does not exist is dead, with the shell's complaint in the stderr tail", async () => {
     const system = spawnSystem('streamjoin-no-such-command-xyz', { cwd: root });
     const error = await system.info().catch((e: unknown) => e);
     await system.close();

@@ -12,14 +12,7 @@
 //   and the harness's own exit or SIGINT/SIGTERM kill the whole group.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import {
-  PROTOCOL_ERRORS,
-  PROTOCOL_VERSION,
-  okTypeOf,
-  protocolErrorName,
-  schemaError,
-  schemaValidator,
-} from '../../spec/index.ts';
+import { PROTOCOL_ERRORS, PROTOCOL_VERSION, okTypeOf, protocolErrorName, schemaError, schemaValidator } from '../../spec/index.ts';
 import type {
   ClusterConfig,
   ClusterObservation,
@@ -183,7 +176,10 @@ const clip = (s: string, n = 200): string => (s.length > n ? `${s.slice(0, n)}â€
  * A system under test run as `command` (through the shell, in its own
  * process group). Started on first use.
  */
-export function spawnSystem(command: string, options: ProcessOptions = {}): SystemUnderTest & {
+export function spawnSystem(
+  command: string,
+  options: ProcessOptions = {},
+): SystemUnderTest & {
   /** The process group id while it runs (for tests that check nothing outlives us). */
   readonly pgid: number | undefined;
   /** The last stderr lines. */
@@ -276,7 +272,9 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     const type = (value as { type?: unknown }).type;
     const isError = type === 'error';
     if (!isError && type !== okTypeOf(p.request.type)) {
-      fail(`protocol: the reply to request ${p.request.id} (${p.request.type}) has type ${JSON.stringify(type)}, not "${okTypeOf(p.request.type)}" or "error"`);
+      fail(
+        `protocol: the reply to request ${p.request.id} (${p.request.type}) has type ${JSON.stringify(type)}, not "${okTypeOf(p.request.type)}" or "error"`,
+      );
       return;
     }
     const problem = validatorOf(isError ? 'ErrorReply' : p.def)(value);
@@ -398,7 +396,8 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
     };
   }
 
-  const toAction = (r: Reply): ActionReply => (r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events });
+  const toAction = (r: Reply): ActionReply =>
+    r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events };
 
   return {
     label: command,
@@ -432,7 +431,9 @@ export function spawnSystem(command: string, options: ProcessOptions = {}): Syst
         async records(records: readonly LogRecord[]): Promise<RecordReply[]> {
           const replies = await exchange(records.map((record) => ({ id: id(), type: 'record', record })));
           return replies.map((r) =>
-            r.type === 'error' ? { error: { code: r.code, text: r.text } } : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk),
+            r.type === 'error'
+              ? { error: { code: r.code, text: r.text } }
+              : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk),
           );
         },
       };

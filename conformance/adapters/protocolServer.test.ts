@@ -25,7 +25,10 @@ describe('the protocol server (PROTOCOL.md) around an in-process system', () => 
     const server = createProtocolServer(operatorOnly);
     expect(reply(server.handle(init(1, 'cluster')))).toMatchObject({ type: 'error', code: PROTOCOL_ERRORS.not_supported });
     server.handle(JSON.stringify({ id: 2, type: 'init', protocol: 1, level: 'operator', config: cluster.join }));
-    expect(reply(server.handle(JSON.stringify({ id: 3, type: 'inspect' })))).toMatchObject({ in_reply_to: 3, code: PROTOCOL_ERRORS.not_supported });
+    expect(reply(server.handle(JSON.stringify({ id: 3, type: 'inspect' })))).toMatchObject({
+      in_reply_to: 3,
+      code: PROTOCOL_ERRORS.not_supported,
+    });
     const full = createProtocolServer(modelSut);
     full.handle(init(1, 'cluster'));
     expect(reply(full.handle(JSON.stringify({ id: 2, type: 'commit', key: 'k1', crashAfterFence: true })))).toMatchObject({
@@ -49,7 +52,13 @@ describe('the protocol server (PROTOCOL.md) around an in-process system', () => 
       },
     };
     const server = createProtocolServer(throwing);
-    const three = JSON.stringify({ id: 1, type: 'init', protocol: 1, level: 'cluster', config: { ...cluster, workers: ['w1', 'w2', 'w3'] } });
+    const three = JSON.stringify({
+      id: 1,
+      type: 'init',
+      protocol: 1,
+      level: 'cluster',
+      config: { ...cluster, workers: ['w1', 'w2', 'w3'] },
+    });
     expect(reply(server.handle(three))).toMatchObject({ code: PROTOCOL_ERRORS.bad_config, text: 'at most two workers' });
     server.handle(init(2, 'cluster'));
     expect(reply(server.handle(JSON.stringify({ id: 3, type: 'checkpoint', worker: 'w1', key: 'k1' })))).toMatchObject({

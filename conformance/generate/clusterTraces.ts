@@ -29,7 +29,15 @@ import type {
   LogRecord,
   RowRecord,
 } from '../../spec/index.ts';
-import { COORDINATOR, applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup, type ClusterState } from '../../model/cluster/stateMachine.ts';
+import {
+  COORDINATOR,
+  applyExternal,
+  initialClusterState,
+  observeCluster,
+  whyDisabled,
+  type ClusterSetup,
+  type ClusterState,
+} from '../../model/cluster/stateMachine.ts';
 import { configArbitrary, keepInContract } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
@@ -144,7 +152,10 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
 function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]): LogRecord[] {
   const out: LogRecord[] = [];
   const rows: RowRecord[] = [];
-  const rowOf = (kind: 'insert' | 'retract', r: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number }): RowRecord => ({
+  const rowOf = (
+    kind: 'insert' | 'retract',
+    r: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number },
+  ): RowRecord => ({
     kind,
     key: domain.keys[r.key] as string,
     side: r.side,
@@ -157,8 +168,19 @@ function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]):
     if ('pair' in op) {
       // Two rows of one key that overlap: a match, for certain (J3).
       const { key, left, right, start, length } = op.pair;
-      for (const [side, id] of [['L', left], ['R', right]] as const) {
-        const r: RowRecord = { kind: 'insert', key: domain.keys[key] as string, side, id: domain.ids[id] as string, ts: start, start, end: start + length };
+      for (const [side, id] of [
+        ['L', left],
+        ['R', right],
+      ] as const) {
+        const r: RowRecord = {
+          kind: 'insert',
+          key: domain.keys[key] as string,
+          side,
+          id: domain.ids[id] as string,
+          ts: start,
+          start,
+          end: start + length,
+        };
         out.push(r);
         rows.push(r);
       }
@@ -416,7 +438,8 @@ export function modelChoiceSteps(config: ClusterSetup, level: 'cluster' | 'fault
     const disabled: ClusterAction[] = [...never, ...universe.filter((a) => whyDisabled(setup, state, a) !== undefined)];
     const refused = disabled[item.probe % disabled.length] as ClusterAction;
     const why = whyDisabled(setup, state, item.action);
-    if (why !== undefined) return { kind: 'action', action: item.action, expected: { error: why }, observation: observeCluster(setup, state), refused };
+    if (why !== undefined)
+      return { kind: 'action', action: item.action, expected: { error: why }, observation: observeCluster(setup, state), refused };
     const t = applyExternal(setup, state, item.action);
     state = t.state;
     return { kind: 'action', action: item.action, expected: { events: t.events }, observation: observeCluster(setup, state), refused };
@@ -483,11 +506,17 @@ export interface ChoiceStepsOptions {
 }
 
 /** Random steps with the model's answers for a fixed config, at level `faults` unless told (impl/'s lockstep tests). */
-export function clusterStepsArbitrary(config: ClusterSetup, options: ChoiceStepsOptions & { readonly level?: 'cluster' | 'faults' } = {}): fc.Arbitrary<ChoiceStep[]> {
+export function clusterStepsArbitrary(
+  config: ClusterSetup,
+  options: ChoiceStepsOptions & { readonly level?: 'cluster' | 'faults' } = {},
+): fc.Arbitrary<ChoiceStep[]> {
   const level = options.level ?? 'faults';
   const domain: ClusterDomain = { ...(options.domain ?? longClusterDomain), keys: config.keys.map((k) => k.key) };
   // Lengths up to the maximum (size 'max'), not fast-check's small default.
   return fc
-    .tuple(workloadArbitrary(domain, config.join), fc.array(choiceArbitrary(options.reopen === true), { maxLength: domain.maxChoices, size: 'max' }))
+    .tuple(
+      workloadArbitrary(domain, config.join),
+      fc.array(choiceArbitrary(options.reopen === true), { maxLength: domain.maxChoices, size: 'max' }),
+    )
     .map(([workload, choices]) => modelChoiceSteps(config, level, interpretChoiceItems(config, level, workload, choices, options)));
 }

@@ -1,7 +1,15 @@
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { schemaError } from '../../spec/index.ts';
-import { encodeExplored, enabledClusterActions, initialExplored, isQuiescent, nextEager, type ClusterModelConfig, type ExploredState } from '../../model/cluster/boundedHistories.ts';
+import {
+  encodeExplored,
+  enabledClusterActions,
+  initialExplored,
+  isQuiescent,
+  nextEager,
+  type ClusterModelConfig,
+  type ExploredState,
+} from '../../model/cluster/boundedHistories.ts';
 import {
   EXHAUSTIVE_SCENARIOS,
   coverScenario,
@@ -46,7 +54,10 @@ function replayCover(cover: ScenarioCover): { taken: Set<string>; unsettled: num
 describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (DESIGN §5, SPEC §7)', () => {
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
   // The migration scenario with one crash instead of two: the same shape, a fifth of the size.
-  const oneCrash: ExhaustiveScenario = { ...scenario('migration-under-traffic'), bounds: { ...scenario('migration-under-traffic').bounds, crashes: 1 } };
+  const oneCrash: ExhaustiveScenario = {
+    ...scenario('migration-under-traffic'),
+    bounds: { ...scenario('migration-under-traffic').bounds, crashes: 1 },
+  };
 
   for (const s of [...small, oneCrash]) {
     it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9)`, () => {
@@ -110,11 +121,26 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
 describe('conform with exhaustive scenarios', () => {
   it('the model conforms to itself on the zombie scenario; with the sink fence switched off (C9) it diverges there, minimized to a short trace that shows a fenced write applied', async () => {
     const covers = [coverScenario(scenario('zombie-after-failover'))];
-    const ok = await runConform({ system: inProcessSystem(modelSut), seed, runs: 0, examples: [], exhaustive: covers, levels: ['cluster', 'faults'] });
+    const ok = await runConform({
+      system: inProcessSystem(modelSut),
+      seed,
+      runs: 0,
+      examples: [],
+      exhaustive: covers,
+      levels: ['cluster', 'faults'],
+    });
     expect(ok.verdict).toBe('pass');
     expect(ok.exhaustive.map((x) => [x.scenario, x.run, x.verdict])).toEqual([['zombie-after-failover', covers[0]?.traces.length, 'pass']]);
     const broken = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'broken');
-    const bad = await runConform({ system: broken, seed, runs: 0, examples: [], exhaustive: covers, levels: ['faults'], stopAtFirstFailure: true });
+    const bad = await runConform({
+      system: broken,
+      seed,
+      runs: 0,
+      examples: [],
+      exhaustive: covers,
+      levels: ['faults'],
+      stopAtFirstFailure: true,
+    });
     expect(bad.verdict).toBe('fail');
     const f = bad.failures[0];
     expect(f?.origin).toBe('exhaustive');
@@ -123,6 +149,8 @@ describe('conform with exhaustive scenarios', () => {
     expect(f?.divergence.refs.rules).toContain('C9');
     expect(bad.exhaustive[0]?.run).toBeLessThan(covers[0]?.traces.length ?? 0);
     // The minimized trace replays to a divergence on its own.
-    expect(f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict).toBe('fail');
+    expect(
+      f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict,
+    ).toBe('fail');
   });
 });

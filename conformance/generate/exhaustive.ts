@@ -60,7 +60,8 @@ const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
 export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'migration-under-traffic',
-    description: 'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with every restart, abort and failover that can follow',
+    description:
+      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with every restart, abort and failover that can follow',
     cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -72,7 +73,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'failover-replay-from-older-checkpoint',
-    description: 'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
+    description:
+      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -84,7 +86,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'zombie-after-failover',
-    description: 'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
+    description:
+      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -96,7 +99,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'duplicates-and-retractions-across-a-handoff',
-    description: 'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
+    description:
+      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -115,7 +119,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     name: 'watermark-passes-horizon-during-handoff',
-    description: 'the watermark passes one row\'s horizon (J8) while the key is being handed over, and stops at the other\'s boundary, whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
+    description:
+      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere",
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -255,7 +260,9 @@ export function coverScenario(scenario: ExhaustiveScenario): ScenarioCover {
   }
   const stuck = toGoal.indexOf(-1);
   if (stuck >= 0) {
-    throw new ScenarioError(`scenario ${scenario.name}: no fault-free path to a settled state from state ${stuck} (${encodeExplored(config, states[stuck] as ExploredState, false)})`);
+    throw new ScenarioError(
+      `scenario ${scenario.name}: no fault-free path to a settled state from state ${stuck} (${encodeExplored(config, states[stuck] as ExploredState, false)})`,
+    );
   }
   const pathTo = (i: number): ExternalAction[] => {
     const out: ExternalAction[] = [];

@@ -25,7 +25,11 @@ export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c',
  * (`__proto__`, `constructor`), need the match-id encoding's escapes (`/`,
  * `%`), or make the seed's `"L:"+a+"|R:"+b` ambiguous (`|R:`).
  */
-export const oddDomain: LogDomain = { ...smallDomain, keys: ['__proto__', 'k/%2F', 'constructor'], ids: ['a|R:b', 'a', 'b|R:', '%', 'x/y'] };
+export const oddDomain: LogDomain = {
+  ...smallDomain,
+  keys: ['__proto__', 'k/%2F', 'constructor'],
+  ids: ['a|R:b', 'a', 'b|R:', '%', 'x/y'],
+};
 
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
@@ -167,9 +171,7 @@ export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain
 }
 
 /** A config together with a log for it. */
-export function configuredLogArbitrary(
-  domain: LogDomain = smallDomain,
-): fc.Arbitrary<{ config: JoinConfig; log: LogRecord[] }> {
+export function configuredLogArbitrary(domain: LogDomain = smallDomain): fc.Arbitrary<{ config: JoinConfig; log: LogRecord[] }> {
   return configArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log })));
 }
 

@@ -23,7 +23,14 @@ export interface WideDomain {
 export const wideDomain: WideDomain = { keys: 2, maxRecords: 400, maxLateness: 8, maxLength: 40 };
 
 type WideOp =
-  | { readonly op: 'insert'; readonly key: number; readonly side: 'L' | 'R'; readonly offset: number; readonly length: number; readonly tsAt: number }
+  | {
+      readonly op: 'insert';
+      readonly key: number;
+      readonly side: 'L' | 'R';
+      readonly offset: number;
+      readonly length: number;
+      readonly tsAt: number;
+    }
   | { readonly op: 'retract'; readonly pick: number }
   | { readonly op: 'overtake'; readonly key: number; readonly side: 'L' | 'R'; readonly offset: number; readonly length: number }
   | { readonly op: 'resend'; readonly pick: number }

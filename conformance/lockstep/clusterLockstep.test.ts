@@ -4,7 +4,14 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS, loadClusterTrace } from '../../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import { PrefixSharingModel, actionsOf, expectedClusterSteps, modelClusterSteps, runClusterLockstep, runClusterLockstepPipelined } from './clusterLockstep.ts';
+import {
+  PrefixSharingModel,
+  actionsOf,
+  expectedClusterSteps,
+  modelClusterSteps,
+  runClusterLockstep,
+  runClusterLockstepPipelined,
+} from './clusterLockstep.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { sameJson } from './jsonDiff.ts';
 import { levelOfClusterTrace } from '../conform.ts';
@@ -54,7 +61,7 @@ describe('§5/§7 cluster examples: the hand-checked traces agree with the model
 describe('§7 lockstep: the first divergence, with the step, the field and the rules', () => {
   const zombie = load('zombie-fenced.trace.json');
 
-  it('C9: a sink that does not fence shows at the zombie\'s write, as an event difference', async () => {
+  it("C9: a sink that does not fence shows at the zombie's write, as an event difference", async () => {
     const noFence = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'no-fence');
     const r = await runClusterLockstep(zombie, noFence, 'faults');
     expect(r.divergence).toMatchObject({ step: 4, field: 'events', refs: { rules: ['C9'], properties: ['Fenced'] } });
@@ -75,7 +82,13 @@ describe('§7 lockstep: the first divergence, with the step, the field and the r
   });
 
   it('§7: carrying out an action that is not enabled is a divergence; so is refusing one that is', async () => {
-    const eager = wrong((inner) => ({ ...inner, apply: (a) => { const r = inner.apply(a); return 'error' in r ? { events: [] } : r; } }));
+    const eager = wrong((inner) => ({
+      ...inner,
+      apply: (a) => {
+        const r = inner.apply(a);
+        return 'error' in r ? { events: [] } : r;
+      },
+    }));
     const abort = load('abort-before-fence.trace.json');
     const r1 = await runClusterLockstep(abort, eager, 'cluster');
     expect(r1.divergence).toMatchObject({ step: 6, field: 'reply' });
@@ -91,7 +104,10 @@ describe('§7 lockstep: the first divergence, with the step, the field and the r
   it('a refusal with the wrong code is a divergence: not_enabled is the only right one (§7)', async () => {
     const wrongCode = wrong((inner) => ({
       ...inner,
-      apply: (a) => { const r = inner.apply(a); return 'error' in r ? { error: { code: PROTOCOL_ERRORS.internal_error, text: r.error.text } } : r; },
+      apply: (a) => {
+        const r = inner.apply(a);
+        return 'error' in r ? { error: { code: PROTOCOL_ERRORS.internal_error, text: r.error.text } } : r;
+      },
     }));
     const r = await runClusterLockstep(load('crash-between-commit-parts.trace.json'), wrongCode, 'faults');
     expect(r.divergence).toMatchObject({ step: 6, field: 'reply' });
@@ -110,7 +126,7 @@ describe('§7 lockstep: the first divergence, with the step, the field and the r
 });
 
 describe('pipelined runs share the model work of common prefixes', () => {
-  it('PrefixSharingModel gives exactly the model\'s expectations (SPEC §7) for any sequence of traces, whatever they share', () => {
+  it("PrefixSharingModel gives exactly the model's expectations (SPEC §7) for any sequence of traces, whatever they share", () => {
     const arb = fc.tuple(clusterTraceArbitrary('faults'), clusterTraceArbitrary('faults'), fc.nat(), fc.nat());
     fc.assert(
       fc.property(arb, ([a, b, cutA, cutB]) => {
@@ -128,11 +144,16 @@ describe('pipelined runs share the model work of common prefixes', () => {
   });
 
   it('a pipelined run judges every trace in order, and stops when told; a divergence is found in the trace that has it', async () => {
-    const traces = examples.map((f) => load(f)).map((trace) => ({ trace: { ...trace, steps: trace.steps.map(({ action }) => ({ action })) }, level: levelOfClusterTrace(trace) }));
+    const traces = examples
+      .map((f) => load(f))
+      .map((trace) => ({ trace: { ...trace, steps: trace.steps.map(({ action }) => ({ action })) }, level: levelOfClusterTrace(trace) }));
     const seen: number[] = [];
     await runClusterLockstepPipelined(traces, model, { window: 3, onResult: (r) => void seen.push(r.divergence ? -1 : r.index) });
     expect(seen).toEqual(traces.map((_, i) => i));
-    const dropsFences = wrong((inner) => ({ ...inner, observe: () => ({ ...inner.observe(), sink: { ...inner.observe().sink, fence: {} } }) }));
+    const dropsFences = wrong((inner) => ({
+      ...inner,
+      observe: () => ({ ...inner.observe(), sink: { ...inner.observe().sink, fence: {} } }),
+    }));
     const judged: { index: number; step?: number }[] = [];
     await runClusterLockstepPipelined(traces, dropsFences, {
       window: 4,

@@ -4,7 +4,14 @@
 // divergence is the verdict.
 import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup, type ClusterState } from '../../model/cluster/stateMachine.ts';
+import {
+  applyExternal,
+  initialClusterState,
+  observeCluster,
+  whyDisabled,
+  type ClusterSetup,
+  type ClusterState,
+} from '../../model/cluster/stateMachine.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
@@ -107,19 +114,41 @@ export function compareClusterStep(
   if ('error' in expected) {
     // §7: an action that is not enabled is refused with not_enabled and changes nothing.
     if (!('error' in reply)) {
-      return divergence(step, action, 'reply', `${what}: carried out, but it is not enabled (${expected.error})`,
-        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } }, { events: reply.events }, [], actionRefs);
+      return divergence(
+        step,
+        action,
+        'reply',
+        `${what}: carried out, but it is not enabled (${expected.error})`,
+        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
+        { events: reply.events },
+        [],
+        actionRefs,
+      );
     }
     if (reply.error.code !== PROTOCOL_ERRORS.not_enabled) {
-      return divergence(step, action, 'reply',
+      return divergence(
+        step,
+        action,
+        'reply',
         `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), expected not_enabled (${expected.error})`,
-        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } }, { error: reply.error }, [], actionRefs);
+        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
+        { error: reply.error },
+        [],
+        actionRefs,
+      );
     }
   } else {
     if ('error' in reply) {
-      return divergence(step, action, 'reply',
+      return divergence(
+        step,
+        action,
+        'reply',
         `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), but it is enabled`,
-        { events: expected.events }, { error: reply.error }, [], actionRefs);
+        { events: expected.events },
+        { error: reply.error },
+        [],
+        actionRefs,
+      );
     }
     const want = canonicalEvents(expected.events);
     const got = canonicalEvents(reply.events);
@@ -138,8 +167,16 @@ export function compareClusterStep(
     const first = diff[0];
     const where = first ? ` at ${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
     const more = diff.length > 1 ? ` (and ${diff.length - 1} more)` : '';
-    return divergence(step, action, 'observation', `${what}: the observation differs${where}${more}`,
-      expected.observation, actual.observation, diff, refs);
+    return divergence(
+      step,
+      action,
+      'observation',
+      `${what}: the observation differs${where}${more}`,
+      expected.observation,
+      actual.observation,
+      diff,
+      refs,
+    );
   }
   return undefined;
 }
@@ -214,7 +251,8 @@ export async function runClusterLockstepPipelined(
     for (let i = 0; i < actions.length && !divergence; i++) {
       divergence = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
     }
-    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false) stopped = true;
+    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
+      stopped = true;
   };
   for (let index = 0; index < traces.length && !stopped; index++) {
     const { trace, level } = traces[index] as { trace: ClusterTrace; level: Level };

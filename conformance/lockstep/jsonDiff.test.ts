@@ -7,7 +7,12 @@ const json = fc.jsonValue({ maxDepth: 3 });
 /** The same value with every object's keys in reverse order. */
 function reorder(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reorder);
-  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)]));
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(
+      Object.entries(v)
+        .reverse()
+        .map(([k, x]) => [k, reorder(x)]),
+    );
   return v;
 }
 
@@ -51,6 +56,8 @@ describe('structural comparison of observations (§7)', () => {
         expect(JSON.parse(prettyJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
       }),
     );
-    expect(prettyJson({ a: [1, 2], b: { c: 'x'.repeat(200) } }, 40)).toBe(`{\n  "a": [1,2],\n  "b": {\n    "c": "${'x'.repeat(200)}"\n  }\n}`);
+    expect(prettyJson({ a: [1, 2], b: { c: 'x'.repeat(200) } }, 40)).toBe(
+      `{\n  "a": [1,2],\n  "b": {\n    "c": "${'x'.repeat(200)}"\n  }\n}`,
+    );
   });
 });

@@ -57,11 +57,18 @@ export function withOperatorExpectations(trace: OperatorTrace): OperatorTrace {
 }
 
 function describeRecord(r: LogRecord): string {
-  return r.kind === 'watermark' ? `record watermark ${r.side}=${r.wm}` : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
+  return r.kind === 'watermark'
+    ? `record watermark ${r.side}=${r.wm}`
+    : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
 }
 
 /** Compares one record's reply; undefined if it conforms. */
-export function compareOperatorStep(step: number, record: LogRecord, expected: ExpectedOperatorStep, reply: RecordReply): Divergence | undefined {
+export function compareOperatorStep(
+  step: number,
+  record: LogRecord,
+  expected: ExpectedOperatorStep,
+  reply: RecordReply,
+): Divergence | undefined {
   const action: ExternalAction = { type: 'record', record };
   const what = describeRecord(record);
   const at = (field: 'outcome' | 'changes' | 'retained', e: unknown, a: unknown, summary: string): Divergence => ({
@@ -71,7 +78,10 @@ export function compareOperatorStep(step: number, record: LogRecord, expected: E
     summary: `${what}: ${summary}`,
     expected: e,
     actual: a,
-    diff: field === 'changes' ? [{ path: '/changes', expected: e, actual: a }] : diffJson(e, a).map((d) => ({ ...d, path: `/${field}${d.path === '/' ? '' : d.path}` })),
+    diff:
+      field === 'changes'
+        ? [{ path: '/changes', expected: e, actual: a }]
+        : diffJson(e, a).map((d) => ({ ...d, path: `/${field}${d.path === '/' ? '' : d.path}` })),
     refs: rulesOfOperatorField(field, expected.outcome),
   });
   if ('error' in reply) {
@@ -96,11 +106,18 @@ export function compareOperatorStep(step: number, record: LogRecord, expected: E
     const got = new Set(changes.map((c) => `${c.op} ${c.match}`));
     const missing = [...want].filter((c) => !got.has(c));
     const extra = [...got].filter((c) => !want.has(c));
-    const parts = [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `unexpected ${extra.join(', ')}` : ''].filter(Boolean);
+    const parts = [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `unexpected ${extra.join(', ')}` : ''].filter(
+      Boolean,
+    );
     return at('changes', expected.changes, changes, `the change set differs: ${parts.join('; ') || 'same ids, different fields'}`);
   }
   if (!sameJson(reply.retained, expected.retained)) {
-    return at('retained', expected.retained, reply.retained, `retained counts expected ${showValue(expected.retained)}, actual ${showValue(reply.retained)}`);
+    return at(
+      'retained',
+      expected.retained,
+      reply.retained,
+      `retained counts expected ${showValue(expected.retained)}, actual ${showValue(reply.retained)}`,
+    );
   }
   return undefined;
 }
@@ -119,7 +136,12 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
   const replies = await answered;
   for (let i = 0; i < trace.steps.length; i++) {
-    const d = compareOperatorStep(i, (trace.steps[i] as { record: LogRecord }).record, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
+    const d = compareOperatorStep(
+      i,
+      (trace.steps[i] as { record: LogRecord }).record,
+      expected[i] as ExpectedOperatorStep,
+      replies[i] as RecordReply,
+    );
     if (d) return { divergence: d, replies, disagreements };
   }
   return { replies, disagreements };

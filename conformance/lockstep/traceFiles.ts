@@ -29,10 +29,7 @@ export function loadTraceFiles(paths: readonly string[]): { path: string; trace:
 }
 
 /** Runs each loaded trace against a fresh operator from `makeOperator`. */
-export function runTraceFiles(
-  loaded: readonly { path: string; trace: OperatorTrace }[],
-  makeOperator: OperatorFactory,
-): TraceFileResult[] {
+export function runTraceFiles(loaded: readonly { path: string; trace: OperatorTrace }[], makeOperator: OperatorFactory): TraceFileResult[] {
   return loaded.map(({ path, trace }) => {
     const result = runOperatorTrace(trace, makeOperator);
     const outcomes: Partial<Record<OutcomeCode, number>> = {};

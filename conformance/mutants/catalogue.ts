@@ -48,7 +48,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'no-fencing',
     bugClass: 'no fencing',
     rule: 'C9',
-    description: 'the sink applies a write whose epoch is below its fence for the key: a zombie owner that resumes after a failover writes on',
+    description:
+      'the sink applies a write whose epoch is below its fence for the key: a zombie owner that resumes after a failover writes on',
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -83,7 +84,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'eviction-at-ts-plus-lateness',
     bugClass: 'eviction at wm > ts + L',
     rule: 'J8',
-    description: "a row is evicted once the global watermark passes ts + L (the seed's row horizon), not end + L + D: a long row still overlapped by later inserts is forgotten",
+    description:
+      "a row is evicted once the global watermark passes ts + L (the seed's row horizon), not end + L + D: a long row still overlapped by later inserts is forgotten",
     patches: [
       {
         file: 'operator.ts',
@@ -96,7 +98,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'match-dropped-with-one-endpoint',
     bugClass: 'a match dropped when one endpoint is evicted',
     rule: 'J8',
-    description: 'a match is forgotten with its first evicted endpoint, so retracting the other endpoint later no longer retracts the match',
+    description:
+      'a match is forgotten with its first evicted endpoint, so retracting the other endpoint later no longer retracts the match',
     patches: [
       {
         file: 'operator.ts',
@@ -116,7 +119,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'retraction-held-to-insert-lateness',
     bugClass: 'retractions held to the insert lateness bound',
     rule: 'J6',
-    description: 'a retract is late when ts < gw - L, the bound for inserts, instead of when gw > end + L + D: retractions of rows still held and joined are refused',
+    description:
+      'a retract is late when ts < gw - L, the bound for inserts, instead of when gw > end + L + D: retractions of rows still held and joined are refused',
     patches: [
       {
         file: 'operator.ts',
@@ -129,7 +133,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'overtaking-retract-dropped',
     bugClass: 'a retract overtaking its insert dropped (no tombstone)',
     rule: 'J6',
-    description: 'a retract of a row the operator has not seen is dropped instead of leaving a tombstone, so the insert that arrives after it brings the row to life',
+    description:
+      'a retract of a row the operator has not seen is dropped instead of leaving a tombstone, so the insert that arrives after it brings the row to life',
     patches: [
       {
         file: 'operator.ts',
@@ -159,7 +164,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'last-writer-wins-sink',
     bugClass: 'last-writer-wins sink',
     rule: 'C9',
-    description: 'retracted is not terminal: a replayed insert after the retract flips the match back to inserted (the seed\'s sink)',
+    description: "retracted is not terminal: a replayed insert after the retract flips the match back to inserted (the seed's sink)",
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -186,7 +191,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'reversed-interval-swapped',
     bugClass: 'reversed intervals swapped instead of rejected',
     rule: 'J1',
-    description: "a row with start > end is repaired by swapping its endpoints (the seed's choice), inventing a row nobody sent, instead of being rejected",
+    description:
+      "a row with start > end is repaired by swapping its endpoints (the seed's choice), inventing a row nobody sent, instead of being rejected",
     patches: [
       {
         file: 'operator.ts',
@@ -260,7 +266,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'off-by-one-eviction',
     bugClass: 'off-by-one eviction (>= instead of >)',
     rule: 'J8',
-    description: 'a row is evicted when gw >= end + L + D, one tick early: at gw = end + L + D an overlapping insert is still on time and its match is lost',
+    description:
+      'a row is evicted when gw >= end + L + D, one tick early: at gw = end + L + D an overlapping insert is still on time and its match is lost',
     patches: [
       {
         file: 'operator.ts',

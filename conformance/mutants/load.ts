@@ -98,9 +98,7 @@ export function loadMutantImpl(mutant: Mutant, root: string = PROJECT_ROOT): Pro
   let p = loaded.get(mutant.name);
   if (!p) {
     const dir = materializeMutant(mutant, root);
-    p = import(pathToFileURL(join(dir, 'impl', 'index.ts')).href)
-      .then((m: unknown) => m as ImplModule)
-      .finally(() => removeDir(dir));
+    p = import(pathToFileURL(join(dir, 'impl', 'index.ts')).href).then((m: unknown) => m as ImplModule).finally(() => removeDir(dir));
     loaded.set(mutant.name, p);
   }
   return p;
@@ -127,4 +125,3 @@ export function disposeMutants(): void {
   loaded.clear();
   removeAll();
 }
-

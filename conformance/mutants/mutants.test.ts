@@ -8,7 +8,16 @@ import { expectedClusterSteps } from '../lockstep/clusterLockstep.ts';
 import { implSut } from '../adapters/implSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { MUTANTS, mutantNamed, type Mutant } from './catalogue.ts';
-import { MutantPatchError, PROJECT_ROOT, applyPatch, loadMutantImpl, materializeMutant, mutantSut, patchedFiles, removeDir } from './load.ts';
+import {
+  MutantPatchError,
+  PROJECT_ROOT,
+  applyPatch,
+  loadMutantImpl,
+  materializeMutant,
+  mutantSut,
+  patchedFiles,
+  removeDir,
+} from './load.ts';
 import { runMutants } from './run.ts';
 
 const seed = inject('fcSeed');
@@ -22,7 +31,9 @@ const regressionsDir = join(import.meta.dirname, 'regressions');
 
 describe('the mutant catalogue (DESIGN §5)', () => {
   it('has one regression trace per mutant (its shortest kill, kept): the model agrees with its expectations, the implementation conforms, and the mutant diverges', async () => {
-    const files = readdirSync(regressionsDir).filter((f) => f.endsWith('.trace.json')).sort();
+    const files = readdirSync(regressionsDir)
+      .filter((f) => f.endsWith('.trace.json'))
+      .sort();
     expect(files).toEqual(MUTANTS.map((m) => `${m.name}.trace.json`).sort());
     for (const m of MUTANTS) {
       const loaded = loadCheckedTrace(join(regressionsDir, `${m.name}.trace.json`));
@@ -65,7 +76,9 @@ describe('the mutant catalogue (DESIGN §5)', () => {
 
   it('a patch whose snippet is missing or occurs twice is refused, naming the mutant, the file and the count', () => {
     expect(() => applyPatch('m', 'a b', { file: 'x.ts', find: 'c', replace: 'd' })).toThrow(MutantPatchError);
-    expect(() => applyPatch('m', 'a b a', { file: 'x.ts', find: 'a', replace: 'd' })).toThrow(/mutant m: the snippet to replace in impl\/x\.ts \("a"\) occurs 2 times, not once/);
+    expect(() => applyPatch('m', 'a b a', { file: 'x.ts', find: 'a', replace: 'd' })).toThrow(
+      /mutant m: the snippet to replace in impl\/x\.ts \("a"\) occurs 2 times, not once/,
+    );
     expect(applyPatch('m', 'a b c', { file: 'x.ts', find: 'b', replace: 'B' })).toBe('a B c');
   });
 
@@ -98,9 +111,17 @@ describe('the mutant catalogue (DESIGN §5)', () => {
       bugClass: 'none',
       rule: 'J1',
       description: 'a comment changed',
-      patches: [{ file: 'operator.ts', find: '    // J7 check 1: validity.\n', replace: '    // J7 check 1: validity (MUTANT: unchanged).\n' }],
+      patches: [
+        { file: 'operator.ts', find: '    // J7 check 1: validity.\n', replace: '    // J7 check 1: validity (MUTANT: unchanged).\n' },
+      ],
     };
-    const report = await runMutants({ seed, runs: 20, examples, exhaustive: [], mutants: [equivalent, mutantNamed('off-by-one-eviction') as Mutant] });
+    const report = await runMutants({
+      seed,
+      runs: 20,
+      examples,
+      exhaustive: [],
+      mutants: [equivalent, mutantNamed('off-by-one-eviction') as Mutant],
+    });
     expect(report.baseline.verdict).toBe('pass');
     expect(report.results.map((r) => [r.mutant.name, r.verdict])).toEqual([
       ['equivalent', 'survived'],

@@ -88,7 +88,8 @@ export async function runMutant(mutant: Mutant, opts: Omit<MutantsOptions, 'muta
       report,
     };
   }
-  if (report.verdict === 'unknown') return { mutant, verdict: 'unknown', note: report.unknown?.reason ?? 'a budget ran out', totalMs, report };
+  if (report.verdict === 'unknown')
+    return { mutant, verdict: 'unknown', note: report.unknown?.reason ?? 'a budget ran out', totalMs, report };
   return { mutant, verdict: 'survived', totalMs, report };
 }
 
@@ -103,7 +104,9 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
     exhaustive: opts.exhaustive,
   });
   const baselineMs = performance.now() - t0;
-  opts.progress?.(`${baseline.verdict === 'pass' ? 'ok  ' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`);
+  opts.progress?.(
+    `${baseline.verdict === 'pass' ? 'ok  ' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`,
+  );
   const results: MutantResult[] = [];
   if (baseline.verdict === 'pass') {
     for (const mutant of opts.mutants ?? MUTANTS) {

@@ -25,11 +25,15 @@ describe('reports cite the rules of SPEC.md by id and title', () => {
 
 describe('sequence diagrams: one column per node', () => {
   it('draws lifelines, notes and messages in both directions', () => {
-    const text = renderDiagram(['a', 'b', 'c'], [
-      { step: 0, from: 0, to: 2, text: 'hello' },
-      { step: 0, from: 2, to: 1, text: 'back' },
-      { step: 1, from: 1, text: 'note' },
-    ], 10);
+    const text = renderDiagram(
+      ['a', 'b', 'c'],
+      [
+        { step: 0, from: 0, to: 2, text: 'hello' },
+        { step: 0, from: 2, to: 1, text: 'back' },
+        { step: 1, from: 1, text: 'note' },
+      ],
+      10,
+    );
     expect(text.split('\n')).toEqual([
       '           a         b         c',
       '   0       ●─ hello ───────────▶',
@@ -38,7 +42,7 @@ describe('sequence diagrams: one column per node', () => {
     ]);
   });
 
-  it('shows a zombie fenced at the sink, from the model\'s run of the example', () => {
+  it("shows a zombie fenced at the sink, from the model's run of the example", () => {
     const trace = loadClusterTrace(join(import.meta.dirname, '..', '..', 'spec', 'examples', 'cluster', 'zombie-fenced.trace.json'));
     const text = clusterDiagram(trace, 4);
     expect(text.split('\n')[0]).toMatch(/^\s+log\s+coordinator\s+w1\s+w2\s+w3\s+sink$/);

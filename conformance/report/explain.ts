@@ -1,7 +1,16 @@
 // Plain-text explanations of a divergence: the steps, expected versus actual
 // at the divergence (only the paths that differ), the rules and properties
 // it breaks, and a sequence diagram with one column per node.
-import type { ClusterEvent, ClusterObservation, ExternalAction, LogRecord, OperatorTrace, ClusterTrace, Change, Outcome } from '../../spec/index.ts';
+import type {
+  ClusterEvent,
+  ClusterObservation,
+  ExternalAction,
+  LogRecord,
+  OperatorTrace,
+  ClusterTrace,
+  Change,
+  Outcome,
+} from '../../spec/index.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
@@ -74,7 +83,9 @@ export function renderDiagram(columns: readonly string[], rows: readonly Diagram
 // Cluster traces
 
 function recordText(r: LogRecord): string {
-  return r.kind === 'watermark' ? `wm ${r.side}=${r.wm}` : `${r.kind === 'insert' ? 'ins' : 'ret'} ${r.key}/${r.side}/${r.id} ${r.ts}[${r.start},${r.end}]`;
+  return r.kind === 'watermark'
+    ? `wm ${r.side}=${r.wm}`
+    : `${r.kind === 'insert' ? 'ins' : 'ret'} ${r.key}/${r.side}/${r.id} ${r.ts}[${r.start},${r.end}]`;
 }
 
 function outcomeText(o: Outcome): string {

@@ -31,7 +31,11 @@ if (ablated && !PROTOCOL_ELEMENTS.includes(ablated)) {
 }
 const server = createProtocolServer(
   ablated
-    ? { ...modelSut, implementation: { name: `model-without-${ablated}`, version: '0' }, cluster: (config) => createModelCluster({ ...config, ablate: [ablated] }) }
+    ? {
+        ...modelSut,
+        implementation: { name: `model-without-${ablated}`, version: '0' },
+        cluster: (config) => createModelCluster({ ...config, ablate: [ablated] }),
+      }
     : modelSut,
 );
 

@@ -88,7 +88,9 @@ function runChildUntilKilled(dataDir: string, actions: readonly ClusterAction[],
   writeFileSync(traceFile, JSON.stringify({ config: setup, actions }));
   const script = join(import.meta.dirname, 'cluster.crashChild.ts');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir, traceFile, String(killAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir, traceFile, String(killAt)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     let at = '';

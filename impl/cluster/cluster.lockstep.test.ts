@@ -8,14 +8,19 @@ import { clusterScenarios, twoKeyCluster, useTemporaryDirectories } from '../../
 import fc from 'fast-check';
 import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
-import { clusterStepsArbitrary, longClusterDomain, oddClusterDomain, type ChoiceStep, type ClusterDomain } from '../../conformance/generate/clusterTraces.ts';
+import {
+  clusterStepsArbitrary,
+  longClusterDomain,
+  oddClusterDomain,
+  type ChoiceStep,
+  type ClusterDomain,
+} from '../../conformance/generate/clusterTraces.ts';
 import { ImplCluster } from './cluster.ts';
 import { MemoryStorage } from './storage.ts';
 
 const setup: ClusterSetup = twoKeyCluster;
 
 const freshDirectory = useTemporaryDirectories('streamjoin-cluster-');
-
 
 /** A cluster under test that can be crashed whole and reopened over the same durable parts. */
 interface Subject {
@@ -155,7 +160,10 @@ describe('impl cluster in lockstep with the model: random traces (SPEC §5, §7;
         },
         longClusterDomain,
       ],
-      [{ join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] }, longClusterDomain],
+      [
+        { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
+        longClusterDomain,
+      ],
       [
         {
           join: { allowedLateness: 1, maxIntervalLength: 1 },

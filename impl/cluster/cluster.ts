@@ -17,7 +17,15 @@
 // eager processing visits only the copies an action may have made runnable.
 // Control actions write the coordinator's record (O(keys)) when it changes;
 // checkpoints and restores cost O(the key's state).
-import type { Change, ClusterAction, ClusterConfig, ClusterEvent, ClusterObservation, LogRecord, RetainedCounts } from '../../spec/index.ts';
+import type {
+  Change,
+  ClusterAction,
+  ClusterConfig,
+  ClusterEvent,
+  ClusterObservation,
+  LogRecord,
+  RetainedCounts,
+} from '../../spec/index.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 import type { Checkpoint } from '../checkpointStore.ts';
 import { ClusterStoppedError, ConfigError, DurableStateError } from '../errors.ts';
@@ -155,7 +163,6 @@ function checkConfig(config: ClusterConfig): void {
   new JoinOperator(config.join);
 }
 
-
 /** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
 const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
 
@@ -275,7 +282,10 @@ export class ImplCluster {
     }
     for (const key of this.storage.checkpoints.keys()) {
       if (!this.slotByKey.has(key))
-        throw new DurableStateError(this.storage.where('checkpoints'), `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`);
+        throw new DurableStateError(
+          this.storage.where('checkpoints'),
+          `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`,
+        );
     }
     for (const slot of this.slots) {
       const cp = this.storedCheckpoint(slot);
@@ -343,13 +353,15 @@ export class ImplCluster {
       const copies: ClusterObservation['workers'][string]['keys'] = {};
       for (const s of this.slots) {
         const c = w.copies.get(s.order);
-        if (c !== undefined) defineOwn(copies, s.key, { epoch: c.epoch, cursor: c.cursor, frozen: c.frozen, retained: c.operator.retained(s.key) });
+        if (c !== undefined)
+          defineOwn(copies, s.key, { epoch: c.epoch, cursor: c.cursor, frozen: c.frozen, retained: c.operator.retained(s.key) });
       }
       defineOwn(workers, w.id, { status: w.status, keys: copies });
     }
     const store: ClusterObservation['store'] = {};
     for (const s of this.slots)
-      if (s.stored !== undefined) defineOwn(store, s.key, { epoch: s.stored.epoch, cursor: s.stored.cursor, retained: { ...s.stored.retained } });
+      if (s.stored !== undefined)
+        defineOwn(store, s.key, { epoch: s.stored.epoch, cursor: s.stored.cursor, retained: { ...s.stored.retained } });
     const h = this.handoff;
     return {
       log: this.storage.log.length,
@@ -442,7 +454,8 @@ export class ImplCluster {
         const h = this.handoffOf(a.key);
         if (coordinatorDown) return coordinatorDown;
         if (h === undefined || (h.phase !== 'installed' && h.phase !== 'fenced')) return `no handoff of ${a.key} awaits commit`;
-        if (a.crashAfterFence && h.phase !== 'installed') return 'the fence is already raised, so there is no crash point between the parts';
+        if (a.crashAfterFence && h.phase !== 'installed')
+          return 'the fence is already raised, so there is no crash point between the parts';
         const dst = this.workerByName.get(h.dst) as Worker;
         if (h.kind === 'migrate') {
           if (dst.status !== 'up') return `the destination ${dst.id} is not up`;
@@ -674,7 +687,8 @@ export class ImplCluster {
   private appendRecord(record: LogRecord, events: ClusterEvent[], runnable: Runnable): void {
     const slot = record.kind === 'watermark' ? undefined : this.slotByKey.get(record.key);
     const reason =
-      recordValidity(record, this.config.join.maxIntervalLength) ?? (record.kind !== 'watermark' && slot === undefined ? 'unknown_key' : undefined);
+      recordValidity(record, this.config.join.maxIntervalLength) ??
+      (record.kind !== 'watermark' && slot === undefined ? 'unknown_key' : undefined);
     if (reason !== undefined) {
       events.push({ type: 'rejected', outcome: { code: 'rejected', reason } });
       return;
@@ -688,7 +702,8 @@ export class ImplCluster {
     events.push({ type: 'appended', index });
     if (slot === undefined) {
       // A watermark is read by every copy (C3); only the copies that exist are visited.
-      for (const w of this.workers) if (w.status === 'up') for (const order of w.copies.keys()) this.wake(runnable, w, this.slots[order] as KeySlot);
+      for (const w of this.workers)
+        if (w.status === 'up') for (const order of w.copies.keys()) this.wake(runnable, w, this.slots[order] as KeySlot);
     } else {
       for (const w of slot.holders) this.wake(runnable, w, slot);
     }
@@ -744,7 +759,16 @@ export class ImplCluster {
       const { outcome, changes } = copy.operator.apply(log.at(index));
       copy.cursor = index + 1;
       const fenced = changes.length > 0 && this.sink.write(slot.key, copy.epoch, changes);
-      events.push({ type: 'processed', worker: w.id, key: slot.key, index, epoch: copy.epoch, outcome, changes: changes as Change[], fenced });
+      events.push({
+        type: 'processed',
+        worker: w.id,
+        key: slot.key,
+        index,
+        epoch: copy.epoch,
+        outcome,
+        changes: changes as Change[],
+        fenced,
+      });
       if (fenced) {
         // C9: a writer the sink has fenced has lost the key; it stops and forgets it.
         this.dropCopy(w, slot);

@@ -40,7 +40,11 @@ describe('journal files (append-only, one framed entry a line)', () => {
   it('each line is JSON holding the entry, its byte length and CRC-32', () => {
     const line = journalLine({ id: 'é' }).toString('utf8');
     expect(line.endsWith('\n')).toBe(true);
-    expect(JSON.parse(line)).toEqual({ len: Buffer.byteLength('{"id":"é"}'), crc: expect.stringMatching(/^[0-9a-f]{8}$/), rec: { id: 'é' } });
+    expect(JSON.parse(line)).toEqual({
+      len: Buffer.byteLength('{"id":"é"}'),
+      crc: expect.stringMatching(/^[0-9a-f]{8}$/),
+      rec: { id: 'é' },
+    });
   });
 
   it('a last line cut anywhere (a write that never completed) is dropped, reported and cut off; appends then go on cleanly', () => {

@@ -22,7 +22,18 @@
 //   file left by a crash is reported and removed; a document whose bytes
 //   changed is refused with its path.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DurableStateError } from '../errors.ts';
@@ -75,7 +86,11 @@ const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
 /** One framed journal line for `value`. */
 export function journalLine(value: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
-  return Buffer.concat([Buffer.from(`{"len":${body.length},"crc":"${hex8(crc32(body))}","rec":`, 'latin1'), body, Buffer.from('}\n', 'latin1')]);
+  return Buffer.concat([
+    Buffer.from(`{"len":${body.length},"crc":"${hex8(crc32(body))}","rec":`, 'latin1'),
+    body,
+    Buffer.from('}\n', 'latin1'),
+  ]);
 }
 
 /** Checks the line `bytes[start, end)` (without its newline): its entry, or why it is bad. */
@@ -288,7 +303,8 @@ export function readDocument(path: string, format: string): unknown {
   const digest = h['sha256'];
   if (typeof length !== 'number' || typeof digest !== 'string') bad('the header lacks bytes or sha256');
   // The header is outside the checksum, so it must be exactly the line the writer writes.
-  if (bytes.toString('utf8', 0, newline) !== documentHeader(format, length as number, digest as string)) bad('the header is not in canonical form');
+  if (bytes.toString('utf8', 0, newline) !== documentHeader(format, length as number, digest as string))
+    bad('the header is not in canonical form');
   const body = bytes.subarray(newline + 1);
   if (body.length !== length) bad(`the body has ${body.length} bytes, the header says ${String(length)}`);
   if (createHash('sha256').update(body).digest('hex') !== digest) bad('the body does not match its SHA-256');

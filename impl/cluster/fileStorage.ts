@@ -90,7 +90,12 @@ function sinkEntryProblem(value: unknown, declared: ReadonlySet<string>): string
     const changes = value['changes'];
     if (!Array.isArray(changes) || changes.length === 0) return 'changes must be a non-empty array';
     for (const c of changes as unknown[]) {
-      if (!isObject(c) || !hasExactly(c, ['op', 'match']) || (c['op'] !== 'insert' && c['op'] !== 'retract') || typeof c['match'] !== 'string') {
+      if (
+        !isObject(c) ||
+        !hasExactly(c, ['op', 'match']) ||
+        (c['op'] !== 'insert' && c['op'] !== 'retract') ||
+        typeof c['match'] !== 'string'
+      ) {
         return 'each change is exactly {op: insert|retract, match}';
       }
     }
@@ -272,11 +277,17 @@ export class FileStorage implements ClusterStorage {
         // A directory without config.json holds no cluster; state files there are someone else's.
         for (const p of [paths.log, paths.sink, paths.coordinator]) {
           if (nonEmptyFile(p))
-            throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
+            throw new DurableStateError(
+              p,
+              'found in a data directory without config.json: not state this cluster wrote; refusing to use it',
+            );
         }
         for (const p of [paths.install, paths.checkpoints]) {
           if (nonEmptyDirectory(p))
-            throw new DurableStateError(p, 'found in a data directory without config.json: not state this cluster wrote; refusing to use it');
+            throw new DurableStateError(
+              p,
+              'found in a data directory without config.json: not state this cluster wrote; refusing to use it',
+            );
         }
         writeDocument(paths.config, CLUSTER_CONFIG_FORMAT, JSON.parse(canonicalConfig(config)), hook);
       }
@@ -353,7 +364,10 @@ export class FileStorage implements ClusterStorage {
       if (e instanceof DurableStateError) throw e;
       // Whatever else failed (a directory that cannot be listed, a checkpoint store that cannot open) is reported, not a crash.
       const where = e instanceof CheckpointStoreError && e.path !== undefined ? e.path : directory;
-      throw new DurableStateError(where, `cannot open (${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))})`);
+      throw new DurableStateError(
+        where,
+        `cannot open (${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))})`,
+      );
     }
   }
 

@@ -128,7 +128,8 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
   let i = 0;
   let j = 0;
   let k = 0;
-  while (i < a.length && j < b.length) out[k++] = compareCodePoints(a[i] as string, b[j] as string) < 0 ? (a[i++] as string) : (b[j++] as string);
+  while (i < a.length && j < b.length)
+    out[k++] = compareCodePoints(a[i] as string, b[j] as string) < 0 ? (a[i++] as string) : (b[j++] as string);
   while (i < a.length) out[k++] = a[i++] as string;
   while (j < b.length) out[k++] = b[j++] as string;
   return out;

@@ -123,7 +123,13 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
   if (st.coordinator.up) {
     if (h) {
       const key = h.key;
-      out.push({ type: 'persist', key }, { type: 'install', key }, { type: 'commit', key }, { type: 'release', key }, { type: 'abort', key });
+      out.push(
+        { type: 'persist', key },
+        { type: 'install', key },
+        { type: 'commit', key },
+        { type: 'release', key },
+        { type: 'abort', key },
+      );
       if (used.crashes < bounds.crashes) out.push({ type: 'commit', key, crashAfterFence: true });
     } else {
       for (const { key } of cluster.keys) {
@@ -172,7 +178,11 @@ export function nextExplored(config: ClusterModelConfig, s: ExploredState, a: Cl
  * external action, then every enabled processing step, spending the budgets
  * as `nextExplored` does. The events are those a system under test replies.
  */
-export function nextEager(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): { state: ExploredState; events: ClusterEvent[] } {
+export function nextEager(
+  config: ClusterModelConfig,
+  s: ExploredState,
+  a: ClusterAction,
+): { state: ExploredState; events: ClusterEvent[] } {
   if (a.type === 'process') throw new Error('process is not an external action: processing runs eagerly (SPEC §7)');
   const used = budgetOf(a).reduce(spend, s.used);
   const t = applyExternal(config.cluster, s.cluster, a);
@@ -306,7 +316,8 @@ export function quiescentResultWrong(config: ClusterModelConfig, s: ExploredStat
   for (const { key } of config.cluster.keys) {
     const want = finalRelation(config.cluster.join, s.cluster.log, key);
     const got = relationSignature(sinkRelation(s.cluster.sink, key));
-    if (got !== want) return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${got.replaceAll('\n', ', ')}], the oracle's [${want.replaceAll('\n', ', ')}]`;
+    if (got !== want)
+      return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${got.replaceAll('\n', ', ')}], the oracle's [${want.replaceAll('\n', ', ')}]`;
   }
   return undefined;
 }

@@ -32,7 +32,12 @@ describe('SPEC §6: the cluster model holds every property', () => {
     ]);
     expect(report.goals.filter((g) => g.verdict !== 'holds')).toEqual([]);
     expect(report.unreachedActionKinds).toEqual([]);
-    for (const kind of ['crash:src@migrate@persisted', 'crash:dst@migrate@installed', 'crash:coordinator@migrate@committed', 'commit+crash-after-fence']) {
+    for (const kind of [
+      'crash:src@migrate@persisted',
+      'crash:dst@migrate@installed',
+      'crash:coordinator@migrate@committed',
+      'commit+crash-after-fence',
+    ]) {
       expect(report.actionKindCounts[kind]).toBeGreaterThan(0);
     }
     expect(report.passed).toBe(true);
@@ -61,10 +66,22 @@ const necessity: readonly {
   bounds: Partial<ClusterModelConfig['bounds']>;
   broken?: { property: string; steps: number };
 }[] = [
-  { element: 'sink-dedup', bounds: { migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 }, broken: { property: 'ExactlyOnce', steps: 8 } },
-  { element: 'terminal-retract', bounds: { migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 }, broken: { property: 'ExactlyOnce', steps: 10 } },
+  {
+    element: 'sink-dedup',
+    bounds: { migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 },
+    broken: { property: 'ExactlyOnce', steps: 8 },
+  },
+  {
+    element: 'terminal-retract',
+    bounds: { migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 },
+    broken: { property: 'ExactlyOnce', steps: 10 },
+  },
   { element: 'sink-fence', bounds: { migrations: 0, crashes: 0, duplicates: 0, checkpoints: 0 }, broken: { property: 'Fenced', steps: 7 } },
-  { element: 'install-epoch-check', bounds: { failovers: 0, crashes: 0, pauses: 0, checkpoints: 0 }, broken: { property: 'Progress', steps: 5 } },
+  {
+    element: 'install-epoch-check',
+    bounds: { failovers: 0, crashes: 0, pauses: 0, checkpoints: 0 },
+    broken: { property: 'Progress', steps: 5 },
+  },
   { element: 'release-epoch-check', bounds: { pauses: 0, checkpoints: 0 }, broken: { property: 'Progress', steps: 8 } },
   { element: 'persist-before-commit', bounds: { failovers: 0, pauses: 0, duplicates: 0 } },
 ];
@@ -96,7 +113,9 @@ describe('Necessity: each protocol element switched off (SPEC §6 table)', () =>
       const replay = replayPath(model, path.initialIndex, path.actions);
       expect(replay.ok).toBe(true);
       const end = path.states[path.states.length - 1] as ExploredState;
-      const evaluation = evaluateProperty(model, result.kind === 'progress' ? 'progress' : 'invariant', broken.property, end, { maxSeconds: 30 });
+      const evaluation = evaluateProperty(model, result.kind === 'progress' ? 'progress' : 'invariant', broken.property, end, {
+        maxSeconds: 30,
+      });
       expect(evaluation).toMatchObject({ found: true, verdict: 'violated' });
       // And with the element on, the same bound passes.
       expect(check(clusterExplorerModel(bounded(smoke, bounds))).passed).toBe(true);
@@ -129,9 +148,14 @@ describe('reductions are sound', () => {
     for (const ablate of [undefined, 'sink-dedup', 'install-epoch-check'] as const) {
       const config = ablate ? withAblation(twoKeys, [ablate]) : twoKeys;
       const verdicts = (r: ReturnType<typeof check<ExploredState, LabelledAction>>): string[] =>
-        [...r.invariants, ...(r.progress ? [r.progress] : [])].filter((x) => x.verdict === 'violated').map((x) => x.name).sort();
+        [...r.invariants, ...(r.progress ? [r.progress] : [])]
+          .filter((x) => x.verdict === 'violated')
+          .map((x) => x.name)
+          .sort();
       const joint = verdicts(check(clusterExplorerModel(config)));
-      const parts = [...new Set(config.cluster.keys.flatMap(({ key }) => verdicts(check(clusterExplorerModel(projectOntoKey(config, key))))))].sort();
+      const parts = [
+        ...new Set(config.cluster.keys.flatMap(({ key }) => verdicts(check(clusterExplorerModel(projectOntoKey(config, key)))))),
+      ].sort();
       expect({ ablate, parts }).toEqual({ ablate, parts: joint });
     }
   });

@@ -5,7 +5,15 @@ import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import { copyEntries, emptyEntries } from '../records.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import { COORDINATOR, observeCluster, type ClusterState, type InstallMessage, type KeyCopy, type ReleaseMessage, type WorkerState } from './stateMachine.ts';
+import {
+  COORDINATOR,
+  observeCluster,
+  type ClusterState,
+  type InstallMessage,
+  type KeyCopy,
+  type ReleaseMessage,
+  type WorkerState,
+} from './stateMachine.ts';
 import {
   clusterActionKind,
   describeExploredAction,
@@ -103,7 +111,9 @@ function workerSignature(config: ClusterModelConfig, st: ClusterState, w: string
   h.small(STATUS[ws.status]);
   for (const { key } of config.cluster.keys) {
     hashCopy(h, ws.keys[key]);
-    h.small((st.coordinator.owner[key] === w ? 1 : 0) | (st.lastInstall[key]?.dst === w ? 2 : 0) | (st.lastRelease[key]?.src === w ? 4 : 0));
+    h.small(
+      (st.coordinator.owner[key] === w ? 1 : 0) | (st.lastInstall[key]?.dst === w ? 2 : 0) | (st.lastRelease[key]?.src === w ? 4 : 0),
+    );
   }
   const handoff = st.coordinator.handoff;
   h.small((handoff?.src === w ? 1 : 0) | (handoff?.dst === w ? 2 : 0));
@@ -211,16 +221,25 @@ export function fingerprintExplored(config: ClusterModelConfig, s: ExploredState
   h.bool(c.up);
   const hd = c.handoff;
   if (hd) {
-    h.small(hd.kind === 'migrate' ? 1 : 2).str(hd.key).small(order.indexOf(hd.src)).small(order.indexOf(hd.dst));
+    h.small(hd.kind === 'migrate' ? 1 : 2)
+      .str(hd.key)
+      .small(order.indexOf(hd.src))
+      .small(order.indexOf(hd.dst));
     h.small(hd.from).small(PHASES.indexOf(hd.phase));
   } else h.small(0);
   for (const { key } of config.cluster.keys) {
-    h.small(order.indexOf(c.owner[key] as string)).small(c.epoch[key] ?? 0).small(st.sink.fence[key] ?? 0).small(st.ghost.prefix[key] ?? 0);
+    h.small(order.indexOf(c.owner[key] as string))
+      .small(c.epoch[key] ?? 0)
+      .small(st.sink.fence[key] ?? 0)
+      .small(st.ghost.prefix[key] ?? 0);
     const cp = st.store[key];
     if (cp) h.small(cp.cursor + 1).small(cp.epoch);
     else h.small(0);
     const m = st.lastInstall[key];
-    if (m) h.small(order.indexOf(m.dst)).small(m.epoch).small(m.checkpoint ? m.checkpoint.cursor : -1);
+    if (m)
+      h.small(order.indexOf(m.dst))
+        .small(m.epoch)
+        .small(m.checkpoint ? m.checkpoint.cursor : -1);
     else h.small(-2);
     const r = st.lastRelease[key];
     if (r) h.small(order.indexOf(r.src)).small(r.epoch);
@@ -249,7 +268,10 @@ export interface ClusterExplorerOptions {
 }
 
 /** The cluster model for the explorer (SPEC §6). */
-export function clusterExplorerModel(config: ClusterModelConfig, options: ClusterExplorerOptions = {}): Model<ExploredState, LabelledAction> {
+export function clusterExplorerModel(
+  config: ClusterModelConfig,
+  options: ClusterExplorerOptions = {},
+): Model<ExploredState, LabelledAction> {
   const invariants: Invariant<ExploredState>[] = [
     {
       name: 'ExactlyOnce',
@@ -276,12 +298,15 @@ export function clusterExplorerModel(config: ClusterModelConfig, options: Cluste
   if (b.failovers > 0) goals.push({ name: 'quiescent after a failover', reached: (s) => s.used.failovers > 0 && isQuiescent(config, s) });
   if (b.crashes > 0) goals.push({ name: 'quiescent after a crash', reached: (s) => s.used.crashes > 0 && isQuiescent(config, s) });
   return {
-    name: options.name ?? `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
+    name:
+      options.name ??
+      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
     initialStates: () => [initialExplored(config)],
     actions: (s) => {
       const enabled = enabledClusterActions(config, s);
       const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
-      for (let i = 0; i < enabled.length; i++) labelled[i] = { action: enabled[i] as ClusterAction, kind: labelOf(s, enabled[i] as ClusterAction) };
+      for (let i = 0; i < enabled.length; i++)
+        labelled[i] = { action: enabled[i] as ClusterAction, kind: labelOf(s, enabled[i] as ClusterAction) };
       return labelled;
     },
     next: (s, a) => nextExplored(config, s, a.action),

@@ -37,7 +37,7 @@ function extend(config: JoinConfig, t: Timeline, record: LogRecord): Timeline {
   const touched = new Set(step.changes.map((c) => c.key));
   for (const key of touched) {
     const ids = new Set(relation.get(key));
-    for (const c of step.changes) if (c.key === key) (c.op === 'insert' ? ids.add(c.match) : ids.delete(c.match));
+    for (const c of step.changes) if (c.key === key) c.op === 'insert' ? ids.add(c.match) : ids.delete(c.match);
     relation.set(key, ids);
     const h = history.get(key) ?? { at: [0], sig: [''] };
     history.set(key, { at: [...h.at, t.length + 1], sig: [...h.sig, relationSignature([...ids])] });

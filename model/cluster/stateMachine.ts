@@ -727,7 +727,6 @@ export function applyExternal(config: ClusterSetup, state: ClusterState, a: Clus
   return { state: rest.state, events: [...first.events, ...rest.events] };
 }
 
-
 /** The match ids currently in the sink's relation for `key` (inserted, not retracted). */
 export function sinkRelation(sink: SinkState, key: string): string[] {
   const out: string[] = [];
@@ -768,7 +767,11 @@ export function observeCluster(config: ClusterSetup, state: ClusterState): Clust
     sink: {
       fence: copyEntries(state.sink.fence),
       // §0: match ids in code point order.
-      matches: entriesOf(Object.keys(matches).sort(compareCodePoints).map((id) => [id, matches[id] as MatchStatus] as const)),
+      matches: entriesOf(
+        Object.keys(matches)
+          .sort(compareCodePoints)
+          .map((id) => [id, matches[id] as MatchStatus] as const),
+      ),
       applied: state.sink.applied,
       deduped: state.sink.deduped,
       fenced: state.sink.fenced,

@@ -43,7 +43,13 @@ describe('explorer: exact state counts on models with closed-form answers', () =
   it("a model's own fingerprint (Model.fingerprint) replaces hashing the encoding, with the same counts", () => {
     const hooked = recordWorkload(6, 3, { fieldFingerprint: true });
     let calls = 0;
-    const counted = { ...hooked, fingerprint: (s: readonly number[], out: Int32Array): void => { calls++; hooked.fingerprint?.(s, out); } };
+    const counted = {
+      ...hooked,
+      fingerprint: (s: readonly number[], out: Int32Array): void => {
+        calls++;
+        hooked.fingerprint?.(s, out);
+      },
+    };
     const fast = check(counted);
     const exact = check(recordWorkload(6, 3), { visited: 'exact' });
     expect(fast.distinct).toBe(4 ** 6);
@@ -196,7 +202,11 @@ describe('explorer: budgets and coverage never pass vacuously', () => {
 
   it('a state budget equal to the state count still exhausts the bound; one less does not', () => {
     expect(check(counterModel({ counters: 2, max: 2 }), { maxStates: 9 })).toMatchObject({ exhausted: true, distinct: 9, passed: true });
-    expect(check(counterModel({ counters: 2, max: 2 }), { maxStates: 8 })).toMatchObject({ exhausted: false, stoppedBy: 'max-states', distinct: 8 });
+    expect(check(counterModel({ counters: 2, max: 2 }), { maxStates: 8 })).toMatchObject({
+      exhausted: false,
+      stoppedBy: 'max-states',
+      distinct: 8,
+    });
   });
 
   it('a time budget of zero seconds stops at the first clock check', () => {
@@ -267,7 +277,8 @@ function randomComponentModel(specs: readonly ComponentSpec[]): Model<readonly n
     invariants: [
       {
         name: 'NotAllBad',
-        check: (s) => (visible.length > 0 && visible.every((c) => s[c] === specs[c]?.bad) ? 'every visible component is in its bad state' : undefined),
+        check: (s) =>
+          visible.length > 0 && visible.every((c) => s[c] === specs[c]?.bad) ? 'every visible component is in its bad state' : undefined,
       },
     ],
     goals: [{ name: 'AllAtGoal', reached: (s) => visible.every((c) => s[c] === specs[c]?.goal) }],
@@ -348,10 +359,21 @@ describe('explorer: partial-order reduction', () => {
     // and Progress would wrongly fail there.
     const specs: ComponentSpec[] = [
       { transitions: [{ from: 0, to: 1, fault: true }], visible: false, bad: 9, goal: 0 },
-      { transitions: [{ from: 0, to: 1, fault: false }, { from: 1, to: 0, fault: false }], visible: true, bad: 9, goal: 1 },
+      {
+        transitions: [
+          { from: 0, to: 1, fault: false },
+          { from: 1, to: 0, fault: false },
+        ],
+        visible: true,
+        bad: 9,
+        goal: 1,
+      },
     ];
     const base = randomComponentModel(specs);
-    const model = { ...base, progress: { ...(base.progress as NonNullable<typeof base.progress>), quiescent: (s: readonly number[]) => s[1] === 1 } };
+    const model = {
+      ...base,
+      progress: { ...(base.progress as NonNullable<typeof base.progress>), quiescent: (s: readonly number[]) => s[1] === 1 },
+    };
     const reduced = check(model);
     expect(reduced.progress?.verdict).toBe('holds');
     expect(check(model, { partialOrder: false }).progress?.verdict).toBe('holds');
@@ -376,7 +398,10 @@ describe('explorer: helpers', () => {
 
   it('replay refuses an action that is not enabled, naming the step', () => {
     const model = lostUpdateModel({ processes: 2 });
-    const r = replayPath(model, 0, [{ step: 'read', process: 0 }, { step: 'read', process: 0 }]);
+    const r = replayPath(model, 0, [
+      { step: 'read', process: 0 },
+      { step: 'read', process: 0 },
+    ]);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.failedStep).toBe(1);

@@ -67,7 +67,8 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   const symmetry = (options.symmetry ?? true) && hasSymmetry;
   if (options.symmetry === true && !hasSymmetry) notes.push('symmetry requested, but the model defines no representative');
   let partialOrder = (options.partialOrder ?? true) && model.partialOrder !== undefined;
-  if (options.partialOrder === true && model.partialOrder === undefined) notes.push('partial-order reduction requested, but the model defines no independence hook');
+  if (options.partialOrder === true && model.partialOrder === undefined)
+    notes.push('partial-order reduction requested, but the model defines no independence hook');
   if (partialOrder && model.withinBoundary !== undefined) {
     partialOrder = false;
     notes.push('partial-order reduction off: the model has a boundary (withinBoundary), which its soundness argument does not cover');
@@ -252,7 +253,8 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     }
     if (state === undefined) continue;
     const acts = model.actions(state);
-    if (acts.length > MAX_ACTIONS) throw new Error(`${model.name}: a state has ${acts.length} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
+    if (acts.length > MAX_ACTIONS)
+      throw new Error(`${model.name}: a state has ${acts.length} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
     if (por) {
       if (succState.length < acts.length) succState = new Array<S | undefined>(acts.length);
       else succState.fill(undefined, 0, acts.length);
@@ -326,7 +328,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
 
   const depthOf = (index: number): number => {
     let d = 0;
-    for (let i = index; parent[i] as number >= 0; i = parent[i] as number) d++;
+    for (let i = index; (parent[i] as number) >= 0; i = parent[i] as number) d++;
     return d;
   };
 
@@ -355,7 +357,9 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
         }
       }
       if (found === -1 || next === undefined) {
-        throw new Error(`${model.name}: cannot replay the path to state ${index}; the model is not deterministic, or two states share a fingerprint (retry with visited: 'exact')`);
+        throw new Error(
+          `${model.name}: cannot replay the path to state ${index}; the model is not deterministic, or two states share a fingerprint (retry with visited: 'exact')`,
+        );
       }
       actions.push(acts[found] as A);
       states.push(next);
@@ -369,7 +373,12 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     if (at === -1) {
       return exhausted
         ? { name: inv.name, kind: 'invariant' as const, verdict: 'holds' as const }
-        : { name: inv.name, kind: 'invariant' as const, verdict: 'unknown' as const, explanation: 'not violated in the part explored; the bound was not exhausted' };
+        : {
+            name: inv.name,
+            kind: 'invariant' as const,
+            verdict: 'unknown' as const,
+            explanation: 'not violated in the part explored; the bound was not exhausted',
+          };
     }
     const path = concretePath(at);
     const concrete = inv.check(path.states[path.states.length - 1] as S);
@@ -380,14 +389,29 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
     const at = reachedAt[g] as number;
     if (at !== -1) return { name: goal.name, kind: 'goal' as const, verdict: 'holds' as const, path: concretePath(at) };
     return exhausted
-      ? { name: goal.name, kind: 'goal' as const, verdict: 'violated' as const, explanation: 'no reachable state within the bound satisfies it' }
-      : { name: goal.name, kind: 'goal' as const, verdict: 'unknown' as const, explanation: 'not reached in the part explored; the bound was not exhausted' };
+      ? {
+          name: goal.name,
+          kind: 'goal' as const,
+          verdict: 'violated' as const,
+          explanation: 'no reachable state within the bound satisfies it',
+        }
+      : {
+          name: goal.name,
+          kind: 'goal' as const,
+          verdict: 'unknown' as const,
+          explanation: 'not reached in the part explored; the bound was not exhausted',
+        };
   });
 
   let progressResult: PropertyResult<S, A> | undefined;
   if (progress) {
     if (!exhausted) {
-      progressResult = { name: progress.name, kind: 'progress', verdict: 'unknown', explanation: 'needs the whole state graph; the bound was not exhausted' };
+      progressResult = {
+        name: progress.name,
+        kind: 'progress',
+        verdict: 'unknown',
+        explanation: 'needs the whole state graph; the bound was not exhausted',
+      };
     } else {
       const stuck = firstStuckState(distinct, edgeStart, edgeTargets, good);
       if (stuck === -1) {

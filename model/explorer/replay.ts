@@ -114,9 +114,22 @@ export function evaluateProperty<S, A>(
   };
   const report = check(faultFree, { ...budget, symmetry: false, partialOrder: false });
   const goal = report.goals[0];
-  if (goal?.verdict === 'holds') return { found: true, verdict: 'holds', explanation: `a quiescent state is reachable without faults in ${goal.path?.actions.length ?? 0} step(s)` };
+  if (goal?.verdict === 'holds')
+    return {
+      found: true,
+      verdict: 'holds',
+      explanation: `a quiescent state is reachable without faults in ${goal.path?.actions.length ?? 0} step(s)`,
+    };
   if (goal?.verdict === 'violated') {
-    return { found: true, verdict: 'violated', explanation: `none of the ${report.distinct} state(s) reachable from here without faults is quiescent` };
+    return {
+      found: true,
+      verdict: 'violated',
+      explanation: `none of the ${report.distinct} state(s) reachable from here without faults is quiescent`,
+    };
   }
-  return { found: true, verdict: 'unknown', explanation: `undecided: the fault-free search stopped (${report.stoppedBy ?? 'budget'}) after ${report.distinct} states` };
+  return {
+    found: true,
+    verdict: 'unknown',
+    explanation: `undecided: the fault-free search stopped (${report.stoppedBy ?? 'budget'}) after ${report.distinct} states`,
+  };
 }

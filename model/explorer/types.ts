@@ -178,7 +178,12 @@ export interface PropertyResult<S, A> {
    * For violated progress: from the end of `path`, the actions (no faults) that
    * lead into the trap: to a state with no non-fault action, or around a cycle.
    */
-  readonly trap?: { readonly kind: 'deadlock' | 'cycle'; readonly actions: readonly A[]; readonly states: readonly S[]; readonly reachable: number };
+  readonly trap?: {
+    readonly kind: 'deadlock' | 'cycle';
+    readonly actions: readonly A[];
+    readonly states: readonly S[];
+    readonly reachable: number;
+  };
 }
 
 export interface CheckReport<S, A> {

@@ -249,8 +249,7 @@ describe('J1: an invalid record is rejected with its reason and changes nothing'
                           : defect === 'ts_after_end'
                             ? { ...base, ts: start + 1 }
                             : { ...base, end: start + config.maxIntervalLength + 1 };
-          const reason =
-            defect === 'watermark_side' ? 'bad_side' : defect === 'watermark_range' ? 'out_of_range' : defect;
+          const reason = defect === 'watermark_side' ? 'bad_side' : defect === 'watermark_range' ? 'out_of_range' : defect;
           const before = finalState(config, log);
           const s = stepJoin(config, before, bad);
           expect(s.outcome).toEqual({ code: 'rejected', reason });

@@ -141,9 +141,7 @@ export function stepJoin(config: JoinConfig, state: JoinState, record: LogRecord
 
 /** J7 step 5 for an insert: bind a live row, insert a match with every live overlapping partner. */
 function insertRow(state: JoinState, row: RowContent): JoinStep {
-  const partners = state.rows.filter(
-    (r) => r.live && r.key === row.key && r.side === opposite(row.side) && overlaps(r, row),
-  );
+  const partners = state.rows.filter((r) => r.live && r.key === row.key && r.side === opposite(row.side) && overlaps(r, row));
   const added: MatchState[] = partners.map((p) =>
     row.side === 'L' ? { key: row.key, left: row.id, right: p.id } : { key: row.key, left: p.id, right: row.id },
   );
@@ -156,8 +154,7 @@ function insertRow(state: JoinState, row: RowContent): JoinStep {
 
 /** J6/J7 step 5 for a retract of a live row: tombstone it, retract its active matches. */
 function retractRow(state: JoinState, row: RowContent): JoinStep {
-  const isEndpoint = (m: MatchState): boolean =>
-    m.key === row.key && (row.side === 'L' ? m.left === row.id : m.right === row.id);
+  const isEndpoint = (m: MatchState): boolean => m.key === row.key && (row.side === 'L' ? m.left === row.id : m.right === row.id);
   const retracted = state.matches.filter(isEndpoint);
   return {
     state: {
@@ -182,8 +179,7 @@ function applyWatermark(config: JoinConfig, state: JoinState, side: Side, w: num
 export function evict(config: JoinConfig, state: JoinState): JoinState {
   const gw = globalWatermark(state.wm);
   const rows = state.rows.filter((r) => isRetained(r.end, gw, config));
-  const held = (key: string, side: Side, id: string): boolean =>
-    rows.some((r) => r.key === key && r.side === side && r.id === id);
+  const held = (key: string, side: Side, id: string): boolean => rows.some((r) => r.key === key && r.side === side && r.id === id);
   const matches = state.matches.filter((m) => held(m.key, 'L', m.left) || held(m.key, 'R', m.right));
   return { wm: state.wm, rows, matches };
 }
@@ -207,9 +203,7 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * visited set and by tests comparing states.
  */
 export function encodeJoinState(state: JoinState): string {
-  const rows = state.rows
-    .map((r) => JSON.stringify([r.key, r.side, r.id, r.ts, r.start, r.end, r.live ? 1 : 0]))
-    .sort(byText);
+  const rows = state.rows.map((r) => JSON.stringify([r.key, r.side, r.id, r.ts, r.start, r.end, r.live ? 1 : 0])).sort(byText);
   const matches = state.matches.map((m) => JSON.stringify([m.key, m.left, m.right])).sort(byText);
   return `${String(state.wm.L)},${String(state.wm.R)}|${rows.join(',')}|${matches.join(',')}`;
 }

@@ -4,7 +4,16 @@ import type { JoinConfig, LogRecord, Side } from '../../spec/index.ts';
 import { check, replayPath } from '../explorer/index.ts';
 import type { Model, PropertyResult } from '../explorer/index.ts';
 import { globalWatermark, stepJoin } from './join.ts';
-import { JOIN_ABLATIONS, joinModel, recordDomain, renameState, symmetryGroup, type JoinModelBounds, type JoinModelState, type OperatorStepFunction } from './joinModel.ts';
+import {
+  JOIN_ABLATIONS,
+  joinModel,
+  recordDomain,
+  renameState,
+  symmetryGroup,
+  type JoinModelBounds,
+  type JoinModelState,
+  type OperatorStepFunction,
+} from './joinModel.ts';
 
 /** Reaches every goal with N = 4 (a match outliving an endpoint needs 2 rows and 2 watermarks). */
 const small: JoinModelBounds = { records: 4, keys: 1, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: true };
@@ -16,7 +25,10 @@ const evictOneTickEarly: OperatorStepFunction = (config: JoinConfig, state, reco
   const gw = globalWatermark(out.state.wm);
   const rows = out.state.rows.filter((r) => gw === null || gw < r.end + config.allowedLateness + config.maxIntervalLength);
   const held = (key: string, side: Side, id: string): boolean => rows.some((r) => r.key === key && r.side === side && r.id === id);
-  return { ...out, state: { ...out.state, rows, matches: out.state.matches.filter((m) => held(m.key, 'L', m.left) || held(m.key, 'R', m.right)) } };
+  return {
+    ...out,
+    state: { ...out.state, rows, matches: out.state.matches.filter((m) => held(m.key, 'L', m.left) || held(m.key, 'R', m.right)) },
+  };
 };
 
 describe('join model: the reference join exhausted over every log of at most N records', () => {

@@ -279,9 +279,13 @@ function encodeUnder(s: JoinModelState, g: Renaming | undefined): string {
   if (s.outOfContract) return 'J9';
   const key = (k: string): string => (g ? (g.key.get(k) ?? k) : k);
   const id = (k: string, side: Side, x: string): string => (g ? (g.id.get(`${k}/${side}`)?.get(x) ?? x) : x);
-  const row = (r: RowState): string => `${key(r.key)} ${r.side} ${id(r.key, r.side, r.id)} ${r.ts} ${r.start} ${r.end}${r.live ? '' : ' †'}`;
+  const row = (r: RowState): string =>
+    `${key(r.key)} ${r.side} ${id(r.key, r.side, r.id)} ${r.ts} ${r.start} ${r.end}${r.live ? '' : ' †'}`;
   const rows = s.op.rows.map(row).sort(byText).join(';');
-  const matches = s.op.matches.map((m) => `${key(m.key)} ${id(m.key, 'L', m.left)} ${id(m.key, 'R', m.right)}`).sort(byText).join(';');
+  const matches = s.op.matches
+    .map((m) => `${key(m.key)} ${id(m.key, 'L', m.left)} ${id(m.key, 'R', m.right)}`)
+    .sort(byText)
+    .join(';');
   const oracleRows = s.oracle.rows.map(row).sort(byText).join(';');
   const wm = (w: JoinState['wm']): string => `${String(w.L)},${String(w.R)}`;
   return `${s.length}|${s.last}|${s.mismatch === undefined ? '' : '!'}|${wm(s.op.wm)}|${rows}|${matches}|${wm(s.oracle.wm)}|${oracleRows}`;
@@ -438,7 +442,9 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
  * model with one switched off shows the element is necessary (a
  * counterexample) or redundant (a pass); DESIGN §4 "Necessity".
  */
-export const JOIN_ABLATIONS: Readonly<Record<string, { readonly description: string; wrap(step: OperatorStepFunction): OperatorStepFunction }>> = {
+export const JOIN_ABLATIONS: Readonly<
+  Record<string, { readonly description: string; wrap(step: OperatorStepFunction): OperatorStepFunction }>
+> = {
   'strict-eviction': {
     description: 'J8: evict a row when gw > end + L + D; ablated: one tick early, at gw >= end + L + D',
     wrap: (step) => (config, state, record) => {
@@ -455,7 +461,8 @@ export const JOIN_ABLATIONS: Readonly<Record<string, { readonly description: str
     description: 'J8: keep a match while either endpoint is retained; ablated: drop it once either endpoint is evicted',
     wrap: (step) => (config, state, record) => {
       const out = step(config, state, record);
-      const held = (key: string, side: Side, id: string): boolean => out.state.rows.some((r) => r.key === key && r.side === side && r.id === id);
+      const held = (key: string, side: Side, id: string): boolean =>
+        out.state.rows.some((r) => r.key === key && r.side === side && r.id === id);
       const matches = out.state.matches.filter((m) => held(m.key, 'L', m.left) && held(m.key, 'R', m.right));
       return matches.length === out.state.matches.length ? out : { ...out, state: { ...out.state, matches } };
     },

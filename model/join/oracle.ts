@@ -118,10 +118,7 @@ export function identityString(r: { key: string; side: Side; id: string }): stri
 }
 
 /** J9: the index of the first record that breaks the input contract, if any. */
-export function firstContractViolation(
-  config: JoinConfig,
-  records: readonly LogRecord[],
-): { index: number; message: string } | undefined {
+export function firstContractViolation(config: JoinConfig, records: readonly LogRecord[]): { index: number; message: string } | undefined {
   let state = initialOracleState;
   for (let i = 0; i < records.length; i++) {
     const step = stepOracle(config, state, records[i] as LogRecord);

@@ -29,8 +29,7 @@ export function counterModel(options: {
   const { counters, max } = options;
   const visible = new Set(options.visibleCounters ?? []);
   const bad = options.badValues;
-  const isBad = (s: readonly number[]): boolean =>
-    bad !== undefined && [...visible].every((c, i) => s[c] === bad[i]);
+  const isBad = (s: readonly number[]): boolean => bad !== undefined && [...visible].every((c, i) => s[c] === bad[i]);
   return {
     name: `counters(${counters}x${max})`,
     initialStates: () => [new Array<number>(counters).fill(0)],
@@ -40,9 +39,12 @@ export function counterModel(options: {
     actionKind: (a) => `inc${a.counter}`,
     describeAction: (a) => `increment counter ${a.counter}`,
     expectedActionKinds: Array.from({ length: counters }, (_, i) => `inc${i}`),
-    invariants: bad === undefined ? [] : [{ name: 'NotBad', check: (s) => (isBad(s) ? `visible counters reached ${bad.join(',')}` : undefined) }],
+    invariants:
+      bad === undefined ? [] : [{ name: 'NotBad', check: (s) => (isBad(s) ? `visible counters reached ${bad.join(',')}` : undefined) }],
     ...(options.symmetric ? { representative: (s: readonly number[]) => [...s].sort((a, b) => a - b) } : {}),
-    ...(options.independent ? { partialOrder: { component: (a: CounterAction) => String(a.counter), visible: (a: CounterAction) => visible.has(a.counter) } } : {}),
+    ...(options.independent
+      ? { partialOrder: { component: (a: CounterAction) => String(a.counter), visible: (a: CounterAction) => visible.has(a.counter) } }
+      : {}),
     actionToJson: (a) => a.counter,
     actionFromJson: (j) => {
       if (typeof j !== 'number' || !Number.isInteger(j) || j < 0 || j >= counters) throw new Error(`not a counter: ${JSON.stringify(j)}`);
@@ -72,7 +74,11 @@ export interface LostUpdateAction {
  * Processes are interchangeable: with `symmetric`, the representative sorts
  * the (pc, tmp) pairs.
  */
-export function lostUpdateModel(options: { readonly processes: number; readonly atomic?: boolean; readonly symmetric?: boolean }): Model<LostUpdateState, LostUpdateAction> {
+export function lostUpdateModel(options: {
+  readonly processes: number;
+  readonly atomic?: boolean;
+  readonly symmetric?: boolean;
+}): Model<LostUpdateState, LostUpdateAction> {
   const n = options.processes;
   return {
     name: `lost-update(${n}${options.atomic ? ', atomic' : ''})`,
@@ -113,7 +119,9 @@ export function lostUpdateModel(options: { readonly processes: number; readonly 
     ...(options.symmetric
       ? {
           representative: (s: LostUpdateState): LostUpdateState => {
-            const order = s.pcs.map((pc, i) => ({ pc, tmp: s.tmps[i] as number })).sort((a, b) => (a.pc < b.pc ? -1 : a.pc > b.pc ? 1 : a.tmp - b.tmp));
+            const order = s.pcs
+              .map((pc, i) => ({ pc, tmp: s.tmps[i] as number }))
+              .sort((a, b) => (a.pc < b.pc ? -1 : a.pc > b.pc ? 1 : a.tmp - b.tmp));
             return { x: s.x, pcs: order.map((o) => o.pc), tmps: order.map((o) => o.tmp) };
           },
         }
@@ -168,7 +176,11 @@ export function wheelModel(trap: 'cycle' | 'deadlock' | 'none'): Model<WheelStat
  * independent counter 0..max. The model's own work is tiny, so checking it
  * measures the engine's overhead per state.
  */
-export function recordWorkload(fields: number, max: number, options: { readonly fieldFingerprint?: boolean } = {}): Model<readonly number[], number> {
+export function recordWorkload(
+  fields: number,
+  max: number,
+  options: { readonly fieldFingerprint?: boolean } = {},
+): Model<readonly number[], number> {
   const hasher = new FieldHasher();
   return {
     // With `fieldFingerprint`, the fingerprint visited set hashes the fields
