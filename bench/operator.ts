@@ -330,7 +330,7 @@ out();
 for (const overlap of ['low', 'high'] as const) {
   const ns = implInsertNs[overlap];
   out(
-    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${WINDOWS.at(-1)! / WINDOWS[0]!} rows)`,
+    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${(WINDOWS.at(-1) ?? 1) / (WINDOWS[0] ?? 1)} rows)`,
   );
 }
 out();
@@ -372,7 +372,7 @@ for (const w of WINDOWS) {
 }
 out();
 out(
-  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model\'s one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
+  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model's one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
 );
 out();
 

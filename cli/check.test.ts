@@ -188,6 +188,7 @@ describe('streamjoin check', () => {
       interactive: true,
     });
     expect(code).toBe(1); // 3 records cannot reach MatchOutlivesEndpoint: the goal is reported, not passed
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is checked
     expect(stderr).toMatch(/\r\x1b\[K\d+ states, \d+ distinct, depth \d+, queue \d+, \d+ states\/s/);
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records=3', '--out', tmp()]).stderr).toBe('');
   });

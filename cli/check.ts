@@ -72,8 +72,8 @@ function presetList(registry: readonly ModelPreset[]): string {
 function listPresets(registry: readonly ModelPreset[], out: Output): number {
   for (const p of registry) {
     out.stdout(`${p.name}: ${p.description}\n`);
-    for (const b of p.bounds) out.stdout(`  --bound ${b.name}=${b.default}`.padEnd(30) + ` ${b.description} [${b.min}..${b.max}]\n`);
-    for (const a of p.ablations) out.stdout(`  --ablate ${a.name}`.padEnd(30) + ` ${a.description}\n`);
+    for (const b of p.bounds) out.stdout(`${`  --bound ${b.name}=${b.default}`.padEnd(30)} ${b.description} [${b.min}..${b.max}]\n`);
+    for (const a of p.ablations) out.stdout(`${`  --ablate ${a.name}`.padEnd(30)} ${a.description}\n`);
   }
   return EXIT.ok;
 }

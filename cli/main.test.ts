@@ -110,7 +110,13 @@ describe('streamjoin ci (the main job)', () => {
   it('runs every part whatever the earlier ones returned, and the worst exit code wins', async () => {
     let stdout = '';
     const ran: string[] = [];
-    const part = (title: string, code: number): CiPart => ({ title, run: () => (ran.push(title), code) });
+    const part = (title: string, code: number): CiPart => ({
+      title,
+      run: () => {
+        ran.push(title);
+        return code;
+      },
+    });
     const out = { stdout: (t: string) => (stdout += t), stderr: () => {}, interactive: false };
     expect(await ciJob(out, [part('a', 0), part('b', 1), part('c', 0)])).toBe(1);
     expect(await ciJob(out, [part('a', 2), part('b', 1)])).toBe(2);

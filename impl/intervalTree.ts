@@ -182,7 +182,7 @@ export class IntervalTree<N extends IntervalNode> {
     const r = n.right;
     const hl = l === null ? 0 : l.height;
     const hr = r === null ? 0 : r.height;
-    n.height = (hl > hr ? hl : hr) + 1;
+    n.height = Math.max(hl, hr) + 1;
     let m = n.end;
     if (l !== null && l.maxEnd > m) m = l.maxEnd;
     if (r !== null && r.maxEnd > m) m = r.maxEnd;

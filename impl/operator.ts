@@ -235,7 +235,7 @@ export class JoinOperator {
   /** J4: the global watermark, null (−∞) until both sides have reported. */
   private globalWatermark(): number | null {
     const { L, R } = this.wm;
-    return L === null || R === null ? null : L < R ? L : R;
+    return L === null || R === null ? null : Math.min(L, R);
   }
 
   private reject(reason: RejectReason): ApplyResult {

@@ -221,7 +221,7 @@ export interface PipelineOptions {
   /** Traces in flight at once (default 32): their requests are written before the first replies are read. */
   readonly window?: number;
   /** Called for each trace in list order; returning false stops the run (the traces in flight are still answered, and ignored). */
-  readonly onResult: (result: PipelinedResult) => boolean | void;
+  readonly onResult: (result: PipelinedResult) => boolean | undefined;
 }
 
 /**

@@ -182,7 +182,9 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'matchId.ts',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the patch is source text holding a template literal
         find: '  return `${escapeMatchIdPart(key)}/${escapeMatchIdPart(left)}/${escapeMatchIdPart(right)}`;',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the patch is source text holding a template literal
         replace: '  return `${key}/${left}/${right}`; // MUTANT: not escaped: ambiguous',
       },
     ],

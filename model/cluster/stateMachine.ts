@@ -368,10 +368,10 @@ export function whyDisabled(config: ClusterSetup, state: ClusterState, a: Cluste
     case 'persist': {
       const h = handoffOf(state, a.key);
       if (coordinatorUp) return coordinatorUp;
-      if (!h || h.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${a.key} awaits persist`;
+      if (h?.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${a.key} awaits persist`;
       if (!up(state, h.src)) return `${h.src} is not up`;
       const copy = worker(state, h.src).keys[a.key];
-      if (!copy || !copy.frozen) return `${h.src} holds no frozen copy of ${a.key}`;
+      if (!copy?.frozen) return `${h.src} holds no frozen copy of ${a.key}`;
       return undefined;
     }
     case 'install': {
@@ -379,7 +379,7 @@ export function whyDisabled(config: ClusterSetup, state: ClusterState, a: Cluste
       if (coordinatorUp) return coordinatorUp;
       // C6: install needs a durable checkpoint (persist) unless that element is ablated.
       const phases = off(config, 'persist-before-commit') ? INSTALL_PHASES_WITHOUT_PERSIST : INSTALL_PHASES;
-      if (!h || h.kind !== 'migrate' || !phases.includes(h.phase)) return `no migration of ${a.key} awaits install`;
+      if (h?.kind !== 'migrate' || !phases.includes(h.phase)) return `no migration of ${a.key} awaits install`;
       if (!up(state, h.dst)) return `${h.dst} is not up`;
       return undefined;
     }
@@ -411,14 +411,14 @@ export function whyDisabled(config: ClusterSetup, state: ClusterState, a: Cluste
     case 'release': {
       const h = handoffOf(state, a.key);
       if (coordinatorUp) return coordinatorUp;
-      if (!h || h.phase !== 'committed') return `no handoff of ${a.key} awaits release`;
+      if (h?.phase !== 'committed') return `no handoff of ${a.key} awaits release`;
       if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
       return undefined;
     }
     case 'abort': {
       const h = handoffOf(state, a.key);
       if (coordinatorUp) return coordinatorUp;
-      if (!h || h.kind !== 'migrate') return `no migration of ${a.key} in flight`;
+      if (h?.kind !== 'migrate') return `no migration of ${a.key} in flight`;
       if (h.phase === 'fenced' || h.phase === 'committed') return 'past the fence a handoff only goes forward';
       if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
       return undefined;

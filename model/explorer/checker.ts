@@ -200,7 +200,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
       let ok = true;
       for (const k of group) {
         const a = acts[k] as A;
-        if (por.visible(a) || (progress !== undefined && progress.isFault(a))) {
+        if (por.visible(a) || progress?.isFault(a)) {
           ok = false;
           break;
         }
