@@ -83,7 +83,7 @@ describe('streamjoin check', () => {
     expect(r.stdout).toMatch(/JoinCorrect holds at the end: the counterexample no longer reproduces/);
   });
 
-  it('--replay refuses, with exit 2 and the step, an action that is not enabled, and malformed files', () => {
+  it('--replay refuses, with exit 254 and the step, an action that is not enabled, and malformed files', () => {
     const dir = tmp();
     ablatedRun(dir);
     const file = join(dir, 'join-small-retract-tombstone-JoinCorrect.json');
@@ -93,7 +93,7 @@ describe('streamjoin check', () => {
     const tooLong = join(dir, 'too-long.json');
     writeFileSync(tooLong, JSON.stringify(doc));
     const r = capture(['check', '--replay', tooLong]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(254);
     expect(r.stderr).toMatch(
       new RegExp(`^${tooLong.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: SJ108 step 3: action retract .* is not enabled`),
     );
@@ -117,15 +117,15 @@ describe('streamjoin check', () => {
     expect(capture(['check', '--replay', file, '--preset', 'join-small']).stderr).toMatch(/SJ105 --replay takes only --json/);
   });
 
-  it('exits 3, never 0, when a state budget runs out before the bound is exhausted', () => {
+  it('exits 2 (unknown), never 0, when a state budget runs out before the bound is exhausted', () => {
     const r = capture(['check', '--preset', 'join-small', '--max-states', '50', '--out', tmp()]);
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/bound NOT exhausted: stopped by max-states/);
     expect(r.stdout).toMatch(/JoinCorrect +unknown/);
     expect(r.stdout).not.toMatch(/PASS/);
   });
 
-  it('exits 2 on unknown presets, bounds out of range and unknown ablation elements, listing the valid ones', () => {
+  it('exits 254 on unknown presets, bounds out of range and unknown ablation elements, listing the valid ones', () => {
     expect(capture(['check', '--preset', 'nope']).stderr).toMatch(
       /^usage: SJ105 unknown preset "nope" \(presets: ci, deep, smoke, join-small, /,
     );
@@ -134,12 +134,12 @@ describe('streamjoin check', () => {
     );
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records']).stderr).toMatch(/SJ105 --bound wants NAME=INTEGER/);
     const r = capture(['check', '--preset', 'join-small', '--ablate', 'sink-fence']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(254);
     expect(r.stderr).toMatch(
       /unknown element "sink-fence" for --ablate \(preset join-small can ablate: strict-eviction, match-retention, retract-tombstone\)/,
     );
-    expect(capture(['check', '--preset', 'join-small', '--visited', 'bloom']).code).toBe(2);
-    expect(capture(['check', '--preset', 'join-small', '--max-seconds', '-1']).code).toBe(2);
+    expect(capture(['check', '--preset', 'join-small', '--visited', 'bloom']).code).toBe(254);
+    expect(capture(['check', '--preset', 'join-small', '--max-seconds', '-1']).code).toBe(254);
     expect(capture(['check']).stderr).toMatch(/check needs --preset NAME or --config FILE/);
   });
 
@@ -173,7 +173,7 @@ describe('streamjoin check', () => {
     expect(existsSync(join(dir, 'join-small-retract-tombstone-JoinCorrect.json'))).toBe(true);
     writeFileSync(config, JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { rekords: 2 } }));
     const bad = capture(['check', '--config', config]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(254);
     expect(bad.stderr).toBe(
       `${config}: SJ102 /bounds: preset join-small has no bound "rekords" (its bounds: records, keys, ids, maxTime, lateness, length, invalid)\n`,
     );
@@ -193,14 +193,14 @@ describe('streamjoin check', () => {
     expect(capture(['check', '--preset', 'join-small', '--bound', 'records=3', '--out', tmp()]).stderr).toBe('');
   });
 
-  it('--list names every preset with its bounds and ablatable elements; help documents exit code 3', () => {
+  it('--list names every preset with its bounds and ablatable elements; help documents the unknown exit code', () => {
     const r = capture(['check', '--list']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^join-small: /m);
     expect(r.stdout).toMatch(/--bound records=4 +N: logs of at most N records \[0\.\.12\]/);
     expect(r.stdout).toMatch(/--ablate strict-eviction +J8/);
     const help = capture(['help', 'check']);
-    expect(help.stdout).toMatch(/3 a time or state budget ran out/);
+    expect(help.stdout).toMatch(/2 unknown: a time or\s+state budget ran out/);
     expect(capture(['help']).stdout).toMatch(/check +model-check a preset/);
   });
 });

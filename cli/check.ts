@@ -1,6 +1,6 @@
 // `streamjoin check`: run the explorer on a preset model, print the verdicts,
 // write each counterexample as a replayable file; `--replay FILE` replays one.
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample } from '../spec/index.ts';
 import type { CheckConfig, Counterexample } from '../spec/index.ts';
@@ -8,10 +8,7 @@ import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type PresetModel } from '../model/presets.ts';
 import { writeFileAtomic, type Output } from './output.ts';
-import { EXIT, usageError } from './exitCodes.ts';
-
-/** Exit code of `check` when a time or state budget ran out before the bound was exhausted. */
-export const EXIT_BUDGET = EXIT.budget;
+import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--json] [--out DIR] [--visited exact|fingerprint] [--no-symmetry] [--no-por]
@@ -33,7 +30,7 @@ checks its invariants, reachability goals, Progress and action coverage.
   --no-symmetry        do not reduce by the model's symmetry
   --no-por             do not use partial-order reduction
   --max-states N       stop after N distinct states (the bound is then NOT
-                       exhausted: exit 3, never a pass)
+                       exhausted: exit 2, never a pass)
   --max-seconds N      stop after N seconds (likewise)
   --replay FILE        replay a counterexample file step by step, showing what
                        each action changed, and check the property at the end
@@ -48,10 +45,10 @@ terminal.
 
 Exit codes: 0 every property holds over an exhausted bound; 1 a property is
 violated (an invariant, Progress, a goal never reached, an expected action
-kind never taken), or --replay reproduced the violation; 2 bad input or usage
-(unknown preset, bound or element; malformed file; a replayed action that is
-not enabled); 3 a time or state budget ran out before the bound was exhausted
-and nothing was violated.`;
+kind never taken), or --replay reproduced the violation; 2 unknown: a time or
+state budget ran out before the bound was exhausted and nothing was violated
+(never a pass); 254 bad input or usage (unknown preset, bound or element;
+malformed file; a replayed action that is not enabled); 255 internal error.`;
 
 /** A resolved run: what to build and how to check it. */
 interface RunSettings {
@@ -75,7 +72,7 @@ function listPresets(registry: readonly ModelPreset[], out: Output): number {
     for (const b of p.bounds) out.stdout(`${`  --bound ${b.name}=${b.default}`.padEnd(30)} ${b.description} [${b.min}..${b.max}]\n`);
     for (const a of p.ablations) out.stdout(`${`  --ablate ${a.name}`.padEnd(30)} ${a.description}\n`);
   }
-  return EXIT.ok;
+  return EXIT.pass;
 }
 
 function parseBoundFlags(flags: readonly string[]): Record<string, number> {
@@ -204,13 +201,13 @@ function runCheck(s: RunSettings, out: Output): number {
     );
   const codes = parts.map((p) => checkModel(s, p.model, p.label, partOut));
   // Worst wins: a violation over a budget, a budget over a pass.
-  const code = codes.includes(EXIT.fail) ? EXIT.fail : codes.includes(EXIT_BUDGET) ? EXIT_BUDGET : EXIT.ok;
+  const code = worstExit(codes);
   if (s.json) out.stdout(`${JSON.stringify({ preset: s.preset.name, parts: jsonParts, exitCode: code })}\n`);
   else
     out.stdout(
-      code === EXIT.ok
+      code === EXIT.pass
         ? `PASS: every part passes\n`
-        : code === EXIT_BUDGET
+        : code === EXIT.unknown
           ? 'NOT EXHAUSTED in some part: no verdict\n'
           : 'FAIL in some part\n',
     );
@@ -236,7 +233,7 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
     const violated =
       [...report.invariants, ...report.goals, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated') ||
       (report.exhausted && report.unreachedActionKinds.length > 0);
-    const code = violated ? EXIT.fail : report.exhausted ? (report.passed ? EXIT.ok : EXIT.fail) : EXIT_BUDGET;
+    const code = violated ? EXIT.fail : report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
 
     if (s.json) {
       const toJson = (a: A): unknown => (model.actionToJson ? model.actionToJson(a) : model.describeAction(a));
@@ -311,9 +308,9 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
     if (report.unreachedActionKinds.length > 0) lines.push(`  action kinds never taken: ${report.unreachedActionKinds.join(', ')}`);
     else if (model.expectedActionKinds && model.expectedActionKinds.length > 0) lines.push('  every expected action kind taken');
     lines.push(
-      code === EXIT.ok
+      code === EXIT.pass
         ? 'PASS: every property holds over the exhausted bound'
-        : code === EXIT_BUDGET
+        : code === EXIT.unknown
           ? 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
           : 'FAIL',
     );
@@ -381,7 +378,7 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
     const evaluation = evaluateProperty(model, cx.property.kind, cx.property.name, state, { maxSeconds: 60 });
     if (!evaluation.found)
       throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
-    const code = evaluation.verdict === 'violated' ? EXIT.fail : evaluation.verdict === 'holds' ? EXIT.ok : EXIT_BUDGET;
+    const code = evaluation.verdict === 'violated' ? EXIT.fail : evaluation.verdict === 'holds' ? EXIT.pass : EXIT.unknown;
     if (json) {
       out.stdout(
         `${JSON.stringify({ file, preset: preset.name, bounds, property: cx.property, initial: stateJson(start), steps, final: stateJson(state), verdict: evaluation.verdict, explanation: evaluation.explanation ?? null, exitCode: code })}\n`,
@@ -430,7 +427,7 @@ type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; 
 
 /** Runs `check`; `registry` is the preset list (tests pass their own). */
 export function checkCommand(args: readonly string[], out: Output, registry: readonly ModelPreset[] = PRESETS): number {
-  const { values } = parseArgs({ args: [...args], options: checkOptions, allowPositionals: false });
+  const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false });
   if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
     const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json');

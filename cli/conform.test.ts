@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { SPEC_VERSION } from '../spec/index.ts';
 import { runCli } from './testSupport.ts';
 import { serveCommand } from './serve.ts';
 import type { Output } from './output.ts';
@@ -29,7 +30,7 @@ describe('streamjoin conform', () => {
   it('--sut impl: the built-in implementation, in-process, conforms on every example and random traces at every level; exit 0', async () => {
     const out = tmp();
     const r = await run(['conform', '--sut', 'impl', `--seed=${seed}`, '--runs', '30', '--out', out]);
-    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0 (--sut impl)');
+    expect(r.stdout).toContain(`streamjoin conform: streamjoin-impl ${SPEC_VERSION} (--sut impl)`);
     expect(r.stdout).toContain('verdict: conforms');
     expect(r.code).toBe(0);
     expect(readdirSync(out)).toEqual([]);
@@ -50,7 +51,7 @@ describe('streamjoin conform', () => {
       '--out',
       out,
     ]);
-    expect(r.stdout).toContain('streamjoin conform: streamjoin-impl 1.0');
+    expect(r.stdout).toContain(`streamjoin conform: streamjoin-impl ${SPEC_VERSION}`);
     expect(r.stdout).toMatch(
       /^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m,
     );
@@ -241,7 +242,7 @@ describe('streamjoin serve', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(replies.map((r) => r['type'])).toEqual(['init_ok', 'record_ok', 'inspect_ok']);
-    expect(replies[0]?.['implementation']).toEqual({ name: 'streamjoin-impl', version: '1.0' });
+    expect(replies[0]?.['implementation']).toEqual({ name: 'streamjoin-impl', version: SPEC_VERSION });
     expect(readdirSync(data)).toEqual([]);
   });
 

@@ -1,10 +1,9 @@
 // `streamjoin conform` and `streamjoin replay`: parse the arguments, build the
 // system under test, call the harness, write counterexamples, print, and map
 // the verdict to an exit code.
-import { parseArgs } from 'node:util';
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { InputError, LEVELS } from '../spec/index.ts';
+import { LEVELS } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
@@ -28,13 +27,13 @@ import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/su
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import { writeFileAtomic, writeFilesAtomic, type Output } from './output.ts';
-import { CONFORM_EXIT, nonNegativeInteger, positiveInteger, usageFailure } from './conformArgs.ts';
+import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 
 const EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
 command that replays it printed); 2 unknown: the system under test cannot be
 judged (it died, hung, babbled, broke the protocol, lacks the level asked
 for) or the time budget ran out; 254 bad input or usage (one line
-\`where: SJnnn message\`). 70 is an internal error of streamjoin.`;
+\`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
                    [--exhaustive [--scenario NAME,...]] [--examples all|none]
@@ -146,20 +145,19 @@ interface SystemFlags {
   'max-line'?: string | undefined;
 }
 
-/** `--sut model`, `--sut impl` or a command; a usage message (string) for bad numbers. */
-function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest | string {
+/** `--sut model`, `--sut impl` or a command. */
+function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest {
   if (sut === 'model') return inProcessSystem(modelSut, 'model');
   if (sut === 'impl') return inProcessSystem(implSut, 'impl');
-  const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveInteger(flags.timeout);
-  if (timeout === undefined) return `--timeout must be a positive integer (milliseconds), got "${flags.timeout}"`;
-  const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveInteger(flags['max-line']);
-  if (maxLine === undefined) return `--max-line must be a positive integer (bytes), got "${flags['max-line']}"`;
+  const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
+  const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', flags['max-line'], 'bytes');
   return spawnSystem(sut, { timeoutMs: timeout, startupTimeoutMs: Math.max(timeout, DEFAULT_STARTUP_TIMEOUT_MS), maxLineBytes: maxLine });
 }
 
-function parseLevel(text: string | undefined): Level | undefined | string {
+function parseLevel(text: string | undefined): Level | undefined {
   if (text === undefined) return undefined;
-  return (LEVELS as readonly string[]).includes(text) ? (text as Level) : `--level must be one of ${LEVELS.join(', ')}, got "${text}"`;
+  if (!(LEVELS as readonly string[]).includes(text)) throw usageError(`--level must be one of ${LEVELS.join(', ')}, got "${text}"`);
+  return text as Level;
 }
 
 /** The base file name of a failure's counterexample. */
@@ -319,26 +317,11 @@ export function exhaustiveLines(report: ConformReport): string[] {
 }
 
 function exitOf(verdict: ConformReport['verdict']): number {
-  return verdict === 'pass' ? CONFORM_EXIT.pass : verdict === 'fail' ? CONFORM_EXIT.fail : CONFORM_EXIT.unknown;
-}
-
-/** Runs `fn`, mapping bad input to the usage exit code (these commands use 2 for `unknown`). */
-async function guarded(out: Output, fn: () => Promise<number>): Promise<number> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof InputError) {
-      out.stderr(`${e.format()}\n`);
-      return CONFORM_EXIT.usage;
-    }
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return usageFailure(out, (e as Error).message);
-    throw e;
-  }
+  return verdict === 'pass' ? EXIT.pass : verdict === 'fail' ? EXIT.fail : EXIT.unknown;
 }
 
 /** The scenarios a --scenario list names, or a usage message. */
-export function scenariosNamed(list: string): ScenarioCover['scenario'][] | string {
+export function scenariosNamed(list: string): ScenarioCover['scenario'][] {
   const names = list
     .split(',')
     .map((n) => n.trim())
@@ -346,7 +329,9 @@ export function scenariosNamed(list: string): ScenarioCover['scenario'][] | stri
   const known = new Map(EXHAUSTIVE_SCENARIOS.map((x) => [x.name, x]));
   const unknown = names.filter((n) => !known.has(n));
   if (names.length === 0 || unknown.length > 0) {
-    return `--scenario: unknown scenario ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; the scenarios are ${EXHAUSTIVE_SCENARIOS.map((x) => x.name).join(', ')}`;
+    throw usageError(
+      `--scenario: unknown scenario ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; the scenarios are ${EXHAUSTIVE_SCENARIOS.map((x) => x.name).join(', ')}`,
+    );
   }
   return EXHAUSTIVE_SCENARIOS.filter((x) => names.includes(x.name));
 }
@@ -363,189 +348,165 @@ export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out
   });
 }
 
-export function conformCommand(args: readonly string[], out: Output): Promise<number> {
-  return guarded(out, async () => {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        sut: { type: 'string' },
-        level: { type: 'string' },
-        seed: { type: 'string' },
-        runs: { type: 'string' },
-        path: { type: 'string' },
-        out: { type: 'string', default: 'out' },
-        json: { type: 'boolean', default: false },
-        timeout: { type: 'string' },
-        'max-line': { type: 'string' },
-        'time-budget': { type: 'string' },
-        examples: { type: 'string' },
-        exhaustive: { type: 'boolean', default: false },
-        scenario: { type: 'string' },
-      },
-    });
-    if (positionals.length > 0) return usageFailure(out, `conform takes no positional arguments, got "${positionals[0]}"`);
-    if (values.scenario !== undefined && !values.exhaustive)
-      return usageFailure(out, '--scenario selects exhaustive scenarios: give --exhaustive too');
-    const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
-    if (typeof scenarios === 'string') return usageFailure(out, scenarios);
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'conform needs --sut COMMAND (or --sut model, --sut impl)');
-    const level = parseLevel(values.level);
-    if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
-    let seed: number;
-    if (values.seed !== undefined) {
-      if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))) {
-        return usageFailure(out, `--seed must be an integer, got "${values.seed}"`);
-      }
-      seed = Number(values.seed) | 0;
-    } else {
-      seed = (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
-    }
-    if (values.path !== undefined && values.seed === undefined)
-      return usageFailure(out, '--path replays a counterexample of one seed: give --seed too');
-    const runs = values.runs === undefined ? 100 : nonNegativeInteger(values.runs);
-    if (runs === undefined) return usageFailure(out, `--runs must be a non-negative integer, got "${values.runs}"`);
-    const budget = values['time-budget'] === undefined ? undefined : positiveInteger(values['time-budget']);
-    if (values['time-budget'] !== undefined && budget === undefined) {
-      return usageFailure(out, `--time-budget must be a positive integer (seconds), got "${values['time-budget']}"`);
-    }
-    if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
-      return usageFailure(out, `--examples must be "all" or "none", got "${values.examples}"`);
-    }
-    const outProblem = outDirProblem(values.out);
-    if (outProblem) return usageFailure(out, `--out ${values.out}: ${outProblem}`);
-    // All input is read and checked before the system under test starts.
-    const examples: TraceSource[] =
-      values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-    const system = buildSystem(values.sut, values);
-    if (typeof system === 'string') return usageFailure(out, system);
-    const sutWord = shellQuote(values.sut);
-    out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
-    const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
-    let report: ConformReport;
-    try {
-      report = await runConform({
-        system,
-        ...(level !== undefined ? { levels: [level as Level] } : {}),
-        seed,
-        runs,
-        ...(values.path !== undefined ? { path: values.path } : {}),
-        examples,
-        ...(covers !== undefined ? { exhaustive: covers } : {}),
-        ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
-        progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
-        ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
-      });
-    } finally {
-      await system.close();
-    }
-    const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
-    if (values.json) {
-      out.stdout(
-        `${JSON.stringify({
-          verdict: report.verdict,
-          sut: report.sut,
-          implementation: report.implementation ?? null,
-          supported: report.supported,
-          levels: report.levels,
-          seed: report.seed,
-          examples: report.examples,
-          skipped: report.skipped,
-          exhaustive: report.exhaustive,
-          coverage: report.coverage ?? null,
-          random: report.random,
-          failures: written.map((w) => ({
-            level: w.failure.level,
-            origin: w.failure.origin,
-            path: w.failure.path ?? null,
-            scenario: w.failure.scenario ?? null,
-            seed: w.failure.seed ?? null,
-            fcPath: w.failure.fcPath ?? null,
-            steps: w.failure.trace.trace.steps.length,
-            divergence: w.failure.divergence,
-            counterexample: w.tracePath,
-            explanation: w.explainPath,
-            replay: w.replay,
-          })),
-          unknown: report.unknown ?? null,
-        })}\n`,
-      );
-    } else {
-      out.stdout(summary(report, written));
-    }
-    return exitOf(report.verdict);
+export async function conformCommand(args: readonly string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      sut: { type: 'string' },
+      level: { type: 'string' },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      path: { type: 'string' },
+      out: { type: 'string', default: 'out' },
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      'max-line': { type: 'string' },
+      'time-budget': { type: 'string' },
+      examples: { type: 'string' },
+      exhaustive: { type: 'boolean', default: false },
+      scenario: { type: 'string' },
+    },
   });
+  if (positionals.length > 0) throw usageError(`conform takes no positional arguments, got "${positionals[0]}"`);
+  if (values.scenario !== undefined && !values.exhaustive)
+    throw usageError('--scenario selects exhaustive scenarios: give --exhaustive too');
+  const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
+  if (values.sut === undefined || values.sut === '') throw usageError('conform needs --sut COMMAND (or --sut model, --sut impl)');
+  const level = parseLevel(values.level);
+  const seed = seedFlag(values.seed);
+  if (values.path !== undefined && values.seed === undefined)
+    throw usageError('--path replays a counterexample of one seed: give --seed too');
+  const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
+  const budget = values['time-budget'] === undefined ? undefined : positiveIntegerFlag('--time-budget', values['time-budget'], 'seconds');
+  if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
+    throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
+  }
+  const outProblem = outDirProblem(values.out);
+  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  // All input is read and checked before the system under test starts.
+  const examples: TraceSource[] =
+    values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const system = buildSystem(values.sut, values);
+  const sutWord = shellQuote(values.sut);
+  out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
+  const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
+  let report: ConformReport;
+  try {
+    report = await runConform({
+      system,
+      ...(level !== undefined ? { levels: [level] } : {}),
+      seed,
+      runs,
+      ...(values.path !== undefined ? { path: values.path } : {}),
+      examples,
+      ...(covers !== undefined ? { exhaustive: covers } : {}),
+      ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
+      progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
+      ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
+    });
+  } finally {
+    await system.close();
+  }
+  const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
+  if (values.json) {
+    out.stdout(
+      `${JSON.stringify({
+        verdict: report.verdict,
+        sut: report.sut,
+        implementation: report.implementation ?? null,
+        supported: report.supported,
+        levels: report.levels,
+        seed: report.seed,
+        examples: report.examples,
+        skipped: report.skipped,
+        exhaustive: report.exhaustive,
+        coverage: report.coverage ?? null,
+        random: report.random,
+        failures: written.map((w) => ({
+          level: w.failure.level,
+          origin: w.failure.origin,
+          path: w.failure.path ?? null,
+          scenario: w.failure.scenario ?? null,
+          seed: w.failure.seed ?? null,
+          fcPath: w.failure.fcPath ?? null,
+          steps: w.failure.trace.trace.steps.length,
+          divergence: w.failure.divergence,
+          counterexample: w.tracePath,
+          explanation: w.explainPath,
+          replay: w.replay,
+        })),
+        unknown: report.unknown ?? null,
+      })}\n`,
+    );
+  } else {
+    out.stdout(summary(report, written));
+  }
+  return exitOf(report.verdict);
 }
 
-export function replayCommand(args: readonly string[], out: Output): Promise<number> {
-  return guarded(out, async () => {
-    const { values, positionals } = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        sut: { type: 'string' },
-        level: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        timeout: { type: 'string' },
-        'max-line': { type: 'string' },
-        'write-expected': { type: 'string' },
-      },
-    });
-    if (positionals.length !== 1) return usageFailure(out, `replay takes exactly one FILE, got ${positionals.length}`);
-    const file = positionals[0] as string;
-    const level = parseLevel(values.level);
-    if (typeof level === 'string' && !(LEVELS as readonly string[]).includes(level)) return usageFailure(out, level);
-    const trace: AnyTrace = loadCheckedTrace(file);
-    if (values['write-expected'] !== undefined) {
-      writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
-      out.stdout(`wrote ${values['write-expected']}\n`);
-      return CONFORM_EXIT.pass;
-    }
-    if (values.sut === undefined || values.sut === '') return usageFailure(out, 'replay needs --sut COMMAND (or --sut model, --sut impl)');
-    let chosen: Level;
-    if (trace.kind === 'operator') {
-      if (level !== undefined && level !== 'operator')
-        return usageFailure(out, `an operator trace replays at level operator, not ${level}`);
-      chosen = 'operator';
-    } else {
-      const need = levelOfClusterTrace(trace.trace);
-      if (level === 'operator') return usageFailure(out, 'a cluster trace replays at level cluster or faults');
-      if (level === 'cluster' && need === 'faults') return usageFailure(out, 'this trace has fault actions: it needs level faults');
-      chosen = (level as Level | undefined) ?? need;
-    }
-    const system = buildSystem(values.sut, values);
-    if (typeof system === 'string') return usageFailure(out, system);
-    try {
-      const info = await system.info();
-      if (!info.levels.includes(chosen))
-        throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
-      const result =
-        trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
-      for (const d of result.disagreements) {
-        out.stderr(
-          `note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`,
-        );
-      }
-      const d = result.divergence;
-      if (values.json) {
-        out.stdout(
-          `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`,
-        );
-      } else if (d) {
-        out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-      } else {
-        out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
-      }
-      return d ? CONFORM_EXIT.fail : CONFORM_EXIT.pass;
-    } catch (e) {
-      if (!(e instanceof SutUnavailable)) throw e;
-      const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-      if (values.json)
-        out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
-      else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-      return CONFORM_EXIT.unknown;
-    } finally {
-      await system.close();
-    }
+export async function replayCommand(args: readonly string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      sut: { type: 'string' },
+      level: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      'max-line': { type: 'string' },
+      'write-expected': { type: 'string' },
+    },
   });
+  if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
+  const file = positionals[0] as string;
+  const level = parseLevel(values.level);
+  const trace: AnyTrace = loadCheckedTrace(file);
+  if (values['write-expected'] !== undefined) {
+    writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
+    out.stdout(`wrote ${values['write-expected']}\n`);
+    return EXIT.pass;
+  }
+  if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
+  let chosen: Level;
+  if (trace.kind === 'operator') {
+    if (level !== undefined && level !== 'operator') throw usageError(`an operator trace replays at level operator, not ${level}`);
+    chosen = 'operator';
+  } else {
+    const need = levelOfClusterTrace(trace.trace);
+    if (level === 'operator') throw usageError('a cluster trace replays at level cluster or faults');
+    if (level === 'cluster' && need === 'faults') throw usageError('this trace has fault actions: it needs level faults');
+    chosen = level ?? need;
+  }
+  const system = buildSystem(values.sut, values);
+  try {
+    const info = await system.info();
+    if (!info.levels.includes(chosen))
+      throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
+    const result =
+      trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
+    for (const d of result.disagreements) {
+      out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+    }
+    const d = result.divergence;
+    if (values.json) {
+      out.stdout(
+        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`,
+      );
+    } else if (d) {
+      out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
+    } else {
+      out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
+    }
+    return d ? EXIT.fail : EXIT.pass;
+  } catch (e) {
+    if (!(e instanceof SutUnavailable)) throw e;
+    const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
+    if (values.json)
+      out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
+    else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+    return EXIT.unknown;
+  } finally {
+    await system.close();
+  }
 }

@@ -1,17 +1,83 @@
-// Exit codes shared by the commands (each command's --help lists its own).
+// The one exit-code convention of every streamjoin command (SPEC §8), and the
+// typed usage error that every command throws and `main` alone turns into a
+// message and an exit code.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError } from '../spec/index.ts';
 
 export const EXIT = {
-  /** Everything checked holds. */
-  ok: 0,
-  /** A check failed: an expectation, a property, a conformance step. */
+  /** Everything checked holds: a pass. */
+  pass: 0,
+  /** A failure: a violation, a divergence, a surviving mutant, an unmet expectation. */
   fail: 1,
-  /** Bad input or usage. */
-  badInput: 2,
-  /** `check`: a time or state budget ran out before the bound was exhausted (never a pass). */
-  budget: 3,
+  /** Unknown: a budget ran out, or the system under test is dead, hung or babbling. Never a pass. */
+  unknown: 2,
+  /** Bad input or usage: the one-line message names the file, the place and the field. */
+  badInput: 254,
+  /** An internal error: a bug in streamjoin. */
+  internal: 255,
 } as const;
 
-export function usageError(message: string): InputError {
-  return new InputError('SJ105', 'usage', message);
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** How bad each exit code is, for a job of several parts: an internal error, bad input, a failure, unknown, a pass. */
+const SEVERITY: readonly number[] = [EXIT.pass, EXIT.unknown, EXIT.fail, EXIT.badInput, EXIT.internal];
+
+/**
+ * The exit code of several parts: the worst of theirs. A failure outranks
+ * unknown (a violation found is a verdict, whatever else could not be judged).
+ */
+export function worstExit(codes: Iterable<number>): number {
+  let worst: number = EXIT.pass;
+  for (const c of codes) if (SEVERITY.indexOf(c) > SEVERITY.indexOf(worst)) worst = c;
+  return worst;
+}
+
+/** Bad command-line usage (SJ105): thrown by a command, printed once by `main`. */
+export class UsageError extends InputError {
+  constructor(message: string) {
+    super('SJ105', 'usage', message);
+    this.name = 'UsageError';
+  }
+}
+
+export function usageError(message: string): UsageError {
+  return new UsageError(message);
+}
+
+/** `parseArgs`, with its own errors (unknown flag, missing value) turned into UsageError. */
+export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs<T>(config);
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
+    throw e;
+  }
+}
+
+/** A positive integer flag value, or a usage error naming the flag. */
+export function positiveIntegerFlag(flag: string, text: string, unit = ''): number {
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`${flag} must be a positive integer${unit ? ` (${unit})` : ''}, got "${text}"`);
+  return n;
+}
+
+/** A non-negative integer flag value, or a usage error naming the flag. */
+export function nonNegativeIntegerFlag(flag: string, text: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} must be a non-negative integer, got "${text}"`);
+  return n;
+}
+
+/**
+ * The seed of a command's random traces: `--seed`, else STREAMJOIN_SEED, else
+ * a fresh one (every command prints the seed it used, so any run replays).
+ */
+export function seedFlag(text: string | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  const given = text ?? (env['STREAMJOIN_SEED'] === '' ? undefined : env['STREAMJOIN_SEED']);
+  if (given === undefined) return (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
+  const where = text !== undefined ? '--seed' : 'STREAMJOIN_SEED';
+  if (!/^-?\d+$/.test(given) || !Number.isSafeInteger(Number(given))) throw new UsageError(`${where} must be an integer, got "${given}"`);
+  return Number(given) | 0;
 }

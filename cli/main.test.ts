@@ -31,18 +31,18 @@ describe('streamjoin run', () => {
     expect(r.stdout).toContain('outcome actual   {"code":"late"}');
   });
 
-  it('exits 2 with file, step and field for a malformed trace, and runs none of the files', () => {
+  it('exits 254 with file, step and field for a malformed trace, and runs none of the files', () => {
     const dir = freshDirectory();
     const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { record: Record<string, unknown> }[] };
     (trace.steps[2] as { record: Record<string, unknown> }).record['side'] = 5;
     writeFileSync(join(dir, 'bad.json'), JSON.stringify(trace));
     const r = capture(['run', example, join(dir, 'bad.json')]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(254);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`${join(dir, 'bad.json')}: SJ102 step 2: /steps/2/record/side must be string\n`);
   });
 
-  it('exits 2 with SJ104 for a trace outside the input contract (J9)', () => {
+  it('exits 254 with SJ104 for a trace outside the input contract (J9)', () => {
     const dir = freshDirectory();
     const row = { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 5, start: 5, end: 5 };
     const trace = {
@@ -58,7 +58,7 @@ describe('streamjoin run', () => {
     };
     writeFileSync(join(dir, 'reuse.json'), JSON.stringify(trace));
     const r = capture(['run', join(dir, 'reuse.json')]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(254);
     expect(r.stderr).toMatch(/reuse\.json: step 3: SJ104 identity \(k, L, a\) is reused/);
   });
 
@@ -77,10 +77,10 @@ describe('streamjoin run', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('rejects unknown flags with exit 2 and writes nothing', () => {
+  it('rejects unknown flags with exit 254 and writes nothing', () => {
     const dir = freshDirectory();
     const r = capture(['run', '--write-expectd', join(dir, 'x.json')]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(254);
     expect(r.stderr).toMatch(/^usage: SJ105 Unknown option '--write-expectd'/);
     expect(existsSync(join(dir, 'x.json'))).toBe(false);
   });
@@ -93,7 +93,7 @@ describe('bin/streamjoin.js', () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Usage: streamjoin <command>');
     const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
-    expect(bad.status).toBe(2);
+    expect(bad.status).toBe(254);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
   });
 });
@@ -119,9 +119,11 @@ describe('streamjoin ci (the main job)', () => {
     });
     const out = { stdout: (t: string) => (stdout += t), stderr: () => {}, interactive: false };
     expect(await ciJob(out, [part('a', 0), part('b', 1), part('c', 0)])).toBe(1);
-    expect(await ciJob(out, [part('a', 2), part('b', 1)])).toBe(2);
+    expect(await ciJob(out, [part('a', 2), part('b', 1)])).toBe(1); // a failure outranks unknown
+    expect(await ciJob(out, [part('a', 2), part('b', 0)])).toBe(2);
+    expect(await ciJob(out, [part('a', 254), part('b', 1)])).toBe(254);
     expect(await ciJob(out, [part('a', 0)])).toBe(0);
-    expect(ran).toEqual(['a', 'b', 'c', 'a', 'b', 'a']);
+    expect(ran).toEqual(['a', 'b', 'c', 'a', 'b', 'a', 'b', 'a', 'b', 'a']);
     expect(stdout).toContain('== 1. a ==\n');
     expect(stdout).toContain('\n== 3. c ==\n');
   });

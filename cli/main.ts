@@ -2,7 +2,7 @@
 // to exit codes. Nothing else lives here.
 import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
-import { EXIT } from './exitCodes.ts';
+import { EXIT, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
@@ -24,13 +24,13 @@ Commands:
   mutants            run the harness against every mutant of the implementation: each must be killed
   help [COMMAND]     this text, or a command's
 
-Exit codes (every command): 0 all checks hold; 1 a check failed; 2 bad input
-or usage (the message names the file, the step and the field); 70 internal
-error (a bug in streamjoin: please report it with the command line). check
-also exits 3 when a time or state budget ran out before the bound was exhausted.
-conform and replay differ: 0 conforms; 1 a divergence; 2 unknown (the system
-under test is dead, hung or babbling, or the budget ran out); 254 bad input or
-usage. mutants: 0 every mutant killed; 1 one survived; 2 unknown; 254 usage.
+Exit codes (every command, SPEC §8):
+  0    pass: every check holds (conforms, every mutant killed, bound exhausted)
+  1    failure: a violation, a divergence, a surviving mutant, an unmet expectation
+  2    unknown: a budget ran out, or the system under test is dead, hung or
+       babbling; never a pass
+  254  bad input or usage: one line \`where: SJnnn message\`
+  255  internal error: a bug in streamjoin (please report it with the command line)
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
@@ -72,21 +72,21 @@ export const CI_PARTS: readonly CiPart[] = [
   },
 ];
 
-/** Runs every part, numbered, whatever the earlier ones returned; the worst exit code wins. */
+/** Runs every part, numbered, whatever the earlier ones returned; the worst exit code wins (`worstExit`). */
 export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): Promise<number> {
-  let worst = 0;
+  const codes: number[] = [];
   for (const [i, part] of parts.entries()) {
     out.stdout(`${i > 0 ? '\n' : ''}== ${i + 1}. ${part.title} ==\n`);
-    worst = Math.max(worst, await part.run(out));
+    codes.push(await part.run(out));
   }
-  return worst;
+  return worstExit(codes);
 }
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   if (rest.includes('--help') || rest.includes('-h')) {
     out.stdout(`${helps[command ?? ''] ?? mainHelp}\n`);
-    return EXIT.ok;
+    return EXIT.pass;
   }
   switch (command) {
     case undefined:
@@ -94,7 +94,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case '--help':
     case '-h':
       out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
-      return EXIT.ok;
+      return EXIT.pass;
     case 'ci':
       return ciJob(out);
     case 'run':
@@ -130,11 +130,6 @@ function failure(e: unknown, out: Output): number {
     out.stderr(`${e.format()}\n`);
     return EXIT.badInput;
   }
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-    out.stderr(`usage: SJ105 ${(e as Error).message}\n`);
-    return EXIT.badInput;
-  }
   out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  return 70;
+  return EXIT.internal;
 }

@@ -3,15 +3,13 @@
 // the control, prints a row per mutant, writes each kill's counterexample
 // (replayable against `streamjoin serve --mutant NAME`), and maps the verdict
 // to an exit code.
-import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { InputError } from '../spec/index.ts';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
 import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/mutants/run.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
-import { CONFORM_EXIT, nonNegativeInteger, usageFailure } from './conformArgs.ts';
+import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, seedFlag, usageError } from './exitCodes.ts';
 import { buildCovers, outDirProblem, shellQuote, specExamplePaths, writeCounterexample, type WrittenCounterexample } from './conform.ts';
 import { writeFileAtomic } from './output.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
@@ -44,7 +42,7 @@ under --out and replays with the printed command against
 
 Exit codes: 0 every mutant killed; 1 a mutant survived; 2 unknown (a mutant
 could not be built or judged, or the unmodified implementation does not pass);
-254 bad input or usage. 70 is an internal error of streamjoin.`;
+254 bad input or usage. 255 is an internal error of streamjoin.`;
 
 /** The launcher, absolute: a printed replay command works from any directory. */
 const BIN = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
@@ -54,14 +52,16 @@ export function mutantServeCommand(name: string): string {
   return `node ${shellQuote(BIN)} serve --mutant ${name}`;
 }
 
-function mutantsNamed(list: string): Mutant[] | string {
+function mutantsNamed(list: string): Mutant[] {
   const names = list
     .split(',')
     .map((n) => n.trim())
     .filter((n) => n !== '');
   const unknown = names.filter((n) => !MUTANTS.some((m) => m.name === n));
   if (names.length === 0 || unknown.length > 0) {
-    return `--mutant: unknown mutant ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; see streamjoin mutants --list`;
+    throw usageError(
+      `--mutant: unknown mutant ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; see streamjoin mutants --list`,
+    );
   }
   return MUTANTS.filter((m) => names.includes(m.name));
 }
@@ -154,25 +154,20 @@ function summary(
 }
 
 export async function mutantsCommand(args: readonly string[], out: Output): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      allowPositionals: false,
-      options: {
-        seed: { type: 'string' },
-        runs: { type: 'string' },
-        mutant: { type: 'string' },
-        out: { type: 'string', default: 'out' },
-        json: { type: 'boolean', default: false },
-        'each-part': { type: 'boolean', default: false },
-        regressions: { type: 'string' },
-        list: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (e) {
-    return usageFailure(out, e instanceof Error ? e.message : String(e));
-  }
+  const { values } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: false,
+    options: {
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      mutant: { type: 'string' },
+      out: { type: 'string', default: 'out' },
+      json: { type: 'boolean', default: false },
+      'each-part': { type: 'boolean', default: false },
+      regressions: { type: 'string' },
+      list: { type: 'boolean', default: false },
+    },
+  });
   if (values.list) {
     out.stdout(
       `${table(
@@ -180,33 +175,17 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         MUTANTS.map((m) => [m.name, m.rule, m.bugClass, m.description]),
       )}\n`,
     );
-    return CONFORM_EXIT.pass;
+    return EXIT.pass;
   }
-  let seed: number;
-  if (values.seed !== undefined) {
-    if (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed)))
-      return usageFailure(out, `--seed must be an integer, got "${values.seed}"`);
-    seed = Number(values.seed) | 0;
-  } else {
-    seed = (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
-  }
-  const runs = values.runs === undefined ? 100 : nonNegativeInteger(values.runs);
-  if (runs === undefined) return usageFailure(out, `--runs must be a non-negative integer, got "${values.runs}"`);
+  const seed = seedFlag(values.seed);
+  const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
   const mutants = values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant);
-  if (typeof mutants === 'string') return usageFailure(out, mutants);
   const outProblem = outDirProblem(values.out);
-  if (outProblem) return usageFailure(out, `--out ${values.out}: ${outProblem}`);
+  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
-  if (regressionsProblem) return usageFailure(out, `--regressions ${values.regressions}: ${regressionsProblem}`);
-  let examples;
-  try {
-    // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
-    examples = specExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    out.stderr(`${e.format()}\n`);
-    return CONFORM_EXIT.usage;
-  }
+  if (regressionsProblem) throw usageError(`--regressions ${values.regressions}: ${regressionsProblem}`);
+  // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
+  const examples = specExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
   out.stderr(`streamjoin mutants: seed ${seed} (replay: --seed=${seed})\n`);
   const covers = buildCovers(EXHAUSTIVE_SCENARIOS, out);
   const progress = (line: string): void => out.stderr(`${line}\n`);
@@ -284,5 +263,5 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   } else {
     out.stdout(summary(report, written, seed, byPart));
   }
-  return report.verdict === 'pass' ? CONFORM_EXIT.pass : report.verdict === 'fail' ? CONFORM_EXIT.fail : CONFORM_EXIT.unknown;
+  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
 }

@@ -1,13 +1,12 @@
 // `streamjoin run [TRACE...]`: validate operator traces and run the reference
 // model over them, comparing every step with the trace's expectations.
-import { parseArgs } from 'node:util';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { loadTraceFiles, runTraceFiles, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import { withExpectations } from '../conformance/lockstep/operatorTrace.ts';
 import { writeFileAtomic, type Output } from './output.ts';
-import { EXIT, usageError } from './exitCodes.ts';
+import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 
 export const runHelp = `streamjoin run [TRACE...] [--json] [--write-expected FILE]
 
@@ -20,7 +19,8 @@ step with the trace's expectations. With no TRACE, runs spec/examples/.
                          changes and retained counts as its expectations
 
 Exit codes: 0 every expectation met; 1 a step departs from its expectation;
-2 bad input (unreadable, not JSON, not the schema, out of contract) or usage.`;
+254 bad input (unreadable, not JSON, not the schema, out of contract) or
+usage; 255 internal error.`;
 
 export const examplesDir = join(import.meta.dirname, '..', 'spec', 'examples');
 
@@ -81,11 +81,11 @@ export function runTraces(paths: readonly string[], out: Output, opts: { json: b
     for (const r of results) out.stdout(`${summaryLine(r)}\n${r.divergence ? `${divergenceText(r)}\n` : ''}`);
     out.stdout(`${results.length - failed.length} of ${results.length} traces met every expectation\n`);
   }
-  return failed.length > 0 ? EXIT.fail : EXIT.ok;
+  return failed.length > 0 ? EXIT.fail : EXIT.pass;
 }
 
 export function runCommand(args: readonly string[], out: Output): number {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs({
     args: [...args],
     allowPositionals: true,
     options: { json: { type: 'boolean', default: false }, 'write-expected': { type: 'string' } },

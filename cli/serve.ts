@@ -2,7 +2,6 @@
 // on stdin/stdout, at every level. By default the implementation (impl/),
 // with its durable parts in memory or, with --data, on disk; --model serves
 // the reference model instead.
-import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { createProtocolServer, serveStream } from '../conformance/adapters/protocolServer.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
@@ -13,7 +12,7 @@ import type { InProcessSut } from '../conformance/adapters/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
 import { mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';
-import { CONFORM_EXIT, positiveInteger, usageFailure } from './conformArgs.ts';
+import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--max-line BYTES]
 
@@ -35,36 +34,25 @@ request per line on stdin, one JSON reply per line on stdout, at every level
 Exit codes: 0 stdin ended; 254 usage.`;
 
 export async function serveCommand(args: readonly string[], out: Output, input: NodeJS.ReadableStream): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      allowPositionals: false,
-      options: {
-        model: { type: 'boolean', default: false },
-        mutant: { type: 'string' },
-        data: { type: 'string' },
-        'max-line': { type: 'string' },
-      },
-    }));
-  } catch (e) {
-    return usageFailure(out, e instanceof Error ? e.message : String(e));
-  }
-  let maxLine = DEFAULT_MAX_LINE_BYTES;
-  if (values['max-line'] !== undefined) {
-    const n = positiveInteger(values['max-line']);
-    if (n === undefined) return usageFailure(out, `--max-line must be a positive integer, got "${values['max-line']}"`);
-    maxLine = n;
-  }
-  if (values.model && values.data !== undefined)
-    return usageFailure(out, '--data is for the implementation; the model keeps no durable parts');
+  const { values } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: false,
+    options: {
+      model: { type: 'boolean', default: false },
+      mutant: { type: 'string' },
+      data: { type: 'string' },
+      'max-line': { type: 'string' },
+    },
+  });
+  const maxLine = values['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', values['max-line']);
+  if (values.model && values.data !== undefined) throw usageError('--data is for the implementation; the model keeps no durable parts');
   if (values.data !== undefined && !(existsSync(values.data) && statSync(values.data).isDirectory())) {
-    return usageFailure(out, `--data ${values.data}: not an existing directory`);
+    throw usageError(`--data ${values.data}: not an existing directory`);
   }
-  if (values.model && values.mutant !== undefined) return usageFailure(out, '--model and --mutant exclude each other');
+  if (values.model && values.mutant !== undefined) throw usageError('--model and --mutant exclude each other');
   const mutant = values.mutant === undefined ? undefined : mutantNamed(values.mutant);
   if (values.mutant !== undefined && mutant === undefined) {
-    return usageFailure(out, `--mutant: unknown mutant "${values.mutant}"; the mutants are ${MUTANTS.map((m) => m.name).join(', ')}`);
+    throw usageError(`--mutant: unknown mutant "${values.mutant}"; the mutants are ${MUTANTS.map((m) => m.name).join(', ')}`);
   }
   let sut: InProcessSut;
   if (values.model) sut = modelSut;
@@ -72,5 +60,5 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   else if (values.data !== undefined) sut = implSutOf(builtInImpl, { dataDir: values.data });
   else sut = implSut;
   await serveStream(createProtocolServer(sut), input, (text) => out.stdout(text), maxLine);
-  return CONFORM_EXIT.pass;
+  return EXIT.pass;
 }

@@ -2,7 +2,7 @@
 // they are facts of the spec, not logic either side could get wrong differently.
 
 /** Spec version this code implements (SPEC.md header). */
-export const SPEC_VERSION = '1.0';
+export const SPEC_VERSION = '1.1';
 
 /** Smallest valid time (SPEC §0). */
 export const TIME_MIN = -(2 ** 50);
