@@ -7,7 +7,8 @@ import type { CheckConfig, Counterexample } from '../spec/index.ts';
 import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type PresetModel } from '../model/presets.ts';
-import { writeFileAtomic, type Output } from './output.ts';
+import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]

@@ -6,7 +6,8 @@ import { EXIT, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
-import { conformCommand, conformHelp, replayCommand, replayHelp } from './conform.ts';
+import { conformCommand, conformHelp } from './conform.ts';
+import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join

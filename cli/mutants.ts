@@ -10,8 +10,9 @@ import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, seedFlag, usageError } from './exitCodes.ts';
-import { buildCovers, outDirProblem, shellQuote, specExamplePaths, writeCounterexample, type WrittenCounterexample } from './conform.ts';
-import { writeFileAtomic } from './output.ts';
+import { buildCovers, outDirProblem, specExamplePaths } from './harnessArgs.ts';
+import { shellQuote, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 
 export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]

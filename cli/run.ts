@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { loadTraceFiles, runTraceFiles, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import { withExpectations } from '../conformance/lockstep/operatorTrace.ts';
-import { writeFileAtomic, type Output } from './output.ts';
+import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 
 export const runHelp = `streamjoin run [TRACE...] [--json] [--write-expected FILE]

@@ -1,0 +1,93 @@
+// Writing a conformance counterexample: the trace (with the model's
+// expectations) and its explanation, atomically, under names derived from
+// where the failure came from, with the command that replays it.
+import { join } from 'node:path';
+import type { ConformReport, Failure } from '../conform.ts';
+import { prettyJson } from '../lockstep/jsonDiff.ts';
+import { writeFilesAtomic } from './atomicFiles.ts';
+import { explainCounterexample } from './explain.ts';
+
+/** Quotes a word for a POSIX shell, only when it needs it. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The base file name of a failure's counterexample. */
+export function failureName(f: Failure): string {
+  const base =
+    f.origin === 'random'
+      ? `${f.level}-seed${f.seed ?? 0}`
+      : f.origin === 'exhaustive'
+        ? `exhaustive-${f.scenario ?? 'scenario'}.${f.level}`
+        : `${f.trace.trace.name}.${f.level}`;
+  return base.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+export interface WrittenCounterexample {
+  readonly failure: Failure;
+  readonly tracePath: string;
+  readonly explainPath: string;
+  readonly replay: string;
+  readonly search?: string;
+}
+
+/** Where a counterexample goes and how its replay command names the system. */
+export interface CounterexampleTarget {
+  readonly outDir: string;
+  /** Base file name (no extension). */
+  readonly name: string;
+  /** The --sut word of the printed commands, shell-quoted. */
+  readonly sutWord: string;
+  /** The system as the explanation names it. */
+  readonly sut: string;
+  readonly implementation?: string;
+  readonly stderrTail: readonly string[];
+}
+
+/** Writes one counterexample (trace and explanation, atomically); returns the paths and the command that replays it. */
+export function writeCounterexample(f: Failure, target: CounterexampleTarget): WrittenCounterexample {
+  const tracePath = join(target.outDir, `${target.name}.trace.json`);
+  const explainPath = join(target.outDir, `${target.name}.explain.txt`);
+  const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${target.sutWord} --level ${f.level}`;
+  const search =
+    f.origin === 'random'
+      ? `streamjoin conform --sut ${target.sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
+      : undefined;
+  const origin =
+    f.origin === 'random'
+      ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
+      : f.origin === 'exhaustive'
+        ? `the bounded-exhaustive scenario ${f.scenario ?? '?'} (minimized)`
+        : `the example ${f.path ?? '?'}`;
+  const explanation = explainCounterexample(f.trace, f.divergence, {
+    sut: target.sut,
+    ...(target.implementation !== undefined ? { implementation: target.implementation } : {}),
+    level: f.level,
+    origin,
+    replay,
+    stderrTail: target.stderrTail,
+  });
+  writeFilesAtomic([
+    { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
+    { path: explainPath, text: explanation },
+  ]);
+  return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
+}
+
+export function writeCounterexamples(
+  report: ConformReport,
+  outDir: string,
+  sutWord: string,
+  stderrTail: readonly string[],
+): WrittenCounterexample[] {
+  return report.failures.map((f) =>
+    writeCounterexample(f, {
+      outDir,
+      name: failureName(f),
+      sutWord,
+      sut: report.sut,
+      ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
+      stderrTail,
+    }),
+  );
+}
