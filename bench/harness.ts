@@ -27,7 +27,7 @@ import fc from 'fast-check';
 import type { AnyTrace, ClusterTrace, Level, LogRecord } from '../spec/index.ts';
 import { clusterTraceArbitrary } from '../conformance/generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../conformance/generate/logs.ts';
-import { levelOfClusterTrace, runTrace } from '../conformance/conform.ts';
+import { levelOfClusterTrace, runTrace } from '../conformance/lockstep/anyTrace.ts';
 import { actionsOf, runClusterLockstepPipelined } from '../conformance/lockstep/clusterLockstep.ts';
 import { coverScenario, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/exhaustive.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';

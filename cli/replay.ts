@@ -1,7 +1,7 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
 import type { AnyTrace, Level } from '../spec/index.ts';
-import { levelOfClusterTrace, withExpectations } from '../conformance/conform.ts';
+import { levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
 import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';

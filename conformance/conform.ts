@@ -4,18 +4,17 @@
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
 import { isAbsolute, join, relative } from 'node:path';
-import { LEVELS, levelOfAction } from '../spec/index.ts';
+import { LEVELS } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { actionsOf, runClusterLockstep, runClusterLockstepPipelined, withClusterExpectations } from './lockstep/clusterLockstep.ts';
+import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
+import { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+import { minimizeTrace } from './lockstep/minimize.ts';
 import type { ScenarioCover } from './generate/exhaustive.ts';
 import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
-import { runOperatorLockstep, withOperatorExpectations } from './lockstep/operatorLockstep.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
 import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
-import { clusterContractViolation } from './lockstep/traceFiles.ts';
-import { firstContractViolation } from '../model/index.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -131,25 +130,6 @@ export interface ConformOptions {
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
-}
-
-/** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
-export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
-  return actionsOf(trace).some((a) => levelOfAction(a) === 'faults') ? 'faults' : 'cluster';
-}
-
-/** The trace a counterexample file holds: the model's expectations filled in. */
-export function withExpectations(trace: AnyTrace): AnyTrace {
-  return trace.kind === 'cluster'
-    ? { kind: 'cluster', trace: withClusterExpectations(trace.trace) }
-    : { kind: 'operator', trace: withOperatorExpectations(trace.trace) };
-}
-
-/** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
-export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
-  const result =
-    trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
-  return result.divergence;
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -315,64 +295,6 @@ const PROJECT_ROOT = join(import.meta.dirname, '..');
 function projectRelative(path: string): string {
   const r = relative(PROJECT_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
-}
-
-/** The trace with no expectations: what each step must produce is then the model's. */
-export function withoutExpectations(trace: AnyTrace): AnyTrace {
-  return trace.kind === 'cluster'
-    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.map(({ action }) => ({ action })) } }
-    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.map(({ record }) => ({ record })) } };
-}
-
-/** The trace without step `i` (or with only its first `n` steps). */
-function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
-  return trace.kind === 'cluster'
-    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } }
-    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } };
-}
-
-function inContract(trace: AnyTrace): boolean {
-  if (trace.kind === 'cluster') return clusterContractViolation(trace.trace) === undefined;
-  return (
-    firstContractViolation(
-      trace.trace.config,
-      trace.trace.steps.map((s) => s.record),
-    ) === undefined
-  );
-}
-
-/**
- * After fast-check's shrinking (which works on the choices a trace was made
- * from): drop the steps after the divergence, then delete single steps as
- * long as some divergence remains and the log stays in contract (J9), to a
- * fixpoint. Every step list is a valid trace: an action a deletion disables
- * is simply expected to be refused (§7).
- */
-export async function minimizeTrace(
-  system: SystemUnderTest,
-  level: Level,
-  trace: AnyTrace,
-  divergence: Divergence,
-  maxAttempts = 300,
-): Promise<{ trace: AnyTrace; divergence: Divergence }> {
-  let best = withSteps(trace, (i) => i <= divergence.step);
-  let bestDivergence = divergence;
-  let attempts = 0;
-  for (let changed = true; changed && attempts < maxAttempts; ) {
-    changed = false;
-    for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
-      const candidate = withSteps(best, (j) => j !== i);
-      if (!inContract(candidate)) continue;
-      attempts++;
-      const d = await runTrace(system, candidate, level);
-      if (!d) continue;
-      best = withSteps(candidate, (j) => j <= d.step);
-      bestDivergence = d;
-      changed = true;
-      i = Math.min(i, best.trace.steps.length);
-    }
-  }
-  return { trace: best, divergence: bestDivergence };
 }
 
 function fcDescription(seed: number, path: string | null): string {

@@ -77,7 +77,9 @@ export { diffJson, prettyJson, sameJson } from './lockstep/jsonDiff.ts';
 export type { PathDiff } from './lockstep/jsonDiff.ts';
 export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './report/explain.ts';
 export type { DiagramRow, ExplainContext } from './report/explain.ts';
-export { levelOfClusterTrace, minimizeTrace, runConform, runTrace, withExpectations, withoutExpectations } from './conform.ts';
+export { runConform } from './conform.ts';
+export { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+export { minimizeTrace } from './lockstep/minimize.ts';
 export type {
   ConformOptions,
   ConformReport,

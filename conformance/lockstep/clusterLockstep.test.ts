@@ -14,7 +14,7 @@ import {
 } from './clusterLockstep.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { sameJson } from './jsonDiff.ts';
-import { levelOfClusterTrace } from '../conform.ts';
+import { levelOfClusterTrace } from './anyTrace.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';

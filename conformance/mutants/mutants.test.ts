@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtInImpl } from '../adapters/implOperator.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { levelOfClusterTrace, runTrace } from '../conform.ts';
+import { levelOfClusterTrace, runTrace } from '../lockstep/anyTrace.ts';
 import { expectedClusterSteps } from '../lockstep/clusterLockstep.ts';
 import { implSut } from '../adapters/implSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
