@@ -15,6 +15,8 @@ const words = (command: string): string[] => command.match(/'[^']*'|\S+/g)?.map(
 
 interface Row {
   name: string;
+  rule: string;
+  breaks: { rules: string[] } | null;
   verdict: string;
   by: string;
   steps: number;
@@ -36,6 +38,8 @@ describe('streamjoin mutants', () => {
       expect(existsSync(m.counterexample), m.name).toBe(true);
       // Short: shrunk or minimized.
       expect(m.steps, m.name).toBeLessThanOrEqual(10);
+      // The divergence names the rule the mutant breaks (rules.ts: the rule that decides the differing field).
+      expect(m.breaks?.rules, m.name).toContain(m.rule);
     }
     expect(readdirSync(out)).toHaveLength(2 * MUTANTS.length);
     // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.

@@ -75,7 +75,8 @@ export { RULE_TITLES, describeRules, rulesOfAction, rulesOfObservationPath } fro
 export type { RuleRefs } from './report/rules.ts';
 export { diffJson, prettyJson, sameJson } from './lockstep/jsonDiff.ts';
 export type { PathDiff } from './lockstep/jsonDiff.ts';
-export { clusterDiagram, describeDivergence, eventText, explainCounterexample, operatorDiagram, renderDiagram } from './report/explain.ts';
+export { clusterDiagram, describeDivergence, explainCounterexample, operatorDiagram, renderDiagram } from './report/explain.ts';
+export { eventText } from './report/eventText.ts';
 export type { DiagramRow, ExplainContext } from './report/explain.ts';
 export { runConform } from './conform.ts';
 export { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';

@@ -3,7 +3,7 @@
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.
 import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
-import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
+import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
 import {
   applyExternal,
   initialClusterState,
@@ -15,7 +15,8 @@ import {
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
-import { mergeRefs, rulesOfAction, rulesOfEventPath, rulesOfObservationPath, type RuleRefs } from '../report/rules.ts';
+import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfRefusal, type RuleRefs } from '../report/rules.ts';
+import { eventText } from '../report/eventText.ts';
 import type { ClusterStepReply, SystemUnderTest } from '../adapters/sut.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 
@@ -101,17 +102,48 @@ function divergence(
   return { step, action, field, summary, expected, actual, diff, refs };
 }
 
-/** Compares one step; undefined if it conforms. */
+/**
+ * The log records of a trace by index, from the model's `appended` events
+ * (what a `processed` event applies, for naming the rule that decides it).
+ */
+export function logOfTrace(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): LogRecord[] {
+  const log: LogRecord[] = [];
+  actions.forEach((a, i) => {
+    const e = expected[i];
+    if (a.type !== 'record' || !e || 'error' in e) return;
+    for (const ev of e.events) if (ev.type === 'appended') log[ev.index] = a.record;
+  });
+  return log;
+}
+
+/** One line naming where two event lists first differ: the kinds of events when they differ, else the field. */
+function eventsDifference(want: readonly ClusterEvent[], got: readonly ClusterEvent[], path: string, e: unknown, a: unknown): string {
+  const index = Number(path.split('/')[1] ?? 0);
+  const w = want[index];
+  const g = got[index];
+  if (!w || !g || w.type !== g.type) {
+    return ` at [${index}]: expected ${w ? eventText(w) : 'no event'}, actual ${g ? eventText(g) : 'no event'}`;
+  }
+  const field = path.split('/').slice(2).join('/');
+  return ` at [${index}] ${eventText(w)}: ${field} expected ${showValue(e)}, actual ${showValue(a)}`;
+}
+
+/**
+ * Compares one step; undefined if it conforms. `recordAt` gives the log
+ * record at an index (`logOfTrace`), used only to name rules once a
+ * divergence is found.
+ */
 export function compareClusterStep(
   step: number,
   action: ExternalAction,
   expected: ExpectedClusterStep,
   actual: ClusterStepReply,
+  recordAt?: (index: number) => LogRecord | undefined,
 ): Divergence | undefined {
   const what = describeClusterAction(action);
   const reply = actual.reply;
-  const actionRefs: RuleRefs = { rules: [...rulesOfAction(action), '§7'], properties: [] };
   if ('error' in expected) {
+    const actionRefs = rulesOfRefusal(action, expected.error);
     // §7: an action that is not enabled is refused with not_enabled and changes nothing.
     if (!('error' in reply)) {
       return divergence(
@@ -139,6 +171,7 @@ export function compareClusterStep(
     }
   } else {
     if ('error' in reply) {
+      const actionRefs = rulesOfRefusal(action, reply.error.text);
       return divergence(
         step,
         action,
@@ -156,14 +189,14 @@ export function compareClusterStep(
       const diff = diffJson(want, got);
       const first = diff[0];
       const index = Number(first?.path.split('/')[1] ?? 0);
-      const refs = first ? rulesOfEventPath(first.path, want[index], got[index]) : actionRefs;
-      const where = first ? ` at /events${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
+      const refs = first ? rulesOfEventPath(first.path, want[index], got[index], action, recordAt) : rulesOfRefusal(action, undefined);
+      const where = first ? eventsDifference(want, got, first.path, first.expected, first.actual) : '';
       return divergence(step, action, 'events', `${what}: the events differ${where}`, want, got, diff, refs);
     }
   }
   if (!sameJson(expected.observation, actual.observation)) {
     const diff = diffJson(expected.observation, actual.observation);
-    const refs = mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path)));
+    const refs = mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path, action)));
     const first = diff[0];
     const where = first ? ` at ${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
     const more = diff.length > 1 ? ` (and ${diff.length - 1} more)` : '';
@@ -179,6 +212,12 @@ export function compareClusterStep(
     );
   }
   return undefined;
+}
+
+/** `recordAt` for compareClusterStep: the log is built only if a divergence asks for it. */
+function lazyLog(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): (index: number) => LogRecord | undefined {
+  let log: LogRecord[] | undefined;
+  return (index) => (log ??= logOfTrace(actions, expected))[index];
 }
 
 export interface ClusterRunResult {
@@ -201,8 +240,15 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
   const replies = await answered;
+  const recordAt = lazyLog(actions, expected);
   for (let i = 0; i < actions.length; i++) {
-    const d = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+    const d = compareClusterStep(
+      i,
+      actions[i] as ExternalAction,
+      expected[i] as ExpectedClusterStep,
+      replies[i] as ClusterStepReply,
+      recordAt,
+    );
     if (d) return { divergence: d, replies, disagreements };
   }
   return { replies, disagreements };
@@ -248,8 +294,15 @@ export async function runClusterLockstepPipelined(
     const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
     const replies = await f.answered;
     let divergence: Divergence | undefined;
+    const recordAt = lazyLog(actions, expected);
     for (let i = 0; i < actions.length && !divergence; i++) {
-      divergence = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
+      divergence = compareClusterStep(
+        i,
+        actions[i] as ExternalAction,
+        expected[i] as ExpectedClusterStep,
+        replies[i] as ClusterStepReply,
+        recordAt,
+      );
     }
     if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;

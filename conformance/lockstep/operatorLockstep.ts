@@ -82,7 +82,7 @@ export function compareOperatorStep(
       field === 'changes'
         ? [{ path: '/changes', expected: e, actual: a }]
         : diffJson(e, a).map((d) => ({ ...d, path: `/${field}${d.path === '/' ? '' : d.path}` })),
-    refs: rulesOfOperatorField(field, expected.outcome),
+    refs: rulesOfOperatorField(field, record, expected, 'error' in reply ? undefined : reply),
   });
   if ('error' in reply) {
     return {
@@ -93,7 +93,7 @@ export function compareOperatorStep(
       expected: expected,
       actual: { error: reply.error },
       diff: [],
-      refs: rulesOfOperatorField('error', expected.outcome),
+      refs: rulesOfOperatorField('error', record, expected),
     };
   }
   const outcome = canonicalOutcome(reply.outcome);

@@ -61,7 +61,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'replay-from-older-checkpoint-without-dedup',
     bugClass: 'replay from an older checkpoint without dedup',
-    rule: 'C9',
+    rule: 'C4',
     description:
       'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed insert of a match it already holds instead of deduplicating it',
     patches: [

@@ -1,20 +1,12 @@
 // Plain-text explanations of a divergence: the steps, expected versus actual
 // at the divergence (only the paths that differ), the rules and properties
 // it breaks, and a sequence diagram with one column per node.
-import type {
-  ClusterEvent,
-  ClusterObservation,
-  ExternalAction,
-  LogRecord,
-  OperatorTrace,
-  ClusterTrace,
-  Change,
-  Outcome,
-} from '../../spec/index.ts';
+import type { ClusterEvent, ClusterObservation, ExternalAction, LogRecord, OperatorTrace, ClusterTrace } from '../../spec/index.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
+import { changesText, eventText, outcomeText } from './eventText.ts';
 import { modelClusterSteps, type ExpectedClusterStep } from '../lockstep/clusterLockstep.ts';
 import { modelOperatorSteps } from '../lockstep/operatorLockstep.ts';
 
@@ -86,14 +78,6 @@ function recordText(r: LogRecord): string {
   return r.kind === 'watermark'
     ? `wm ${r.side}=${r.wm}`
     : `${r.kind === 'insert' ? 'ins' : 'ret'} ${r.key}/${r.side}/${r.id} ${r.ts}[${r.start},${r.end}]`;
-}
-
-function outcomeText(o: Outcome): string {
-  return o.code === 'rejected' ? `rejected:${o.reason}` : o.code;
-}
-
-function changesText(cs: readonly Change[]): string {
-  return cs.map((c) => `${c.op === 'insert' ? '+' : '-'}${c.match}`).join(' ');
 }
 
 /** The rows of one cluster step, from the model's view of it. */
@@ -261,24 +245,6 @@ export interface ExplainContext {
   readonly stderrTail?: readonly string[];
 }
 
-/** One event on one line (C12). */
-export function eventText(e: ClusterEvent): string {
-  switch (e.type) {
-    case 'appended':
-      return `appended #${e.index}`;
-    case 'rejected':
-      return `rejected ${outcomeText(e.outcome)}`;
-    case 'processed':
-      return `processed ${e.worker} ${e.key} #${e.index} e${e.epoch} ${outcomeText(e.outcome)}${e.changes.length ? ` ${changesText(e.changes)}` : ''}${e.fenced ? ' FENCED' : ''}`;
-    case 'dropped':
-      return `dropped ${e.worker} ${e.key} (${e.reason})`;
-    case 'refused':
-      return `refused ${e.worker} ${e.key} (${e.reason})`;
-    case 'restored':
-      return `restored ${e.worker} ${e.key} @${e.cursor} e${e.epoch}`;
-  }
-}
-
 function eventLines(label: string, events: readonly ClusterEvent[], from: number): string[] {
   if (events.length === 0) return [`  ${label}: (none)`];
   return [`  ${label}:`, ...events.map((e, i) => `    ${i === from ? '✗' : ' '} [${i}] ${eventText(e)}`)];
@@ -288,7 +254,10 @@ function eventLines(label: string, events: readonly ClusterEvent[], from: number
 export function describeDivergence(d: Divergence): string {
   const lines: string[] = [];
   lines.push(`Divergence at step ${d.step}: ${d.summary}`);
-  lines.push(`Breaks: ${describeRules(d.refs.rules)}${d.refs.properties.length ? `; property ${d.refs.properties.join(', ')}` : ''}`);
+  const checks = d.refs.checks?.length ? `; ${d.refs.checks.join(', ')}` : '';
+  lines.push(
+    `Breaks: ${describeRules(d.refs.rules)}${checks}${d.refs.properties.length ? `; property ${d.refs.properties.join(', ')}` : ''}`,
+  );
   lines.push('');
   lines.push(`Expected versus actual at step ${d.step} (${d.field}; only what differs):`);
   if (d.field === 'events' && Array.isArray(d.expected) && Array.isArray(d.actual)) {
