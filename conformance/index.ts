@@ -119,11 +119,12 @@ export type { LogDomain } from './generate/logs.ts';
 export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './lockstep/traceFiles.ts';
 export type { TraceFileResult } from './lockstep/traceFiles.ts';
 export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
-export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
+export type { MarkedPatch, Mutant, SnippetPatch, SourcePatch } from './mutants/catalogue.ts';
 export {
   MutantPatchError,
   PROJECT_ROOT,
-  applyPatch,
+  applyPatches,
+  markersOf,
   disposeMutants,
   loadMutantImpl,
   materializeMutant,

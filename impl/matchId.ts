@@ -17,5 +17,6 @@ function escapeMatchIdPart(part: string): string {
 
 /** J3: the match id of the pair (key, left id, right id); injective. */
 export function encodeMatchId(key: string, left: string, right: string): string {
+  // mutant: ambiguous-match-ids
   return `${escapeMatchIdPart(key)}/${escapeMatchIdPart(left)}/${escapeMatchIdPart(right)}`;
 }

@@ -260,6 +260,7 @@ export class JoinOperator {
   }
 
   private applyRow(record: RowRecord): ApplyResult {
+    // mutant: reversed-interval-swapped
     // J7 check 1: validity.
     const invalid = rowValidity(record, this.config.maxIntervalLength);
     if (invalid !== undefined) return this.reject(invalid);
@@ -268,6 +269,7 @@ export class JoinOperator {
     // depends on whether a binding has been evicted.
     const gw = this.globalWatermark();
     if (gw !== null) {
+      // mutant: retraction-held-to-insert-lateness
       const late =
         record.kind === 'insert'
           ? record.ts < gw - this.config.allowedLateness // J5
@@ -291,6 +293,7 @@ export class JoinOperator {
       return { outcome: { code: 'accepted' }, changes: this.retractLive(bound) };
     }
     // J7 check 5 for an unbound identity.
+    // mutant: overtaking-retract-dropped
     this.count.accepted++;
     const keyState = ks ?? this.addKey(record.key);
     const live = record.kind === 'insert';
@@ -377,6 +380,8 @@ export class JoinOperator {
     for (;;) {
       const next = this.horizon.peek();
       this.work.heapEntriesExamined++;
+      // mutant: eviction-at-ts-plus-lateness
+      // mutant: off-by-one-eviction
       if (next === undefined || gw <= next.end + this.slack) return;
       this.horizon.pop();
       this.evictRow(next);
@@ -402,6 +407,7 @@ export class JoinOperator {
       for (const m of active) {
         this.work.matchEntriesExamined++;
         // J8: a match is retained while one endpoint is; drop it with the last.
+        // mutant: match-dropped-with-one-endpoint
         if (row.side === 'L') m.left = null;
         else m.right = null;
         if (m.left === null && m.right === null) dropped++;

@@ -1,18 +1,29 @@
-// The mutant catalogue (DESIGN §5): one deliberately broken variant of the
-// implementation (impl/) per known bug class, each a small source patch. A
-// patch finds one literal snippet in one impl/ file — the snippet must occur
-// exactly once there (`mutants.test.ts` checks that every patch still
-// applies) — and replaces it. `streamjoin mutants` runs the harness against
-// each and must kill every one.
+// The mutant catalogue: one deliberately broken variant of the
+// implementation (impl/) per known bug class, each a small source patch.
+// Each patch site is marked in impl/ by a line `// mutant: NAME` (so a reader
+// of impl/ sees where each known bug class would live, and tidying the code
+// around it cannot move the patch); the patch replaces the lines under the
+// marker. `mutants.test.ts` checks that every marker is used by exactly one
+// mutant and every patch finds its marker. `streamjoin mutants` runs the
+// harness against each and must kill every one.
 
-/** One literal replacement in one file under impl/. */
-export interface SourcePatch {
+/** Replaces the `lines` lines under the mutant's marker (`// mutant: NAME`) in one file under impl/, or inserts after it (`lines: 0`). */
+export interface MarkedPatch {
   /** Path under impl/, with forward slashes. */
   readonly file: string;
-  /** A snippet that occurs exactly once in the file. */
+  /** How many lines under the marker the patch replaces. A mutant with several patches in one file has one marker per patch, in the same order. */
+  readonly lines: number;
+  readonly replace: string;
+}
+
+/** One literal replacement: a snippet that occurs exactly once in one file under impl/ (sites not marked yet). */
+export interface SnippetPatch {
+  readonly file: string;
   readonly find: string;
   readonly replace: string;
 }
+
+export type SourcePatch = MarkedPatch | SnippetPatch;
 
 export interface Mutant {
   /** A command-line word: `streamjoin serve --mutant NAME`. */
@@ -53,7 +64,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/sink.ts',
-        find: `    if (entry.epoch < highest) {`,
+        lines: 1,
         replace: `    if (entry.epoch < highest && entry.kind !== 'write') { // MUTANT: writes below the fence are applied`,
       },
     ],
@@ -75,7 +86,7 @@ export const MUTANTS: readonly Mutant[] = [
       },
       {
         file: 'cluster/sink.ts',
-        find: `    if (now === 'inserted') return 'deduped'; // C9 dedup: a replayed insert is already there.`,
+        lines: 1,
         replace: `    if (now === 'inserted') return 'inserted'; // MUTANT: no dedup: a replayed insert is applied again`,
       },
     ],
@@ -89,7 +100,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `      if (next === undefined || gw <= next.end + this.slack) return;`,
+        lines: 1,
         replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: the seed's horizon`,
       },
     ],
@@ -103,9 +114,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `        if (row.side === 'L') m.left = null;
-        else m.right = null;
-        if (m.left === null && m.right === null) dropped++;`,
+        lines: 3,
         replace: `        // MUTANT: the match goes with this endpoint; the partner forgets it too.
         const partner = row.side === 'L' ? m.right : m.left;
         if (partner !== null) removeMatch(partner, m);
@@ -124,8 +133,11 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `          : gw > record.end + this.slack; // J6`,
-        replace: `          : record.ts < gw - this.config.allowedLateness; // MUTANT: J5's bound for a retract`,
+        lines: 4,
+        replace: `      const late =
+        record.kind === 'insert'
+          ? record.ts < gw - this.config.allowedLateness // J5
+          : record.ts < gw - this.config.allowedLateness; // MUTANT: J5's bound for a retract`,
       },
     ],
   },
@@ -138,11 +150,8 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `    // J7 check 5 for an unbound identity.
-`,
-        replace: `    // J7 check 5 for an unbound identity.
-    if (record.kind === 'retract') return { outcome: { code: 'accepted' }, changes: [] }; // MUTANT: no tombstone
-`,
+        lines: 0,
+        replace: `    if (record.kind === 'retract') return { outcome: { code: 'accepted' }, changes: [] }; // MUTANT: no tombstone`,
       },
     ],
   },
@@ -155,7 +164,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/sink.ts',
-        find: `    const highest = this.fenceOf(entry.key);`,
+        lines: 1,
         replace: `    const highest = entry.kind === 'write' ? entry.epoch : this.fenceOf(entry.key); // MUTANT: the caller's epoch`,
       },
     ],
@@ -168,7 +177,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/sink.ts',
-        find: `    if (now === 'retracted') return 'deduped'; // C9 terminal retract: a retracted match never comes back.`,
+        lines: 1,
         replace: `    if (now === 'retracted') return 'inserted'; // MUTANT: last writer wins`,
       },
     ],
@@ -182,8 +191,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'matchId.ts',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the patch is source text holding a template literal
-        find: '  return `${escapeMatchIdPart(key)}/${escapeMatchIdPart(left)}/${escapeMatchIdPart(right)}`;',
+        lines: 1,
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the patch is source text holding a template literal
         replace: '  return `${key}/${left}/${right}`; // MUTANT: not escaped: ambiguous',
       },
@@ -198,11 +206,8 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `    // J7 check 1: validity.
-`,
-        replace: `    if (record.start > record.end) record = { ...record, start: record.end, end: record.start }; // MUTANT: swapped
-    // J7 check 1: validity.
-`,
+        lines: 0,
+        replace: `    if (record.start > record.end) record = { ...record, start: record.end, end: record.start }; // MUTANT: swapped`,
       },
       {
         file: 'cluster/cluster.ts',
@@ -273,7 +278,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'operator.ts',
-        find: `      if (next === undefined || gw <= next.end + this.slack) return;`,
+        lines: 1,
         replace: `      if (next === undefined || gw < next.end + this.slack) return; // MUTANT: >= instead of >`,
       },
     ],

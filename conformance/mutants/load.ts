@@ -12,7 +12,7 @@ import type { ImplModule } from '../adapters/implOperator.ts';
 import { implSutOf } from '../adapters/implSut.ts';
 import type { InProcessSut } from '../adapters/sut.ts';
 import { SPEC_VERSION } from '../../spec/index.ts';
-import type { Mutant, SourcePatch } from './catalogue.ts';
+import type { MarkedPatch, Mutant, SnippetPatch, SourcePatch } from './catalogue.ts';
 
 /** The project's root: impl/ and spec/ are found here. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
@@ -25,6 +25,38 @@ export class MutantPatchError extends Error {
   }
 }
 
+/** A marker line: `// mutant: NAME` alone on its line (indentation aside). */
+const MARKER = /^[ \t]*\/\/ mutant: ([^\s]+)[ \t]*$/;
+
+/** Every marker of a file: the mutant it names and its line (0-based), in file order. */
+export function markersOf(text: string): { readonly mutant: string; readonly line: number }[] {
+  const out: { mutant: string; line: number }[] = [];
+  text.split('\n').forEach((l, line) => {
+    const m = MARKER.exec(l);
+    if (m) out.push({ mutant: m[1] as string, line });
+  });
+  return out;
+}
+
+/**
+ * Applies a mutant's patches to one file's text. The mutant's markers in the
+ * file are matched with its patches for that file in order; each patch
+ * replaces the `lines` lines that follow its marker (and any markers of
+ * other mutants stacked right under it), or, with `lines: 0`, inserts its
+ * text there. Throws MutantPatchError when the markers and the patches do
+ * not pair up one to one, or a marked site runs past the end of the file.
+ */
+export function applyPatches(mutant: string, file: string, text: string, patches: readonly SourcePatch[]): string {
+  // Snippet patches (the sites not marked yet) first: they find their text wherever it is.
+  for (const p of patches) if ('find' in p) text = applySnippet(mutant, text, p);
+  return applyMarked(
+    mutant,
+    file,
+    text,
+    patches.filter((p): p is MarkedPatch => !('find' in p)),
+  );
+}
+
 /** How often `find` occurs in `text` (non-overlapping). */
 function occurrences(text: string, find: string): number {
   let n = 0;
@@ -32,8 +64,8 @@ function occurrences(text: string, find: string): number {
   return n;
 }
 
-/** Applies one patch to a file's text; throws MutantPatchError unless the snippet occurs exactly once. */
-export function applyPatch(mutant: string, text: string, patch: SourcePatch): string {
+/** A snippet patch; throws MutantPatchError unless the snippet occurs exactly once. */
+function applySnippet(mutant: string, text: string, patch: SnippetPatch): string {
   const n = occurrences(text, patch.find);
   if (n !== 1) {
     const first = patch.find.split('\n')[0] ?? '';
@@ -45,12 +77,41 @@ export function applyPatch(mutant: string, text: string, patch: SourcePatch): st
   return text.slice(0, at) + patch.replace + text.slice(at + patch.find.length);
 }
 
+function applyMarked(mutant: string, file: string, text: string, patches: readonly MarkedPatch[]): string {
+  const lines = text.split('\n');
+  const markers = markersOf(text).filter((m) => m.mutant === mutant);
+  if (markers.length !== patches.length) {
+    throw new MutantPatchError(
+      `mutant ${mutant}: impl/${file} has ${markers.length} marker${markers.length === 1 ? '' : 's'} "// mutant: ${mutant}", the catalogue has ${patches.length} patch${patches.length === 1 ? '' : 'es'} for it there: impl/ changed; put the markers back or update the catalogue (conformance/mutants/catalogue.ts)`,
+    );
+  }
+  // From the last site up, so that earlier line numbers stay valid.
+  for (let i = markers.length - 1; i >= 0; i--) {
+    const patch = patches[i] as MarkedPatch;
+    let at = (markers[i] as { line: number }).line + 1;
+    while (at < lines.length && MARKER.test(lines[at] as string)) at++;
+    if (at + patch.lines > lines.length) {
+      throw new MutantPatchError(`mutant ${mutant}: the site marked in impl/${file} runs past the end of the file`);
+    }
+    lines.splice(at, patch.lines, ...patch.replace.split('\n'));
+  }
+  return lines.join('\n');
+}
+
 /** The patched text of every file a mutant touches, from the sources under `root` (checks every patch). */
 export function patchedFiles(mutant: Mutant, root: string = PROJECT_ROOT): Map<string, string> {
   const files = new Map<string, string>();
-  for (const patch of mutant.patches) {
-    const text = files.get(patch.file) ?? readFileSync(join(root, 'impl', ...patch.file.split('/')), 'utf8');
-    files.set(patch.file, applyPatch(mutant.name, text, patch));
+  for (const file of new Set(mutant.patches.map((p) => p.file))) {
+    const text = readFileSync(join(root, 'impl', ...file.split('/')), 'utf8');
+    files.set(
+      file,
+      applyPatches(
+        mutant.name,
+        file,
+        text,
+        mutant.patches.filter((p) => p.file === file),
+      ),
+    );
   }
   return files;
 }

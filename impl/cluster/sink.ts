@@ -15,7 +15,9 @@ export type MatchState = 'inserted' | 'retracted';
 /** What one change does to a match: its next state, or 'deduped' when it changes nothing (C9). */
 function nextMatchState(now: MatchState | undefined, op: SinkChange['op']): MatchState | 'deduped' {
   if (op === 'insert') {
+    // mutant: replay-from-older-checkpoint-without-dedup
     if (now === 'inserted') return 'deduped'; // C9 dedup: a replayed insert is already there.
+    // mutant: last-writer-wins-sink
     if (now === 'retracted') return 'deduped'; // C9 terminal retract: a retracted match never comes back.
     return 'inserted';
   }
@@ -72,6 +74,7 @@ export class Sink {
 
   /** Applies one journal entry; for a write, returns whether it was fenced. */
   private applyEntry(entry: SinkEntry): boolean {
+    // mutant: sink-fence-from-caller-epochs
     const highest = this.fenceOf(entry.key);
     if (entry.kind === 'fence') {
       this.fence.set(entry.key, Math.max(highest, entry.epoch));
@@ -79,6 +82,7 @@ export class Sink {
     }
     // C9 fence: judged from the sink's own record of the key's highest epoch,
     // never from an epoch the writer supplies for comparison.
+    // mutant: no-fencing
     if (entry.epoch < highest) {
       this.fencedChanges += entry.changes.length;
       return true;
