@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
+import { scoreMarkdown, scoreReport, type StrykerReport } from './score.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const squash = (code: string): string => code.replace(/\s+/g, ' ').trim();
+
+describe('the mutation score (docs/mutation.md)', () => {
+  it('counts per file, sets survivors argued equivalent apart from the open ones, and scores killed or timed out over the rest', () => {
+    const source = 'const a = 1;\nif (a > 0) f();\nif (a > 0) g();\n';
+    const at = (line: number, from: number, to: number) => ({ start: { line, column: from }, end: { line, column: to } });
+    const report: StrykerReport = {
+      files: {
+        'impl/x.ts': {
+          source,
+          mutants: [
+            { id: '1', mutatorName: 'EqualityOperator', replacement: 'a >= 0', status: 'Survived', location: at(2, 5, 10) },
+            { id: '2', mutatorName: 'EqualityOperator', replacement: 'a >= 0', status: 'Survived', location: at(3, 5, 10) },
+            { id: '3', mutatorName: 'ConditionalExpression', replacement: 'true', status: 'Killed', location: at(2, 5, 10) },
+            { id: '4', mutatorName: 'ConditionalExpression', replacement: 'false', status: 'Timeout', location: at(2, 5, 10) },
+            { id: '5', mutatorName: 'NumericLiteral', replacement: '0', status: 'NoCoverage', location: at(1, 11, 12) },
+            {
+              id: '6',
+              mutatorName: 'BlockStatement',
+              replacement: '{}',
+              status: 'Ignored',
+              statusReason: 'text only',
+              location: at(1, 1, 13),
+            },
+          ],
+        },
+      },
+    };
+    const list: EquivalentMutant[] = [
+      {
+        reason: 'f tolerates it',
+        mutants: [{ file: 'impl/x.ts', line: 'if (a > 0)   f();', mutator: 'EqualityOperator', original: 'a > 0', replacement: 'a >= 0' }],
+      },
+    ];
+    const s = scoreReport(report, list);
+    expect(s.files).toEqual([
+      { file: 'impl/x.ts', generated: 6, killed: 1, timedOut: 1, survived: 1, noCoverage: 1, equivalent: 1, ignored: 1, errors: 0 },
+    ]);
+    expect(s.score).toBe(2 / 4);
+    expect(s.equivalent.map((m) => [m.line, m.equivalent])).toEqual([[2, 'f tolerates it']]);
+    expect(s.open.map((m) => [m.line, m.status, m.original])).toEqual([
+      [3, 'Survived', 'a > 0'],
+      [1, 'NoCoverage', '1'],
+    ]);
+    expect(s.ignored[0]?.ignoredBecause).toBe('text only');
+    const md = scoreMarkdown(s);
+    expect(md).toContain('| impl/x.ts | 6 | 1 | 1 | 1 | 1 | 1 | 1 | 0 |');
+    expect(md).toContain('Mutation score: 50.0 %');
+    expect(md).toContain('| impl/x.ts | 3 | EqualityOperator | `a > 0` | `a >= 0` | Survived |');
+  });
+
+  it('every mutant argued equivalent is still in impl/ as argued: its line is in its file and holds the code the mutant replaces (a stale argument fails here, not silently)', () => {
+    for (const group of EQUIVALENT_MUTANTS) {
+      expect(group.reason.length, group.reason).toBeGreaterThan(40);
+      for (const m of group.mutants) {
+        const lines = readFileSync(join(root, m.file), 'utf8').split('\n').map(squash);
+        const line = squash(m.line);
+        expect(lines, `${m.file}: ${m.line}`).toContain(line);
+        expect(line, `${m.file}: ${m.mutator} ${m.original}`).toContain(squash(m.original.split('\n')[0] ?? ''));
+      }
+    }
+  });
+});
