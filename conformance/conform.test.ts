@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { schemaError } from '../spec/index.ts';
 import type { ClusterTrace, Level } from '../spec/index.ts';
-import { whyDisabled, initialClusterState, applyExternal } from '../model/cluster/stateMachine.ts';
+import { whyDisabled } from '../model/cluster/guards.ts';
+import { initialClusterState } from '../model/cluster/clusterState.ts';
+import { applyExternal } from '../model/cluster/stateMachine.ts';
 import { runConform, type ConformReport } from './conform.ts';
 import { runTrace } from './lockstep/anyTrace.ts';
 import { clusterTraceArbitrary, controlActions } from './generate/clusterTraces.ts';
@@ -17,7 +19,7 @@ import { createModelCluster } from './adapters/modelCluster.ts';
 import { createModelOperator } from './adapters/modelOperator.ts';
 import { prettyJson, sameJson } from './lockstep/jsonDiff.ts';
 import { explainCounterexample } from './report/explain.ts';
-import type { ProtocolElement } from '../model/cluster/stateMachine.ts';
+import type { ProtocolElement } from '../model/cluster/clusterState.ts';
 import { useTemporaryDirectories } from './testFixtures.ts';
 
 // The run's seed (test-setup/): random traces here replay with STREAMJOIN_SEED.

@@ -51,19 +51,10 @@ export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, Ope
 export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
-export {
-  COORDINATOR,
-  PROTOCOL_ELEMENTS,
-  PROTOCOL_ELEMENT_DESCRIPTIONS,
-  applyAction,
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  settle,
-  sinkRelation,
-  transition,
-  whyDisabled,
-} from './cluster/stateMachine.ts';
+export { COORDINATOR, PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, initialClusterState } from './cluster/clusterState.ts';
+export { applyAction, applyExternal, observeCluster, settle, transition } from './cluster/stateMachine.ts';
+export { sinkRelation } from './cluster/sink.ts';
+export { whyDisabled } from './cluster/guards.ts';
 export type {
   Checkpoint,
   ClusterSetup,
@@ -77,7 +68,7 @@ export type {
   ReleaseMessage,
   SinkState,
   WorkerState,
-} from './cluster/stateMachine.ts';
+} from './cluster/clusterState.ts';
 export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './cluster/boundedHistories.ts';
 export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
 export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';

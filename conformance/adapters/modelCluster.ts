@@ -1,7 +1,9 @@
 // The reference cluster model (model/cluster/stateMachine.ts) behind the harness's
 // cluster interface, processing eagerly (SPEC §7).
 import { PROTOCOL_ERRORS, type ClusterConfig, type ExternalAction } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
+import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
+import { whyDisabled } from '../../model/cluster/guards.ts';
 import type { ClusterUnderTest } from './sut.ts';
 
 /**

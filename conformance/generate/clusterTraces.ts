@@ -29,15 +29,9 @@ import type {
   LogRecord,
   RowRecord,
 } from '../../spec/index.ts';
-import {
-  COORDINATOR,
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  whyDisabled,
-  type ClusterSetup,
-  type ClusterState,
-} from '../../model/cluster/stateMachine.ts';
+import { COORDINATOR, initialClusterState, type ClusterSetup, type ClusterState } from '../../model/cluster/clusterState.ts';
+import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
+import { whyDisabled } from '../../model/cluster/guards.ts';
 import { configArbitrary, keepInContract } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */

@@ -5,11 +5,7 @@ import { describeClusterAction, matchId } from '../../spec/index.ts';
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
   COORDINATOR,
-  applyExternal,
-  transition,
   initialClusterState,
-  sinkRelation,
-  whyDisabled,
   type ClusterSetup,
   type ClusterState,
   type Handoff,
@@ -17,7 +13,10 @@ import {
   type ProtocolElement,
   type WorkerId,
   type WorkerState,
-} from './stateMachine.ts';
+} from './clusterState.ts';
+import { applyExternal, transition } from './stateMachine.ts';
+import { sinkRelation } from './sink.ts';
+import { whyDisabled } from './guards.ts';
 import { finalRelation, relationSignature } from './oracleTimeline.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';

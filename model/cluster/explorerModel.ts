@@ -7,13 +7,13 @@ import { copyEntries, emptyEntries } from '../records.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
 import {
   COORDINATOR,
-  observeCluster,
   type ClusterState,
   type InstallMessage,
   type KeyCopy,
   type ReleaseMessage,
   type WorkerState,
-} from './stateMachine.ts';
+} from './clusterState.ts';
+import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
   describeExploredAction,

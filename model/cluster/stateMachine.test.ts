@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { clusterScenarios, insertRow, recordAction, twoKeyCluster } from '../../conformance/testFixtures.ts';
 import type { ClusterAction, ClusterEvent } from '../../spec/index.ts';
-import {
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  sinkRelation,
-  whyDisabled,
-  type ClusterSetup,
-  type ClusterState,
-} from './stateMachine.ts';
+import { applyExternal, observeCluster } from './stateMachine.ts';
+import { initialClusterState, type ClusterSetup, type ClusterState } from './clusterState.ts';
+import { sinkRelation } from './sink.ts';
+import { whyDisabled } from './guards.ts';
 
 const setup: ClusterSetup = twoKeyCluster;
 
