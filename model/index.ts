@@ -46,9 +46,9 @@ export type {
   Verdict,
   VisitedMode,
 } from './explorer/index.ts';
-export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './join/joinModel.ts';
+export { JOIN_ABLATIONS, describeRecord, joinModel, recordDomain } from './join/joinModel.ts';
 export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './join/joinModel.ts';
-export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
+export { PRESETS, presetModel, presetNamed, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
 export { COORDINATOR, PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, initialClusterState } from './cluster/clusterState.ts';

@@ -191,10 +191,6 @@ export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);
 }
 
-export function presetNames(): string[] {
-  return PRESETS.map((p) => p.name);
-}
-
 /**
  * Fills in defaults and checks every override names a parameter of the
  * preset and lies in its range. Throws an Error whose message says which.

@@ -81,8 +81,6 @@ export type {
   RowRecord,
   Side,
   StepExpectation,
-  ValidRowRecord,
-  ValidWatermarkRecord,
   WatermarkRecord,
   Watermarks,
 } from './types.ts';

@@ -11,7 +11,6 @@ import { initialJoinState, type JoinState } from '../join/join.ts';
 
 export type WorkerId = string;
 export const COORDINATOR = 'coordinator';
-export type NodeId = WorkerId | typeof COORDINATOR;
 
 /**
  * The protocol elements that `--ablate` can switch off (SPEC §6,
