@@ -51,17 +51,17 @@ export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, Ope
 export { PRESETS, presetModel, presetNamed, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
-export { COORDINATOR, PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, initialClusterState } from './cluster/clusterState.ts';
+export { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, initialClusterState } from './cluster/clusterState.ts';
 export { applyAction, applyExternal, observeCluster, settle, transition } from './cluster/stateMachine.ts';
 export { sinkRelation } from './cluster/sink.ts';
-export { whyDisabled } from './cluster/guards.ts';
+export { whyNotEnabled } from './cluster/guards.ts';
 export type {
   Checkpoint,
   ClusterSetup,
   ClusterState,
   ClusterTransition,
   CoordinatorState,
-  Handoff,
+  HandoffRecord,
   InstallMessage,
   KeyCopy,
   ProtocolElement,

@@ -3,7 +3,7 @@
 import { PROTOCOL_ERRORS, type ClusterConfig, type ExternalAction } from '../../spec/index.ts';
 import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
 import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
-import { whyDisabled } from '../../model/cluster/guards.ts';
+import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import type { ClusterUnderTest } from './sut.ts';
 
 /**
@@ -17,7 +17,7 @@ export function createModelCluster(given: ClusterConfig | ClusterSetup): Cluster
   return {
     apply(action: ExternalAction) {
       // §7: an action that is not enabled is refused and changes nothing.
-      const why = whyDisabled(config, state, action);
+      const why = whyNotEnabled(config, state, action);
       if (why !== undefined) return { error: { code: PROTOCOL_ERRORS.not_enabled, text: why } };
       const step = applyExternal(config, state, action);
       state = step.state;

@@ -254,13 +254,13 @@ export const MUTANTS: readonly Mutant[] = [
       },
       {
         file: 'cluster/effects.ts',
-        find: `      if (a.node === COORDINATOR_NODE) {
+        find: `      if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
         return;
       }
       const w = c.workerByName.get(a.node) as Worker;
       w.status = 'down';`,
-        replace: `      if (a.node === COORDINATOR_NODE) {
+        replace: `      if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
         c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
         return;

@@ -35,7 +35,6 @@ import { defineOwn, Sink } from './sink.ts';
 import { MemoryStorage } from './storage.ts';
 import type { ClusterStorage } from './storage.ts';
 
-export { COORDINATOR_NODE } from './inputChecks.ts';
 export type { WorkerStatus } from './clusterState.ts';
 
 /** What `apply` returns: the events the action caused, in order (C12), or why it is not enabled. */

@@ -1,6 +1,7 @@
 // The effects of enabled external actions (SPEC §5), one case per action.
 // Durable writes come before the volatile changes they announce. Eager
 // processing (eager.ts) runs after each of them.
+import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction, ClusterEvent, LogRecord } from '../../spec/index.ts';
 import { recordValidity } from '../validity.ts';
 import {
@@ -19,7 +20,6 @@ import {
 } from './clusterState.ts';
 import { indexRecord, wake } from './eager.ts';
 import { deliverInstall, deliverRelease, fencePart, ownershipPart } from './handoff.ts';
-import { COORDINATOR_NODE } from './inputChecks.ts';
 import type { HandoffRecord, InstallMessage, ReleaseMessage } from './storage.ts';
 
 /** The effect of an action the guards (guards.ts) have found enabled: its events go to `events`, the copies it may have made runnable to `runnable`. */
@@ -134,7 +134,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
     }
     case 'crash': {
       // C10: a crash loses the node's volatile state; durable parts are untouched.
-      if (a.node === COORDINATOR_NODE) {
+      if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
         return;
       }
@@ -144,7 +144,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       return;
     }
     case 'restart': {
-      if (a.node === COORDINATOR_NODE) {
+      if (a.node === COORDINATOR) {
         // C10: the durable record is intact; an in-flight handoff continues from its phase.
         c.coordinatorUp = true;
         return;

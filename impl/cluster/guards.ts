@@ -1,9 +1,9 @@
 // The guards of SPEC §5: for each external action, why it is not enabled in
 // the cluster's current state, or undefined when it is. An action that is not
 // enabled changes nothing (cluster.ts returns the reason).
+import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import { handoffOf, slotOf, type ClusterState, type Worker } from './clusterState.ts';
-import { COORDINATOR_NODE } from './inputChecks.ts';
 import type { HandoffPhase } from './storage.ts';
 
 /** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
@@ -115,13 +115,13 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       return undefined;
     }
     case 'crash': {
-      if (a.node === COORDINATOR_NODE) return c.coordinatorUp ? undefined : 'the coordinator is already down';
+      if (a.node === COORDINATOR) return c.coordinatorUp ? undefined : 'the coordinator is already down';
       const w = c.workerByName.get(a.node);
       if (w === undefined) return `unknown node ${a.node}`;
       return w.status === 'down' ? `${w.id} is already down` : undefined;
     }
     case 'restart': {
-      if (a.node === COORDINATOR_NODE) return c.coordinatorUp ? 'the coordinator is up' : undefined;
+      if (a.node === COORDINATOR) return c.coordinatorUp ? 'the coordinator is up' : undefined;
       const w = c.workerByName.get(a.node);
       if (w === undefined) return `unknown node ${a.node}`;
       return w.status === 'down' ? undefined : `${w.id} is not down`;

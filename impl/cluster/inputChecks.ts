@@ -1,12 +1,9 @@
 // What the cluster checks of its inputs before any rule applies: the config
 // (C1 and the cluster-config schema's checks a schema cannot express) and the
 // shape of a record action's record.
-import type { ClusterConfig, LogRecord } from '../../spec/index.ts';
+import { COORDINATOR, type ClusterConfig, type LogRecord } from '../../spec/index.ts';
 import { ConfigError } from '../errors.ts';
 import { JoinOperator } from '../operator.ts';
-
-/** The node id of the coordinator in crash and restart actions. */
-export const COORDINATOR_NODE = 'coordinator';
 
 /** C1 / cluster-config schema: the checks a schema cannot express. Throws ConfigError naming the field. */
 export function checkConfig(config: ClusterConfig): void {
@@ -14,7 +11,7 @@ export function checkConfig(config: ClusterConfig): void {
   const workers = new Set<string>();
   config.workers.forEach((w, i) => {
     if (typeof w !== 'string' || w === '') throw new ConfigError(`config.workers[${i}] must be a non-empty string`);
-    if (w === COORDINATOR_NODE) throw new ConfigError(`config.workers[${i}] must not be "${COORDINATOR_NODE}", the coordinator's node id`);
+    if (w === COORDINATOR) throw new ConfigError(`config.workers[${i}] must not be "${COORDINATOR}", the coordinator's node id`);
     if (workers.has(w)) throw new ConfigError(`config.workers[${i}] repeats worker ${JSON.stringify(w)}`);
     workers.add(w);
   });

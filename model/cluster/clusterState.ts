@@ -10,7 +10,6 @@ import { emptyEntries, withEntry, withoutEntry, type Entries } from '../records.
 import { initialJoinState, type JoinState } from '../join/join.ts';
 
 export type WorkerId = string;
-export const COORDINATOR = 'coordinator';
 
 /**
  * The protocol elements that `--ablate` can switch off (SPEC §6,
@@ -64,15 +63,17 @@ export interface WorkerState {
 }
 
 /** The coordinator's durable in-flight handoff record (C5, C8). */
-export interface Handoff {
+export interface HandoffRecord {
   readonly kind: 'migrate' | 'failover';
   readonly key: string;
   readonly src: WorkerId;
   readonly dst: WorkerId;
   /** The key's epoch when the handoff began; the handoff commits `from + 1`. */
   readonly from: number;
-  readonly phase: 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
+  readonly phase: HandoffPhase;
 }
+
+export type HandoffPhase = 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
 
 /** A durable checkpoint of one key (C4). */
 export interface Checkpoint {
@@ -125,7 +126,7 @@ export interface CoordinatorState {
   readonly up: boolean;
   readonly owner: Readonly<Record<string, WorkerId>>;
   readonly epoch: Readonly<Record<string, number>>;
-  readonly handoff: Handoff | null;
+  readonly handoff: HandoffRecord | null;
 }
 
 export interface ClusterState {
@@ -203,7 +204,7 @@ export function withCoordinator(state: ClusterState, patch: Partial<CoordinatorS
   return { ...state, coordinator: { ...state.coordinator, ...patch } };
 }
 
-export function handoffOf(state: ClusterState, key: string): Handoff | undefined {
+export function handoffOf(state: ClusterState, key: string): HandoffRecord | undefined {
   const h = state.coordinator.handoff;
   return h && h.key === key ? h : undefined;
 }

@@ -4,7 +4,7 @@
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import { COORDINATOR, type ClusterState, type KeyCopy, type WorkerState } from './clusterState.ts';
+import type { ClusterState, KeyCopy, WorkerState } from './clusterState.ts';
 import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
@@ -283,5 +283,3 @@ export function clusterExplorerModel(
     }),
   };
 }
-
-export { COORDINATOR };

@@ -1,9 +1,9 @@
 // The guards of SPEC §5: for each action, why it is not enabled in a state,
 // or undefined when it is. Read beside SPEC.md with the effects
 // (stateMachine.ts): an action's guard here, its effect there.
+import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import {
-  COORDINATOR,
   handoffOf,
   isDeclaredKey,
   nextRelevant,
@@ -13,13 +13,13 @@ import {
   worker,
   type ClusterSetup,
   type ClusterState,
-  type Handoff,
+  type HandoffPhase,
   type WorkerId,
 } from './clusterState.ts';
 
 /** Phases in which the coordinator may (re)send install (C6). */
-const INSTALL_PHASES: readonly Handoff['phase'][] = ['persisted', 'installed', 'fenced'];
-const INSTALL_PHASES_WITHOUT_PERSIST: readonly Handoff['phase'][] = ['frozen', ...INSTALL_PHASES];
+const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
+const INSTALL_PHASES_WITHOUT_PERSIST: readonly HandoffPhase[] = ['frozen', ...INSTALL_PHASES];
 
 function unknownKey(config: ClusterSetup, key: string): string | undefined {
   return isDeclaredKey(config, key) ? undefined : `unknown key ${key}`;
@@ -29,7 +29,7 @@ function unknownWorker(config: ClusterSetup, w: WorkerId): string | undefined {
   return config.workers.includes(w) ? undefined : `unknown worker ${w}`;
 }
 
-export function whyDisabled(config: ClusterSetup, state: ClusterState, a: ClusterAction): string | undefined {
+export function whyNotEnabled(config: ClusterSetup, state: ClusterState, a: ClusterAction): string | undefined {
   const coordinatorUp = state.coordinator.up ? undefined : 'the coordinator is down';
   switch (a.type) {
     case 'record':

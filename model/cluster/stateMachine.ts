@@ -1,14 +1,13 @@
 // The fenced cluster's handoff state machine: SPEC §5 (rules C1–C12) as
 // data plus pure functions, one guarded transition per action. Read it
 // beside SPEC.md, like a TLA+ spec: the state (clusterState.ts), then each
-// action's guard (`whyDisabled`, guards.ts) and effect (`transition`,
+// action's guard (`whyNotEnabled`, guards.ts) and effect (`transition`,
 // here), the sink (sink.ts), eager processing and the observation (§7).
 import type { ClusterAction, ClusterEvent, ClusterObservation, CopyObservation, JoinConfig, LogRecord } from '../../spec/index.ts';
-import { compareCodePoints, describeClusterAction } from '../../spec/index.ts';
+import { compareCodePoints, describeClusterAction, COORDINATOR } from '../../spec/index.ts';
 import { copyEntries, emptyEntries, entriesOf, withEntry } from '../records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from '../join/join.ts';
 import {
-  COORDINATOR,
   handoffOf,
   isDeclaredKey,
   nextRelevant,
@@ -22,14 +21,14 @@ import {
   type ClusterSetup,
   type ClusterState,
   type ClusterTransition,
-  type Handoff,
+  type HandoffRecord,
   type InstallMessage,
   type KeyCopy,
   type MatchStatus,
   type ReleaseMessage,
   type WorkerId,
 } from './clusterState.ts';
-import { whyDisabled } from './guards.ts';
+import { whyNotEnabled } from './guards.ts';
 import { noteAppended } from './oracleTimeline.ts';
 import { raiseFence, sinkWrite } from './sink.ts';
 
@@ -124,7 +123,7 @@ function deliverRelease(config: ClusterSetup, state: ClusterState, m: ReleaseMes
 }
 
 /** C7/C8 second part: write ownership; the new owner starts (migrate) or restores (failover). */
-function commitOwnership(state: ClusterState, h: Handoff): ClusterTransition {
+function ownershipPart(state: ClusterState, h: HandoffRecord): ClusterTransition {
   const epoch = h.from + 1;
   let next = withCoordinator(state, {
     owner: withEntry(state.coordinator.owner, h.key, h.dst),
@@ -145,16 +144,16 @@ function commitOwnership(state: ClusterState, h: Handoff): ClusterTransition {
   return { state: next, events };
 }
 
-/** Applies an enabled action. Throws if it is not enabled (callers check `whyDisabled`). */
+/** Applies an enabled action. Throws if it is not enabled (callers check `whyNotEnabled`). */
 export function applyAction(config: ClusterSetup, state: ClusterState, a: ClusterAction): ClusterTransition {
-  const why = whyDisabled(config, state, a);
+  const why = whyNotEnabled(config, state, a);
   if (why !== undefined) throw new Error(`${describeClusterAction(a)} is not enabled: ${why}`);
   return transition(config, state, a);
 }
 
 /**
  * The effect of an action, for a caller that has already established it is
- * enabled (the explorer takes its actions from `whyDisabled`).
+ * enabled (the explorer takes its actions from `whyNotEnabled`).
  */
 export function transition(config: ClusterSetup, state: ClusterState, a: ClusterAction): ClusterTransition {
   switch (a.type) {
@@ -173,14 +172,14 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
     }
     case 'persist': {
       // C4/C5: the frozen source writes its checkpoint durably.
-      const h = handoffOf(state, a.key) as Handoff;
+      const h = handoffOf(state, a.key) as HandoffRecord;
       const copy = worker(state, h.src).keys[a.key] as KeyCopy;
       const next = { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) };
       return { state: withCoordinator(next, { handoff: { ...h, phase: 'persisted' } }), events: [] };
     }
     case 'install': {
       // C6: send the latest durable checkpoint to the destination.
-      const h = handoffOf(state, a.key) as Handoff;
+      const h = handoffOf(state, a.key) as HandoffRecord;
       const m: InstallMessage = { key: a.key, dst: h.dst, epoch: h.from + 1, checkpoint: state.store[a.key] ?? null };
       const sent = { ...state, lastInstall: withEntry(state.lastInstall, a.key, m) };
       const delivered = deliverInstall(config, sent, m);
@@ -193,7 +192,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       return deliverRelease(config, state, state.lastRelease[a.key] as ReleaseMessage);
     case 'commit': {
       // C7: raise the fence first, then write ownership; a crash may fall between.
-      const h = handoffOf(state, a.key) as Handoff;
+      const h = handoffOf(state, a.key) as HandoffRecord;
       let next = state;
       let handoff = h;
       if (h.phase === 'installed') {
@@ -202,18 +201,18 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
         next = withCoordinator(next, { handoff });
         if (a.crashAfterFence) return { state: withCoordinator(next, { up: false }), events: [] };
       }
-      return commitOwnership(next, handoff);
+      return ownershipPart(next, handoff);
     }
     case 'release': {
       // C7: the handoff is over; the source is told to let go of the old epoch.
-      const h = handoffOf(state, a.key) as Handoff;
+      const h = handoffOf(state, a.key) as HandoffRecord;
       const m: ReleaseMessage = { key: a.key, src: h.src, epoch: h.from };
       const next = withCoordinator({ ...state, lastRelease: withEntry(state.lastRelease, a.key, m) }, { handoff: null });
       return up(next, h.src) ? deliverRelease(config, next, m) : { state: next, events: [] };
     }
     case 'abort': {
       // C5: before the fence, a handoff may be abandoned: the source goes on under the old epoch.
-      const h = handoffOf(state, a.key) as Handoff;
+      const h = handoffOf(state, a.key) as HandoffRecord;
       let next = withCoordinator(state, { handoff: null });
       const events: ClusterEvent[] = [];
       const srcCopy = next.workers[h.src]?.keys[a.key];
@@ -231,10 +230,10 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C8: fence first, then move ownership to a live worker that restores the checkpoint.
       const dead = ownerOf(state, a.key);
       const from = state.coordinator.epoch[a.key] as number;
-      const h: Handoff = { kind: 'failover', key: a.key, src: dead, dst: a.to, from, phase: 'fenced' };
+      const h: HandoffRecord = { kind: 'failover', key: a.key, src: dead, dst: a.to, from, phase: 'fenced' };
       const next = withCoordinator(raiseFence(state, a.key, from + 1), { handoff: h });
       if (a.crashAfterFence) return { state: withCoordinator(next, { up: false }), events: [] };
-      return commitOwnership(next, h);
+      return ownershipPart(next, h);
     }
     case 'checkpoint': {
       // C4: a periodic checkpoint of an active copy.
@@ -288,7 +287,7 @@ export function settle(config: ClusterSetup, state: ClusterState): ClusterTransi
     let progressed = false;
     for (const w of config.workers) {
       for (const { key } of config.keys) {
-        while (whyDisabled(config, next, { type: 'process', worker: w, key }) === undefined) {
+        while (whyNotEnabled(config, next, { type: 'process', worker: w, key }) === undefined) {
           const step = processNext(config, next, w, key);
           next = step.state;
           events.push(...step.events);
