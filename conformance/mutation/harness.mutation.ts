@@ -9,7 +9,11 @@
 // it. Nothing is shrunk or minimized: a kill is all Stryker needs, and
 // `streamjoin conform` shows the counterexample.
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { LEVELS, type AnyTrace, type ClusterTrace, type Level, type OperatorTrace } from '../../spec/index.ts';
 import { implSut } from '../adapters/implSut.ts';
@@ -18,7 +22,7 @@ import { levelOfClusterTrace, runTrace } from '../lockstep/anyTrace.ts';
 import { runClusterLockstepPipelined } from '../lockstep/clusterLockstep.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { EXHAUSTIVE_SCENARIOS, coverScenario } from '../generate/exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, coverScenario, type ExhaustiveScenario } from '../generate/exhaustive.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { conformExamplePaths } from '../../cli/harnessArgs.ts';
@@ -41,11 +45,39 @@ describe('examples and regression traces', () => {
   }
 });
 
+/** Every source file the exhaustive traces are built from (the model, the generators, the spec): their hash names the cache. */
+function sourcesHash(): string {
+  const hash = createHash('sha256');
+  for (const dir of ['model', join('conformance', 'generate'), 'spec']) {
+    const files = readdirSync(join(PROJECT_ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .sort();
+    for (const f of files) hash.update(f).update(readFileSync(join(PROJECT_ROOT, dir, f)));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A scenario's covering traces. Building them is the model's work (a
+ * quarter of a whole harness run), and Stryker mutates only impl/, so they
+ * are built once and kept in the temporary directory, named by the hash of
+ * the sources they come from: every mutant is judged on the very traces
+ * `coverScenario` builds.
+ */
+function coveringTraces(scenario: ExhaustiveScenario): readonly ClusterTrace[] {
+  const path = join(tmpdir(), `streamjoin-mutation-${scenario.name}-${sourcesHash()}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as ClusterTrace[];
+  const traces = coverScenario(scenario).traces;
+  const partial = `${path}.${process.pid}.${threadId}.tmp`;
+  writeFileSync(partial, JSON.stringify(traces));
+  renameSync(partial, path);
+  return traces;
+}
+
 describe('exhaustive scenarios', () => {
   for (const scenario of EXHAUSTIVE_SCENARIOS) {
     it(scenario.name, async () => {
-      const cover = coverScenario(scenario);
-      const traces = cover.traces.map((trace) => ({ trace, level: levelOfClusterTrace(trace) }));
+      const traces = coveringTraces(scenario).map((trace) => ({ trace, level: levelOfClusterTrace(trace) }));
       let first: string | undefined;
       await runClusterLockstepPipelined(traces, system, {
         onResult: (r) => {
