@@ -1,10 +1,11 @@
 // Mutants of impl/ that no conforming behaviour can tell from the
 // implementation, each with the argument (docs/mutation.md): the harness
 // cannot kill them because there is nothing to observe. A survivor is listed
-// here only with a reason; score.ts matches a report's survivors to these
+// here only with a reason; score.ts matches a report's mutants to these
 // entries by file, source line, mutator, the code replaced and its
-// replacement (layout aside), so an entry goes stale, and its mutant counts as an open survivor
-// again, as soon as the code it argues about changes.
+// replacement (layout aside), so an entry goes stale, and its mutant counts
+// as an open survivor again, as soon as the code it argues about changes
+// (score.test.ts fails on a stale entry).
 
 /** One mutant: its file and source line (the code on it), which mutator, the code it replaces and its replacement (as Stryker reports them). */
 export interface EquivalentSite {
@@ -21,144 +22,35 @@ export interface EquivalentMutant {
   readonly mutants: readonly EquivalentSite[];
 }
 
+/** The arguments, by name. */
+export const REASONS = {
+  order:
+    "Order of the ids the sink lists. observe() lists match ids in §0 order, but the observation's `sink.matches` is a JSON object: §7 compares observations as objects, member order aside, so a mutant that lists the ids in another order, twice, or merges them late, shows the same observation. The ordering exists for people reading a trace (a stable layout), and for `relation()`, which the protocol does not expose.",
+  phantom:
+    'A listed id with no state. An id in the listing that the sink never wrote maps to no state, and a member whose value is undefined is no member of a JSON object: the observation is the same (in process and over the protocol alike).',
+  kind: "The kind of a write entry is read back only by applyEntry, which tests for 'fence'; with the in-memory journal the entry is never read again (the on-disk journal, which recovery reads, is outside this measurement). Any other string behaves as 'write'.",
+  raise:
+    'Performance only: raiseFence skips a raise that would not move the fence. Journaling the no-op raise anyway (or also an equal one) leaves the fence at max(fence, epoch), unchanged: nothing observable.',
+  fenceReturn:
+    "The result of applying a fence entry is not used: raiseFence ignores it (only a write's result, fenced or not, is returned to the writer).",
+  maxWrite:
+    'A sink rule the protocol makes unreachable: a write that is not fenced has an epoch equal to the fence, never above it. C7 and C8 raise the fence to the new epoch before any copy holds that epoch (the fence part runs first), and a restart recovers at epoch[k], which the fence already reached. So max(fence, epoch) and min(fence, epoch) are both the fence.',
+  relation:
+    'Not reachable through the protocol: relation() serves ImplCluster.sinkRelation(), which the durability tests call (impl/cluster/cluster.durability.test.ts); no reply or observation uses it.',
+  descriptor:
+    'defineOwn gives a member named `__proto__` its own property; the observation object it builds is new on every observe() and never written again, so whether that property is writable or configurable changes nothing anyone can see.',
+  emptyKey:
+    "An empty key's bookkeeping kept: `rowCount` tells when a key has no row left, so that its (empty) state can be dropped. Keeping it holds no row, tombstone or match, so every retained count, outcome and change is the same; it costs memory only.",
+  changeOrder:
+    "Order of a record's changes. J7: the changes of one record are a set; their canonical order is by match id, and comparisons treat them as sets (the harness sorts both sides, canonicalChanges). The operator sorts them (compareMatches, with a fast path for ids without UTF-16 surrogates chosen by the `plain` flags) for stable output only: a mutant that orders them otherwise, or takes the slow path for every id, changes nothing the harness may compare.",
+  slotInit:
+    'The initial slot of a match (-1) is overwritten by addMatch before anything reads it: every match is added to the lists of its endpoints when it is made, and restored ones too.',
+  j0: "A defensive check: J0's range of L and D. No configuration outside it reaches the operator: the harness checks every configuration against the spec (clusterConfigProblem, the config schema) before opening a session, and so does the protocol server (bad_config). Accepting an out-of-range configuration here is unobservable; the operator's own unit tests pin the refusal (impl/operator.test.ts).",
+} as const;
+
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
-  // impl/cluster/sink.ts
   {
-    reason:
-      'Not reachable through the protocol: relation() serves ImplCluster.sinkRelation(), which the durability tests call (impl/cluster/cluster.durability.test.ts); no reply or observation uses it.',
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'relation(): string[] {',
-        mutator: 'BlockStatement',
-        original: "{\n    return this.ids().filter((id) => this.matches.get(id) === 'inserted');\n  }",
-        replacement: '{}',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'MethodExpression',
-        original: "this.ids().filter((id) => this.matches.get(id) === 'inserted')",
-        replacement: 'this.ids()',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ArrowFunction',
-        original: "(id) => this.matches.get(id) === 'inserted'",
-        replacement: '() => undefined',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ConditionalExpression',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: 'true',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ConditionalExpression',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: 'false',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'EqualityOperator',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: "this.matches.get(id) !== 'inserted'",
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'StringLiteral',
-        original: "'inserted'",
-        replacement: '""',
-      },
-    ],
-  },
-  {
-    reason:
-      'A listed id with no state. An id in the listing that the sink never wrote maps to no state, and a member whose value is undefined is no member of a JSON object: the observation is the same (in process and over the protocol alike).',
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'private newIds: string[] = [];',
-        mutator: 'ArrayDeclaration',
-        original: '[]',
-        replacement: '["Stryker was here"]',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'private sortedIds: string[] = [];',
-        mutator: 'ArrayDeclaration',
-        original: '[]',
-        replacement: '["Stryker was here"]',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'this.newIds = [];',
-        mutator: 'ArrayDeclaration',
-        original: '[]',
-        replacement: '["Stryker was here"]',
-      },
-    ],
-  },
-  {
-    reason:
-      "The kind of a write entry is read back only by applyEntry, which tests for 'fence'; with the in-memory journal the entry is never read again (the on-disk journal, which recovery reads, is outside this measurement). Any other string behaves as 'write'.",
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "const entry: SinkEntry = { kind: 'write', key, epoch, changes: changes.map((c) => ({ op: c.op, match: c.match })) };",
-        mutator: 'StringLiteral',
-        original: "'write'",
-        replacement: '""',
-      },
-    ],
-  },
-  {
-    reason:
-      'Performance only: raiseFence skips a raise that would not move the fence. Journaling the no-op raise anyway (or also an equal one) leaves the fence at max(fence, epoch), unchanged: nothing observable.',
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'if (epoch <= this.fenceOf(key)) return;',
-        mutator: 'ConditionalExpression',
-        original: 'epoch <= this.fenceOf(key)',
-        replacement: 'false',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'if (epoch <= this.fenceOf(key)) return;',
-        mutator: 'EqualityOperator',
-        original: 'epoch <= this.fenceOf(key)',
-        replacement: 'epoch < this.fenceOf(key)',
-      },
-    ],
-  },
-  {
-    reason:
-      "The result of applying a fence entry is not used: raiseFence ignores it (only a write's result, fenced or not, is returned to the writer).",
-    mutants: [{ file: 'impl/cluster/sink.ts', line: 'return false;', mutator: 'BooleanLiteral', original: 'false', replacement: 'true' }],
-  },
-  {
-    reason:
-      'A sink rule the protocol makes unreachable: a write that is not fenced has an epoch equal to the fence, never above it. C7 and C8 raise the fence to the new epoch before any copy holds that epoch (the fence part runs first), and a restart recovers at epoch[k], which the fence already reached. So max(fence, epoch) and min(fence, epoch) are both the fence.',
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'this.fence.set(entry.key, Math.max(highest, entry.epoch));',
-        mutator: 'MethodExpression',
-        original: 'Math.max(highest, entry.epoch)',
-        replacement: 'Math.min(highest, entry.epoch)',
-      },
-    ],
-  },
-  {
-    reason:
-      "Order of the ids the sink lists. observe() lists match ids in §0 order, but the observation's `sink.matches` is a JSON object: §7 compares observations as objects, member order aside, so a mutant that lists the ids in another order, twice, or merges them late, shows the same observation. The ordering exists for people reading a trace (a stable layout), and for `relation()`, which the protocol does not expose.",
+    reason: REASONS.order,
     mutants: [
       {
         file: 'impl/cluster/sink.ts',
@@ -233,8 +125,134 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
     ],
   },
   {
-    reason:
-      'defineOwn gives a member named `__proto__` its own property; the observation object it builds is new on every observe() and never written again, so whether that property is writable or configurable changes nothing anyone can see.',
+    reason: REASONS.phantom,
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'private newIds: string[] = [];',
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'private sortedIds: string[] = [];',
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'this.newIds = [];',
+        mutator: 'ArrayDeclaration',
+        original: '[]',
+        replacement: '["Stryker was here"]',
+      },
+    ],
+  },
+  {
+    reason: REASONS.kind,
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "const entry: SinkEntry = { kind: 'write', key, epoch, changes: changes.map((c) => ({ op: c.op, match: c.match })) };",
+        mutator: 'StringLiteral',
+        original: "'write'",
+        replacement: '""',
+      },
+    ],
+  },
+  {
+    reason: REASONS.raise,
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'if (epoch <= this.fenceOf(key)) return;',
+        mutator: 'ConditionalExpression',
+        original: 'epoch <= this.fenceOf(key)',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'if (epoch <= this.fenceOf(key)) return;',
+        mutator: 'EqualityOperator',
+        original: 'epoch <= this.fenceOf(key)',
+        replacement: 'epoch < this.fenceOf(key)',
+      },
+    ],
+  },
+  {
+    reason: REASONS.fenceReturn,
+    mutants: [{ file: 'impl/cluster/sink.ts', line: 'return false;', mutator: 'BooleanLiteral', original: 'false', replacement: 'true' }],
+  },
+  {
+    reason: REASONS.maxWrite,
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'this.fence.set(entry.key, Math.max(highest, entry.epoch));',
+        mutator: 'MethodExpression',
+        original: 'Math.max(highest, entry.epoch)',
+        replacement: 'Math.min(highest, entry.epoch)',
+      },
+    ],
+  },
+  {
+    reason: REASONS.relation,
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'relation(): string[] {',
+        mutator: 'BlockStatement',
+        original: "{\n    return this.ids().filter((id) => this.matches.get(id) === 'inserted');\n  }",
+        replacement: '{}',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'MethodExpression',
+        original: "this.ids().filter((id) => this.matches.get(id) === 'inserted')",
+        replacement: 'this.ids()',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'ArrowFunction',
+        original: "(id) => this.matches.get(id) === 'inserted'",
+        replacement: '() => undefined',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'ConditionalExpression',
+        original: "this.matches.get(id) === 'inserted'",
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'ConditionalExpression',
+        original: "this.matches.get(id) === 'inserted'",
+        replacement: 'false',
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'EqualityOperator',
+        original: "this.matches.get(id) === 'inserted'",
+        replacement: "this.matches.get(id) !== 'inserted'",
+      },
+      {
+        file: 'impl/cluster/sink.ts',
+        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
+        mutator: 'StringLiteral',
+        original: "'inserted'",
+        replacement: '""',
+      },
+    ],
+  },
+  {
+    reason: REASONS.descriptor,
     mutants: [
       {
         file: 'impl/cluster/sink.ts',
@@ -243,12 +261,195 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         original: 'true',
         replacement: 'false',
       },
+    ],
+  },
+  {
+    reason: REASONS.emptyKey,
+    mutants: [
       {
-        file: 'impl/cluster/sink.ts',
-        line: "if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });",
+        file: 'impl/operator.ts',
+        line: 'get rowCount(): number {',
+        mutator: 'BlockStatement',
+        original: '{\n    return this.bindings.L.size + this.bindings.R.size;\n  }',
+        replacement: '{}',
+      },
+    ],
+  },
+  {
+    reason: REASONS.changeOrder,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'this.plainKey = !hasSurrogate(key);',
         mutator: 'BooleanLiteral',
-        original: 'true',
+        original: '!hasSurrogate(key)',
+        replacement: 'hasSurrogate(key)',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'this.plainId = !hasSurrogate(id);',
+        mutator: 'BooleanLiteral',
+        original: '!hasSurrogate(id)',
+        replacement: 'hasSurrogate(id)',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'function compareMatches(a: MatchEntry, b: MatchEntry): number {',
+        mutator: 'BlockStatement',
+        original: '{\n  if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;\n  return compareCodePoints(a.id, b.id);\n}',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.plain && b.plain',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const hasSurrogate = (s: string): boolean => /[\\uD800-\\uDFFF]/.test(s);',
+        mutator: 'Regex',
+        original: '/[\\uD800-\\uDFFF]/',
+        replacement: '/[^\\uD800-\\uDFFF]/',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.plain && b.plain',
         replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'LogicalOperator',
+        original: 'a.plain && b.plain',
+        replacement: 'a.plain || b.plain',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.id < b.id',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'EqualityOperator',
+        original: 'a.id < b.id',
+        replacement: 'a.id <= b.id',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.id < b.id',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'EqualityOperator',
+        original: 'a.id < b.id',
+        replacement: 'a.id >= b.id',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'UnaryOperator',
+        original: '-1',
+        replacement: '+1',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.id > b.id',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'EqualityOperator',
+        original: 'a.id > b.id',
+        replacement: 'a.id >= b.id',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'EqualityOperator',
+        original: 'a.id > b.id',
+        replacement: 'a.id <= b.id',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const hasSurrogate = (s: string): boolean => /[\\uD800-\\uDFFF]/.test(s);',
+        mutator: 'ArrowFunction',
+        original: '(s: string): boolean => /[\\uD800-\\uDFFF]/.test(s)',
+        replacement: '() => undefined',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;',
+        mutator: 'ConditionalExpression',
+        original: 'a.id > b.id',
+        replacement: 'false',
+      },
+    ],
+  },
+  {
+    reason: REASONS.slotInit,
+    mutants: [
+      { file: 'impl/operator.ts', line: 'leftSlot = -1;', mutator: 'UnaryOperator', original: '-1', replacement: '+1' },
+      { file: 'impl/operator.ts', line: 'rightSlot = -1;', mutator: 'UnaryOperator', original: '-1', replacement: '+1' },
+    ],
+  },
+  {
+    reason: REASONS.j0,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'ConditionalExpression',
+        original: 'Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'LogicalOperator',
+        original: 'Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX',
+        replacement: 'Number.isSafeInteger(b) && b >= 0 || b <= BOUND_MAX',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'ConditionalExpression',
+        original: 'Number.isSafeInteger(b) && b >= 0',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'LogicalOperator',
+        original: 'Number.isSafeInteger(b) && b >= 0',
+        replacement: 'Number.isSafeInteger(b) || b >= 0',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'ConditionalExpression',
+        original: 'b >= 0',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;',
+        mutator: 'ConditionalExpression',
+        original: 'b <= BOUND_MAX',
+        replacement: 'true',
       },
     ],
   },

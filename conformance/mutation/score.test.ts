@@ -21,6 +21,8 @@ describe('the mutation score (docs/mutation.md)', () => {
             { id: '3', mutatorName: 'ConditionalExpression', replacement: 'true', status: 'Killed', location: at(2, 5, 10) },
             { id: '4', mutatorName: 'ConditionalExpression', replacement: 'false', status: 'Timeout', location: at(2, 5, 10) },
             { id: '5', mutatorName: 'NumericLiteral', replacement: '0', status: 'NoCoverage', location: at(1, 11, 12) },
+            { id: '7', mutatorName: 'ConditionalExpression', replacement: 'true', status: 'Timeout', location: at(3, 5, 10) },
+            { id: '8', mutatorName: 'ConditionalExpression', replacement: 'false', status: 'Killed', location: at(3, 5, 10) },
             {
               id: '6',
               mutatorName: 'BlockStatement',
@@ -36,23 +38,33 @@ describe('the mutation score (docs/mutation.md)', () => {
     const list: EquivalentMutant[] = [
       {
         reason: 'f tolerates it',
-        mutants: [{ file: 'impl/x.ts', line: 'if (a > 0)   f();', mutator: 'EqualityOperator', original: 'a > 0', replacement: 'a >= 0' }],
+        mutants: [
+          { file: 'impl/x.ts', line: 'if (a > 0)   f();', mutator: 'EqualityOperator', original: 'a > 0', replacement: 'a >= 0' },
+          { file: 'impl/x.ts', line: 'if (a > 0) g();', mutator: 'ConditionalExpression', original: 'a > 0', replacement: 'true' },
+          { file: 'impl/x.ts', line: 'if (a > 0) g();', mutator: 'ConditionalExpression', original: 'a > 0', replacement: 'false' },
+        ],
       },
     ];
     const s = scoreReport(report, list);
     expect(s.files).toEqual([
-      { file: 'impl/x.ts', generated: 6, killed: 1, timedOut: 1, survived: 1, noCoverage: 1, equivalent: 1, ignored: 1, errors: 0 },
+      { file: 'impl/x.ts', generated: 8, killed: 2, timedOut: 1, survived: 1, noCoverage: 1, equivalent: 2, ignored: 1, errors: 0 },
     ]);
-    expect(s.score).toBe(2 / 4);
-    expect(s.equivalent.map((m) => [m.line, m.equivalent])).toEqual([[2, 'f tolerates it']]);
+    expect(s.score).toBe(3 / 5);
+    // A timeout of an argued mutant is no kill; a kill of one says the argument is wrong.
+    expect(s.equivalent.map((m) => [m.line, m.status, m.equivalent])).toEqual([
+      [2, 'Survived', 'f tolerates it'],
+      [3, 'Timeout', 'f tolerates it'],
+    ]);
+    expect(s.contradicted.map((m) => [m.line, m.replacement])).toEqual([[3, 'false']]);
     expect(s.open.map((m) => [m.line, m.status, m.original])).toEqual([
       [3, 'Survived', 'a > 0'],
       [1, 'NoCoverage', '1'],
     ]);
     expect(s.ignored[0]?.ignoredBecause).toBe('text only');
     const md = scoreMarkdown(s);
-    expect(md).toContain('| impl/x.ts | 6 | 1 | 1 | 1 | 1 | 1 | 1 | 0 |');
-    expect(md).toContain('Mutation score: 50.0 %');
+    expect(md).toContain('| impl/x.ts | 8 | 2 | 1 | 1 | 1 | 2 | 1 | 0 |');
+    expect(md).toContain('Mutation score: 60.0 %');
+    expect(md).toContain('Argued equivalent, yet killed');
     expect(md).toContain('| impl/x.ts | 3 | EqualityOperator | `a > 0` | `a >= 0` | Survived |');
   });
 

@@ -52,7 +52,7 @@ export interface FileScore {
   readonly timedOut: number;
   readonly survived: number;
   readonly noCoverage: number;
-  /** Survivors and uncovered mutants argued equivalent (counted in neither of those). */
+  /** Mutants argued equivalent (conformance/mutation/equivalent.ts) that survived, were not covered, or timed out (a slowdown is no kill). */
   readonly equivalent: number;
   /** Excluded by a `// Stryker disable` comment. */
   readonly ignored: number;
@@ -69,6 +69,8 @@ export interface MutationScore {
   readonly open: readonly ScoredMutant[];
   readonly equivalent: readonly ScoredMutant[];
   readonly ignored: readonly ScoredMutant[];
+  /** Mutants argued equivalent that the harness killed: the argument is wrong (score.test.ts and the report say so). */
+  readonly contradicted: readonly ScoredMutant[];
 }
 
 /** The text between two 1-based positions of `source`. */
@@ -119,6 +121,7 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
   const open: ScoredMutant[] = [];
   const equivalent: ScoredMutant[] = [];
   const ignored: ScoredMutant[] = [];
+  const contradicted: ScoredMutant[] = [];
   for (const file of Object.keys(report.files).sort()) {
     const f = report.files[file] as StrykerReport['files'][string];
     const s = { ...emptyScore(file) };
@@ -132,6 +135,19 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
         replacement: m.replacement ?? '',
       };
       s.generated++;
+      const why = m.status === 'Ignored' ? undefined : equivalenceOf(base, list);
+      if (why !== undefined && m.status === 'Killed') {
+        // The harness told it apart: the argument is wrong.
+        s.killed++;
+        contradicted.push({ ...base, status: m.status, equivalent: why });
+        continue;
+      }
+      if (why !== undefined && (m.status === 'Survived' || m.status === 'NoCoverage' || m.status === 'Timeout')) {
+        // A timeout of an equivalent mutant is a slowdown (or a loaded machine), not a kill.
+        s.equivalent++;
+        equivalent.push({ ...base, status: m.status, equivalent: why });
+        continue;
+      }
       switch (m.status) {
         case 'Killed':
           s.killed++;
@@ -144,18 +160,13 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
           ignored.push({ ...base, status: m.status, ...(m.statusReason ? { ignoredBecause: m.statusReason } : {}) });
           break;
         case 'Survived':
-        case 'NoCoverage': {
-          const why = equivalenceOf(base, list);
-          if (why !== undefined) {
-            s.equivalent++;
-            equivalent.push({ ...base, status: m.status, equivalent: why });
-          } else {
-            if (m.status === 'Survived') s.survived++;
-            else s.noCoverage++;
-            open.push({ ...base, status: m.status });
-          }
+          s.survived++;
+          open.push({ ...base, status: m.status });
           break;
-        }
+        case 'NoCoverage':
+          s.noCoverage++;
+          open.push({ ...base, status: m.status });
+          break;
         default:
           s.errors++;
       }
@@ -177,7 +188,7 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
     emptyScore('all files'),
   );
   const judged = total.killed + total.timedOut + total.survived + total.noCoverage;
-  return { files, total, score: judged === 0 ? 1 : (total.killed + total.timedOut) / judged, open, equivalent, ignored };
+  return { files, total, score: judged === 0 ? 1 : (total.killed + total.timedOut) / judged, open, equivalent, ignored, contradicted };
 }
 
 /** The Markdown tables of docs/mutation.md: counts per file, then every survivor not argued equivalent. */
@@ -192,6 +203,11 @@ export function scoreMarkdown(s: MutationScore): string {
     '',
     `Mutation score: ${(100 * s.score).toFixed(1)} % of the non-equivalent mutants killed (killed or timed out, over killed, timed out, survived and no coverage).`,
   ];
+  if (s.contradicted.length > 0) {
+    lines.push('', 'Argued equivalent, yet killed (the argument is wrong; fix equivalent.ts):', '');
+    for (const m of s.contradicted)
+      lines.push(`- ${m.file}:${m.line} ${m.mutator} \`${squash(m.original)}\` → \`${squash(m.replacement)}\``);
+  }
   if (s.open.length > 0) {
     lines.push(
       '',
