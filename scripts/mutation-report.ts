@@ -1,19 +1,24 @@
 // Prints the mutation score of the last `npm run mutate` (Stryker's JSON
-// report, reports/mutation/mutation.json, or the file given) as the Markdown
-// tables of docs/mutation.md: counts per file, the score over the
-// non-equivalent mutants, and every survivor not argued equivalent
+// report, reports/mutation/mutation.json, or the reports given: several are
+// merged, e.g. runs of one file each) as the Markdown tables of
+// docs/mutation.md: counts per file, the score over the non-equivalent
+// mutants, and every survivor not argued equivalent
 // (conformance/mutation/equivalent.ts). `--open` prints those survivors as
-// entries to argue or kill instead.
+// JSON lines instead, to argue or kill.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scoreMarkdown, scoreReport, type StrykerReport } from '../conformance/mutation/score.ts';
 
 const args = process.argv.slice(2);
 const open = args.includes('--open');
-const path = args.find((a) => !a.startsWith('--')) ?? join(import.meta.dirname, '..', 'reports', 'mutation', 'mutation.json');
-const score = scoreReport(JSON.parse(readFileSync(path, 'utf8')) as StrykerReport);
+const paths = args.filter((a) => !a.startsWith('--'));
+if (paths.length === 0) paths.push(join(import.meta.dirname, '..', 'reports', 'mutation', 'mutation.json'));
+// A later report of the same file replaces an earlier one.
+const files: Record<string, StrykerReport['files'][string]> = {};
+for (const p of paths) Object.assign(files, (JSON.parse(readFileSync(p, 'utf8')) as StrykerReport).files);
+const score = scoreReport({ files });
 if (open) {
-  for (const m of score.open)
+  for (const m of score.open) {
     console.log(
       JSON.stringify({
         at: m.line,
@@ -25,6 +30,7 @@ if (open) {
         status: m.status,
       }),
     );
+  }
 } else {
   console.log(scoreMarkdown(score));
 }

@@ -46,6 +46,8 @@ export const REASONS = {
   slotInit:
     'The initial slot of a match (-1) is overwritten by addMatch before anything reads it: every match is added to the lists of its endpoints when it is made, and restored ones too.',
   j0: "A defensive check: J0's range of L and D. No configuration outside it reaches the operator: the harness checks every configuration against the spec (clusterConfigProblem, the config schema) before opening a session, and so does the protocol server (bad_config). Accepting an out-of-range configuration here is unobservable; the operator's own unit tests pin the refusal (impl/operator.test.ts).",
+  escapeFastPath:
+    'Performance only: escapeMatchIdPart returns a part unchanged when it holds neither `%` nor `/`, before the loop that escapes. Without the shortcut (or with a test for the empty string, which every string contains), the loop copies such a part character by character to the same string.',
 } as const;
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
@@ -450,6 +452,32 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         mutator: 'ConditionalExpression',
         original: 'b <= BOUND_MAX',
         replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.escapeFastPath,
+    mutants: [
+      {
+        file: 'impl/matchId.ts',
+        line: "if (part.indexOf('%') < 0 && part.indexOf('/') < 0) return part;",
+        mutator: 'ConditionalExpression',
+        original: "part.indexOf('%') < 0 && part.indexOf('/') < 0",
+        replacement: 'false',
+      },
+      {
+        file: 'impl/matchId.ts',
+        line: "if (part.indexOf('%') < 0 && part.indexOf('/') < 0) return part;",
+        mutator: 'StringLiteral',
+        original: "'%'",
+        replacement: '""',
+      },
+      {
+        file: 'impl/matchId.ts',
+        line: "if (part.indexOf('%') < 0 && part.indexOf('/') < 0) return part;",
+        mutator: 'StringLiteral',
+        original: "'/'",
+        replacement: '""',
       },
     ],
   },
