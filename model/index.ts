@@ -48,7 +48,7 @@ export type {
 } from './explorer/index.ts';
 export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './join/joinModel.ts';
 export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './join/joinModel.ts';
-export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
+export { PRESETS, clusterModelConfigOf, joinModelOptionsOf, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
 export {
