@@ -35,6 +35,21 @@ export {
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
 export {
+  ACTION_TAKEN,
+  NONDET_PICKS,
+  STREAMJOIN_ITF_FORMAT,
+  decodeAction,
+  encodeAction,
+  isItfTrace,
+  itfAsDocument,
+  itfKind,
+  itfStructureProblem,
+  itfToClusterTrace,
+  itfToCounterexample,
+  itfToOperatorTrace,
+} from './itf.ts';
+export type { Codec, ItfState, ItfTrace, ItfValue, StreamjoinItfMeta } from './itf.ts';
+export {
   LEVELS,
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,

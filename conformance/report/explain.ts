@@ -85,30 +85,16 @@ export function viewDiagram(view: CounterexampleView, until: number): string {
 
 const NO_DIVERGENCE_CONTEXT: ConformanceContext = { sut: 'model', level: '', origin: '', replay: '' };
 
-/** A divergence that never matches a step (so that no row marks one). */
-function noDivergence(): Divergence {
-  return {
-    step: -1,
-    action: { type: 'crash', node: 'coordinator' },
-    field: 'reply',
-    summary: '',
-    expected: null,
-    actual: null,
-    diff: [],
-    refs: { rules: [], properties: [] },
-  };
-}
-
 /** The sequence diagram of a cluster trace as the model runs it, up to and including step `until`. */
 export function clusterDiagram(trace: ClusterTrace, until: number, divergence?: Divergence): string {
   const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
-  return viewDiagram(conformanceView({ kind: 'cluster', trace: t }, divergence ?? noDivergence(), NO_DIVERGENCE_CONTEXT), until);
+  return viewDiagram(conformanceView({ kind: 'cluster', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
 
 /** The sequence diagram of an operator trace: the log, the operator, the result. */
 export function operatorDiagram(trace: OperatorTrace, until: number, divergence?: Divergence): string {
   const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
-  return viewDiagram(conformanceView({ kind: 'operator', trace: t }, divergence ?? noDivergence(), NO_DIVERGENCE_CONTEXT), until);
+  return viewDiagram(conformanceView({ kind: 'operator', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
 
 // ---------------------------------------------------------------------------

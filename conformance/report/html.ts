@@ -52,7 +52,6 @@ export function contentSecurityPolicy(scripts: readonly string[], styles: readon
     `connect-src ${connect}`,
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
   ].join('; ');
 }
 
@@ -89,9 +88,9 @@ export function counterexampleHtml(view: CounterexampleView, options: HtmlOption
 <ul id="rules"></ul>
 </header>
 <div class="controls">
-<button id="first" title="Home">⏮</button><button id="prev" title="← or k">◀ prev</button>
+<button id="first" title="Home">« first</button><button id="prev" title="← or k">‹ prev</button>
 <input id="slider" type="range" min="0" value="0" aria-label="step">
-<button id="next" title="→ or j">next ▶</button><button id="last" title="End">⏭</button>
+<button id="next" title="→ or j">next ›</button><button id="last" title="End">last »</button>
 <button id="jump"></button>
 <span id="where"></span>
 <span class="keys">← → j k Home End d</span>

@@ -366,8 +366,8 @@ function divergenceOf(d: Divergence, at: number): ViewDivergence {
   return base;
 }
 
-/** The view of a conformance counterexample: the trace as the model runs it, and the divergence. */
-export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: ConformanceContext): CounterexampleView {
+/** The view of a conformance counterexample: the trace as the model runs it, and the divergence (none: a trace shown as the model runs it). */
+export function conformanceView(trace: AnyTraceOf, d: Divergence | undefined, ctx: ConformanceContext): CounterexampleView {
   const common = {
     kind: 'conformance' as const,
     name: trace.trace.name,
@@ -375,7 +375,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: Conforman
     versions: VERSIONS,
     configJson: trace.trace.config,
     found: foundLines(ctx),
-    ...linksOf(d.refs),
+    ...linksOf(d?.refs ?? { rules: [], properties: [] }),
     stderrTail: ctx.stderrTail ?? [],
   };
   if (trace.kind === 'cluster') {
@@ -396,7 +396,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: Conforman
         events: 'error' in e ? [] : e.events.map(eventText),
         clusterEvents: 'error' in e ? [] : e.events,
         ...('error' in e ? { refused: e.error } : {}),
-        rows: d.step === i ? [...rows, { from: 0, text: `✗ the system departs here: ${d.field}`, kind: 'divergence' }] : rows,
+        rows: d?.step === i ? [...rows, { from: 0, text: `✗ the system departs here: ${d.field}`, kind: 'divergence' }] : rows,
         state: e.observation,
         changed: changedPaths(before, e.observation),
       };
@@ -409,7 +409,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: Conforman
       nodes,
       initialState,
       steps,
-      divergence: divergenceOf(d, d.step),
+      ...(d ? { divergence: divergenceOf(d, d.step) } : {}),
     };
   }
   const t = trace.trace;
@@ -423,7 +423,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: Conforman
       if (m.changes.length === 0) rows.push({ from: 1, text: outcomeText(m.outcome), kind: 'note' });
       else rows.push({ from: 1, to: 2, text: `${outcomeText(m.outcome)} ${changesText(m.changes)}`, kind: 'message' });
     }
-    if (d.step === i) rows.push({ from: 0, text: `✗ the system departs here: ${d.field}`, kind: 'divergence' });
+    if (d?.step === i) rows.push({ from: 0, text: `✗ the system departs here: ${d.field}`, kind: 'divergence' });
     const state = m ? { outcome: m.outcome, changes: m.changes.map((c) => `${c.op} ${c.match}`), retained: m.retained } : before;
     const step: ViewStep = {
       number: i,
@@ -443,7 +443,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence, ctx: Conforman
     nodes: ['log', 'operator', 'result'],
     initialState,
     steps,
-    divergence: divergenceOf(d, d.step),
+    ...(d ? { divergence: divergenceOf(d, d.step) } : {}),
   };
 }
 

@@ -96,7 +96,7 @@ const SJ = (() => {
    * row is clicked.
    */
   function sequence(nodes, steps, current, onPick) {
-    const lane = 150;
+    const lane = nodes.length > 5 ? 108 : 150;
     const left = 44;
     const rowH = 22;
     const top = 34;
