@@ -15,7 +15,7 @@ import { conformanceView, modelCounterexampleView, type CounterexampleView } fro
 
 /** The HTML file beside `file`: `NAME.html` for `NAME.json`, `NAME.trace.json` or `NAME.itf.json`. */
 export function viewerPathOf(file: string): string {
-  return file.replace(/(\.trace|\.itf)?\.json$/, '') + '.html';
+  return `${file.replace(/(\.trace|\.itf)?\.json$/, '')}.html`;
 }
 
 /** The divergence an ITF conformance trace records in `#meta.streamjoin.divergence`. */

@@ -119,7 +119,10 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
     expect(md).toContain('last words');
     const html = readFileSync(w.htmlPath, 'utf8');
     expect(html).toContain('http-equiv="Content-Security-Policy"');
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\//);
+    // Nothing that loads: no external script, style or image, no fetch, no sockets (the browser test watches the requests too).
+    expect(html).not.toMatch(
+      /<script[^>]+src=|<link[^>]+href=|<img[^>]+src=|fetch\(|XMLHttpRequest|WebSocket|@import|url\(['"]?(https?|\/\/)/,
+    );
   });
 
   it('the Markdown of a model counterexample names the property, its rules, and every step', () => {
