@@ -365,6 +365,13 @@ const inputError = (where: string, e: unknown): never => {
   throw e;
 };
 
+/** A trace step's note, which streamjoin keeps in the state's `#meta`. */
+function noteOf(s: ItfState): { note?: string } {
+  const m = s['#meta'];
+  const note = isPlainObject(m) ? m['note'] : undefined;
+  return typeof note === 'string' ? { note } : {};
+}
+
 function traceName(t: ItfTrace, where: string): string {
   const m = meta(t);
   if (m?.name) return m.name;
@@ -392,9 +399,10 @@ export function itfToClusterTrace(t: ItfTrace, where: string): ClusterTrace {
         Object.entries(ITF_OBSERVATION_FIELDS).map(([name, codec]) => [name, (codec as Codec<unknown>).decode(s[name], `${at}/${name}`)]),
       ) as unknown as ClusterObservation;
       const refused = 'refused' in s ? itfOption(itfString).decode(s['refused'], `${at}/refused`) : null;
-      if (refused !== null) return { action, expect: { error: refused, observation } };
+      const note = noteOf(s);
+      if (refused !== null) return { action, expect: { error: refused, observation }, ...note };
       const events = 'events' in s ? itfList(ITF_EVENT).decode(s['events'], `${at}/events`) : undefined;
-      return { action, expect: { ...(events ? { events } : {}), observation } };
+      return { action, expect: { ...(events ? { events } : {}), observation }, ...note };
     });
     const m = meta(t);
     return {
@@ -426,7 +434,7 @@ export function itfToOperatorTrace(t: ItfTrace, where: string): OperatorTrace {
         changes: ITF_OPERATOR_FIELDS.changes.decode(s['changes'], `${at}/changes`),
         retained: ITF_OPERATOR_FIELDS.retained.decode(s['retained'], `${at}/retained`),
       };
-      return { record: action['record'] as LogRecord, ...(o !== null ? { expect } : {}) } as OperatorStep;
+      return { record: action['record'] as LogRecord, ...(o !== null ? { expect } : {}), ...noteOf(s) } as OperatorStep;
     });
     const m = meta(t);
     return {

@@ -50,6 +50,11 @@ function actionValues(action: ClusterAction | typeof INIT): Record<string, ItfVa
 }
 
 const eventsCodec = itfList(ITF_EVENT);
+
+/** A step's `#meta`: its index among the states, its step number in the trace, the trace's note for it, and whether the system departs there. */
+function stepMeta(step: number, note: string | undefined, divergence: boolean): Record<string, unknown> {
+  return { index: step + 1, step, ...(note !== undefined ? { note } : {}), ...(divergence ? { divergence: true } : {}) };
+}
 const refusedCodec = itfOption(itfString);
 
 function baseMeta(view: CounterexampleView, extra: Partial<StreamjoinItfMeta> & Pick<StreamjoinItfMeta, 'kind'>): Record<string, unknown> {
@@ -96,7 +101,7 @@ export function conformanceItf(trace: AnyTrace, view: CounterexampleView, d: Div
       },
       ...view.steps.map(
         (s, i): ItfState => ({
-          '#meta': { index: i + 1, step: s.number, ...(d.step === i ? { divergence: true } : {}) },
+          '#meta': stepMeta(i, t.steps[i]?.note, d.step === i),
           ...observationValues(s.state),
           events: eventsCodec.encode([...(s.clusterEvents ?? [])] as ClusterEvent[]),
           refused: refusedCodec.encode(s.refused ?? null),
@@ -125,7 +130,7 @@ export function conformanceItf(trace: AnyTrace, view: CounterexampleView, d: Div
     ...t.steps.map((s, i): ItfState => {
       const e = expected[i];
       return {
-        '#meta': { index: i + 1, step: i, ...(d.step === i ? { divergence: true } : {}) },
+        '#meta': stepMeta(i, s.note, d.step === i),
         outcome: ITF_OPERATOR_FIELDS.outcome.encode(e ? e.outcome : null),
         changes: ITF_OPERATOR_FIELDS.changes.encode(e ? [...e.changes] : []),
         retained: ITF_OPERATOR_FIELDS.retained.encode(e?.retained ?? { live: 0, tombstones: 0, matches: 0 }),
