@@ -10,6 +10,7 @@ import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
 import { viewCommand, viewHelp } from './view.ts';
+import { exploreCommand, exploreHelp } from './explore.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
@@ -46,6 +47,7 @@ const helps: Record<string, string> = {
   serve: serveHelp,
   mutants: mutantsHelp,
   view: viewHelp,
+  explore: exploreHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -116,6 +118,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return checkCommand(rest, out);
     case 'view':
       return viewCommand(rest, out);
+    case 'explore':
+      return exploreCommand(rest, out, process.stdin);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;

@@ -78,7 +78,15 @@ export type {
   SinkState,
   WorkerState,
 } from './cluster/stateMachine.ts';
-export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './cluster/boundedHistories.ts';
+export {
+  budgetOf,
+  enabledClusterActions,
+  initialExplored,
+  isFault,
+  isQuiescent,
+  nextEager,
+  nextExplored,
+} from './cluster/boundedHistories.ts';
 export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
 export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';
 export type { LabelledAction } from './cluster/explorerModel.ts';
