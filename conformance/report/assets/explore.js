@@ -84,7 +84,7 @@
                 e.preventDefault();
                 future = [...path.slice(i + 1), ...future];
                 path = path.slice(0, i + 1);
-                load();
+                void load();
               },
             },
             p.text,
@@ -99,7 +99,7 @@
     previous = undefined;
     const picture = $('picture');
     picture.replaceChildren();
-    if (state && state.observation) {
+    if (state?.observation) {
       const obsChanged = new Set([...changed].filter((p) => p.startsWith('/observation')).map((p) => p.slice('/observation'.length)));
       picture.append(cluster(state.observation, obsChanged));
       if (state.violation) picture.append(el('div', { class: 'violation' }, state.violation));
@@ -134,14 +134,14 @@
     if (path.length === 0) return;
     future = [path[path.length - 1], ...future];
     path = path.slice(0, -1);
-    load();
+    void load();
   }
   function forward() {
     if (future.length === 0) return;
     previous = current;
     path = [...path, future[0]];
     future = future.slice(1);
-    load();
+    void load();
   }
 
   const select = $('preset');
@@ -154,7 +154,7 @@
     spec = { preset: select.value };
     path = [];
     future = [];
-    load();
+    void load();
   });
   $('file').addEventListener('change', async () => {
     const f = $('file').files[0];
@@ -174,7 +174,7 @@
   $('reset').addEventListener('click', () => {
     future = [...path, ...future];
     path = [];
-    load();
+    void load();
   });
   document.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLSelectElement || (e.target instanceof HTMLInputElement && e.target.type !== 'range')) return;
@@ -183,5 +183,5 @@
     else if (e.key === 'Home') $('reset').click();
   });
   fromHash();
-  load();
+  void load();
 })();
