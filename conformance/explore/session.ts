@@ -1,14 +1,13 @@
 // The interactive explorer's model side (`streamjoin explore`): a model (a
 // preset, or the cluster of a trace) and a path of actions from its initial
 // state; for the state the path reaches, the enabled actions, the refused
-// ones with the reason the model gives (`whyDisabled`, or a budget), and the
+// ones with the reason the model gives (`whyNotEnabled`, or a budget), and the
 // properties' verdicts. Stateless: every request replays its path, so a URL
 // holding the model and the path is a state anyone can open again.
 import type { ClusterAction, ClusterConfig, ClusterTrace, Counterexample, LogRecord } from '../../spec/index.ts';
-import { InputError, isItfTrace, itfKind, parseJson, documentFormat, COUNTEREXAMPLE_FORMAT } from '../../spec/index.ts';
+import { COORDINATOR, InputError, isItfTrace, itfKind, parseJson, documentFormat, COUNTEREXAMPLE_FORMAT } from '../../spec/index.ts';
 import type { ItfTrace } from '../../spec/index.ts';
 import {
-  COORDINATOR,
   PRESETS,
   budgetOf,
   clusterExplorerModel,
@@ -20,7 +19,7 @@ import {
   presetNamed,
   resolveBounds,
   validityOf,
-  whyDisabled,
+  whyNotEnabled,
 } from '../../model/index.ts';
 import type { ClusterModelConfig, ExploredState, JoinModelState, LabelledAction, Model } from '../../model/index.ts';
 import { actionText } from '../report/view.ts';
@@ -201,7 +200,7 @@ export function snapshot(spec: ModelSpec, path: readonly unknown[]): Snapshot {
     if (a === undefined) {
       const why =
         b.cluster && typeof wanted === 'object' && wanted !== null && 'type' in wanted
-          ? (whyDisabled(b.cluster.cluster, (state as ExploredState).cluster, wanted as ClusterAction) ??
+          ? (whyNotEnabled(b.cluster.cluster, (state as ExploredState).cluster, wanted as ClusterAction) ??
             boundReason(b.cluster, state as ExploredState, wanted as ClusterAction) ??
             'not an action of this model')
           : 'not an action of this model';
@@ -223,7 +222,7 @@ export function snapshot(spec: ModelSpec, path: readonly unknown[]): Snapshot {
       refused.push({ action: null, text: 'record', why: 'the workload is consumed' });
     for (const a of clusterCandidates(b.cluster, s)) {
       if (on.has(key(a))) continue;
-      const why = whyDisabled(b.cluster.cluster, s.cluster, a) ?? boundReason(b.cluster, s, a) ?? 'not offered by the bounded model';
+      const why = whyNotEnabled(b.cluster.cluster, s.cluster, a) ?? boundReason(b.cluster, s, a) ?? 'not offered by the bounded model';
       refused.push({ action: a, text: actionText(a), why });
     }
   } else if (enabled.length === 0) {

@@ -29,7 +29,7 @@ import {
   observeCluster,
   stepJoin,
   transition,
-  whyDisabled,
+  whyNotEnabled,
 } from '../../model/index.ts';
 import type { ExploredState, JoinModelState } from '../../model/index.ts';
 import { expectedClusterSteps, type ExpectedClusterStep } from '../lockstep/clusterLockstep.ts';
@@ -521,7 +521,7 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
     const actions = cx.actions as ClusterAction[];
     const steps: ViewStep[] = [];
     for (const [i, action] of actions.entries()) {
-      const why = whyDisabled(setup, s.cluster, action);
+      const why = whyNotEnabled(setup, s.cluster, action);
       const observationBefore = observeCluster(setup, s.cluster);
       let expected: ExpectedClusterStep;
       if (why !== undefined) expected = { error: why, observation: observationBefore };
