@@ -46,8 +46,8 @@ checks its invariants, reachability goals, Progress and action coverage.
 Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
 (format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
 with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
-the summary prints the command that replays it. A live progress line goes to stderr when it is a
-terminal.
+the summary prints the command that replays it. A live progress line goes
+to stderr when it is a terminal.
 
 Exit codes: 0 every property holds over an exhausted bound; 1 a property is
 violated (an invariant, Progress, a goal never reached, an expected action
