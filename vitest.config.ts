@@ -25,8 +25,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Spawned processes and their timeouts get the machine's spare cores (vitest's default worker count).
-        test: { name: 'e2e', include: [`${suites}*.e2e.test.ts`], sequence: { groupOrder: 1 } },
+        test: {
+          name: 'e2e',
+          include: [`${suites}*.e2e.test.ts`],
+          // Spawned processes and their timeouts get the machine's spare cores (vitest's default worker count).
+          sequence: { groupOrder: 1 },
+          // Its longest tests take about a minute on an idle machine: the bound is an order of magnitude looser.
+          testTimeout: 600_000,
+        },
       },
     ],
     globalSetup: ['test-setup/seed.global.ts'],
