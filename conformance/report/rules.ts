@@ -49,6 +49,12 @@ function rulesOfOutcomeFor(kind: LogRecord['kind'] | undefined, o: Outcome): { r
   }
 }
 
+/** The rules that decide an outcome of a record of this kind (J7's table), for a view of a run's outcomes. */
+export function rulesOfOutcome(o: Outcome, kind?: LogRecord['kind']): string[] {
+  const rules = rulesOfOutcomeFor(kind, o).rules;
+  return rules.length > 0 ? rules : ['J7'];
+}
+
 /**
  * A record's outcome differs: the rules of both outcomes (the one the system
  * should have applied and the one it applied instead), and J7's precedence

@@ -21,6 +21,7 @@ interface Row {
   by: string;
   steps: number;
   counterexample: string;
+  html: string | null;
   replay: string;
 }
 
@@ -41,7 +42,9 @@ describe('streamjoin mutants', () => {
       // The divergence names the rule the mutant breaks (rules.ts: the rule that decides the differing field).
       expect(m.breaks?.rules, m.name).toContain(m.rule);
     }
-    expect(readdirSync(out)).toHaveLength(2 * MUTANTS.length);
+    // Per kill: the trace, its explanation, its Markdown (Mermaid) and its HTML viewer.
+    expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
+    for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
     // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
     const replays = await Promise.all(report.mutants.map((m) => run(words(m.replay).slice(1))));
     replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replay}\n${x.stdout}${x.stderr}`).toBe(1));
