@@ -8,22 +8,15 @@
 // harness against each and must kill every one.
 
 /** Replaces the `lines` lines under the mutant's marker (`// mutant: NAME`) in one file under impl/, or inserts after it (`lines: 0`). */
-export interface MarkedPatch {
+export interface SourcePatch {
   /** Path under impl/, with forward slashes. */
   readonly file: string;
   /** How many lines under the marker the patch replaces. A mutant with several patches in one file has one marker per patch, in the same order. */
   readonly lines: number;
   readonly replace: string;
+  /** The marker to anchor on when it is not the mutant's own name: for a mutant a test makes up (the catalogue's mutants never set it). */
+  readonly marker?: string;
 }
-
-/** One literal replacement: a snippet that occurs exactly once in one file under impl/ (sites not marked yet). */
-export interface SnippetPatch {
-  readonly file: string;
-  readonly find: string;
-  readonly replace: string;
-}
-
-export type SourcePatch = MarkedPatch | SnippetPatch;
 
 export interface Mutant {
   /** A command-line word: `streamjoin serve --mutant NAME`. */
@@ -48,7 +41,7 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/effects.ts',
-        find: `      writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
+        lines: 1,
         replace: `      // MUTANT: the checkpoint is announced but never made durable.
       const persisted = (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
       slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
@@ -78,11 +71,9 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/clusterState.ts',
-        find: `  return storedCheckpoint(c, slot);
-}`,
+        lines: 1,
         replace: `  storedCheckpoint(c, slot);
-  return undefined; // MUTANT: recover from the beginning of the log, whatever was checkpointed
-}`,
+  return undefined; // MUTANT: recover from the beginning of the log, whatever was checkpointed`,
       },
       {
         file: 'cluster/sink.ts',
@@ -211,7 +202,7 @@ export const MUTANTS: readonly Mutant[] = [
       },
       {
         file: 'cluster/inputChecks.ts',
-        find: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };`,
+        lines: 1,
         replace: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped`,
       },
     ],
@@ -225,53 +216,33 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/cluster.ts',
-        find: `      handoff: null,
-    };`,
-        replace: `      handoff: null,
-      frozenRecords: [], // MUTANT: records of a frozen key, held in the coordinator's memory
-    };`,
+        lines: 0,
+        replace: `      frozenRecords: [], // MUTANT: records of a frozen key, held in the coordinator's memory`,
       },
       {
         file: 'cluster/effects.ts',
-        find: `  c.storage.log.append(record);
-  indexRecord(c, record, index);`,
+        lines: 0,
+        replace: `        c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator`,
+      },
+      {
+        file: 'cluster/effects.ts',
+        lines: 0,
         replace: `  const h = c.handoff; // MUTANT: a frozen key's record waits in memory
   if (slot !== undefined && h !== null && h.kind === 'migrate' && h.key === slot.key && h.phase !== 'committed') {
     c.frozenRecords.push(record);
     events.push({ type: 'appended', index: index + c.frozenRecords.length - 1 });
     return;
-  }
-  c.storage.log.append(record);
-  indexRecord(c, record, index);`,
+  }`,
       },
       {
         file: 'cluster/handoff.ts',
-        find: `  c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
-  saveCoordinator(c);`,
-        replace: `  c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
-  saveCoordinator(c);
-  for (const r of c.frozenRecords.splice(0)) indexRecord(c, r, c.storage.log.length), c.storage.log.append(r); // MUTANT: flushed at commit`,
-      },
-      {
-        file: 'cluster/handoff.ts',
-        find: `import { wake } from './eager.ts';`,
+        lines: 1,
         replace: `import { indexRecord, wake } from './eager.ts'; // MUTANT: the commit flushes the records held in memory`,
       },
       {
-        file: 'cluster/effects.ts',
-        find: `      if (a.node === COORDINATOR) {
-        c.coordinatorUp = false;
-        return;
-      }
-      const w = c.workerByName.get(a.node) as Worker;
-      w.status = 'down';`,
-        replace: `      if (a.node === COORDINATOR) {
-        c.coordinatorUp = false;
-        c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
-        return;
-      }
-      const w = c.workerByName.get(a.node) as Worker;
-      w.status = 'down';`,
+        file: 'cluster/handoff.ts',
+        lines: 0,
+        replace: `  for (const r of c.frozenRecords.splice(0)) indexRecord(c, r, c.storage.log.length), c.storage.log.append(r); // MUTANT: flushed at commit`,
       },
     ],
   },

@@ -12,7 +12,7 @@ import type { ImplModule } from '../adapters/implOperator.ts';
 import { implSutOf } from '../adapters/implSut.ts';
 import type { InProcessSut } from '../adapters/sut.ts';
 import { SPEC_VERSION } from '../../spec/index.ts';
-import type { MarkedPatch, Mutant, SnippetPatch, SourcePatch } from './catalogue.ts';
+import type { Mutant, SourcePatch } from './catalogue.ts';
 
 /** The project's root: impl/ and spec/ are found here. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
@@ -47,47 +47,17 @@ export function markersOf(text: string): { readonly mutant: string; readonly lin
  * not pair up one to one, or a marked site runs past the end of the file.
  */
 export function applyPatches(mutant: string, file: string, text: string, patches: readonly SourcePatch[]): string {
-  // Snippet patches (the sites not marked yet) first: they find their text wherever it is.
-  for (const p of patches) if ('find' in p) text = applySnippet(mutant, text, p);
-  return applyMarked(
-    mutant,
-    file,
-    text,
-    patches.filter((p): p is MarkedPatch => !('find' in p)),
-  );
-}
-
-/** How often `find` occurs in `text` (non-overlapping). */
-function occurrences(text: string, find: string): number {
-  let n = 0;
-  for (let at = text.indexOf(find); at >= 0; at = text.indexOf(find, at + find.length)) n++;
-  return n;
-}
-
-/** A snippet patch; throws MutantPatchError unless the snippet occurs exactly once. */
-function applySnippet(mutant: string, text: string, patch: SnippetPatch): string {
-  const n = occurrences(text, patch.find);
-  if (n !== 1) {
-    const first = patch.find.split('\n')[0] ?? '';
-    throw new MutantPatchError(
-      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
-    );
-  }
-  const at = text.indexOf(patch.find);
-  return text.slice(0, at) + patch.replace + text.slice(at + patch.find.length);
-}
-
-function applyMarked(mutant: string, file: string, text: string, patches: readonly MarkedPatch[]): string {
+  const marker = patches[0]?.marker ?? mutant;
   const lines = text.split('\n');
-  const markers = markersOf(text).filter((m) => m.mutant === mutant);
+  const markers = markersOf(text).filter((m) => m.mutant === marker);
   if (markers.length !== patches.length) {
     throw new MutantPatchError(
-      `mutant ${mutant}: impl/${file} has ${markers.length} marker${markers.length === 1 ? '' : 's'} "// mutant: ${mutant}", the catalogue has ${patches.length} patch${patches.length === 1 ? '' : 'es'} for it there: impl/ changed; put the markers back or update the catalogue (conformance/mutants/catalogue.ts)`,
+      `mutant ${mutant}: impl/${file} has ${markers.length} marker${markers.length === 1 ? '' : 's'} "// mutant: ${marker}", the catalogue has ${patches.length} patch${patches.length === 1 ? '' : 'es'} for it there: impl/ changed; put the markers back or update the catalogue (conformance/mutants/catalogue.ts)`,
     );
   }
   // From the last site up, so that earlier line numbers stay valid.
   for (let i = markers.length - 1; i >= 0; i--) {
-    const patch = patches[i] as MarkedPatch;
+    const patch = patches[i] as SourcePatch;
     let at = (markers[i] as { line: number }).line + 1;
     while (at < lines.length && MARKER.test(lines[at] as string)) at++;
     if (at + patch.lines > lines.length) {

@@ -90,7 +90,7 @@ describe('the mutant catalogue (DESIGN §5)', () => {
     const wanted = new Map<string, number>();
     for (const m of MUTANTS) {
       for (const p of m.patches) {
-        if ('find' in p) continue;
+        expect(p.marker, `${m.name} anchors on its own markers`).toBeUndefined();
         const at = `${m.name} in impl/${p.file}`;
         wanted.set(at, (wanted.get(at) ?? 0) + 1);
       }
@@ -145,7 +145,8 @@ describe('the mutant catalogue (DESIGN §5)', () => {
       rule: 'J1',
       description: 'a comment changed',
       patches: [
-        { file: 'operator.ts', find: '    // J7 check 1: validity.\n', replace: '    // J7 check 1: validity (MUTANT: unchanged).\n' },
+        // Anchored on another mutant's marker: a comment inserted there.
+        { file: 'operator.ts', marker: 'reversed-interval-swapped', lines: 0, replace: '    // MUTANT: a comment, nothing else' },
       ],
     };
     const report = await runMutants({

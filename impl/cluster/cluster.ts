@@ -118,6 +118,7 @@ export class ImplCluster {
       watermarks: [],
       coordinatorUp: !storage.recovered,
       handoff: null,
+      // mutant: frozen-key-events-in-coordinator-memory
     };
     if (storage.recovered) recover(this.state);
     else {

@@ -149,6 +149,7 @@ export function storedCheckpoint(c: ClusterState, slot: KeySlot): Checkpoint | u
 
 /** C4, C8, C10: failover and restart rebuild a key from its LATEST durable checkpoint. */
 function checkpointToRecoverFrom(c: ClusterState, slot: KeySlot): Checkpoint | undefined {
+  // mutant: replay-from-older-checkpoint-without-dedup
   return storedCheckpoint(c, slot);
 }
 

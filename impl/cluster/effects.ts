@@ -42,6 +42,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       // C5: the frozen source's checkpoint is durable before the handoff may move on to install.
       const h = c.handoff as HandoffRecord;
       const slot = slotOf(c, h.key);
+      // mutant: commit-before-durable-checkpoint
       writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);
       setPhase(c, 'persisted');
       return;
@@ -136,6 +137,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       // C10: a crash loses the node's volatile state; durable parts are untouched.
       if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
+        // mutant: frozen-key-events-in-coordinator-memory
         return;
       }
       const w = c.workerByName.get(a.node) as Worker;
@@ -187,6 +189,7 @@ function appendRecord(c: ClusterState, record: LogRecord, events: ClusterEvent[]
   // C3: every valid record goes to the durable log, whether or not its key is
   // frozen. A frozen key's records wait there for whichever copy owns the key
   // next, which reads them from its checkpoint's cursor; none is held anywhere else.
+  // mutant: frozen-key-events-in-coordinator-memory
   c.storage.log.append(record);
   indexRecord(c, record, index);
   events.push({ type: 'appended', index });

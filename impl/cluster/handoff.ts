@@ -14,6 +14,7 @@ import {
   type Runnable,
   type Worker,
 } from './clusterState.ts';
+// mutant: frozen-key-events-in-coordinator-memory
 import { wake } from './eager.ts';
 import type { HandoffRecord, InstallMessage, ReleaseMessage } from './storage.ts';
 
@@ -41,6 +42,7 @@ export function ownershipPart(c: ClusterState, h: HandoffRecord, events: Cluster
   slot.epoch = h.from + 1;
   c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
   saveCoordinator(c);
+  // mutant: frozen-key-events-in-coordinator-memory
   if (h.kind === 'migrate') {
     (dst.copies.get(slot.order) as KeyCopy).frozen = false;
     wake(c, runnable, dst, slot);

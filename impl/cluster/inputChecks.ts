@@ -35,6 +35,7 @@ export function copyOfRecord(record: LogRecord): LogRecord {
       return { kind: 'watermark', side: record.side, wm: record.wm };
     case 'insert':
     case 'retract':
+      // mutant: reversed-interval-swapped
       return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };
     default:
       throw new TypeError(
