@@ -48,6 +48,30 @@ export const REASONS = {
   j0: "A defensive check: J0's range of L and D. No configuration outside it reaches the operator: the harness checks every configuration against the spec (clusterConfigProblem, the config schema) before opening a session, and so does the protocol server (bad_config). Accepting an out-of-range configuration here is unobservable; the operator's own unit tests pin the refusal (impl/operator.test.ts).",
   escapeFastPath:
     'Performance only: escapeMatchIdPart returns a part unchanged when it holds neither `%` nor `/`, before the loop that escapes. Without the shortcut (or with a test for the empty string, which every string contains), the loop copies such a part character by character to the same string.',
+  counters:
+    "Statistics only: the operator's counters (accepted, duplicate, late, stale, rejected by reason, evicted) and its eviction-work counts are read by benchmarks and carried in snapshots, never by the protocol: no reply or observation holds them, and no decision reads them.",
+  j0Message: "The text of J0's ConfigError, thrown only for a configuration the harness never sends (see J0's range above); not reached.",
+  defensiveKind:
+    "A defensive check: a record of a kind other than insert, retract and watermark never reaches the operator (the trace schema and the protocol's request schema refuse it, and the cluster copies records by kind before anything else).",
+  perKeyOperator:
+    "`retained(key)` of an operator holding one key: every copy in the cluster has its own operator for its one key (C2), so the totals and that key's counts are the same numbers.",
+  uniqueOrder:
+    'The order number of a row is a tie-breaker that only has to be unique (the interval tree and the horizon heap order rows by it after their times); counting down instead of up keeps it unique. Snapshots list keys in §0 order for byte-stable checkpoints; restoring does not depend on that order.',
+  deadCase:
+    "Dead code: a `process` action is never enabled (§7: processing is eager, so whyNotEnabled refuses every process step), so the effect's case for it never runs; renaming the case label changes nothing that runs.",
+  crashWindow:
+    "Only a crash inside one durable write step makes this differ. A commit in phase `fenced` re-raises the fence in case the coordinator crashed after writing the phase and before raising the fence; in the in-memory cluster the harness runs, a protocol crash falls between actions, so the fence is always already raised by then and raising it again (or not, or lower) changes nothing. The on-disk backend's crash tests (cluster.durability.e2e.test.ts) kill a process at every write point.",
+  releaseToDown:
+    'A release sent to a source that is down: it holds no copy (a crash drops them all, C10), so delivering it drops nothing, as not delivering it does.',
+  abortSource:
+    "The abort's test of the source: a down worker holds no copy (a crash drops them all, C10), and while a migration is in flight before the fence an up source always holds a copy of the key at epoch `from` (frozen, or active after a restart recovered it: the table still names it the owner). So the sub-conditions `src.status === 'up'` and `srcCopy !== undefined` never decide alone.",
+  abortDestination:
+    "The abort's test of the destination: a down worker holds no copy (a crash drops them all, C10), and a frozen copy at the destination of an in-flight migration is always the one install made, at epoch `from + 1`. So `dst.status === 'up'` and the epoch test never decide alone.",
+  fencePartPhase:
+    "The phase written with a failover's first record is replaced at once: fencePart writes the record with phase `fenced` whatever phase it is given.",
+  watermarkSlot: 'A watermark has no key: looking its slot up by `record.key` (undefined) finds none, as not looking it up does.',
+  wakeHint:
+    'Waking is a hint: `wake` marks copies for eager processing to look at, and processing decides by itself (canProcess: the worker up, the copy not frozen, a relevant record at or after its cursor). Waking more copies than the record concerns (every copy of every up worker, or the copies of a paused worker) finds nothing more to process.',
 } as const;
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
@@ -399,6 +423,41 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         original: 'a.id > b.id',
         replacement: 'false',
       },
+      {
+        file: 'impl/operator.ts',
+        line: 'const plainRow = ks.plainKey && row.plainId;',
+        mutator: 'ConditionalExpression',
+        original: 'ks.plainKey && row.plainId',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const plainRow = ks.plainKey && row.plainId;',
+        mutator: 'ConditionalExpression',
+        original: 'ks.plainKey && row.plainId',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const plainRow = ks.plainKey && row.plainId;',
+        mutator: 'LogicalOperator',
+        original: 'ks.plainKey && row.plainId',
+        replacement: 'ks.plainKey || row.plainId',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const m = new MatchEntry(encodeMatchId(key, l.id, r.id), plainRow && partner.plainId, l, r, l.id, r.id);',
+        mutator: 'ConditionalExpression',
+        original: 'plainRow && partner.plainId',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const m = new MatchEntry(encodeMatchId(key, l.id, r.id), plainRow && partner.plainId, l, r, l.id, r.id);',
+        mutator: 'ConditionalExpression',
+        original: 'plainRow && partner.plainId',
+        replacement: 'false',
+      },
     ],
   },
   {
@@ -453,6 +512,36 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         original: 'b <= BOUND_MAX',
         replacement: 'true',
       },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (!isBound(config.allowedLateness)) {',
+        mutator: 'ConditionalExpression',
+        original: '!isBound(config.allowedLateness)',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (!isBound(config.allowedLateness)) {',
+        mutator: 'BlockStatement',
+        original:
+          '{\n      throw new ConfigError(`J0: allowedLateness must be an integer in [0, 2^50], got ${String(config.allowedLateness)}`);\n    }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (!isBound(config.maxIntervalLength)) {',
+        mutator: 'ConditionalExpression',
+        original: '!isBound(config.maxIntervalLength)',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (!isBound(config.maxIntervalLength)) {',
+        mutator: 'BlockStatement',
+        original:
+          '{\n      throw new ConfigError(`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`);\n    }',
+        replacement: '{}',
+      },
     ],
   },
   {
@@ -478,6 +567,271 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         mutator: 'StringLiteral',
         original: "'/'",
         replacement: '""',
+      },
+    ],
+  },
+  {
+    reason: REASONS.counters,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'private readonly work: EvictionWork = { heapEntriesExamined: 0, matchEntriesExamined: 0 };',
+        mutator: 'ObjectLiteral',
+        original: '{ heapEntriesExamined: 0, matchEntriesExamined: 0 }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'return { ...this.count, rejected: { ...this.count.rejected } };',
+        mutator: 'ObjectLiteral',
+        original: '{ ...this.count.rejected }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'evictionWork(): EvictionWork {',
+        mutator: 'BlockStatement',
+        original: '{\n    return { ...this.work };\n  }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'return { ...this.work };',
+        mutator: 'ObjectLiteral',
+        original: '{ ...this.work }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'this.count.late++;',
+        mutator: 'UpdateOperator',
+        original: 'this.count.late++',
+        replacement: 'this.count.late--',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'this.count.accepted++;',
+        mutator: 'UpdateOperator',
+        original: 'this.count.accepted++',
+        replacement: 'this.count.accepted--',
+      },
+    ],
+  },
+  {
+    reason: REASONS.j0Message,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'throw new ConfigError(`J0: allowedLateness must be an integer in [0, 2^50], got ${String(config.allowedLateness)}`);',
+        mutator: 'StringLiteral',
+        original: '`J0: allowedLateness must be an integer in [0, 2^50], got ${String(config.allowedLateness)}`',
+        replacement: '``',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'throw new ConfigError(`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`);',
+        mutator: 'StringLiteral',
+        original: '`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`',
+        replacement: '``',
+      },
+    ],
+  },
+  {
+    reason: REASONS.defensiveKind,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'default:',
+        mutator: 'ConditionalExpression',
+        original:
+          'default:\n        throw new TypeError(`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`);',
+        replacement: 'default:',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'throw new TypeError(`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`);',
+        mutator: 'StringLiteral',
+        original: '`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`',
+        replacement: '``',
+      },
+    ],
+  },
+  {
+    reason: REASONS.perKeyOperator,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'if (key === undefined) return { ...this.totals };',
+        mutator: 'ConditionalExpression',
+        original: 'key === undefined',
+        replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.uniqueOrder,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'return [...this.keys.keys()].sort(compareCodePoints);',
+        mutator: 'MethodExpression',
+        original: '[...this.keys.keys()].sort(compareCodePoints)',
+        replacement: '[...this.keys.keys()]',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const row = new RowEntry(keyState, side, record.id, record.ts, record.start, record.end, live, this.nextOrder++);',
+        mutator: 'UpdateOperator',
+        original: 'this.nextOrder++',
+        replacement: 'this.nextOrder--',
+      },
+    ],
+  },
+  {
+    reason: REASONS.deadCase,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "case 'process':",
+        mutator: 'ConditionalExpression',
+        original: "case 'process':\n      return;",
+        replacement: "case 'process': // never enabled (see whyNotEnabled)",
+      },
+      { file: 'impl/cluster/effects.ts', line: "case 'process':", mutator: 'StringLiteral', original: "'process'", replacement: '""' },
+    ],
+  },
+  {
+    reason: REASONS.crashWindow,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (h.phase === 'installed') {",
+        mutator: 'ConditionalExpression',
+        original: "h.phase === 'installed'",
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: '} else {',
+        mutator: 'BlockStatement',
+        original:
+          '{\n        // Phase fenced: the fence part ran before a crash. Raising the fence again is a\n        // no-op unless that crash fell between writing the phase and raising the fence.\n        c.sink.raiseFence(h.key, h.from + 1);\n      }',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: 'c.sink.raiseFence(h.key, h.from + 1);',
+        mutator: 'ArithmeticOperator',
+        original: 'h.from + 1',
+        replacement: 'h.from - 1',
+      },
+    ],
+  },
+  {
+    reason: REASONS.releaseToDown,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if ((c.workerByName.get(h.src) as Worker).status === 'up') deliverRelease(c, message, events);",
+        mutator: 'ConditionalExpression',
+        original: "(c.workerByName.get(h.src) as Worker).status === 'up'",
+        replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.abortSource,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (src.status === 'up' && srcCopy !== undefined && srcCopy.frozen && srcCopy.epoch === h.from) {",
+        mutator: 'LogicalOperator',
+        original: "src.status === 'up' && srcCopy !== undefined",
+        replacement: "src.status === 'up' || srcCopy !== undefined",
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (src.status === 'up' && srcCopy !== undefined && srcCopy.frozen && srcCopy.epoch === h.from) {",
+        mutator: 'ConditionalExpression',
+        original: "src.status === 'up'",
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (src.status === 'up' && srcCopy !== undefined && srcCopy.frozen && srcCopy.epoch === h.from) {",
+        mutator: 'ConditionalExpression',
+        original: 'srcCopy !== undefined',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (src.status === 'up' && srcCopy !== undefined && srcCopy.frozen && srcCopy.epoch === h.from) {",
+        mutator: 'ConditionalExpression',
+        original: 'srcCopy.epoch === h.from',
+        replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.abortDestination,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (dst.status === 'up' && dstCopy !== undefined && dstCopy.frozen && dstCopy.epoch === h.from + 1) {",
+        mutator: 'ConditionalExpression',
+        original: "dst.status === 'up'",
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "if (dst.status === 'up' && dstCopy !== undefined && dstCopy.frozen && dstCopy.epoch === h.from + 1) {",
+        mutator: 'ConditionalExpression',
+        original: 'dstCopy.epoch === h.from + 1',
+        replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.fencePartPhase,
+    mutants: [
+      { file: 'impl/cluster/effects.ts', line: "phase: 'fenced',", mutator: 'StringLiteral', original: "'fenced'", replacement: '""' },
+    ],
+  },
+  {
+    reason: REASONS.watermarkSlot,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "const slot = record.kind === 'watermark' ? undefined : c.slotByKey.get(record.key);",
+        mutator: 'ConditionalExpression',
+        original: "record.kind === 'watermark'",
+        replacement: 'false',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "const slot = record.kind === 'watermark' ? undefined : c.slotByKey.get(record.key);",
+        mutator: 'StringLiteral',
+        original: "'watermark'",
+        replacement: '""',
+      },
+    ],
+  },
+  {
+    reason: REASONS.wakeHint,
+    mutants: [
+      {
+        file: 'impl/cluster/effects.ts',
+        line: 'if (slot === undefined) {',
+        mutator: 'ConditionalExpression',
+        original: 'slot === undefined',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/cluster/effects.ts',
+        line: "for (const w of c.workers) if (w.status === 'up') for (const order of w.copies.keys()) wake(c, runnable, w, c.slots[order] as KeySlot);",
+        mutator: 'ConditionalExpression',
+        original: "w.status === 'up'",
+        replacement: 'true',
       },
     ],
   },
