@@ -11,6 +11,8 @@
 export interface EquivalentSite {
   readonly file: string;
   readonly line: string;
+  /** The line before it, when the same line occurs more than once in the file. */
+  readonly before?: string;
   readonly mutator: string;
   readonly original: string;
   readonly replacement: string;
@@ -49,7 +51,7 @@ export const REASONS = {
   escapeFastPath:
     'Performance only: escapeMatchIdPart returns a part unchanged when it holds neither `%` nor `/`, before the loop that escapes. Without the shortcut (or with a test for the empty string, which every string contains), the loop copies such a part character by character to the same string.',
   counters:
-    "Statistics only: the operator's counters (accepted, duplicate, late, stale, rejected by reason, evicted) and its eviction-work counts are read by benchmarks and carried in snapshots, never by the protocol: no reply or observation holds them, and no decision reads them.",
+    "Statistics only: the operator's counters (accepted, duplicate, late, stale, rejected by reason, evicted) and its eviction-work counts are read by benchmarks and carried in snapshots, never by the protocol: no reply or observation holds them and no decision reads them. A snapshot's counter must be a count (restoring checks it is not negative), so only a mutant that keeps every counter non-negative is equivalent: the work counts are never snapshotted; `rejected` restored empty reads as zeros; accepted retractions of live rows never outnumber the accepted inserts that made those rows.",
   j0Message: "The text of J0's ConfigError, thrown only for a configuration the harness never sends (see J0's range above); not reached.",
   defensiveKind:
     "A defensive check: a record of a kind other than insert, retract and watermark never reaches the operator (the trace schema and the protocol's request schema refuse it, and the cluster copies records by kind before anything else).",
@@ -72,6 +74,8 @@ export const REASONS = {
   watermarkSlot: 'A watermark has no key: looking its slot up by `record.key` (undefined) finds none, as not looking it up does.',
   wakeHint:
     'Waking is a hint: `wake` marks copies for eager processing to look at, and processing decides by itself (canProcess: the worker up, the copy not frozen, a relevant record at or after its cursor). Waking more copies than the record concerns (every copy of every up worker, or the copies of a paused worker) finds nothing more to process.',
+  perfShortcut:
+    'Performance only: a shortcut for an empty or one-element result (return at once when no match was made, skip sorting a single change) that gives the same result as the general code it skips.',
 } as const;
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
@@ -209,7 +213,16 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
   },
   {
     reason: REASONS.fenceReturn,
-    mutants: [{ file: 'impl/cluster/sink.ts', line: 'return false;', mutator: 'BooleanLiteral', original: 'false', replacement: 'true' }],
+    mutants: [
+      {
+        file: 'impl/cluster/sink.ts',
+        line: 'return false;',
+        before: 'this.fence.set(entry.key, Math.max(highest, entry.epoch));',
+        mutator: 'BooleanLiteral',
+        original: 'false',
+        replacement: 'true',
+      },
+    ],
   },
   {
     reason: REASONS.maxWrite,
@@ -217,6 +230,7 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
       {
         file: 'impl/cluster/sink.ts',
         line: 'this.fence.set(entry.key, Math.max(highest, entry.epoch));',
+        before: '}',
         mutator: 'MethodExpression',
         original: 'Math.max(highest, entry.epoch)',
         replacement: 'Math.min(highest, entry.epoch)',
@@ -458,6 +472,34 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         original: 'plainRow && partner.plainId',
         replacement: 'false',
       },
+      {
+        file: 'impl/operator.ts',
+        line: 'const m = new MatchEntry(encodeMatchId(key, l.id, r.id), plainRow && partner.plainId, l, r, l.id, r.id);',
+        mutator: 'LogicalOperator',
+        original: 'plainRow && partner.plainId',
+        replacement: 'plainRow || partner.plainId',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length > 1) added.sort(compareMatches);',
+        mutator: 'ConditionalExpression',
+        original: 'added.length > 1',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length > 1) added.sort(compareMatches);',
+        mutator: 'ConditionalExpression',
+        original: 'added.length > 1',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length > 1) added.sort(compareMatches);',
+        mutator: 'EqualityOperator',
+        original: 'added.length > 1',
+        replacement: 'added.length >= 1',
+      },
     ],
   },
   {
@@ -603,14 +645,8 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
       },
       {
         file: 'impl/operator.ts',
-        line: 'this.count.late++;',
-        mutator: 'UpdateOperator',
-        original: 'this.count.late++',
-        replacement: 'this.count.late--',
-      },
-      {
-        file: 'impl/operator.ts',
         line: 'this.count.accepted++;',
+        before: '}',
         mutator: 'UpdateOperator',
         original: 'this.count.accepted++',
         replacement: 'this.count.accepted--',
@@ -713,6 +749,7 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
       {
         file: 'impl/cluster/effects.ts',
         line: '} else {',
+        before: '}',
         mutator: 'BlockStatement',
         original:
           '{\n        // Phase fenced: the fence part ran before a crash. Raising the fence again is a\n        // no-op unless that crash fell between writing the phase and raising the fence.\n        c.sink.raiseFence(h.key, h.from + 1);\n      }',
@@ -832,6 +869,25 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         mutator: 'ConditionalExpression',
         original: "w.status === 'up'",
         replacement: 'true',
+      },
+    ],
+  },
+  {
+    reason: REASONS.perfShortcut,
+    mutants: [
+      {
+        file: 'impl/cluster/eager.ts',
+        line: 'if (runnable.size === 0) return;',
+        mutator: 'ConditionalExpression',
+        original: 'runnable.size === 0',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length === 0) return [];',
+        mutator: 'ConditionalExpression',
+        original: 'added.length === 0',
+        replacement: 'false',
       },
     ],
   },

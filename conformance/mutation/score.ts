@@ -31,8 +31,9 @@ export interface StrykerReport {
 export interface ScoredMutant {
   readonly file: string;
   readonly line: number;
-  /** The source line the mutant starts on. */
+  /** The source line the mutant starts on, and the one before it. */
   readonly lineText: string;
+  readonly lineBefore: string;
   readonly mutator: string;
   /** The code the mutant replaces, and what it puts there. */
   readonly original: string;
@@ -94,6 +95,7 @@ export function equivalenceOf(m: Omit<ScoredMutant, 'status'>, list: readonly Eq
         site.file === m.file &&
         site.mutator === m.mutator &&
         squash(site.line) === squash(m.lineText) &&
+        (site.before === undefined || squash(site.before) === squash(m.lineBefore)) &&
         squash(site.original) === squash(m.original) &&
         squash(site.replacement) === squash(m.replacement)
       )
@@ -130,6 +132,7 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
         file,
         line: m.location.start.line,
         lineText: f.source.split('\n')[m.location.start.line - 1] ?? '',
+        lineBefore: f.source.split('\n')[m.location.start.line - 2] ?? '',
         mutator: m.mutatorName,
         original: textAt(f.source, m.location.start, m.location.end),
         replacement: m.replacement ?? '',
