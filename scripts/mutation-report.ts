@@ -4,12 +4,18 @@
 // docs/mutation.md: counts per file, the score over the non-equivalent
 // mutants, and every survivor not argued equivalent
 // (conformance/mutation/equivalent.ts). `--open` prints those survivors as
-// JSON lines instead, to argue or kill.
+// JSON lines instead, to argue or kill; `--reasons` lists the arguments for
+// equivalence with how many mutants each covers.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scoreMarkdown, scoreReport, type StrykerReport } from '../conformance/mutation/score.ts';
+import { EQUIVALENT_MUTANTS } from '../conformance/mutation/equivalent.ts';
 
 const args = process.argv.slice(2);
+if (args.includes('--reasons')) {
+  for (const e of EQUIVALENT_MUTANTS) console.log(`- (${e.mutants.length} mutant${e.mutants.length === 1 ? '' : 's'}) ${e.reason}`);
+  process.exit(0);
+}
 const open = args.includes('--open');
 const paths = args.filter((a) => !a.startsWith('--'));
 if (paths.length === 0) paths.push(join(import.meta.dirname, '..', 'reports', 'mutation', 'mutation.json'));

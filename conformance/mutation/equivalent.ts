@@ -38,7 +38,7 @@ export const REASONS = {
   maxWrite:
     'A sink rule the protocol makes unreachable: a write that is not fenced has an epoch equal to the fence, never above it. C7 and C8 raise the fence to the new epoch before any copy holds that epoch (the fence part runs first), and a restart recovers at epoch[k], which the fence already reached. So max(fence, epoch) and min(fence, epoch) are both the fence.',
   relation:
-    'Not reachable through the protocol: relation() serves ImplCluster.sinkRelation(), which the durability tests call (impl/cluster/cluster.durability.test.ts); no reply or observation uses it.',
+    'Not reachable through the protocol: relation() serves ImplCluster.sinkRelation(), which the durability tests call (impl/cluster/cluster.durability.e2e.test.ts); no reply or observation uses it.',
   descriptor:
     'defineOwn gives a member named `__proto__` its own property; the observation object it builds is new on every observe() and never written again, so whether that property is writable or configurable changes nothing anyone can see.',
   emptyKey:
@@ -76,6 +76,10 @@ export const REASONS = {
     'Waking is a hint: `wake` marks copies for eager processing to look at, and processing decides by itself (canProcess: the worker up, the copy not frozen, a relevant record at or after its cursor). Waking more copies than the record concerns (every copy of every up worker, or the copies of a paused worker) finds nothing more to process.',
   perfShortcut:
     'Performance only: a shortcut for an empty or one-element result (return at once when no match was made, skip sorting a single change) that gives the same result as the general code it skips.',
+  preallocation:
+    'Performance only: the change list is allocated at its final length; an array that grows as it is filled holds the same changes.',
+  recoveryOnly:
+    "Written for recovery only: the coordinator's durable record (and the other durable parts' contents) are read back only when a cluster is reopened after a whole-cluster crash (recovery.ts, left out above: no protocol action reopens a cluster). In a running cluster every decision reads the in-memory table and handoff record, so what the durable copy holds is not observable through the protocol; cluster.durability.e2e.test.ts checks it by reopening.",
 } as const;
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
@@ -500,6 +504,55 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         original: 'added.length > 1',
         replacement: 'added.length >= 1',
       },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length > 1) added.sort(compareMatches);',
+        mutator: 'EqualityOperator',
+        original: 'added.length > 1',
+        replacement: 'added.length <= 1',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (added.length > 1) added.sort(compareMatches);',
+        mutator: 'MethodExpression',
+        original: 'added.sort(compareMatches)',
+        replacement: 'added',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (active.length > 1) active.sort(compareMatches);',
+        mutator: 'ConditionalExpression',
+        original: 'active.length > 1',
+        replacement: 'true',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (active.length > 1) active.sort(compareMatches);',
+        mutator: 'ConditionalExpression',
+        original: 'active.length > 1',
+        replacement: 'false',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (active.length > 1) active.sort(compareMatches);',
+        mutator: 'EqualityOperator',
+        original: 'active.length > 1',
+        replacement: 'active.length >= 1',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (active.length > 1) active.sort(compareMatches);',
+        mutator: 'EqualityOperator',
+        original: 'active.length > 1',
+        replacement: 'active.length <= 1',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'if (active.length > 1) active.sort(compareMatches);',
+        mutator: 'MethodExpression',
+        original: 'active.sort(compareMatches)',
+        replacement: 'active',
+      },
     ],
   },
   {
@@ -888,6 +941,46 @@ export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = [
         mutator: 'ConditionalExpression',
         original: 'added.length === 0',
         replacement: 'false',
+      },
+    ],
+  },
+  {
+    reason: REASONS.preallocation,
+    mutants: [
+      {
+        file: 'impl/operator.ts',
+        line: 'const changes: Change[] = new Array<Change>(added.length);',
+        mutator: 'ArrayDeclaration',
+        original: 'new Array<Change>(added.length)',
+        replacement: 'new Array()',
+      },
+      {
+        file: 'impl/operator.ts',
+        line: 'const changes: Change[] = new Array<Change>(active.length);',
+        mutator: 'ArrayDeclaration',
+        original: 'new Array<Change>(active.length)',
+        replacement: 'new Array()',
+      },
+    ],
+  },
+  {
+    reason: REASONS.recoveryOnly,
+    mutants: [
+      {
+        file: 'impl/cluster/clusterState.ts',
+        line: 'export function saveCoordinator(c: ClusterState): void {',
+        mutator: 'BlockStatement',
+        original:
+          '{\n  const record: CoordinatorRecord = {\n    keys: c.slots.map((s) => ({ key: s.key, owner: (c.workers[s.owner] as Worker).id, epoch: s.epoch })),\n    handoff: c.handoff,\n    lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),\n  };\n  c.storage.coordinator.save(record);\n}',
+        replacement: '{}',
+      },
+      {
+        file: 'impl/cluster/clusterState.ts',
+        line: 'const record: CoordinatorRecord = {',
+        mutator: 'ObjectLiteral',
+        original:
+          '{\n    keys: c.slots.map((s) => ({ key: s.key, owner: (c.workers[s.owner] as Worker).id, epoch: s.epoch })),\n    handoff: c.handoff,\n    lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),\n  }',
+        replacement: '{}',
       },
     ],
   },
