@@ -1,18 +1,21 @@
 // The streamjoin command line: parses arguments, calls the API, maps results
 // to exit codes. Nothing else lives here.
-import { InputError } from '../spec/index.ts';
+import { InputError, PROTOCOL_VERSION, SPEC_VERSION } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
-import { EXIT, worstExit } from './exitCodes.ts';
+import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
+import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
+import { STREAMJOIN_VERSION, reportHeader } from './version.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
 Usage: streamjoin <command> [options]
+       streamjoin --version
 
 Commands:
   ci                 the main job: the example traces, check --preset ci, then conform --sut impl
@@ -23,6 +26,7 @@ Commands:
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   mutants            run the harness against every mutant of the implementation: each must be killed
+  merge-reports REPORT...  combine the --json reports of --shard K/N runs into one verdict
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command, SPEC §8):
@@ -33,6 +37,14 @@ Exit codes (every command, SPEC §8):
   254  bad input or usage: one line \`where: SJnnn message\`
   255  internal error: a bug in streamjoin (please report it with the command line)
 
+Reports for tools: --json prints one JSON document on stdout (its "format",
+"streamjoin" version and "spec" version first; schemas in spec/schemas/reports/);
+under --json a usage or input error is a JSON document on stdout too
+(streamjoin/error-report@1), with the plain line on stderr. --reporter
+junit=FILE and --reporter tap[=FILE] write CI reports; on GitHub Actions
+failures become annotations and a step summary. --shard K/N splits a run
+across CI machines. Set-up for CI: docs/ci.md.
+
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 
 const helps: Record<string, string> = {
@@ -42,6 +54,7 @@ const helps: Record<string, string> = {
   replay: replayHelp,
   serve: serveHelp,
   mutants: mutantsHelp,
+  'merge-reports': mergeReportsHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -96,6 +109,13 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case '-h':
       out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
       return EXIT.pass;
+    case '--version':
+    case '-V':
+    case 'version':
+      out.stdout(`streamjoin ${STREAMJOIN_VERSION} (spec ${SPEC_VERSION}, protocol ${PROTOCOL_VERSION})\n`);
+      return EXIT.pass;
+    case 'merge-reports':
+      return mergeReportsCommand(rest, out);
     case 'ci':
       return ciJob(out);
     case 'run':
@@ -111,26 +131,42 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'check':
       return checkCommand(rest, out);
     default:
-      out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
-      return EXIT.badInput;
+      throw usageError(
+        `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, help (streamjoin help)`,
+      );
   }
 }
 
 /** Runs the CLI; returns the process exit code (a promise for the commands that drive processes). */
 export function main(argv: readonly string[], out: Output): number | Promise<number> {
+  // Under --json every outcome is a JSON document on stdout, errors included.
+  const json = argv.includes('--json');
   try {
     const code = dispatch(argv, out);
-    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out));
+    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out, json));
   } catch (e) {
-    return failure(e, out);
+    return failure(e, out, json);
   }
 }
 
-function failure(e: unknown, out: Output): number {
-  if (e instanceof InputError) {
-    out.stderr(`${e.format()}\n`);
-    return EXIT.badInput;
+export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
+
+function failure(e: unknown, out: Output, json: boolean): number {
+  const input = e instanceof InputError;
+  const code = input ? EXIT.badInput : EXIT.internal;
+  const text = input ? e.format() : `streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+  out.stderr(`${text}\n`);
+  if (json) {
+    out.stdout(
+      `${JSON.stringify({
+        ...reportHeader(ERROR_REPORT_FORMAT),
+        verdict: input ? 'bad-input' : 'internal-error',
+        exitCode: code,
+        error: input
+          ? { code: e.code, where: e.where, message: e.message, text }
+          : { code: null, where: null, message: e instanceof Error ? e.message : String(e), text },
+      })}\n`,
+    );
   }
-  out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  return EXIT.internal;
+  return code;
 }

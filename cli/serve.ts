@@ -10,7 +10,7 @@ import { implSut, implSutOf } from '../conformance/adapters/implSut.ts';
 import { builtInImpl } from '../conformance/adapters/implOperator.ts';
 import type { InProcessSut } from '../conformance/adapters/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
-import { mutantSut } from '../conformance/mutants/load.ts';
+import { mutantBuildProblem, mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 
@@ -54,6 +54,8 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   if (values.mutant !== undefined && mutant === undefined) {
     throw usageError(`--mutant: unknown mutant "${values.mutant}"; the mutants are ${MUTANTS.map((m) => m.name).join(', ')}`);
   }
+  const problem = mutant !== undefined ? mutantBuildProblem() : undefined;
+  if (problem) throw usageError(problem);
   let sut: InProcessSut;
   if (values.model) sut = modelSut;
   else if (mutant !== undefined) sut = await mutantSut(mutant, values.data !== undefined ? { dataDir: values.data } : {});

@@ -1,22 +1,12 @@
 // streamjoin's own version (from its package.json) and the header every
 // `--json` report starts with: what the report is, and which streamjoin and
 // which spec produced it, so a CI dashboard can tell reports apart.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { SPEC_VERSION } from '../spec/index.ts';
+import { readFileSync } from 'node:fs';
+import { SPEC_VERSION, packagePath } from '../spec/index.ts';
 
-/** The nearest package.json above this module that is streamjoin's (the checkout, or the installed package). */
 function packageVersion(): string {
-  for (let dir = import.meta.dirname; ; ) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'streamjoin' && typeof pkg.version === 'string') return pkg.version;
-    }
-    const up = dirname(dir);
-    if (up === dir) return '0.0.0-unknown';
-    dir = up;
-  }
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
 }
 
 export const STREAMJOIN_VERSION: string = packageVersion();

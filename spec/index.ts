@@ -18,6 +18,7 @@ export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';
+export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
 export type { SchemaName } from './schemas.ts';
 export {
   checkDocument,
