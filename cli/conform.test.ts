@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { SPEC_VERSION } from '../spec/index.ts';
@@ -85,7 +85,7 @@ describe('streamjoin conform', () => {
     const explanation = readFileSync(join(out, files[0] as string), 'utf8');
     expect(explanation).toContain('C6 (Install)');
     expect(explanation).toContain('Sequence diagram');
-    const replayLine = /replay: {9}streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
+    const replayLine = /replay: {9}npx streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
     expect(replayLine).toBeDefined();
     // The printed command, as a shell would split it.
     const args = (replayLine as string).match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];
@@ -172,7 +172,7 @@ describe('streamjoin replay', () => {
   it('an example against the model: "conforms", exit 0; JSON on request', async () => {
     const r = await run(['replay', zombie, '--sut', 'model']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${zombie}: conforms (6 steps at level faults)\n`);
+    expect(r.stdout).toBe(`${relative(process.cwd(), zombie)}: conforms (6 steps at level faults)\n`);
     const j = await run(['replay', zombie, '--sut', 'model', '--json']);
     expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
   });
