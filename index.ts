@@ -53,7 +53,7 @@ export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorUnderTest, OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
-// conformance/: the harness (protocol v1, adapters, lockstep, random traces, the conform job).
+// conformance/: the harness (protocol v2, adapters, lockstep, random traces, the conform job).
 export {
   EXHAUSTIVE_SCENARIOS,
   MUTANTS,

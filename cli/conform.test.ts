@@ -208,7 +208,7 @@ describe('streamjoin serve', () => {
     const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
     const done = serveCommand(['--model'], out, input);
     input.end(
-      '{"id":1,"type":"init","protocol":1,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n',
+      '{"id":1,"type":"init","protocol":2,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n',
     );
     expect(await done).toBe(0);
     const replies = stdout
@@ -228,7 +228,7 @@ describe('streamjoin serve', () => {
     const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
     const done = serveCommand(['--data', data], out, input);
     const init =
-      '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
+      '{"id":1,"type":"init","protocol":2,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
     input.write(`${init}\n{"id":2,"type":"record","record":{"kind":"insert","key":"k1","side":"L","id":"a","ts":1,"start":1,"end":1}}\n`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The session's durable parts are on disk while it runs.

@@ -44,7 +44,7 @@ then random traces (shrunk on failure), at each level the system supports (or
 the one asked for). After every step it compares the events and the
 observation and reports the first divergence.
 
-  --sut COMMAND        a shell command that speaks protocol v1 (spec/PROTOCOL.md)
+  --sut COMMAND        a shell command that speaks protocol v2 (spec/PROTOCOL.md)
                        on stdin/stdout; "model" for the reference model and "impl"
                        for the built-in implementation, both in-process
   --level LEVEL        operator, cluster or faults (default: every level supported)

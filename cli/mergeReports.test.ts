@@ -24,7 +24,8 @@ const tmp = useTemporaryDirectories('sj-shards-', 'all');
 describe('--shard K/N splits deterministically', () => {
   it('item i goes to shard (i mod N) + 1: every item to exactly one shard', () => {
     for (const count of [1, 2, 3, 7]) {
-      for (let i = 0; i < 30; i++) expect([1, 2, 3, 4, 5, 6, 7].slice(0, count).filter((k) => inShard(i, { index: k, count }))).toHaveLength(1);
+      for (let i = 0; i < 30; i++)
+        expect([1, 2, 3, 4, 5, 6, 7].slice(0, count).filter((k) => inShard(i, { index: k, count }))).toHaveLength(1);
       for (const n of [0, 1, 5, 29]) {
         const shards = Array.from({ length: count }, (_, k): Shard => ({ index: k + 1, count }));
         expect(shards.reduce((sum, s) => sum + shardCount(n, s), 0)).toBe(n);
@@ -50,7 +51,8 @@ describe('conform: the union of the shards is the unsharded run', () => {
     const base = { seed, runs: 30, examples, exhaustive: covers };
     const whole = await traced({ ...base, system: inProcessSystem(implSut, 'impl') });
     const shards = [];
-    for (let k = 1; k <= 3; k++) shards.push(await traced({ ...base, system: inProcessSystem(implSut, 'impl'), shard: { index: k, count: 3 } }));
+    for (let k = 1; k <= 3; k++)
+      shards.push(await traced({ ...base, system: inProcessSystem(implSut, 'impl'), shard: { index: k, count: 3 } }));
     expect(whole.report.verdict).toBe('pass');
     const union = shards.flatMap((s) => s.traces);
     expect(union.length).toBe(whole.traces.length);
@@ -66,13 +68,19 @@ describe('conform: the union of the shards is the unsharded run', () => {
     expect(m.verdict).toBe(wholeJson.verdict);
     expect(m.examples).toEqual(wholeJson.examples);
     expect(m.exhaustive.map(({ ms: _, ...x }) => x)).toEqual(wholeJson.exhaustive.map(({ ms: _, ...x }) => x));
-    expect(m.random.map((r) => [r.level, r.requested, r.runs, r.verdict])).toEqual(wholeJson.random.map((r) => [r.level, r.requested, r.runs, r.verdict]));
+    expect(m.random.map((r) => [r.level, r.requested, r.runs, r.verdict])).toEqual(
+      wholeJson.random.map((r) => [r.level, r.requested, r.runs, r.verdict]),
+    );
   });
 
   it('a wrong system (the model without the install epoch check, C6): unsharded and merged, the same verdict, fail', async () => {
     const wrong = () =>
       inProcessSystem(
-        { ...modelSut, implementation: { name: 'model-without-install-epoch-check', version: '0' }, cluster: (config) => createModelCluster({ ...config, ablate: ['install-epoch-check'] }) },
+        {
+          ...modelSut,
+          implementation: { name: 'model-without-install-epoch-check', version: '0' },
+          cluster: (config) => createModelCluster({ ...config, ablate: ['install-epoch-check'] }),
+        },
         'ablated',
       );
     const base = { seed, runs: 300, examples: [], exhaustive: [], levels: ['cluster' as const] };
@@ -86,7 +94,11 @@ describe('conform: the union of the shards is the unsharded run', () => {
 });
 
 describe('streamjoin merge-reports', () => {
-  const small = ['--preset', 'ci', ...['records=2', 'failovers=0', 'crashes=0', 'pauses=0', 'duplicates=0', 'checkpoints=0'].flatMap((b) => ['--bound', b])];
+  const small = [
+    '--preset',
+    'ci',
+    ...['records=2', 'failovers=0', 'crashes=0', 'pauses=0', 'duplicates=0', 'checkpoints=0'].flatMap((b) => ['--bound', b]),
+  ];
 
   it('check shards merge to the unsharded report: the parts in order, one verdict, one JUnit file; a missing shard is unknown (exit 2); the same shard twice is refused (SJ109)', async () => {
     const dir = tmp();
@@ -100,12 +112,17 @@ describe('streamjoin merge-reports', () => {
     }
     const merged = await runCli(['merge-reports', ...files, '--json', '--reporter', `junit=${join(dir, 'merged.xml')}`]);
     expect(merged.code).toBe(0);
-    const m = JSON.parse(merged.stdout) as { verdict: string; runs: { shards: number; missing: number[]; report: { verdict: string; parts: { part: string }[] } }[] };
+    const m = JSON.parse(merged.stdout) as {
+      verdict: string;
+      runs: { shards: number; missing: number[]; report: { verdict: string; parts: { part: string }[] } }[];
+    };
     expect(m.runs).toHaveLength(1);
     expect(m.runs[0]?.report.parts.map((p) => p.part)).toEqual(whole.parts.map((p) => p.part));
     expect([m.verdict, m.runs[0]?.report.verdict]).toEqual([whole.verdict, whole.verdict]);
     const text = await runCli(['merge-reports', ...files]);
-    expect(text.stdout).toMatch(/^streamjoin check --preset ci, 2 of 2 shards: PASS \(\d+ cases: \d+ passed, 0 failed, 0 unknown, 0 skipped\)$/m);
+    expect(text.stdout).toMatch(
+      /^streamjoin check --preset ci, 2 of 2 shards: PASS \(\d+ cases: \d+ passed, 0 failed, 0 unknown, 0 skipped\)$/m,
+    );
     expect(text.stdout).toMatch(/\nverdict: pass\n$/);
 
     const missing = await runCli(['merge-reports', files[1] as string]);

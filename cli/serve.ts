@@ -1,4 +1,4 @@
-// `streamjoin serve`: a system under test over protocol v1 (spec/PROTOCOL.md)
+// `streamjoin serve`: a system under test over protocol v2 (spec/PROTOCOL.md)
 // on stdin/stdout, at every level. By default the implementation (impl/),
 // with its durable parts in memory or, with --data, on disk; --model serves
 // the reference model instead.
@@ -16,7 +16,7 @@ import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitC
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--max-line BYTES]
 
-Serves a system under test over protocol v1 (spec/PROTOCOL.md): one JSON
+Serves a system under test over protocol v2 (spec/PROTOCOL.md): one JSON
 request per line on stdin, one JSON reply per line on stdout, at every level
 (operator, cluster, faults). Ends when stdin ends.
 
@@ -29,7 +29,8 @@ request per line on stdin, one JSON reply per line on stdout, at every level
   --mutant NAME     serve a mutant of the implementation (streamjoin mutants --list):
                     what a mutant's counterexample replays against
   --max-line BYTES  cap on a request line (default ${DEFAULT_MAX_LINE_BYTES}); a longer
-                    line is answered with error 10 and skipped
+                    line is answered with error 12 (malformed_request)
+                    and skipped
 
 Exit codes: 0 stdin ended; 254 usage.`;
 

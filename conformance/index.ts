@@ -1,5 +1,5 @@
 // Public API of conformance/: the harness. Systems under test (in-process and
-// over protocol v1), lockstep runners at both levels, random traces with
+// over protocol v2), lockstep runners at both levels, random traces with
 // shrinking, explanations of divergences, and the conform job.
 export { runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './lockstep/operatorTrace.ts';
 export type { OperatorFactory, OperatorObservation, OperatorTraceResult, OperatorUnderTest } from './lockstep/operatorTrace.ts';
