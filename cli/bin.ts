@@ -3,7 +3,7 @@
 // compiled (dist/cli/bin.js) or, for mutation testing in a checkout, as
 // TypeScript through tsx.
 import { basename, isAbsolute, join, relative } from 'node:path';
-import { main } from './main.ts';
+import { quickAnswer } from './mainHelp.ts';
 
 /**
  * How the user ran streamjoin, so that a printed command (replay a
@@ -19,9 +19,15 @@ function invocation(): string[] {
   return ['node', local === '' || isAbsolute(local) ? script : local];
 }
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  interactive: Boolean(process.stderr.isTTY),
-  invocation: invocation(),
-});
+// `help` and `--version` answer without loading the commands (the model, the harness, ajv, fast-check).
+const quick = quickAnswer(process.argv.slice(2));
+if (quick !== undefined) process.stdout.write(`${quick}\n`);
+else {
+  const { main } = await import('./main.ts');
+  process.exitCode = await main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    interactive: Boolean(process.stderr.isTTY),
+    invocation: invocation(),
+  });
+}

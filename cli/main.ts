@@ -1,6 +1,6 @@
 // The streamjoin command line: parses arguments, calls the API, maps results
 // to exit codes. Nothing else lives here.
-import { InputError, PROTOCOL_VERSION, SPEC_VERSION } from '../spec/index.ts';
+import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
@@ -10,42 +10,10 @@ import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
 import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
-import { STREAMJOIN_VERSION, reportHeader } from './version.ts';
+import { reportHeader } from './version.ts';
+import { mainHelp, versionText } from './mainHelp.ts';
 
-export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
-
-Usage: streamjoin <command> [options]
-       streamjoin --version
-
-Commands:
-  ci                 the main job: the example traces, check --preset ci, then conform --sut impl
-                     --exhaustive (the implementation against the model, every scenario interleaving)
-  run [TRACE...]     validate operator traces and run the reference model over them
-  check              model-check a preset (streamjoin check --list), or --replay a counterexample
-  conform --sut CMD  check a system under test against the model, trace for trace
-  replay FILE --sut CMD   replay one trace (a counterexample) against a system
-  serve [--model]    serve the implementation (or the reference model) over the conformance protocol
-  mutants            run the harness against every mutant of the implementation: each must be killed
-  merge-reports REPORT...  combine the --json reports of --shard K/N runs into one verdict
-  help [COMMAND]     this text, or a command's
-
-Exit codes (every command, SPEC §8):
-  0    pass: every check holds (conforms, every mutant killed, bound exhausted)
-  1    failure: a violation, a divergence, a surviving mutant, an unmet expectation
-  2    unknown: a budget ran out, or the system under test is dead, hung or
-       babbling; never a pass
-  254  bad input or usage: one line \`where: SJnnn message\`
-  255  internal error: a bug in streamjoin (please report it with the command line)
-
-Reports for tools: --json prints one JSON document on stdout (its "format",
-"streamjoin" version and "spec" version first; schemas in spec/schemas/reports/);
-under --json a usage or input error is a JSON document on stdout too
-(streamjoin/error-report@1), with the plain line on stderr. --reporter
-junit=FILE and --reporter tap[=FILE] write CI reports; on GitHub Actions
-failures become annotations and a step summary. --shard K/N splits a run
-across CI machines. Set-up for CI: docs/ci.md.
-
-Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
+export { mainHelp };
 
 const helps: Record<string, string> = {
   run: runHelp,
@@ -112,7 +80,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case '--version':
     case '-V':
     case 'version':
-      out.stdout(`streamjoin ${STREAMJOIN_VERSION} (spec ${SPEC_VERSION}, protocol ${PROTOCOL_VERSION})\n`);
+      out.stdout(`${versionText()}\n`);
       return EXIT.pass;
     case 'merge-reports':
       return mergeReportsCommand(rest, out);

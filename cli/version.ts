@@ -2,7 +2,8 @@
 // `--json` report starts with: what the report is, and which streamjoin and
 // which spec produced it, so a CI dashboard can tell reports apart.
 import { readFileSync } from 'node:fs';
-import { SPEC_VERSION, packagePath } from '../spec/index.ts';
+import { SPEC_VERSION } from '../spec/constants.ts';
+import { packagePath } from '../spec/packageFiles.ts';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown };
