@@ -66,12 +66,13 @@ Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
 command that replays it. Progress goes to stderr: a live line on a terminal,
 else a heartbeat line every few seconds.
 
-Exit codes: 0 every property holds over an exhausted bound; 1 a property is
-violated (an invariant, Progress, a goal never reached, an expected action
-kind never taken), or --replay reproduced the violation; 2 unknown: a time or
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+property holds over an exhausted bound; 1: a property is violated (an
+invariant, Progress, a goal never reached, an expected action kind never
+taken), or --replay reproduced the violation; 2 unknown: a time or
 state budget ran out before the bound was exhausted and nothing was violated
-(never a pass); 254 bad input or usage (unknown preset, bound or element;
-malformed file; a replayed action that is not enabled); 255 internal error.`;
+(never a pass); 254 also for an unknown preset, bound or element, a
+malformed file, a replayed action that is not enabled.`;
 
 /** A resolved run: what to build and how to check it. */
 interface RunSettings {

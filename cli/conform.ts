@@ -25,11 +25,11 @@ import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
-export const HARNESS_EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
-command that replays it printed); 2 unknown: the system under test cannot be
-judged (it died, hung, babbled, broke the protocol, lacks the level asked
-for) or the time budget ran out; 254 bad input or usage (one line
-\`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
+export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
+1: a divergence (the counterexample is written and the command that replays
+it printed); 2 unknown: the system under test cannot be judged (it died,
+hung, babbled, broke the protocol, lacks the level asked for) or the time
+budget ran out.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
                    [--exhaustive [--scenario NAME,...]] [--examples all|none] [--shard K/N]

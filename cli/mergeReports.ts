@@ -31,10 +31,9 @@ report; --reporter writes one JUnit or TAP file for all of them.
   --json               print the merged reports as one JSON document
 ${REPORTER_HELP}
 
-A run with a shard missing is unknown (exit 2: never a pass). Exit codes:
-the table in \`streamjoin help\` (SPEC §8); 254 also when a file is not a
-streamjoin report, or holds the same shard twice, or shards that disagree
-(SJ109).`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 2 unknown
+also when a shard's report is missing (never a pass); 254 also when a file is
+not a streamjoin report, or holds the same shard twice (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 

@@ -55,9 +55,10 @@ Mutants patch the TypeScript sources of impl/: they run in a checkout of
 streamjoin (npm ci there), not from the installed package, which refuses
 with exit 254.
 
-Exit codes: 0 every mutant killed; 1 a mutant survived; 2 unknown (a mutant
-could not be built or judged, or the unmodified implementation does not pass);
-254 bad input or usage. 255 is an internal error of streamjoin.`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+mutant killed; 1: a mutant survived; 2 unknown: a mutant could not be built
+or judged, or the unmodified implementation does not pass; 254 also from the
+installed package.`;
 
 /** The command that serves a mutant over the protocol, run as streamjoin was (`node bin/streamjoin.js`). */
 export function mutantServeCommand(invocation: Argv, name: string): string {

@@ -34,9 +34,9 @@ step with the trace's expectations. With no TRACE, runs spec/examples/.
                          changes and retained counts as its expectations
 ${REPORTER_HELP}
 
-Exit codes: 0 every expectation met; 1 a step departs from its expectation;
-254 bad input (unreadable, not JSON, not the schema, out of contract) or
-usage; 255 internal error.`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+expectation met; 1: a step departs from its expectation; 254 also for a trace
+that is unreadable, not JSON, off its schema or out of contract (J9).`;
 
 export const examplesDir = packagePath('spec', 'examples');
 

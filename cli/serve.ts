@@ -32,7 +32,8 @@ request per line on stdin, one JSON reply per line on stdout, at every level
                     line is answered with error 12 (malformed_request)
                     and skipped
 
-Exit codes: 0 stdin ended; 254 usage.`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: stdin
+ended.`;
 
 export async function serveCommand(args: readonly string[], out: Output, input: NodeJS.ReadableStream): Promise<number> {
   const { values } = parseCommandArgs({

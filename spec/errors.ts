@@ -18,7 +18,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
  * An input the tools refuse. `where` names the file (and, inside it, the step
- * or JSON pointer); the CLI prints `where: code message` and exits 2.
+ * or JSON pointer); the CLI prints `where: code message` and exits 254 (SPEC §8).
  */
 export class InputError extends Error {
   readonly code: ErrorCode;
