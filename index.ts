@@ -2,6 +2,7 @@
 // spec/: the normative vocabulary, schemas and reference encodings.
 export {
   BOUND_MAX,
+  COORDINATOR,
   ERROR_CODES,
   InputError,
   OPERATOR_TRACE_FORMAT,
@@ -41,7 +42,7 @@ export {
   observeCluster,
   presetNamed,
   projectOntoKey,
-  whyDisabled,
+  whyNotEnabled,
   withAblation,
 } from './model/index.ts';
 export type { ClusterSetup, ClusterState, ProtocolElement } from './model/index.ts';

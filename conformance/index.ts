@@ -123,7 +123,6 @@ export {
   MutantPatchError,
   PROJECT_ROOT,
   applyPatch,
-  disposeMutants,
   loadMutantImpl,
   materializeMutant,
   mutantSut,

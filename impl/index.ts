@@ -17,7 +17,6 @@ export { ClusterStoppedError, DurableStateError } from './errors.ts';
 export {
   CLUSTER_CONFIG_FORMAT,
   COORDINATOR_FORMAT,
-  COORDINATOR_NODE,
   FileStorage,
   ImplCluster,
   INSTALL_MESSAGE_FORMAT,
@@ -35,7 +34,7 @@ export type {
   ImplClusterOptions,
   InputLog,
   InstallMessage,
-  MatchState,
+  MatchStatus,
   RecoveryProblem,
   ReleaseMessage,
   SinkChange,

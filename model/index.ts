@@ -46,38 +46,29 @@ export type {
   Verdict,
   VisitedMode,
 } from './explorer/index.ts';
-export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './join/joinModel.ts';
+export { JOIN_ABLATIONS, describeRecord, joinModel, recordDomain } from './join/joinModel.ts';
 export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './join/joinModel.ts';
-export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
+export { PRESETS, presetModel, presetNamed, resolveBounds } from './presets.ts';
 export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
 // The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
-export {
-  COORDINATOR,
-  PROTOCOL_ELEMENTS,
-  PROTOCOL_ELEMENT_DESCRIPTIONS,
-  applyAction,
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  settle,
-  sinkRelation,
-  transition,
-  whyDisabled,
-} from './cluster/stateMachine.ts';
+export { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, initialClusterState } from './cluster/clusterState.ts';
+export { applyAction, applyExternal, observeCluster, settle, transition } from './cluster/stateMachine.ts';
+export { sinkRelation } from './cluster/sink.ts';
+export { whyNotEnabled } from './cluster/guards.ts';
 export type {
   Checkpoint,
   ClusterSetup,
   ClusterState,
   ClusterTransition,
   CoordinatorState,
-  Handoff,
+  HandoffRecord,
   InstallMessage,
   KeyCopy,
   ProtocolElement,
   ReleaseMessage,
   SinkState,
   WorkerState,
-} from './cluster/stateMachine.ts';
+} from './cluster/clusterState.ts';
 export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './cluster/boundedHistories.ts';
 export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
 export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';

@@ -4,7 +4,7 @@
 import type { Model } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinModel.ts';
-import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/stateMachine.ts';
+import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
 import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './cluster/presets.ts';
@@ -189,10 +189,6 @@ export const PRESETS: readonly ModelPreset[] = [
 
 export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);
-}
-
-export function presetNames(): string[] {
-  return PRESETS.map((p) => p.name);
 }
 
 /**

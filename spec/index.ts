@@ -3,6 +3,7 @@ export {
   BOUND_MAX,
   CLUSTER_TRACE_FORMAT,
   CHECK_CONFIG_FORMAT,
+  COORDINATOR,
   COUNTEREXAMPLE_FORMAT,
   OPERATOR_TRACE_FORMAT,
   OUTCOME_CODES,
@@ -82,8 +83,6 @@ export type {
   RowRecord,
   Side,
   StepExpectation,
-  ValidRowRecord,
-  ValidWatermarkRecord,
   WatermarkRecord,
   Watermarks,
 } from './types.ts';

@@ -1,8 +1,6 @@
 // Types of the spec. The document types are generated from the JSON Schemas
-// (types.gen.ts); the ones below narrow them to what the rules have already
-// checked, and are shared by model/ and impl/ as vocabulary only.
-import type { RowRecord, WatermarkRecord } from './types.gen.ts';
-
+// (types.gen.ts); the small shapes below are the rules' own vocabulary,
+// shared by model/ and impl/.
 export type {
   Change,
   ClusterAction,
@@ -51,11 +49,6 @@ export interface RowContent {
   readonly start: number;
   readonly end: number;
 }
-
-/** A row record that passed the J1 validity checks. */
-export type ValidRowRecord = RowRecord & { readonly side: Side };
-/** A watermark record that passed the J1 validity checks. */
-export type ValidWatermarkRecord = WatermarkRecord & { readonly side: Side };
 
 /** Per-side watermarks; `null` is −∞ (SPEC §0, J4). */
 export interface Watermarks {

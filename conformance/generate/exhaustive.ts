@@ -12,7 +12,7 @@
 // the end. A trace that is a prefix of another is dropped.
 import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
-import type { ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import type { ClusterSetup } from '../../model/cluster/clusterState.ts';
 import {
   clusterActionKind,
   enabledClusterActions,

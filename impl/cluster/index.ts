@@ -1,5 +1,5 @@
 // Public API of impl/cluster/: the fenced cluster engine (SPEC §5, §7) and its durable parts.
-export { COORDINATOR_NODE, ImplCluster } from './cluster.ts';
+export { ImplCluster } from './cluster.ts';
 export type { ClusterApplyResult, ImplClusterOptions, WorkerStatus } from './cluster.ts';
 export { MemoryStorage } from './storage.ts';
 export type {
@@ -19,5 +19,5 @@ export type {
 export { CLUSTER_CONFIG_FORMAT, COORDINATOR_FORMAT, FileStorage, INSTALL_MESSAGE_FORMAT } from './fileStorage.ts';
 export type { FileStorageOptions } from './fileStorage.ts';
 export { Sink } from './sink.ts';
-export type { MatchState } from './sink.ts';
+export type { MatchStatus } from './sink.ts';
 export type { RecoveryProblem, WritePointHook } from './durableFiles.ts';

@@ -1,23 +1,21 @@
 // The cluster model as an explorable state machine (SPEC §6): a workload
 // script appended in order, control actions and faults within budgets,
 // processing as its own nondeterministic action, and the named properties.
-import { describeClusterAction, matchId } from '../../spec/index.ts';
+import { describeClusterAction, matchId, COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
-  COORDINATOR,
-  applyExternal,
-  transition,
   initialClusterState,
-  sinkRelation,
-  whyDisabled,
   type ClusterSetup,
   type ClusterState,
-  type Handoff,
+  type HandoffRecord,
   type KeyCopy,
   type ProtocolElement,
   type WorkerId,
   type WorkerState,
-} from './stateMachine.ts';
+} from './clusterState.ts';
+import { applyExternal, transition } from './stateMachine.ts';
+import { sinkRelation } from './sink.ts';
+import { whyNotEnabled } from './guards.ts';
 import { finalRelation, relationSignature } from './oracleTimeline.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
@@ -97,7 +95,7 @@ export function isFault(a: ClusterAction): boolean {
 }
 
 /**
- * The actions worth asking `whyDisabled` about in `s`, within the budgets:
+ * The actions worth asking `whyNotEnabled` about in `s`, within the budgets:
  * a superset of the enabled ones, generated from the state so that most
  * candidates are enabled (the guard in model/cluster/stateMachine.ts stays the one
  * definition of enabledness).
@@ -164,7 +162,7 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
 
 export function enabledClusterActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
   const out: ClusterAction[] = [];
-  for (const a of candidateActions(config, s)) if (whyDisabled(config.cluster, s.cluster, a) === undefined) out.push(a);
+  for (const a of candidateActions(config, s)) if (whyNotEnabled(config.cluster, s.cluster, a) === undefined) out.push(a);
   return out;
 }
 
@@ -197,7 +195,7 @@ export function initialExplored(config: ClusterModelConfig): ExploredState {
 // ---------------------------------------------------------------------------
 // Coverage labels: every crash point is its own kind (SPEC §6).
 
-function roleOf(h: Handoff | null, node: string, owners: Readonly<Record<string, WorkerId>>): string {
+function roleOf(h: HandoffRecord | null, node: string, owners: Readonly<Record<string, WorkerId>>): string {
   if (node === COORDINATOR) return 'coordinator';
   if (h?.src === node) return 'src';
   if (h?.dst === node) return 'dst';

@@ -3,17 +3,9 @@
 // symmetry over worker ids, and a fingerprint hashed from the fields.
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
-import { copyEntries, emptyEntries } from '../records.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import {
-  COORDINATOR,
-  observeCluster,
-  type ClusterState,
-  type InstallMessage,
-  type KeyCopy,
-  type ReleaseMessage,
-  type WorkerState,
-} from './stateMachine.ts';
+import type { ClusterState, KeyCopy, WorkerState } from './clusterState.ts';
+import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
   describeExploredAction,
@@ -120,51 +112,6 @@ function workerSignature(config: ClusterModelConfig, st: ClusterState, w: string
   h.finish(lanes);
   // Both lanes, so that unequal signatures almost never tie.
   return (lanes[0] as number) * 4294967296 + ((lanes[1] as number) >>> 0);
-}
-
-function renameWorkers(st: ClusterState, name: ReadonlyMap<string, string>): ClusterState {
-  // Plain loops: this runs for most successors the explorer generates.
-  const workers = emptyEntries<WorkerState>();
-  for (const w in st.workers) workers[name.get(w) ?? w] = st.workers[w] as WorkerState;
-  const owner = emptyEntries<string>();
-  for (const k in st.coordinator.owner) {
-    const w = st.coordinator.owner[k] as string;
-    owner[k] = name.get(w) ?? w;
-  }
-  const h = st.coordinator.handoff;
-  let lastInstall = st.lastInstall;
-  for (const k in st.lastInstall) {
-    if (lastInstall === st.lastInstall) lastInstall = copyEntries(st.lastInstall);
-    const m = st.lastInstall[k] as InstallMessage;
-    (lastInstall as Record<string, InstallMessage>)[k] = { ...m, dst: name.get(m.dst) ?? m.dst };
-  }
-  let lastRelease = st.lastRelease;
-  for (const k in st.lastRelease) {
-    if (lastRelease === st.lastRelease) lastRelease = copyEntries(st.lastRelease);
-    const m = st.lastRelease[k] as ReleaseMessage;
-    (lastRelease as Record<string, ReleaseMessage>)[k] = { ...m, src: name.get(m.src) ?? m.src };
-  }
-  const handoff = h ? { ...h, src: name.get(h.src) ?? h.src, dst: name.get(h.dst) ?? h.dst } : null;
-  return { ...st, workers, coordinator: { ...st.coordinator, owner, handoff }, lastInstall, lastRelease };
-}
-
-/** The member of `s`'s class under renaming workers whose workers appear in signature order. */
-export function workerRepresentative(config: ClusterModelConfig, s: ExploredState): ExploredState {
-  const names = config.cluster.workers;
-  const n = names.length;
-  const sigs: number[] = new Array<number>(n);
-  const order: number[] = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    sigs[i] = workerSignature(config, s.cluster, names[i] as string);
-    order[i] = i;
-  }
-  order.sort((a, b) => (sigs[a] as number) - (sigs[b] as number));
-  let identity = true;
-  for (let i = 0; i < n; i++) if (order[i] !== i) identity = false;
-  if (identity) return s;
-  const name = new Map<string, string>();
-  for (let i = 0; i < n; i++) name.set(names[order[i] as number] as string, names[i] as string);
-  return { ...s, cluster: renameWorkers(s.cluster, name) };
 }
 
 const PHASES = ['frozen', 'persisted', 'installed', 'fenced', 'committed'] as const;
@@ -336,5 +283,3 @@ export function clusterExplorerModel(
     }),
   };
 }
-
-export { COORDINATOR };
