@@ -27,7 +27,8 @@ describe('streamjoin check', () => {
     expect(r.stdout).toMatch(/BoundedState +holds/);
     expect(r.stdout).toMatch(/goal MatchOutlivesEndpoint +reached \(4 steps\)/);
     expect(r.stdout).toMatch(/^PASS/m);
-    expect(r.stderr).toBe('');
+    // Not a terminal: nothing on stderr but, on a slow machine, heartbeat lines.
+    expect(r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('streamjoin check: still running: '))).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);
   });
 

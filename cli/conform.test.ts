@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
-import { SPEC_VERSION } from '../spec/index.ts';
+import { PROTOCOL_ERRORS, SPEC_VERSION } from '../spec/index.ts';
 import { runCli } from './testSupport.ts';
 import { serveCommand } from './serve.ts';
 import type { Output } from './output.ts';
@@ -217,7 +217,7 @@ describe('streamjoin serve', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(replies.map((r) => [r['in_reply_to'], r['type'], r['code']])).toEqual([
       [1, 'init_ok', undefined],
-      [2, 'error', 12],
+      [2, 'error', PROTOCOL_ERRORS.not_supported],
     ]);
   });
 

@@ -16,6 +16,7 @@ import { inShard, shardCount, type Shard } from '../conformance/shard.ts';
 import { conformExamplePaths } from './harnessArgs.ts';
 import { conformJson, type ConformJson } from './conformReport.ts';
 import { mergeRuns } from './mergeReports.ts';
+import type { MutantsJson } from './mutants.ts';
 import { runCli } from './testSupport.ts';
 
 const seed = Number(inject('fcSeed')) | 0;
@@ -140,5 +141,49 @@ describe('streamjoin merge-reports', () => {
     expect(noSeed.stderr).toMatch(/--shard needs the seed every shard shares/);
     for (const bad of ['0/2', '3/2', '1', 'a/b'])
       expect((await runCli(['check', '--preset', 'smoke', '--shard', bad])).stderr, bad).toMatch(/^usage: SJ105 --shard/);
+  });
+});
+
+describe('merge-reports: mutants shards', () => {
+  const header = { format: 'streamjoin/mutants-report@1', streamjoin: '0', spec: '1.1' } as const;
+  const row = (name: string, verdict: 'killed' | 'survived' | 'unknown') => ({
+    name,
+    bugClass: 'b',
+    rule: 'C9',
+    verdict,
+    by: verdict === 'killed' ? ('exhaustive' as const) : null,
+    level: null,
+    scenario: null,
+    example: null,
+    steps: null,
+    foundAfterMs: null,
+    totalMs: 1,
+    breaks: null,
+    note: null,
+    counterexample: null,
+    replay: null,
+    replayCommand: null,
+  });
+  const shard = (index: number, mutants: ReturnType<typeof row>[], control: 'pass' | 'fail' = 'pass'): MutantsJson => ({
+    ...header,
+    verdict: control !== 'pass' ? 'unknown' : mutants.some((m) => m.verdict === 'survived') ? 'fail' : 'pass',
+    exitCode: 0,
+    seed: 1,
+    runs: 10,
+    shard: { index, count: 2 },
+    control: { verdict: control, ms: 5, note: control === 'pass' ? null : 'diverges' },
+    mutants,
+  });
+
+  it('the catalogue back in order; a survivor anywhere fails the run; a control that does not pass in any shard leaves it unknown', () => {
+    const merged = (a: MutantsJson, b: MutantsJson) =>
+      mergeRuns([
+        { file: 'a', report: a },
+        { file: 'b', report: b },
+      ])[0]?.report as MutantsJson;
+    const all = merged(shard(1, [row('m1', 'killed'), row('m3', 'killed')]), shard(2, [row('m2', 'killed')]));
+    expect([all.verdict, all.mutants.map((m) => m.name), all.shard, all.control.ms]).toEqual(['pass', ['m1', 'm2', 'm3'], null, 10]);
+    expect(merged(shard(1, [row('m1', 'killed')]), shard(2, [row('m2', 'survived')])).verdict).toBe('fail');
+    expect(merged(shard(1, [row('m1', 'killed')], 'fail'), shard(2, [row('m2', 'killed')])).verdict).toBe('unknown');
   });
 });

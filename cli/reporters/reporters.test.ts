@@ -86,24 +86,24 @@ describe('JUnit XML (the schema Jenkins and GitLab read)', () => {
       dir,
     ]);
     expect(conformPass.code).toBe(0);
+    // A wrong system: the Python starter with J5's lateness bound off by one.
+    const starter = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'python', 'join.py'), 'utf8');
+    const wrong = join(dir, 'wrong join.py');
+    writeFileSync(wrong, starter.replace('r["ts"] < gw - self.lateness  # J5', 'r["ts"] <= gw - self.lateness  # J5'));
+    const sut = `python3 '${wrong}'`;
     const conformFail = await runCli([
       'conform',
       '--sut',
-      'node --import tsx conformance/testdata/misbehave.ts ablate:install-epoch-check',
-      '--level',
-      'cluster',
+      sut,
       `--seed=${seed}`,
-      '--runs',
-      '300',
-      '--examples',
-      'none',
       '--out',
       join(dir, 'cx'),
       '--reporter',
       `junit=${file('conform-fail.xml')}`,
     ]);
     expect(conformFail.code).toBe(1);
-    const checkPass = await runCli(['check', '--preset', 'smoke', '--reporter', `junit=${file('check-pass.xml')}`]);
+    const small = ['records=2', 'failovers=0', 'crashes=0', 'pauses=0', 'duplicates=0', 'checkpoints=0'].flatMap((b) => ['--bound', b]);
+    const checkPass = await runCli(['check', '--preset', 'ci', ...small, '--reporter', `junit=${file('check-pass.xml')}`]);
     expect(checkPass.code).toBe(0);
     const checkFail = await runCli([
       'check',
@@ -139,10 +139,11 @@ describe('JUnit XML (the schema Jenkins and GitLab read)', () => {
     );
     expect(pass).toMatch(/<testcase name="faults: 5 of 5 random traces/);
     const fail = readFileSync(file('conform-fail.xml'), 'utf8');
-    expect(fail).toMatch(/<failure message="diverges at step \d+ \(level cluster\): [^"]*" type="failure">/);
-    expect(fail).toContain(`counterexample: ${join(dir, 'cx', `cluster-seed${Number(seed) | 0}.trace.json`)}`);
-    expect(fail).toMatch(
-      /replay: +npx streamjoin replay \S+cluster-seed-?\d+\.trace\.json --sut 'node --import tsx conformance\/testdata\/misbehave\.ts ablate:install-epoch-check' --level cluster/,
+    expect(fail).toMatch(/<failure message="diverges at step \d+ \(level operator\): [^"]*" type="failure">/);
+    expect(fail).toContain(`counterexample: ${join(dir, 'cx', 'horizon-boundary.operator.trace.json')}`);
+    // The replay command as a shell reads it: the --sut word holds a space and quotes.
+    expect(fail).toContain(
+      `replay:         npx streamjoin replay ${join(dir, 'cx', 'horizon-boundary.operator.trace.json')} --sut 'python3 '\\''${wrong}'\\''' --level operator`,
     );
     const check = readFileSync(file('check-fail.xml'), 'utf8');
     expect(check).toMatch(
