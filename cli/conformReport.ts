@@ -35,7 +35,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
         : f.origin === 'exhaustive'
           ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
-          : `example ${f.path ?? ''}`;
+          : `example ${f.path !== undefined ? displayPath(f.path) : ''}`;
     lines.push(`FAIL at level ${f.level}: ${what}`);
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
