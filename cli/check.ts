@@ -4,11 +4,24 @@ import type { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample } from '../spec/index.ts';
 import type { CheckConfig, Counterexample } from '../spec/index.ts';
-import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
-import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
-import { PRESETS, resolveBounds, type ModelPreset, type PresetModel } from '../model/presets.ts';
+import {
+  check,
+  evaluateProperty,
+  jsonDiff,
+  type CheckOptions,
+  type CheckReport,
+  type Model,
+  type ProgressSample,
+  type PropertyResult,
+  type VisitedMode,
+  PRESETS,
+  resolveBounds,
+  type ModelPreset,
+  type PresetModel,
+} from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import { invocationOf, type Output } from './output.ts';
+import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
 import { shardItems, type Shard } from '../conformance/shard.ts';
@@ -50,8 +63,11 @@ checks its invariants, reachability goals, Progress and action coverage.
   --max-states N       stop after N distinct states (the bound is then NOT
                        exhausted: exit 2, never a pass)
   --max-seconds N      stop after N seconds (likewise)
-  --replay FILE        replay a counterexample file step by step, showing what
-                       each action changed, and check the property at the end
+  --itf                also write each counterexample as <name>.itf.json in the
+                       Informal Trace Format of Apalache and Quint
+  --replay FILE        replay a counterexample file (or its .itf.json) step by
+                       step, showing what each action changed, and check the
+                       property at the end
   --list               list the presets, their bounds and ablatable elements
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
@@ -62,9 +78,10 @@ checks its invariants, reachability goals, Progress and action coverage.
 ${REPORTER_HELP}
 
 Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
-(format streamjoin/counterexample@1), atomically; the summary prints the
-command that replays it. Progress goes to stderr: a live line on a terminal,
-else a heartbeat line every few seconds.
+(format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
+with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
+the summary prints the command that replays it. Progress goes to stderr: a
+live line on a terminal, else a heartbeat line every few seconds.
 
 Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 property holds over an exhausted bound; 1: a property is violated (an
@@ -86,6 +103,8 @@ interface RunSettings {
   readonly joint: boolean;
   readonly shard: Shard | undefined;
   readonly reporters: readonly Reporter[];
+  /** Also write each counterexample in the Informal Trace Format. */
+  readonly itf: boolean;
 }
 
 function presetList(registry: readonly ModelPreset[]): string {
@@ -175,6 +194,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
     joint: values.joint ?? false,
     shard: shardFlag(values.shard),
     reporters,
+    itf: values.itf ?? false,
   };
 }
 
@@ -364,6 +384,7 @@ function checkModel(
       const path = counterexamplePath(s, part, r.name);
       writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
       written.set(r.name, path);
+      writeModelCounterexampleViews(doc, path, { itf: s.itf });
     }
 
     const violated =
@@ -668,6 +689,7 @@ const checkOptions = {
   joint: { type: 'boolean' },
   shard: { type: 'string' },
   ...REPORTER_OPTION,
+  itf: { type: 'boolean' },
 } as const;
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; allowPositionals: false }>>['values'];

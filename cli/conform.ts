@@ -55,6 +55,8 @@ observation and reports the first divergence.
   --out DIR            where counterexamples are written (default out/)
   --json               print one JSON report on stdout instead of the summary
                        (streamjoin/conform-report@1, spec/schemas/reports/)
+  --itf                also write each counterexample in the Informal Trace Format
+                       of Apalache and Quint (DIR/NAME.itf.json); replay reads it
   --timeout MS         no reply for this long with requests outstanding means the
                        system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
@@ -71,9 +73,12 @@ ${SHARD_HELP}
 ${REPORTER_HELP}
 
 Progress goes to stderr: a live line on a terminal, else a heartbeat line
-every few seconds. A divergence writes DIR/NAME.trace.json (the shrunk
-trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
-expected versus actual, the rules broken, a sequence diagram), atomically.
+every few seconds. A divergence writes, atomically: DIR/NAME.trace.json
+(the shrunk trace with the model's expectations), DIR/NAME.explain.txt (the
+terminal view: config, versions, the steps, expected versus actual, the rules
+broken, a sequence diagram), DIR/NAME.md (the same in Markdown with a Mermaid
+diagram, for issues and pull requests) and DIR/NAME.html (a self-contained
+viewer: streamjoin view DIR/NAME.html); with --itf also DIR/NAME.itf.json.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -89,6 +94,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       path: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
+      itf: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'max-line': { type: 'string' },
       'time-budget': { type: 'string' },
@@ -146,7 +152,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     live.stop();
     await system.close();
   }
-  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, system.stderrTail?.() ?? []);
+  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, system.stderrTail?.() ?? [], values.itf);
   const json = conformJson(report, written);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
   else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));

@@ -2,7 +2,15 @@
 // report for tools.
 import { isAbsolute, relative } from 'node:path';
 import type { ImplementationInfo, Level } from '../spec/index.ts';
-import type { ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, Unknown, Verdict } from '../conformance/conform.ts';
+import type {
+  ConformReport,
+  ExampleResult,
+  ExhaustiveResult,
+  Failure,
+  RandomResult,
+  Unknown,
+  ConformVerdict as Verdict,
+} from '../conformance/conform.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import type { Divergence } from '../conformance/lockstep/divergence.ts';
 import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
@@ -40,6 +48,9 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
     lines.push(`  explanation:    ${w.explainPath}`);
+    lines.push(`  markdown:       ${w.markdownPath}`);
+    lines.push(`  viewer:         ${w.htmlPath} (streamjoin view ${w.htmlPath})`);
+    if (w.itfPath) lines.push(`  ITF:            ${w.itfPath}`);
     lines.push(`  replay:         ${w.replay}`);
     if (w.search) lines.push(`  replay search:  ${w.search}`);
   }
@@ -108,6 +119,10 @@ export interface FailureJson {
   readonly divergence: Divergence;
   readonly counterexample: string;
   readonly explanation: string;
+  /** The same counterexample in Markdown (a Mermaid diagram), as a self-contained HTML viewer, and with --itf in the Informal Trace Format. */
+  readonly markdown: string;
+  readonly html: string;
+  readonly itf: string | null;
   /** The replay command as words (run it with execFile or spawn), and as printed. */
   readonly replay: readonly string[];
   readonly replayCommand: string;
@@ -146,6 +161,9 @@ export function failureJson(w: WrittenCounterexample): FailureJson {
     divergence: w.failure.divergence,
     counterexample: w.tracePath,
     explanation: w.explainPath,
+    markdown: w.markdownPath,
+    html: w.htmlPath,
+    itf: w.itfPath ?? null,
     replay: w.replayArgv,
     replayCommand: w.replay,
     search: w.searchArgv ?? null,

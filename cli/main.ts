@@ -10,6 +10,8 @@ import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
 import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
+import { viewCommand, viewHelp } from './view.ts';
+import { exploreCommand, exploreHelp } from './explore.ts';
 import { reportHeader } from './version.ts';
 import { mainHelp, versionText } from './mainHelp.ts';
 
@@ -23,6 +25,8 @@ const helps: Record<string, string> = {
   serve: serveHelp,
   mutants: mutantsHelp,
   'merge-reports': mergeReportsHelp,
+  view: viewHelp,
+  explore: exploreHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -98,9 +102,13 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
+    case 'view':
+      return viewCommand(rest, out);
+    case 'explore':
+      return exploreCommand(rest, out, process.stdin);
     default:
       throw usageError(
-        `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, help (streamjoin help)`,
+        `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, help (streamjoin help)`,
       );
   }
 }

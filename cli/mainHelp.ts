@@ -19,6 +19,8 @@ Commands:
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   mutants            run the harness against every mutant of the implementation: each must be killed
+  view FILE          a counterexample in its self-contained HTML viewer (path and URL; --open)
+  explore            walk the model by hand in a local web page (enabled and refused actions, properties)
   merge-reports REPORT...  combine the --json reports of --shard K/N runs into one verdict
   help [COMMAND]     this text, or a command's
 

@@ -161,6 +161,7 @@ describe('merge-reports: mutants shards', () => {
     breaks: null,
     note: null,
     counterexample: null,
+    html: null,
     replay: null,
     replayCommand: null,
   });

@@ -40,6 +40,9 @@ under --out and replays with the printed command against
   --mutant NAMES    only these mutants (comma-separated)
   --out DIR         where counterexamples are written (default out/)
   --json            print one JSON report on stdout instead of the table
+  --itf             also write each counterexample as DIR/NAME.itf.json (Informal
+                    Trace Format); each kill also leaves NAME.explain.txt, NAME.md
+                    (Mermaid) and NAME.html (the viewer) beside its trace
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
   --regressions DIR also write each kill's counterexample as DIR/NAME.trace.json, a
@@ -176,6 +179,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
       mutant: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
+      itf: { type: 'boolean', default: false },
       'each-part': { type: 'boolean', default: false },
       regressions: { type: 'string' },
       list: { type: 'boolean', default: false },
@@ -243,6 +247,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
         stderrTail: [],
+        itf: values.itf,
       }),
     );
   }
@@ -285,6 +290,8 @@ export interface MutantJson extends MutantRowJson {
   readonly bugClass: string;
   readonly rule: string;
   readonly counterexample: string | null;
+  /** The counterexample's self-contained HTML viewer. */
+  readonly html: string | null;
   readonly replay: readonly string[] | null;
   readonly replayCommand: string | null;
   readonly parts?: { readonly examples: MutantRowJson; readonly exhaustive: MutantRowJson; readonly random: MutantRowJson } | null;
@@ -345,6 +352,7 @@ function mutantsJson(
         rule: r.mutant.rule,
         ...row(r),
         counterexample: w?.tracePath ?? null,
+        html: w?.htmlPath ?? null,
         replay: w?.replayArgv ?? null,
         replayCommand: w?.replay ?? null,
         ...(byPart.length > 0

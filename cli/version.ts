@@ -1,16 +1,13 @@
-// streamjoin's own version (from its package.json) and the header every
-// `--json` report starts with: what the report is, and which streamjoin and
-// which spec produced it, so a CI dashboard can tell reports apart.
-import { readFileSync } from 'node:fs';
+// The header every `--json` report starts with: what the report is, and
+// which streamjoin and which spec produced it, so a CI dashboard can tell
+// reports apart. The version lookup itself is library code
+// (conformance/report/versions.ts), shared with the counterexample files.
+// Direct imports, not spec/index.ts: `streamjoin help` and `--version` load
+// this module and nothing heavy (mainHelp.ts).
 import { SPEC_VERSION } from '../spec/constants.ts';
-import { packagePath } from '../spec/packageFiles.ts';
+import { STREAMJOIN_VERSION } from '../conformance/report/versions.ts';
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown };
-  return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
-}
-
-export const STREAMJOIN_VERSION: string = packageVersion();
+export { STREAMJOIN_VERSION };
 
 /** The fields every JSON report begins with. `format` is `streamjoin/<kind>-report@<n>`. */
 export interface ReportHeader {
