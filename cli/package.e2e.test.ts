@@ -3,7 +3,7 @@
 // plain Node and from a typechecked TypeScript consumer. End-to-end tier.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { schemaError } from '../spec/index.ts';
@@ -67,6 +67,7 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
       'spec/schemas/reports/conform-report.schema.json',
       'spec/examples/horizon-boundary.trace.json',
       'docs/ci.md',
+      'conformance/report/assets/viewer.js',
       'examples/python/join.py',
     ])
       expect(paths, needed).toContain(needed);
@@ -112,6 +113,8 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     expect(r.status, r.stderr).toBe(1);
     const replay = /replay: (npx streamjoin check --replay out\/join-small-retract-tombstone-JoinCorrect\.json)$/m.exec(r.stdout)?.[1];
     expect(replay, r.stdout).toBeDefined();
+    // The views beside it need the package's assets (the viewer's script and style), found from dist/.
+    expect(readdirSync(join(project, 'out')).filter((f) => f.endsWith('.html'))).toHaveLength(1);
     const again = inProject('npx', (replay as string).split(' ').slice(1));
     expect(again.status, again.stderr).toBe(1);
     expect(again.stdout).toContain('JoinCorrect VIOLATED at the end');
