@@ -114,7 +114,9 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     const replay = /replay: (npx streamjoin check --replay out\/join-small-retract-tombstone-JoinCorrect\.json)$/m.exec(r.stdout)?.[1];
     expect(replay, r.stdout).toBeDefined();
     // The views beside it need the package's assets (the viewer's script and style), found from dist/.
-    expect(readdirSync(join(project, 'out')).filter((f) => f.endsWith('.html'))).toHaveLength(1);
+    const pages = readdirSync(join(project, 'out')).filter((f) => f.endsWith('.html'));
+    expect(pages).toContain('join-small-retract-tombstone-JoinCorrect.html');
+    for (const page of pages) expect(readFileSync(join(project, 'out', page), 'utf8')).toContain('<script');
     const again = inProject('npx', (replay as string).split(' ').slice(1));
     expect(again.status, again.stderr).toBe(1);
     expect(again.stdout).toContain('JoinCorrect VIOLATED at the end');
