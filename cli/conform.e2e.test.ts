@@ -58,7 +58,9 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     ]);
     expect(r.code).toBe(1);
     const files = readdirSync(out).sort();
-    expect(files).toEqual([`cluster-seed${Number(seed) | 0}.explain.txt`, `cluster-seed${Number(seed) | 0}.trace.json`]);
+    const base = `cluster-seed${Number(seed) | 0}`;
+    expect(files).toEqual([`${base}.explain.txt`, `${base}.html`, `${base}.md`, `${base}.trace.json`]);
+    expect(r.stdout).toContain(`viewer:         ${join(out, `${base}.html`)}`);
     const explanation = readFileSync(join(out, files[0] as string), 'utf8');
     expect(explanation).toContain('C6 (Install)');
     expect(explanation).toContain('Sequence diagram');
@@ -71,7 +73,7 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     const step = /Divergence at step (\d+)/.exec(r.stdout)?.[1];
     expect(replay.stdout).toContain(`Divergence at step ${step}`);
     // The same file against the model itself: it conforms.
-    expect((await run(['replay', join(out, files[1] as string), '--sut', 'model'])).code).toBe(0);
+    expect((await run(['replay', join(out, files[3] as string), '--sut', 'model'])).code).toBe(0);
   });
 
   it('a dead system: exit 2 (unknown), with the reason and its last stderr lines', async () => {
