@@ -6,45 +6,22 @@
 //
 // Prints markdown tables. Every random choice comes from one seed, printed
 // first; the same seed gives the same workload.
-import { parseArgs } from 'node:util';
 import os from 'node:os';
 import FlattenIntervalTree from '@flatten-js/interval-tree';
 import type { JoinConfig, LogRecord } from '../spec/index.ts';
 import { stepJoin, type JoinState, type RowState } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { IntervalNode, IntervalTree } from '../impl/intervalTree.ts';
+import { median, ratio, rng, seedAndQuickFlags } from './support.ts';
 
-const { values: flags } = parseArgs({
-  options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } },
-});
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
-const quick = flags.quick ?? false;
+const { seed, quick } = seedAndQuickFlags();
 const gc = (globalThis as { gc?: () => void }).gc;
-
-/** xorshift32: tiny, seeded, good enough to spread positions. */
-function rng(s: number): () => number {
-  let x = s >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 const now = (): number => performance.now();
 const fmt = (n: number): string =>
   n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n >= 10 ? n.toFixed(0) : n.toFixed(2);
 /** Median of `reps` runs of `f`; impl and model runs are interleaved by the callers, so load on the machine hits both alike. */
 const REPS = quick ? 1 : 3;
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[(sorted.length - 1) >> 1] as number;
-}
-const ratio = (a: number, b: number): string => `${a / b >= 100 ? (a / b).toFixed(0) : (a / b).toFixed(1)}×`;
 
 const WINDOWS = quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000];
 const OVERLAP = { low: 1, high: 64 } as const;

@@ -10,8 +10,8 @@
 // is followed by every restart, failover and recovery that can come after
 // it, and the system under test is compared with the model all the way to
 // the end. A trace that is a prefix of another is dropped.
-import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
-import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, rowRecord, watermarkRecord } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import {
   type ClusterSetup,
   clusterActionKind,
@@ -36,16 +36,8 @@ export interface ExhaustiveScenario {
   readonly bounds: ClusterBounds;
 }
 
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end: number): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const watermark = (side: 'L' | 'R', wm: number): LogRecord => ({ kind: 'watermark', side, wm });
+const row = rowRecord;
+const watermark = watermarkRecord;
 
 const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 } as const;
 const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;

@@ -3,8 +3,23 @@
 // enabled changes nothing (cluster.ts returns the reason).
 import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
-import { handoffOf, slotOf, type ClusterState, type Worker } from './clusterState.ts';
+import { handoffOf, slotOf, type ClusterState, type KeySlot, type Worker } from './clusterState.ts';
 import type { HandoffPhase } from './storage.ts';
+
+/**
+ * C5, C8: a migration (freeze) or a failover of `key` to `to` starts only
+ * with the coordinator up, the key and the worker known, and no handoff in
+ * flight. Why not, or the key's slot and the worker.
+ */
+function handoffStart(c: ClusterState, key: string, to: string): { slot: KeySlot; to: Worker } | string {
+  if (!c.coordinatorUp) return 'the coordinator is down';
+  const slot = c.slotByKey.get(key);
+  if (slot === undefined) return `unknown key ${key}`;
+  const worker = c.workerByName.get(to);
+  if (worker === undefined) return `unknown worker ${to}`;
+  if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+  return { slot, to: worker };
+}
 
 /** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
 const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
@@ -18,12 +33,9 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       // §7: processing is eager, so after every action no process step is left enabled.
       return 'processing runs eagerly after every action (SPEC §7); no process step is pending';
     case 'freeze': {
-      const slot = c.slotByKey.get(a.key);
-      const to = c.workerByName.get(a.to);
-      if (coordinatorDown) return coordinatorDown;
-      if (slot === undefined) return `unknown key ${a.key}`;
-      if (to === undefined) return `unknown worker ${a.to}`;
-      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+      const start = handoffStart(c, a.key, a.to);
+      if (typeof start === 'string') return start;
+      const { slot, to } = start;
       const src = c.workers[slot.owner] as Worker;
       if (to === src) return `${a.to} already owns ${a.key}`;
       if (src.status !== 'up') return `the owner ${src.id} is not up`;
@@ -93,12 +105,9 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       return undefined;
     }
     case 'failover': {
-      const slot = c.slotByKey.get(a.key);
-      const to = c.workerByName.get(a.to);
-      if (coordinatorDown) return coordinatorDown;
-      if (slot === undefined) return `unknown key ${a.key}`;
-      if (to === undefined) return `unknown worker ${a.to}`;
-      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+      const start = handoffStart(c, a.key, a.to);
+      if (typeof start === 'string') return start;
+      const { slot, to } = start;
       const owner = c.workers[slot.owner] as Worker;
       if (owner.status === 'up') return `the owner ${owner.id} is up`;
       if (to.status !== 'up') return `${to.id} is not up`;

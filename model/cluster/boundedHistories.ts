@@ -20,10 +20,8 @@ import { finalRelation, relationSignature } from './oracleTimeline.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
 
-/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
-export interface ClusterBounds {
-  /** Records appended in this order, interleaved with everything else. */
-  readonly script: readonly LogRecord[];
+/** A count per kind of control action and fault: what a history may spend, or has spent. */
+export interface Budget {
   readonly migrations: number;
   readonly failovers: number;
   /** Worker or coordinator crashes, including crashes between the parts of commit and failover. */
@@ -34,18 +32,15 @@ export interface ClusterBounds {
   readonly checkpoints: number;
 }
 
+/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
+export interface ClusterBounds extends Budget {
+  /** Records appended in this order, interleaved with everything else. */
+  readonly script: readonly LogRecord[];
+}
+
 export interface ClusterModelConfig {
   readonly cluster: ClusterSetup;
   readonly bounds: ClusterBounds;
-}
-
-export interface Budget {
-  readonly migrations: number;
-  readonly failovers: number;
-  readonly crashes: number;
-  readonly pauses: number;
-  readonly duplicates: number;
-  readonly checkpoints: number;
 }
 
 export interface ExploredState {

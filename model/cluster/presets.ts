@@ -1,19 +1,11 @@
 // Named bounds for exploring the cluster model (SPEC §6), and the key
 // decomposition that checks a multi-key configuration one key at a time.
-import type { LogRecord, RowRecord } from '../../spec/index.ts';
+import { rowRecord, watermarkRecord, type LogRecord } from '../../spec/index.ts';
 import type { ClusterSetup, ProtocolElement } from './clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './boundedHistories.ts';
 
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end: number): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const watermark = (side: 'L' | 'R', wm: number): LogRecord => ({ kind: 'watermark', side, wm });
+const row = rowRecord;
+const watermark = watermarkRecord;
 
 export interface ClusterPreset {
   readonly name: string;
