@@ -91,12 +91,6 @@ export function clusterDiagram(trace: ClusterTrace, until: number, divergence?: 
   return viewDiagram(conformanceView({ kind: 'cluster', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
 
-/** The sequence diagram of an operator trace: the log, the operator, the result. */
-export function operatorDiagram(trace: OperatorTrace, until: number, divergence?: Divergence): string {
-  const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
-  return viewDiagram(conformanceView({ kind: 'operator', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
-}
-
 // ---------------------------------------------------------------------------
 // The explanation
 
