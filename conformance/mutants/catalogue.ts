@@ -37,9 +37,9 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/effects.ts',
-        find: `      writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
+        find: `      writeCheckpoint(c, slot, copyOf(workerNamed(c, h.src), slot));`,
         replace: `      // MUTANT: the checkpoint is announced but never made durable.
-      const persisted = (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
+      const persisted = copyOf(workerNamed(c, h.src), slot);
       slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
       },
     ],
@@ -258,14 +258,14 @@ export const MUTANTS: readonly Mutant[] = [
         c.coordinatorUp = false;
         return;
       }
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'down';`,
         replace: `      if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
         c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
         return;
       }
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'down';`,
       },
     ],
