@@ -5,13 +5,14 @@ import { describeClusterAction, matchId, COORDINATOR } from '../../spec/index.ts
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
   initialClusterState,
+  ownerOf,
+  worker,
   type ClusterSetup,
   type ClusterState,
   type HandoffRecord,
   type KeyCopy,
   type ProtocolElement,
   type WorkerId,
-  type WorkerState,
 } from './clusterState.ts';
 import { applyExternal, transition } from './stateMachine.ts';
 import { sinkRelation } from './sink.ts';
@@ -102,14 +103,14 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
   const out: ClusterAction[] = [];
   const record = bounds.script[st.log.length];
   if (record) out.push({ type: 'record', record });
-  for (const worker of cluster.workers) {
-    const ws = st.workers[worker] as WorkerState;
+  for (const w of cluster.workers) {
+    const ws = worker(st, w);
     if (ws.status !== 'up') continue;
     for (const key in ws.keys) {
       const copy = ws.keys[key] as KeyCopy;
       if (copy.frozen) continue;
-      if (copy.cursor < st.log.length) out.push({ type: 'process', worker, key });
-      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker, key });
+      if (copy.cursor < st.log.length) out.push({ type: 'process', worker: w, key });
+      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker: w, key });
     }
   }
   const h = st.coordinator.handoff;
@@ -126,10 +127,10 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
       if (used.crashes < bounds.crashes) out.push({ type: 'commit', key, crashAfterFence: true });
     } else {
       for (const { key } of cluster.keys) {
-        const owner = st.coordinator.owner[key] as WorkerId;
-        const ownerUp = (st.workers[owner] as WorkerState).status === 'up';
+        const owner = ownerOf(st, key);
+        const ownerUp = worker(st, owner).status === 'up';
         for (const to of cluster.workers) {
-          if ((st.workers[to] as WorkerState).status !== 'up' || to === owner) continue;
+          if (worker(st, to).status !== 'up' || to === owner) continue;
           if (ownerUp && used.migrations < bounds.migrations) out.push({ type: 'freeze', key, to });
           if (!ownerUp && used.failovers < bounds.failovers) {
             out.push({ type: 'failover', key, to });
@@ -143,12 +144,12 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
     for (const key in st.lastInstall) out.push({ type: 'duplicateInstall', key });
     for (const key in st.lastRelease) out.push({ type: 'duplicateRelease', key });
   }
-  for (const worker of cluster.workers) {
-    const status = (st.workers[worker] as WorkerState).status;
-    if (status === 'down') out.push({ type: 'restart', node: worker });
-    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: worker });
-    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker });
-    if (status === 'paused') out.push({ type: 'resume', worker });
+  for (const w of cluster.workers) {
+    const status = worker(st, w).status;
+    if (status === 'down') out.push({ type: 'restart', node: w });
+    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: w });
+    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker: w });
+    if (status === 'paused') out.push({ type: 'resume', worker: w });
   }
   if (!st.coordinator.up) out.push({ type: 'restart', node: COORDINATOR });
   else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: COORDINATOR });
@@ -234,7 +235,7 @@ function encodeCopy(c: KeyCopy | undefined): string {
  * handoff source or destination, destination of the last install message).
  */
 function workerSignature(config: ClusterModelConfig, st: ClusterState, w: WorkerId): string {
-  const ws = st.workers[w] as WorkerState;
+  const ws = worker(st, w);
   const h = st.coordinator.handoff;
   let sig = ws.status === 'up' ? 'U' : ws.status === 'paused' ? 'P' : 'D';
   for (const { key } of config.cluster.keys) {
@@ -288,7 +289,7 @@ export function isQuiescent(config: ClusterModelConfig, s: ExploredState): boole
   if (!st.coordinator.up || st.coordinator.handoff) return false;
   if (config.cluster.workers.some((w) => st.workers[w]?.status !== 'up')) return false;
   return config.cluster.keys.every(({ key }) => {
-    const owner = st.coordinator.owner[key] as string;
+    const owner = ownerOf(st, key);
     const copy = st.workers[owner]?.keys[key];
     return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && hasReadLog(st.log, key, copy.cursor);
   });
