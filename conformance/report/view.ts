@@ -553,7 +553,9 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
         ['workload (the script, appended in order)', cluster.bounds.script.map(recordText).join('; ') || '(none)'],
         [
           'budgets',
-          `migrations ${cluster.bounds.migrations}, failovers ${cluster.bounds.failovers}, crashes ${cluster.bounds.crashes}, pauses ${cluster.bounds.pauses}, duplicates ${cluster.bounds.duplicates}, checkpoints ${cluster.bounds.checkpoints}`,
+          (['migrations', 'failovers', 'crashes', 'pauses', 'duplicates', 'checkpoints'] as const)
+            .map((kind) => `${kind} ${cluster.bounds[kind]}`)
+            .join(', '),
         ],
         ...(setup.ablate?.length ? ([['switched off', setup.ablate.join(', ')]] as [string, string][]) : []),
       ],
