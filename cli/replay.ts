@@ -101,9 +101,26 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
           )
         : undefined;
     if (values.json) {
-      out.stdout(
-        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null, ...(written ? { written: { trace: written.tracePath, explanation: written.explainPath, markdown: written.markdownPath, html: written.htmlPath, itf: written.itfPath ?? null } } : {}) })}\n`,
-      );
+      const files = written
+        ? {
+            written: {
+              trace: written.tracePath,
+              explanation: written.explainPath,
+              markdown: written.markdownPath,
+              html: written.htmlPath,
+              itf: written.itfPath ?? null,
+            },
+          }
+        : {};
+      const result = {
+        file,
+        level: chosen,
+        verdict: d ? 'fail' : 'pass',
+        steps: trace.trace.steps.length,
+        divergence: d ?? null,
+        ...files,
+      };
+      out.stdout(`${JSON.stringify(result)}\n`);
     } else if (d) {
       out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
       if (written) {
