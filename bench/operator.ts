@@ -298,7 +298,9 @@ for (const overlap of ['low', 'high'] as const) {
     implInsertNs[overlap].push(1e9 / a.insertsPerSec);
     if (Math.abs(a.changes - b.changes) > 0.5 + 0.05 * a.changes) throw new Error(`impl and model did different work at w=${w}`);
     out(
-      `| ${w.toLocaleString('en')} | ${overlap} | ${a.changes.toFixed(1)} | ${fmt(a.insertsPerSec)} | ${fmt(b.insertsPerSec)} | ${ratio(a.insertsPerSec, b.insertsPerSec)} | ${fmt(a.retractsPerSec)} | ${fmt(b.retractsPerSec)} | ${ratio(a.retractsPerSec, b.retractsPerSec)} |`,
+      `| ${w.toLocaleString('en')} | ${overlap} | ${a.changes.toFixed(1)} | ${fmt(a.insertsPerSec)} | ${fmt(b.insertsPerSec)} ` +
+        `| ${ratio(a.insertsPerSec, b.insertsPerSec)} | ${fmt(a.retractsPerSec)} | ${fmt(b.retractsPerSec)} | ` +
+        `${ratio(a.retractsPerSec, b.retractsPerSec)} |`,
     );
   }
 }
@@ -308,7 +310,8 @@ out();
 for (const overlap of ['low', 'high'] as const) {
   const ns = implInsertNs[overlap];
   out(
-    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${(WINDOWS.at(-1) ?? 1) / (WINDOWS[0] ?? 1)} rows)`,
+    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} ` +
+      `over ×${(WINDOWS.at(-1) ?? 1) / (WINDOWS[0] ?? 1)} rows)`,
   );
 }
 out();
@@ -345,12 +348,16 @@ for (const w of WINDOWS) {
   const coarseModel = median(cm);
   const b = (x: number | undefined): string => (x === undefined ? 'n/a' : x.toFixed(0));
   out(
-    `| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${fineImpl.toFixed(0)} | ${fineModel === undefined ? 'skipped' : fineModel.toFixed(0)} | ${fineModel === undefined ? '—' : ratio(fineModel, fineImpl)} | ${coarseImpl.toFixed(0)} | ${coarseModel.toFixed(0)} | ${ratio(coarseModel, coarseImpl)} |`,
+    `| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${fineImpl.toFixed(0)} | ${fineModel === undefined ? 'skipped' : fineModel.toFixed(0)} ` +
+      `| ${fineModel === undefined ? '—' : ratio(fineModel, fineImpl)} | ${coarseImpl.toFixed(0)} | ${coarseModel.toFixed(0)} ` +
+      `| ${ratio(coarseModel, coarseImpl)} |`,
   );
 }
 out();
 out(
-  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model's one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
+  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted ` +
+    `by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model's one-row-per-watermark ` +
+    `run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
 );
 out();
 
