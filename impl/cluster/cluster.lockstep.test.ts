@@ -141,48 +141,52 @@ describe('impl cluster in lockstep with the model: random traces (SPEC §5, §7;
     );
   });
 
-  it('the same under other configs: L = D = 0 with two keys on one worker; one key among four workers; odd names (__proto__, constructor, /, %, |R:) for workers, keys and ids (memory backend)', () => {
-    const others: [ClusterSetup, ClusterDomain][] = [
-      [
-        {
-          join: { allowedLateness: 0, maxIntervalLength: 0 },
-          workers: ['a', 'b'],
-          keys: [
-            { key: 'x', owner: 'a' },
-            { key: 'y', owner: 'a' },
-            { key: 'z', owner: 'b' },
-          ],
-        },
-        longClusterDomain,
-      ],
-      [
-        { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
-        longClusterDomain,
-      ],
-      [
-        {
-          join: { allowedLateness: 1, maxIntervalLength: 1 },
-          workers: ['__proto__', 'constructor', 'w/1%2F'],
-          keys: [
-            { key: '__proto__', owner: 'constructor' },
-            { key: 'k|R:1/%', owner: '__proto__' },
-          ],
-        },
-        { ...longClusterDomain, workers: oddClusterDomain.workers, ids: oddClusterDomain.ids },
-      ],
-    ];
-    fc.assert(
-      fc.property(
-        fc
-          .constantFrom(...others)
-          .chain(([config, domain]) => clusterStepsArbitrary(config, { reopen: true, domain }).map((steps) => ({ config, steps }))),
-        ({ config, steps }) => {
-          runLockstep(memorySubject(config), steps);
-        },
-      ),
-      { numRuns: 100 },
-    );
-  });
+  it(
+    'the same under other configs: L = D = 0 with two keys on one worker; one key among four workers; odd ' +
+      'names (__proto__, constructor, /, %, |R:) for workers, keys and ids (memory backend)',
+    () => {
+      const others: [ClusterSetup, ClusterDomain][] = [
+        [
+          {
+            join: { allowedLateness: 0, maxIntervalLength: 0 },
+            workers: ['a', 'b'],
+            keys: [
+              { key: 'x', owner: 'a' },
+              { key: 'y', owner: 'a' },
+              { key: 'z', owner: 'b' },
+            ],
+          },
+          longClusterDomain,
+        ],
+        [
+          { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
+          longClusterDomain,
+        ],
+        [
+          {
+            join: { allowedLateness: 1, maxIntervalLength: 1 },
+            workers: ['__proto__', 'constructor', 'w/1%2F'],
+            keys: [
+              { key: '__proto__', owner: 'constructor' },
+              { key: 'k|R:1/%', owner: '__proto__' },
+            ],
+          },
+          { ...longClusterDomain, workers: oddClusterDomain.workers, ids: oddClusterDomain.ids },
+        ],
+      ];
+      fc.assert(
+        fc.property(
+          fc
+            .constantFrom(...others)
+            .chain(([config, domain]) => clusterStepsArbitrary(config, { reopen: true, domain }).map((steps) => ({ config, steps }))),
+          ({ config, steps }) => {
+            runLockstep(memorySubject(config), steps);
+          },
+        ),
+        { numRuns: 100 },
+      );
+    },
+  );
 
   it('same events and observation after every step, and every refused action changes nothing (disk backend, with whole-cluster crashes)', () => {
     fc.assert(

@@ -61,7 +61,8 @@ export function recover(c: ClusterState): void {
     if (c.sink.fenceOf(slot.key) < slot.epoch) {
       throw new DurableStateError(
         c.storage.where('sink'),
-        `the fence of ${JSON.stringify(slot.key)} is ${c.sink.fenceOf(slot.key)}, behind its committed epoch ${slot.epoch}: the sink and the coordinator's table do not belong together`,
+        `the fence of ${JSON.stringify(slot.key)} is ${c.sink.fenceOf(slot.key)}, behind its committed epoch ` +
+          `${slot.epoch}: the sink and the coordinator's table do not belong together`,
       );
     }
   }

@@ -263,7 +263,9 @@ export function encodeExplored(config: ClusterModelConfig, s: ExploredState, sym
     const cp = st.store[key];
     const m = st.lastInstall[key];
     const r = st.lastRelease[key];
-    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${cp ? `${cp.cursor}.${cp.epoch}` : '-'}|m${m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-'}|r${r ? r.epoch : '-'}|`;
+    const stored = cp ? `${cp.cursor}.${cp.epoch}` : '-';
+    const installed = m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-';
+    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${stored}|m${installed}|r${r ? r.epoch : '-'}|`;
     const matches = st.sink.matches[key] ?? {};
     const ids = Object.keys(matches).sort();
     for (const id of ids) out += `${id}${matches[id] === 'inserted' ? '+' : '-'},`;

@@ -53,7 +53,9 @@ export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   {
     name: 'ci',
     description:
-      '2 keys, 3 workers; a migration and a failover under traffic, one crash anywhere (worker or coordinator, including between the parts of commit and failover), a pause (zombie), a duplicated message, a periodic checkpoint; a match, a duplicate, two retractions (one overtaking its insert), eviction',
+      '2 keys, 3 workers; a migration and a failover under traffic, one crash anywhere (worker or coordinator, ' +
+      'including between the parts of commit and failover), a pause (zombie), a duplicated message, a periodic ' +
+      'checkpoint; a match, a duplicate, two retractions (one overtaking its insert), eviction',
     config: { cluster: threeWorkers, bounds: ciBounds },
   },
   {

@@ -433,7 +433,9 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
           name: progress.name,
           kind: 'progress',
           verdict: 'violated',
-          explanation: `from this state no quiescent state is reachable without faults: ${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} state(s) are reachable fault-free and none is quiescent; ${how}`,
+          explanation:
+            `from this state no quiescent state is reachable without faults: ${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} ` +
+            `state(s) are reachable fault-free and none is quiescent; ${how}`,
           path,
           trap,
         };
