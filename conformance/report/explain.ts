@@ -7,7 +7,8 @@ import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
-import { conformanceView, eventText, type ConformanceContext, type CounterexampleView } from './view.ts';
+import { conformanceView, type ConformanceContext, type CounterexampleView } from './view.ts';
+import { eventText } from './texts.ts';
 
 export { eventText };
 
