@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 // Two tiers. `unit`: every *.test.ts but the end-to-end ones (npm run
 // test:unit, under a minute). `e2e`: *.e2e.test.ts, the runs that spawn
 // processes or exhaust big models: the ci preset, the mutant control run, the
-// process protocol, SIGKILLed durable storage (npm run test:e2e). `npm test`
-// (and CI) runs both, the unit tier first, into one JSON report.
+// process protocol, SIGKILLed durable storage, the browser tests (npm run
+// test:e2e). `npm test` (and CI) runs both, the unit tier first, into one
+// JSON report.
 const suites = '{spec,model,impl,conformance,cli,bench,scripts}/**/';
 
 export default defineConfig({

@@ -429,13 +429,16 @@ function checkModel(
 
     const lines: string[] = [];
     lines.push(
-      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`,
+      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
+        `(model ${report.model}), bounds ${boundsText(s.bounds)}`,
     );
     lines.push(
-      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
+      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, ` +
+        `partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
     );
     lines.push(
-      `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
+      `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} ` +
+        `s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
         (report.outsideBoundary > 0 ? `, ${report.outsideBoundary} outside the boundary` : '') +
         (report.options.visited === 'fingerprint' ? `, collision probability ${report.collisionProbability.toExponential(1)}` : ''),
     );

@@ -83,7 +83,9 @@ export function exhaustiveLines(report: ConformReport): string[] {
       .map(([l, n]) => `${count(n)} at ${l}`)
       .join(', ');
     lines.push(
-      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
+      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ` +
+        `${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}` +
+        `${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
     );
   }
   const c = report.coverage;
@@ -92,7 +94,10 @@ export function exhaustiveLines(report: ConformReport): string[] {
     const missed = c.missing.filter(isCrashPoint);
     lines.push(
       c.missing.length === 0
-        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} crash points in all`
+        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each ` +
+            `handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady ` +
+            `state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} ` +
+            `crash points in all`
         : `coverage: NOT COMPLETE with these scenarios: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
     );
   }

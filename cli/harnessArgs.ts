@@ -80,7 +80,8 @@ export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out
     const t0 = performance.now();
     const cover = coverScenario(scenario);
     out.stderr(
-      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
+      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} ` +
+        `interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
     );
     return cover;
   });

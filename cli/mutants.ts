@@ -118,7 +118,9 @@ function summary(
   const b = report.baseline;
   lines.push(`streamjoin mutants: seed ${seed}; ${report.results.length} mutants of the implementation`);
   lines.push(
-    `control: the unmodified implementation ${b.verdict === 'pass' ? 'passes' : b.verdict === 'fail' ? 'DIVERGES' : 'is UNKNOWN'}: ${b.examples.length} examples, ${b.exhaustive.reduce((n, x) => n + x.run, 0).toLocaleString('en-US')} exhaustive interleavings, ${b.random.reduce((n, r) => n + r.runs, 0)} random traces in ${seconds(report.baselineMs)}`,
+    `control: the unmodified implementation ${b.verdict === 'pass' ? 'passes' : b.verdict === 'fail' ? 'DIVERGES' : 'is UNKNOWN'}: ` +
+      `${b.examples.length} examples, ${b.exhaustive.reduce((n, x) => n + x.run, 0).toLocaleString('en-US')} ` +
+      `exhaustive interleavings, ${b.random.reduce((n, r) => n + r.runs, 0)} random traces in ${seconds(report.baselineMs)}`,
   );
   if (b.verdict !== 'pass') {
     lines.push('the mutants were not run: a kill means something only if the implementation as it is passes the same harness');
@@ -255,8 +257,10 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     for (const r of report.results) {
       if (!r.failure) continue;
       const t = r.failure.trace.trace;
-      const description =
-        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`.trim();
+      const description = (
+        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); ` +
+        `found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`
+      ).trim();
       writeFileAtomic(
         join(values.regressions, `${r.mutant.name}.trace.json`),
         `${prettyJson({ ...t, name: r.mutant.name, description })}\n`,

@@ -211,7 +211,9 @@ async function runExhaustiveScenario(
   }));
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
-  const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const description =
+    `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), ` +
+    `cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
   const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
@@ -331,7 +333,8 @@ function projectRelative(path: string): string {
 }
 
 function fcDescription(seed: number, path: string | null): string {
-  return `A random trace found by streamjoin conform (seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
+  const found = `seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}`;
+  return `A random trace found by streamjoin conform (${found}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
 }
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
@@ -413,7 +416,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const plain = withoutExpectations(ex.trace);
         const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
         const t = minimal.trace;
-        const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const description =
+          `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps ` +
+          `(${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
             ? {
@@ -456,7 +461,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(
-        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ` +
+          `${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
+          `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
     }

@@ -294,8 +294,7 @@ export class FileCheckpointStore implements CheckpointStore {
     if (files === undefined) return undefined;
     // The index says which generation verified at open or at put; re-read and
     // re-verify, since the file may have been damaged since.
-    for (let i = files.generations.length - 1; i >= 0; i--) {
-      const generation = files.generations[i] as number;
+    for (const generation of [...files.generations].reverse()) {
       if (files.good !== undefined && generation > files.good) continue;
       const checked = this.verifyFile(files.stem, generation);
       if (checked.ok && checked.checkpoint.key === key) {
@@ -382,10 +381,10 @@ export class FileCheckpointStore implements CheckpointStore {
     }
     for (const files of this.byStem.values()) {
       files.generations.sort((a, b) => a - b);
-      for (let i = files.generations.length - 1; i >= 0; i--) {
-        const v = this.verifyFile(files.stem, files.generations[i] as number);
+      for (const generation of [...files.generations].reverse()) {
+        const v = this.verifyFile(files.stem, generation);
         if (v.ok) {
-          files.good = files.generations[i];
+          files.good = generation;
           files.key = v.checkpoint.key;
           break;
         }

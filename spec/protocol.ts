@@ -24,8 +24,6 @@ export const PROTOCOL_ERRORS = {
   internal_error: 1003,
 } as const satisfies Record<string, ProtocolErrorCode>;
 
-export type ProtocolErrorName = keyof typeof PROTOCOL_ERRORS;
-
 /** The name of an error code, for messages. */
 export function protocolErrorName(code: number): string {
   for (const [name, c] of Object.entries(PROTOCOL_ERRORS)) if (c === code) return name;

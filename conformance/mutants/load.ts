@@ -38,7 +38,8 @@ export function applyPatch(mutant: string, text: string, patch: SourcePatch): st
   if (n !== 1) {
     const first = patch.find.split('\n')[0] ?? '';
     throw new MutantPatchError(
-      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
+      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) ` +
+        `occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
     );
   }
   const at = text.indexOf(patch.find);

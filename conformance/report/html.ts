@@ -111,7 +111,8 @@ export function counterexampleHtml(view: CounterexampleView, options: HtmlOption
 </section>
 </div>
 </main>
-<footer>Written by streamjoin ${escapeHtml(view.versions.streamjoin)} (spec ${escapeHtml(view.versions.spec)}). One file, no network access: the data below and the viewer are inline.</footer>
+<footer>Written by streamjoin ${escapeHtml(view.versions.streamjoin)} (spec ${escapeHtml(view.versions.spec)}).
+One file, no network access: the data below and the viewer are inline.</footer>
 <script type="application/json" id="counterexample">${data}</script>
 <script>${script}</script>
 </body>

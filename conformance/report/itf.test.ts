@@ -54,18 +54,22 @@ describe('the ITF schema (written from the facts of Apalache ADR-015)', () => {
     expect(itfStructureProblem(t as ItfTrace)).toBeUndefined();
   });
 
-  it('refuses what the ADR rules out: no vars, a field starting with #, a non-integer #bigint, a map entry that is not a pair, an integer beyond 2^53-1, a state missing a variable', () => {
-    expect(schemaError('itf', { states: [] })).toBeDefined();
-    expect(schemaError('itf', { vars: [], states: [{ '#x': 1 }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#bigint': '1.5' } }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#map': [[1, 2, 3]] } }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: 2 ** 53 }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { r: { '#y': 1 } } }] })).toBeDefined();
-    expect(itfStructureProblem({ vars: ['x', 'y'], states: [{ x: 1 }] })).toEqual({
-      pointer: '/states/0',
-      message: 'state 0 sets no value for the variable "y"',
-    });
-  });
+  it(
+    'refuses what the ADR rules out: no vars, a field starting with #, a non-integer #bigint, a map entry ' +
+      'that is not a pair, an integer beyond 2^53-1, a state missing a variable',
+    () => {
+      expect(schemaError('itf', { states: [] })).toBeDefined();
+      expect(schemaError('itf', { vars: [], states: [{ '#x': 1 }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#bigint': '1.5' } }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#map': [[1, 2, 3]] } }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: 2 ** 53 }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { r: { '#y': 1 } } }] })).toBeDefined();
+      expect(itfStructureProblem({ vars: ['x', 'y'], states: [{ x: 1 }] })).toEqual({
+        pointer: '/states/0',
+        message: 'state 0 sets no value for the variable "y"',
+      });
+    },
+  );
 });
 
 describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.json, check --replay FILE.itf.json)', () => {

@@ -6,7 +6,8 @@ import { ruleHeading, anchorsOf, githubSlug, specAnchor, SPEC_PATH } from './spe
 import { RULE_TITLES } from './rules.ts';
 import { counterexampleMarkdown, codeSpan } from './markdown.ts';
 import { mermaidDiagram, mermaidText } from './mermaid.ts';
-import { conformanceView, modelCounterexampleView, recordText } from './view.ts';
+import { conformanceView, modelCounterexampleView } from './view.ts';
+import { recordText } from './texts.ts';
 import { explainView } from './explain.ts';
 import { writeCounterexample } from './counterexampleFiles.ts';
 import { clusterFailure, modelCounterexample, operatorFailure } from './counterexampleFixtures.ts';
