@@ -1,4 +1,4 @@
-// Harness throughput (DESIGN §6): traces per second and requests per second
+// Harness throughput: traces per second and requests per second
 // of four systems under test, side by side in one run on the same traces:
 // the reference model and the implementation, each in-process (`--sut
 // model`, `--sut impl`) and over the process protocol (`streamjoin serve

@@ -1,4 +1,4 @@
-// The conformance job (DESIGN §5): at each level the system under test
+// The conformance job (SPEC §7): at each level the system under test
 // supports (or the one asked for), every example trace and then random
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
@@ -59,7 +59,7 @@ export interface ExampleResult {
   readonly verdict: 'pass' | 'fail';
 }
 
-/** One bounded-exhaustive scenario as run (DESIGN §5). */
+/** One bounded-exhaustive scenario as run. */
 export interface ExhaustiveResult {
   readonly scenario: string;
   /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */

@@ -1,4 +1,4 @@
-// Durable per-key checkpoints (DESIGN §3: the checkpoint store is a durable
+// Durable per-key checkpoints (SPEC C2, C4: the checkpoint store is a durable
 // part; the handoff's `persist` step must be durable before `commit`).
 //
 // One synchronous interface, two backends: in memory (for the explorer and
@@ -43,7 +43,7 @@ import type { OperatorSnapshot } from './snapshot.ts';
 export const CHECKPOINT_FORMAT = 'streamjoin/checkpoint@1';
 const FORMAT_FAMILY = 'streamjoin/checkpoint@';
 
-/** The durable state of one key (DESIGN §3): epoch, log cursor and operator state. */
+/** The durable state of one key (SPEC C4): epoch, log cursor and operator state. */
 export interface Checkpoint {
   key: string;
   epoch: number;

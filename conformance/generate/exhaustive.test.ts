@@ -51,7 +51,7 @@ function replayCover(cover: ScenarioCover): { taken: Set<string>; unsettled: num
   return { taken, unsettled };
 }
 
-describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (DESIGN §5, SPEC §7)', () => {
+describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (SPEC §7)', () => {
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
   // The migration scenario with one crash instead of two: the same shape, a fifth of the size.
   const oneCrash: ExhaustiveScenario = {

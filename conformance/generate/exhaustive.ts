@@ -1,4 +1,4 @@
-// Bounded-exhaustive conformance traces (DESIGN §5): for each named scenario
+// Bounded-exhaustive conformance traces (SPEC §7): for each named scenario
 // — a workload script and budgets, in the explorer's vocabulary
 // (model/cluster/boundedHistories.ts) — the whole bounded state graph of the
 // conformance semantics (SPEC §7: every external action followed by eager
@@ -43,7 +43,7 @@ const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0
 const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
 
 /**
- * The scenarios DESIGN §5 names. Each keeps one key (keys are independent,
+ * The scenarios. Each keeps one key (keys are independent,
  * SPEC §6) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
  * graphs stay small enough to run in full against a process (about 31,000

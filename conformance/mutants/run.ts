@@ -1,4 +1,4 @@
-// Runs the harness against every mutant of the catalogue (DESIGN §5): the
+// Runs the harness against every mutant of the catalogue : the
 // example traces, the bounded-exhaustive scenarios, then random traces,
 // stopping each mutant at its first divergence (a kill), which is then cut
 // and minimized (or shrunk). The unmodified implementation runs first, as
