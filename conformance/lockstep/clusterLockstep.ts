@@ -1,4 +1,4 @@
-// Lockstep at the cluster level (SPEC §7, DESIGN §5): one cluster trace fed
+// Lockstep at the cluster level (SPEC §7): one cluster trace fed
 // to the model and to the system under test; after every step the events
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.
@@ -16,7 +16,7 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfRefusal, type RuleRefs } from '../report/rules.ts';
-import { eventText } from '../report/eventText.ts';
+import { eventText } from '../report/texts.ts';
 import type { ClusterStepReply, SystemUnderTest } from '../adapters/sut.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 

@@ -43,7 +43,7 @@ export const MUTANTS: readonly Mutant[] = [
         file: 'cluster/effects.ts',
         lines: 1,
         replace: `      // MUTANT: the checkpoint is announced but never made durable.
-      const persisted = (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
+      const persisted = copyOf(workerNamed(c, h.src), slot);
       slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
       },
     ],
@@ -87,12 +87,12 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'eviction at wm > ts + L',
     rule: 'J8',
     description:
-      "a row is evicted once the global watermark passes ts + L (the seed's row horizon), not end + L + D: a long row still overlapped by later inserts is forgotten",
+      'a row is evicted once the global watermark passes ts + L (a row horizon that ignores the interval), not end + L + D: a long row still overlapped by later inserts is forgotten',
     patches: [
       {
         file: 'operator.ts',
         lines: 1,
-        replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: the seed's horizon`,
+        replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: a horizon from ts`,
       },
     ],
   },
@@ -151,7 +151,7 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'sink fence computed from caller-supplied epochs',
     rule: 'C9',
     description:
-      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest epoch, as the seed's sink does: it never fences, and a stale write even lowers the fence",
+      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest epoch: it never fences, and a stale write even lowers the fence",
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -164,7 +164,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'last-writer-wins-sink',
     bugClass: 'last-writer-wins sink',
     rule: 'C9',
-    description: "retracted is not terminal: a replayed insert after the retract flips the match back to inserted (the seed's sink)",
+    description:
+      'retracted is not terminal: a replayed insert after the retract flips the match back to inserted (a last-writer-wins sink)',
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -192,8 +193,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'reversed-interval-swapped',
     bugClass: 'reversed intervals swapped instead of rejected',
     rule: 'J1',
-    description:
-      "a row with start > end is repaired by swapping its endpoints (the seed's choice), inventing a row nobody sent, instead of being rejected",
+    description: 'a row with start > end is repaired by swapping its endpoints, inventing a row nobody sent, instead of being rejected',
     patches: [
       {
         file: 'operator.ts',
@@ -212,7 +212,7 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'frozen-key events buffered in coordinator memory',
     rule: 'C3',
     description:
-      "records of a key frozen by a migration are held in the coordinator's memory (the seed's buffer) instead of staying in the durable log, appended only at commit; a coordinator crash loses them",
+      "records of a key frozen by a migration are held in the coordinator's memory instead of staying in the durable log, appended only at commit; a coordinator crash loses them",
     patches: [
       {
         file: 'cluster/cluster.ts',

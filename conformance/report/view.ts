@@ -17,7 +17,6 @@ import type {
   OperatorTrace,
   Outcome,
 } from '../../spec/index.ts';
-import { describeClusterAction } from '../../spec/index.ts';
 import {
   clusterModelConfigOf,
   describeRecord,
@@ -36,7 +35,7 @@ import { expectedOperatorSteps } from '../lockstep/operatorLockstep.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from './rules.ts';
 import { ruleLink, type RuleLink } from './specLinks.ts';
-import { changesText, eventText, outcomeText } from './eventText.ts';
+import { actionText, changesText, eventText, outcomeText, recordText } from './texts.ts';
 import { VERSIONS, type Versions } from './versions.ts';
 
 /** What a diagram row shows: a note at one node, or a message from one node to another. */
@@ -116,27 +115,6 @@ export interface CounterexampleView {
   readonly properties: readonly RuleLink[];
   readonly stderrTail: readonly string[];
 }
-
-// ---------------------------------------------------------------------------
-// Unambiguous text for records, outcomes and changes
-
-/** A key, id or side as written in reports: JSON-quoted, so a `/` or a space in it cannot be misread. */
-const quoted = (s: string): string => JSON.stringify(s);
-const sideText = (s: string): string => (s === 'L' || s === 'R' ? s : quoted(s));
-
-/** `ins "k1" L "a" 1[1,2]`, `ret …`, `wm L=9`: ids and keys JSON-quoted (an id may hold `/`). */
-export function recordText(r: LogRecord): string {
-  if (r.kind === 'watermark') return `wm ${sideText(r.side)}=${r.wm}`;
-  return `${r.kind === 'insert' ? 'ins' : 'ret'} ${quoted(r.key)} ${sideText(r.side)} ${quoted(r.id)} ${r.ts}[${r.start},${r.end}]`;
-}
-
-/** A cluster action for people, with a record's ids quoted. */
-export function actionText(a: ClusterAction): string {
-  return a.type === 'record' ? `record ${recordText(a.record)}` : describeClusterAction(a);
-}
-
-// Outcomes, change sets and events on one line: eventText.ts (the lockstep's summaries use them too).
-export { changesText, eventText, outcomeText };
 
 // ---------------------------------------------------------------------------
 // Changed fields
@@ -529,7 +507,9 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
         ['workload (the script, appended in order)', cluster.bounds.script.map(recordText).join('; ') || '(none)'],
         [
           'budgets',
-          `migrations ${cluster.bounds.migrations}, failovers ${cluster.bounds.failovers}, crashes ${cluster.bounds.crashes}, pauses ${cluster.bounds.pauses}, duplicates ${cluster.bounds.duplicates}, checkpoints ${cluster.bounds.checkpoints}`,
+          (['migrations', 'failovers', 'crashes', 'pauses', 'duplicates', 'checkpoints'] as const)
+            .map((kind) => `${kind} ${cluster.bounds[kind]}`)
+            .join(', '),
         ],
         ...(setup.ablate?.length ? ([['switched off', setup.ablate.join(', ')]] as [string, string][]) : []),
       ],
@@ -551,7 +531,7 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
   const outcomeRules = new Set<string>();
   const steps = records.map((record, i): ViewStep => {
     const step = (options.operator ?? stepJoin)(join, s.op, record);
-    for (const r of rulesOfOutcome(step.outcome as Outcome, record.kind)) outcomeRules.add(r);
+    for (const r of rulesOfOutcome(step.outcome as Outcome)) outcomeRules.add(r);
     s = model.next(s, record);
     const state = model.stateToJson?.(s);
     const rows: ViewRow[] = [{ from: 0, to: 1, text: recordText(record), kind: 'message' }];
