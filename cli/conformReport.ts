@@ -18,7 +18,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
     lines.push(
-      `random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
+      `random ${r.level}: ${r.runs} of ${r.requested} traces (${count(r.probes)} probes), ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
     );
   }
   for (const w of written) {
@@ -58,26 +58,43 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** The exhaustive part of a summary: a line per scenario, then the coverage. */
+/** The exhaustive part of a summary: a line per scenario, then the coverage (claimed over the traces that ran only). */
 export function exhaustiveLines(report: ConformReport): string[] {
   const lines: string[] = [];
   for (const x of report.exhaustive) {
+    const what = x.kind === 'operator' ? 'logs' : 'interleavings';
+    if (x.verdict === 'skipped') {
+      lines.push(
+        `exhaustive ${x.scenario}: skipped: none of its ${count(x.traces)} ${what} runs at the levels checked (it needs level ${x.kind === 'operator' ? 'operator' : 'cluster or faults'})`,
+      );
+      continue;
+    }
     const levels = Object.entries(x.levels)
       .map(([l, n]) => `${count(n)} at ${l}`)
       .join(', ');
     lines.push(
-      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
+      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} ${what} (${count(x.steps)} steps, ${count(x.probesSent)} probes sent${levels ? `; ${levels}` : ''}), ${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
     );
   }
   const c = report.coverage;
   if (c && report.exhaustive.length > 0) {
+    const ranAny = report.exhaustive.some((x) => x.run > 0);
     const crash = c.required.filter(isCrashPoint);
     const missed = c.missing.filter(isCrashPoint);
-    lines.push(
-      c.missing.length === 0
-        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} crash points in all`
-        : `coverage: NOT COMPLETE with these scenarios: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
-    );
+    if (!ranAny) lines.push('coverage: none claimed: no exhaustive trace ran at the levels checked');
+    else if (c.missing.length === 0) {
+      const parts: string[] = [];
+      if (crash.length > 0)
+        parts.push(
+          `every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state)`,
+        );
+      parts.push(`every other required step kind and outcome (${c.required.length - crash.length})`);
+      lines.push(`coverage: ${parts.join(' and ')} taken by the traces that ran${crash.length > 0 ? `, ${c.taken.filter(isCrashPoint).length} crash points in all` : ''}`);
+    } else {
+      lines.push(
+        `coverage: NOT COMPLETE with these scenarios at these levels: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
+      );
+    }
   }
   return lines;
 }

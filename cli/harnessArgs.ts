@@ -10,7 +10,7 @@ import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
-import { EXHAUSTIVE_SCENARIOS, coverScenario, type ScenarioCover } from '../conformance/generate/exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import type { Output } from './output.ts';
 import { positiveIntegerFlag, usageError } from './exitCodes.ts';
@@ -78,7 +78,7 @@ export function parseLevel(text: string | undefined): Level | undefined {
 }
 
 /** The scenarios a --scenario list names, or a usage message. */
-export function scenariosNamed(list: string): ScenarioCover['scenario'][] {
+export function scenariosNamed(list: string): AnyScenario[] {
   const names = list
     .split(',')
     .map((n) => n.trim())
@@ -94,12 +94,13 @@ export function scenariosNamed(list: string): ScenarioCover['scenario'][] {
 }
 
 /** Each scenario's bounded graph and covering traces, with a progress line per scenario. */
-export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out: Output): ScenarioCover[] {
+export function buildCovers(scenarios: readonly AnyScenario[], out: Output): AnyCover[] {
   return scenarios.map((scenario) => {
     const t0 = performance.now();
-    const cover = coverScenario(scenario);
+    const cover = coverAnyScenario(scenario);
+    const what = cover.kind === 'operator' ? 'logs' : 'interleavings';
     out.stderr(
-      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
+      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} ${what}, ${cover.probes} probes (built in ${Math.round(performance.now() - t0)} ms)\n`,
     );
     return cover;
   });

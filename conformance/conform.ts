@@ -6,11 +6,12 @@ import fc from 'fast-check';
 import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
-import { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clusterLockstep.ts';
+import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
+import { levelOfClusterTrace, runTrace, runTraceCounted, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
-import type { ScenarioCover } from './generate/exhaustive.ts';
-import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
+import type { AnyCover } from './generate/exhaustive.ts';
+import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
@@ -61,18 +62,28 @@ export interface ExampleResult {
 /** One bounded-exhaustive scenario as run (DESIGN §5). */
 export interface ExhaustiveResult {
   readonly scenario: string;
-  /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */
+  /** `operator`: operator traces (operatorExhaustive.ts); `cluster`: cluster traces, at level cluster or faults (exhaustive.ts). */
+  readonly kind: 'operator' | 'cluster';
+  /** Distinct states and transitions of its bounded graph: every transition is taken by some trace. */
   readonly states: number;
   readonly transitions: number;
-  /** Interleavings: the covering traces, and their steps. */
+  /** Interleavings: the covering traces, and their steps (probes included). */
   readonly traces: number;
   readonly steps: number;
+  /** Probes the traces carry in all: actions the model refuses and records it rejects, sent where they must change nothing (§7, J1). */
+  readonly probes: number;
   /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
   readonly run: number;
   readonly skipped: number;
+  /** Probes sent: those of the traces run. */
+  readonly probesSent: number;
   /** Traces per level run. */
   readonly levels: Partial<Record<Level, number>>;
-  readonly verdict: Verdict | 'not run';
+  /**
+   * `skipped`: no trace of the scenario runs at the levels checked (never a
+   * pass); `not run`: an earlier part failed and the job stopped.
+   */
+  readonly verdict: Verdict | 'not run' | 'skipped';
   readonly ms: number;
 }
 
@@ -83,6 +94,8 @@ export interface RandomResult {
   /** Runs before the first failure, or all of them. */
   readonly runs: number;
   readonly shrinks: number;
+  /** Probes sent by the traces run (shrinking excluded): actions the model refuses (cluster, faults) or invalid records (operator). */
+  readonly probes: number;
   readonly verdict: Verdict;
   /** Why it is `unknown` when the budget ran out. */
   readonly note?: string;
@@ -99,7 +112,11 @@ export interface ConformReport {
   readonly seed: number;
   readonly examples: readonly ExampleResult[];
   readonly exhaustive: readonly ExhaustiveResult[];
-  /** With exhaustive scenarios: the coverage labels (crash points among them) they must take together, and any they missed. */
+  /**
+   * With exhaustive scenarios: the coverage labels (crash points among them)
+   * they must take together at the levels checked, those the traces that
+   * ran took, and those they missed. Only traces that ran count.
+   */
   readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
@@ -118,8 +135,8 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
-  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverScenario`). */
-  readonly exhaustive?: readonly ScenarioCover[];
+  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverAnyScenario`). */
+  readonly exhaustive?: readonly AnyCover[];
   /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
   readonly stopAtFirstFailure?: boolean;
   /** Traces in flight at once in the exhaustive part (default 32). */
@@ -144,54 +161,81 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
 /** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
 async function runExhaustiveScenario(
   opts: ConformOptions,
-  cover: ScenarioCover,
+  cover: AnyCover,
   levels: readonly Level[],
   since: () => number,
-): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
+): Promise<{ result: ExhaustiveResult; failure?: Failure; ran: Set<number> }> {
   const t0 = performance.now();
-  const runnable: { trace: ClusterTrace; level: Level }[] = [];
-  let skipped = 0;
-  for (const trace of cover.traces) {
-    const level = exampleLevel({ kind: 'cluster', trace }, levels);
-    if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
-    else skipped++;
-  }
+  const ran = new Set<number>();
   const perLevel: Partial<Record<Level, number>> = {};
   let run = 0;
-  let first: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } | undefined;
-  await runClusterLockstepPipelined(runnable, opts.system, {
-    ...(opts.window !== undefined ? { window: opts.window } : {}),
-    onResult: (r) => {
-      run++;
-      perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
-      if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
-      if (!r.divergence) return true;
-      first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
-      return false;
-    },
-  });
+  let skipped = 0;
+  let probesSent = 0;
+  let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
+  const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
+    run++;
+    ran.add(r.index);
+    probesSent += cover.probesOf[r.index] ?? 0;
+    perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+    if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${cover.traces.length - skipped} interleavings`);
+    if (!r.divergence) return true;
+    first = { trace, level: r.level, divergence: r.divergence, at: since() };
+    return false;
+  };
+  const window = opts.window !== undefined ? { window: opts.window } : {};
+  if (cover.kind === 'operator') {
+    if (levels.includes('operator')) {
+      await runOperatorLockstepPipelined(cover.traces, opts.system, {
+        ...window,
+        onResult: (r) => onResult(r, { kind: 'operator', trace: r.trace }),
+      });
+    } else skipped = cover.traces.length;
+  } else {
+    // Each trace at the weakest checked level that has all its actions; indexes kept for the probes and the coverage.
+    const runnable: (PipelinedTrace & { index: number })[] = [];
+    for (const [index, trace] of cover.traces.entries()) {
+      const need = cover.levelOf[index] ?? 'faults';
+      const level: Level | undefined =
+        need === 'cluster' && levels.includes('cluster') ? 'cluster' : levels.includes('faults') ? 'faults' : undefined;
+      if (level === undefined) {
+        skipped++;
+        continue;
+      }
+      const observed = observedSteps(cover, index);
+      runnable.push({ index, trace, level, ...(observed ? { observed } : {}) });
+    }
+    await runClusterLockstepPipelined(runnable, opts.system, {
+      ...window,
+      onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'cluster', trace: r.trace }),
+    });
+  }
   const base = {
     scenario: cover.scenario.name,
+    kind: cover.kind,
     states: cover.states,
     transitions: cover.transitions,
     traces: cover.traces.length,
     steps: cover.steps,
+    probes: cover.probes,
     run,
     skipped,
+    probesSent,
     levels: perLevel,
   };
-  if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
-  const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
+  if (!first) return { result: { ...base, verdict: run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 }, ran };
+  const found: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } = first;
   // A system that dies while being minimized still leaves the divergence found, unminimized.
-  const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
-  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({
-    trace: whole,
+  const minimal = await minimizeTrace(opts.system, found.level, found.trace, found.divergence).catch(() => ({
+    trace: found.trace,
     divergence: found.divergence,
   }));
-  const small = minimal.trace.trace as ClusterTrace;
+  const small = minimal.trace;
   const name = `exhaustive-${cover.scenario.name}`;
-  const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
-  const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
+  const description = `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const trace: AnyTrace =
+    small.kind === 'cluster'
+      ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
+      : { kind: 'operator', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
     failure: {
@@ -202,6 +246,7 @@ async function runExhaustiveScenario(
       divergence: minimal.divergence,
       foundAfterMs: found.at,
     },
+    ran,
   };
 }
 
@@ -217,13 +262,15 @@ async function randomAtLevel(
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
+  let probes = 0;
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
     done++;
     opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
     try {
-      const d = await runTrace(system, trace, level);
+      const { divergence: d, probes: sent } = await runTraceCounted(system, trace, level);
+      if (firstSeen === undefined) probes += sent;
       if (!d) return true;
       firstSeen ??= since();
       failing.set(trace, d);
@@ -245,7 +292,7 @@ async function randomAtLevel(
     ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
   });
   if (harnessError !== undefined) throw harnessError;
-  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks };
+  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks, probes };
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
@@ -316,6 +363,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   let levels: readonly Level[] = [];
   let unknown: Unknown | undefined;
   let during = 'the handshake';
+  // Per exhaustive scenario, the traces that ran: coverage is claimed over these only.
+  const ran: Set<number>[] = (opts.exhaustive ?? []).map(() => new Set<number>());
   const report = (): ConformReport => ({
     verdict: failures.length > 0 ? 'fail' : unknown || random.some((r) => r.verdict === 'unknown') ? 'unknown' : 'pass',
     sut: system.label,
@@ -328,9 +377,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     ...(opts.exhaustive !== undefined
       ? {
           coverage: {
-            required: requiredCoverage(),
-            missing: missingCoverage(opts.exhaustive),
-            taken: coverageTable(opts.exhaustive).map((r) => r.label),
+            required: requiredCoverage(levels),
+            missing: missingCoverage(opts.exhaustive, levels, ran),
+            taken: coverageTable(opts.exhaustive, ran).map((r) => r.label),
           },
         }
       : {}),
@@ -398,16 +447,19 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       if (done()) return report();
     }
-    for (const cover of opts.exhaustive ?? []) {
+    for (const [c, cover] of (opts.exhaustive ?? []).entries()) {
       if (done()) {
         exhaustive.push({
           scenario: cover.scenario.name,
+          kind: cover.kind,
           states: cover.states,
           transitions: cover.transitions,
           traces: cover.traces.length,
           steps: cover.steps,
+          probes: cover.probes,
           run: 0,
           skipped: 0,
+          probesSent: 0,
           levels: {},
           verdict: 'not run',
           ms: 0,
@@ -416,10 +468,13 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       during = `exhaustive scenario ${cover.scenario.name}`;
       const r = await runExhaustiveScenario(opts, cover, levels, since);
+      ran[c] = r.ran;
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(
-        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+        x.verdict === 'skipped'
+          ? `skip exhaustive ${x.scenario}: no trace at the levels checked (${x.kind === 'operator' ? 'needs level operator' : 'needs level cluster or faults'})`
+          : `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
     }

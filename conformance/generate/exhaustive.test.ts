@@ -10,9 +10,13 @@ import {
   type ClusterModelConfig,
   type ExploredState,
 } from '../../model/cluster/boundedHistories.ts';
+import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import {
   EXHAUSTIVE_SCENARIOS,
+  coverAnyScenario,
   coverScenario,
+  probeActions,
+  rejectedRecords,
   coverageTable,
   exhaustiveScenario,
   isCrashPoint,
@@ -30,26 +34,61 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 
 const seed = inject('fcSeed');
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
-const configOf = (s: ExhaustiveScenario): ClusterModelConfig => ({ cluster: { ...s.cluster, checkProperties: false }, bounds: s.bounds });
+const configOf = (s: ExhaustiveScenario): ClusterModelConfig => ({
+  cluster: { ...s.cluster, checkProperties: false },
+  bounds: { ...s.bounds, script: [...(s.prelude ?? []), ...s.bounds.script] },
+});
 
-/** Replays a cover's traces through the model: the transitions they take (state encoding + action), and whether each ends settled. */
-function replayCover(cover: ScenarioCover): { taken: Set<string>; unsettled: number } {
+/**
+ * Replays a cover's traces through the model: the transitions they take
+ * (state encoding + action), whether each ends settled, and the probes: the
+ * steps the model refuses or that change nothing after the prelude.
+ */
+function replayCover(cover: ScenarioCover): {
+  taken: Set<string>;
+  unsettled: number;
+  probes: number;
+  visited: Map<string, ExploredState>;
+  probed: Map<string, Set<string>>;
+} {
   const config = configOf(cover.scenario);
   const taken = new Set<string>();
+  // Every state a trace passes (budgets aside: the guards never read them), and the actions probed there.
+  const visited = new Map<string, ExploredState>();
+  const probed = new Map<string, Set<string>>();
   let unsettled = 0;
+  let probes = 0;
+  const prelude = cover.scenario.prelude?.length ?? 0;
   for (const trace of cover.traces) {
     let s: ExploredState = initialExplored(config);
-    for (const { action } of trace.steps) {
+    for (const [i, { action }] of trace.steps.entries()) {
       if (action.type === 'process') throw new Error('process in a conformance trace');
+      const here = encodeExplored(config, { ...s, used: unspent }, false);
+      if (i >= prelude) visited.set(here, s);
+      if (i < prelude) {
+        expect(action).toEqual({ type: 'record', record: cover.scenario.prelude?.[i] });
+        s = nextEager(config, s, action).state;
+        continue;
+      }
+      // A probe: refused by the model (§7), or a record the cluster rejects; it changes nothing.
+      const next = whyNotEnabled(config.cluster, s.cluster, action) === undefined ? nextEager(config, s, action).state : undefined;
+      if (next === undefined || next.cluster === s.cluster) {
+        probes++;
+        probed.set(here, (probed.get(here) ?? new Set()).add(JSON.stringify(action)));
+        continue;
+      }
       const enabled = enabledClusterActions(config, s).some((a) => JSON.stringify(a) === JSON.stringify(action));
       if (!enabled) throw new Error(`${trace.name}: ${JSON.stringify(action)} is not enabled within the budgets`);
       taken.add(`${encodeExplored(config, s, false)} ${JSON.stringify(action)}`);
-      s = nextEager(config, s, action).state;
+      s = next;
     }
-    if (!(isQuiescent(config, s) && s.cluster.log.length === cover.scenario.bounds.script.length)) unsettled++;
+    visited.set(encodeExplored(config, { ...s, used: unspent }, false), s);
+    if (!(isQuiescent(config, s) && s.cluster.log.length === prelude + cover.scenario.bounds.script.length)) unsettled++;
   }
-  return { taken, unsettled };
+  return { taken, unsettled, probes, visited, probed };
 }
+
+const unspent = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 };
 
 describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (DESIGN §5, SPEC §7)', () => {
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
@@ -59,10 +98,10 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
     bounds: { ...scenario('migration-under-traffic').bounds, crashes: 1 },
   };
 
-  for (const s of [...small, oneCrash]) {
-    it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9)`, () => {
+  for (const s of [...small, oneCrash, scenario('rich-state-across-a-handoff')]) {
+    it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9); at every state they pass, every action the model refuses there is probed once (§7)`, () => {
       const cover = coverScenario(s);
-      const { taken, unsettled } = replayCover(cover);
+      const { taken, unsettled, probes, visited, probed } = replayCover(cover);
       expect(taken.size).toBe(cover.transitions);
       expect(unsettled).toBe(0);
       for (const trace of cover.traces) {
@@ -74,6 +113,18 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
       const set = new Set(keys.map((k) => k.join('\n')));
       expect(set.size).toBe(keys.length);
       for (const k of keys) for (let n = 1; n < k.length; n++) expect(set.has(k.slice(0, n).join('\n'))).toBe(false);
+      // Probes: every refused control and fault action at every state, once; the counts add up.
+      expect(probes).toBe(cover.probes);
+      expect(cover.probesOf.reduce((a, b) => a + b, 0)).toBe(cover.probes);
+      const config = configOf(s);
+      for (const [key, state] of visited) {
+        const refused = probeActions(s.cluster).filter((a) => whyNotEnabled(config.cluster, state.cluster, a) !== undefined);
+        const sent = probed.get(key) ?? new Set<string>();
+        for (const a of refused) expect(sent.has(JSON.stringify(a)), `${JSON.stringify(a)} at ${key}`).toBe(true);
+      }
+      // Every invalid record (every pair of J1 failures, C3's unknown key) is probed, and rejected.
+      const all = new Set([...probed.values()].flatMap((x) => [...x]));
+      for (const record of rejectedRecords(s.cluster)) expect(all.has(JSON.stringify({ type: 'record', record }))).toBe(true);
     });
   }
 
@@ -83,7 +134,7 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
   });
 
   it('every scenario has a fault-free way to settle from every state (P7 Progress), and together they take every required crash point and step kind', () => {
-    const covers = EXHAUSTIVE_SCENARIOS.map(coverScenario);
+    const covers = EXHAUSTIVE_SCENARIOS.map((x) => coverAnyScenario(x));
     expect(missingCoverage(covers)).toEqual([]);
     const crashPoints = requiredCoverage().filter(isCrashPoint);
     expect(crashPoints).toEqual(
@@ -101,9 +152,11 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
     const table = new Map(coverageTable(covers).map((r) => [r.label, r.scenarios]));
     expect(table.get('process:fenced')).toContain('zombie-after-failover');
     expect(table.get('checkpoint')).toEqual(['failover-replay-from-older-checkpoint']);
-    expect(table.get('duplicateInstall:refused')).toEqual(['duplicates-and-retractions-across-a-handoff']);
+    expect(table.get('duplicateInstall:refused')).toContain('duplicates-and-retractions-across-a-handoff');
+    expect(table.get('duplicateInstall:refused')).toContain('failover-with-duplicates-and-failback');
+    expect(table.get('retract:match-with-evicted-endpoint')).toContain('operator-edges');
     // A subset of the scenarios misses crash points, and says which.
-    expect(missingCoverage(covers.slice(1, 3)).filter(isCrashPoint).length).toBeGreaterThan(0);
+    expect(missingCoverage(covers.slice(4, 6)).filter(isCrashPoint).length).toBeGreaterThan(0);
   });
 
   it('withoutPrefixes keeps exactly the sequences no other extends, and every dropped one is a prefix of a kept one', () => {
