@@ -89,7 +89,9 @@ export function exhaustiveLines(report: ConformReport): string[] {
           `every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state)`,
         );
       parts.push(`every other required step kind and outcome (${c.required.length - crash.length})`);
-      lines.push(`coverage: ${parts.join(' and ')} taken by the traces that ran${crash.length > 0 ? `, ${c.taken.filter(isCrashPoint).length} crash points in all` : ''}`);
+      lines.push(
+        `coverage: ${parts.join(' and ')} taken by the traces that ran${crash.length > 0 ? `, ${c.taken.filter(isCrashPoint).length} crash points in all` : ''}`,
+      );
     } else {
       lines.push(
         `coverage: NOT COMPLETE with these scenarios at these levels: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,

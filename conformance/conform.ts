@@ -235,7 +235,10 @@ async function runExhaustiveScenario(
   const trace: AnyTrace =
     small.kind === 'cluster'
       ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
-      : { kind: 'operator', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } };
+      : {
+          kind: 'operator',
+          trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps },
+        };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
     failure: {

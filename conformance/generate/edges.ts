@@ -91,7 +91,8 @@ export function invalidRecords(config: JoinConfig, names: { key: string; id: str
   }
   // Each check alone as an insert and as a retract; each pair as one or the other, alternately.
   for (const [n, checks] of sets.entries()) {
-    if (checks.length === 1) out.push(rowFailing(config, checks, { ...names, kind: 'insert' }), rowFailing(config, checks, { ...names, kind: 'retract' }));
+    if (checks.length === 1)
+      out.push(rowFailing(config, checks, { ...names, kind: 'insert' }), rowFailing(config, checks, { ...names, kind: 'retract' }));
     else out.push(rowFailing(config, checks, { ...names, kind: n % 2 === 0 ? 'insert' : 'retract' }));
   }
   out.push(
@@ -117,12 +118,59 @@ export function naiveMatchId(separator: string, key: string, left: string, right
 }
 
 /**
- * Names that collide under a naive encoding with `separator` (J3): within
- * key `k`, the left id `x` with the right id `y{s}z` and the left id `x{s}y`
- * with the right id `z` concatenate to the same `k{s}x{s}y{s}z`; so does the
- * key `k{s}x` with the left id `y` and the right id `z`.
+ * Keys and ids that collide under a naive encoding with any common
+ * separator s (J3): within key `k`, the left id `x` with the right id
+ * `y{s}z` and the left id `x{s}y` with the right id `z` concatenate to the
+ * same `k{s}x{s}y{s}z`; so does the key `k{s}x` with the left id `y` and the
+ * right id `z`. `crossKeys` limits the keys `k{s}x` to those separators.
  */
-export function collidingNames(separator: string): { keys: [string, string]; left: string[]; right: string[] } {
-  const s = separator;
-  return { keys: ['k', `k${s}x`], left: ['x', `x${s}y`, 'y'], right: ['z', `y${s}z`] };
+export function collidingNames(crossKeys: readonly string[] = COMMON_SEPARATORS): { keys: string[]; ids: string[] } {
+  return {
+    keys: ['k', ...crossKeys.map((s) => `k${s}x`)],
+    ids: ['x', 'y', 'z', ...COMMON_SEPARATORS.map((s) => `x${s}y`), ...COMMON_SEPARATORS.map((s) => `y${s}z`)],
+  };
+}
+
+/**
+ * The rows of a naive-encoding collision (J3) at time t, all overlapping:
+ * for each separator given, in key k the left x with the right y{s}z and
+ * the left x{s}y with the right z; and, where the key k{s}x is among
+ * `keys`, in it the left y with the right z.
+ */
+export function collidingRows(separators: readonly string[], t: number, keys: readonly string[]): RowRecord[] {
+  const at = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
+  const out: RowRecord[] = [at('k', 'L', 'x'), at('k', 'R', 'z')];
+  for (const s of separators) {
+    out.push(at('k', 'R', `y${s}z`), at('k', 'L', `x${s}y`));
+    if (keys.includes(`k${s}x`)) out.push(at(`k${s}x`, 'L', 'y'), at(`k${s}x`, 'R', 'z'));
+  }
+  return out;
+}
+
+/**
+ * Rows that make every common separator collide (J3), all matching in
+ * pairs under D = 0: in `key`, the left x and the right y{s}z at time 0,
+ * the left x{s}y and the right z at time 1, for every separator s — the
+ * matches (key, x, y{s}z) and (key, x{s}y, z) are distinct pairs with the
+ * same naive concatenation. With `crossKey`, also the left y and the right z
+ * at time 1 in the key `key{s}x`, whose match concatenates to the same
+ * string as both.
+ */
+export function collidingRowsForEverySeparator(key: string, crossKey = false): RowRecord[] {
+  const at = (k: string, side: 'L' | 'R', id: string, t: number): RowRecord => ({
+    kind: 'insert',
+    key: k,
+    side,
+    id,
+    ts: t,
+    start: t,
+    end: t,
+  });
+  return [
+    at(key, 'L', 'x', 0),
+    ...COMMON_SEPARATORS.map((s) => at(key, 'R', `y${s}z`, 0)),
+    ...COMMON_SEPARATORS.map((s) => at(key, 'L', `x${s}y`, 1)),
+    at(key, 'R', 'z', 1),
+    ...(crossKey ? COMMON_SEPARATORS.flatMap((s) => [at(`${key}${s}x`, 'L', 'y', 1), at(`${key}${s}x`, 'R', 'z', 1)]) : []),
+  ];
 }

@@ -39,8 +39,14 @@ import {
 } from '../../model/cluster/boundedHistories.ts';
 import { expectedClusterKinds } from '../../model/cluster/explorerModel.ts';
 import { controlActions } from './clusterTraces.ts';
-import { COMMON_SEPARATORS, TIME_EDGES, invalidRecords } from './edges.ts';
-import { OPERATOR_SCENARIOS, coverOperatorScenario, operatorCoverageLabels, type OperatorCover, type OperatorScenario } from './operatorExhaustive.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
+import {
+  OPERATOR_SCENARIOS,
+  coverOperatorScenario,
+  operatorCoverageLabels,
+  type OperatorCover,
+  type OperatorScenario,
+} from './operatorExhaustive.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
@@ -99,21 +105,6 @@ const RICH_PRELUDE: readonly LogRecord[] = [
   watermark('R', 4),
   watermark('R', 4),
 ];
-
-/**
- * For every common separator s, the left row x and the right row y{s}z at
- * time 0, the left row x{s}y and the right row z at time 1 (D = 0): the
- * matches (key, x, y{s}z) and (key, x{s}y, z), distinct pairs whose naive
- * concatenation with s is the same string (J3).
- */
-function collidingPrelude(key: string): LogRecord[] {
-  return [
-    row('insert', key, 'L', 'x', 0, 0),
-    ...COMMON_SEPARATORS.map((s) => row('insert', key, 'R', `y${s}z`, 0, 0)),
-    ...COMMON_SEPARATORS.map((s) => row('insert', key, 'L', `x${s}y`, 1, 1)),
-    row('insert', key, 'R', 'z', 1, 1),
-  ];
-}
 
 /**
  * The scenarios DESIGN §5 names. Each keeps one key (keys are independent,
@@ -270,7 +261,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     description:
       'L = D = 0 and ids whose naive concatenation collides for every common separator (|, :, /, comma, -, space, none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with one crash anywhere',
     cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
-    prelude: collidingPrelude('k'),
+    prelude: collidingRowsForEverySeparator('k'),
     bounds: {
       ...none,
       script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
@@ -309,7 +300,6 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     },
   },
 ];
-
 
 export function exhaustiveScenario(name: string): ExhaustiveScenario | undefined {
   return CLUSTER_SCENARIOS.find((s) => s.name === name);
@@ -793,11 +783,7 @@ function takenBy(covers: readonly AnyCover[], ran?: readonly ReadonlySet<number>
 }
 
 /** The required labels (at `levels`) no trace of the covers took; with `ran`, counting only the traces that ran. */
-export function missingCoverage(
-  covers: readonly AnyCover[],
-  levels?: readonly Level[],
-  ran?: readonly ReadonlySet<number>[],
-): string[] {
+export function missingCoverage(covers: readonly AnyCover[], levels?: readonly Level[], ran?: readonly ReadonlySet<number>[]): string[] {
   const taken = takenBy(covers, ran);
   return requiredCoverage(levels).filter((l) => !taken.has(l));
 }

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { initialOracleState, stepOracle, validityOf } from '../../model/index.ts';
-import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, invalidRecords } from './edges.ts';
+import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
 
 export interface LogDomain {
   readonly keys: readonly string[];
@@ -28,11 +28,11 @@ export interface LogDomain {
   /** Include records that fail J1 validity. */
   readonly invalid: boolean;
   /**
-   * A separator under which the keys and ids collide when concatenated
-   * naively (edges.ts `collidingNames`): logs then also insert the colliding
-   * pairs together, so that both matches of a collision are live at once (J3).
+   * Keys and ids collide when concatenated naively with a common separator
+   * (edges.ts `collidingNames`): logs then also insert colliding pairs
+   * together, so that both matches of a collision are live at once (J3).
    */
-  readonly separator?: string;
+  readonly colliding?: boolean;
 }
 
 export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c', 'd', 'e'], maxTime: 5, maxRecords: 18, invalid: true };
@@ -48,15 +48,8 @@ export const oddDomain: LogDomain = {
   ids: ['a|R:b', 'a', 'b|R:', '%', 'x/y'],
 };
 
-/**
- * Keys and ids that collide under a naive match-id encoding with
- * `separator` (J3): `(k, x, y{s}z)`, `(k, x{s}y, z)` and `(k{s}x, y, z)`
- * concatenate to the same string.
- */
-export function collidingDomain(separator: string): LogDomain {
-  const names = collidingNames(separator);
-  return { ...smallDomain, keys: names.keys, ids: [...new Set([...names.left, ...names.right])], separator };
-}
+/** Keys and ids that collide under a naive match-id encoding with any common separator (J3, edges.ts `collidingNames`). */
+export const collidingDomain: LogDomain = { ...smallDomain, ...collidingNames(), colliding: true };
 
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
@@ -140,7 +133,7 @@ type LogOp =
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly edge: EdgeStep }
-  | { readonly collide: number };
+  | { readonly collide: { t: number; which: number } };
 
 /**
  * A record at an exact edge of a rule, computed when the log is built from
@@ -154,13 +147,25 @@ export type EdgeStep =
   | { readonly kind: 'lateness'; readonly delta: 0 | -1; readonly side: 'L' | 'R'; readonly id: number; readonly length: number }
   | { readonly kind: 'watermark'; readonly side: 'L' | 'R'; readonly delta: -1 | 0 | 1 }
   | { readonly kind: 'length'; readonly extra: 0 | 1; readonly side: 'L' | 'R'; readonly id: number }
-  | { readonly kind: 'extreme'; readonly at: 'min' | 'max'; readonly what: 'row' | 'watermark'; readonly side: 'L' | 'R'; readonly id: number };
+  | {
+      readonly kind: 'extreme';
+      readonly at: 'min' | 'max';
+      readonly what: 'row' | 'watermark';
+      readonly side: 'L' | 'R';
+      readonly id: number;
+    };
 
 export function edgeStepArbitrary(ids: number): fc.Arbitrary<EdgeStep> {
   const side = fc.constantFrom('L' as const, 'R' as const);
   const id = fc.nat({ max: Math.max(0, ids - 1) });
   return fc.oneof(
-    fc.record({ kind: fc.constant('lateness' as const), delta: fc.constantFrom(0 as const, -1 as const), side, id, length: fc.nat({ max: 2 }) }),
+    fc.record({
+      kind: fc.constant('lateness' as const),
+      delta: fc.constantFrom(0 as const, -1 as const),
+      side,
+      id,
+      length: fc.nat({ max: 2 }),
+    }),
     fc.record({ kind: fc.constant('watermark' as const), side, delta: fc.constantFrom(-1 as const, 0 as const, 1 as const) }),
     fc.record({ kind: fc.constant('length' as const), extra: fc.constantFrom(0 as const, 1 as const), side, id }),
     fc.record({
@@ -217,23 +222,29 @@ export function edgeRecords(
   }
 }
 
+/** A collision step (J3): which separator's colliding rows (an index into COMMON_SEPARATORS), or, half the time, all of them. */
+export function collideArbitrary(maxTime: number): fc.Arbitrary<{ t: number; which: number }> {
+  return fc.record({
+    t: fc.nat({ max: maxTime }),
+    which: fc.oneof(fc.constant(COMMON_SEPARATORS.length), fc.nat({ max: COMMON_SEPARATORS.length - 1 })),
+  });
+}
+
 /**
- * The rows of a naive-encoding collision (J3) at time t, all overlapping:
- * in key k the left x with the right y{s}z and the left x{s}y with the
- * right z; in key k{s}x the left y with the right z.
+ * The rows of a collision step (edges.ts `collidingRows`), at its time or,
+ * if that is late by the watermarks they will meet, at the earliest time on
+ * time (J5), so that both matches of each collision are made.
  */
-export function collidingRows(separator: string, t: number): RowRecord[] {
-  const { keys, left, right } = collidingNames(separator);
-  const [k, kx] = keys;
-  const at = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
-  return [
-    at(k, 'L', left[0] as string),
-    at(k, 'R', right[1] as string),
-    at(k, 'L', left[1] as string),
-    at(k, 'R', right[0] as string),
-    at(kx, 'L', left[2] as string),
-    at(kx, 'R', right[0] as string),
-  ];
+export function collisionRecords(
+  step: { t: number; which: number },
+  keys: readonly string[],
+  wm: Watermarks,
+  config: JoinConfig,
+): RowRecord[] {
+  const one = COMMON_SEPARATORS[step.which];
+  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const t = gw === null ? step.t : Math.min(TIME_MAX, Math.max(step.t, gw - config.allowedLateness));
+  return collidingRows(one === undefined ? COMMON_SEPARATORS : [one], t, keys);
 }
 
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
@@ -254,7 +265,7 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
     { weight: 2, arbitrary: edgeStepArbitrary(domain.ids.length).map((edge) => ({ edge })) },
   ];
   if (domain.invalid) arbs.push({ weight: 1, arbitrary: invalidArbitrary(domain, config).map((fresh) => ({ fresh })) });
-  if (domain.separator !== undefined) arbs.push({ weight: 2, arbitrary: fc.nat({ max: domain.maxTime }).map((collide) => ({ collide })) });
+  if (domain.colliding) arbs.push({ weight: 5, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) });
   return fc.oneof(...arbs);
 }
 
@@ -282,7 +293,7 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
       continue;
     }
     if ('collide' in op) {
-      if (domain.separator !== undefined) push(...collidingRows(domain.separator, op.collide));
+      if (domain.colliding) push(...collisionRecords(op.collide, domain.keys, wm, config));
       continue;
     }
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
@@ -331,15 +342,15 @@ export function configuredLogArbitrary(domain: LogDomain = smallDomain): fc.Arbi
 /**
  * Random operator traces (level `operator`), in contract (J9): over the
  * small domain mostly, the odd names in one in six, and in one in six keys
- * and ids that collide under a naive match-id encoding with one of the
- * common separators (J3); L and D at their edges in some (`boundsArbitrary`).
+ * and ids that collide under a naive match-id encoding with the common
+ * separators (J3); L and D at their edges in some (`boundsArbitrary`).
  */
 export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
   return fc
     .oneof(
       { weight: 4, arbitrary: fc.constant(smallDomain) },
       { weight: 1, arbitrary: fc.constant(oddDomain) },
-      { weight: 1, arbitrary: fc.constantFrom(...COMMON_SEPARATORS).map(collidingDomain) },
+      { weight: 1, arbitrary: fc.constant(collidingDomain) },
     )
     .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))))
     .map(({ config, log }: { config: JoinConfig; log: LogRecord[] }) => ({

@@ -28,7 +28,7 @@ import {
   type JoinState,
   type OracleState,
 } from '../../model/index.ts';
-import { invalidRecords } from './edges.ts';
+import { collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
 
 export interface OperatorScenario {
   readonly kind: 'operator';
@@ -43,6 +43,8 @@ export interface OperatorScenario {
   readonly mode: 'every-log' | 'cover';
   /** Records sent at every distinct state as probes: each must be rejected, changing nothing (J1). */
   readonly probes: readonly LogRecord[];
+  /** Records every log starts with: the state the scenario starts from. */
+  readonly prelude?: readonly LogRecord[];
 }
 
 export interface OperatorCover {
@@ -154,7 +156,15 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
     }
     return node.next;
   };
-  const root = nodeOf(initialJoinState);
+  // The prelude: every log starts with it, in every state the same.
+  const prelude = scenario.prelude ?? [];
+  let start = initialJoinState;
+  let startOracle = initialOracleState;
+  for (const record of prelude) {
+    start = stepJoin(config, start, record).state;
+    startOracle = stepOracle(config, startOracle, record).state;
+  }
+  const root = nodeOf(start);
   // J9: a record that would break the input contract ends its log there (it is never sent); the oracle, which forgets nothing, decides.
   const inContract = (oracle: OracleState, r: number): OracleState | undefined => {
     const step = stepOracle(config, oracle, domain[r] as LogRecord);
@@ -178,10 +188,10 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
       }
       if (!extended && prefix.length > 0) logs.push(prefix);
     };
-    walk([], root, initialOracleState);
+    walk([], root, startOracle);
   } else {
     // Breadth-first to depth N; a trace per transition: a shortest path, then the record.
-    const firstPath = new Map<number, { path: number[]; oracle: OracleState }>([[root.id, { path: [], oracle: initialOracleState }]]);
+    const firstPath = new Map<number, { path: number[]; oracle: OracleState }>([[root.id, { path: [], oracle: startOracle }]]);
     let frontier: Node[] = [root];
     const sequences: number[][] = [];
     for (let depth = 0; depth < length; depth++) {
@@ -214,7 +224,7 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
   const labelsOf: string[][] = [];
   let steps = 0;
   for (const [k, log] of logs.entries()) {
-    const records: LogRecord[] = [];
+    const records: LogRecord[] = [...prelude];
     const taken = new Set<number>();
     let node = root;
     let sent = 0;
@@ -230,7 +240,7 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
       }
       if (p === log.length) break;
       const r = log[p] as number;
-      const t = (successors(node)[r] as { node: Node; labels: number[] });
+      const t = successors(node)[r] as { node: Node; labels: number[] };
       for (const l of t.labels) taken.add(l);
       records.push(domain[r] as LogRecord);
       node = t.node;
@@ -278,6 +288,8 @@ function presetDomain(bounds: Omit<JoinModelBounds, 'invalid' | 'records'>): Log
 const smallJoin: JoinConfig = { allowedLateness: 0, maxIntervalLength: 1 };
 const edgeJoin: JoinConfig = { allowedLateness: 1, maxIntervalLength: 2 };
 const maxJoin: JoinConfig = { allowedLateness: TIME_MAX, maxIntervalLength: TIME_MAX };
+
+const collidingJoin: JoinConfig = { allowedLateness: 0, maxIntervalLength: 0 };
 
 export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
   {
@@ -336,5 +348,25 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     length: 4,
     mode: 'every-log',
     probes: invalidRecords(maxJoin, { key: 'k1', id: 'a' }),
+  },
+  {
+    kind: 'operator',
+    name: 'operator-colliding-ids',
+    description:
+      'L = D = 0; every log starts with rows whose naive concatenation collides for every common separator (|, :, /, comma, -, space, none): in key k the matches (k, x, y{s}z) and (k, x{s}y, z), and in key k{s}x the match (k{s}x, y, z), all distinct (J3); then every log of 3 records retracting them and evicting them',
+    config: collidingJoin,
+    prelude: collidingRowsForEverySeparator('k', true),
+    domain: [
+      row('retract', 'k', 'L', 'x', 0, 0, 0),
+      row('retract', 'k', 'R', 'z', 1, 1, 1),
+      row('retract', 'k', 'L', 'x|y', 1, 1, 1),
+      row('retract', 'k x', 'R', 'z', 1, 1, 1),
+      { kind: 'watermark', side: 'L', wm: 1 },
+      { kind: 'watermark', side: 'R', wm: 1 },
+      { kind: 'watermark', side: 'R', wm: 2 },
+    ],
+    length: 3,
+    mode: 'every-log',
+    probes: invalidRecords(collidingJoin, { key: 'k', id: 'x' }),
   },
 ];
