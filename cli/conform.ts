@@ -10,7 +10,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { shellQuote, writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import type { Output } from './output.ts';
 import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
-import { buildCovers, buildSystem, conformExamplePaths, outDirProblem, parseLevel, scenariosNamed } from './harnessArgs.ts';
+import { buildSystem, lazyCovers, conformExamplePaths, outDirProblem, parseLevel, scenariosNamed } from './harnessArgs.ts';
 import { conformJson, conformSummary, exitOfVerdict } from './conformReport.ts';
 
 export const HARNESS_EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
@@ -102,7 +102,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const system = buildSystem(values.sut, values);
   const sutWord = shellQuote(values.sut);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
-  const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
+  const covers = values.exhaustive ? lazyCovers(scenarios, out) : undefined;
   let report: ConformReport;
   try {
     report = await runConform({

@@ -64,8 +64,11 @@ export function exhaustiveLines(report: ConformReport): string[] {
   for (const x of report.exhaustive) {
     const what = x.kind === 'operator' ? 'logs' : 'interleavings';
     if (x.verdict === 'skipped') {
+      const need = x.kind === 'operator' ? 'operator' : 'cluster or faults';
       lines.push(
-        `exhaustive ${x.scenario}: skipped: none of its ${count(x.traces)} ${what} runs at the levels checked (it needs level ${x.kind === 'operator' ? 'operator' : 'cluster or faults'})`,
+        x.traces > 0
+          ? `exhaustive ${x.scenario}: skipped: none of its ${count(x.traces)} ${what} runs at the levels checked (it needs level ${need})`
+          : `exhaustive ${x.scenario}: skipped: it needs level ${need}, which is not checked`,
       );
       continue;
     }
@@ -88,7 +91,7 @@ export function exhaustiveLines(report: ConformReport): string[] {
         parts.push(
           `every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state)`,
         );
-      parts.push(`every other required step kind and outcome (${c.required.length - crash.length})`);
+      parts.push(`every ${crash.length > 0 ? 'other ' : ''}required step kind and outcome (${c.required.length - crash.length})`);
       lines.push(
         `coverage: ${parts.join(' and ')} taken by the traces that ran${crash.length > 0 ? `, ${c.taken.filter(isCrashPoint).length} crash points in all` : ''}`,
       );

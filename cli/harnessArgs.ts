@@ -10,6 +10,7 @@ import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
+import type { ExhaustivePart } from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import type { Output } from './output.ts';
@@ -104,4 +105,9 @@ export function buildCovers(scenarios: readonly AnyScenario[], out: Output): Any
     );
     return cover;
   });
+}
+
+/** The scenarios as the conform job takes them: each covered when the job gets to it, only if it can run at a level checked. */
+export function lazyCovers(scenarios: readonly AnyScenario[], out: Output): ExhaustivePart[] {
+  return scenarios.map((scenario) => ({ scenario, build: () => buildCovers([scenario], out)[0] as AnyCover }));
 }

@@ -10,7 +10,7 @@ import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clu
 import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
 import { levelOfClusterTrace, runTrace, runTraceCounted, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
-import type { AnyCover } from './generate/exhaustive.ts';
+import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
 import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
@@ -135,8 +135,12 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
-  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverAnyScenario`). */
-  readonly exhaustive?: readonly AnyCover[];
+  /**
+   * Bounded-exhaustive scenarios to run after the examples: covers built
+   * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when
+   * the job gets to them, only if they can run at a level checked.
+   */
+  readonly exhaustive?: readonly ExhaustivePart[];
   /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
   readonly stopAtFirstFailure?: boolean;
   /** Traces in flight at once in the exhaustive part (default 32). */
@@ -147,6 +151,14 @@ export interface ConformOptions {
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
+}
+
+/** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
+export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover };
+
+/** Whether any trace of a scenario of this kind can run at these levels. */
+function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
+  return kind === 'operator' ? levels.includes('operator') : levels.includes('cluster') || levels.includes('faults');
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -367,7 +379,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   let unknown: Unknown | undefined;
   let during = 'the handshake';
   // Per exhaustive scenario, the traces that ran: coverage is claimed over these only.
-  const ran: Set<number>[] = (opts.exhaustive ?? []).map(() => new Set<number>());
+  const ran: Set<number>[] = [];
+  // The covers built, in the order of opts.exhaustive (a scenario that cannot run at the levels checked is never built).
+  const covers: AnyCover[] = [];
   const report = (): ConformReport => ({
     verdict: failures.length > 0 ? 'fail' : unknown || random.some((r) => r.verdict === 'unknown') ? 'unknown' : 'pass',
     sut: system.label,
@@ -381,8 +395,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       ? {
           coverage: {
             required: requiredCoverage(levels),
-            missing: missingCoverage(opts.exhaustive, levels, ran),
-            taken: coverageTable(opts.exhaustive, ran).map((r) => r.label),
+            missing: missingCoverage(covers, levels, ran),
+            taken: coverageTable(covers, ran).map((r) => r.label),
           },
         }
       : {}),
@@ -450,28 +464,39 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       if (done()) return report();
     }
-    for (const [c, cover] of (opts.exhaustive ?? []).entries()) {
-      if (done()) {
-        exhaustive.push({
-          scenario: cover.scenario.name,
-          kind: cover.kind,
-          states: cover.states,
-          transitions: cover.transitions,
-          traces: cover.traces.length,
-          steps: cover.steps,
-          probes: cover.probes,
-          run: 0,
-          skipped: 0,
-          probesSent: 0,
-          levels: {},
-          verdict: 'not run',
-          ms: 0,
-        });
+    for (const part of opts.exhaustive ?? []) {
+      const { scenario } = part;
+      const unbuilt = {
+        scenario: scenario.name,
+        kind: scenario.kind,
+        states: 0,
+        transitions: 0,
+        traces: 0,
+        steps: 0,
+        probes: 0,
+        run: 0,
+        skipped: 0,
+        probesSent: 0,
+        levels: {},
+        ms: 0,
+      };
+      if (!runsAt(scenario.kind, levels) && 'build' in part) {
+        // Never a vacuous pass: a scenario with no trace at the levels checked is skipped, and not even built.
+        exhaustive.push({ ...unbuilt, verdict: 'skipped' });
+        opts.progress?.(
+          `skip exhaustive ${scenario.name}: it needs level ${scenario.kind === 'operator' ? 'operator' : 'cluster or faults'}`,
+        );
         continue;
       }
-      during = `exhaustive scenario ${cover.scenario.name}`;
+      if (done()) {
+        exhaustive.push({ ...unbuilt, verdict: 'not run' });
+        continue;
+      }
+      during = `exhaustive scenario ${scenario.name}`;
+      const cover = 'build' in part ? part.build() : part;
       const r = await runExhaustiveScenario(opts, cover, levels, since);
-      ran[c] = r.ran;
+      covers.push(cover);
+      ran.push(r.ran);
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(

@@ -55,7 +55,7 @@ import {
   trackWatermarks,
   type EdgeStep,
 } from './logs.ts';
-import { collidingNames } from './edges.ts';
+import { collidingNames, invalidRecords } from './edges.ts';
 
 /** One control choice: how many workload records come first, then which action. */
 export interface ControlChoice {
@@ -142,6 +142,7 @@ type WorkloadOp =
   | { readonly conflict: number }
   | { readonly watermark: { side: 'L' | 'R'; wm: number } }
   | { readonly odd: 'unknown_key' | 'bad_side' }
+  | { readonly invalid: number }
   | { readonly edge: EdgeStep; readonly key: number }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly rich: { key: number; start: number } }
@@ -180,6 +181,8 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
         .map((watermark) => ({ watermark })),
     },
     { weight: 1, arbitrary: fc.constantFrom('unknown_key' as const, 'bad_side' as const).map((odd) => ({ odd })) },
+    // Every J1 failure alone and every pair at once, and C3's unknown key with each: rejected before the log, in J1's order.
+    { weight: 1, arbitrary: fc.nat().map((invalid) => ({ invalid })) },
     {
       weight: 2,
       arbitrary: fc.record({ edge: edgeStepArbitrary(domain.ids.length), key: fc.nat({ max: domain.keys.length - 1 }) }),
@@ -259,6 +262,11 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
   for (const op of ops) {
     if ('edge' in op) {
       emit(edgeRecords(config, wm, op.edge, { key: domain.keys[op.key % domain.keys.length] as string, ids: domain.ids }));
+      continue;
+    }
+    if ('invalid' in op) {
+      const all = invalidRecords(config, { key: domain.keys[0] as string, id: domain.ids[0] as string, unknownKey: UNDECLARED_KEY });
+      put(all[op.invalid % all.length] as LogRecord);
       continue;
     }
     if ('rich' in op) {

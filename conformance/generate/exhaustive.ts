@@ -93,8 +93,8 @@ const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
  * and a [0,2] (horizon 5), bound in that order, so horizon order is not
  * insertion order; the tombstone e (a retract that overtook its insert,
  * J6, horizon 5); the matches a/d and a/b, whose right endpoint b (horizon
- * 3) is evicted (J8); both watermarks at 4, the last R one equal and stale
- * (J4).
+ * 3) is evicted (J8); both watermarks at 4, R reaching it from one below
+ * and then sent again equal and one below, both stale (J4).
  */
 const RICH_PRELUDE: readonly LogRecord[] = [
   row('insert', 'k1', 'R', 'd', 1, 3, 2),
@@ -102,8 +102,10 @@ const RICH_PRELUDE: readonly LogRecord[] = [
   row('insert', 'k1', 'R', 'b', 0, 0),
   row('retract', 'k1', 'R', 'e', 2, 2),
   watermark('L', 4),
+  watermark('R', 3),
   watermark('R', 4),
   watermark('R', 4),
+  watermark('R', 3),
 ];
 
 /**
@@ -227,12 +229,13 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'failover-with-duplicates-and-failback',
     description:
-      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, while the last install and release messages are delivered again (up to two duplicates, before and after the failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide',
+      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, while the last install and release messages are delivered again (up to two duplicates, before and after the failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide; at the end a retraction one tick past its horizon (J6)',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     prelude: RICH_PRELUDE,
     bounds: {
       ...none,
-      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6)],
+      // gw = 6 = horizon(e) + 1: the retraction of e is late by one tick (J6).
+      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6), row('retract', 'k1', 'R', 'e', 2, 2)],
       migrations: 1,
       failovers: 1,
       crashes: 1,

@@ -105,17 +105,20 @@ function invalidArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<L
   // Every J1 failure alone and every pair at once: the reason shows the order of the checks.
   const edges = invalidRecords(config, { key: domain.keys[0] ?? 'k1', id: domain.ids[0] ?? 'a' });
   return fc.oneof(
-    fc.constantFrom(...edges),
-    fc.record({
-      kind: fc.constantFrom('insert' as const, 'retract' as const),
-      key: fc.constantFrom('', ...domain.keys),
-      side: fc.constantFrom('L', 'R', 'X', ''),
-      id: fc.constantFrom('', ...domain.ids),
-      ts: fc.oneof(t, fc.constant(2 ** 50 + 1)),
-      start: t,
-      end: t,
-    }),
-    fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', 'l'), wm: t }),
+    { weight: 3, arbitrary: fc.constantFrom(...edges) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constantFrom('insert' as const, 'retract' as const),
+        key: fc.constantFrom('', ...domain.keys),
+        side: fc.constantFrom('L', 'R', 'X', ''),
+        id: fc.constantFrom('', ...domain.ids),
+        ts: fc.oneof(t, fc.constant(2 ** 50 + 1)),
+        start: t,
+        end: t,
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', 'l'), wm: t }) },
   );
 }
 
@@ -264,7 +267,7 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
     },
     { weight: 2, arbitrary: edgeStepArbitrary(domain.ids.length).map((edge) => ({ edge })) },
   ];
-  if (domain.invalid) arbs.push({ weight: 1, arbitrary: invalidArbitrary(domain, config).map((fresh) => ({ fresh })) });
+  if (domain.invalid) arbs.push({ weight: 3, arbitrary: invalidArbitrary(domain, config).map((fresh) => ({ fresh })) });
   if (domain.colliding) arbs.push({ weight: 5, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) });
   return fc.oneof(...arbs);
 }
