@@ -23,7 +23,7 @@ export interface TraceSource {
   readonly trace: AnyTrace;
 }
 
-export type Verdict = 'pass' | 'fail' | 'unknown';
+export type ConformVerdict = 'pass' | 'fail' | 'unknown';
 
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */
 export interface Failure {
@@ -83,7 +83,7 @@ export interface ExhaustiveResult {
    * `skipped`: no trace of the scenario runs at the levels checked (never a
    * pass); `not run`: an earlier part failed and the job stopped.
    */
-  readonly verdict: Verdict | 'not run' | 'skipped';
+  readonly verdict: ConformVerdict | 'not run' | 'skipped';
   readonly ms: number;
 }
 
@@ -96,13 +96,13 @@ export interface RandomResult {
   readonly shrinks: number;
   /** Probes sent by the traces run (shrinking excluded): actions the model refuses (cluster, faults) or invalid records (operator). */
   readonly probes: number;
-  readonly verdict: Verdict;
+  readonly verdict: ConformVerdict;
   /** Why it is `unknown` when the budget ran out. */
   readonly note?: string;
 }
 
 export interface ConformReport {
-  readonly verdict: Verdict;
+  readonly verdict: ConformVerdict;
   readonly sut: string;
   readonly implementation?: ImplementationInfo;
   /** Levels the system supports (from the handshake). */

@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { TIME_MAX, TIME_MIN } from '../spec/index.ts';
 import type { ClusterTrace, JoinConfig, Level, LogRecord } from '../spec/index.ts';
-import { globalWatermark, initialJoinState, stepJoin, validityOf, type JoinState } from '../model/index.ts';
+import { globalWatermark, initialJoinState, stepJoin, validityOf, type JoinState } from '../model/join/join.ts';
 import { initialClusterState, type ClusterState, type KeyCopy } from '../model/cluster/clusterState.ts';
 import { applyExternal } from '../model/cluster/stateMachine.ts';
 import { whyNotEnabled } from '../model/cluster/guards.ts';

@@ -41,10 +41,15 @@ import type {
   RowRecord,
   Watermarks,
 } from '../../spec/index.ts';
-import { validityOf } from '../../model/index.ts';
-import { initialClusterState, type ClusterSetup, type ClusterState } from '../../model/cluster/clusterState.ts';
-import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
-import { whyNotEnabled } from '../../model/cluster/guards.ts';
+import {
+  applyExternal,
+  initialClusterState,
+  observeCluster,
+  validityOf,
+  whyNotEnabled,
+  type ClusterSetup,
+  type ClusterState,
+} from '../../model/index.ts';
 import {
   boundsArbitrary,
   collideArbitrary,

@@ -23,21 +23,22 @@
 // holds the list of both kinds that `conform --exhaustive` runs.
 import { CLUSTER_TRACE_FORMAT, levelOfAction } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, Level, LogRecord, RowRecord } from '../../spec/index.ts';
-import type { ClusterSetup, ClusterState } from '../../model/cluster/clusterState.ts';
-import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import {
   clusterActionKind,
   enabledClusterActions,
   encodeExplored,
+  expectedClusterKinds,
   initialExplored,
   isFault,
   isQuiescent,
   nextEager,
+  whyNotEnabled,
   type ClusterBounds,
   type ClusterModelConfig,
+  type ClusterSetup,
+  type ClusterState,
   type ExploredState,
-} from '../../model/cluster/boundedHistories.ts';
-import { expectedClusterKinds } from '../../model/cluster/explorerModel.ts';
+} from '../../model/index.ts';
 import { controlActions } from './clusterTraces.ts';
 import { TIME_EDGES, collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
 import {
