@@ -48,11 +48,17 @@ observation and reports the first divergence.
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example and regression traces first (default all)
-  --exhaustive         also run every interleaving of the bounded-exhaustive
-                       scenarios: traces that take every transition of each
-                       scenario's bounded state graph, each completed to
-                       quiescence; prints, per scenario, the interleavings and
-                       transitions run, and whether every crash point was covered
+  --exhaustive         also run the bounded-exhaustive scenarios: at level operator
+                       every log up to a bound, or every transition of the
+                       operator's state graph to a depth; at the cluster levels
+                       traces that take every transition of each scenario's
+                       bounded state graph, each completed to quiescence; at
+                       every state, every action the model refuses there and
+                       every invalid record (probes). Prints, per scenario, the
+                       traces, probes and transitions run (a scenario with no
+                       trace at the levels checked is skipped, never passed),
+                       and the coverage over the traces that ran (every crash
+                       point, at level faults)
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 

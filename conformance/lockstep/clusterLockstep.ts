@@ -289,6 +289,14 @@ export async function runClusterLockstepPipelined(
  * that does not. Model states are immutable, so a kept state is exactly
  * the state after that prefix.
  */
+/** An action's JSON, once per action object: the exhaustive traces share their action objects. */
+const actionJson = new WeakMap<object, string>();
+function jsonOf(action: ExternalAction): string {
+  let json = actionJson.get(action);
+  if (json === undefined) actionJson.set(action, (json = JSON.stringify(action)));
+  return json;
+}
+
 export class PrefixSharingModel {
   private configKey = '';
   private setup: ClusterSetup | undefined;
@@ -317,7 +325,7 @@ export class PrefixSharingModel {
     let shared = 0;
     let departed = false;
     for (const action of actions) {
-      const json = JSON.stringify(action);
+      const json = jsonOf(action);
       if (!departed && shared < this.actions.length && json === this.actions[shared]) {
         const step = this.expected[shared] as ExpectedClusterStep;
         state = this.states[shared] as ClusterState;

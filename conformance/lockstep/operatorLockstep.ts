@@ -206,6 +206,14 @@ export async function runOperatorLockstepPipelined(
  * along the last trace are kept; a record that changes nothing (a rejected
  * or stale one: a probe) does not count as a departure.
  */
+/** A record's JSON, once per record object: the exhaustive logs share their record objects. */
+const recordJson = new WeakMap<object, string>();
+function jsonOf(record: LogRecord): string {
+  let json = recordJson.get(record);
+  if (json === undefined) recordJson.set(record, (json = JSON.stringify(record)));
+  return json;
+}
+
 export class PrefixSharingOperatorModel {
   private configKey = '';
   private records: string[] = [];
@@ -227,7 +235,7 @@ export class PrefixSharingOperatorModel {
     let shared = 0;
     let departed = false;
     for (const record of records) {
-      const json = JSON.stringify(record);
+      const json = jsonOf(record);
       if (!departed && shared < this.records.length && json === this.records[shared]) {
         const step = this.expected[shared] as ExpectedOperatorStep;
         state = this.states[shared] as JoinState;
