@@ -1,10 +1,10 @@
-// The conformance job (DESIGN §5): at each level the system under test
+// The conformance job (SPEC §7): at each level the system under test
 // supports (or the one asked for), every example trace and then random
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
-import { isAbsolute, join, relative } from 'node:path';
-import { LEVELS } from '../spec/index.ts';
+import { isAbsolute, relative } from 'node:path';
+import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
@@ -16,6 +16,7 @@ import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
 import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
+import { inShard, shardCount, type Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -59,7 +60,7 @@ export interface ExampleResult {
   readonly verdict: 'pass' | 'fail';
 }
 
-/** One bounded-exhaustive scenario as run (DESIGN §5). */
+/** One bounded-exhaustive scenario as run. */
 export interface ExhaustiveResult {
   readonly scenario: string;
   /** `operator`: operator traces (operatorExhaustive.ts); `cluster`: cluster traces, at level cluster or faults (exhaustive.ts). */
@@ -123,6 +124,9 @@ export interface ConformReport {
   readonly unknown?: Unknown;
   /** Example traces not run, and why. */
   readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  /** The shard this run was (shard.ts); absent: the whole job. */
+  readonly shard?: Shard;
+  readonly ms: number;
 }
 
 export interface ConformOptions {
@@ -147,6 +151,10 @@ export interface ConformOptions {
   readonly window?: number;
   /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
   readonly timeBudgetMs?: number;
+  /** Run only this shard's share of every part (shard.ts): the examples, each scenario's interleavings, each level's random traces. */
+  readonly shard?: Shard;
+  /** Called with every trace run (not the shrinking or minimizing ones): what a shard ran, for tests and tools. */
+  readonly onTrace?: (run: TraceRun) => void;
   /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
@@ -159,6 +167,13 @@ export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readon
 /** Whether any trace of a scenario of this kind can run at these levels. */
 function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
   return kind === 'operator' ? levels.includes('operator') : levels.includes('cluster') || levels.includes('faults');
+}
+
+/** One trace the job runs: which part, at which level. */
+export interface TraceRun {
+  readonly part: 'example' | 'exhaustive' | 'random';
+  readonly level: Level;
+  readonly trace: AnyTrace;
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -183,29 +198,49 @@ async function runExhaustiveScenario(
   let run = 0;
   let skipped = 0;
   let probesSent = 0;
+  // This shard's share of the scenario (shard.ts): its traces, their steps and probes.
+  let traces = 0;
+  let steps = 0;
+  let probes = 0;
+  const mine = (index: number): boolean => {
+    if (!inShard(index, opts.shard)) return false;
+    traces++;
+    steps += cover.traces[index]?.steps.length ?? 0;
+    probes += cover.probesOf[index] ?? 0;
+    return true;
+  };
   let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
   const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
     run++;
     ran.add(r.index);
     probesSent += cover.probesOf[r.index] ?? 0;
     perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
-    if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${cover.traces.length - skipped} interleavings`);
+    opts.onTrace?.({ part: 'exhaustive', level: r.level, trace });
+    if (run % 200 === 0)
+      opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${traces - skipped} ${cover.kind === 'operator' ? 'logs' : 'interleavings'}`);
     if (!r.divergence) return true;
     first = { trace, level: r.level, divergence: r.divergence, at: since() };
     return false;
   };
   const window = opts.window !== undefined ? { window: opts.window } : {};
   if (cover.kind === 'operator') {
+    const runnable: { index: number; trace: OperatorTrace }[] = [];
+    for (const [index, trace] of cover.traces.entries()) if (mine(index)) runnable.push({ index, trace });
     if (levels.includes('operator')) {
-      await runOperatorLockstepPipelined(cover.traces, opts.system, {
-        ...window,
-        onResult: (r) => onResult(r, { kind: 'operator', trace: r.trace }),
-      });
-    } else skipped = cover.traces.length;
+      await runOperatorLockstepPipelined(
+        runnable.map((x) => x.trace),
+        opts.system,
+        {
+          ...window,
+          onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'operator', trace: r.trace }),
+        },
+      );
+    } else skipped = runnable.length;
   } else {
     // Each trace at the weakest checked level that has all its actions; indexes kept for the probes and the coverage.
     const runnable: (PipelinedTrace & { index: number })[] = [];
     for (const [index, trace] of cover.traces.entries()) {
+      if (!mine(index)) continue;
       const need = cover.levelOf[index] ?? 'faults';
       const level: Level | undefined =
         need === 'cluster' && levels.includes('cluster') ? 'cluster' : levels.includes('faults') ? 'faults' : undefined;
@@ -226,9 +261,9 @@ async function runExhaustiveScenario(
     kind: cover.kind,
     states: cover.states,
     transitions: cover.transitions,
-    traces: cover.traces.length,
-    steps: cover.steps,
-    probes: cover.probes,
+    traces,
+    steps,
+    probes,
     run,
     skipped,
     probesSent,
@@ -243,7 +278,10 @@ async function runExhaustiveScenario(
   }));
   const small = minimal.trace;
   const name = `exhaustive-${cover.scenario.name}`;
-  const description = `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const description =
+    `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} ` +
+    `(${cover.scenario.description}), cut at the divergence and minimized by deleting steps. ` +
+    `It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
   const trace: AnyTrace =
     small.kind === 'cluster'
       ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
@@ -278,17 +316,31 @@ async function randomAtLevel(
   let harnessError: unknown;
   let done = 0;
   let probes = 0;
+  // The fast-check run index of each initial trace: a shard runs the indices that are its share (shard.ts);
+  // once one of them fails, every later call is a shrinking step, which runs.
+  let index = 0;
+  let ran = 0;
+  let shrinking = false;
+  const share = shardCount(runs, opts.shard);
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
+    if (!shrinking) {
+      const mine = opts.path !== undefined || inShard(index, opts.shard);
+      index++;
+      if (!mine) return true;
+      ran++;
+      opts.onTrace?.({ part: 'random', level, trace });
+    }
     done++;
-    opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
+    opts.tick?.(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
       const { divergence: d, probes: sent } = await runTraceCounted(system, trace, level);
       if (firstSeen === undefined) probes += sent;
       if (!d) return true;
       firstSeen ??= since();
       failing.set(trace, d);
+      shrinking = true;
       return false;
     } catch (e) {
       if (e instanceof SutUnavailable) unavailable = e;
@@ -307,7 +359,7 @@ async function randomAtLevel(
     ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
   });
   if (harnessError !== undefined) throw harnessError;
-  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks, probes };
+  const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks, probes };
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
@@ -346,21 +398,20 @@ async function randomAtLevel(
   }
   if (unavailable) return { result: { ...base, verdict: 'unknown' }, unknown: unavailable };
   if (details.interrupted && details.numRuns < runs) {
-    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
+    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${ran} of ${share} random traces` } };
   }
   return { result: { ...base, verdict: 'pass' } };
 }
 
-const PROJECT_ROOT = join(import.meta.dirname, '..');
-
 /** A path inside the project relative to its root (so that a written trace names no machine's directories). */
 function projectRelative(path: string): string {
-  const r = relative(PROJECT_ROOT, path);
+  const r = relative(PACKAGE_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
 }
 
 function fcDescription(seed: number, path: string | null): string {
-  return `A random trace found by streamjoin conform (seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
+  const found = `seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}`;
+  return `A random trace found by streamjoin conform (${found}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
 }
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
@@ -404,6 +455,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     failures,
     ...(unknown ? { unknown } : {}),
     skipped,
+    ...(opts.shard ? { shard: opts.shard } : {}),
+    ms: since(),
   });
   const done = (): boolean => opts.stopAtFirstFailure === true && failures.length > 0;
   try {
@@ -418,13 +471,15 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       return report();
     }
     levels = LEVELS.filter((l) => wanted.includes(l));
-    for (const ex of opts.examples) {
+    for (const [i, ex] of opts.examples.entries()) {
+      if (!inShard(i, opts.shard)) continue;
       const level = exampleLevel(ex.trace, levels);
       if (!LEVELS.includes(level as Level)) {
         skipped.push({ path: ex.path, why: level });
         continue;
       }
       during = `example ${ex.path} at level ${level}`;
+      opts.onTrace?.({ part: 'example', level: level as Level, trace: ex.trace });
       const d = await runTrace(system, ex.trace, level as Level);
       examples.push({
         level: level as Level,
@@ -442,7 +497,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const plain = withoutExpectations(ex.trace);
         const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
         const t = minimal.trace;
-        const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const description =
+          `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps ` +
+          `(${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
             ? {
@@ -489,7 +546,15 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       if (done()) {
-        exhaustive.push({ ...unbuilt, verdict: 'not run' });
+        // This shard's share of a cover built already; nothing of one not built.
+        const share =
+          'build' in part
+            ? {}
+            : {
+                traces: shardCount(part.traces.length, opts.shard),
+                steps: part.traces.filter((_, i) => inShard(i, opts.shard)).reduce((n, t) => n + t.steps.length, 0),
+              };
+        exhaustive.push({ ...unbuilt, ...share, verdict: 'not run' });
         continue;
       }
       during = `exhaustive scenario ${scenario.name}`;
@@ -501,8 +566,11 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       const x = r.result;
       opts.progress?.(
         x.verdict === 'skipped'
-          ? `skip exhaustive ${x.scenario}: no trace at the levels checked (${x.kind === 'operator' ? 'needs level operator' : 'needs level cluster or faults'})`
-          : `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+          ? `skip exhaustive ${x.scenario}: no trace at the levels checked (needs level ${x.kind === 'operator' ? 'operator' : 'cluster or faults'})`
+          : `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
+              `${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states` +
+              `${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
+              `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
     }

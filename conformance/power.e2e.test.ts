@@ -93,7 +93,7 @@ describe('§7 refusal probes: a refused action must be refused and change nothin
     expect(text).toMatch(
       new RegExp(`^exhaustive zombie-after-failover: .*${(covers[0]?.probes ?? 0).toLocaleString('en-US')} probes sent`, 'm'),
     );
-    const json = conformJson(report, []) as { exhaustive: { scenario: string; probesSent: number }[] };
+    const json = conformJson(report, []);
     expect(json.exhaustive.map((x) => x.probesSent)).toEqual(covers.map((c) => c.probes));
   });
 });
@@ -126,7 +126,7 @@ describe('J1–J8 at level operator: bounded-exhaustive operator traces, and nev
     expect(text).toMatch(/^exhaustive operator-every-log: 13,824 of 13,824 logs .* pass/m);
     expect(text).toMatch(/^exhaustive zombie-after-failover: skipped: none of its 1,740 interleavings runs at the levels checked/m);
     expect(text).not.toContain('crash point');
-    const json = conformJson(report, []) as { exhaustive: { scenario: string; verdict: string }[] };
+    const json = conformJson(report, []);
     expect(json.exhaustive.filter((x) => x.verdict === 'skipped').map((x) => x.scenario)).toEqual([
       'zombie-after-failover',
       'colliding-ids',

@@ -15,7 +15,7 @@
 //
 // Some traces use odd names (`__proto__`, `constructor`, ids with `/`, `%`,
 // `|R:`): keys, workers and row ids that break naive object maps, path
-// splitting or the seed's ambiguous match ids; some use keys and ids that
+// splitting or ambiguous (unescaped) match ids; some use keys and ids that
 // collide under a naive match-id encoding with a common separator (J3).
 //
 // Refusals are probed where they matter most: after each step that moves a
@@ -109,7 +109,7 @@ export const longClusterDomain: ClusterDomain = { ...smallClusterDomain, maxReco
 /**
  * Odd names everywhere: a worker and a key named `__proto__`, a worker named
  * `constructor`, and names and ids with the characters the match-id encoding
- * escapes (`/`, `%`) or the seed's ambiguous encoding splits on (`|R:`).
+ * escapes (`/`, `%`) or an unescaped encoding like `"L:"+a+"|R:"+b` splits on (`|R:`).
  */
 export const oddClusterDomain: ClusterDomain = {
   ...smallClusterDomain,

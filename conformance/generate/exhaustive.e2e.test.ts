@@ -13,7 +13,7 @@ import { checkCover } from './coverChecks.ts';
 
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
 
-describe('bounded-exhaustive scenarios: the bigger covers (DESIGN §5, SPEC §7)', () => {
+describe('bounded-exhaustive scenarios: the bigger covers (SPEC §7)', () => {
   // The migration scenario with one crash instead of two: the same shape, a fifth of the size.
   const oneCrash: ExhaustiveScenario = {
     ...scenario('migration-under-traffic'),

@@ -9,7 +9,7 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 
 const seed = inject('fcSeed');
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
-describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (DESIGN §5, SPEC §7)', () => {
+describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (SPEC §7)', () => {
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
   // The two smallest scenarios here; the others in exhaustive.e2e.test.ts.
   for (const s of [scenario('zombie-after-failover'), scenario('colliding-ids')]) {
@@ -36,38 +36,44 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
 });
 
 describe('conform with exhaustive scenarios', () => {
-  it('the model conforms to itself on the zombie scenario; with the sink fence switched off (C9) it diverges there, minimized to a short trace that shows a fenced write applied', async () => {
-    const covers = [coverScenario(scenario('zombie-after-failover'))];
-    const ok = await runConform({
-      system: inProcessSystem(modelSut),
-      seed,
-      runs: 0,
-      examples: [],
-      exhaustive: covers,
-      levels: ['cluster', 'faults'],
-    });
-    expect(ok.verdict).toBe('pass');
-    expect(ok.exhaustive.map((x) => [x.scenario, x.run, x.verdict])).toEqual([['zombie-after-failover', covers[0]?.traces.length, 'pass']]);
-    const broken = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'broken');
-    const bad = await runConform({
-      system: broken,
-      seed,
-      runs: 0,
-      examples: [],
-      exhaustive: covers,
-      levels: ['faults'],
-      stopAtFirstFailure: true,
-    });
-    expect(bad.verdict).toBe('fail');
-    const f = bad.failures[0];
-    expect(f?.origin).toBe('exhaustive');
-    expect(f?.scenario).toBe('zombie-after-failover');
-    expect(f?.trace.trace.steps.length).toBeLessThanOrEqual(8);
-    expect(f?.divergence.refs.rules).toContain('C9');
-    expect(bad.exhaustive[0]?.run).toBeLessThan(covers[0]?.traces.length ?? 0);
-    // The minimized trace replays to a divergence on its own.
-    expect(
-      f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict,
-    ).toBe('fail');
-  });
+  it(
+    'the model conforms to itself on the zombie scenario; with the sink fence switched off (C9) it diverges ' +
+      'there, minimized to a short trace that shows a fenced write applied',
+    async () => {
+      const covers = [coverScenario(scenario('zombie-after-failover'))];
+      const ok = await runConform({
+        system: inProcessSystem(modelSut),
+        seed,
+        runs: 0,
+        examples: [],
+        exhaustive: covers,
+        levels: ['cluster', 'faults'],
+      });
+      expect(ok.verdict).toBe('pass');
+      expect(ok.exhaustive.map((x) => [x.scenario, x.run, x.verdict])).toEqual([
+        ['zombie-after-failover', covers[0]?.traces.length, 'pass'],
+      ]);
+      const broken = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'broken');
+      const bad = await runConform({
+        system: broken,
+        seed,
+        runs: 0,
+        examples: [],
+        exhaustive: covers,
+        levels: ['faults'],
+        stopAtFirstFailure: true,
+      });
+      expect(bad.verdict).toBe('fail');
+      const f = bad.failures[0];
+      expect(f?.origin).toBe('exhaustive');
+      expect(f?.scenario).toBe('zombie-after-failover');
+      expect(f?.trace.trace.steps.length).toBeLessThanOrEqual(8);
+      expect(f?.divergence.refs.rules).toContain('C9');
+      expect(bad.exhaustive[0]?.run).toBeLessThan(covers[0]?.traces.length ?? 0);
+      // The minimized trace replays to a divergence on its own.
+      expect(
+        f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict,
+      ).toBe('fail');
+    },
+  );
 });

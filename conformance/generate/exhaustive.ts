@@ -1,4 +1,4 @@
-// Bounded-exhaustive conformance traces (DESIGN §5): for each named scenario
+// Bounded-exhaustive conformance traces (SPEC §7): for each named scenario
 // — a workload script and budgets, in the explorer's vocabulary
 // (model/cluster/boundedHistories.ts) — the whole bounded state graph of the
 // conformance semantics (SPEC §7: every external action followed by eager
@@ -21,7 +21,7 @@
 //
 // The operator-level scenarios are in operatorExhaustive.ts; this file also
 // holds the list of both kinds that `conform --exhaustive` runs.
-import { CLUSTER_TRACE_FORMAT, levelOfAction } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, levelOfAction, rowRecord, watermarkRecord } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, Level, LogRecord, RowRecord } from '../../spec/index.ts';
 import {
   clusterActionKind,
@@ -66,6 +66,7 @@ export interface ExhaustiveScenario {
   readonly bounds: ClusterBounds;
 }
 
+/** A row record with its own ts (rowRecord's is its start). */
 const row = (
   kind: 'insert' | 'retract',
   key: string,
@@ -75,15 +76,10 @@ const row = (
   end: number,
   ts: number = start,
 ): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
+  ...rowRecord(kind, key, side, id, start, end),
   ts,
-  start,
-  end,
 });
-const watermark = (side: 'L' | 'R', wm: number): LogRecord => ({ kind: 'watermark', side, wm });
+const watermark = watermarkRecord;
 
 const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 } as const;
 const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
@@ -110,18 +106,20 @@ const RICH_PRELUDE: readonly LogRecord[] = [
 ];
 
 /**
- * The scenarios DESIGN §5 names. Each keeps one key (keys are independent,
+ * The scenarios. Each keeps one key (keys are independent,
  * SPEC §6) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
- * graphs stay small enough to run in full against a process (about 31,000
- * interleavings in all).
+ * graphs stay small enough to run in full against a process (about 41,600
+ * interleavings in all, probes included in them).
  */
 export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     kind: 'cluster',
     name: 'migration-under-traffic',
     description:
-      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with every restart, abort and failover that can follow',
+      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, ' +
+      'destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with ' +
+      'every restart, abort and failover that can follow',
     cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -135,7 +133,8 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'failover-replay-from-older-checkpoint',
     description:
-      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
+      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
+      'between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -149,7 +148,8 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'zombie-after-failover',
     description:
-      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
+      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
+      'to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -163,7 +163,9 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'duplicates-and-retractions-across-a-handoff',
     description:
-      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
+      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its ' +
+      'retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one ' +
+      'crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -184,7 +186,8 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'watermark-passes-horizon-during-handoff',
     description:
-      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere",
+      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
+      'whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
