@@ -32,7 +32,8 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
     lines.push(
-      `random ${r.level}: ${r.runs} of ${r.requested} traces (${count(r.probes)} probes), ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
+      `random ${r.level}: ${r.runs} of ${r.requested} traces (${count(r.probes)} probes), ${r.verdict}` +
+        `${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
     );
   }
   for (const w of written) {

@@ -101,37 +101,41 @@ describe('§7 refusal probes: a refused action must be refused and change nothin
 // ---------------------------------------------------------------------------
 
 describe('J1–J8 at level operator: bounded-exhaustive operator traces, and never a vacuous pass', () => {
-  it('an operator-only system gets a real exhaustive verdict with counts: every operator scenario runs in full, every cluster scenario is skipped (text and JSON), and coverage is claimed over the operator traces only', async () => {
-    const covers: AnyCover[] = [
-      ...operatorCovers(),
-      coverScenario(scenario('zombie-after-failover')),
-      coverScenario(scenario('colliding-ids')),
-    ];
-    const report = await conform(inProcessSystem(onlyLevels(implSut, ['operator']), 'impl --level operator'), { exhaustive: covers });
-    expect(report.verdict).toBe('pass');
-    expect(report.levels).toEqual(['operator']);
-    for (const [i, x] of report.exhaustive.entries()) {
-      const c = covers[i] as AnyCover;
-      if (c.kind === 'operator') {
-        expect([x.verdict, x.run, x.skipped]).toEqual(['pass', c.traces.length, 0]);
-        expect(x.run).toBeGreaterThan(300);
-      } else expect([x.verdict, x.run, x.probesSent, x.skipped]).toEqual(['skipped', 0, 0, c.traces.length]);
-    }
-    // Coverage only over traces that ran: the operator's outcomes, no crash point.
-    expect(report.coverage?.required.some(isCrashPoint)).toBe(false);
-    expect(report.coverage?.required).toContain('retract:match-with-evicted-endpoint');
-    expect(report.coverage?.missing).toEqual([]);
-    expect(report.coverage?.taken.some(isCrashPoint)).toBe(false);
-    const text = conformSummary(report, []);
-    expect(text).toMatch(/^exhaustive operator-every-log: 13,824 of 13,824 logs .* pass/m);
-    expect(text).toMatch(/^exhaustive zombie-after-failover: skipped: none of its 1,740 interleavings runs at the levels checked/m);
-    expect(text).not.toContain('crash point');
-    const json = conformJson(report, []);
-    expect(json.exhaustive.filter((x) => x.verdict === 'skipped').map((x) => x.scenario)).toEqual([
-      'zombie-after-failover',
-      'colliding-ids',
-    ]);
-  });
+  it(
+    'an operator-only system gets a real exhaustive verdict with counts: every operator scenario runs in full, every cluster ' +
+      'scenario is skipped (text and JSON), and coverage is claimed over the operator traces only',
+    async () => {
+      const covers: AnyCover[] = [
+        ...operatorCovers(),
+        coverScenario(scenario('zombie-after-failover')),
+        coverScenario(scenario('colliding-ids')),
+      ];
+      const report = await conform(inProcessSystem(onlyLevels(implSut, ['operator']), 'impl --level operator'), { exhaustive: covers });
+      expect(report.verdict).toBe('pass');
+      expect(report.levels).toEqual(['operator']);
+      for (const [i, x] of report.exhaustive.entries()) {
+        const c = covers[i] as AnyCover;
+        if (c.kind === 'operator') {
+          expect([x.verdict, x.run, x.skipped]).toEqual(['pass', c.traces.length, 0]);
+          expect(x.run).toBeGreaterThan(300);
+        } else expect([x.verdict, x.run, x.probesSent, x.skipped]).toEqual(['skipped', 0, 0, c.traces.length]);
+      }
+      // Coverage only over traces that ran: the operator's outcomes, no crash point.
+      expect(report.coverage?.required.some(isCrashPoint)).toBe(false);
+      expect(report.coverage?.required).toContain('retract:match-with-evicted-endpoint');
+      expect(report.coverage?.missing).toEqual([]);
+      expect(report.coverage?.taken.some(isCrashPoint)).toBe(false);
+      const text = conformSummary(report, []);
+      expect(text).toMatch(/^exhaustive operator-every-log: 13,824 of 13,824 logs .* pass/m);
+      expect(text).toMatch(/^exhaustive zombie-after-failover: skipped: none of its 1,740 interleavings runs at the levels checked/m);
+      expect(text).not.toContain('crash point');
+      const json = conformJson(report, []);
+      expect(json.exhaustive.filter((x) => x.verdict === 'skipped').map((x) => x.scenario)).toEqual([
+        'zombie-after-failover',
+        'colliding-ids',
+      ]);
+    },
+  );
 
   it('a cluster-only system: the operator scenarios and the fault traces are skipped, and no crash point is claimed', async () => {
     const covers: AnyCover[] = [
@@ -191,21 +195,25 @@ describe('J1–J8 at level operator: bounded-exhaustive operator traces, and nev
 
 describe('J3: match ids whose naive concatenation collides (every common separator)', () => {
   for (const separator of COMMON_SEPARATORS) {
-    it(`a system that identifies matches by key${separator}left${separator}right fails through random traces alone at every level, and through the exhaustive scenarios alone (separator ${JSON.stringify(separator)})`, async () => {
-      const system = inProcessSystem(naiveMatchIdSystem(separator), 'naive');
-      for (const level of ['operator', 'cluster', 'faults'] as const) {
-        const random = await conform(system, { levels: [level], runs: 200 });
-        expect(random.verdict, level).toBe('fail');
-        expect(random.failures[0]?.origin).toBe('random');
-      }
-      const covers = [...OPERATOR_SCENARIOS, ...CLUSTER_SCENARIOS]
-        .filter((s) => s.name.includes('colliding'))
-        .map((s) => coverAnyScenario(s));
-      for (const levels of [['operator'], ['cluster']] as Level[][]) {
-        const exhaustive = await conform(system, { levels, exhaustive: covers });
-        expect(exhaustive.verdict, levels.join()).toBe('fail');
-        expect(exhaustive.failures[0]?.origin).toBe('exhaustive');
-      }
-    });
+    it(
+      `a system that identifies matches by key${separator}left${separator}right fails through random traces alone at every ` +
+        `level, and through the exhaustive scenarios alone (separator ${JSON.stringify(separator)})`,
+      async () => {
+        const system = inProcessSystem(naiveMatchIdSystem(separator), 'naive');
+        for (const level of ['operator', 'cluster', 'faults'] as const) {
+          const random = await conform(system, { levels: [level], runs: 200 });
+          expect(random.verdict, level).toBe('fail');
+          expect(random.failures[0]?.origin).toBe('random');
+        }
+        const covers = [...OPERATOR_SCENARIOS, ...CLUSTER_SCENARIOS]
+          .filter((s) => s.name.includes('colliding'))
+          .map((s) => coverAnyScenario(s));
+        for (const levels of [['operator'], ['cluster']] as Level[][]) {
+          const exhaustive = await conform(system, { levels, exhaustive: covers });
+          expect(exhaustive.verdict, levels.join()).toBe('fail');
+          expect(exhaustive.failures[0]?.origin).toBe('exhaustive');
+        }
+      },
+    );
   }
 });

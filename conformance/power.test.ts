@@ -145,17 +145,21 @@ const missing = (seen: Set<string>): string[] => REQUIRED_EDGES.filter((e) => !s
 const recordsOf = (t: ClusterTrace): LogRecord[] => t.steps.flatMap(({ action }) => (action.type === 'record' ? [action.record] : []));
 
 describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exact edges of the rules', () => {
-  it('random operator traces reach every edge (±2^50, ±(2^50+1), every pair of J1 failures, lengths D and D + 1, ts = gw - L and one less, watermarks equal, below and above, gw at a horizon and one past it, L and D at 0 and 2^50)', () => {
-    const seen = new Set<string>();
-    for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 1000 })) {
-      for (const e of edgesOf(
-        t.config,
-        t.steps.map((s) => s.record),
-      ))
-        seen.add(e);
-    }
-    expect(missing(seen)).toEqual([]);
-  });
+  it(
+    'random operator traces reach every edge (±2^50, ±(2^50+1), every pair of J1 failures, lengths D and D + 1, ts = gw - L and ' +
+      'one less, watermarks equal, below and above, gw at a horizon and one past it, L and D at 0 and 2^50)',
+    () => {
+      const seen = new Set<string>();
+      for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 1000 })) {
+        for (const e of edgesOf(
+          t.config,
+          t.steps.map((s) => s.record),
+        ))
+          seen.add(e);
+      }
+      expect(missing(seen)).toEqual([]);
+    },
+  );
 
   it('random cluster traces reach every edge too, the watermark-relative ones computed from the state the record meets', () => {
     const seen = new Set<string>();
@@ -242,11 +246,15 @@ function richHandoffs(trace: ClusterTrace): string[] {
 }
 
 describe('J6, J8 across handoffs: keys moved, failed over or restarted with rich operator state', () => {
-  it('the rich-state scenario persists, fails over and restarts k1 while it holds live rows out of horizon order, a tombstone, a match whose endpoint is evicted and both watermarks', () => {
-    const cover = coverScenario(scenario('rich-state-across-a-handoff'));
-    const kinds = new Set(cover.traces.flatMap(richHandoffs));
-    expect([...kinds].sort()).toEqual(expect.arrayContaining(['failover', 'persist', 'restart']));
-  });
+  it(
+    'the rich-state scenario persists, fails over and restarts k1 while it holds live rows out of horizon order, a tombstone, ' +
+      'a match whose endpoint is evicted and both watermarks',
+    () => {
+      const cover = coverScenario(scenario('rich-state-across-a-handoff'));
+      const kinds = new Set(cover.traces.flatMap(richHandoffs));
+      expect([...kinds].sort()).toEqual(expect.arrayContaining(['failover', 'persist', 'restart']));
+    },
+  );
 
   it('C6–C8, C11: a failover together with duplicated messages, back to the worker that owned the key before', () => {
     for (const name of ['failover-with-duplicates-and-failback', 'zombie-failback-with-duplicates']) {

@@ -79,6 +79,11 @@ const unspent = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates
  * every state they pass, every action the model refuses there is probed,
  * and every invalid record is probed and rejected (§7, J1, C3).
  */
+/** What checkCover checks, for the titles of the tests that call it. */
+export const COVER_CHECKS =
+  'the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the ' +
+  'budgets, valid and in contract (J9); at every state they pass, every action the model refuses there is probed once (§7)';
+
 export function checkCover(s: ExhaustiveScenario): ScenarioCover {
   const cover = coverScenario(s);
   const { taken, unsettled, probes, visited, probed } = replayCover(cover);

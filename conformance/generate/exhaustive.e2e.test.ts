@@ -9,7 +9,7 @@ import {
   requiredCoverage,
   type ExhaustiveScenario,
 } from './exhaustive.ts';
-import { checkCover } from './coverChecks.ts';
+import { COVER_CHECKS, checkCover } from './coverChecks.ts';
 
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
 
@@ -20,7 +20,7 @@ describe('bounded-exhaustive scenarios: the bigger covers (SPEC §7)', () => {
     bounds: { ...scenario('migration-under-traffic').bounds, crashes: 1 },
   };
   for (const s of [scenario('failover-replay-from-older-checkpoint'), oneCrash, scenario('rich-state-across-a-handoff')]) {
-    it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9); at every state they pass, every action the model refuses there is probed once (§7)`, () => {
+    it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: ${COVER_CHECKS}`, () => {
       checkCover(s);
     });
   }

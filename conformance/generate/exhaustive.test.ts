@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { coverScenario, exhaustiveScenario, withoutPrefixes, type ExhaustiveScenario } from './exhaustive.ts';
-import { checkCover } from './coverChecks.ts';
+import { COVER_CHECKS, checkCover } from './coverChecks.ts';
 import { runConform } from '../conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../adapters/modelSut.ts';
@@ -13,7 +13,7 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
   // The two smallest scenarios here; the others in exhaustive.e2e.test.ts.
   for (const s of [scenario('zombie-after-failover'), scenario('colliding-ids')]) {
-    it(`${s.name}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9); at every state they pass, every action the model refuses there is probed once (§7)`, () => {
+    it(`${s.name}: ${COVER_CHECKS}`, () => {
       checkCover(s);
     });
   }

@@ -209,7 +209,10 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'rich-state-across-a-handoff',
     description:
-      'k1 carries a rich operator state (live rows whose horizon order is not their insertion order, a tombstone, a match whose right endpoint is evicted, both watermarks set) into a migration, a failover or a restart; then inserts at the lateness edge (ts = gw - L on time, gw - L - 1 late), the retraction of the row whose partner is evicted, and watermarks one past two horizons and exactly at a third; up to one crash anywhere',
+      'k1 carries a rich operator state (live rows whose horizon order is not their insertion order, a tombstone, a ' +
+      'match whose right endpoint is evicted, both watermarks set) into a migration, a failover or a restart; then ' +
+      'inserts at the lateness edge (ts = gw - L on time, gw - L - 1 late), the retraction of the row whose partner ' +
+      'is evicted, and watermarks one past two horizons and exactly at a third; up to one crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     prelude: RICH_PRELUDE,
     bounds: {
@@ -233,7 +236,10 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'failover-with-duplicates-and-failback',
     description:
-      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, while the last install and release messages are delivered again (up to two duplicates, before and after the failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide; at the end a retraction one tick past its horizon (J6)',
+      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, ' +
+      'while the last install and release messages are delivered again (up to two duplicates, before and after the ' +
+      'failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide; at the end a ' +
+      'retraction one tick past its horizon (J6)',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     prelude: RICH_PRELUDE,
     bounds: {
@@ -250,7 +256,9 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'zombie-failback-with-duplicates',
     description:
-      'k1, with a rich operator state, migrates from w1 to w2; w2 pauses, k1 fails back to w1, and w2 resumes as a zombie holding epoch 2 while the last install and release messages are delivered again (up to two duplicates): fenced writes, and the epoch checks of install and release (C6, C7, C9)',
+      'k1, with a rich operator state, migrates from w1 to w2; w2 pauses, k1 fails back to w1, and w2 resumes as a ' +
+      'zombie holding epoch 2 while the last install and release messages are delivered again (up to two duplicates): ' +
+      'fenced writes, and the epoch checks of install and release (C6, C7, C9)',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     prelude: RICH_PRELUDE,
     bounds: {
@@ -266,7 +274,9 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'colliding-ids',
     description:
-      'L = D = 0 and ids whose naive concatenation collides for every common separator (|, :, /, comma, -, space, none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with one crash anywhere',
+      'L = D = 0 and ids whose naive concatenation collides for every common separator (|, :, /, comma, -, space, ' +
+      'none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with ' +
+      'one crash anywhere',
     cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
     prelude: collidingRowsForEverySeparator('k'),
     bounds: {
@@ -280,7 +290,9 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'extreme-times',
     description:
-      'L = D = 2^50 and times at both ends of the range (2^50, -2^50): intervals of length exactly D, an insert at ts = gw - L = -2^50, the watermark at 2^50, a retraction at a horizon of 3 * 2^50; across a migration or a failover with one crash anywhere',
+      'L = D = 2^50 and times at both ends of the range (2^50, -2^50): intervals of length exactly D, an insert at ts ' +
+      '= gw - L = -2^50, the watermark at 2^50, a retraction at a horizon of 3 * 2^50; across a migration or a ' +
+      'failover with one crash anywhere',
     cluster: {
       join: { allowedLateness: TIME_EDGES.max, maxIntervalLength: TIME_EDGES.max },
       workers: ['w1', 'w2'],

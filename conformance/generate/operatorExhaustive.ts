@@ -296,7 +296,9 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     kind: 'operator',
     name: 'operator-every-log',
     description:
-      'every log of 3 records over the join-small domain (one key, one id per side, times 0..1, L = 0, D = 1: inserts and retracts of every interval, watermarks of both sides from 0 to one past the largest horizon, so equal and stale ones), with every invalid record probed at every distinct state',
+      'every log of 3 records over the join-small domain (one key, one id per side, times 0..1, L = 0, D = 1: inserts ' +
+      'and retracts of every interval, watermarks of both sides from 0 to one past the largest horizon, so equal and ' +
+      'stale ones), with every invalid record probed at every distinct state',
     config: smallJoin,
     domain: presetDomain({ keys: 1, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1 }),
     length: 3,
@@ -307,7 +309,11 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     kind: 'operator',
     name: 'operator-edges',
     description:
-      'the operator state graph to depth 6 under L = 1, D = 2: a match whose endpoints are evicted one by one, the retraction of its live endpoint after the other is gone, rows at the lateness edge of gw = 4 (ts = gw - L = 3 on time, ts = 2 late), an interval of length D, and watermarks equal, below and above, at a horizon (gw = end + L + D keeps) and past it (+ 1 evicts): every transition taken, with every invalid record probed at every distinct state',
+      'the operator state graph to depth 6 under L = 1, D = 2: a match whose endpoints are evicted one by one, the ' +
+      'retraction of its live endpoint after the other is gone, rows at the lateness edge of gw = 4 (ts = gw - L = 3 ' +
+      'on time, ts = 2 late), an interval of length D, and watermarks equal, below and above, at a horizon (gw = end ' +
+      '+ L + D keeps) and past it (+ 1 evicts): every transition taken, with every invalid record probed at every ' +
+      'distinct state',
     config: edgeJoin,
     domain: [
       row('insert', 'k1', 'L', 'a', 0, 0, 0),
@@ -334,7 +340,9 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     kind: 'operator',
     name: 'operator-extreme-bounds',
     description:
-      'L = D = 2^50 and times at both ends of the range: intervals of length exactly D, the watermarks at -2^50, 0 and 2^50, an insert at ts = gw - L, retractions at horizons up to 3 * 2^50; every log of 4 records, with every invalid record probed at every distinct state',
+      'L = D = 2^50 and times at both ends of the range: intervals of length exactly D, the watermarks at -2^50, 0 ' +
+      'and 2^50, an insert at ts = gw - L, retractions at horizons up to 3 * 2^50; every log of 4 records, with every ' +
+      'invalid record probed at every distinct state',
     config: maxJoin,
     domain: [
       row('insert', 'k1', 'L', 'a', TIME_MIN, TIME_MIN, 0),
@@ -353,7 +361,9 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     kind: 'operator',
     name: 'operator-colliding-ids',
     description:
-      'L = D = 0; every log starts with rows whose naive concatenation collides for every common separator (|, :, /, comma, -, space, none): in key k the matches (k, x, y{s}z) and (k, x{s}y, z), and in key k{s}x the match (k{s}x, y, z), all distinct (J3); then every log of 3 records retracting them and evicting them',
+      'L = D = 0; every log starts with rows whose naive concatenation collides for every common separator (|, :, /, ' +
+      'comma, -, space, none): in key k the matches (k, x, y{s}z) and (k, x{s}y, z), and in key k{s}x the match ' +
+      '(k{s}x, y, z), all distinct (J3); then every log of 3 records retracting them and evicting them',
     config: collidingJoin,
     prelude: collidingRowsForEverySeparator('k', true),
     domain: [
