@@ -24,12 +24,12 @@ import { parseArgs } from 'node:util';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import type { AnyTrace, ClusterTrace, Level, LogRecord } from '../spec/index.ts';
+import type { AnyTrace, Level, LogRecord } from '../spec/index.ts';
 import { clusterTraceArbitrary } from '../conformance/generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../conformance/generate/logs.ts';
 import { levelOfClusterTrace, runTrace } from '../conformance/lockstep/anyTrace.ts';
-import { actionsOf, runClusterLockstepPipelined } from '../conformance/lockstep/clusterLockstep.ts';
-import { coverScenario, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/exhaustive.ts';
+import { actionsOf, runClusterLockstepPipelined, type PipelinedTrace } from '../conformance/lockstep/clusterLockstep.ts';
+import { coverScenario, exhaustiveScenario, observedSteps, type ExhaustiveScenario } from '../conformance/generate/exhaustive.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
@@ -80,7 +80,7 @@ async function systemOnly(system: SystemUnderTest, traces: readonly AnyTrace[], 
 }
 
 /** Exhaustive traces, pipelined and judged as `conform --exhaustive` does. */
-async function exhaustiveLockstep(system: SystemUnderTest, traces: readonly { trace: ClusterTrace; level: Level }[]): Promise<number> {
+async function exhaustiveLockstep(system: SystemUnderTest, traces: readonly PipelinedTrace[]): Promise<number> {
   const t0 = performance.now();
   await runClusterLockstepPipelined(traces, system, {
     window: WINDOW,
@@ -92,11 +92,11 @@ async function exhaustiveLockstep(system: SystemUnderTest, traces: readonly { tr
 }
 
 /** The same requests pipelined, the replies collected and not judged. */
-async function exhaustiveSystemOnly(system: SystemUnderTest, traces: readonly { trace: ClusterTrace; level: Level }[]): Promise<number> {
+async function exhaustiveSystemOnly(system: SystemUnderTest, traces: readonly PipelinedTrace[]): Promise<number> {
   const t0 = performance.now();
   const inFlight: Promise<ClusterStepReply[]>[] = [];
-  for (const { trace, level } of traces) {
-    inFlight.push((await system.openCluster(trace.config, level)).steps(actionsOf(trace)));
+  for (const { trace, level, observed } of traces) {
+    inFlight.push((await system.openCluster(trace.config, level)).steps(actionsOf(trace), observed));
     if (inFlight.length >= WINDOW) await inFlight.shift();
   }
   await Promise.all(inFlight);
@@ -161,10 +161,18 @@ try {
   const scenarios = ['zombie-after-failover', 'failover-replay-from-older-checkpoint'].map(
     (n) => exhaustiveScenario(n) as ExhaustiveScenario,
   );
-  const exhaustive = scenarios
-    .flatMap((s) => coverScenario(s).traces)
-    .map((trace) => ({ trace, level: levelOfClusterTrace(trace) as Level }));
-  const exRequests = exhaustive.reduce((n, t) => n + 1 + 2 * t.trace.steps.length, 0);
+  // As conform --exhaustive sends them: the probes of a state observed once, after the last of them.
+  const exhaustive: PipelinedTrace[] = scenarios.flatMap((s) => {
+    const cover = coverScenario(s);
+    return cover.traces.map((trace, k) => {
+      const observed = observedSteps(cover, k);
+      return { trace, level: levelOfClusterTrace(trace) as Level, ...(observed ? { observed } : {}) };
+    });
+  });
+  const exRequests = exhaustive.reduce(
+    (n, t) => n + 1 + t.trace.steps.length + t.trace.steps.filter((_, i) => t.observed?.(i) ?? true).length,
+    0,
+  );
   for (const s of SYSTEMS) await exhaustiveLockstep(s, exhaustive);
   rows.push({
     what: 'exhaustive, pipelined lockstep',

@@ -53,7 +53,7 @@ describe('streamjoin conform', () => {
       ],
       [
         ['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out],
-        /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are migration-under-traffic, /,
+        /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are operator-every-log, .*migration-under-traffic, /,
       ],
       [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],

@@ -12,8 +12,8 @@ import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import {
   SHARD_HELP,
-  buildCovers,
   buildSystem,
+  lazyCovers,
   conformExamplePaths,
   outDirProblem,
   parseLevel,
@@ -62,11 +62,17 @@ observation and reports the first divergence.
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example and regression traces first (default all)
-  --exhaustive         also run every interleaving of the bounded-exhaustive
-                       scenarios: traces that take every transition of each
-                       scenario's bounded state graph, each completed to
-                       quiescence; prints, per scenario, the interleavings and
-                       transitions run, and whether every crash point was covered
+  --exhaustive         also run the bounded-exhaustive scenarios: at level operator
+                       every log up to a bound, or every transition of the
+                       operator's state graph to a depth; at the cluster levels
+                       traces that take every transition of each scenario's
+                       bounded state graph, each completed to quiescence; at
+                       every state, every action the model refuses there and
+                       every invalid record (probes). Prints, per scenario, the
+                       traces, probes and transitions run (a scenario with no
+                       trace at the levels checked is skipped, never passed),
+                       and the coverage over the traces that ran (every crash
+                       point, at level faults)
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 ${SHARD_HELP}
@@ -130,7 +136,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
   const system = buildSystem(values.sut, values);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
-  const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
+  const covers = values.exhaustive ? lazyCovers(scenarios, out) : undefined;
   const live = new LiveProgress(out, 'streamjoin conform');
   live.part('conform');
   let report: ConformReport;

@@ -32,7 +32,8 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
     lines.push(
-      `random ${r.level}: ${r.runs} of ${r.requested} traces, ${r.verdict}${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
+      `random ${r.level}: ${r.runs} of ${r.requested} traces (${count(r.probes)} probes), ${r.verdict}` +
+        `${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
     );
   }
   for (const w of written) {
@@ -75,31 +76,54 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** The exhaustive part of a summary: a line per scenario, then the coverage. */
+/** The exhaustive part of a summary: a line per scenario, then the coverage (claimed over the traces that ran only). */
 export function exhaustiveLines(report: ConformReport): string[] {
   const lines: string[] = [];
   for (const x of report.exhaustive) {
+    const what = x.kind === 'operator' ? 'logs' : 'interleavings';
+    if (x.verdict === 'skipped') {
+      const need = x.kind === 'operator' ? 'operator' : 'cluster or faults';
+      lines.push(
+        x.traces > 0
+          ? `exhaustive ${x.scenario}: skipped: none of its ${count(x.traces)} ${what} runs at the levels checked (it needs level ${need})`
+          : `exhaustive ${x.scenario}: skipped: it needs level ${need}, which is not checked`,
+      );
+      continue;
+    }
     const levels = Object.entries(x.levels)
       .map(([l, n]) => `${count(n)} at ${l}`)
       .join(', ');
     lines.push(
-      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ` +
+      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} ${what} ` +
+        `(${count(x.steps)} steps, ${count(x.probesSent)} probes sent${levels ? `; ${levels}` : ''}), ` +
         `${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}` +
         `${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
     );
   }
   const c = report.coverage;
   if (c && report.exhaustive.length > 0) {
+    const ranAny = report.exhaustive.some((x) => x.run > 0);
     const crash = c.required.filter(isCrashPoint);
     const missed = c.missing.filter(isCrashPoint);
-    lines.push(
-      c.missing.length === 0
-        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each ` +
-            `handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady ` +
-            `state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} ` +
-            `crash points in all`
-        : `coverage: NOT COMPLETE with these scenarios: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
-    );
+    if (!ranAny) lines.push('coverage: none claimed: no exhaustive trace ran at the levels checked');
+    else if (c.missing.length === 0) {
+      const parts: string[] = [];
+      if (crash.length > 0)
+        parts.push(
+          `every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between ` +
+            'the parts of commit and failover, owner, coordinator and idle worker in steady state)',
+        );
+      parts.push(`every ${crash.length > 0 ? 'other ' : ''}required step kind and outcome (${c.required.length - crash.length})`);
+      lines.push(
+        `coverage: ${parts.join(' and ')} taken by the traces that ran` +
+          `${crash.length > 0 ? `, ${c.taken.filter(isCrashPoint).length} crash points in all` : ''}`,
+      );
+    } else {
+      lines.push(
+        `coverage: NOT COMPLETE with these scenarios at these levels: missing ${c.missing.join(', ')}` +
+          `${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
+      );
+    }
   }
   return lines;
 }
@@ -233,12 +257,19 @@ export function conformCases(j: ConformJson): CiResult {
   for (const s of j.skipped) examples.push({ name: s.path, classname: 'conform.examples', status: 'skipped', message: s.why });
   const exhaustive: TestCase[] = j.exhaustive.map((x) => {
     const classname = 'conform.exhaustive';
-    const name = `${x.scenario}: ${x.run} of ${x.traces} interleavings`;
+    const name = `${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ${x.probesSent} probes`;
     const f = j.failures.find((y) => y.origin === 'exhaustive' && y.scenario === x.scenario);
     if (f) return failureCase(name, classname, f, x.ms);
     if (x.verdict === 'not run') return { name, classname, status: 'skipped', message: 'not run: an earlier part failed' };
-    if (x.run === 0 && x.skipped > 0)
-      return { name, classname, status: 'skipped', message: `${x.skipped} interleavings skipped: level not checked`, timeMs: x.ms };
+    // Never a vacuous pass: no trace at the levels checked.
+    if (x.verdict === 'skipped' || (x.run === 0 && x.skipped > 0))
+      return {
+        name,
+        classname,
+        status: 'skipped',
+        message: `no trace at the levels checked (it needs level ${x.kind === 'operator' ? 'operator' : 'cluster or faults'})`,
+        timeMs: x.ms,
+      };
     return { name, classname, status: x.verdict === 'fail' ? 'fail' : x.verdict === 'unknown' ? 'unknown' : 'pass', timeMs: x.ms };
   });
   const random: TestCase[] = j.random.map((r) => {

@@ -11,7 +11,8 @@ import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
-import { EXHAUSTIVE_SCENARIOS, coverScenario, type ScenarioCover } from '../conformance/generate/exhaustive.ts';
+import type { ExhaustivePart } from '../conformance/conform.ts';
+import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import { envOf, type Output } from './output.ts';
 import { positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
@@ -59,7 +60,7 @@ export function parseLevel(text: string | undefined): Level | undefined {
 }
 
 /** The scenarios a --scenario list names, or a usage message. */
-export function scenariosNamed(list: string): ScenarioCover['scenario'][] {
+export function scenariosNamed(list: string): AnyScenario[] {
   const names = list
     .split(',')
     .map((n) => n.trim())
@@ -75,16 +76,22 @@ export function scenariosNamed(list: string): ScenarioCover['scenario'][] {
 }
 
 /** Each scenario's bounded graph and covering traces, with a progress line per scenario. */
-export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out: Output): ScenarioCover[] {
+export function buildCovers(scenarios: readonly AnyScenario[], out: Output): AnyCover[] {
   return scenarios.map((scenario) => {
     const t0 = performance.now();
-    const cover = coverScenario(scenario);
+    const cover = coverAnyScenario(scenario);
+    const what = cover.kind === 'operator' ? 'logs' : 'interleavings';
     out.stderr(
       `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} ` +
-        `interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
+        `${what}, ${cover.probes} probes (built in ${Math.round(performance.now() - t0)} ms)\n`,
     );
     return cover;
   });
+}
+
+/** The scenarios as the conform job takes them: each covered when the job gets to it, only if it can run at a level checked. */
+export function lazyCovers(scenarios: readonly AnyScenario[], out: Output): ExhaustivePart[] {
+  return scenarios.map((scenario) => ({ scenario, build: () => buildCovers([scenario], out)[0] as AnyCover }));
 }
 
 export { outDirProblem };

@@ -9,7 +9,7 @@ import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { createModelCluster } from '../conformance/adapters/modelCluster.ts';
-import { EXHAUSTIVE_SCENARIOS, coverScenario } from '../conformance/generate/exhaustive.ts';
+import { coverScenario, exhaustiveScenario } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { inShard, shardCount, type Shard } from '../conformance/shard.ts';
@@ -38,7 +38,7 @@ describe('--shard K/N splits deterministically', () => {
 
 describe('conform: the union of the shards is the unsharded run', () => {
   const examples = conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  const scenario = EXHAUSTIVE_SCENARIOS.find((x) => x.name === 'failover-replay-from-older-checkpoint');
+  const scenario = exhaustiveScenario('failover-replay-from-older-checkpoint');
   if (!scenario) throw new Error('scenario failover-replay-from-older-checkpoint is gone');
   const covers = [coverScenario(scenario)];
 

@@ -100,6 +100,15 @@ function interleave<T>(byShard: ReadonlyMap<number, readonly T[]>, count: number
   return out.sort((a, b) => a.at - b.at).map((x) => x.item);
 }
 
+/** Each shard claims coverage over the traces it ran: the run's is their union. */
+function mergedCoverage(shards: readonly ConformJson[]): ConformJson['coverage'] {
+  const claims = shards.map((s) => s.coverage).filter((c): c is NonNullable<ConformJson['coverage']> => c !== null);
+  const first = claims[0];
+  if (!first) return null;
+  const taken = new Set(claims.flatMap((c) => c.taken));
+  return { required: first.required, missing: first.required.filter((l) => !taken.has(l)), taken: [...taken] };
+}
+
 function mergeConform(shards: readonly ConformJson[], count: number, missing: readonly number[]): ConformJson {
   const first = shards[0] as ConformJson;
   const examples = interleave(new Map(shards.map((s) => [(s.shard as Shard).index, s.examples])), count);
@@ -112,16 +121,21 @@ function mergeConform(shards: readonly ConformJson[], count: number, missing: re
       ...x,
       traces: all.reduce((n, a) => n + a.traces, 0),
       steps: all.reduce((n, a) => n + a.steps, 0),
+      probes: all.reduce((n, a) => n + a.probes, 0),
       run: all.reduce((n, a) => n + a.run, 0),
       skipped: all.reduce((n, a) => n + a.skipped, 0),
+      probesSent: all.reduce((n, a) => n + a.probesSent, 0),
       levels,
+      // A scenario no shard ran a trace of is skipped, never passed.
       verdict: verdicts.includes('fail')
         ? 'fail'
         : verdicts.includes('unknown')
           ? 'unknown'
           : verdicts.every((v) => v === 'not run')
             ? 'not run'
-            : 'pass',
+            : verdicts.every((v) => v === 'skipped' || v === 'not run')
+              ? 'skipped'
+              : 'pass',
       ms: all.reduce((n, a) => n + a.ms, 0),
     };
   });
@@ -134,6 +148,7 @@ function mergeConform(shards: readonly ConformJson[], count: number, missing: re
       requested: all.reduce((n, a) => n + a.requested, 0),
       runs: all.reduce((n, a) => n + a.runs, 0),
       shrinks: all.reduce((n, a) => n + a.shrinks, 0),
+      probes: all.reduce((n, a) => n + a.probes, 0),
       verdict: worstVerdict(all.map((a) => a.verdict)),
       ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     };
@@ -159,7 +174,7 @@ function mergeConform(shards: readonly ConformJson[], count: number, missing: re
     examples,
     skipped: shards.flatMap((s) => s.skipped),
     exhaustive,
-    coverage: shards.find((s) => s.coverage !== null)?.coverage ?? null,
+    coverage: mergedCoverage(shards),
     random,
     failures,
     unknown,

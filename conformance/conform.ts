@@ -6,11 +6,12 @@ import fc from 'fast-check';
 import { isAbsolute, relative } from 'node:path';
 import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
-import { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clusterLockstep.ts';
+import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
+import { levelOfClusterTrace, runTrace, runTraceCounted, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
-import type { ScenarioCover } from './generate/exhaustive.ts';
-import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
+import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
+import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
@@ -62,18 +63,28 @@ export interface ExampleResult {
 /** One bounded-exhaustive scenario as run. */
 export interface ExhaustiveResult {
   readonly scenario: string;
-  /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */
+  /** `operator`: operator traces (operatorExhaustive.ts); `cluster`: cluster traces, at level cluster or faults (exhaustive.ts). */
+  readonly kind: 'operator' | 'cluster';
+  /** Distinct states and transitions of its bounded graph: every transition is taken by some trace. */
   readonly states: number;
   readonly transitions: number;
-  /** Interleavings: the covering traces, and their steps. */
+  /** Interleavings: the covering traces, and their steps (probes included). */
   readonly traces: number;
   readonly steps: number;
+  /** Probes the traces carry in all: actions the model refuses and records it rejects, sent where they must change nothing (§7, J1). */
+  readonly probes: number;
   /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
   readonly run: number;
   readonly skipped: number;
+  /** Probes sent: those of the traces run. */
+  readonly probesSent: number;
   /** Traces per level run. */
   readonly levels: Partial<Record<Level, number>>;
-  readonly verdict: ConformVerdict | 'not run';
+  /**
+   * `skipped`: no trace of the scenario runs at the levels checked (never a
+   * pass); `not run`: an earlier part failed and the job stopped.
+   */
+  readonly verdict: ConformVerdict | 'not run' | 'skipped';
   readonly ms: number;
 }
 
@@ -84,6 +95,8 @@ export interface RandomResult {
   /** Runs before the first failure, or all of them. */
   readonly runs: number;
   readonly shrinks: number;
+  /** Probes sent by the traces run (shrinking excluded): actions the model refuses (cluster, faults) or invalid records (operator). */
+  readonly probes: number;
   readonly verdict: ConformVerdict;
   /** Why it is `unknown` when the budget ran out. */
   readonly note?: string;
@@ -100,7 +113,11 @@ export interface ConformReport {
   readonly seed: number;
   readonly examples: readonly ExampleResult[];
   readonly exhaustive: readonly ExhaustiveResult[];
-  /** With exhaustive scenarios: the coverage labels (crash points among them) they must take together, and any they missed. */
+  /**
+   * With exhaustive scenarios: the coverage labels (crash points among them)
+   * they must take together at the levels checked, those the traces that
+   * ran took, and those they missed. Only traces that ran count.
+   */
   readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
@@ -122,8 +139,12 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
-  /** Bounded-exhaustive scenarios to run after the examples (exhaustive.ts `coverScenario`). */
-  readonly exhaustive?: readonly ScenarioCover[];
+  /**
+   * Bounded-exhaustive scenarios to run after the examples: covers built
+   * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when
+   * the job gets to them, only if they can run at a level checked.
+   */
+  readonly exhaustive?: readonly ExhaustivePart[];
   /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
   readonly stopAtFirstFailure?: boolean;
   /** Traces in flight at once in the exhaustive part (default 32). */
@@ -138,6 +159,14 @@ export interface ConformOptions {
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
+}
+
+/** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
+export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover };
+
+/** Whether any trace of a scenario of this kind can run at these levels. */
+function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
+  return kind === 'operator' ? levels.includes('operator') : levels.includes('cluster') || levels.includes('faults');
 }
 
 /** One trace the job runs: which part, at which level. */
@@ -159,62 +188,107 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
 /** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
 async function runExhaustiveScenario(
   opts: ConformOptions,
-  cover: ScenarioCover,
+  cover: AnyCover,
   levels: readonly Level[],
   since: () => number,
-): Promise<{ result: ExhaustiveResult; failure?: Failure }> {
+): Promise<{ result: ExhaustiveResult; failure?: Failure; ran: Set<number> }> {
   const t0 = performance.now();
-  const runnable: { trace: ClusterTrace; level: Level }[] = [];
-  let skipped = 0;
-  let steps = 0;
-  let traces = 0;
-  for (const [i, trace] of cover.traces.entries()) {
-    if (!inShard(i, opts.shard)) continue;
-    traces++;
-    steps += trace.steps.length;
-    const level = exampleLevel({ kind: 'cluster', trace }, levels);
-    if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
-    else skipped++;
-  }
+  const ran = new Set<number>();
   const perLevel: Partial<Record<Level, number>> = {};
   let run = 0;
-  let first: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } | undefined;
-  await runClusterLockstepPipelined(runnable, opts.system, {
-    ...(opts.window !== undefined ? { window: opts.window } : {}),
-    onResult: (r) => {
-      run++;
-      perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
-      opts.onTrace?.({ part: 'exhaustive', level: r.level, trace: { kind: 'cluster', trace: r.trace } });
-      if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
-      if (!r.divergence) return true;
-      first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
-      return false;
-    },
-  });
+  let skipped = 0;
+  let probesSent = 0;
+  // This shard's share of the scenario (shard.ts): its traces, their steps and probes.
+  let traces = 0;
+  let steps = 0;
+  let probes = 0;
+  const mine = (index: number): boolean => {
+    if (!inShard(index, opts.shard)) return false;
+    traces++;
+    steps += cover.traces[index]?.steps.length ?? 0;
+    probes += cover.probesOf[index] ?? 0;
+    return true;
+  };
+  let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
+  const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
+    run++;
+    ran.add(r.index);
+    probesSent += cover.probesOf[r.index] ?? 0;
+    perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+    opts.onTrace?.({ part: 'exhaustive', level: r.level, trace });
+    if (run % 200 === 0)
+      opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${traces - skipped} ${cover.kind === 'operator' ? 'logs' : 'interleavings'}`);
+    if (!r.divergence) return true;
+    first = { trace, level: r.level, divergence: r.divergence, at: since() };
+    return false;
+  };
+  const window = opts.window !== undefined ? { window: opts.window } : {};
+  if (cover.kind === 'operator') {
+    const runnable: { index: number; trace: OperatorTrace }[] = [];
+    for (const [index, trace] of cover.traces.entries()) if (mine(index)) runnable.push({ index, trace });
+    if (levels.includes('operator')) {
+      await runOperatorLockstepPipelined(
+        runnable.map((x) => x.trace),
+        opts.system,
+        {
+          ...window,
+          onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'operator', trace: r.trace }),
+        },
+      );
+    } else skipped = runnable.length;
+  } else {
+    // Each trace at the weakest checked level that has all its actions; indexes kept for the probes and the coverage.
+    const runnable: (PipelinedTrace & { index: number })[] = [];
+    for (const [index, trace] of cover.traces.entries()) {
+      if (!mine(index)) continue;
+      const need = cover.levelOf[index] ?? 'faults';
+      const level: Level | undefined =
+        need === 'cluster' && levels.includes('cluster') ? 'cluster' : levels.includes('faults') ? 'faults' : undefined;
+      if (level === undefined) {
+        skipped++;
+        continue;
+      }
+      const observed = observedSteps(cover, index);
+      runnable.push({ index, trace, level, ...(observed ? { observed } : {}) });
+    }
+    await runClusterLockstepPipelined(runnable, opts.system, {
+      ...window,
+      onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'cluster', trace: r.trace }),
+    });
+  }
   const base = {
     scenario: cover.scenario.name,
+    kind: cover.kind,
     states: cover.states,
     transitions: cover.transitions,
     traces,
     steps,
+    probes,
     run,
     skipped,
+    probesSent,
     levels: perLevel,
   };
-  if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
-  const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
+  if (!first) return { result: { ...base, verdict: run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 }, ran };
+  const found: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } = first;
   // A system that dies while being minimized still leaves the divergence found, unminimized.
-  const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
-  const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({
-    trace: whole,
+  const minimal = await minimizeTrace(opts.system, found.level, found.trace, found.divergence).catch(() => ({
+    trace: found.trace,
     divergence: found.divergence,
   }));
-  const small = minimal.trace.trace as ClusterTrace;
+  const small = minimal.trace;
   const name = `exhaustive-${cover.scenario.name}`;
   const description =
-    `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), ` +
-    `cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
-  const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
+    `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} ` +
+    `(${cover.scenario.description}), cut at the divergence and minimized by deleting steps. ` +
+    `It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const trace: AnyTrace =
+    small.kind === 'cluster'
+      ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
+      : {
+          kind: 'operator',
+          trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps },
+        };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
     failure: {
@@ -225,6 +299,7 @@ async function runExhaustiveScenario(
       divergence: minimal.divergence,
       foundAfterMs: found.at,
     },
+    ran,
   };
 }
 
@@ -240,6 +315,7 @@ async function randomAtLevel(
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
+  let probes = 0;
   // The fast-check run index of each initial trace: a shard runs the indices that are its share (shard.ts);
   // once one of them fails, every later call is a shrinking step, which runs.
   let index = 0;
@@ -259,7 +335,8 @@ async function randomAtLevel(
     done++;
     opts.tick?.(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
-      const d = await runTrace(system, trace, level);
+      const { divergence: d, probes: sent } = await runTraceCounted(system, trace, level);
+      if (firstSeen === undefined) probes += sent;
       if (!d) return true;
       firstSeen ??= since();
       failing.set(trace, d);
@@ -282,7 +359,7 @@ async function randomAtLevel(
     ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
   });
   if (harnessError !== undefined) throw harnessError;
-  const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks };
+  const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks, probes };
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
@@ -352,6 +429,10 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
   let levels: readonly Level[] = [];
   let unknown: Unknown | undefined;
   let during = 'the handshake';
+  // Per exhaustive scenario, the traces that ran: coverage is claimed over these only.
+  const ran: Set<number>[] = [];
+  // The covers built, in the order of opts.exhaustive (a scenario that cannot run at the levels checked is never built).
+  const covers: AnyCover[] = [];
   const report = (): ConformReport => ({
     verdict: failures.length > 0 ? 'fail' : unknown || random.some((r) => r.verdict === 'unknown') ? 'unknown' : 'pass',
     sut: system.label,
@@ -364,9 +445,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     ...(opts.exhaustive !== undefined
       ? {
           coverage: {
-            required: requiredCoverage(),
-            missing: missingCoverage(opts.exhaustive),
-            taken: coverageTable(opts.exhaustive).map((r) => r.label),
+            required: requiredCoverage(levels),
+            missing: missingCoverage(covers, levels, ran),
+            taken: coverageTable(covers, ran).map((r) => r.label),
           },
         }
       : {}),
@@ -440,30 +521,56 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       if (done()) return report();
     }
-    for (const cover of opts.exhaustive ?? []) {
-      if (done()) {
-        exhaustive.push({
-          scenario: cover.scenario.name,
-          states: cover.states,
-          transitions: cover.transitions,
-          traces: shardCount(cover.traces.length, opts.shard),
-          steps: cover.traces.filter((_, i) => inShard(i, opts.shard)).reduce((n, t) => n + t.steps.length, 0),
-          run: 0,
-          skipped: 0,
-          levels: {},
-          verdict: 'not run',
-          ms: 0,
-        });
+    for (const part of opts.exhaustive ?? []) {
+      const { scenario } = part;
+      const unbuilt = {
+        scenario: scenario.name,
+        kind: scenario.kind,
+        states: 0,
+        transitions: 0,
+        traces: 0,
+        steps: 0,
+        probes: 0,
+        run: 0,
+        skipped: 0,
+        probesSent: 0,
+        levels: {},
+        ms: 0,
+      };
+      if (!runsAt(scenario.kind, levels) && 'build' in part) {
+        // Never a vacuous pass: a scenario with no trace at the levels checked is skipped, and not even built.
+        exhaustive.push({ ...unbuilt, verdict: 'skipped' });
+        opts.progress?.(
+          `skip exhaustive ${scenario.name}: it needs level ${scenario.kind === 'operator' ? 'operator' : 'cluster or faults'}`,
+        );
         continue;
       }
-      during = `exhaustive scenario ${cover.scenario.name}`;
+      if (done()) {
+        // This shard's share of a cover built already; nothing of one not built.
+        const share =
+          'build' in part
+            ? {}
+            : {
+                traces: shardCount(part.traces.length, opts.shard),
+                steps: part.traces.filter((_, i) => inShard(i, opts.shard)).reduce((n, t) => n + t.steps.length, 0),
+              };
+        exhaustive.push({ ...unbuilt, ...share, verdict: 'not run' });
+        continue;
+      }
+      during = `exhaustive scenario ${scenario.name}`;
+      const cover = 'build' in part ? part.build() : part;
       const r = await runExhaustiveScenario(opts, cover, levels, since);
+      covers.push(cover);
+      ran.push(r.ran);
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(
-        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ` +
-          `${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
-          `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+        x.verdict === 'skipped'
+          ? `skip exhaustive ${x.scenario}: no trace at the levels checked (needs level ${x.kind === 'operator' ? 'operator' : 'cluster or faults'})`
+          : `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
+              `${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states` +
+              `${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
+              `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
     }

@@ -26,8 +26,8 @@ export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
 export type { JoinState, JoinStep, RowState } from './join/join.ts';
 export { firstContractViolation, initialOracleState, stepOracle } from './join/oracle.ts';
 export type { OracleState } from './join/oracle.ts';
-export { describeRecord, joinModel } from './join/joinModel.ts';
-export type { JoinModelOptions, JoinModelState } from './join/joinModel.ts';
+export { describeRecord, joinModel, recordDomain } from './join/joinModel.ts';
+export type { JoinModelBounds, JoinModelOptions, JoinModelState } from './join/joinModel.ts';
 export { validityOf } from './join/join.ts';
 // The cluster (SPEC §5): state, guards, effects; its bounded histories, explorer model and presets (§6).
 export { PROTOCOL_ELEMENTS, initialClusterState } from './cluster/clusterState.ts';

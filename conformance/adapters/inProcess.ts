@@ -76,9 +76,12 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
       return {
         apply: async (action) => applyGuarded(cluster, action),
         observe: async () => cluster.observe(),
-        async steps(actions) {
+        async steps(actions, observed) {
           const out: ClusterStepReply[] = [];
-          for (const action of actions) out.push({ reply: applyGuarded(cluster, action), observation: cluster.observe() });
+          for (const [i, action] of actions.entries()) {
+            const reply = applyGuarded(cluster, action);
+            out.push(observed && !observed(i) ? { reply } : { reply, observation: cluster.observe() });
+          }
           return out;
         },
       };

@@ -461,13 +461,20 @@ export function spawnSystem(
           const [r] = await exchange([{ id: id(), type: 'inspect' }]);
           return observation(r);
         },
-        async steps(actions: readonly ExternalAction[]): Promise<ClusterStepReply[]> {
+        async steps(actions: readonly ExternalAction[], observed?: (index: number) => boolean): Promise<ClusterStepReply[]> {
           const requests: ProtocolRequest[] = [];
-          for (const action of actions) requests.push({ id: id(), ...action }, { id: id(), type: 'inspect' });
+          const inspected: boolean[] = [];
+          for (const [i, action] of actions.entries()) {
+            requests.push({ id: id(), ...action });
+            inspected.push(!observed || observed(i));
+            if (inspected[i]) requests.push({ id: id(), type: 'inspect' });
+          }
           const replies = await exchange(requests);
           const out: ClusterStepReply[] = [];
+          let at = 0;
           for (let i = 0; i < actions.length; i++) {
-            out.push({ reply: toAction(replies[2 * i] as Reply), observation: await observation(replies[2 * i + 1]) });
+            const reply = toAction(replies[at++] as Reply);
+            out.push(inspected[i] ? { reply, observation: await observation(replies[at++]) } : { reply });
           }
           return out;
         },

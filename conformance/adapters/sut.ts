@@ -38,10 +38,14 @@ export type RecordReply =
   | { readonly outcome: Outcome; readonly changes: readonly Change[]; readonly retained: RetainedCounts }
   | { readonly error: SutError };
 
-/** One step of a cluster trace as the system under test answered it: the action's reply, then the observation. */
+/**
+ * One step of a cluster trace as the system under test answered it: the
+ * action's reply, then the observation (absent where the step was not
+ * observed: a probe followed by another probe of the same state).
+ */
 export interface ClusterStepReply {
   readonly reply: ActionReply;
-  readonly observation: ClusterObservation;
+  readonly observation?: ClusterObservation;
 }
 
 /**
@@ -90,8 +94,12 @@ export interface OperatorSession {
 export interface ClusterSession {
   apply(action: ExternalAction): Promise<ActionReply>;
   observe(): Promise<ClusterObservation>;
-  /** Each action followed by an observation, in order. Pipelined over a process. */
-  steps(actions: readonly ExternalAction[]): Promise<ClusterStepReply[]>;
+  /**
+   * Each action followed by an observation, in order; where `observed`
+   * says false for a step's index, that step's observation is not asked for.
+   * Pipelined over a process.
+   */
+  steps(actions: readonly ExternalAction[], observed?: (index: number) => boolean): Promise<ClusterStepReply[]>;
 }
 
 /**

@@ -15,7 +15,18 @@
 //
 // Some traces use odd names (`__proto__`, `constructor`, ids with `/`, `%`,
 // `|R:`): keys, workers and row ids that break naive object maps, path
-// splitting or ambiguous (unescaped) match ids.
+// splitting or ambiguous (unescaped) match ids; some use keys and ids that
+// collide under a naive match-id encoding with a common separator (J3).
+//
+// Refusals are probed where they matter most: after each step that moves a
+// handoff or a failover to another phase, a choice may send every handoff
+// action the model refuses there (an abort one phase too late, a second
+// commit, a release before the commit, ...), which the system must refuse
+// without a change (§7). Workloads hit the edges of the rules (logs.ts
+// `EdgeStep`: lateness, watermarks, lengths, the time range, horizons) and
+// build rich operator state (live rows out of horizon order, tombstones, a
+// match with an evicted endpoint, both watermarks set) that handoffs then
+// carry.
 import fc from 'fast-check';
 import { CLUSTER_TRACE_FORMAT, levelOfAction, COORDINATOR } from '../../spec/index.ts';
 import type {
@@ -28,16 +39,28 @@ import type {
   JoinConfig,
   LogRecord,
   RowRecord,
+  Watermarks,
 } from '../../spec/index.ts';
 import {
+  applyExternal,
   initialClusterState,
+  observeCluster,
+  validityOf,
+  whyNotEnabled,
   type ClusterSetup,
   type ClusterState,
-  applyExternal,
-  observeCluster,
-  whyNotEnabled,
 } from '../../model/index.ts';
-import { configArbitrary, keepInContract } from './logs.ts';
+import {
+  boundsArbitrary,
+  collideArbitrary,
+  collisionRecords,
+  edgeRecords,
+  edgeStepArbitrary,
+  keepInContract,
+  trackWatermarks,
+  type EdgeStep,
+} from './logs.ts';
+import { collidingNames, invalidRecords } from './edges.ts';
 
 /** One control choice: how many workload records come first, then which action. */
 export interface ControlChoice {
@@ -50,6 +73,8 @@ export interface ControlChoice {
   readonly reopen: boolean;
   /** Which refused action a lockstep test probes before this step (`ChoiceStep.refused`). */
   readonly probe: number;
+  /** After each step of this choice that moves a handoff to another phase, send every handoff action the model refuses there (§7). */
+  readonly probeBoundary: boolean;
 }
 
 /** Small domains: two keys, two or three workers, a dozen records, a dozen control actions. */
@@ -64,6 +89,8 @@ export interface ClusterDomain {
   readonly minRecords: number;
   readonly maxRecords: number;
   readonly maxChoices: number;
+  /** Keys and ids collide when concatenated naively with a common separator (J3): workloads then insert colliding pairs together. */
+  readonly colliding?: boolean;
 }
 
 export const smallClusterDomain: ClusterDomain = {
@@ -91,6 +118,13 @@ export const oddClusterDomain: ClusterDomain = {
   ids: ['a|R:b', 'a', 'constructor'],
 };
 
+/**
+ * Keys and ids that collide under a naive match-id encoding with any common
+ * separator (edges.ts `collidingNames`, J3); of the keys `k{s}x` that
+ * collide across keys, those of `/` (the spec's own separator) and `|`.
+ */
+export const collidingClusterDomain: ClusterDomain = { ...smallClusterDomain, ...collidingNames(['/', '|']), colliding: true };
+
 /** A key no domain declares (C3: records of it are rejected before the log). */
 const UNDECLARED_KEY = 'k-undeclared';
 const UNKNOWN_WORKER = 'w-unknown';
@@ -112,10 +146,17 @@ type WorkloadOp =
   | { readonly resend: number }
   | { readonly conflict: number }
   | { readonly watermark: { side: 'L' | 'R'; wm: number } }
-  | { readonly odd: 'unknown_key' | 'bad_side' };
+  | { readonly odd: 'unknown_key' | 'bad_side' }
+  | { readonly invalid: number }
+  | { readonly edge: EdgeStep; readonly key: number }
+  | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
+  | { readonly rich: { key: number; start: number } }
+  | { readonly collide: { t: number; which: number } };
 
 function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<WorkloadOp> {
-  const D = config.maxIntervalLength;
+  // Lengths within D and times near the domain's: the edge steps reach the extremes (2^50, D + 1) on purpose.
+  const D = Math.min(config.maxIntervalLength, domain.maxTime);
+  const slack = Math.min(config.allowedLateness + config.maxIntervalLength, 2 * domain.maxTime);
   const row = fc.record({
     key: fc.nat({ max: domain.keys.length - 1 }),
     side: fc.constantFrom('L' as const, 'R' as const),
@@ -141,16 +182,76 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
     {
       weight: 2,
       arbitrary: fc
-        .record({ side: fc.constantFrom('L' as const, 'R' as const), wm: fc.nat({ max: domain.maxTime + config.allowedLateness + D + 1 }) })
+        .record({ side: fc.constantFrom('L' as const, 'R' as const), wm: fc.nat({ max: domain.maxTime + slack + 1 }) })
         .map((watermark) => ({ watermark })),
     },
     { weight: 1, arbitrary: fc.constantFrom('unknown_key' as const, 'bad_side' as const).map((odd) => ({ odd })) },
+    // Every J1 failure alone and every pair at once, and C3's unknown key with each: rejected before the log, in J1's order.
+    { weight: 2, arbitrary: fc.nat().map((invalid) => ({ invalid })) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ edge: edgeStepArbitrary(domain.ids.length), key: fc.nat({ max: domain.keys.length - 1 }) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ horizonOf: fc.nat(), delta: fc.integer({ min: -1, max: 1 }), thenRetract: fc.boolean() }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ key: fc.nat({ max: domain.keys.length - 1 }), start: fc.nat({ max: domain.maxTime }) })
+        .map((rich) => ({ rich })),
+    },
+    ...(domain.colliding ? [{ weight: 4, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) }] : []),
   );
 }
 
-function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]): LogRecord[] {
+/**
+ * A rich operator state for one key from time t (J6, J8): a long right row
+ * d and a left row a bound before a shorter right row b (so horizon order
+ * differs from insertion order), a/b and a/d matching; a retraction that
+ * overtakes its insert (a tombstone); then both watermarks one past b's
+ * horizon, which evicts b and keeps the match a/b with one endpoint gone.
+ */
+function richRows(config: JoinConfig, domain: ClusterDomain, key: string, t: number): LogRecord[] {
+  const len = Math.min(config.maxIntervalLength, 2);
+  const id = (i: number): string => domain.ids[i % domain.ids.length] as string;
+  const at = (kind: 'insert' | 'retract', side: 'L' | 'R', i: number, start: number, end: number): RowRecord => ({
+    kind,
+    key,
+    side,
+    id: id(i),
+    ts: start,
+    start,
+    end,
+  });
+  const w = t + config.allowedLateness + config.maxIntervalLength + 1;
+  return [
+    at('insert', 'R', 0, t + Math.min(len, 1), t + Math.min(len, 1) + len),
+    at('insert', 'L', 1, t, t + len),
+    at('insert', 'R', 2, t, t),
+    at('retract', 'R', 1, t + len, t + len),
+    { kind: 'watermark', side: 'L', wm: w },
+    { kind: 'watermark', side: 'R', wm: w },
+  ];
+}
+
+function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: readonly WorkloadOp[]): LogRecord[] {
   const out: LogRecord[] = [];
   const rows: RowRecord[] = [];
+  // The watermarks each record will meet: every copy reads the log in order (C3), so the log's own J4 watermarks are theirs.
+  let wm: Watermarks = { L: null, R: null };
+  const put = (r: LogRecord): void => {
+    out.push(r);
+    wm = trackWatermarks(wm, r, config);
+  };
+  // Records of the edge, rich and colliding steps; their valid inserts are rows later steps may retract or re-send.
+  const emit = (records: readonly LogRecord[]): void => {
+    for (const r of records) {
+      put(r);
+      if (r.kind === 'insert' && validityOf(r, config) === undefined) rows.push(r);
+    }
+  };
   const rowOf = (
     kind: 'insert' | 'retract',
     r: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number },
@@ -164,6 +265,36 @@ function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]):
     end: r.start + r.length,
   });
   for (const op of ops) {
+    if ('edge' in op) {
+      emit(edgeRecords(config, wm, op.edge, { key: domain.keys[op.key % domain.keys.length] as string, ids: domain.ids }));
+      continue;
+    }
+    if ('invalid' in op) {
+      // Three in a row: rejected before the log, they cost no state and cover the list three times as fast.
+      const all = invalidRecords(config, { key: domain.keys[0] as string, id: domain.ids[0] as string, unknownKey: UNDECLARED_KEY });
+      for (let i = 0; i < 3; i++) put(all[(op.invalid + i) % all.length] as LogRecord);
+      continue;
+    }
+    if ('rich' in op) {
+      emit(richRows(config, domain, domain.keys[op.rich.key % domain.keys.length] as string, op.rich.start));
+      continue;
+    }
+    if ('collide' in op) {
+      if (domain.colliding) emit(collisionRecords(op.collide, domain.keys, wm, config));
+      continue;
+    }
+    if ('horizonOf' in op) {
+      // Both watermarks at a row's horizon plus delta; then, maybe, its retraction: on time at the horizon, late one past it (J6, J8).
+      const target = rows[op.horizonOf % Math.max(1, rows.length)];
+      if (!target) continue;
+      const w = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
+      emit([
+        { kind: 'watermark', side: 'L', wm: w },
+        { kind: 'watermark', side: 'R', wm: w },
+        ...(op.thenRetract ? [{ ...target, kind: 'retract' as const }] : []),
+      ]);
+      continue;
+    }
     if ('pair' in op) {
       // Two rows of one key that overlap: a match, for certain (J3).
       const { key, left, right, start, length } = op.pair;
@@ -180,28 +311,28 @@ function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]):
           start,
           end: start + length,
         };
-        out.push(r);
+        put(r);
         rows.push(r);
       }
     } else if ('insert' in op || 'overtake' in op) {
       const row = 'insert' in op ? rowOf('insert', op.insert) : rowOf('retract', op.overtake);
-      out.push(row);
+      put(row);
       rows.push(row);
     } else if ('retract' in op || 'resend' in op || 'conflict' in op) {
       const i = 'retract' in op ? op.retract : 'resend' in op ? op.resend : op.conflict;
       const row = rows[i % Math.max(1, rows.length)];
       if (!row) continue;
-      if ('retract' in op) out.push({ ...row, kind: 'retract' });
-      else if ('resend' in op) out.push({ ...row });
+      if ('retract' in op) put({ ...row, kind: 'retract' });
+      else if ('resend' in op) put({ ...row });
       // J2: the same identity with other (valid) content: rejected as a conflict.
-      else out.push({ ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
+      else put({ ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
     } else if ('watermark' in op) {
-      out.push({ kind: 'watermark', ...op.watermark });
+      put({ kind: 'watermark', ...op.watermark });
     } else if (op.odd === 'unknown_key') {
       // C3: a valid record of a key the cluster does not declare is rejected before the log.
-      out.push({ kind: 'insert', key: UNDECLARED_KEY, side: 'L', id: 'a', ts: 1, start: 1, end: 1 });
+      put({ kind: 'insert', key: UNDECLARED_KEY, side: 'L', id: 'a', ts: 1, start: 1, end: 1 });
     } else {
-      out.push({ kind: 'watermark', side: 'X', wm: 1 });
+      put({ kind: 'watermark', side: 'X', wm: 1 });
     }
   }
   return out;
@@ -209,9 +340,13 @@ function materializeWorkload(domain: ClusterDomain, ops: readonly WorkloadOp[]):
 
 /** A cluster workload for `config` over the domain's keys, in contract (J9). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
+  // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
+  const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
   return fc
-    .array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords })
-    .map((ops) => keepInContract(config, materializeWorkload(domain, ops)));
+    .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }))
+    .map(([rich, ops]) =>
+      keepInContract(config, materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops)),
+    );
 }
 
 /** Every control action over the config's keys and workers, at a level (the candidates a choice picks from). */
@@ -261,7 +396,8 @@ function weightOf(a: ExternalAction): number {
     case 'release':
       return 6;
     case 'commit':
-      return a.crashAfterFence ? 1 : 6;
+      // The crash between the parts of commit opens phase `fenced`, whose refusals (no abort past the fence) are probed after it.
+      return a.crashAfterFence ? 3 : 6;
     case 'restart':
     case 'resume':
       return 3;
@@ -315,7 +451,53 @@ function scenarios(
           { type: 'release', key },
         ],
       });
+      // A migration with records between its phases: the frozen key's records wait in the log (C3).
+      out.push({
+        weight: 2,
+        sequence: [
+          { type: 'freeze', key, to },
+          { records: 2 },
+          { type: 'persist', key },
+          { type: 'install', key },
+          { records: 1 },
+          { type: 'commit', key },
+          { type: 'release', key },
+        ],
+      });
       if (level === 'faults') {
+        // Migrated, then the new owner crashes and the key fails back to the worker that owned it before,
+        // while the last install and release messages are delivered again (C6, C7, C8, C11).
+        out.push({
+          weight: 2,
+          sequence: [
+            { type: 'freeze', key, to },
+            { type: 'persist', key },
+            { type: 'install', key },
+            { type: 'commit', key },
+            { type: 'release', key },
+            { records: 2 },
+            { type: 'crash', node: to },
+            { type: 'failover', key, to: from },
+            { type: 'duplicateRelease', key },
+            { records: 1 },
+            { type: 'restart', node: to },
+            { type: 'duplicateInstall', key },
+          ],
+        });
+        // The coordinator crashes between the fence and the ownership (C7): phase `fenced`, where the handoff only goes forward.
+        out.push({
+          weight: 2,
+          sequence: [
+            { type: 'freeze', key, to },
+            { type: 'persist', key },
+            { type: 'install', key },
+            { type: 'commit', key, crashAfterFence: true },
+            { records: 1 },
+            { type: 'restart', node: COORDINATOR },
+            { type: 'commit', key },
+            { type: 'release', key },
+          ],
+        });
         // The owner is declared dead while it runs on: a zombie when it resumes (C9, C10).
         out.push({
           weight: 2,
@@ -328,6 +510,41 @@ function scenarios(
         });
       }
     }
+  }
+  return out;
+}
+
+/** Where the handoff of `key` stands: what a refusal probe's answer depends on. */
+function phaseOf(state: ClusterState, key: string): string {
+  const c = state.coordinator;
+  const h = c.handoff;
+  const owner = c.owner[key] as string;
+  return `${c.up ? 'up' : 'down'} ${h && h.key === key ? `${h.kind}@${h.phase}` : 'steady'} ${owner}@${c.epoch[key]} ${state.workers[owner]?.status}`;
+}
+
+/**
+ * The handoff actions for `key` at `level` that a phase boundary is probed
+ * with: every step of a migration, a freeze and a failover towards a worker
+ * that does not own the key (towards the owner they are refused in every
+ * phase alike), and the duplicated messages.
+ */
+function handoffProbes(state: ClusterState, config: ClusterConfig, level: 'cluster' | 'faults', key: string): ExternalAction[] {
+  const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
+  const out: ExternalAction[] = [
+    { type: 'persist', key },
+    { type: 'install', key },
+    { type: 'commit', key },
+    { type: 'release', key },
+    { type: 'abort', key },
+    { type: 'freeze', key, to: other },
+  ];
+  if (level === 'faults') {
+    out.push(
+      { type: 'commit', key, crashAfterFence: true },
+      { type: 'failover', key, to: other },
+      { type: 'duplicateInstall', key },
+      { type: 'duplicateRelease', key },
+    );
   }
   return out;
 }
@@ -352,15 +569,26 @@ export function interpretChoiceItems(
   let next = 0;
   let probe = 0;
   const enabled = (a: ExternalAction): boolean => whyNotEnabled(setup, state, a) === undefined;
+  let boundaryProbes = false;
   const take = (a: ExternalAction): void => {
     items.push({ kind: 'action', action: a, probe });
-    if (enabled(a)) state = applyExternal(setup, state, a).state;
+    if (!enabled(a)) return;
+    const before = boundaryProbes && a.type !== 'record' ? config.keys.map(({ key }) => phaseOf(state, key)) : undefined;
+    state = applyExternal(setup, state, a).state;
+    // At a phase boundary of a handoff or a failover (a key's handoff phase, owner, or its owner's or the coordinator's status changed):
+    // every handoff action the model now refuses for that key (§7).
+    if (!before) return;
+    for (const [i, { key }] of config.keys.entries()) {
+      if (phaseOf(state, key) === before[i]) continue;
+      for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+    }
   };
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
   };
   for (const choice of choices) {
     probe = choice.probe;
+    boundaryProbes = choice.probeBoundary;
     records(choice.records);
     if (options.reopen && choice.reopen) {
       items.push({ kind: 'reopen' });
@@ -448,7 +676,7 @@ export function modelChoiceSteps(config: ClusterSetup, level: 'cluster' | 'fault
 function clusterConfigArbitrary(domain: ClusterDomain): fc.Arbitrary<ClusterConfig> {
   return fc
     .record({
-      join: configArbitrary(),
+      join: boundsArbitrary(),
       workers: fc.integer({ min: 2, max: domain.workers.length }),
       owners: fc.array(fc.nat(), { minLength: domain.keys.length, maxLength: domain.keys.length }),
     })
@@ -469,12 +697,18 @@ function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
     // One in sixteen crashes the whole cluster, where asked for.
     reopen: reopen ? fc.integer({ min: 0, max: 15 }).map((n) => n === 15) : fc.constant(false),
     probe: fc.nat({ max: 255 }),
+    // One choice in six probes the phase boundaries it crosses; shrinks toward not probing.
+    probeBoundary: fc.integer({ min: 0, max: 5 }).map((n) => n === 5),
   });
 }
 
-/** The domain of a random trace: the small one three times in four, the odd names otherwise. */
+/** The domain of a random trace: the small one four times in six, the odd names or the colliding ones otherwise. */
 function domainArbitrary(): fc.Arbitrary<ClusterDomain> {
-  return fc.oneof({ weight: 3, arbitrary: fc.constant(smallClusterDomain) }, { weight: 1, arbitrary: fc.constant(oddClusterDomain) });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant(smallClusterDomain) },
+    { weight: 1, arbitrary: fc.constant(oddClusterDomain) },
+    { weight: 1, arbitrary: fc.constant(collidingClusterDomain) },
+  );
 }
 
 /**

@@ -10,47 +10,111 @@
 // is followed by every restart, failover and recovery that can come after
 // it, and the system under test is compared with the model all the way to
 // the end. A trace that is a prefix of another is dropped.
-import { CLUSTER_TRACE_FORMAT, rowRecord, watermarkRecord } from '../../spec/index.ts';
-import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+//
+// At every state of the graph the traces also carry **probes**: every
+// control and fault action the model refuses there (§7: the system must
+// refuse it with not_enabled and change nothing), and at the first state of
+// each handoff phase every invalid record (J1, each check alone and every
+// pair at once, and C3's unknown key), which the cluster must reject. A
+// probe changes nothing, so it rides in a trace that passes the state
+// anyway: no session of its own.
+//
+// The operator-level scenarios are in operatorExhaustive.ts; this file also
+// holds the list of both kinds that `conform --exhaustive` runs.
+import { CLUSTER_TRACE_FORMAT, levelOfAction, rowRecord, watermarkRecord } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, Level, LogRecord, RowRecord } from '../../spec/index.ts';
 import {
-  type ClusterSetup,
   clusterActionKind,
   enabledClusterActions,
   encodeExplored,
+  expectedClusterKinds,
   initialExplored,
   isFault,
   isQuiescent,
   nextEager,
+  whyNotEnabled,
   type ClusterBounds,
   type ClusterModelConfig,
+  type ClusterSetup,
+  type ClusterState,
   type ExploredState,
-  expectedClusterKinds,
 } from '../../model/index.ts';
+import { controlActions } from './clusterTraces.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
+import {
+  OPERATOR_SCENARIOS,
+  coverOperatorScenario,
+  operatorCoverageLabels,
+  type OperatorCover,
+  type OperatorScenario,
+} from './operatorExhaustive.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
+  readonly kind: 'cluster';
   readonly name: string;
   /** One line: what the scenario is about. */
   readonly description: string;
   readonly cluster: ClusterConfig;
+  /**
+   * Records appended first in every trace, each processed at once by the
+   * initial owner, before any control action or fault: the operator state
+   * the scenario starts from (valid records of declared keys). The script
+   * is then interleaved with everything else.
+   */
+  readonly prelude?: readonly LogRecord[];
   readonly bounds: ClusterBounds;
 }
 
-const row = rowRecord;
+/** A row record with its own ts (rowRecord's is its start). */
+const row = (
+  kind: 'insert' | 'retract',
+  key: string,
+  side: 'L' | 'R',
+  id: string,
+  start: number,
+  end: number,
+  ts: number = start,
+): RowRecord => ({
+  ...rowRecord(kind, key, side, id, start, end),
+  ts,
+});
 const watermark = watermarkRecord;
 
 const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 } as const;
 const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
 
 /**
+ * A rich operator state for k1 under L = 1, D = 2 (horizon = end + 3, J8),
+ * built before anything else happens. Afterwards: live d [1,3] (horizon 6)
+ * and a [0,2] (horizon 5), bound in that order, so horizon order is not
+ * insertion order; the tombstone e (a retract that overtook its insert,
+ * J6, horizon 5); the matches a/d and a/b, whose right endpoint b (horizon
+ * 3) is evicted (J8); both watermarks at 4, R reaching it from one below
+ * and then sent again equal and one below, both stale (J4).
+ */
+const RICH_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'R', 'd', 1, 3, 2),
+  row('insert', 'k1', 'L', 'a', 0, 2, 1),
+  row('insert', 'k1', 'R', 'b', 0, 0),
+  row('retract', 'k1', 'R', 'e', 2, 2),
+  watermark('L', 4),
+  watermark('R', 3),
+  watermark('R', 4),
+  watermark('R', 4),
+  watermark('R', 3),
+];
+
+/**
  * The scenarios. Each keeps one key (keys are independent,
  * SPEC §6) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
- * graphs stay small enough to run in full against a process (about 31,000
- * interleavings in all).
+ * graphs stay small enough to run in full against a process (about 41,600
+ * interleavings in all, probes included in them).
  */
-export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
+export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
+    kind: 'cluster',
     name: 'migration-under-traffic',
     description:
       'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, ' +
@@ -66,6 +130,7 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
     },
   },
   {
+    kind: 'cluster',
     name: 'failover-replay-from-older-checkpoint',
     description:
       'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
@@ -80,6 +145,7 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
     },
   },
   {
+    kind: 'cluster',
     name: 'zombie-after-failover',
     description:
       'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
@@ -94,6 +160,7 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
     },
   },
   {
+    kind: 'cluster',
     name: 'duplicates-and-retractions-across-a-handoff',
     description:
       'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its ' +
@@ -116,6 +183,7 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
     },
   },
   {
+    kind: 'cluster',
     name: 'watermark-passes-horizon-during-handoff',
     description:
       "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
@@ -137,21 +205,153 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
       crashes: 2,
     },
   },
+  {
+    kind: 'cluster',
+    name: 'rich-state-across-a-handoff',
+    description:
+      'k1 carries a rich operator state (live rows whose horizon order is not their insertion order, a tombstone, a ' +
+      'match whose right endpoint is evicted, both watermarks set) into a migration, a failover or a restart; then ' +
+      'inserts at the lateness edge (ts = gw - L on time, gw - L - 1 late), the retraction of the row whose partner ' +
+      'is evicted, and watermarks one past two horizons and exactly at a third; up to one crash anywhere',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      script: [
+        // gw = 4, L = 1: ts = 3 is exactly on time (J5), ts = 2 one tick late.
+        row('insert', 'k1', 'L', 'f', 2, 3, 3),
+        row('insert', 'k1', 'R', 'g', 2, 2),
+        // a's horizon is 5 >= gw: on time; it retracts a/d and a/b, whose b is evicted (J6, J8).
+        row('retract', 'k1', 'L', 'a', 0, 2, 1),
+        watermark('L', 6),
+        // gw = 6: one past the horizon of e and a (5), they go; d (horizon 6) stays, at its boundary (J8).
+        watermark('R', 6),
+      ],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'failover-with-duplicates-and-failback',
+    description:
+      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, ' +
+      'while the last install and release messages are delivered again (up to two duplicates, before and after the ' +
+      'failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide; at the end a ' +
+      'retraction one tick past its horizon (J6)',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      // gw = 6 = horizon(e) + 1: the retraction of e is late by one tick (J6).
+      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6), row('retract', 'k1', 'R', 'e', 2, 2)],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+      duplicates: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-failback-with-duplicates',
+    description:
+      'k1, with a rich operator state, migrates from w1 to w2; w2 pauses, k1 fails back to w1, and w2 resumes as a ' +
+      'zombie holding epoch 2 while the last install and release messages are delivered again (up to two duplicates): ' +
+      'fenced writes, and the epoch checks of install and release (C6, C7, C9)',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6)],
+      migrations: 1,
+      failovers: 1,
+      pauses: 1,
+      duplicates: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'colliding-ids',
+    description:
+      'L = D = 0 and ids whose naive concatenation collides for every common separator (|, :, /, comma, -, space, ' +
+      'none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with ' +
+      'one crash anywhere',
+    cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
+    prelude: collidingRowsForEverySeparator('k'),
+    bounds: {
+      ...none,
+      script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
+      migrations: 1,
+      crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'extreme-times',
+    description:
+      'L = D = 2^50 and times at both ends of the range (2^50, -2^50): intervals of length exactly D, an insert at ts ' +
+      '= gw - L = -2^50, the watermark at 2^50, a retraction at a horizon of 3 * 2^50; across a migration or a ' +
+      'failover with one crash anywhere',
+    cluster: {
+      join: { allowedLateness: TIME_EDGES.max, maxIntervalLength: TIME_EDGES.max },
+      workers: ['w1', 'w2'],
+      keys: [{ key: 'k1', owner: 'w1' }],
+    },
+    prelude: [
+      row('insert', 'k1', 'L', 'a', TIME_EDGES.min, 0, TIME_EDGES.min),
+      row('insert', 'k1', 'R', 'b', 0, TIME_EDGES.max, TIME_EDGES.max),
+      watermark('L', TIME_EDGES.max),
+      watermark('R', 0),
+    ],
+    bounds: {
+      ...none,
+      script: [
+        // gw = 0, L = 2^50: ts = -2^50 = gw - L is on time; it overlaps b at 0.
+        row('insert', 'k1', 'L', 'c', TIME_EDGES.min, 0, TIME_EDGES.min),
+        watermark('R', TIME_EDGES.max),
+        // gw = 2^50 <= b's horizon 3 * 2^50: on time, retracts a/b and c/b.
+        row('retract', 'k1', 'R', 'b', 0, TIME_EDGES.max, TIME_EDGES.max),
+      ],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+    },
+  },
 ];
 
 export function exhaustiveScenario(name: string): ExhaustiveScenario | undefined {
-  return EXHAUSTIVE_SCENARIOS.find((s) => s.name === name);
+  return CLUSTER_SCENARIOS.find((s) => s.name === name);
+}
+
+/** Every bounded-exhaustive scenario `conform --exhaustive` runs: the operator-level ones, then the cluster ones. */
+export type AnyScenario = ExhaustiveScenario | OperatorScenario;
+export type AnyCover = ScenarioCover | OperatorCover;
+
+export const EXHAUSTIVE_SCENARIOS: readonly AnyScenario[] = [...OPERATOR_SCENARIOS, ...CLUSTER_SCENARIOS];
+
+/** The cover of a scenario of either kind. */
+export function coverAnyScenario(scenario: AnyScenario, options: CoverOptions = {}): AnyCover {
+  return scenario.kind === 'operator' ? coverOperatorScenario(scenario, options) : coverScenario(scenario, options);
 }
 
 /** One transition of the bounded eager state graph. */
 interface Edge {
-  readonly action: ExternalAction;
+  readonly action: number;
   readonly target: number;
   readonly fault: boolean;
+  /** Its coverage labels (indexes into the label list). */
+  readonly labels: readonly number[];
+}
+
+export interface CoverOptions {
+  /** Send the refusal and rejection probes (default true); off only to show what they add. */
+  readonly probes?: boolean;
 }
 
 /** A scenario's state graph and the traces that cover it. */
 export interface ScenarioCover {
+  readonly kind: 'cluster';
   readonly scenario: ExhaustiveScenario;
   /** Distinct states of the bounded eager graph. */
   readonly states: number;
@@ -159,12 +359,22 @@ export interface ScenarioCover {
   readonly transitions: number;
   /** The longest shortest path to a state. */
   readonly depth: number;
-  /** The covering traces, each ending in a settled state, none a prefix of another. */
+  /** The covering traces, each ending in a settled state, none a prefix of another, probes included. */
   readonly traces: readonly ClusterTrace[];
-  /** Steps over all traces. */
+  /** Steps over all traces, probes included. */
   readonly steps: number;
+  /** Probe steps over all traces: actions the model refuses and records the cluster rejects, where they change nothing. */
+  readonly probes: number;
+  /** Probe steps per trace. */
+  readonly probesOf: readonly number[];
+  /** Per trace, where its probes are: pairs (first step, number of steps), one per probed state. */
+  readonly probeBatchesOf: readonly (readonly number[])[];
+  /** The level each trace needs: `faults` if any of its steps is a fault. */
+  readonly levelOf: readonly ('cluster' | 'faults')[];
   /** Transitions per coverage label (the explorer's `clusterActionKind`, refined by what the action caused). */
   readonly labels: ReadonlyMap<string, number>;
+  /** The coverage labels each trace takes. */
+  readonly labelsOf: readonly (readonly string[])[];
 }
 
 /**
@@ -186,13 +396,16 @@ function settled(config: ClusterModelConfig, s: ExploredState): boolean {
   return s.cluster.log.length === config.bounds.script.length && isQuiescent(config, s);
 }
 
-/** The model config of a scenario; conformance needs no ghost state (SPEC §7). */
+/**
+ * The model config of a scenario; conformance needs no ghost state (SPEC §7).
+ * The prelude is the script's first records: the graph starts after them.
+ */
 function modelConfigOf(scenario: ExhaustiveScenario): ClusterModelConfig {
   const cluster: ClusterSetup = { ...scenario.cluster, checkProperties: false };
-  return { cluster, bounds: scenario.bounds };
+  return { cluster, bounds: { ...scenario.bounds, script: [...(scenario.prelude ?? []), ...scenario.bounds.script] } };
 }
 
-/** Thrown when a scenario's graph has a state from which no settled state is reachable without faults (SPEC P7). */
+/** Thrown when a scenario's graph has a state from which no settled state is reachable without faults (SPEC P7), or its prelude is not appended whole. */
 export class ScenarioError extends Error {
   constructor(message: string) {
     super(message);
@@ -200,17 +413,99 @@ export class ScenarioError extends Error {
   }
 }
 
+/** A worker and a key no config declares: the probes that name them are refused in every state (§7). */
+const UNKNOWN_WORKER = 'w-unknown';
+const UNKNOWN_KEY = 'k-undeclared';
+
+/** The actions a refusal probe sends in every state where the model refuses them (§7): every control and fault action over the config's keys and workers. */
+export function probeActions(config: ClusterConfig): ExternalAction[] {
+  return controlActions(config, 'faults');
+}
+
+/** Each kind of action once with a worker or key nobody declared: refused in every state, so probed once, at the start (§7). */
+export function unknownNameProbes(config: ClusterConfig): ExternalAction[] {
+  const key = config.keys[0].key;
+  const w = config.workers[0];
+  return [
+    { type: 'freeze', key, to: UNKNOWN_WORKER },
+    { type: 'freeze', key: UNKNOWN_KEY, to: w },
+    { type: 'persist', key: UNKNOWN_KEY },
+    { type: 'install', key: UNKNOWN_KEY },
+    { type: 'commit', key: UNKNOWN_KEY },
+    { type: 'release', key: UNKNOWN_KEY },
+    { type: 'abort', key: UNKNOWN_KEY },
+    { type: 'checkpoint', worker: UNKNOWN_WORKER, key },
+    { type: 'checkpoint', worker: w, key: UNKNOWN_KEY },
+    { type: 'failover', key: UNKNOWN_KEY, to: w },
+    { type: 'failover', key, to: UNKNOWN_WORKER },
+    { type: 'duplicateInstall', key: UNKNOWN_KEY },
+    { type: 'duplicateRelease', key: UNKNOWN_KEY },
+    { type: 'crash', node: UNKNOWN_WORKER },
+    { type: 'restart', node: UNKNOWN_WORKER },
+    { type: 'pause', worker: UNKNOWN_WORKER },
+    { type: 'resume', worker: UNKNOWN_WORKER },
+  ];
+}
+
+/** The records a cluster must reject (J1 checks alone and in pairs, C3's unknown key), as rejection probes. */
+export function rejectedRecords(config: ClusterConfig): LogRecord[] {
+  return invalidRecords(config.join, { key: config.keys[0].key, id: 'a', unknownKey: UNKNOWN_KEY });
+}
+
+/** Where a handoff stands (and whether the coordinator is up): rejection probes go to the first state of each. */
+function situationOf(st: ClusterState): string {
+  const h = st.coordinator.handoff;
+  return `${h ? `${h.kind}@${h.phase}` : 'steady'}${st.coordinator.up ? '' : ' coordinator-down'}`;
+}
+
 /**
  * Builds the scenario's bounded eager state graph breadth-first and derives
- * its transition cover (see the file comment). Deterministic: the same
- * scenario gives the same traces in the same order.
+ * its transition cover (see the file comment), with the probes of every
+ * state. Deterministic: the same scenario gives the same traces in the same
+ * order.
  */
-export function coverScenario(scenario: ExhaustiveScenario): ScenarioCover {
+export function coverScenario(scenario: ExhaustiveScenario, options: CoverOptions = {}): ScenarioCover {
   const config = modelConfigOf(scenario);
-  const states: ExploredState[] = [initialExplored(config)];
-  const index = new Map<string, number>([[encodeExplored(config, states[0] as ExploredState, false), 0]]);
+  const prelude = scenario.prelude ?? [];
+  // Actions as numbers, so that traces can be compared and sorted cheaply.
+  const actionIds = new Map<string, number>();
+  const actionsById: ExternalAction[] = [];
+  const idOf = (a: ExternalAction): number => {
+    const key = JSON.stringify(a);
+    let id = actionIds.get(key);
+    if (id === undefined) {
+      id = actionsById.length;
+      actionIds.set(key, id);
+      actionsById.push(a);
+    }
+    return id;
+  };
+  const labelIds = new Map<string, number>();
+  const labelNames: string[] = [];
+  const labelId = (l: string): number => {
+    let id = labelIds.get(l);
+    if (id === undefined) {
+      id = labelNames.length;
+      labelIds.set(l, id);
+      labelNames.push(l);
+    }
+    return id;
+  };
+  // The prelude: appended and processed before the graph starts.
+  let start = initialExplored(config);
+  const preludeIds: number[] = [];
+  for (const record of prelude) {
+    const a: ExternalAction = { type: 'record', record };
+    start = nextEager(config, start, a).state;
+    preludeIds.push(idOf(a));
+  }
+  if (start.cluster.log.length !== prelude.length) {
+    throw new ScenarioError(`scenario ${scenario.name}: its prelude must be valid records of declared keys (each appended)`);
+  }
+  const states: ExploredState[] = [start];
+  const index = new Map<string, number>([[encodeExplored(config, start, false), 0]]);
   const parent: number[] = [-1];
-  const parentAction: (ExternalAction | null)[] = [null];
+  const parentAction: number[] = [-1];
   const depthOf: number[] = [0];
   const edges: Edge[][] = [];
   const labels = new Map<string, number>();
@@ -220,18 +515,20 @@ export function coverScenario(scenario: ExhaustiveScenario): ScenarioCover {
     for (const a of enabledClusterActions(config, s)) {
       if (a.type === 'process') continue; // never enabled after eager processing
       const { state: t, events } = nextEager(config, s, a);
-      for (const l of labelsOf(s, a, events)) labels.set(l, (labels.get(l) ?? 0) + 1);
+      const names = labelsOf(s, a, events);
+      for (const l of names) labels.set(l, (labels.get(l) ?? 0) + 1);
       const key = encodeExplored(config, t, false);
+      const action = idOf(a);
       let j = index.get(key);
       if (j === undefined) {
         j = states.length;
         index.set(key, j);
         states.push(t);
         parent.push(i);
-        parentAction.push(a);
+        parentAction.push(action);
         depthOf.push((depthOf[i] as number) + 1);
       }
-      out.push({ action: a, target: j, fault: isFault(a) });
+      out.push({ action, target: j, fault: isFault(a), labels: names.map(labelId) });
     }
     edges.push(out);
   }
@@ -263,13 +560,13 @@ export function coverScenario(scenario: ExhaustiveScenario): ScenarioCover {
       `scenario ${scenario.name}: no fault-free path to a settled state from state ${stuck} (${encodeExplored(config, states[stuck] as ExploredState, false)})`,
     );
   }
-  const pathTo = (i: number): ExternalAction[] => {
-    const out: ExternalAction[] = [];
-    for (let at = i; at > 0; at = parent[at] as number) out.push(parentAction[at] as ExternalAction);
+  const pathTo = (i: number): number[] => {
+    const out: number[] = [];
+    for (let at = i; at > 0; at = parent[at] as number) out.push(parentAction[at] as number);
     return out.reverse();
   };
-  const completion = (j: number): ExternalAction[] => {
-    const out: ExternalAction[] = [];
+  const completion = (j: number): number[] => {
+    const out: number[] = [];
     for (let at = j; toGoal[at] !== 0; ) {
       const e = hop[at] as Edge;
       out.push(e.action);
@@ -278,47 +575,176 @@ export function coverScenario(scenario: ExhaustiveScenario): ScenarioCover {
     return out;
   };
   // Every transition's trace, as action numbers, so prefixes can be found by sorting.
-  const actionIds = new Map<string, number>();
-  const actionsById: ExternalAction[] = [];
-  const idOf = (a: ExternalAction): number => {
-    const key = JSON.stringify(a);
-    let id = actionIds.get(key);
-    if (id === undefined) {
-      id = actionsById.length;
-      actionIds.set(key, id);
-      actionsById.push(a);
-    }
-    return id;
-  };
   const sequences: number[][] = [];
   let transitions = 0;
   for (let i = 0; i < n; i++) {
-    const prefix = pathTo(i).map(idOf);
+    const prefix = pathTo(i);
     for (const e of edges[i] as Edge[]) {
       transitions++;
-      sequences.push([...prefix, idOf(e.action), ...completion(e.target).map(idOf)]);
+      sequences.push([...prefix, e.action, ...completion(e.target)]);
     }
   }
   const kept = withoutPrefixes(sequences);
+  // Walk each kept trace through the graph: the states it passes, its labels, its level.
+  const targetOf = edges.map((out) => new Map(out.map((e) => [e.action, e])));
+  const faultLevel = actionsById.map((a) => levelOfAction(a) === 'faults');
+  const levelOf: ('cluster' | 'faults')[] = [];
+  const labelsOfTrace: string[][] = [];
+  // The trace that last took each label, so that a trace lists each of its labels once without a set per trace.
+  const stamp = new Int32Array(labelNames.length).fill(-1);
+  // First visit of each state by a trace at level cluster, by any trace, by a trace at level faults: [trace, position].
+  const firstCluster = new Int32Array(2 * n).fill(-1);
+  const firstAny = new Int32Array(2 * n).fill(-1);
+  const firstFaults = new Int32Array(2 * n).fill(-1);
+  const visit = (first: Int32Array, s: number, k: number, p: number): void => {
+    if (first[2 * s] !== -1) return;
+    first[2 * s] = k;
+    first[2 * s + 1] = p;
+  };
+  for (const [k, seq] of kept.entries()) {
+    const level = seq.some((id) => faultLevel[id]) ? 'faults' : 'cluster';
+    levelOf.push(level);
+    const taken: string[] = [];
+    let at = 0;
+    for (let p = 0; p <= seq.length; p++) {
+      visit(firstAny, at, k, p);
+      visit(level === 'cluster' ? firstCluster : firstFaults, at, k, p);
+      if (p === seq.length) break;
+      const e = targetOf[at]?.get(seq[p] as number) as Edge;
+      for (const l of e.labels) {
+        if (stamp[l] === k) continue;
+        stamp[l] = k;
+        taken.push(labelNames[l] as string);
+      }
+      at = e.target;
+    }
+    labelsOfTrace.push(taken);
+  }
+  // The probes of each state, placed in the first trace that passes it at a level that allows them: per trace, per position.
+  const inserts = new Map<number, Map<number, number[]>>();
+  const extra: { trace: number; at: number; probes: number[] }[] = [];
+  if (options.probes !== false) {
+    const universe = probeActions(scenario.cluster).map((a) => ({ a, id: idOf(a), faults: levelOfAction(a) === 'faults' }));
+    const unknownNames = unknownNameProbes(scenario.cluster).map((a) => ({ a, id: idOf(a), faults: levelOfAction(a) === 'faults' }));
+    const rejects = rejectedRecords(scenario.cluster).map((record) => idOf({ type: 'record', record }));
+    const situations = new Set<string>();
+    // The guards read the cluster state, never the budgets: a state that differs from one probed only in the budgets spent is not probed again.
+    const probedStates = new Set<string>();
+    const unspent = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 };
+    const place = (first: Int32Array, s: number, probes: number[]): boolean => {
+      const k = first[2 * s] as number;
+      if (k === -1 || probes.length === 0) return k !== -1;
+      const p = first[2 * s + 1] as number;
+      let at = inserts.get(k);
+      if (!at) inserts.set(k, (at = new Map()));
+      at.set(p, [...(at.get(p) ?? []), ...probes]);
+      return true;
+    };
+    for (let s = 0; s < n; s++) {
+      const st = (states[s] as ExploredState).cluster;
+      const key = encodeExplored(config, { cluster: st, used: unspent }, false);
+      if (probedStates.has(key)) continue;
+      probedStates.add(key);
+      const clusterProbes: number[] = [];
+      const faultProbes: number[] = [];
+      const situation = situationOf(st);
+      if (!situations.has(situation)) {
+        situations.add(situation);
+        clusterProbes.push(...rejects);
+      }
+      for (const { a, id, faults } of s === 0 ? [...universe, ...unknownNames] : universe) {
+        if (whyNotEnabled(config.cluster, st, a) === undefined) continue;
+        (faults ? faultProbes : clusterProbes).push(id);
+      }
+      if (!place(firstCluster, s, clusterProbes)) place(firstAny, s, clusterProbes);
+      if (faultProbes.length > 0 && !place(firstFaults, s, faultProbes)) {
+        // Only cluster-level traces pass this state: its fault probes get a trace of their own, cut from one of them.
+        extra.push({ trace: firstAny[2 * s] as number, at: firstAny[2 * s + 1] as number, probes: faultProbes });
+      }
+    }
+  }
   const cluster: ClusterConfig = scenario.cluster;
-  const traces = kept.map(
-    (seq, k): ClusterTrace => ({
+  const total = kept.length + extra.length;
+  const traces: ClusterTrace[] = [];
+  const probesOf: number[] = [];
+  const batchesOf: number[][] = [];
+  let steps = 0;
+  const emit = (ids: readonly number[], probes: number, batches: number[]): void => {
+    const k = traces.length;
+    const all = [...preludeIds, ...ids];
+    traces.push({
       format: CLUSTER_TRACE_FORMAT,
       name: `${scenario.name}-${k + 1}`,
-      description: `Bounded-exhaustive scenario ${scenario.name}, interleaving ${k + 1} of ${kept.length}: ${scenario.description}.`,
+      description: `Bounded-exhaustive scenario ${scenario.name}, interleaving ${k + 1} of ${total}: ${scenario.description}.`,
       config: cluster,
-      steps: seq.map((id) => ({ action: actionsById[id] as ExternalAction })),
-    }),
-  );
+      steps: all.map((id) => ({ action: actionsById[id] as ExternalAction })),
+    });
+    probesOf.push(probes);
+    batchesOf.push(batches.map((x, i) => (i % 2 === 0 ? x + preludeIds.length : x)));
+    steps += all.length;
+  };
+  for (const [k, seq] of kept.entries()) {
+    const at = inserts.get(k) ?? new Map<number, number[]>();
+    const ids: number[] = [];
+    const batches: number[] = [];
+    let probes = 0;
+    for (let p = 0; p <= seq.length; p++) {
+      const here = at.get(p);
+      if (here) {
+        batches.push(ids.length, here.length);
+        ids.push(...here);
+        probes += here.length;
+      }
+      if (p < seq.length) ids.push(seq[p] as number);
+    }
+    emit(ids, probes, batches);
+  }
+  for (const x of extra) {
+    const prefix = (kept[x.trace] as number[]).slice(0, x.at);
+    emit([...prefix, ...x.probes], x.probes.length, [prefix.length, x.probes.length]);
+    levelOf.push('faults');
+    const taken = new Set<string>();
+    let at = 0;
+    for (const id of prefix) {
+      const e = targetOf[at]?.get(id) as Edge;
+      for (const l of e.labels) taken.add(labelNames[l] as string);
+      at = e.target;
+    }
+    labelsOfTrace.push([...taken]);
+  }
   return {
+    kind: 'cluster',
     scenario,
     states: n,
     transitions,
     depth: Math.max(...depthOf),
     traces,
-    steps: kept.reduce((sum, seq) => sum + seq.length, 0),
+    steps,
+    probes: probesOf.reduce((a, b) => a + b, 0),
+    probesOf,
+    probeBatchesOf: batchesOf,
+    levelOf,
     labels,
+    labelsOf: labelsOfTrace,
   };
+}
+
+/**
+ * Which steps of a cover's trace are observed: all but the probes of one
+ * state before its last (a refused action changes nothing, so one
+ * observation after the state's probes shows any change they made, and each
+ * probe's reply is still judged on its own).
+ */
+export function observedSteps(cover: ScenarioCover, k: number): ((index: number) => boolean) | undefined {
+  const batches = cover.probeBatchesOf[k] ?? [];
+  if (batches.length === 0) return undefined;
+  const skip = new Set<number>();
+  for (let i = 0; i < batches.length; i += 2) {
+    const first = batches[i] as number;
+    const n = batches[i + 1] as number;
+    for (let j = first; j < first + n - 1; j++) skip.add(j);
+  }
+  return (index) => !skip.has(index);
 }
 
 /** The sequences that are not a prefix of another (nor a repeat of one), in lexicographic order. */
@@ -333,20 +759,30 @@ export function withoutPrefixes(sequences: readonly (readonly number[])[]): numb
 }
 
 /**
- * The labels the scenarios together must take: every kind of external step
- * and every crash point the explorer's coverage (model/cluster/explorerModel.ts)
- * expects under budgets of one of each (a crash of the source, the
- * destination and the coordinator after each migration step, the
- * coordinator between the parts of commit and of failover, an owner, the
- * coordinator and an idle worker in steady state), each recovery, and the
- * crash points inside the window a coordinator crash between the parts of
- * commit or failover opens (phase `fenced`), which take a second crash.
+ * The labels the cluster scenarios together must take at the levels
+ * checked. At level `faults`: every kind of external step and every crash
+ * point the explorer's coverage (model/cluster/explorerModel.ts) expects
+ * under budgets of one of each (a crash of the source, the destination and
+ * the coordinator after each migration step, the coordinator between the
+ * parts of commit and of failover, an owner, the coordinator and an idle
+ * worker in steady state), each recovery, and the crash points inside the
+ * window a coordinator crash between the parts of commit or failover opens
+ * (phase `fenced`), which take a second crash. At level `cluster` alone:
+ * the steps of a migration, records and checkpoints. At level `operator`:
+ * the operator scenarios' labels (operatorExhaustive.ts).
  */
-export function requiredCoverage(): string[] {
-  const ones: ClusterBounds = { script: [], migrations: 1, failovers: 1, crashes: 1, pauses: 1, duplicates: 1, checkpoints: 1 };
-  const first = EXHAUSTIVE_SCENARIOS[0] as ExhaustiveScenario;
-  const windows = ['migrate', 'failover'].flatMap((kind) => ['src', 'dst', 'coordinator'].map((role) => `crash:${role}@${kind}@fenced`));
-  return [...expectedClusterKinds({ cluster: first.cluster, bounds: ones }), ...windows];
+export function requiredCoverage(levels: readonly Level[] = ['operator', 'cluster', 'faults']): string[] {
+  const first = CLUSTER_SCENARIOS[0] as ExhaustiveScenario;
+  const out: string[] = levels.includes('operator') ? operatorCoverageLabels() : [];
+  if (levels.includes('faults')) {
+    const ones: ClusterBounds = { script: [], migrations: 1, failovers: 1, crashes: 1, pauses: 1, duplicates: 1, checkpoints: 1 };
+    const windows = ['migrate', 'failover'].flatMap((kind) => ['src', 'dst', 'coordinator'].map((role) => `crash:${role}@${kind}@fenced`));
+    out.push(...expectedClusterKinds({ cluster: first.cluster, bounds: ones }), ...windows);
+  } else if (levels.includes('cluster')) {
+    const ones: ClusterBounds = { script: [], migrations: 1, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 1 };
+    out.push(...expectedClusterKinds({ cluster: first.cluster, bounds: ones }));
+  }
+  return out;
 }
 
 /** Whether a label is a crash point (a crash, or a coordinator crash between the parts of commit or failover). */
@@ -354,18 +790,29 @@ export function isCrashPoint(label: string): boolean {
   return label.startsWith('crash:') || label.endsWith('+crash-after-fence');
 }
 
-/** The required labels no scenario took. */
-export function missingCoverage(covers: readonly ScenarioCover[]): string[] {
-  const taken = new Set<string>();
-  for (const c of covers) for (const l of c.labels.keys()) taken.add(l);
-  return requiredCoverage().filter((l) => !taken.has(l));
+/** Every label the covers' traces take, by scenario; with `ran`, only the traces that ran (per cover, the indexes). */
+function takenBy(covers: readonly AnyCover[], ran?: readonly ReadonlySet<number>[]): Map<string, string[]> {
+  const by = new Map<string, string[]>();
+  for (const [c, cover] of covers.entries()) {
+    const labels = new Set<string>();
+    for (const [k, ls] of cover.labelsOf.entries()) if (!ran || ran[c]?.has(k)) for (const l of ls) labels.add(l);
+    for (const l of labels) by.set(l, [...(by.get(l) ?? []), cover.scenario.name]);
+  }
+  return by;
 }
 
-/** Every label taken, crash points first; with the scenarios that took it. */
-export function coverageTable(covers: readonly ScenarioCover[]): { label: string; crashPoint: boolean; scenarios: string[] }[] {
-  const by = new Map<string, string[]>();
-  for (const c of covers) for (const l of c.labels.keys()) by.set(l, [...(by.get(l) ?? []), c.scenario.name]);
-  return [...by.entries()]
+/** The required labels (at `levels`) no trace of the covers took; with `ran`, counting only the traces that ran. */
+export function missingCoverage(covers: readonly AnyCover[], levels?: readonly Level[], ran?: readonly ReadonlySet<number>[]): string[] {
+  const taken = takenBy(covers, ran);
+  return requiredCoverage(levels).filter((l) => !taken.has(l));
+}
+
+/** Every label taken, crash points first; with the scenarios that took it (with `ran`, by the traces that ran). */
+export function coverageTable(
+  covers: readonly AnyCover[],
+  ran?: readonly ReadonlySet<number>[],
+): { label: string; crashPoint: boolean; scenarios: string[] }[] {
+  return [...takenBy(covers, ran).entries()]
     .map(([label, scenarios]) => ({ label, crashPoint: isCrashPoint(label), scenarios }))
     .sort((a, b) => Number(b.crashPoint) - Number(a.crashPoint) || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }

@@ -4,9 +4,20 @@
 // happen in short logs. Every generated log is in contract (J9): records that
 // would break it are dropped, so shrinking stays inside the contract too.
 import fc from 'fast-check';
-import { OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
-import type { JoinConfig, LogRecord, OperatorTrace, RowRecord } from '../../spec/index.ts';
-import { initialOracleState, stepOracle } from '../../model/index.ts';
+//
+// Every numeric field is also drawn at the exact edges of the rules, computed
+// from the state the record will meet (the watermarks are tracked as J4
+// moves them): an insert at ts = gw - L and one tick earlier (J5),
+// watermarks equal to, one below and one above the current one (J4), both
+// watermarks at a row's horizon and one past it followed by that row's
+// retraction (J6, J8), intervals of length D and D + 1 (J1), rows and
+// watermarks at -2^50 and 2^50, and every invalid record failing one J1 check
+// or two at once (J1's order). Configs take L and D at 0 and at 2^50 too
+// (`boundsArbitrary`).
+import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
+import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
+import { initialOracleState, stepOracle, validityOf } from '../../model/index.ts';
+import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
 
 export interface LogDomain {
   readonly keys: readonly string[];
@@ -16,6 +27,12 @@ export interface LogDomain {
   readonly maxRecords: number;
   /** Include records that fail J1 validity. */
   readonly invalid: boolean;
+  /**
+   * Keys and ids collide when concatenated naively with a common separator
+   * (edges.ts `collidingNames`): logs then also insert colliding pairs
+   * together, so that both matches of a collision are live at once (J3).
+   */
+  readonly colliding?: boolean;
 }
 
 export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c', 'd', 'e'], maxTime: 5, maxRecords: 18, invalid: true };
@@ -31,9 +48,19 @@ export const oddDomain: LogDomain = {
   ids: ['a|R:b', 'a', 'b|R:', '%', 'x/y'],
 };
 
+/** Keys and ids that collide under a naive match-id encoding with any common separator (J3, edges.ts `collidingNames`). */
+export const collidingDomain: LogDomain = { ...smallDomain, ...collidingNames(), colliding: true };
+
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
   return fc.record({ allowedLateness: fc.integer({ min: 0, max: 2 }), maxIntervalLength: fc.integer({ min: 0, max: 3 }) });
+}
+
+/** L and D small mostly, and at both ends of their range (0 and 2^50, J0) in about one config in four each. */
+export function boundsArbitrary(): fc.Arbitrary<JoinConfig> {
+  const bound = (max: number): fc.Arbitrary<number> =>
+    fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: fc.constantFrom(...BOUND_EDGES) });
+  return fc.record({ allowedLateness: bound(2), maxIntervalLength: bound(3) });
 }
 
 /**
@@ -58,7 +85,8 @@ function rowArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<RowRe
       side: fc.constantFrom('L', 'R'),
       id: fc.constantFrom(...domain.ids),
       start: fc.integer({ min: 0, max: domain.maxTime }),
-      length: fc.integer({ min: 0, max: config.maxIntervalLength }),
+      // Within D; the edge steps (below) draw lengths D and D + 1 whatever D is.
+      length: fc.integer({ min: 0, max: Math.min(config.maxIntervalLength, domain.maxTime) }),
       offset: fc.nat(),
     })
     .map(({ kind, key, side, id, start, length, offset }) => ({
@@ -72,19 +100,25 @@ function rowArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<RowRe
     }));
 }
 
-function invalidArbitrary(domain: LogDomain): fc.Arbitrary<LogRecord> {
+function invalidArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogRecord> {
   const t = fc.integer({ min: -1, max: domain.maxTime + 1 });
+  // Every J1 failure alone and every pair at once: the reason shows the order of the checks.
+  const edges = invalidRecords(config, { key: domain.keys[0] ?? 'k1', id: domain.ids[0] ?? 'a' });
   return fc.oneof(
-    fc.record({
-      kind: fc.constantFrom('insert' as const, 'retract' as const),
-      key: fc.constantFrom('', ...domain.keys),
-      side: fc.constantFrom('L', 'R', 'X', ''),
-      id: fc.constantFrom('', ...domain.ids),
-      ts: fc.oneof(t, fc.constant(2 ** 50 + 1)),
-      start: t,
-      end: t,
-    }),
-    fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', 'l'), wm: t }),
+    { weight: 3, arbitrary: fc.constantFrom(...edges) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constantFrom('insert' as const, 'retract' as const),
+        key: fc.constantFrom('', ...domain.keys),
+        side: fc.constantFrom('L', 'R', 'X', ''),
+        id: fc.constantFrom('', ...domain.ids),
+        ts: fc.oneof(t, fc.constant(2 ** 50 + 1)),
+        start: t,
+        end: t,
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('watermark' as const), side: fc.constantFrom('X', 'l'), wm: t }) },
   );
 }
 
@@ -100,7 +134,121 @@ type LogOp =
   | { readonly fresh: LogRecord }
   | { readonly watermark: 'L' | 'R'; readonly step: number }
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
-  | { readonly horizonOf: number; readonly delta: number };
+  | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
+  | { readonly edge: EdgeStep }
+  | { readonly collide: { t: number; which: number } };
+
+/**
+ * A record at an exact edge of a rule, computed when the log is built from
+ * the state it will meet: `lateness` an insert at ts = gw - L + delta
+ * (delta 0: on time; -1: late, J5); `watermark` the current watermark of a
+ * side plus delta (-1, 0: stale; 1: accepted, J4); `length` a row of length
+ * D + extra (extra 0: valid; 1: too_long, J1); `extreme` a row or watermark
+ * at -2^50 or 2^50 (§0).
+ */
+export type EdgeStep =
+  | { readonly kind: 'lateness'; readonly delta: 0 | -1; readonly side: 'L' | 'R'; readonly id: number; readonly length: number }
+  | { readonly kind: 'watermark'; readonly side: 'L' | 'R'; readonly delta: -1 | 0 | 1 }
+  | { readonly kind: 'length'; readonly extra: 0 | 1; readonly side: 'L' | 'R'; readonly id: number }
+  | {
+      readonly kind: 'extreme';
+      readonly at: 'min' | 'max';
+      readonly what: 'row' | 'watermark';
+      readonly side: 'L' | 'R';
+      readonly id: number;
+    };
+
+export function edgeStepArbitrary(ids: number): fc.Arbitrary<EdgeStep> {
+  const side = fc.constantFrom('L' as const, 'R' as const);
+  const id = fc.nat({ max: Math.max(0, ids - 1) });
+  return fc.oneof(
+    fc.record({
+      kind: fc.constant('lateness' as const),
+      delta: fc.constantFrom(0 as const, -1 as const),
+      side,
+      id,
+      length: fc.nat({ max: 2 }),
+    }),
+    fc.record({ kind: fc.constant('watermark' as const), side, delta: fc.constantFrom(-1 as const, 0 as const, 1 as const) }),
+    fc.record({ kind: fc.constant('length' as const), extra: fc.constantFrom(0 as const, 1 as const), side, id }),
+    fc.record({
+      kind: fc.constant('extreme' as const),
+      at: fc.constantFrom('min' as const, 'max' as const),
+      what: fc.constantFrom('row' as const, 'watermark' as const),
+      side,
+      id,
+    }),
+  );
+}
+
+/** The watermarks as J4 moves them: a valid watermark above the current one is accepted. */
+export function trackWatermarks(wm: Watermarks, record: LogRecord, config: JoinConfig): Watermarks {
+  if (record.kind !== 'watermark' || validityOf(record, config) !== undefined) return wm;
+  const side = record.side as 'L' | 'R';
+  const current = wm[side];
+  return current === null || record.wm > current ? { ...wm, [side]: record.wm } : wm;
+}
+
+/** The records of an edge step, given the watermarks they will meet (see `EdgeStep`). */
+export function edgeRecords(
+  config: JoinConfig,
+  wm: Watermarks,
+  edge: EdgeStep,
+  names: { readonly key: string; readonly ids: readonly string[] },
+): LogRecord[] {
+  const L = config.allowedLateness;
+  const D = config.maxIntervalLength;
+  const id = names.ids[edge.kind === 'watermark' ? 0 : edge.id % names.ids.length] ?? 'a';
+  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  switch (edge.kind) {
+    case 'lateness': {
+      // Without both watermarks nothing is late: the edge is where it will be once they come.
+      const ts = (gw ?? 0) - L + edge.delta;
+      const length = Math.min(edge.length, D);
+      return [{ kind: 'insert', key: names.key, side: edge.side, id, ts, start: ts - length, end: ts }];
+    }
+    case 'watermark': {
+      const current = wm[edge.side] ?? gw ?? 0;
+      return [{ kind: 'watermark', side: edge.side, wm: current + edge.delta }];
+    }
+    case 'length': {
+      // From the bottom of the range when D is huge, so that start + D + 1 stays inside it.
+      const start = D > TIME_MAX ? TIME_MIN : Math.max(TIME_MIN, Math.min((gw ?? 0) - L, TIME_MAX - D - 1));
+      return [{ kind: 'insert', key: names.key, side: edge.side, id, ts: start, start, end: start + D + edge.extra }];
+    }
+    case 'extreme': {
+      if (edge.what === 'watermark') return [{ kind: 'watermark', side: edge.side, wm: edge.at === 'min' ? TIME_MIN : TIME_MAX }];
+      const length = Math.min(D, 1);
+      const [start, end] = edge.at === 'min' ? [TIME_MIN, TIME_MIN + length] : [TIME_MAX - length, TIME_MAX];
+      return [{ kind: 'insert', key: names.key, side: edge.side, id, ts: edge.at === 'min' ? start : end, start, end }];
+    }
+  }
+}
+
+/** A collision step (J3): which separator's colliding rows (an index into COMMON_SEPARATORS), or, half the time, all of them. */
+export function collideArbitrary(maxTime: number): fc.Arbitrary<{ t: number; which: number }> {
+  return fc.record({
+    t: fc.nat({ max: maxTime }),
+    which: fc.oneof(fc.constant(COMMON_SEPARATORS.length), fc.nat({ max: COMMON_SEPARATORS.length - 1 })),
+  });
+}
+
+/**
+ * The rows of a collision step (edges.ts `collidingRows`), at its time or,
+ * if that is late by the watermarks they will meet, at the earliest time on
+ * time (J5), so that both matches of each collision are made.
+ */
+export function collisionRecords(
+  step: { t: number; which: number },
+  keys: readonly string[],
+  wm: Watermarks,
+  config: JoinConfig,
+): RowRecord[] {
+  const one = COMMON_SEPARATORS[step.which];
+  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const t = gw === null ? step.t : Math.min(TIME_MAX, Math.max(step.t, gw - config.allowedLateness));
+  return collidingRows(one === undefined ? COMMON_SEPARATORS : [one], t, keys);
+}
 
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
   const arbs: fc.WeightedArbitrary<LogOp>[] = [
@@ -113,36 +261,55 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
       weight: 3,
       arbitrary: fc.record({ resend: fc.nat(), as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const) }),
     },
-    { weight: 1, arbitrary: fc.record({ horizonOf: fc.nat(), delta: fc.integer({ min: -1, max: 1 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ horizonOf: fc.nat(), delta: fc.integer({ min: -1, max: 1 }), thenRetract: fc.boolean() }),
+    },
+    { weight: 2, arbitrary: edgeStepArbitrary(domain.ids.length).map((edge) => ({ edge })) },
   ];
-  if (domain.invalid) arbs.push({ weight: 1, arbitrary: invalidArbitrary(domain).map((fresh) => ({ fresh })) });
+  if (domain.invalid) arbs.push({ weight: 3, arbitrary: invalidArbitrary(domain, config).map((fresh) => ({ fresh })) });
+  if (domain.colliding) arbs.push({ weight: 5, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) });
   return fc.oneof(...arbs);
 }
 
-function materialize(config: JoinConfig, ops: readonly LogOp[]): LogRecord[] {
+function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain): LogRecord[] {
   const out: LogRecord[] = [];
-  const wm = { L: 0, R: 0 };
+  // The watermarks each record will meet (J4), for the edges computed from them.
+  let wm: Watermarks = { L: null, R: null };
+  const push = (...records: LogRecord[]): void => {
+    for (const r of records) {
+      out.push(r);
+      wm = trackWatermarks(wm, r, config);
+    }
+  };
   for (const op of ops) {
     if ('fresh' in op) {
-      out.push(op.fresh);
+      push(op.fresh);
       continue;
     }
     if ('watermark' in op) {
-      wm[op.watermark] += op.step;
-      out.push({ kind: 'watermark', side: op.watermark, wm: wm[op.watermark] });
+      push({ kind: 'watermark', side: op.watermark, wm: (wm[op.watermark] ?? 0) + op.step });
       continue;
     }
-    const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark');
+    if ('edge' in op) {
+      push(...edgeRecords(config, wm, op.edge, { key: domain.keys[0] ?? 'k1', ids: domain.ids }));
+      continue;
+    }
+    if ('collide' in op) {
+      if (domain.colliding) push(...collisionRecords(op.collide, domain.keys, wm, config));
+      continue;
+    }
+    const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
     if (rows.length === 0) continue;
     if ('resend' in op) {
       const source = rows[op.resend % rows.length] as RowRecord;
-      out.push(op.as === 'same' ? { ...source } : { ...source, kind: op.as });
+      push(op.as === 'same' ? { ...source } : { ...source, kind: op.as });
     } else {
+      // Both watermarks to a row's horizon (J8) plus delta; then, maybe, that row's retraction: on time at the horizon, late one past it (J6).
       const target = rows[op.horizonOf % rows.length] as RowRecord;
       const w = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
-      wm.L = w;
-      wm.R = w;
-      out.push({ kind: 'watermark', side: 'L', wm: w }, { kind: 'watermark', side: 'R', wm: w });
+      push({ kind: 'watermark', side: 'L', wm: w }, { kind: 'watermark', side: 'R', wm: w });
+      if (op.thenRetract) push({ ...target, kind: 'retract' });
     }
   }
   return out;
@@ -167,7 +334,7 @@ export function keepInContract(config: JoinConfig, records: readonly LogRecord[]
 export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
   return fc
     .array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' })
-    .map((ops) => keepInContract(config, materialize(config, ops)));
+    .map((ops) => keepInContract(config, materialize(config, ops, domain)));
 }
 
 /** A config together with a log for it. */
@@ -175,11 +342,20 @@ export function configuredLogArbitrary(domain: LogDomain = smallDomain): fc.Arbi
   return configArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log })));
 }
 
-/** Random operator traces (level `operator`), in contract (J9); one in four over odd keys and ids. */
+/**
+ * Random operator traces (level `operator`), in contract (J9): over the
+ * small domain mostly, the odd names in one in six, and in one in six keys
+ * and ids that collide under a naive match-id encoding with the common
+ * separators (J3); L and D at their edges in some (`boundsArbitrary`).
+ */
 export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
   return fc
-    .oneof({ weight: 3, arbitrary: fc.constant(smallDomain) }, { weight: 1, arbitrary: fc.constant(oddDomain) })
-    .chain((domain) => configuredLogArbitrary(domain))
+    .oneof(
+      { weight: 4, arbitrary: fc.constant(smallDomain) },
+      { weight: 1, arbitrary: fc.constant(oddDomain) },
+      { weight: 1, arbitrary: fc.constant(collidingDomain) },
+    )
+    .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))))
     .map(({ config, log }: { config: JoinConfig; log: LogRecord[] }) => ({
       format: OPERATOR_TRACE_FORMAT,
       name: 'random-operator',

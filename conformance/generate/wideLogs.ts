@@ -5,11 +5,17 @@
 // generator (logs.ts) hits the rule boundaries; this one hits the
 // data structures.
 //
+// Some logs run near the ends of the time range (-2^50, 2^50) and some
+// configs take L or D = 2^50, so that the trees' and the heap's arithmetic
+// is exercised where an implementation that is not exact would round or
+// overflow (§0).
+//
 // Every log is in contract (J9) by construction, without running the oracle
 // (which is quadratic per record): rows get fresh ids, re-sends repeat an
 // earlier record's content, and a conflicting variant of an earlier identity
 // is dropped whenever that identity might already have passed its horizon.
 import fc from 'fast-check';
+import { BOUND_MAX, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 
 export interface WideDomain {
@@ -52,7 +58,7 @@ function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
   );
 }
 
-function materializeWide(config: JoinConfig, ops: readonly WideOp[]): LogRecord[] {
+function materializeWide(config: JoinConfig, ops: readonly WideOp[], origin: number): LogRecord[] {
   const L = config.allowedLateness;
   const D = config.maxIntervalLength;
   const out: LogRecord[] = [];
@@ -62,7 +68,7 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[]): LogRecord[
   const minEndOf = new Map<string, number>();
   let fresh = 0;
   const gw = (): number | null => (wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R));
-  const clock = (): number => Math.max(wm.L ?? 0, wm.R ?? 0);
+  const clock = (): number => Math.max(wm.L ?? origin, wm.R ?? origin);
   const identity = (r: RowRecord): string => JSON.stringify([r.key, r.side, r.id]);
   const emitRow = (r: RowRecord): void => {
     const idn = identity(r);
@@ -115,16 +121,22 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[]): LogRecord[
   return out;
 }
 
-/** A config with wider L and D than the small-domain generator, and a long in-contract log for it. */
+/** Where a wide log's times start: 0 mostly, just above -2^50 or a few thousand below 2^50 otherwise (§0). */
+const originArbitrary = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.constant(TIME_MIN + 64) },
+  { weight: 1, arbitrary: fc.constant(TIME_MAX - 8192) },
+);
+
+/** A config with wider L and D than the small-domain generator (each 2^50 in one config in ten), and a long in-contract log for it. */
 export function wideConfiguredLogArbitrary(domain: WideDomain = wideDomain): fc.Arbitrary<{ config: JoinConfig; log: LogRecord[] }> {
+  const bound = (max: number): fc.Arbitrary<number> =>
+    fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: fc.constant(BOUND_MAX) });
   return fc
-    .record({
-      allowedLateness: fc.integer({ min: 0, max: domain.maxLateness }),
-      maxIntervalLength: fc.integer({ min: 0, max: domain.maxLength }),
-    })
+    .record({ allowedLateness: bound(domain.maxLateness), maxIntervalLength: bound(domain.maxLength) })
     .chain((config) =>
       fc
-        .array(wideOpArbitrary(domain), { minLength: domain.maxRecords >> 2, maxLength: domain.maxRecords })
-        .map((ops) => ({ config, log: materializeWide(config, ops) })),
+        .tuple(fc.array(wideOpArbitrary(domain), { minLength: domain.maxRecords >> 2, maxLength: domain.maxRecords }), originArbitrary)
+        .map(([ops, origin]) => ({ config, log: materializeWide(config, ops, origin) })),
     );
 }

@@ -22,9 +22,18 @@ export function withExpectations(trace: AnyTrace): AnyTrace {
 
 /** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
 export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
+  return (await runTraceCounted(system, trace, level)).divergence;
+}
+
+/** `runTrace`, and the probes the trace sent: actions the model refuses (cluster), invalid records (operator). */
+export async function runTraceCounted(
+  system: SystemUnderTest,
+  trace: AnyTrace,
+  level: Level,
+): Promise<{ divergence?: Divergence; probes: number }> {
   const result =
     trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
-  return result.divergence;
+  return result.divergence ? { divergence: result.divergence, probes: result.probes } : { probes: result.probes };
 }
 
 /** The trace with no expectations: what each step must produce is then the model's. */

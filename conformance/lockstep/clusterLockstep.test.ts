@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS, loadClusterTrace } from '../../spec/index.ts';
-import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import type { ClusterTrace, ExternalAction, OperatorTrace } from '../../spec/index.ts';
 import {
   PrefixSharingModel,
   actionsOf,
@@ -13,6 +13,8 @@ import {
   runClusterLockstepPipelined,
 } from './clusterLockstep.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
+import { operatorTraceArbitrary } from '../generate/logs.ts';
+import { PrefixSharingOperatorModel, modelOperatorSteps } from './operatorLockstep.ts';
 import { sameJson } from './jsonDiff.ts';
 import { levelOfClusterTrace } from './anyTrace.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
@@ -139,6 +141,45 @@ describe('pipelined runs share the model work of common prefixes', () => {
         const shared = new PrefixSharingModel();
         for (const t of sequence) {
           expect(sameJson(shared.stepsOf(t.config, actionsOf(t)), modelClusterSteps(t))).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("§7 probes: PrefixSharingModel gives the model's expectations when refused actions are inserted anywhere, or taken out, between traces that share a prefix", () => {
+    const arb = fc.tuple(clusterTraceArbitrary('faults'), fc.array(fc.nat(), { maxLength: 8 }));
+    fc.assert(
+      fc.property(arb, ([a, spots]) => {
+        // Probes: actions the model refuses where they are inserted (a refused action changes nothing, so later steps keep their answers).
+        const steps = [...a.steps];
+        for (const spot of spots) {
+          const at = spot % (steps.length + 1);
+          const probe: ExternalAction = { type: 'abort', key: a.config.keys[0].key };
+          const prefix: ClusterTrace = { ...a, steps: steps.slice(0, at) };
+          const refused = modelClusterSteps({ ...prefix, steps: [...prefix.steps, { action: probe }] }).at(-1);
+          if (refused && 'error' in refused) steps.splice(at, 0, { action: probe });
+        }
+        const probed: ClusterTrace = { ...a, steps };
+        const shared = new PrefixSharingModel();
+        for (const t of [a, probed, a, { ...probed, steps: probed.steps.slice(0, spots.length) }, probed]) {
+          expect(sameJson(shared.stepsOf(t.config, actionsOf(t)), modelClusterSteps(t))).toBe(true);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("PrefixSharingOperatorModel gives exactly the model's expectations (J7, §3) for any sequence of operator logs, whatever they share", () => {
+    const arb = fc.tuple(operatorTraceArbitrary(), operatorTraceArbitrary(), fc.nat());
+    fc.assert(
+      fc.property(arb, ([a, b, cut]) => {
+        const n = cut % (a.steps.length + 1);
+        const mixed: OperatorTrace = { ...a, steps: [...a.steps.slice(0, n), ...b.steps] };
+        const shared = new PrefixSharingOperatorModel();
+        for (const t of [a, { ...a, steps: a.steps.slice(0, n) }, mixed, b, a]) {
+          const records = t.steps.map((st) => st.record);
+          expect(sameJson(shared.stepsOf(t.config, records), modelOperatorSteps(t))).toBe(true);
         }
       }),
       { numRuns: 60 },

@@ -194,7 +194,8 @@ export function compareClusterStep(
       return divergence(step, action, 'events', `${what}: the events differ${where}`, want, got, diff, refs);
     }
   }
-  if (!sameJson(expected.observation, actual.observation)) {
+  // A step not observed (a probe followed by another probe of the same state) is judged by its reply alone.
+  if (actual.observation !== undefined && !sameJson(expected.observation, actual.observation)) {
     const diff = diffJson(expected.observation, actual.observation);
     const refs = mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path, action)));
     const first = diff[0];
@@ -227,6 +228,8 @@ export interface ClusterRunResult {
   readonly replies: readonly ClusterStepReply[];
   /** Steps where the trace's own expectations disagree with the model. */
   readonly disagreements: readonly ModelDisagreement[];
+  /** Steps the model refuses (§7): refusal probes sent. */
+  readonly probes: number;
 }
 
 /**
@@ -240,6 +243,7 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
   const replies = await answered;
+  const probes = expected.filter((e) => 'error' in e).length;
   const recordAt = lazyLog(actions, expected);
   for (let i = 0; i < actions.length; i++) {
     const d = compareClusterStep(
@@ -249,9 +253,9 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
       replies[i] as ClusterStepReply,
       recordAt,
     );
-    if (d) return { divergence: d, replies, disagreements };
+    if (d) return { divergence: d, replies, disagreements, probes };
   }
-  return { replies, disagreements };
+  return { replies, disagreements, probes };
 }
 
 /** One trace of a pipelined run, as it is judged. */
@@ -261,6 +265,14 @@ export interface PipelinedResult {
   readonly trace: ClusterTrace;
   readonly level: Level;
   readonly divergence?: Divergence;
+}
+
+/** One trace to run in a pipeline: at a level, and which steps to observe (default every step). */
+export interface PipelinedTrace {
+  readonly trace: ClusterTrace;
+  readonly level: Level;
+  /** False for a step whose observation is not asked for: a probe followed by another probe of the same state. */
+  readonly observed?: (index: number) => boolean;
 }
 
 export interface PipelineOptions {
@@ -279,7 +291,7 @@ export interface PipelineOptions {
  * interfere. Rejects with SutUnavailable if the system cannot be judged.
  */
 export async function runClusterLockstepPipelined(
-  traces: readonly { readonly trace: ClusterTrace; readonly level: Level }[],
+  traces: readonly PipelinedTrace[],
   system: SystemUnderTest,
   options: PipelineOptions,
 ): Promise<void> {
@@ -308,9 +320,9 @@ export async function runClusterLockstepPipelined(
       stopped = true;
   };
   for (let index = 0; index < traces.length && !stopped; index++) {
-    const { trace, level } = traces[index] as { trace: ClusterTrace; level: Level };
+    const { trace, level, observed } = traces[index] as PipelinedTrace;
     const session = await system.openCluster(trace.config, level);
-    const answered = session.steps(actionsOf(trace));
+    const answered = session.steps(actionsOf(trace), observed);
     // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
     answered.catch(() => undefined);
     inFlight.push({ index, trace, level, answered });
@@ -323,51 +335,85 @@ export async function runClusterLockstepPipelined(
  * The model's expected steps for a run of traces that share prefixes (the
  * exhaustive traces come sorted, so each shares most of its steps with the
  * one before): the model's states along the last trace are kept, and the
- * next trace's expectations are computed only from where it departs. Model
- * states are immutable, so a kept state is exactly the state after that
- * prefix.
+ * next trace's expectations are computed only from where it departs. Steps
+ * that change nothing — actions the model refuses, records it rejects:
+ * the probes — are answered from the state at hand and do not count as a
+ * departure, so a trace that carries probes shares its prefix with one
+ * that does not. Model states are immutable, so a kept state is exactly
+ * the state after that prefix.
  */
+/** An action's JSON, once per action object: the exhaustive traces share their action objects. */
+const actionJson = new WeakMap<object, string>();
+function jsonOf(action: ExternalAction): string {
+  let json = actionJson.get(action);
+  if (json === undefined) actionJson.set(action, (json = JSON.stringify(action)));
+  return json;
+}
+
 export class PrefixSharingModel {
   private configKey = '';
   private setup: ClusterSetup | undefined;
-  /** Per step of the last trace: its action (as JSON), the state after it, what it had to produce. */
+  private initial: { state: ClusterState; observation: ClusterObservation } | undefined;
+  /** The steps of the last trace that changed the state: its action (as JSON), the state after it, what it had to produce. */
   private actions: string[] = [];
   private states: ClusterState[] = [];
   private expected: ExpectedClusterStep[] = [];
 
   stepsOf(config: ClusterTrace['config'], actions: readonly ExternalAction[]): ExpectedClusterStep[] {
     const key = JSON.stringify(config);
-    if (key !== this.configKey || !this.setup) {
+    if (key !== this.configKey || !this.setup || !this.initial) {
       this.configKey = key;
       // Conformance compares observations only: no ghost state for properties.
       this.setup = { ...config, checkProperties: false };
+      const state = initialClusterState(this.setup);
+      this.initial = { state, observation: observeCluster(this.setup, state) };
       this.actions = [];
       this.states = [];
       this.expected = [];
     }
     const setup = this.setup;
+    let { state, observation } = this.initial;
+    const out: ExpectedClusterStep[] = [];
+    const kept = { actions: [] as string[], states: [] as ClusterState[], expected: [] as ExpectedClusterStep[] };
     let shared = 0;
-    const keys = actions.map((a) => JSON.stringify(a));
-    while (shared < keys.length && shared < this.actions.length && keys[shared] === this.actions[shared]) shared++;
-    this.actions.length = shared;
-    this.states.length = shared;
-    this.expected.length = shared;
-    let state = shared > 0 ? (this.states[shared - 1] as ClusterState) : initialClusterState(setup);
-    for (let i = shared; i < actions.length; i++) {
-      const action = actions[i] as ExternalAction;
+    let departed = false;
+    for (const action of actions) {
+      const json = jsonOf(action);
+      if (!departed && shared < this.actions.length && json === this.actions[shared]) {
+        const step = this.expected[shared] as ExpectedClusterStep;
+        state = this.states[shared] as ClusterState;
+        observation = step.observation;
+        kept.actions.push(json);
+        kept.states.push(state);
+        kept.expected.push(step);
+        out.push(step);
+        shared++;
+        continue;
+      }
       // §7: an action that is not enabled is refused and changes nothing.
       const why = whyNotEnabled(setup, state, action);
-      let step: ExpectedClusterStep;
-      if (why !== undefined) step = { error: why, observation: observeCluster(setup, state) };
-      else {
-        const t = applyExternal(setup, state, action);
-        state = t.state;
-        step = { events: t.events, observation: observeCluster(setup, state) };
+      if (why !== undefined) {
+        out.push({ error: why, observation });
+        continue;
       }
-      this.actions.push(keys[i] as string);
-      this.states.push(state);
-      this.expected.push(step);
+      const t = applyExternal(setup, state, action);
+      if (t.state === state) {
+        // Changed nothing (a rejected record): no departure from the shared prefix.
+        out.push({ events: t.events, observation });
+        continue;
+      }
+      departed = true;
+      state = t.state;
+      observation = observeCluster(setup, state);
+      const step: ExpectedClusterStep = { events: t.events, observation };
+      kept.actions.push(json);
+      kept.states.push(state);
+      kept.expected.push(step);
+      out.push(step);
     }
-    return this.expected.slice(0, actions.length);
+    this.actions = kept.actions;
+    this.states = kept.states;
+    this.expected = kept.expected;
+    return out;
   }
 }

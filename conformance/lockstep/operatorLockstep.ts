@@ -2,8 +2,9 @@
 // model and to the system under test; after every record the outcome, the
 // change set and the retained counts are compared.
 import { protocolErrorName } from '../../spec/index.ts';
-import type { Change, ExternalAction, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
+import type { Change, ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
+import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { rulesOfOperatorField } from '../report/rules.ts';
@@ -126,6 +127,8 @@ export interface OperatorRunResult {
   readonly divergence?: Divergence;
   readonly replies: readonly RecordReply[];
   readonly disagreements: readonly ModelDisagreement[];
+  /** Records the model rejects as invalid (J1): probes sent. */
+  readonly probes: number;
 }
 
 /** Runs an operator trace against a system at level `operator`. Rejects with SutUnavailable if it cannot be judged. */
@@ -135,6 +138,7 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
   const answered = session.records(trace.steps.map((s) => s.record));
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
   const replies = await answered;
+  const probes = expected.filter((e) => e.outcome.code === 'rejected' && e.outcome.reason !== 'conflict').length;
   for (let i = 0; i < trace.steps.length; i++) {
     const d = compareOperatorStep(
       i,
@@ -142,7 +146,129 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
       expected[i] as ExpectedOperatorStep,
       replies[i] as RecordReply,
     );
-    if (d) return { divergence: d, replies, disagreements };
+    if (d) return { divergence: d, replies, disagreements, probes };
   }
-  return { replies, disagreements };
+  return { replies, disagreements, probes };
+}
+
+/** One operator trace of a pipelined run, as it is judged. */
+export interface PipelinedOperatorResult {
+  readonly index: number;
+  readonly trace: OperatorTrace;
+  readonly level: Level;
+  readonly divergence?: Divergence;
+}
+
+/**
+ * Runs many operator traces in lockstep, pipelined across traces as the
+ * cluster traces are (clusterLockstep.ts): each trace's session opens and
+ * its records go out while earlier traces are still being answered, and the
+ * model's expectations come from a prefix-sharing model. `onResult` is
+ * called in list order; false stops the run. Rejects with SutUnavailable.
+ */
+export async function runOperatorLockstepPipelined(
+  traces: readonly OperatorTrace[],
+  system: SystemUnderTest,
+  options: { readonly window?: number; readonly onResult: (result: PipelinedOperatorResult) => boolean | undefined },
+): Promise<void> {
+  const window = Math.max(1, options.window ?? 32);
+  const inFlight: { index: number; trace: OperatorTrace; answered: Promise<RecordReply[]> }[] = [];
+  const model = new PrefixSharingOperatorModel();
+  let stopped = false;
+  const judgeOldest = async (): Promise<void> => {
+    const f = inFlight.shift();
+    if (!f) return;
+    const records = f.trace.steps.map((st) => st.record);
+    const expected = f.trace.steps.some((st) => st.expect) ? expectedOperatorSteps(f.trace).steps : model.stepsOf(f.trace.config, records);
+    const replies = await f.answered;
+    let divergence: Divergence | undefined;
+    for (let i = 0; i < records.length && !divergence; i++) {
+      divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
+    }
+    if (options.onResult({ index: f.index, trace: f.trace, level: 'operator', ...(divergence ? { divergence } : {}) }) === false)
+      stopped = true;
+  };
+  for (let index = 0; index < traces.length && !stopped; index++) {
+    const trace = traces[index] as OperatorTrace;
+    const session = await system.openOperator(trace.config);
+    const answered = session.records(trace.steps.map((st) => st.record));
+    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
+    answered.catch(() => undefined);
+    inFlight.push({ index, trace, answered });
+    if (inFlight.length >= window) await judgeOldest();
+  }
+  while (inFlight.length > 0 && !stopped) await judgeOldest();
+}
+
+/**
+ * The model's expected steps for operator traces that share prefixes
+ * (PrefixSharingModel's counterpart at level operator): the model's states
+ * along the last trace are kept; a record that changes nothing (a rejected
+ * or stale one: a probe) does not count as a departure.
+ */
+/** A record's JSON, once per record object: the exhaustive logs share their record objects. */
+const recordJson = new WeakMap<object, string>();
+function jsonOf(record: LogRecord): string {
+  let json = recordJson.get(record);
+  if (json === undefined) recordJson.set(record, (json = JSON.stringify(record)));
+  return json;
+}
+
+export class PrefixSharingOperatorModel {
+  private configKey = '';
+  private records: string[] = [];
+  private states: JoinState[] = [];
+  private expected: ExpectedOperatorStep[] = [];
+
+  stepsOf(config: JoinConfig, records: readonly LogRecord[]): ExpectedOperatorStep[] {
+    const key = JSON.stringify(config);
+    if (key !== this.configKey) {
+      this.configKey = key;
+      this.records = [];
+      this.states = [];
+      this.expected = [];
+    }
+    let state = initialJoinState;
+    let retained = retainedCountsOf(state);
+    const out: ExpectedOperatorStep[] = [];
+    const kept = { records: [] as string[], states: [] as JoinState[], expected: [] as ExpectedOperatorStep[] };
+    let shared = 0;
+    let departed = false;
+    for (const record of records) {
+      const json = jsonOf(record);
+      if (!departed && shared < this.records.length && json === this.records[shared]) {
+        const step = this.expected[shared] as ExpectedOperatorStep;
+        state = this.states[shared] as JoinState;
+        retained = step.retained;
+        kept.records.push(json);
+        kept.states.push(state);
+        kept.expected.push(step);
+        out.push(step);
+        shared++;
+        continue;
+      }
+      const step = stepJoin(config, state, record);
+      const changedNothing = step.state === state;
+      if (!changedNothing) {
+        departed = true;
+        state = step.state;
+        retained = retainedCountsOf(state);
+      }
+      const expected: ExpectedOperatorStep = {
+        outcome: canonicalOutcome(step.outcome),
+        changes: canonicalChanges(step.changes),
+        retained,
+      };
+      out.push(expected);
+      if (!changedNothing) {
+        kept.records.push(json);
+        kept.states.push(state);
+        kept.expected.push(expected);
+      }
+    }
+    this.records = kept.records;
+    this.states = kept.states;
+    this.expected = kept.expected;
+    return out;
+  }
 }

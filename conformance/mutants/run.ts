@@ -8,7 +8,7 @@ import type { Level } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { implSut } from '../adapters/implSut.ts';
 import { runConform, type ConformReport, type Failure, type TraceSource } from '../conform.ts';
-import type { ScenarioCover } from '../generate/exhaustive.ts';
+import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from './catalogue.ts';
 import { MutantPatchError, mutantSut } from './load.ts';
@@ -48,7 +48,7 @@ export interface MutantsOptions {
   /** Random traces per level. */
   readonly runs: number;
   readonly examples: readonly TraceSource[];
-  readonly exhaustive: readonly ScenarioCover[];
+  readonly exhaustive: readonly AnyCover[];
   /** Default: the whole catalogue. */
   readonly mutants?: readonly Mutant[];
   readonly progress?: (line: string) => void;

@@ -1,0 +1,176 @@
+// The values at the exact edges of the rules, shared by every generator and
+// scenario: the time range (§0, J1 check 4), records failing one J1 check
+// and every pair of them at once (so the order of the checks is observable,
+// J1), and names whose naive concatenation collides (J3).
+import { BOUND_MAX, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
+import type { JoinConfig, LogRecord, RejectReason, RowRecord } from '../../spec/index.ts';
+
+/** §0: the largest and smallest valid times, and the first invalid ones beyond them. */
+export const TIME_EDGES = { min: TIME_MIN, max: TIME_MAX, belowMin: TIME_MIN - 1, aboveMax: TIME_MAX + 1 } as const;
+
+/** J0: the bounds L and D at both ends of their range. */
+export const BOUND_EDGES: readonly number[] = [0, BOUND_MAX];
+
+/** The row checks of J1, in their order (check 1 to 7). */
+export const ROW_CHECKS = ['empty_key', 'empty_id', 'bad_side', 'out_of_range', 'ts_before_start', 'ts_after_end', 'too_long'] as const;
+type RowCheck = (typeof ROW_CHECKS)[number];
+
+/** The times (ts, start, end) that fail exactly the given time checks of J1 (4 to 7), for any D in [0, 2^50]. */
+function timesFailing(D: number, checks: readonly RowCheck[]): { ts: number; start: number; end: number } {
+  const key = ROW_CHECKS.filter((c) => checks.includes(c) && ROW_CHECKS.indexOf(c) >= 3).join('+');
+  const { min, belowMin, aboveMax } = TIME_EDGES;
+  // A too-long interval starts at the bottom of the range, so that its end
+  // (start + D + 1 <= 1) stays inside it even when D is 2^50.
+  switch (key) {
+    case '':
+      return { ts: 0, start: 0, end: 0 };
+    case 'out_of_range':
+      return { ts: belowMin, start: belowMin, end: belowMin };
+    case 'ts_before_start':
+      return { ts: -1, start: 0, end: 0 };
+    case 'ts_after_end':
+      return { ts: 1, start: 0, end: 0 };
+    case 'too_long':
+      return { ts: min, start: min, end: min + D + 1 };
+    case 'out_of_range+ts_before_start':
+      return { ts: belowMin, start: 0, end: 0 };
+    case 'out_of_range+ts_after_end':
+      return { ts: aboveMax, start: 0, end: 0 };
+    case 'out_of_range+too_long':
+      return { ts: belowMin + D + 1, start: belowMin, end: belowMin + D + 1 };
+    case 'ts_before_start+ts_after_end':
+      // Reversed, ts between the ends: never repaired by swapping (J1).
+      return { ts: 1, start: 2, end: 0 };
+    case 'ts_before_start+too_long':
+      return { ts: min, start: min + 1, end: min + D + 2 };
+    case 'ts_after_end+too_long':
+      return { ts: min + D + 2, start: min, end: min + D + 1 };
+    default:
+      throw new Error(`no record fails exactly ${key}`);
+  }
+}
+
+/**
+ * A row record of `key`/`id` that fails exactly the J1 checks named (at
+ * most two) and passes the others; its reject reason is the first of them
+ * in J1's order (`firstFailing`).
+ */
+export function rowFailing(
+  config: JoinConfig,
+  checks: readonly RowCheck[],
+  base: { key: string; id: string; kind?: 'insert' | 'retract' },
+): RowRecord {
+  const fails = (c: RowCheck): boolean => checks.includes(c);
+  return {
+    kind: base.kind ?? 'insert',
+    key: fails('empty_key') ? '' : base.key,
+    side: fails('bad_side') ? 'X' : 'L',
+    id: fails('empty_id') ? '' : base.id,
+    ...timesFailing(config.maxIntervalLength, checks),
+  };
+}
+
+/** J1 for a record built by rowFailing: its reason is the first check it fails. */
+export function firstFailing(checks: readonly RowCheck[]): RejectReason {
+  return ROW_CHECKS.find((c) => checks.includes(c)) as RejectReason;
+}
+
+/**
+ * Every invalid record an operator must reject (J1): each row check alone,
+ * every pair of row checks at once, each as an insert and as a retract; and
+ * watermarks with a bad side, a time out of range either way, and both.
+ * With `unknownKey`, also a valid row of an undeclared key and that key
+ * with each J1 failure (C3: validity is checked first).
+ */
+export function invalidRecords(config: JoinConfig, names: { key: string; id: string; unknownKey?: string }): LogRecord[] {
+  const out: LogRecord[] = [];
+  const sets: RowCheck[][] = [];
+  for (let i = 0; i < ROW_CHECKS.length; i++) {
+    sets.push([ROW_CHECKS[i] as RowCheck]);
+    for (let j = i + 1; j < ROW_CHECKS.length; j++) sets.push([ROW_CHECKS[i] as RowCheck, ROW_CHECKS[j] as RowCheck]);
+  }
+  // Each check alone as an insert and as a retract; each pair as one or the other, alternately.
+  for (const [n, checks] of sets.entries()) {
+    if (checks.length === 1)
+      out.push(rowFailing(config, checks, { ...names, kind: 'insert' }), rowFailing(config, checks, { ...names, kind: 'retract' }));
+    else out.push(rowFailing(config, checks, { ...names, kind: n % 2 === 0 ? 'insert' : 'retract' }));
+  }
+  out.push(
+    { kind: 'watermark', side: 'X', wm: 0 },
+    { kind: 'watermark', side: 'L', wm: TIME_EDGES.aboveMax },
+    { kind: 'watermark', side: 'R', wm: TIME_EDGES.belowMin },
+    { kind: 'watermark', side: '', wm: TIME_EDGES.aboveMax },
+  );
+  if (names.unknownKey !== undefined) {
+    const key = names.unknownKey;
+    out.push({ kind: 'insert', key, side: 'R', id: names.id, ts: 0, start: 0, end: 0 });
+    for (const c of ROW_CHECKS) if (c !== 'empty_key') out.push(rowFailing(config, [c], { key, id: names.id }));
+  }
+  return out;
+}
+
+/** The separators a naive match-id encoding might join its parts with (J3). */
+export const COMMON_SEPARATORS: readonly string[] = ['|', ':', '/', ',', '-', ' ', ''];
+
+/** A match id built the naive way: the parts joined unescaped. Not injective (J3). */
+export function naiveMatchId(separator: string, key: string, left: string, right: string): string {
+  return `${key}${separator}${left}${separator}${right}`;
+}
+
+/**
+ * Keys and ids that collide under a naive encoding with any common
+ * separator s (J3): within key `k`, the left id `x` with the right id
+ * `y{s}z` and the left id `x{s}y` with the right id `z` concatenate to the
+ * same `k{s}x{s}y{s}z`; so does the key `k{s}x` with the left id `y` and the
+ * right id `z`. `crossKeys` limits the keys `k{s}x` to those separators.
+ */
+export function collidingNames(crossKeys: readonly string[] = COMMON_SEPARATORS): { keys: string[]; ids: string[] } {
+  return {
+    keys: ['k', ...crossKeys.map((s) => `k${s}x`)],
+    ids: ['x', 'y', 'z', ...COMMON_SEPARATORS.map((s) => `x${s}y`), ...COMMON_SEPARATORS.map((s) => `y${s}z`)],
+  };
+}
+
+/**
+ * The rows of a naive-encoding collision (J3) at time t, all overlapping:
+ * for each separator given, in key k the left x with the right y{s}z and
+ * the left x{s}y with the right z; and, where the key k{s}x is among
+ * `keys`, in it the left y with the right z.
+ */
+export function collidingRows(separators: readonly string[], t: number, keys: readonly string[]): RowRecord[] {
+  const at = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
+  const out: RowRecord[] = [at('k', 'L', 'x'), at('k', 'R', 'z')];
+  for (const s of separators) {
+    out.push(at('k', 'R', `y${s}z`), at('k', 'L', `x${s}y`));
+    if (keys.includes(`k${s}x`)) out.push(at(`k${s}x`, 'L', 'y'), at(`k${s}x`, 'R', 'z'));
+  }
+  return out;
+}
+
+/**
+ * Rows that make every common separator collide (J3), all matching in
+ * pairs under D = 0: in `key`, the left x and the right y{s}z at time 0,
+ * the left x{s}y and the right z at time 1, for every separator s — the
+ * matches (key, x, y{s}z) and (key, x{s}y, z) are distinct pairs with the
+ * same naive concatenation. With `crossKey`, also the left y and the right z
+ * at time 1 in the key `key{s}x`, whose match concatenates to the same
+ * string as both.
+ */
+export function collidingRowsForEverySeparator(key: string, crossKey = false): RowRecord[] {
+  const at = (k: string, side: 'L' | 'R', id: string, t: number): RowRecord => ({
+    kind: 'insert',
+    key: k,
+    side,
+    id,
+    ts: t,
+    start: t,
+    end: t,
+  });
+  return [
+    at(key, 'L', 'x', 0),
+    ...COMMON_SEPARATORS.map((s) => at(key, 'R', `y${s}z`, 0)),
+    ...COMMON_SEPARATORS.map((s) => at(key, 'L', `x${s}y`, 1)),
+    at(key, 'R', 'z', 1),
+    ...(crossKey ? COMMON_SEPARATORS.flatMap((s) => [at(`${key}${s}x`, 'L', 'y', 1), at(`${key}${s}x`, 'R', 'z', 1)]) : []),
+  ];
+}

@@ -1,0 +1,283 @@
+// The harness's power (issue 9), in its generators: rule edges in random
+// traces and in the exhaustive scenarios of each level, and rich operator
+// state carried across handoffs. The runs of the whole job against wrong
+// systems are in power.e2e.test.ts. Each would fail if its deliverable
+// regressed.
+import { describe, expect, inject, it } from 'vitest';
+import fc from 'fast-check';
+import { TIME_MAX, TIME_MIN } from '../spec/index.ts';
+import type { ClusterTrace, JoinConfig, LogRecord } from '../spec/index.ts';
+import { globalWatermark, initialJoinState, stepJoin, validityOf, type JoinState } from '../model/join/join.ts';
+import { initialClusterState, type ClusterState, type KeyCopy } from '../model/cluster/clusterState.ts';
+import { applyExternal } from '../model/cluster/stateMachine.ts';
+import { whyNotEnabled } from '../model/cluster/guards.ts';
+import { CLUSTER_SCENARIOS, coverScenario, exhaustiveScenario, rejectedRecords, type ExhaustiveScenario } from './generate/exhaustive.ts';
+import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from './generate/operatorExhaustive.ts';
+import { ROW_CHECKS } from './generate/edges.ts';
+import { operatorTraceArbitrary } from './generate/logs.ts';
+import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
+
+const seed = inject('fcSeed');
+const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
+const operatorCovers = (): OperatorCover[] => OPERATOR_SCENARIOS.map((s) => coverOperatorScenario(s));
+
+// ---------------------------------------------------------------------------
+// The edges of the rules a log reaches, computed from the state each record meets.
+
+const isTime = (t: number): string | undefined =>
+  t === TIME_MAX
+    ? 'time:2^50'
+    : t === TIME_MIN
+      ? 'time:-2^50'
+      : t === TIME_MAX + 1
+        ? 'time:2^50+1'
+        : t === TIME_MIN - 1
+          ? 'time:-(2^50+1)'
+          : undefined;
+
+/** Which J1 checks a record fails, each on its own (not only the first). */
+function failingChecks(r: LogRecord, config: JoinConfig): string[] {
+  const inRange = (t: number): boolean => t >= TIME_MIN && t <= TIME_MAX;
+  const side = r.side === 'L' || r.side === 'R';
+  if (r.kind === 'watermark') return [...(side ? [] : ['bad_side']), ...(inRange(r.wm) ? [] : ['out_of_range'])];
+  const fails: Record<(typeof ROW_CHECKS)[number], boolean> = {
+    empty_key: r.key === '',
+    empty_id: r.id === '',
+    bad_side: !side,
+    out_of_range: ![r.ts, r.start, r.end].every(inRange),
+    ts_before_start: r.ts < r.start,
+    ts_after_end: r.ts > r.end,
+    too_long: r.end - r.start > config.maxIntervalLength,
+  };
+  return ROW_CHECKS.filter((c) => fails[c]);
+}
+
+/**
+ * The rule edges a log of `config` reaches: L and D at 0 and 2^50 (J0);
+ * times at ±2^50 and ±(2^50+1) (§0, J1); every J1 failure alone and every
+ * pair at once; intervals of length D and D + 1 (J1); inserts at
+ * ts = gw - L and one tick earlier (J5); watermarks equal to, one below and
+ * one above the current one (J4); a watermark that leaves gw exactly at a
+ * row's horizon and one that passes it by one, and retractions there (J6, J8).
+ */
+function edgesOf(config: JoinConfig, records: readonly LogRecord[]): Set<string> {
+  const out = new Set<string>();
+  const L = config.allowedLateness;
+  const D = config.maxIntervalLength;
+  for (const [name, v] of [
+    ['L', L],
+    ['D', D],
+  ] as const) {
+    if (v === 0) out.add(`${name}=0`);
+    if (v === 2 ** 50) out.add(`${name}=2^50`);
+  }
+  let state: JoinState = initialJoinState;
+  for (const r of records) {
+    const times = r.kind === 'watermark' ? [r.wm] : [r.ts, r.start, r.end];
+    for (const t of times) {
+      const e = isTime(t);
+      if (e) out.add(e);
+    }
+    const fails = failingChecks(r, config);
+    if (fails.length === 1 || fails.length === 2) out.add(`invalid:${r.kind === 'watermark' ? 'watermark:' : ''}${fails.join('+')}`);
+    if (r.kind !== 'watermark') {
+      if (r.end - r.start === D && validityOf(r, config) === undefined) out.add('length=D');
+      if (r.end - r.start === D + 1 && fails.includes('too_long')) out.add('length=D+1');
+    }
+    const gw = globalWatermark(state.wm);
+    if (validityOf(r, config) === undefined && gw !== null) {
+      if (r.kind === 'insert' && r.ts === gw - L) out.add('insert:ts=gw-L');
+      if (r.kind === 'insert' && r.ts === gw - L - 1) out.add('insert:ts=gw-L-1');
+      if (r.kind === 'retract' && gw === r.end + L + D) out.add('retract:gw=end+L+D');
+      if (r.kind === 'retract' && gw === r.end + L + D + 1) out.add('retract:gw=end+L+D+1');
+    }
+    if (r.kind === 'watermark' && validityOf(r, config) === undefined) {
+      const current = state.wm[r.side as 'L' | 'R'];
+      if (current !== null && r.wm === current) out.add('watermark:equal');
+      if (current !== null && r.wm === current - 1) out.add('watermark:below');
+      if (current !== null && r.wm === current + 1) out.add('watermark:above');
+    }
+    const before = state;
+    state = stepJoin(config, state, r).state;
+    const after = globalWatermark(state.wm);
+    if (r.kind === 'watermark' && after !== null && after !== globalWatermark(before.wm)) {
+      for (const row of before.rows) {
+        if (after === row.end + L + D) out.add('watermark:gw=end+L+D');
+        if (after === row.end + L + D + 1) out.add('watermark:gw=end+L+D+1');
+      }
+    }
+  }
+  return out;
+}
+
+const pairs = ROW_CHECKS.flatMap((a, i) => ROW_CHECKS.slice(i + 1).map((b) => `invalid:${a}+${b}`));
+/** Every edge a log can reach (edgesOf), whatever the config. */
+const REQUIRED_EDGES = [
+  'L=0',
+  'L=2^50',
+  'D=0',
+  'D=2^50',
+  'time:2^50',
+  'time:-2^50',
+  'time:2^50+1',
+  'time:-(2^50+1)',
+  ...ROW_CHECKS.map((c) => `invalid:${c}`),
+  ...pairs,
+  'invalid:watermark:bad_side',
+  'invalid:watermark:out_of_range',
+  'invalid:watermark:bad_side+out_of_range',
+  'length=D',
+  'length=D+1',
+  'insert:ts=gw-L',
+  'insert:ts=gw-L-1',
+  'watermark:equal',
+  'watermark:below',
+  'watermark:above',
+  'watermark:gw=end+L+D',
+  'watermark:gw=end+L+D+1',
+  'retract:gw=end+L+D',
+  'retract:gw=end+L+D+1',
+];
+
+const missing = (seen: Set<string>): string[] => REQUIRED_EDGES.filter((e) => !seen.has(e));
+
+/** The records of a cluster trace, in order. */
+const recordsOf = (t: ClusterTrace): LogRecord[] => t.steps.flatMap(({ action }) => (action.type === 'record' ? [action.record] : []));
+
+describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exact edges of the rules', () => {
+  it(
+    'random operator traces reach every edge (±2^50, ±(2^50+1), every pair of J1 failures, lengths D and D + 1, ts = gw - L and ' +
+      'one less, watermarks equal, below and above, gw at a horizon and one past it, L and D at 0 and 2^50)',
+    () => {
+      const seen = new Set<string>();
+      for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 1000 })) {
+        for (const e of edgesOf(
+          t.config,
+          t.steps.map((s) => s.record),
+        ))
+          seen.add(e);
+      }
+      expect(missing(seen)).toEqual([]);
+    },
+  );
+
+  it('random cluster traces reach every edge too, the watermark-relative ones computed from the state the record meets', () => {
+    const seen = new Set<string>();
+    for (const t of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 400 })) {
+      for (const e of edgesOf(t.config.join, recordsOf(t))) seen.add(e);
+    }
+    expect(missing(seen)).toEqual([]);
+  });
+
+  it('the exhaustive scenarios reach every edge at level operator, and at the cluster levels (their scripts, preludes and rejection probes)', () => {
+    const operatorSeen = new Set<string>();
+    for (const cover of operatorCovers()) {
+      for (const t of cover.traces) {
+        for (const e of edgesOf(
+          t.config,
+          t.steps.map((st) => st.record),
+        ))
+          operatorSeen.add(e);
+      }
+    }
+    expect(missing(operatorSeen)).toEqual([]);
+    const clusterSeen = new Set<string>();
+    for (const s of CLUSTER_SCENARIOS) {
+      for (const e of edgesOf(s.cluster.join, [...(s.prelude ?? []), ...s.bounds.script])) clusterSeen.add(e);
+      for (const e of edgesOf(s.cluster.join, rejectedRecords(s.cluster)))
+        if (e.startsWith('invalid') || e.startsWith('time') || e.startsWith('length')) clusterSeen.add(e);
+    }
+    expect(missing(clusterSeen)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+
+/** The join state of the copy a handoff moves, fails over or restarts, and whether it is rich (J6, J8). */
+function isRich(join: JoinState, config: JoinConfig): boolean {
+  const live = join.rows.filter((r) => r.live);
+  const horizonOrder = [...live].sort((a, b) => a.end - b.end).map((r) => r.id);
+  const held = (side: 'L' | 'R', id: string, key: string): boolean =>
+    join.rows.some((r) => r.key === key && r.side === side && r.id === id);
+  return (
+    live.length >= 2 &&
+    horizonOrder.join() !== live.map((r) => r.id).join() &&
+    join.rows.some((r) => !r.live) &&
+    join.matches.some((m) => !held('L', m.left, m.key) || !held('R', m.right, m.key)) &&
+    join.wm.L !== null &&
+    join.wm.R !== null &&
+    config.allowedLateness + config.maxIntervalLength >= 0
+  );
+}
+
+/** The join state a copy of `key` has once it has read the whole log (what a failover or a restart rebuilds, C3, C8, C10). */
+function stateFromLog(log: readonly LogRecord[], key: string, config: JoinConfig): JoinState {
+  let state = initialJoinState;
+  for (const r of log) if (r.kind === 'watermark' || r.key === key) state = stepJoin(config, state, r).state;
+  return state;
+}
+
+/** The handoffs of a trace that carry a rich state: persist or checkpoint of a rich copy, failover or restart of a key whose state is rich. */
+function richHandoffs(trace: ClusterTrace): string[] {
+  const setup = { ...trace.config, checkProperties: false };
+  let state: ClusterState = initialClusterState(setup);
+  const out: string[] = [];
+  for (const { action } of trace.steps) {
+    if (action.type === 'process') continue;
+    if (whyNotEnabled(setup, state, action) !== undefined) continue;
+    const h = state.coordinator.handoff;
+    if (action.type === 'persist' && h) {
+      const copy: KeyCopy | undefined = state.workers[h.src]?.keys[action.key];
+      if (copy && isRich(copy.join, setup.join)) out.push('persist');
+    }
+    if (action.type === 'checkpoint') {
+      const copy = state.workers[action.worker]?.keys[action.key];
+      if (copy && isRich(copy.join, setup.join)) out.push('checkpoint');
+    }
+    if (action.type === 'failover' && isRich(stateFromLog(state.log, action.key, setup.join), setup.join)) out.push('failover');
+    if (action.type === 'restart' && action.node !== 'coordinator') {
+      for (const [k, owner] of Object.entries(state.coordinator.owner)) {
+        if (owner === action.node && isRich(stateFromLog(state.log, k, setup.join), setup.join)) out.push('restart');
+      }
+    }
+    state = applyExternal(setup, state, action).state;
+  }
+  return out;
+}
+
+describe('J6, J8 across handoffs: keys moved, failed over or restarted with rich operator state', () => {
+  it(
+    'the rich-state scenario persists, fails over and restarts k1 while it holds live rows out of horizon order, a tombstone, ' +
+      'a match whose endpoint is evicted and both watermarks',
+    () => {
+      const cover = coverScenario(scenario('rich-state-across-a-handoff'));
+      const kinds = new Set(cover.traces.flatMap(richHandoffs));
+      expect([...kinds].sort()).toEqual(expect.arrayContaining(['failover', 'persist', 'restart']));
+    },
+  );
+
+  it('C6–C8, C11: a failover together with duplicated messages, back to the worker that owned the key before', () => {
+    for (const name of ['failover-with-duplicates-and-failback', 'zombie-failback-with-duplicates']) {
+      const cover = coverScenario(scenario(name));
+      const failback = cover.traces.some((t) => {
+        const owners = [t.config.keys[0].owner];
+        let failedBack = false;
+        for (const { action } of t.steps) {
+          if (action.type === 'freeze') owners.push(action.to);
+          if (action.type === 'failover' && owners.slice(0, -1).includes(action.to)) failedBack = true;
+          if (failedBack && (action.type === 'duplicateRelease' || action.type === 'duplicateInstall')) return true;
+        }
+        return false;
+      });
+      expect(failback, name).toBe(true);
+    }
+  });
+
+  it('random cluster traces carry rich state into handoffs, failovers and restarts too', () => {
+    const kinds = new Set<string>();
+    for (const t of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 400 })) for (const k of richHandoffs(t)) kinds.add(k);
+    // Moved (persisted or checkpointed for a migration) and recovered (failed over or restarted) with rich state.
+    expect(kinds.has('persist') || kinds.has('checkpoint')).toBe(true);
+    expect(kinds.has('failover') || kinds.has('restart')).toBe(true);
+  });
+});
