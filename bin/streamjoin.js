@@ -3,9 +3,18 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../cli/main.ts');
-process.exitCode = await main(process.argv.slice(2), {
+const { main, handlesInterrupts } = await import('../cli/main.ts');
+const { exitSoon, installInterrupts } = await import('../cli/interrupts.ts');
+const argv = process.argv.slice(2);
+const stderr = (text) => process.stderr.write(text);
+// Commands that stop cleanly get SIGINT and SIGTERM as an AbortSignal; the others die of them.
+const interrupts = handlesInterrupts(argv) ? installInterrupts(stderr) : undefined;
+const code = await main(argv, {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stderr,
   interactive: Boolean(process.stderr.isTTY),
+  ...(interrupts ? { signal: interrupts.signal } : {}),
 });
+interrupts?.dispose();
+process.exitCode = code;
+exitSoon(code, 2000, stderr);

@@ -85,6 +85,12 @@ describe('streamjoin conform', () => {
     const explanation = readFileSync(join(out, files[0] as string), 'utf8');
     expect(explanation).toContain('C6 (Install)');
     expect(explanation).toContain('Sequence diagram');
+    // The stderr shown is that of the counterexample's own run, not the end of the whole run:
+    // misbehave logs each request it reads; a run of N steps is an init, then an action and an inspect per step.
+    const steps = (JSON.parse(readFileSync(join(out, files[1] as string), 'utf8')) as { steps: unknown[] }).steps.length;
+    const logged = [...explanation.matchAll(/^ {2}\| misbehave: request (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(logged).toHaveLength(Math.min(20, 1 + 2 * steps));
+    expect(logged).toEqual(logged.map((_, i) => (logged[0] as number) + i));
     const replayLine = /replay: {9}streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
     expect(replayLine).toBeDefined();
     // The printed command, as a shell would split it.
@@ -177,16 +183,45 @@ describe('streamjoin replay', () => {
     expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
   });
 
-  it('a trace whose expectation is wrong: exit 1, the divergence, and a note that the file disagrees with the model', async () => {
+  it('a trace whose own expectation is wrong: the file disagrees with the model, not the system: exit 254 (SJ111) at the step and field, no system started', async () => {
     const dir = tmp();
     const trace = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: { expect: { observation: { sink: { fenced: number } } } }[] };
     (trace.steps[4] as (typeof trace.steps)[number]).expect.observation.sink.fenced = 0;
-    writeFileSync(join(dir, 'z.json'), JSON.stringify(trace));
-    const r = await run(['replay', join(dir, 'z.json'), '--sut', 'model']);
+    writeFileSync(join(dir, 'z.json'), JSON.stringify(trace, null, 2));
+    // A system that would leave a mark if it were started.
+    const r = await run(['replay', join(dir, 'z.json'), '--sut', `touch ${join(dir, 'started')}`, '--out', dir]);
+    expect(r.code).toBe(254);
+    expect(r.stdout).toBe('');
+    const m = /^(.*z\.json):(\d+):(\d+): SJ111 (.*)\n$/.exec(r.stderr);
+    expect(m?.[1]).toBe(join(dir, 'z.json'));
+    expect(m?.[4]).toBe(
+      'step 4: the file expects observation /sink/fenced to be 0, the reference model gives 1: the file disagrees with the reference model (rewrite its expectations with --write-expected)',
+    );
+    // The line and column point at the value the file got wrong.
+    const line = readFileSync(join(dir, 'z.json'), 'utf8').split('\n')[Number(m?.[2]) - 1] ?? '';
+    expect(line.slice(Number(m?.[3]) - 1 - '"fenced": '.length)).toMatch(/^"fenced": 0\b/);
+    expect(readdirSync(dir)).toEqual(['z.json']);
+  });
+
+  it("--out DIR: a divergence writes the counterexample (cut at the divergence, with the model's expectations) and its explanation, as conform does", async () => {
+    const dir = tmp();
+    const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:sink-fence';
+    const r = await run(['replay', zombie, '--sut', sut, '--out', dir, '--startup-timeout', '60000']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('Divergence at step 4');
-    expect(r.stdout).toContain('/sink/fenced');
-    expect(r.stderr).toContain("step 4: the file's expected observation differs from the reference model's");
+    expect(readdirSync(dir).sort()).toEqual(['zombie-fenced.faults.explain.txt', 'zombie-fenced.faults.trace.json']);
+    expect(r.stdout).toContain(`counterexample: ${join(dir, 'zombie-fenced.faults.trace.json')}`);
+    const written = JSON.parse(readFileSync(join(dir, 'zombie-fenced.faults.trace.json'), 'utf8')) as { steps: unknown[] };
+    const step = Number(/Divergence at step (\d+)/.exec(r.stdout)?.[1]);
+    expect(written.steps).toHaveLength(step + 1);
+    // The explanation shows this run's stderr: the session's requests (init, then an action and an inspect per step).
+    const explanation = readFileSync(join(dir, 'zombie-fenced.faults.explain.txt'), 'utf8');
+    expect(explanation).toContain('What the system under test wrote to stderr while this trace ran');
+    // The written trace replays against the model (its expectations are the model's).
+    expect((await run(['replay', join(dir, 'zombie-fenced.faults.trace.json'), '--sut', 'model'])).code).toBe(0);
+    // Refused: --out that would overwrite the file replayed.
+    const again = await run(['replay', join(dir, 'zombie-fenced.faults.trace.json'), '--sut', 'model', '--out', dir]);
+    expect(again.code).toBe(254);
+    expect(again.stderr).toMatch(/^usage: SJ105 --out .*: the counterexample would overwrite/);
   });
 
   it("--write-expected fills a plain trace with the model's expectations, atomically", async () => {

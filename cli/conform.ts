@@ -5,23 +5,38 @@ import type { TraceSource, ConformReport } from '../conformance/conform.ts';
 import { runConform } from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
-import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../conformance/adapters/process.ts';
-import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { shellQuote, writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import type { Output } from './output.ts';
 import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
-import { buildCovers, buildSystem, conformExamplePaths, outDirProblem, parseLevel, scenariosNamed } from './harnessArgs.ts';
+import {
+  SYSTEM_FLAGS_HELP,
+  SYSTEM_FLAG_OPTIONS,
+  buildCovers,
+  buildSystem,
+  conformExamplePaths,
+  outDirProblem,
+  parseLevel,
+  scenariosNamed,
+} from './harnessArgs.ts';
 import { conformJson, conformSummary, exitOfVerdict } from './conformReport.ts';
 
-export const HARNESS_EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
-command that replays it printed); 2 unknown: the system under test cannot be
-judged (it died, hung, babbled, broke the protocol, lacks the level asked
-for) or the time budget ran out; 254 bad input or usage (one line
-\`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
+export const HARNESS_EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence; 2 unknown: the system under test
+cannot be judged (it died, hung, babbled, broke the protocol, lacks the
+level asked for), the time budget ran out, or the run was interrupted; 254
+bad input or usage (one line \`where: SJnnn message\`). 255 is an internal
+error of streamjoin.
+
+SIGINT or SIGTERM (Ctrl-C) stops the run: the report so far is printed
+(verdict unknown, unless a divergence was found: that stands), complete
+counterexamples are written, nothing half, and the system under test's
+processes are stopped. A second signal stops at once. What the harness
+expects of a system under test, and what each verdict means:
+docs/systems-under-test.md.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
                    [--exhaustive [--scenario NAME,...]] [--examples all|none]
-                   [--timeout MS] [--max-line BYTES] [--time-budget SECONDS] [--path PATH]
+                   [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
+                   [--time-budget SECONDS] [--path PATH]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -41,9 +56,7 @@ observation and reports the first divergence.
                        reported (its "path"), as printed after a failure
   --out DIR            where counterexamples are written (default out/)
   --json               print one JSON report on stdout instead of the summary
-  --timeout MS         no reply for this long with requests outstanding means the
-                       system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
-  --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
+${SYSTEM_FLAGS_HELP}
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example and regression traces first (default all)
   --exhaustive         also run every interleaving of the bounded-exhaustive
@@ -56,7 +69,10 @@ ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n
 
 Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
 trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
-expected versus actual, the rules broken, a sequence diagram), atomically.
+expected versus actual, the rules broken, a sequence diagram, and what the
+system wrote to stderr while that trace ran), atomically, and prints the
+command that replays it. A divergence in an example names both steps: the
+example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -72,8 +88,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       path: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'max-line': { type: 'string' },
+      ...SYSTEM_FLAG_OPTIONS,
       'time-budget': { type: 'string' },
       examples: { type: 'string' },
       exhaustive: { type: 'boolean', default: false },
@@ -99,7 +114,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   // All input is read and checked before the system under test starts.
   const examples: TraceSource[] =
     values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  const system = buildSystem(values.sut, values);
+  const system = buildSystem(values.sut, values, out.signal);
   const sutWord = shellQuote(values.sut);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
   const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
@@ -116,11 +131,13 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
       progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
       ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
+      ...(out.signal ? { signal: out.signal } : {}),
     });
   } finally {
     await system.close();
   }
-  const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
+  // After the system is closed: each counterexample's stderr is complete by now.
+  const written = writeCounterexamples(report, values.out, sutWord);
   if (values.json) out.stdout(`${JSON.stringify(conformJson(report, written))}\n`);
   else out.stdout(conformSummary(report, written));
   return exitOfVerdict(report.verdict);

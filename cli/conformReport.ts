@@ -1,6 +1,6 @@
 // What `streamjoin conform` prints: the summary for people, and the JSON
 // report for tools.
-import type { ConformReport } from '../conformance/conform.ts';
+import { exampleStepText, type ConformReport } from '../conformance/conform.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import { type WrittenCounterexample, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
@@ -10,9 +10,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   const lines: string[] = [];
   const impl = report.implementation ? `${report.implementation.name} ${report.implementation.version}` : 'unknown implementation';
   lines.push(`streamjoin conform: ${impl} (--sut ${shellQuote(report.sut)})`);
-  lines.push(
-    `levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`,
-  );
+  lines.push(`${levelsLine(report)}; seed ${report.seed}`);
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
   lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
   lines.push(...exhaustiveLines(report));
@@ -29,7 +27,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
         : f.origin === 'exhaustive'
           ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
-          : `example ${f.path ?? ''}`;
+          : `example ${f.path ?? ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, f.trace.trace.steps.length)}`;
     lines.push(`FAIL at level ${f.level}: ${what}`);
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
@@ -54,6 +52,22 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         : 'verdict: UNKNOWN',
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Which levels were checked: all those asked for, unless the run stopped
+ * (unknown); then only those whose every part ran (their random traces, the
+ * last part of a level, came to a verdict).
+ */
+export function levelsLine(report: ConformReport): string {
+  const supported = `supported: ${report.supported.join(', ') || 'none'}`;
+  if (!report.unknown) return `levels checked: ${report.levels.join(', ') || 'none'} (${supported})`;
+  if (report.levels.length === 0) {
+    return `levels checked: none (${report.supported.length === 0 ? `the system could not be judged during ${report.unknown.during}` : supported})`;
+  }
+  const done = report.levels.filter((l) => report.random.some((r) => r.level === l && r.verdict !== 'unknown'));
+  const rest = report.levels.filter((l) => !done.includes(l));
+  return `levels checked: ${done.join(', ') || 'none'}${rest.length > 0 ? `; not checked: ${rest.join(', ')} (the run stopped, see UNKNOWN below)` : ''} (${supported})`;
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -102,6 +116,7 @@ export function conformJson(report: ConformReport, written: readonly WrittenCoun
       path: w.failure.path ?? null,
       scenario: w.failure.scenario ?? null,
       seed: w.failure.seed ?? null,
+      exampleStep: w.failure.exampleStep ?? null,
       fcPath: w.failure.fcPath ?? null,
       steps: w.failure.trace.trace.steps.length,
       divergence: w.failure.divergence,

@@ -210,7 +210,6 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sutWord: shellQuote(mutantServeCommand(r.mutant.name)),
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
-        stderrTail: [],
       }),
     );
   }

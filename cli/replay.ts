@@ -1,33 +1,50 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
+import { resolve } from 'node:path';
+import { InputError, placeInFile } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
-import { levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
+import { fileDisagreement, levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
 import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
+import { abortReason } from '../conformance/adapters/process.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { failureName, shellQuote, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import type { Failure } from '../conformance/conform.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
-import { buildSystem, parseLevel } from './harnessArgs.ts';
+import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 
-export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--timeout MS] [--max-line BYTES]
+export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--out DIR] [--json]
+                 [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
 written by conform) against a system under test, in lockstep with the model,
 and prints the first divergence or "conforms". Expectations in the file are
-used where present, the model's elsewhere.
+checked against the reference model before the system starts; where the file
+has none, the model's are used.
 
   --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
+  --out DIR              on a divergence, write the counterexample there as
+                         conform does: DIR/NAME.trace.json (the trace cut at the
+                         divergence, with the model's expectations) and
+                         DIR/NAME.explain.txt, atomically
   --json                 print one JSON result on stdout
+${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
+
+A file whose own expectation disagrees with the reference model is refused
+(254, SJ111, at the step and field): the file is wrong, not the system, and
+no system is started. --write-expected rewrites a file's expectations from
+the model.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -39,14 +56,16 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       sut: { type: 'string' },
       level: { type: 'string' },
       json: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'max-line': { type: 'string' },
+      out: { type: 'string' },
+      ...SYSTEM_FLAG_OPTIONS,
       'write-expected': { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
+  const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
+  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   const trace: AnyTrace = loadCheckedTrace(file);
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
@@ -64,23 +83,67 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     if (level === 'cluster' && need === 'faults') throw usageError('this trace has fault actions: it needs level faults');
     chosen = level ?? need;
   }
-  const system = buildSystem(values.sut, values);
+  // The file against the model first: a wrong expectation is the file's fault, found without any system.
+  const wrong = fileDisagreement(trace);
+  if (wrong) {
+    throw new InputError(
+      'SJ111',
+      placeInFile(file, wrong.pointer),
+      `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
+    );
+  }
+  const name = failureName({ level: chosen, origin: 'example', trace });
+  if (values.out !== undefined && resolve(values.out, `${name}.trace.json`) === resolve(file)) {
+    throw usageError(`--out ${values.out}: the counterexample would overwrite ${file}; write it to another directory`);
+  }
+  const system = buildSystem(values.sut, values, out.signal);
   try {
+    if (out.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(out.signal)}`);
     const info = await system.info();
     if (!info.levels.includes(chosen))
       throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
-    for (const d of result.disagreements) {
-      out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
-    }
     const d = result.divergence;
+    await system.close();
+    let written: WrittenCounterexample | undefined;
+    if (d && values.out !== undefined) {
+      // Cut at the divergence, with the model's expectations; the stderr of this run (complete: the system is closed).
+      const cut: AnyTrace =
+        trace.kind === 'cluster'
+          ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, d.step + 1) } }
+          : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, d.step + 1) } };
+      const failure: Failure = {
+        level: chosen,
+        origin: 'example',
+        path: file,
+        trace: withExpectations(cut),
+        divergence: d,
+        ...(result.stderr ? { stderr: result.stderr } : {}),
+      };
+      written = writeCounterexample(failure, {
+        outDir: values.out,
+        name,
+        sutWord: shellQuote(values.sut),
+        sut: values.sut,
+        implementation: `${info.implementation.name} ${info.implementation.version}`,
+      });
+    }
     if (values.json) {
       out.stdout(
-        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`,
+        `${JSON.stringify({
+          file,
+          level: chosen,
+          verdict: d ? 'fail' : 'pass',
+          steps: trace.trace.steps.length,
+          divergence: d ?? null,
+          counterexample: written?.tracePath ?? null,
+          explanation: written?.explainPath ?? null,
+        })}\n`,
       );
     } else if (d) {
       out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
+      if (written) out.stdout(`counterexample: ${written.tracePath}\nexplanation:    ${written.explainPath}\n`);
     } else {
       out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
     }

@@ -7,14 +7,15 @@ import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
-import { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+import { levelOfClusterTrace, runTraceObserved, withExpectations, withoutExpectations, type TraceRun } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
 import type { ScenarioCover } from './generate/exhaustive.ts';
 import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
-import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
+import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from './adapters/sut.ts';
+import { abortReason } from './adapters/process.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -40,6 +41,14 @@ export interface Failure {
   readonly divergence: Divergence;
   /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
   readonly foundAfterMs?: number;
+  /** An example's own step where it diverged (`divergence.step` is the minimized trace's). */
+  readonly exampleStep?: number;
+  /**
+   * What the system wrote to stderr while the counterexample trace ran (a
+   * process; bounded). Read it after the system is closed: stderr may trail
+   * the replies.
+   */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /** The system under test could not be judged. */
@@ -130,6 +139,16 @@ export interface ConformOptions {
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
+  /**
+   * Aborting it stops the job between traces (a process system at once):
+   * the report so far, with verdict unknown unless a divergence was found.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** SutUnavailable `interrupted: ...` if the job was aborted: the system can no longer be judged. */
+function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(signal)}`);
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -162,6 +181,7 @@ async function runExhaustiveScenario(
   await runClusterLockstepPipelined(runnable, opts.system, {
     ...(opts.window !== undefined ? { window: opts.window } : {}),
     onResult: (r) => {
+      if (opts.signal?.aborted) return false;
       run++;
       perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
       if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
@@ -180,13 +200,14 @@ async function runExhaustiveScenario(
     skipped,
     levels: perLevel,
   };
-  if (!first) return { result: { ...base, verdict: 'pass', ms: performance.now() - t0 } };
+  if (!first) return { result: { ...base, verdict: opts.signal?.aborted ? 'unknown' : 'pass', ms: performance.now() - t0 } };
   const found: { trace: ClusterTrace; level: Level; divergence: Divergence; at: number } = first;
   // A system that dies while being minimized still leaves the divergence found, unminimized.
   const whole: AnyTrace = { kind: 'cluster', trace: found.trace };
   const minimal = await minimizeTrace(opts.system, found.level, whole, found.divergence).catch(() => ({
     trace: whole,
     divergence: found.divergence,
+    stderr: undefined,
   }));
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
@@ -201,6 +222,7 @@ async function runExhaustiveScenario(
       trace: withExpectations(trace),
       divergence: minimal.divergence,
       foundAfterMs: found.at,
+      ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
     },
   };
 }
@@ -212,7 +234,7 @@ async function randomAtLevel(
   since: () => number,
 ): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed, runs } = opts;
-  const failing = new Map<AnyTrace, Divergence>();
+  const failing = new Map<AnyTrace, TraceRun & { divergence: Divergence }>();
   let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
@@ -220,13 +242,18 @@ async function randomAtLevel(
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
+    if (opts.signal?.aborted) {
+      unavailable = new SutUnavailable(`interrupted: ${abortReason(opts.signal)}`);
+      return true;
+    }
     done++;
     opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
     try {
-      const d = await runTrace(system, trace, level);
+      const run = await runTraceObserved(system, trace, level);
+      const d = run.divergence;
       if (!d) return true;
       firstSeen ??= since();
-      failing.set(trace, d);
+      failing.set(trace, { ...run, divergence: d });
       return false;
     } catch (e) {
       if (e instanceof SutUnavailable) unavailable = e;
@@ -249,8 +276,15 @@ async function randomAtLevel(
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
-    const found = failing.get(trace) ?? (await runTrace(system, trace, level).catch(() => undefined));
-    const minimal = found ? await minimizeTrace(system, level, trace, found).catch(() => ({ trace, divergence: found })) : undefined;
+    const seen = failing.get(trace) ?? (await runTraceObserved(system, trace, level).catch(() => undefined));
+    const found = seen?.divergence;
+    const minimal = found
+      ? await minimizeTrace(system, level, trace, found, undefined, seen?.stderr).catch(() => ({
+          trace,
+          divergence: found,
+          stderr: seen?.stderr,
+        }))
+      : undefined;
     if (minimal) {
       const { divergence } = minimal;
       const small = minimal.trace;
@@ -277,6 +311,7 @@ async function randomAtLevel(
           trace: withExpectations(named),
           divergence,
           ...(firstSeen !== undefined ? { foundAfterMs: firstSeen } : {}),
+          ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
         },
         ...(unavailable ? { unknown: unavailable } : {}),
       };
@@ -295,6 +330,11 @@ const PROJECT_ROOT = join(import.meta.dirname, '..');
 function projectRelative(path: string): string {
   const r = relative(PROJECT_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
+}
+
+/** An example's divergence in both numberings: the example's step, and the minimized counterexample's. */
+export function exampleStepText(exampleStep: number, step: number, steps: number): string {
+  return `step ${exampleStep} of the example (step ${step} of the ${steps}-step counterexample)`;
 }
 
 function fcDescription(seed: number, path: string | null): string {
@@ -359,7 +399,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `example ${ex.path} at level ${level}`;
-      const d = await runTrace(system, ex.trace, level as Level);
+      throwIfInterrupted(opts.signal);
+      const run = await runTraceObserved(system, ex.trace, level as Level);
+      const d = run.divergence;
       examples.push({
         level: level as Level,
         path: ex.path,
@@ -367,15 +409,23 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         steps: ex.trace.trace.steps.length,
         verdict: d ? 'fail' : 'pass',
       });
-      opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
+      if (!d) opts.progress?.(`ok   ${level.padEnd(8)} ${ex.trace.trace.name}`);
       if (d) {
         const foundAfterMs = since();
         // Cut at the divergence and minimized, like every other counterexample; it keeps the example's name.
         // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
         // A system that dies while being minimized still leaves the divergence found, unminimized.
         const plain = withoutExpectations(ex.trace);
-        const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
+        const minimal = await minimizeTrace(system, level as Level, plain, d, undefined, run.stderr).catch(() => ({
+          trace: plain,
+          divergence: d,
+          stderr: run.stderr,
+        }));
         const t = minimal.trace;
+        // Both numberings: the example's own step (what its file shows) and the counterexample's.
+        opts.progress?.(
+          `FAIL ${level.padEnd(8)} ${ex.trace.trace.name}: ${exampleStepText(d.step, minimal.divergence.step, t.trace.steps.length)}: ${minimal.divergence.summary}`,
+        );
         const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
@@ -394,6 +444,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
           trace: withExpectations(named),
           divergence: minimal.divergence,
           foundAfterMs,
+          exampleStep: d.step,
+          ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
         });
       }
       if (done()) return report();
@@ -415,6 +467,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `exhaustive scenario ${cover.scenario.name}`;
+      throwIfInterrupted(opts.signal);
       const r = await runExhaustiveScenario(opts, cover, levels, since);
       exhaustive.push(r.result);
       const x = r.result;
@@ -422,10 +475,12 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
+      throwIfInterrupted(opts.signal);
     }
     for (const level of levels) {
       if (done()) break;
       during = `random traces at level ${level} (seed ${seed})`;
+      throwIfInterrupted(opts.signal);
       const r = await randomAtLevel(opts, level, since);
       random.push(r.result);
       const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';

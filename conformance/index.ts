@@ -13,7 +13,17 @@ export type { ImplClusterOptions } from './adapters/implCluster.ts';
 export { IMPL_INFO, implSut, implSutOf } from './adapters/implSut.ts';
 export type { ImplSutOptions } from './adapters/implSut.ts';
 export { inProcessSystem } from './adapters/inProcess.ts';
-export { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
+export { BUFFERING_HINT, DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from './adapters/process.ts';
+export {
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_TERM_GRACE_MS,
+  SUT_MARKER_VARIABLE,
+  killAllSystems,
+  livingInGroup,
+  livingWithEnvironment,
+  spawnInGroup,
+} from './adapters/processGroup.ts';
+export type { ExitStatus, GroupProcess, StopOptions } from './adapters/processGroup.ts';
 export type { ProcessOptions } from './adapters/process.ts';
 export { SutConfigError, SutUnavailable } from './adapters/sut.ts';
 export type {
@@ -24,6 +34,7 @@ export type {
   InProcessSut,
   OperatorSession,
   RecordReply,
+  StderrExcerpt,
   SutError,
   SutInfo,
   SystemUnderTest,

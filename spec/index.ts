@@ -13,7 +13,7 @@ export {
   TIME_MAX,
   TIME_MIN,
 } from './constants.ts';
-export { ERROR_CODES, InputError } from './errors.ts';
+export { ERROR_CODES, InputError, MAX_MESSAGE_CHARS, MAX_WHERE_CHARS, printable } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
 export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
@@ -21,8 +21,13 @@ export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';
 export type { SchemaName } from './schemas.ts';
 export {
-  checkDocument,
+  MAX_DOCUMENT_BYTES,
+  MAX_DOCUMENT_DEPTH,
+  anyTraceOf,
+  checkAgainstSchema,
+  clusterConfigIssue,
   clusterConfigProblem,
+  documentError,
   documentFormat,
   loadAnyTrace,
   loadClusterTrace,
@@ -30,11 +35,14 @@ export {
   loadCounterexample,
   loadOperatorTrace,
   parseClusterTrace,
+  parseDocument,
   parseJson,
   parseOperatorTrace,
+  placeInFile,
+  readDocument,
   readTextFile,
 } from './documents.ts';
-export type { AnyTrace } from './documents.ts';
+export type { AnyTrace, JsonDocument } from './documents.ts';
 export {
   LEVELS,
   PROTOCOL_ERRORS,

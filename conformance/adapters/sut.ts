@@ -3,8 +3,8 @@
 //
 // - in-process, synchronous: `OperatorUnderTest` (operatorTrace.ts) and
 //   `ClusterUnderTest` below, bundled with a name and levels as an
-//   `InProcessSut`. The reference model is one; phase 2 plugs the
-//   implementation and every mutant in here. `streamjoin serve` wraps one in
+//   `InProcessSut`. The reference model is one; the implementation and
+//   every mutant plug in here too. `streamjoin serve` wraps one in
 //   the protocol server.
 // - asynchronous `SystemUnderTest`: what the lockstep runner drives. Built
 //   from an `InProcessSut` (adapters/inProcess.ts) or from a process speaking
@@ -80,10 +80,23 @@ export interface SutInfo {
   readonly levels: readonly Level[];
 }
 
+/** The last lines a system wrote to stderr while something ran, each printable and bounded. */
+export interface StderrExcerpt {
+  readonly lines: readonly string[];
+  /** Lines written before those (not kept). */
+  readonly earlier: number;
+}
+
 /** A session at level `operator`. */
 export interface OperatorSession {
   /** Applies the records in order; one reply each. Pipelined over a process. */
   records(records: readonly LogRecord[]): Promise<RecordReply[]>;
+  /**
+   * What the system wrote to stderr from this session's first request until
+   * the next session's (a process; in-process systems have none). Read it
+   * late: a process's stderr may trail its replies.
+   */
+  stderr?(): StderrExcerpt;
 }
 
 /** A session at level `cluster` or `faults`. */
@@ -92,6 +105,8 @@ export interface ClusterSession {
   observe(): Promise<ClusterObservation>;
   /** Each action followed by an observation, in order. Pipelined over a process. */
   steps(actions: readonly ExternalAction[]): Promise<ClusterStepReply[]>;
+  /** As OperatorSession's. */
+  stderr?(): StderrExcerpt;
 }
 
 /**

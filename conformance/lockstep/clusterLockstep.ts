@@ -11,7 +11,7 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { mergeRefs, rulesOfAction, rulesOfEventPath, rulesOfObservationPath, type RuleRefs } from '../report/rules.ts';
-import type { ClusterStepReply, SystemUnderTest } from '../adapters/sut.ts';
+import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 
 /** What one step must produce: the events, or the reason it is not enabled; then the observation. */
@@ -183,6 +183,8 @@ export interface ClusterRunResult {
   readonly replies: readonly ClusterStepReply[];
   /** Steps where the trace's own expectations disagree with the model. */
   readonly disagreements: readonly ModelDisagreement[];
+  /** The system's stderr while this trace ran (a process); read it late, it may trail the replies. */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /**
@@ -196,11 +198,12 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
   const replies = await answered;
+  const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
   for (let i = 0; i < actions.length; i++) {
     const d = compareClusterStep(i, actions[i] as ExternalAction, expected[i] as ExpectedClusterStep, replies[i] as ClusterStepReply);
-    if (d) return { divergence: d, replies, disagreements };
+    if (d) return { divergence: d, replies, disagreements, ...stderr };
   }
-  return { replies, disagreements };
+  return { replies, disagreements, ...stderr };
 }
 
 /** One trace of a pipelined run, as it is judged. */

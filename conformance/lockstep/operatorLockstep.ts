@@ -7,7 +7,7 @@ import { createModelOperator } from '../adapters/modelOperator.ts';
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { rulesOfOperatorField } from '../report/rules.ts';
-import type { RecordReply, SystemUnderTest } from '../adapters/sut.ts';
+import type { RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 
 /** What one record must produce (§3). */
@@ -126,6 +126,8 @@ export interface OperatorRunResult {
   readonly divergence?: Divergence;
   readonly replies: readonly RecordReply[];
   readonly disagreements: readonly ModelDisagreement[];
+  /** The system's stderr while this trace ran (a process); read it late, it may trail the replies. */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /** Runs an operator trace against a system at level `operator`. Rejects with SutUnavailable if it cannot be judged. */
@@ -135,6 +137,7 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
   const answered = session.records(trace.steps.map((s) => s.record));
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
   const replies = await answered;
+  const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
   for (let i = 0; i < trace.steps.length; i++) {
     const d = compareOperatorStep(
       i,
@@ -142,7 +145,7 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
       expected[i] as ExpectedOperatorStep,
       replies[i] as RecordReply,
     );
-    if (d) return { divergence: d, replies, disagreements };
+    if (d) return { divergence: d, replies, disagreements, ...stderr };
   }
-  return { replies, disagreements };
+  return { replies, disagreements, ...stderr };
 }

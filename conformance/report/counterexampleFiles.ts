@@ -13,7 +13,7 @@ export function shellQuote(word: string): string {
 }
 
 /** The base file name of a failure's counterexample. */
-export function failureName(f: Failure): string {
+export function failureName(f: Pick<Failure, 'origin' | 'level' | 'seed' | 'scenario' | 'trace'>): string {
   const base =
     f.origin === 'random'
       ? `${f.level}-seed${f.seed ?? 0}`
@@ -41,7 +41,6 @@ export interface CounterexampleTarget {
   /** The system as the explanation names it. */
   readonly sut: string;
   readonly implementation?: string;
-  readonly stderrTail: readonly string[];
 }
 
 /** Writes one counterexample (trace and explanation, atomically); returns the paths and the command that replays it. */
@@ -65,7 +64,8 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
     level: f.level,
     origin,
     replay,
-    stderrTail: target.stderrTail,
+    // The stderr of the trace that diverged, not of the whole run (a process system; in-process ones have none).
+    ...(f.stderr ? (({ lines, earlier }) => ({ stderrTail: lines, stderrEarlier: earlier }))(f.stderr()) : {}),
   });
   writeFilesAtomic([
     { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
@@ -74,12 +74,8 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
   return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
 }
 
-export function writeCounterexamples(
-  report: ConformReport,
-  outDir: string,
-  sutWord: string,
-  stderrTail: readonly string[],
-): WrittenCounterexample[] {
+/** Writes every counterexample of a report; call it once the system is closed (each failure's stderr is read then). */
+export function writeCounterexamples(report: ConformReport, outDir: string, sutWord: string): WrittenCounterexample[] {
   return report.failures.map((f) =>
     writeCounterexample(f, {
       outDir,
@@ -87,7 +83,6 @@ export function writeCounterexamples(
       sutWord,
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
-      stderrTail,
     }),
   );
 }

@@ -258,7 +258,9 @@ export interface ExplainContext {
   readonly origin: string;
   /** The one command that replays the counterexample. */
   readonly replay: string;
+  /** What the system wrote to stderr while this very trace ran (its last lines), and how many lines went before them. */
   readonly stderrTail?: readonly string[];
+  readonly stderrEarlier?: number;
 }
 
 /** One event on one line (C12). */
@@ -334,10 +336,16 @@ export function explainCounterexample(
   parts.push('');
   parts.push(`Sequence diagram of steps 0..${d.step} as the model runs them (● a note, ─▶ a message):`);
   parts.push(trace.kind === 'cluster' ? clusterDiagram(trace.trace, d.step, d) : operatorDiagram(trace.trace, d.step, d));
-  if (ctx.stderrTail && ctx.stderrTail.length > 0) {
+  if (ctx.stderrTail !== undefined) {
     parts.push('');
-    parts.push('Last stderr lines of the system under test (when the run ended):');
-    for (const l of ctx.stderrTail) parts.push(`  | ${l}`);
+    const earlier = ctx.stderrEarlier ?? 0;
+    if (ctx.stderrTail.length === 0) parts.push('The system under test wrote nothing to stderr while this trace ran.');
+    else {
+      parts.push(
+        `What the system under test wrote to stderr while this trace ran${earlier > 0 ? ` (the last ${ctx.stderrTail.length} lines; ${earlier} before them not kept)` : ''}:`,
+      );
+      for (const l of ctx.stderrTail) parts.push(`  | ${l}`);
+    }
   }
   return `${parts.join('\n')}\n`;
 }
