@@ -36,7 +36,7 @@ import type {
   ProtocolRequest,
 } from '../../spec/index.ts';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
-import { spawnInGroup, type GroupProcess } from './processGroup.ts';
+import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
   type ActionReply,
@@ -189,8 +189,7 @@ export function spawnSystem(
     if (timer) clearTimeout(timer);
     // Closing stdin is no use to a system that is failing: SIGTERM at once.
     const stopped = proc ? proc.stop({ closeGraceMs: 0 }) : Promise.resolve();
-    const drained = Promise.race([Promise.all([stopped, stderrEnded]), delay(1000)]);
-    failing = drained.then(() => {
+    failing = within(Promise.all([stopped, stderrEnded]), 1000).then(() => {
       const broken = new SutUnavailable(reason, tail());
       const waiting = [...pending.values()];
       pending.clear();
@@ -209,7 +208,6 @@ export function spawnSystem(
       const what = oldest ? `request ${oldest.request.id} (${oldest.request.type})` : 'a request';
       fail(`hung: no reply to ${what} within ${limit} ms${anyReply ? '' : ' of starting'}; ${BUFFERING_HINT}`);
     }, limit);
-    timer.unref?.();
   }
 
   function onLine(line: string): void {
@@ -306,7 +304,7 @@ export function spawnSystem(
     // may): replies it wrote before exiting are read first, for a bounded while.
     void p.exited.then(async ({ code, signal }) => {
       if (closing || failing) return;
-      await Promise.race([stdoutEnded, delay(500)]);
+      await within(stdoutEnded, 500);
       if (closing || failing) return;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       fail(`dead: the process ${how}${pending.size > 0 ? ' with requests outstanding' : ''}`);
@@ -486,10 +484,6 @@ export function spawnSystem(
       else failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
     },
   };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
 /** What an abort says: its reason's message (the CLI aborts with the signal's name). */

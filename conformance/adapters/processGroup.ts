@@ -172,10 +172,12 @@ function installExitHook(): void {
   });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+// Timers here are not unref'd: stopping is awaited, and once the system's
+// processes and pipes are gone nothing else may be keeping the harness alive.
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits up to `ms` for `p`; true if it settled. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+/** Waits up to `ms` for `p`; true if it settled. The timer is cleared either way. */
+export async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
