@@ -56,6 +56,8 @@ observation and reports the first divergence.
                        reported (its "path"), as printed after a failure
   --out DIR            where counterexamples are written (default out/)
   --json               print one JSON report on stdout instead of the summary
+  --itf                also write each counterexample in the Informal Trace Format
+                       of Apalache and Quint (DIR/NAME.itf.json); replay reads it
 ${SYSTEM_FLAGS_HELP}
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example and regression traces first (default all)
@@ -67,12 +69,15 @@ ${SYSTEM_FLAGS_HELP}
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 
-Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
-trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
-expected versus actual, the rules broken, a sequence diagram, and what the
-system wrote to stderr while that trace ran), atomically, and prints the
-command that replays it. A divergence in an example names both steps: the
-example's own, and the minimized counterexample's.
+Progress goes to stderr. A divergence writes, atomically: DIR/NAME.trace.json
+(the shrunk trace with the model's expectations), DIR/NAME.explain.txt (the
+terminal view: config, versions, the steps, expected versus actual, the rules
+broken, a sequence diagram, and what the system wrote to stderr while that
+trace ran), DIR/NAME.md (the same in Markdown with a Mermaid diagram, for
+issues and pull requests) and DIR/NAME.html (a self-contained viewer:
+streamjoin view DIR/NAME.html); with --itf also DIR/NAME.itf.json. It prints
+the command that replays it. A divergence in an example names both steps:
+the example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -88,6 +93,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       path: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
+      itf: { type: 'boolean', default: false },
       ...SYSTEM_FLAG_OPTIONS,
       'time-budget': { type: 'string' },
       examples: { type: 'string' },
@@ -137,7 +143,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     await system.close();
   }
   // After the system is closed: each counterexample's stderr is complete by now.
-  const written = writeCounterexamples(report, values.out, sutWord);
+  const written = writeCounterexamples(report, values.out, sutWord, values.itf);
   if (values.json) out.stdout(`${JSON.stringify(conformJson(report, written))}\n`);
   else out.stdout(conformSummary(report, written));
   return exitOfVerdict(report.verdict);

@@ -19,23 +19,25 @@ import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 
-export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--out DIR] [--json]
+export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--out DIR [--itf]] [--json]
                  [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
-written by conform) against a system under test, in lockstep with the model,
-and prints the first divergence or "conforms". Expectations in the file are
-checked against the reference model before the system starts; where the file
-has none, the model's are used.
+written by conform, or its ITF trace FILE.itf.json) against a system under
+test, in lockstep with the model, and prints the first divergence or
+"conforms". Expectations in the file are checked against the reference model
+before the system starts; where the file has none, the model's are used.
 
   --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --out DIR              on a divergence, write the counterexample there as
-                         conform does: DIR/NAME.trace.json (the trace cut at the
-                         divergence, with the model's expectations) and
-                         DIR/NAME.explain.txt, atomically
+                         conform does, atomically: NAME.trace.json (the trace cut
+                         at the divergence, with the model's expectations),
+                         NAME.explain.txt (with this run's stderr), NAME.md,
+                         NAME.html
+  --itf                  with --out: also NAME.itf.json (Informal Trace Format)
   --json                 print one JSON result on stdout
 ${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
@@ -57,6 +59,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       level: { type: 'string' },
       json: { type: 'boolean', default: false },
       out: { type: 'string' },
+      itf: { type: 'boolean', default: false },
       ...SYSTEM_FLAG_OPTIONS,
       'write-expected': { type: 'string' },
     },
@@ -64,6 +67,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
+  if (values.itf && values.out === undefined) throw usageError('--itf writes the counterexample in ITF: give --out DIR too');
   const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   const trace: AnyTrace = loadCheckedTrace(file);
@@ -127,6 +131,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
         sutWord: shellQuote(values.sut),
         sut: values.sut,
         implementation: `${info.implementation.name} ${info.implementation.version}`,
+        itf: values.itf,
       });
     }
     if (values.json) {
@@ -137,13 +142,26 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
           verdict: d ? 'fail' : 'pass',
           steps: trace.trace.steps.length,
           divergence: d ?? null,
-          counterexample: written?.tracePath ?? null,
-          explanation: written?.explainPath ?? null,
+          ...(written
+            ? {
+                written: {
+                  trace: written.tracePath,
+                  explanation: written.explainPath,
+                  markdown: written.markdownPath,
+                  html: written.htmlPath,
+                  itf: written.itfPath ?? null,
+                },
+              }
+            : {}),
         })}\n`,
       );
     } else if (d) {
       out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-      if (written) out.stdout(`counterexample: ${written.tracePath}\nexplanation:    ${written.explainPath}\n`);
+      if (written) {
+        out.stdout(
+          `written: ${[written.tracePath, written.explainPath, written.markdownPath, written.htmlPath, ...(written.itfPath ? [written.itfPath] : [])].join(', ')}\n`,
+        );
+      }
     } else {
       out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
     }

@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { InputError, type ErrorCode } from './errors.ts';
 import { schemaValidator, describeSchemaError, type SchemaName } from './schemas.ts';
 import { CHECK_CONFIG_FORMAT, CLUSTER_TRACE_FORMAT, COUNTEREXAMPLE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
+import { itfDocumentValue } from './itf.ts';
 import type { CheckConfig, ClusterConfig, ClusterTrace, Counterexample, OperatorTrace } from './types.gen.ts';
 import { firstInvalidUtf8, jsonTextError, lineColumn, pointerOffset, tooDeepAt } from './jsonText.ts';
 
@@ -26,8 +27,15 @@ export const MAX_DOCUMENT_DEPTH = 64;
 export interface JsonDocument {
   /** The file (or the name given to a text). */
   readonly where: string;
-  readonly text: string;
+  /** The text the value was parsed from; undefined for a document converted from another (ITF), whose errors have no position. */
+  readonly text: string | undefined;
   readonly value: unknown;
+}
+
+/** The document an ITF trace holds (spec/itf.ts), or `doc` itself when it is not one. */
+function unwrapItf(doc: JsonDocument, want: 'trace' | 'counterexample'): JsonDocument {
+  const value = itfDocumentValue(doc.value, doc.where, want);
+  return value === doc.value ? doc : { where: doc.where, text: undefined, value };
 }
 
 /** `where:line:column` of a UTF-16 offset in a text. */
@@ -38,6 +46,7 @@ function at(where: string, text: string, offset: number): string {
 
 /** An error at a place in a document: the value a JSON pointer names, or with `member`, that member's name. */
 export function documentError(doc: JsonDocument, code: ErrorCode, pointer: string, message: string, member?: string): InputError {
+  if (doc.text === undefined) return new InputError(code, doc.where, message);
   return new InputError(code, at(doc.where, doc.text, pointerOffset(doc.text, pointer, member)), message);
 }
 
@@ -260,8 +269,9 @@ export function loadClusterTrace(path: string): ClusterTrace {
 /** A trace file of either kind, told apart by its `format`. */
 export type AnyTrace = { kind: 'operator'; trace: OperatorTrace } | { kind: 'cluster'; trace: ClusterTrace };
 
-/** A trace of either kind from a parsed document. */
-export function anyTraceOf(doc: JsonDocument): AnyTrace {
+/** A trace of either kind from a parsed document (or the trace an ITF trace holds, spec/itf.ts). */
+export function anyTraceOf(parsed: JsonDocument): AnyTrace {
+  const doc = unwrapItf(parsed, 'trace');
   const format = documentFormat(doc.value);
   if (format === CLUSTER_TRACE_FORMAT) return { kind: 'cluster', trace: clusterTraceOf(doc) };
   if (format === OPERATOR_TRACE_FORMAT) return { kind: 'operator', trace: operatorTraceOf(doc) };
@@ -270,20 +280,20 @@ export function anyTraceOf(doc: JsonDocument): AnyTrace {
     : documentError(doc, 'SJ103', '/format', `format "${format}" is neither "${OPERATOR_TRACE_FORMAT}" nor "${CLUSTER_TRACE_FORMAT}"`);
 }
 
-/** Reads a trace file of either kind (SPEC §4, §7). */
+/** Reads a trace file of either kind (SPEC §4, §7), or an ITF trace of either (spec/itf.ts). */
 export function loadAnyTrace(path: string): AnyTrace {
   return anyTraceOf(readDocument(path));
 }
 
 /** Reads a document of one format: JSON (SJ101), then its format (SJ103), then its schema (SJ102). */
 function loadFormatted(path: string, format: string, schema: SchemaName): unknown {
-  const doc = readDocument(path);
+  const doc = format === COUNTEREXAMPLE_FORMAT ? unwrapItf(readDocument(path), 'counterexample') : readDocument(path);
   checkFormat(doc, format);
   checkAgainstSchema(schema, doc);
   return doc.value;
 }
 
-/** Reads and validates a counterexample file written by `streamjoin check`. */
+/** Reads and validates a counterexample file written by `streamjoin check` (or its ITF trace, spec/itf.ts). */
 export function loadCounterexample(path: string): Counterexample {
   return loadFormatted(path, COUNTEREXAMPLE_FORMAT, 'counterexample') as Counterexample;
 }

@@ -1,8 +1,8 @@
 // Hostile systems under test (conformance/hostile.e2e.test.ts,
-// conformance/adapters/process.test.ts). Each serves the reference model
-// correctly for its first N request lines (default 4: the handshake and a
-// little more), then does what MODE says. Every request is logged to stderr
-// as `misbehave: request K`.
+// conformance/adapters/process.e2e.test.ts, cli/conform.e2e.test.ts). Each
+// serves the reference model correctly for its first N request lines
+// (default 4: the handshake and a little more), then does what MODE says.
+// Every request is logged to stderr as `misbehave: request K`.
 //
 // Systems that cannot be judged (the verdict is unknown):
 //   hang            stops answering, and leaves a grandchild `sleep` in its
