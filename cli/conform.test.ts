@@ -165,11 +165,16 @@ describe('streamjoin serve', () => {
     expect(readdirSync(data)).toEqual([]);
   });
 
-  it('usage: --model with --data, a --data that is not a directory, unknown flags: exit 254', async () => {
+  it('usage: --model with --data, a --data that is not a directory or not writable, unknown flags: exit 254', async () => {
     const cases: [string[], RegExp][] = [
       [['serve', '--model', '--data', tmp()], /^usage: SJ105 --data is for the implementation/],
       [['serve', '--data', join(tmp(), 'missing')], /^usage: SJ105 --data .*missing: not an existing directory/],
       [['serve', '--modle'], /^usage: SJ105 Unknown option '--modle'/],
+      // A directory where no session directory can be made (checked at start, not at the first init): /sys, even for root.
+      [
+        ['serve', '--data', '/sys'],
+        /^usage: SJ105 --data \/sys: cannot create a session directory there \((permission denied|read-only file system)\)\n$/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await run(argv);

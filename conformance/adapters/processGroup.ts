@@ -204,6 +204,15 @@ async function noneAlive(g: GroupProcess, ms: number): Promise<boolean> {
   }
 }
 
+/** Settles when a readable stream has ended or closed. */
+function ended(stream: NodeJS.ReadableStream & { readonly readableEnded?: boolean; readonly closed?: boolean }): Promise<void> {
+  if (stream.readableEnded || stream.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+  });
+}
+
 let spawned = 0;
 
 /** Starts `command` through the shell in a process group of its own, its environment marked. */
@@ -255,6 +264,8 @@ export function spawnInGroup(command: string, options: { readonly cwd?: string; 
         // Without /proc the rest of the group cannot be seen: it gets SIGKILL whatever it does.
         if (!HAS_PROC && group.pgid !== undefined) signalGroup(group.pgid, 'SIGKILL');
         live.delete(group);
+        // What the processes wrote before they died is still in the pipes: read it (bounded) before closing them.
+        await within(Promise.all([ended(child.stdout), ended(child.stderr)]), 500);
         child.stdin.destroy();
         child.stdout.destroy();
         child.stderr.destroy();

@@ -2,7 +2,9 @@
 // conformance/adapters/process.e2e.test.ts, cli/conform.e2e.test.ts). Each
 // serves the reference model correctly for its first N request lines
 // (default 4: the handshake and a little more), then does what MODE says.
-// Every request is logged to stderr as `misbehave: request K`.
+// Every request is logged to stderr as `misbehave: request K`, and the
+// moment it starts to misbehave as `misbehave: misbehaving now (t=MS)`, MS
+// the wall clock in milliseconds (for the time to the verdict).
 //
 // Systems that cannot be judged (the verdict is unknown):
 //   hang            stops answering, and leaves a grandchild `sleep` in its
@@ -10,6 +12,8 @@
 //   exit            writes a line to stderr and exits with code 3 (a crash
 //                   mid-trace)
 //   text            writes a line that is not JSON
+//   binary          writes a line of bytes: terminal escapes, a bell, bytes
+//                   that are not UTF-8
 //   huge            writes a 10 MB line
 //   unsolicited     writes a JSON object that answers nothing
 //   wrong-id        answers with an in_reply_to no request has
@@ -38,11 +42,24 @@
 //
 // Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N] [DELAY]
 import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createProtocolServer } from '../adapters/protocolServer.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/clusterState.ts';
+
+// stderr is written synchronously: a line logged before a reply is in the pipe before it, even if the process is killed at once.
+function log(text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(2, bytes, at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
 
 const mode = process.argv[2] ?? 'hang';
 const after = Number(process.argv[3] ?? 4);
@@ -51,7 +68,7 @@ const CORRECT_MODES = ['reverse', 'slow', 'stderr-flood', 'ignore-sigterm'];
 
 const ablated = mode.startsWith('ablate:') ? (mode.slice('ablate:'.length) as ProtocolElement) : undefined;
 if (ablated && !PROTOCOL_ELEMENTS.includes(ablated)) {
-  process.stderr.write(`misbehave: unknown protocol element ${ablated}\n`);
+  log(`misbehave: unknown protocol element ${ablated}\n`);
   process.exit(254);
 }
 const server = createProtocolServer(
@@ -68,10 +85,10 @@ const server = createProtocolServer(
 const stayAlive = (): void => void setInterval(() => {}, 1 << 30);
 
 if (mode === 'ignore-sigterm') {
-  process.on('SIGTERM', () => process.stderr.write('misbehave: SIGTERM ignored\n'));
+  process.on('SIGTERM', () => log('misbehave: SIGTERM ignored\n'));
   stayAlive();
 }
-if (mode === 'stderr-flood') process.stderr.write('z'.repeat(5 * 1024 * 1024));
+if (mode === 'stderr-flood') log('z'.repeat(5 * 1024 * 1024));
 
 // Replies of one chunk of input, written together (reversed in mode `reverse`).
 let batch: string[] = [];
@@ -110,13 +127,14 @@ function replySlowly(line: string): void {
 
 let seen = 0;
 let stopped = false;
+let misbehaving = false;
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   if (stopped) return;
   seen++;
-  process.stderr.write(`misbehave: request ${seen}\n`);
+  log(`misbehave: request ${seen}\n`);
   if (mode === 'stderr-flood') {
-    for (let i = 0; i < 50; i++) process.stderr.write(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
+    for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
   }
   if (ablated || CORRECT_MODES.includes(mode) || seen <= after) {
     const answer = server.handle(line);
@@ -125,19 +143,26 @@ lines.on('line', (line) => {
     return;
   }
   const id = (JSON.parse(line) as { id: number }).id;
+  if (!misbehaving) {
+    misbehaving = true;
+    log(`misbehave: misbehaving now (t=${Date.now()})\n`);
+  }
   switch (mode) {
     case 'hang':
       stopped = true;
-      process.stderr.write('misbehave: hanging now\n');
+      log('misbehave: hanging now\n');
       spawn('sleep', ['300'], { stdio: 'ignore' });
       stayAlive();
       return;
     case 'exit':
-      process.stderr.write('misbehave: simulated crash\n');
+      log('misbehave: simulated crash\n');
       process.exit(3);
       return;
     case 'text':
       process.stdout.write('this is not JSON\n');
+      return;
+    case 'binary':
+      process.stdout.write(Buffer.concat([Buffer.from('\u001b[2J\u001b]0;owned\u0007'), Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x0a])]));
       return;
     case 'huge':
       process.stdout.write(`${'x'.repeat(10 * 1024 * 1024)}\n`);
@@ -172,19 +197,19 @@ lines.on('line', (line) => {
       return;
     }
     case 'grandchild-exit':
-      process.stderr.write('misbehave: leaving a grandchild that holds stdout, and exiting\n');
+      log('misbehave: leaving a grandchild that holds stdout, and exiting\n');
       spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] });
       process.exit(3);
       return;
     case 'setsid-hang':
       stopped = true;
-      process.stderr.write('misbehave: a grandchild in its own session holds stdout; hanging now\n');
+      log('misbehave: a grandchild in its own session holds stdout; hanging now\n');
       // detached: setsid(2), a session and a process group of its own.
       spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'], detached: true }).unref();
       stayAlive();
       return;
     default:
-      process.stderr.write(`misbehave: unknown mode ${mode}\n`);
+      log(`misbehave: unknown mode ${mode}\n`);
       process.exit(254);
   }
 });

@@ -4,6 +4,10 @@
 # system (conformance/hostile.e2e.test.ts).
 import json
 import sys
+import time
+
+sys.stderr.write(f"noflush: started (t={int(time.time() * 1000)})\n")
+sys.stderr.flush()
 
 # Block-buffered whatever the environment says (PYTHONUNBUFFERED, -u).
 out = open(sys.stdout.fileno(), "w", buffering=8192, closefd=False)
