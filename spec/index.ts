@@ -37,6 +37,7 @@ export {
   readTextFile,
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
+export { jsonTextError, lineColumn } from './jsonText.ts';
 export {
   ACTION_TAKEN,
   NONDET_PICKS,

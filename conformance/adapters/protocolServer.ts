@@ -8,7 +8,9 @@ import {
   PROTOCOL_VERSION,
   REQUEST_TYPES,
   clusterConfigProblem,
+  jsonTextError,
   levelAllows,
+  lineColumn,
   okTypeOf,
   schemaError,
 } from '../../spec/index.ts';
@@ -98,8 +100,10 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
       let value: unknown;
       try {
         value = JSON.parse(line) as unknown;
-      } catch (e) {
-        return errorLine(null, PROTOCOL_ERRORS.malformed_request, `not JSON: ${e instanceof Error ? e.message : String(e)}`);
+      } catch {
+        // Our own words and the column, as for documents (SPEC §8): V8's message quotes the bytes.
+        const e = jsonTextError(line) ?? { offset: 0, message: 'not valid JSON' };
+        return errorLine(null, PROTOCOL_ERRORS.malformed_request, `not JSON: ${e.message} (column ${lineColumn(line, e.offset).column})`);
       }
       const id = idOf(value);
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
