@@ -2,7 +2,7 @@
 // to the model and to the system under test; after every step the events
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.
-import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
+import { PROTOCOL_ERRORS, printable, protocolErrorName } from '../../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
 import {
   applyExternal,
@@ -130,7 +130,7 @@ export function compareClusterStep(
         step,
         action,
         'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), expected not_enabled (${expected.error})`,
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), expected not_enabled (${expected.error})`,
         { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
         { error: reply.error },
         [],
@@ -143,7 +143,7 @@ export function compareClusterStep(
         step,
         action,
         'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), but it is enabled`,
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), but it is enabled`,
         { events: expected.events },
         { error: reply.error },
         [],

@@ -1,7 +1,7 @@
 // Lockstep at level `operator` (SPEC §3, §4): one operator trace fed to the
 // model and to the system under test; after every record the outcome, the
 // change set and the retained counts are compared.
-import { protocolErrorName } from '../../spec/index.ts';
+import { printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ExternalAction, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
@@ -89,7 +89,7 @@ export function compareOperatorStep(
       step,
       action,
       field: 'reply',
-      summary: `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text})`,
+      summary: `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)})`,
       expected: expected,
       actual: { error: reply.error },
       diff: [],
