@@ -127,10 +127,11 @@ export {
 export type { Checkpoint, CheckpointStore, ClusterApplyResult, ImplClusterOptions } from './impl/index.ts';
 
 // conformance/: the conform job, the systems under test (in-process, over
-// protocol v1, and the protocol server for your own), lockstep runs, random
+// protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceSource } from './conformance/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conform.ts';
+export type { Shard } from './conformance/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
 export { inProcessSystem } from './conformance/adapters/inProcess.ts';
@@ -158,7 +159,7 @@ export type { Mutant } from './conformance/mutants/catalogue.ts';
 export { runMutants } from './conformance/mutants/run.ts';
 export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
 export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
-export type { WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
+export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
 // Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
 export { viewOfFile, writeViewerOf } from './conformance/report/viewFiles.ts';
 export type { CounterexampleView } from './conformance/report/view.ts';

@@ -71,7 +71,7 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     const logged = [...explanation.matchAll(/^ {2}\| misbehave: request (\d+)$/gm)].map((m) => Number(m[1]));
     expect(logged).toHaveLength(Math.min(20, 1 + 2 * steps));
     expect(logged).toEqual(logged.map((_, i) => (logged[0] as number) + i));
-    const replayLine = /replay: {9}streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
+    const replayLine = /replay: {9}npx streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
     expect(replayLine).toBeDefined();
     // The printed command, as a shell would split it.
     const args = (replayLine as string).match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];

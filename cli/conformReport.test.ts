@@ -10,7 +10,7 @@ import { noRetractionsSystem } from '../conformance/report/counterexampleFixture
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
-import { conformSummary } from './conformReport.ts';
+import { conformSummary, displayPath } from './conformReport.ts';
 
 const seed = inject('fcSeed');
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'multi-match-retraction.trace.json');
@@ -33,9 +33,9 @@ describe("an example's divergence: the example's step and the counterexample's, 
     const both = `step ${f.exampleStep} of the example (step ${f.divergence.step} of the ${f.trace.trace.steps.length}-step counterexample)`;
     expect(progress).toContain(`FAIL operator multi-match-retraction: ${both}: ${f.divergence.summary}`);
     const summary = conformSummary(report, [
-      { failure: f, tracePath: 'T', explainPath: 'E', markdownPath: 'M', htmlPath: 'H', replay: 'R' },
+      { failure: f, tracePath: 'T', explainPath: 'E', markdownPath: 'M', htmlPath: 'H', replay: 'R', replayArgv: ['R'] },
     ]);
-    expect(summary).toContain(`FAIL at level operator: example ${example}: ${both}`);
+    expect(summary).toContain(`FAIL at level operator: example ${displayPath(example)}: ${both}`);
     expect(summary).toContain(`Divergence at step ${f.divergence.step}:`);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { runCli } from './testSupport.ts';
 import { MUTANTS } from '../conformance/mutants/catalogue.ts';
+import { schemaError } from '../spec/index.ts';
 
 const seed = String(inject('fcSeed'));
 
@@ -10,8 +11,8 @@ const run = runCli;
 
 const tmp = useTemporaryDirectories('sj-mutants-', 'all');
 
-/** A printed command, split as a shell would (single quotes only). */
-const words = (command: string): string[] => command.match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];
+/** As streamjoin is run in a checkout: the printed commands start with it, and a mutant is served by it. */
+const invocation = ['node', 'bin/streamjoin.js'];
 
 interface Row {
   name: string;
@@ -20,15 +21,17 @@ interface Row {
   steps: number;
   counterexample: string;
   html: string | null;
-  replay: string;
+  replay: string[];
+  replayCommand: string;
 }
 
 describe('streamjoin mutants', () => {
   it('the unmodified implementation passes every part of the harness (the control), every mutant is killed (exit 0), and each counterexample replays against its mutant served over the protocol and conforms on the implementation', async () => {
     const out = tmp();
-    const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out]);
+    const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out], { invocation });
     expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
     const report = JSON.parse(r.stdout) as { verdict: string; control: { verdict: string }; mutants: Row[] };
+    expect(schemaError('reports/mutants-report', report)).toBeUndefined();
     expect(report.control.verdict).toBe('pass');
     expect(report.mutants.map((m) => [m.name, m.verdict])).toEqual(MUTANTS.map((m) => [m.name, 'killed']));
     expect(report.verdict).toBe('pass');
@@ -42,8 +45,8 @@ describe('streamjoin mutants', () => {
     expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
     for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
     // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
-    const replays = await Promise.all(report.mutants.map((m) => run(words(m.replay).slice(1))));
-    replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replay}\n${x.stdout}${x.stderr}`).toBe(1));
+    const replays = await Promise.all(report.mutants.map((m) => run(m.replay.slice(invocation.length))));
+    replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replayCommand}\n${x.stdout}${x.stderr}`).toBe(1));
     for (const m of report.mutants) expect((await run(['replay', m.counterexample, '--sut', 'impl'])).code, m.name).toBe(0);
   });
 

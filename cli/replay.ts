@@ -10,17 +10,83 @@ import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { abortReason } from '../conformance/adapters/process.ts';
+import type { Failure } from '../conformance/conform.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
-import { failureName, shellQuote, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
-import type { Failure } from '../conformance/conform.ts';
-import type { Output } from './output.ts';
+import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
+import { displayPath } from './conformReport.ts';
+import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
+import type { CiResult } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
 
-export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--out DIR [--itf]] [--json]
-                 [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
+export const REPLAY_REPORT_FORMAT = 'streamjoin/replay-report@1';
+
+/** `streamjoin replay --json` (spec/schemas/reports/replay-report.schema.json). */
+export interface ReplayJson extends ReportHeader {
+  readonly file: string;
+  readonly sut: string;
+  readonly level: Level;
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly exitCode: number;
+  readonly steps: number;
+  readonly divergence: Divergence | null;
+  readonly reason: string | null;
+  readonly stderrTail: readonly string[];
+  /** With --out, on a divergence: the counterexample files written. */
+  readonly written: {
+    readonly trace: string;
+    readonly explanation: string;
+    readonly markdown: string;
+    readonly html: string;
+    readonly itf: string | null;
+  } | null;
+}
+
+/** A replay as one CI test case. */
+export function replayCases(j: ReplayJson): CiResult {
+  const name = `${j.file} at level ${j.level}`;
+  const classname = 'replay';
+  return {
+    title: `streamjoin replay ${j.file}`,
+    verdict: j.verdict,
+    suites: [
+      {
+        name: 'replay',
+        properties: { sut: j.sut, streamjoin: j.streamjoin, spec: j.spec },
+        cases: [
+          j.verdict === 'pass'
+            ? { name, classname, status: 'pass' }
+            : j.verdict === 'fail' && j.divergence
+              ? {
+                  name,
+                  classname,
+                  status: 'fail',
+                  message: `diverges at step ${j.divergence.step}: ${j.divergence.summary}`,
+                  details: describeDivergence(j.divergence),
+                  file: j.file,
+                }
+              : {
+                  name,
+                  classname,
+                  status: 'unknown',
+                  message: j.reason ?? 'not judged',
+                  details: j.stderrTail.map((l) => `| ${l}`).join('\\n'),
+                  file: j.file,
+                },
+        ],
+      },
+    ],
+  };
+}
+
+export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--out DIR [--itf]]
+                  [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
+                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
@@ -32,16 +98,18 @@ before the system starts; where the file has none, the model's are used.
   --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
+  --json                 print one JSON result on stdout
+                         (streamjoin/replay-report@1, spec/schemas/reports/)
   --out DIR              on a divergence, write the counterexample there as
                          conform does, atomically: NAME.trace.json (the trace cut
                          at the divergence, with the model's expectations),
                          NAME.explain.txt (with this run's stderr), NAME.md,
                          NAME.html
   --itf                  with --out: also NAME.itf.json (Informal Trace Format)
-  --json                 print one JSON result on stdout
 ${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
+${REPORTER_HELP}
 
 A file whose own expectation disagrees with the reference model is refused
 (254, SJ111, at the step and field): the file is wrong, not the system, and
@@ -62,8 +130,11 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       itf: { type: 'boolean', default: false },
       ...SYSTEM_FLAG_OPTIONS,
       'write-expected': { type: 'string' },
+      ...REPORTER_OPTION,
     },
   });
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json, reporters);
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
@@ -101,6 +172,9 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     throw usageError(`--out ${values.out}: the counterexample would overwrite ${file}; write it to another directory`);
   }
   const system = buildSystem(values.sut, values, out.signal);
+  const shown = displayPath(file);
+  const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: chosen, steps: trace.trace.steps.length };
+  let json: ReplayJson;
   try {
     if (out.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(out.signal)}`);
     const info = await system.info();
@@ -109,10 +183,11 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
     const d = result.divergence;
+    // Closed first: the run's stderr is complete, for the explanation.
     await system.close();
-    let written: WrittenCounterexample | undefined;
+    let written: ReturnType<typeof writeCounterexample> | undefined;
     if (d && values.out !== undefined) {
-      // Cut at the divergence, with the model's expectations; the stderr of this run (complete: the system is closed).
+      // Cut at the divergence, with the model's expectations, as conform writes a counterexample.
       const cut: AnyTrace =
         trace.kind === 'cluster'
           ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, d.step + 1) } }
@@ -128,52 +203,56 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       written = writeCounterexample(failure, {
         outDir: values.out,
         name,
-        sutWord: shellQuote(values.sut),
+        invocation: invocationOf(out),
+        sutCommand: values.sut,
         sut: values.sut,
         implementation: `${info.implementation.name} ${info.implementation.version}`,
         itf: values.itf,
       });
     }
-    if (values.json) {
-      out.stdout(
-        `${JSON.stringify({
-          file,
-          level: chosen,
-          verdict: d ? 'fail' : 'pass',
-          steps: trace.trace.steps.length,
-          divergence: d ?? null,
-          ...(written
-            ? {
-                written: {
-                  trace: written.tracePath,
-                  explanation: written.explainPath,
-                  markdown: written.markdownPath,
-                  html: written.htmlPath,
-                  itf: written.itfPath ?? null,
-                },
-              }
-            : {}),
-        })}\n`,
-      );
-    } else if (d) {
-      out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-      if (written) {
-        out.stdout(
-          `written: ${[written.tracePath, written.explainPath, written.markdownPath, written.htmlPath, ...(written.itfPath ? [written.itfPath] : [])].join(', ')}\n`,
-        );
-      }
-    } else {
-      out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
-    }
-    return d ? EXIT.fail : EXIT.pass;
+    json = {
+      ...base,
+      verdict: d ? 'fail' : 'pass',
+      exitCode: d ? EXIT.fail : EXIT.pass,
+      divergence: d ?? null,
+      reason: null,
+      stderrTail: [],
+      written: written
+        ? {
+            trace: written.tracePath,
+            explanation: written.explainPath,
+            markdown: written.markdownPath,
+            html: written.htmlPath,
+            itf: written.itfPath ?? null,
+          }
+        : null,
+    };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-    if (values.json)
-      out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
-    else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-    return EXIT.unknown;
+    json = {
+      ...base,
+      verdict: 'unknown',
+      exitCode: EXIT.unknown,
+      divergence: null,
+      reason: e.reason,
+      stderrTail: e.stderrTail,
+      written: null,
+    };
   } finally {
     await system.close();
   }
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) {
+    if (json.verdict === 'fail' && json.divergence) {
+      out.stdout(`${shown}: DIVERGES at level ${chosen}\n${describeDivergence(json.divergence)}\n`);
+      const w = json.written;
+      if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
+    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${chosen})\n`);
+    else {
+      const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
+      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+    }
+  }
+  emitReports([replayCases(json)], reporters, out, values.json);
+  return json.exitCode;
 }

@@ -3,11 +3,11 @@
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
-import { isAbsolute, join, relative } from 'node:path';
-import { LEVELS } from '../spec/index.ts';
+import { isAbsolute, relative } from 'node:path';
+import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
-import { levelOfClusterTrace, runTraceObserved, withExpectations, withoutExpectations, type TraceRun } from './lockstep/anyTrace.ts';
+import { levelOfClusterTrace, runTraceObserved, withExpectations, withoutExpectations, type TraceOutcome } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
 import type { ScenarioCover } from './generate/exhaustive.ts';
 import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
@@ -16,6 +16,7 @@ import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
 import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from './adapters/sut.ts';
 import { abortReason } from './adapters/process.ts';
+import { inShard, shardCount, type Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -115,6 +116,9 @@ export interface ConformReport {
   readonly unknown?: Unknown;
   /** Example traces not run, and why. */
   readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  /** The shard this run was (shard.ts); absent: the whole job. */
+  readonly shard?: Shard;
+  readonly ms: number;
 }
 
 export interface ConformOptions {
@@ -135,6 +139,10 @@ export interface ConformOptions {
   readonly window?: number;
   /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
   readonly timeBudgetMs?: number;
+  /** Run only this shard's share of every part (shard.ts): the examples, each scenario's interleavings, each level's random traces. */
+  readonly shard?: Shard;
+  /** Called with every trace run (not the shrinking or minimizing ones): what a shard ran, for tests and tools. */
+  readonly onTrace?: (run: TraceRun) => void;
   /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
@@ -149,6 +157,13 @@ export interface ConformOptions {
 /** SutUnavailable `interrupted: ...` if the job was aborted: the system can no longer be judged. */
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(signal)}`);
+}
+
+/** One trace the job runs: which part, at which level. */
+export interface TraceRun {
+  readonly part: 'example' | 'exhaustive' | 'random';
+  readonly level: Level;
+  readonly trace: AnyTrace;
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -170,7 +185,12 @@ async function runExhaustiveScenario(
   const t0 = performance.now();
   const runnable: { trace: ClusterTrace; level: Level }[] = [];
   let skipped = 0;
-  for (const trace of cover.traces) {
+  let steps = 0;
+  let traces = 0;
+  for (const [i, trace] of cover.traces.entries()) {
+    if (!inShard(i, opts.shard)) continue;
+    traces++;
+    steps += trace.steps.length;
     const level = exampleLevel({ kind: 'cluster', trace }, levels);
     if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
     else skipped++;
@@ -184,6 +204,7 @@ async function runExhaustiveScenario(
       if (opts.signal?.aborted) return false;
       run++;
       perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+      opts.onTrace?.({ part: 'exhaustive', level: r.level, trace: { kind: 'cluster', trace: r.trace } });
       if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
       if (!r.divergence) return true;
       first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
@@ -194,8 +215,8 @@ async function runExhaustiveScenario(
     scenario: cover.scenario.name,
     states: cover.states,
     transitions: cover.transitions,
-    traces: cover.traces.length,
-    steps: cover.steps,
+    traces,
+    steps,
     run,
     skipped,
     levels: perLevel,
@@ -234,11 +255,17 @@ async function randomAtLevel(
   since: () => number,
 ): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed, runs } = opts;
-  const failing = new Map<AnyTrace, TraceRun & { divergence: Divergence }>();
+  const failing = new Map<AnyTrace, TraceOutcome & { divergence: Divergence }>();
   let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
+  // The fast-check run index of each initial trace: a shard runs the indices that are its share (shard.ts);
+  // once one of them fails, every later call is a shrinking step, which runs.
+  let index = 0;
+  let ran = 0;
+  let shrinking = false;
+  const share = shardCount(runs, opts.shard);
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
@@ -246,14 +273,22 @@ async function randomAtLevel(
       unavailable = new SutUnavailable(`interrupted: ${abortReason(opts.signal)}`);
       return true;
     }
+    if (!shrinking) {
+      const mine = opts.path !== undefined || inShard(index, opts.shard);
+      index++;
+      if (!mine) return true;
+      ran++;
+      opts.onTrace?.({ part: 'random', level, trace });
+    }
     done++;
-    opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
+    opts.tick?.(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
       const run = await runTraceObserved(system, trace, level);
       const d = run.divergence;
       if (!d) return true;
       firstSeen ??= since();
       failing.set(trace, { ...run, divergence: d });
+      shrinking = true;
       return false;
     } catch (e) {
       if (e instanceof SutUnavailable) unavailable = e;
@@ -272,7 +307,7 @@ async function randomAtLevel(
     ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
   });
   if (harnessError !== undefined) throw harnessError;
-  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks };
+  const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks };
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
@@ -319,16 +354,14 @@ async function randomAtLevel(
   }
   if (unavailable) return { result: { ...base, verdict: 'unknown' }, unknown: unavailable };
   if (details.interrupted && details.numRuns < runs) {
-    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
+    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${ran} of ${share} random traces` } };
   }
   return { result: { ...base, verdict: 'pass' } };
 }
 
-const PROJECT_ROOT = join(import.meta.dirname, '..');
-
 /** A path inside the project relative to its root (so that a written trace names no machine's directories). */
 function projectRelative(path: string): string {
-  const r = relative(PROJECT_ROOT, path);
+  const r = relative(PACKAGE_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
 }
 
@@ -378,6 +411,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     failures,
     ...(unknown ? { unknown } : {}),
     skipped,
+    ...(opts.shard ? { shard: opts.shard } : {}),
+    ms: since(),
   });
   const done = (): boolean => opts.stopAtFirstFailure === true && failures.length > 0;
   try {
@@ -392,7 +427,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       return report();
     }
     levels = LEVELS.filter((l) => wanted.includes(l));
-    for (const ex of opts.examples) {
+    for (const [i, ex] of opts.examples.entries()) {
+      if (!inShard(i, opts.shard)) continue;
       const level = exampleLevel(ex.trace, levels);
       if (!LEVELS.includes(level as Level)) {
         skipped.push({ path: ex.path, why: level });
@@ -400,6 +436,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       during = `example ${ex.path} at level ${level}`;
       throwIfInterrupted(opts.signal);
+      opts.onTrace?.({ part: 'example', level: level as Level, trace: ex.trace });
       const run = await runTraceObserved(system, ex.trace, level as Level);
       const d = run.divergence;
       examples.push({
@@ -456,8 +493,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
           scenario: cover.scenario.name,
           states: cover.states,
           transitions: cover.transitions,
-          traces: cover.traces.length,
-          steps: cover.steps,
+          traces: shardCount(cover.traces.length, opts.shard),
+          steps: cover.traces.filter((_, i) => inShard(i, opts.shard)).reduce((n, t) => n + t.steps.length, 0),
           run: 0,
           skipped: 0,
           levels: {},

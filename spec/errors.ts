@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   SJ106: 'cluster config is inconsistent (C1)',
   SJ107: 'a conformance trace holds a process action (SPEC §7)',
   SJ108: 'counterexample does not replay against the model',
+  SJ109: 'reports cannot be merged (the same shard twice, or shards that disagree)',
   SJ110: 'file is larger than a document may be',
   SJ111: "a trace's expectation disagrees with the reference model",
 } as const;

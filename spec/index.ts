@@ -22,6 +22,7 @@ export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { schemaError, schemaValidator } from './schemas.ts';
+export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
 export {
   clusterConfigProblem,
   documentFormat,

@@ -1,5 +1,5 @@
 // A system under test in another process, in any language, speaking
-// protocol v1 (spec/PROTOCOL.md) over its stdin and stdout: the protocol
+// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout: the protocol
 // client. Its processes' life (process group, stopping, leftovers) is
 // processGroup.ts's.
 //

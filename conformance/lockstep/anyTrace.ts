@@ -22,14 +22,14 @@ export function withExpectations(trace: AnyTrace): AnyTrace {
 }
 
 /** One trace run in lockstep: its divergence, if any, and the system's stderr while it ran (a process). */
-export interface TraceRun {
+export interface TraceOutcome {
   readonly divergence?: Divergence;
   /** Read it late (after the next trace started, or the system closed): stderr may trail the replies. */
   readonly stderr?: () => StderrExcerpt;
 }
 
 /** Runs one trace in lockstep at a level. Rejects with SutUnavailable. */
-export async function runTraceObserved(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<TraceRun> {
+export async function runTraceObserved(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<TraceOutcome> {
   const result =
     trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
   return { ...(result.divergence ? { divergence: result.divergence } : {}), ...(result.stderr ? { stderr: result.stderr } : {}) };

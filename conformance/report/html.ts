@@ -6,10 +6,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packagePath } from '../../spec/index.ts';
 import { specHref } from './specLinks.ts';
 import type { CounterexampleView } from './view.ts';
 
-const ASSETS = join(import.meta.dirname, 'assets');
+// From the package root: the same files from the sources and from the compiled package (dist/ has no assets).
+const ASSETS = packagePath('conformance', 'report', 'assets');
 
 /** An asset of the pages (read once). */
 const assetCache = new Map<string, string>();

@@ -72,7 +72,14 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
   it('a cluster counterexample: valid ITF; read back it is the same trace with the same expectations; it diverges at the same step, and conforms on the model', async () => {
     const f = await clusterFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, { outDir: dir, name: 'zombie', sutWord: 'X', sut: 'X', itf: true });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'zombie',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      itf: true,
+    });
     const itf = conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence);
     expectValidItf(itf);
     expect(itf.vars).toEqual([
@@ -102,7 +109,14 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
   it('an operator counterexample round-trips too', async () => {
     const f = await operatorFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, { outDir: dir, name: 'retract', sutWord: 'X', sut: 'X', itf: true });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'retract',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      itf: true,
+    });
     expectValidItf(conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence));
     expect(loadAnyTrace(w.itfPath as string)).toEqual(f.trace);
     expect((await runCli(['replay', w.itfPath as string, '--sut', 'impl'])).code).toBe(0);

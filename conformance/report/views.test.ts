@@ -101,7 +101,14 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
     const dir = tmp();
     // The stderr of the trace that diverged goes with it (a process system).
     const withStderr = { ...f, stderr: () => ({ lines: ['last words'], earlier: 3 }) };
-    const w = writeCounterexample(withStderr, { outDir: dir, name: 'zombie', sutWord: 'X', sut: 'X', itf: true });
+    const w = writeCounterexample(withStderr, {
+      outDir: dir,
+      name: 'zombie',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      itf: true,
+    });
     expect(readdirSync(dir).sort()).toEqual(['zombie.explain.txt', 'zombie.html', 'zombie.itf.json', 'zombie.md', 'zombie.trace.json']);
     const explain = readFileSync(w.explainPath, 'utf8');
     expect(explain).toContain(`streamjoin ${STREAMJOIN_VERSION}, spec ${SPEC_VERSION}`);

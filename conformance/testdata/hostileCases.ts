@@ -235,7 +235,9 @@ export async function runCase(c: HostileCase): Promise<CaseRun> {
   const out = mkdtempSync(join(tmpdir(), 'sj-hostile-out-'));
   try {
     const argv = [...c.run, '--sut', c.sut, '--timeout', String(c.timeoutMs), '--json', ...(c.run[0] === 'conform' ? ['--out', out] : [])];
-    const r = await runHarness(argv, { ...process.env, TMPDIR: scratch, HOSTILE_TAG: tag });
+    // The sources, as the tests run them (a dist/ built earlier may be stale), unless the caller says otherwise.
+    const env = { STREAMJOIN_FROM_SOURCE: '1', ...process.env, TMPDIR: scratch, HOSTILE_TAG: tag };
+    const r = await runHarness(argv, env);
     const processesLeft = livingWithEnvironment('HOSTILE_TAG', tag);
     // (tsx, which runs the TypeScript sources, keeps its compile cache in TMPDIR: the toolchain's, not the run's.)
     const filesLeft = [...readdirSync(scratch).filter((f) => !/^tsx-\d+$/.test(f)), ...readdirSync(out)];
