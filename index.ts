@@ -138,7 +138,7 @@ export type { ProtocolServer } from './conformance/adapters/protocolServer.ts';
 export { implSut } from './conformance/adapters/implSut.ts';
 export { modelSut } from './conformance/adapters/modelSut.ts';
 export { SutConfigError, SutUnavailable } from './conformance/adapters/sut.ts';
-export type { ClusterUnderTest, InProcessSut, SystemUnderTest } from './conformance/adapters/sut.ts';
+export type { ClusterUnderTest, InProcessSut, StderrExcerpt, SystemUnderTest } from './conformance/adapters/sut.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorFactory, OperatorTraceResult, OperatorUnderTest } from './conformance/lockstep/operatorTrace.ts';

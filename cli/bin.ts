@@ -23,11 +23,21 @@ function invocation(): string[] {
 const quick = quickAnswer(process.argv.slice(2));
 if (quick !== undefined) process.stdout.write(`${quick}\n`);
 else {
-  const { main } = await import('./main.ts');
-  process.exitCode = await main(process.argv.slice(2), {
+  const { main, handlesInterrupts } = await import('./main.ts');
+  const { exitSoon, installInterrupts } = await import('./interrupts.ts');
+  const argv = process.argv.slice(2);
+  const stderr = (text: string): void => void process.stderr.write(text);
+  // Commands that stop cleanly get SIGINT and SIGTERM as an AbortSignal; the others die of them.
+  const interrupts = handlesInterrupts(argv) ? installInterrupts(stderr) : undefined;
+  const code = await main(argv, {
     stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stderr,
     interactive: Boolean(process.stderr.isTTY),
     invocation: invocation(),
+    ...(interrupts ? { signal: interrupts.signal } : {}),
   });
+  interrupts?.dispose();
+  process.exitCode = code;
+  // A command that drives systems under test must not be kept alive by one of them.
+  if (interrupts) exitSoon(code, 2000, stderr);
 }

@@ -110,7 +110,7 @@ describe('streamjoin check', () => {
     );
     const badShape = join(dir, 'shape.json');
     writeFileSync(badShape, JSON.stringify({ ...doc, initialState: -1 }));
-    expect(capture(['check', '--replay', badShape]).stderr).toMatch(/SJ102 \/initialState: \/initialState must be >= 0/);
+    expect(capture(['check', '--replay', badShape]).stderr).toMatch(/shape\.json:1:\d+: SJ102 \/initialState must be >= 0/);
     const badAction = join(dir, 'action.json');
     writeFileSync(badAction, JSON.stringify({ ...doc, actions: [{ kind: 'insert' }] }));
     expect(capture(['check', '--replay', badAction]).stderr).toMatch(/SJ102 \/actions\/0: not a log record/);

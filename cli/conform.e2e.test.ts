@@ -11,6 +11,7 @@ import { runCli } from './testSupport.ts';
 const seed = String(inject('fcSeed'));
 const run = runCli;
 const tmp = useTemporaryDirectories('sj-conform-e2e-', 'all');
+const zombie = join(import.meta.dirname, '..', 'spec', 'examples', 'cluster', 'zombie-fenced.trace.json');
 
 describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', () => {
   it(
@@ -70,6 +71,12 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     const explanation = readFileSync(join(out, files[0] as string), 'utf8');
     expect(explanation).toContain('C6 (Install)');
     expect(explanation).toContain('Sequence diagram');
+    // The stderr shown is that of the counterexample's own run, not the end of the whole run:
+    // misbehave logs each request it reads; a run of N steps is an init, then an action and an inspect per step.
+    const steps = (JSON.parse(readFileSync(join(out, files[3] as string), 'utf8')) as { steps: unknown[] }).steps.length;
+    const logged = [...explanation.matchAll(/^ {2}\| misbehave: request (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(logged).toHaveLength(Math.min(20, 1 + 2 * steps));
+    expect(logged).toEqual(logged.map((_, i) => (logged[0] as number) + i));
     const replayLine = /replay: {9}npx streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
     expect(replayLine).toBeDefined();
     // The printed command, as a shell would split it.
@@ -118,5 +125,33 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     ]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/UNKNOWN during exhaustive scenario zombie-after-failover: dead: the process exited with code 3/);
+  });
+});
+
+describe('streamjoin replay --sut COMMAND', () => {
+  it("--out DIR: a divergence writes the counterexample (cut at the divergence, with the model's expectations) and its explanation, as conform does", async () => {
+    const dir = tmp();
+    const sut = 'node --import tsx conformance/testdata/misbehave.ts ablate:sink-fence';
+    const r = await run(['replay', zombie, '--sut', sut, '--out', dir, '--startup-timeout', '60000']);
+    expect(r.code).toBe(1);
+    const base = join(dir, 'zombie-fenced.faults');
+    expect(readdirSync(dir).sort()).toEqual(['explain.txt', 'html', 'md', 'trace.json'].map((x) => `zombie-fenced.faults.${x}`));
+    expect(r.stdout).toContain(`written: ${base}.trace.json, ${base}.explain.txt, ${base}.md, ${base}.html`);
+    const written = JSON.parse(readFileSync(join(dir, 'zombie-fenced.faults.trace.json'), 'utf8')) as { steps: unknown[] };
+    const step = Number(/Divergence at step (\d+)/.exec(r.stdout)?.[1]);
+    expect(written.steps).toHaveLength(step + 1);
+    // The explanation shows this run's stderr: misbehave logs each request, the handshake's and then the trace's
+    // (its init, then an action and an inspect per step of the whole file).
+    const explanation = readFileSync(join(dir, 'zombie-fenced.faults.explain.txt'), 'utf8');
+    expect(explanation).toContain('What the system under test wrote to stderr while this trace ran:');
+    const logged = [...explanation.matchAll(/^ {2}\| misbehave: request (\d+)$/gm)].map((m) => Number(m[1]));
+    const steps = (JSON.parse(readFileSync(zombie, 'utf8')) as { steps: unknown[] }).steps.length;
+    expect(logged).toEqual(Array.from({ length: 1 + 2 * steps }, (_, i) => 2 + i));
+    // The written trace replays against the model (its expectations are the model's).
+    expect((await run(['replay', join(dir, 'zombie-fenced.faults.trace.json'), '--sut', 'model'])).code).toBe(0);
+    // Refused: --out that would overwrite the file replayed.
+    const again = await run(['replay', join(dir, 'zombie-fenced.faults.trace.json'), '--sut', 'model', '--out', dir]);
+    expect(again.code).toBe(254);
+    expect(again.stderr).toMatch(/^usage: SJ105 --out .*: the counterexample would overwrite/);
   });
 });

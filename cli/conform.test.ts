@@ -78,16 +78,24 @@ describe('streamjoin replay', () => {
     expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
   });
 
-  it('a trace whose expectation is wrong: exit 1, the divergence, and a note that the file disagrees with the model', async () => {
+  it('a trace whose own expectation is wrong: the file disagrees with the model, not the system: exit 254 (SJ111) at the step and field, no system started', async () => {
     const dir = tmp();
     const trace = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: { expect: { observation: { sink: { fenced: number } } } }[] };
     (trace.steps[4] as (typeof trace.steps)[number]).expect.observation.sink.fenced = 0;
-    writeFileSync(join(dir, 'z.json'), JSON.stringify(trace));
-    const r = await run(['replay', join(dir, 'z.json'), '--sut', 'model']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain('Divergence at step 4');
-    expect(r.stdout).toContain('/sink/fenced');
-    expect(r.stderr).toContain("step 4: the file's expected observation differs from the reference model's");
+    writeFileSync(join(dir, 'z.json'), JSON.stringify(trace, null, 2));
+    // A system that would leave a mark if it were started.
+    const r = await run(['replay', join(dir, 'z.json'), '--sut', `touch ${join(dir, 'started')}`, '--out', dir]);
+    expect(r.code).toBe(254);
+    expect(r.stdout).toBe('');
+    const m = /^(.*z\.json):(\d+):(\d+): SJ111 (.*)\n$/.exec(r.stderr);
+    expect(m?.[1]).toBe(join(dir, 'z.json'));
+    expect(m?.[4]).toBe(
+      'step 4: the file expects observation /sink/fenced to be 0, the reference model gives 1: the file disagrees with the reference model (rewrite its expectations with --write-expected)',
+    );
+    // The line and column point at the value the file got wrong.
+    const line = readFileSync(join(dir, 'z.json'), 'utf8').split('\n')[Number(m?.[2]) - 1] ?? '';
+    expect(line.slice(Number(m?.[3]) - 1 - '"fenced": '.length)).toMatch(/^"fenced": 0\b/);
+    expect(readdirSync(dir)).toEqual(['z.json']);
   });
 
   it("--write-expected fills a plain trace with the model's expectations, atomically", async () => {
@@ -157,11 +165,16 @@ describe('streamjoin serve', () => {
     expect(readdirSync(data)).toEqual([]);
   });
 
-  it('usage: --model with --data, a --data that is not a directory, unknown flags: exit 254', async () => {
+  it('usage: --model with --data, a --data that is not a directory or not writable, unknown flags: exit 254', async () => {
     const cases: [string[], RegExp][] = [
       [['serve', '--model', '--data', tmp()], /^usage: SJ105 --data is for the implementation/],
       [['serve', '--data', join(tmp(), 'missing')], /^usage: SJ105 --data .*missing: not an existing directory/],
       [['serve', '--modle'], /^usage: SJ105 Unknown option '--modle'/],
+      // A directory where no session directory can be made (checked at start, not at the first init): /sys, even for root.
+      [
+        ['serve', '--data', '/sys'],
+        /^usage: SJ105 --data \/sys: cannot create a session directory there \((permission denied|read-only file system)\)\n$/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const r = await run(argv);

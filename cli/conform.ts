@@ -5,13 +5,13 @@ import type { TraceSource, ConformReport } from '../conformance/conform.ts';
 import { runConform } from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
-import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../conformance/adapters/process.ts';
-import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import {
   SHARD_HELP,
+  SYSTEM_FLAGS_HELP,
+  SYSTEM_FLAG_OPTIONS,
   buildSystem,
   lazyCovers,
   conformExamplePaths,
@@ -26,15 +26,22 @@ import { LiveProgress } from './progress.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
 export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
-1: a divergence (the counterexample is written and the command that replays
-it printed); 2 unknown: the system under test cannot be judged (it died,
-hung, babbled, broke the protocol, lacks the level asked for) or the time
-budget ran out.`;
+1: a divergence; 2 unknown: the system under test cannot be judged (it died,
+hung, babbled, broke the protocol, lacks the level asked for), the time
+budget ran out, or the run was interrupted.
+
+SIGINT or SIGTERM (Ctrl-C) stops the run: the report so far is printed
+(verdict unknown, unless a divergence was found: that stands), complete
+counterexamples are written, nothing half, and the system under test's
+processes are stopped. A second signal stops at once. What the harness
+expects of a system under test, and what each verdict means:
+docs/systems-under-test.md.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
                    [--exhaustive [--scenario NAME,...]] [--examples all|none] [--shard K/N]
                    [--reporter junit=FILE] [--reporter tap[=FILE]]
-                   [--timeout MS] [--max-line BYTES] [--time-budget SECONDS] [--path PATH]
+                   [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
+                   [--time-budget SECONDS] [--path PATH]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -57,9 +64,7 @@ observation and reports the first divergence.
                        (streamjoin/conform-report@1, spec/schemas/reports/)
   --itf                also write each counterexample in the Informal Trace Format
                        of Apalache and Quint (DIR/NAME.itf.json); replay reads it
-  --timeout MS         no reply for this long with requests outstanding means the
-                       system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
-  --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
+${SYSTEM_FLAGS_HELP}
   --time-budget SECONDS  stop the random traces after this long
   --examples all|none  run the example and regression traces first (default all)
   --exhaustive         also run the bounded-exhaustive scenarios: at level operator
@@ -82,9 +87,12 @@ Progress goes to stderr: a live line on a terminal, else a heartbeat line
 every few seconds. A divergence writes, atomically: DIR/NAME.trace.json
 (the shrunk trace with the model's expectations), DIR/NAME.explain.txt (the
 terminal view: config, versions, the steps, expected versus actual, the rules
-broken, a sequence diagram), DIR/NAME.md (the same in Markdown with a Mermaid
-diagram, for issues and pull requests) and DIR/NAME.html (a self-contained
-viewer: streamjoin view DIR/NAME.html); with --itf also DIR/NAME.itf.json.
+broken, a sequence diagram, and what the system wrote to stderr while that
+trace ran), DIR/NAME.md (the same in Markdown with a Mermaid diagram, for
+issues and pull requests) and DIR/NAME.html (a self-contained viewer:
+streamjoin view DIR/NAME.html); with --itf also DIR/NAME.itf.json. It prints
+the command that replays it. A divergence in an example names both steps:
+the example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -101,8 +109,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
       itf: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'max-line': { type: 'string' },
+      ...SYSTEM_FLAG_OPTIONS,
       'time-budget': { type: 'string' },
       examples: { type: 'string' },
       exhaustive: { type: 'boolean', default: false },
@@ -134,7 +141,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   // All input is read and checked before the system under test starts.
   const examples: TraceSource[] =
     values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  const system = buildSystem(values.sut, values);
+  const system = buildSystem(values.sut, values, out.signal);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   const covers = values.exhaustive ? lazyCovers(scenarios, out) : undefined;
   const live = new LiveProgress(out, 'streamjoin conform');
@@ -153,12 +160,14 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       ...(shard ? { shard } : {}),
       progress: (line) => live.line(line),
       tick: (line: string) => live.tick(line),
+      ...(out.signal ? { signal: out.signal } : {}),
     });
   } finally {
     live.stop();
     await system.close();
   }
-  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, system.stderrTail?.() ?? [], values.itf);
+  // After the system is closed: each counterexample's stderr (its own trace's) is complete by now.
+  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf);
   const json = conformJson(report, written);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
   else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));

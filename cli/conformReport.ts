@@ -2,6 +2,7 @@
 // report for tools.
 import { isAbsolute, relative } from 'node:path';
 import type { ImplementationInfo, Level } from '../spec/index.ts';
+import { exampleStepText } from '../conformance/conform.ts';
 import type {
   ConformReport,
   ExampleResult,
@@ -24,9 +25,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   const lines: string[] = [];
   const impl = report.implementation ? `${report.implementation.name} ${report.implementation.version}` : 'unknown implementation';
   lines.push(`streamjoin conform: ${impl} (--sut ${shellQuote(report.sut)})`);
-  lines.push(
-    `levels checked: ${report.levels.join(', ') || 'none'} (supported: ${report.supported.join(', ') || 'none'}); seed ${report.seed}`,
-  );
+  lines.push(`${levelsLine(report)}; seed ${report.seed}`);
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
   lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
   lines.push(...exhaustiveLines(report));
@@ -44,7 +43,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
         : f.origin === 'exhaustive'
           ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
-          : `example ${f.path !== undefined ? displayPath(f.path) : ''}`;
+          : `example ${f.path !== undefined ? displayPath(f.path) : ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, f.trace.trace.steps.length)}`;
     lines.push(`FAIL at level ${f.level}: ${what}`);
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
@@ -72,6 +71,22 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         : 'verdict: UNKNOWN',
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Which levels were checked: all those asked for, unless the run stopped
+ * (unknown); then only those whose every part ran (their random traces, the
+ * last part of a level, came to a verdict).
+ */
+export function levelsLine(report: ConformReport): string {
+  const supported = `supported: ${report.supported.join(', ') || 'none'}`;
+  if (!report.unknown) return `levels checked: ${report.levels.join(', ') || 'none'} (${supported})`;
+  if (report.levels.length === 0) {
+    return `levels checked: none (${report.supported.length === 0 ? `the system could not be judged during ${report.unknown.during}` : supported})`;
+  }
+  const done = report.levels.filter((l) => report.random.some((r) => r.level === l && r.verdict !== 'unknown'));
+  const rest = report.levels.filter((l) => !done.includes(l));
+  return `levels checked: ${done.join(', ') || 'none'}${rest.length > 0 ? `; not checked: ${rest.join(', ')} (the run stopped, see UNKNOWN below)` : ''} (${supported})`;
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -143,6 +158,8 @@ export interface FailureJson {
   readonly path: string | null;
   readonly scenario: string | null;
   readonly seed: number | null;
+  /** For an example: its own step where it diverged (`divergence.step` is the minimized counterexample's). */
+  readonly exampleStep: number | null;
   readonly fcPath: string | null;
   readonly steps: number;
   readonly divergence: Divergence;
@@ -185,6 +202,7 @@ export function failureJson(w: WrittenCounterexample): FailureJson {
     path: w.failure.path !== undefined ? displayPath(w.failure.path) : null,
     scenario: w.failure.scenario ?? null,
     seed: w.failure.seed ?? null,
+    exampleStep: w.failure.exampleStep ?? null,
     fcPath: w.failure.fcPath ?? null,
     steps: w.failure.trace.trace.steps.length,
     divergence: w.failure.divergence,

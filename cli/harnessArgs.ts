@@ -41,16 +41,42 @@ export function conformExamplePaths(): string[] {
 
 export interface SystemFlags {
   timeout?: string | undefined;
+  'startup-timeout'?: string | undefined;
   'max-line'?: string | undefined;
 }
 
-/** `--sut model`, `--sut impl` or a command. */
-export function buildSystem(sut: string, flags: SystemFlags): SystemUnderTest {
+/** The flags of a process system under test, in every harness command's help. */
+export const SYSTEM_FLAGS_HELP = `  --timeout MS         no reply for this long with requests outstanding means the
+                       system hung (default ${DEFAULT_TIMEOUT_MS}); it bounds the first reply too,
+                       unless --startup-timeout says otherwise
+  --startup-timeout MS the same for the first reply, which includes the system's
+                       start-up (default: --timeout if given, else ${DEFAULT_STARTUP_TIMEOUT_MS})
+  --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})`;
+
+/** The parseArgs options of SYSTEM_FLAGS_HELP. */
+export const SYSTEM_FLAG_OPTIONS = {
+  timeout: { type: 'string' },
+  'startup-timeout': { type: 'string' },
+  'max-line': { type: 'string' },
+} as const;
+
+/**
+ * `--sut model`, `--sut impl` or a command. `signal` interrupts a command's
+ * system (in-process systems are interrupted between traces by the job).
+ */
+export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal): SystemUnderTest {
   if (sut === 'model') return inProcessSystem(modelSut, 'model');
   if (sut === 'impl') return inProcessSystem(implSut, 'impl');
-  const timeout = flags.timeout === undefined ? DEFAULT_TIMEOUT_MS : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
+  const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
+  const startup =
+    flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');
   const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', flags['max-line'], 'bytes');
-  return spawnSystem(sut, { timeoutMs: timeout, startupTimeoutMs: Math.max(timeout, DEFAULT_STARTUP_TIMEOUT_MS), maxLineBytes: maxLine });
+  return spawnSystem(sut, {
+    timeoutMs: timeout ?? DEFAULT_TIMEOUT_MS,
+    startupTimeoutMs: startup ?? timeout ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    maxLineBytes: maxLine,
+    ...(signal ? { signal } : {}),
+  });
 }
 
 export function parseLevel(text: string | undefined): Level | undefined {

@@ -113,6 +113,18 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
   }
 }
 
+/**
+ * The commands that stop cleanly on SIGINT or SIGTERM (`Output.signal`):
+ * they report what they have, stop their system under test and write
+ * nothing half. Other commands die of the signal as any program does.
+ */
+const INTERRUPTIBLE: ReadonlySet<string> = new Set(['conform', 'replay', 'serve']);
+
+/** Whether the command `argv` names handles SIGINT and SIGTERM itself (cli/interrupts.ts). */
+export function handlesInterrupts(argv: readonly string[]): boolean {
+  return INTERRUPTIBLE.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h');
+}
+
 /** Runs the CLI; returns the process exit code (a promise for the commands that drive processes). */
 export function main(argv: readonly string[], out: Output): number | Promise<number> {
   // Under --json every outcome is a JSON document on stdout, errors included.

@@ -248,7 +248,6 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sutCommand: mutantServeCommand(invocationOf(out), r.mutant.name),
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
-        stderrTail: [],
         itf: values.itf,
       }),
     );

@@ -14,6 +14,12 @@ export interface Output {
   readonly invocation?: readonly string[];
   /** The environment (GITHUB_ACTIONS, GITHUB_STEP_SUMMARY, STREAMJOIN_SEED); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Aborted when the user interrupts (SIGINT, SIGTERM; cli/interrupts.ts),
+   * its reason an Error naming the signal. A long command stops, reports what
+   * it has with verdict unknown, removes what it started, and returns.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export const DEFAULT_INVOCATION: readonly string[] = ['npx', 'streamjoin'];

@@ -1,19 +1,23 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
+import { resolve } from 'node:path';
+import { InputError, placeInFile } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
-import { levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
+import { fileDisagreement, levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
 import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
+import { abortReason } from '../conformance/adapters/process.ts';
+import type { Failure } from '../conformance/conform.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import type { Divergence } from '../conformance/lockstep/divergence.ts';
 import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
-import { buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
+import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 import { displayPath } from './conformReport.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
@@ -80,27 +84,37 @@ export function replayCases(j: ReplayJson): CiResult {
   };
 }
 
-export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--out DIR [--itf]] [--timeout MS] [--max-line BYTES]
+export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--out DIR [--itf]]
+                  [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                   [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
 written by conform, or its ITF trace FILE.itf.json) against a system under
 test, in lockstep with the model, and prints the first divergence or
-"conforms". Expectations in the file are used where present, the model's
-elsewhere.
+"conforms". Expectations in the file are checked against the reference model
+before the system starts; where the file has none, the model's are used.
 
   --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --json                 print one JSON result on stdout
                          (streamjoin/replay-report@1, spec/schemas/reports/)
-  --out DIR              on a divergence, write the counterexample there as conform
-                         does: NAME.trace.json, NAME.explain.txt, NAME.md, NAME.html
+  --out DIR              on a divergence, write the counterexample there as
+                         conform does, atomically: NAME.trace.json (the trace cut
+                         at the divergence, with the model's expectations),
+                         NAME.explain.txt (with this run's stderr), NAME.md,
+                         NAME.html
   --itf                  with --out: also NAME.itf.json (Informal Trace Format)
+${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
 ${REPORTER_HELP}
+
+A file whose own expectation disagrees with the reference model is refused
+(254, SJ111, at the step and field): the file is wrong, not the system, and
+no system is started. --write-expected rewrites a file's expectations from
+the model.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -114,8 +128,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       json: { type: 'boolean', default: false },
       out: { type: 'string' },
       itf: { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'max-line': { type: 'string' },
+      ...SYSTEM_FLAG_OPTIONS,
       'write-expected': { type: 'string' },
       ...REPORTER_OPTION,
     },
@@ -145,36 +158,58 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     if (level === 'cluster' && need === 'faults') throw usageError('this trace has fault actions: it needs level faults');
     chosen = level ?? need;
   }
-  const system = buildSystem(values.sut, values);
+  // The file against the model first: a wrong expectation is the file's fault, found without any system.
+  const wrong = fileDisagreement(trace);
+  if (wrong) {
+    throw new InputError(
+      'SJ111',
+      placeInFile(file, wrong.pointer),
+      `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
+    );
+  }
+  const name = failureName({ level: chosen, origin: 'example', trace });
+  if (values.out !== undefined && resolve(values.out, `${name}.trace.json`) === resolve(file)) {
+    throw usageError(`--out ${values.out}: the counterexample would overwrite ${file}; write it to another directory`);
+  }
+  const system = buildSystem(values.sut, values, out.signal);
   const shown = displayPath(file);
   const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: chosen, steps: trace.trace.steps.length };
   let json: ReplayJson;
   try {
+    if (out.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(out.signal)}`);
     const info = await system.info();
     if (!info.levels.includes(chosen))
       throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
-    for (const d of result.disagreements) {
-      out.stderr(`note: ${shown}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
-    }
     const d = result.divergence;
-    const written =
-      d && values.out !== undefined
-        ? writeCounterexample(
-            { level: chosen, origin: 'example', path: file, trace, divergence: d },
-            {
-              outDir: values.out,
-              name: failureName({ level: chosen, origin: 'example', path: file, trace, divergence: d }),
-              invocation: invocationOf(out),
-              sutCommand: values.sut,
-              sut: values.sut,
-              ...(info.implementation ? { implementation: `${info.implementation.name} ${info.implementation.version}` } : {}),
-              stderrTail: system.stderrTail?.() ?? [],
-              itf: values.itf,
-            },
-          )
-        : undefined;
+    // Closed first: the run's stderr is complete, for the explanation.
+    await system.close();
+    let written: ReturnType<typeof writeCounterexample> | undefined;
+    if (d && values.out !== undefined) {
+      // Cut at the divergence, with the model's expectations, as conform writes a counterexample.
+      const cut: AnyTrace =
+        trace.kind === 'cluster'
+          ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, d.step + 1) } }
+          : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, d.step + 1) } };
+      const failure: Failure = {
+        level: chosen,
+        origin: 'example',
+        path: file,
+        trace: withExpectations(cut),
+        divergence: d,
+        ...(result.stderr ? { stderr: result.stderr } : {}),
+      };
+      written = writeCounterexample(failure, {
+        outDir: values.out,
+        name,
+        invocation: invocationOf(out),
+        sutCommand: values.sut,
+        sut: values.sut,
+        implementation: `${info.implementation.name} ${info.implementation.version}`,
+        itf: values.itf,
+      });
+    }
     json = {
       ...base,
       verdict: d ? 'fail' : 'pass',

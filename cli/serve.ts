@@ -2,7 +2,8 @@
 // on stdin/stdout, at every level. By default the implementation (impl/),
 // with its durable parts in memory or, with --data, on disk; --model serves
 // the reference model instead.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createProtocolServer, serveStream } from '../conformance/adapters/protocolServer.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
@@ -23,7 +24,8 @@ request per line on stdin, one JSON reply per line on stdout, at every level
   (no flag)         serve the implementation (impl/), durable parts in memory
   --data DIR        the implementation with its durable parts on disk: each
                     session (init) gets a fresh directory under DIR, removed
-                    when the session ends; DIR must exist
+                    when the session ends, when stdin ends, and on SIGINT or
+                    SIGTERM; DIR must exist and be writable (checked at start)
   --model           serve the reference model instead (a reference for third
                     parties and for the harness's own tests)
   --mutant NAME     serve a mutant of the implementation (streamjoin mutants --list):
@@ -32,8 +34,9 @@ request per line on stdin, one JSON reply per line on stdout, at every level
                     line is answered with error 12 (malformed_request)
                     and skipped
 
-Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: stdin
-ended.`;
+Ends when stdin ends or on SIGINT or SIGTERM (the session closed, its
+directory removed). Exit codes: the one table of \`streamjoin help\` (SPEC
+§8). Here 0: ended; 254: usage, or --data not writable.`;
 
 export async function serveCommand(args: readonly string[], out: Output, input: NodeJS.ReadableStream): Promise<number> {
   const { values } = parseCommandArgs({
@@ -51,6 +54,10 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   if (values.data !== undefined && !(existsSync(values.data) && statSync(values.data).isDirectory())) {
     throw usageError(`--data ${values.data}: not an existing directory`);
   }
+  if (values.data !== undefined) {
+    const problem = sessionDirProblem(values.data);
+    if (problem) throw usageError(`--data ${values.data}: cannot create a session directory there (${problem})`);
+  }
   if (values.model && values.mutant !== undefined) throw usageError('--model and --mutant exclude each other');
   const mutant = values.mutant === undefined ? undefined : mutantNamed(values.mutant);
   if (values.mutant !== undefined && mutant === undefined) {
@@ -63,6 +70,23 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   else if (mutant !== undefined) sut = await mutantSut(mutant, values.data !== undefined ? { dataDir: values.data } : {});
   else if (values.data !== undefined) sut = implSutOf(builtInImpl, { dataDir: values.data });
   else sut = implSut;
-  await serveStream(createProtocolServer(sut), input, (text) => out.stdout(text), maxLine);
+  await serveStream(createProtocolServer(sut), input, (text) => out.stdout(text), maxLine, out.signal);
+  // Interrupted: stdin is still open; let go of it so the process can end.
+  if (out.signal?.aborted && 'destroy' in input && typeof input.destroy === 'function') input.destroy();
   return EXIT.pass;
+}
+
+/**
+ * Why a session directory cannot be made under `dir`, or undefined: found
+ * by making one and removing it (permissions alone do not say: a read-only
+ * file system, or root on /sys).
+ */
+function sessionDirProblem(dir: string): string | undefined {
+  try {
+    rmSync(mkdtempSync(join(dir, 'session-')), { recursive: true, force: true });
+    return undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : (code ?? String(e));
+  }
 }

@@ -8,14 +8,15 @@ import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
-import { levelOfClusterTrace, runTrace, runTraceCounted, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
+import { levelOfClusterTrace, runTraceObserved, withExpectations, withoutExpectations, type TraceOutcome } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
 import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
 import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
-import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
+import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from './adapters/sut.ts';
+import { abortReason } from './adapters/process.ts';
 import { inShard, shardCount, type Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
@@ -42,6 +43,14 @@ export interface Failure {
   readonly divergence: Divergence;
   /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
   readonly foundAfterMs?: number;
+  /** An example's own step where it diverged (`divergence.step` is the minimized trace's). */
+  readonly exampleStep?: number;
+  /**
+   * What the system wrote to stderr while the counterexample trace ran (a
+   * process; bounded). Read it after the system is closed: stderr may trail
+   * the replies.
+   */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /** The system under test could not be judged. */
@@ -159,6 +168,16 @@ export interface ConformOptions {
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
+  /**
+   * Aborting it stops the job between traces (a process system at once):
+   * the report so far, with verdict unknown unless a divergence was found.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** SutUnavailable `interrupted: ...` if the job was aborted: the system can no longer be judged. */
+function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(signal)}`);
 }
 
 /** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
@@ -211,6 +230,7 @@ async function runExhaustiveScenario(
   };
   let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
   const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
+    if (opts.signal?.aborted) return false;
     run++;
     ran.add(r.index);
     probesSent += cover.probesOf[r.index] ?? 0;
@@ -269,12 +289,17 @@ async function runExhaustiveScenario(
     probesSent,
     levels: perLevel,
   };
-  if (!first) return { result: { ...base, verdict: run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 }, ran };
+  if (!first)
+    return {
+      result: { ...base, verdict: opts.signal?.aborted ? 'unknown' : run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 },
+      ran,
+    };
   const found: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } = first;
   // A system that dies while being minimized still leaves the divergence found, unminimized.
   const minimal = await minimizeTrace(opts.system, found.level, found.trace, found.divergence).catch(() => ({
     trace: found.trace,
     divergence: found.divergence,
+    stderr: undefined,
   }));
   const small = minimal.trace;
   const name = `exhaustive-${cover.scenario.name}`;
@@ -298,6 +323,7 @@ async function runExhaustiveScenario(
       trace: withExpectations(trace),
       divergence: minimal.divergence,
       foundAfterMs: found.at,
+      ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
     },
     ran,
   };
@@ -310,7 +336,7 @@ async function randomAtLevel(
   since: () => number,
 ): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed, runs } = opts;
-  const failing = new Map<AnyTrace, Divergence>();
+  const failing = new Map<AnyTrace, TraceOutcome & { divergence: Divergence }>();
   let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
@@ -325,6 +351,10 @@ async function randomAtLevel(
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
+    if (opts.signal?.aborted) {
+      unavailable = new SutUnavailable(`interrupted: ${abortReason(opts.signal)}`);
+      return true;
+    }
     if (!shrinking) {
       const mine = opts.path !== undefined || inShard(index, opts.shard);
       index++;
@@ -335,11 +365,12 @@ async function randomAtLevel(
     done++;
     opts.tick?.(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
-      const { divergence: d, probes: sent } = await runTraceCounted(system, trace, level);
-      if (firstSeen === undefined) probes += sent;
+      const run = await runTraceObserved(system, trace, level);
+      const d = run.divergence;
+      if (firstSeen === undefined) probes += run.probes;
       if (!d) return true;
       firstSeen ??= since();
-      failing.set(trace, d);
+      failing.set(trace, { ...run, divergence: d });
       shrinking = true;
       return false;
     } catch (e) {
@@ -363,8 +394,15 @@ async function randomAtLevel(
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
-    const found = failing.get(trace) ?? (await runTrace(system, trace, level).catch(() => undefined));
-    const minimal = found ? await minimizeTrace(system, level, trace, found).catch(() => ({ trace, divergence: found })) : undefined;
+    const seen = failing.get(trace) ?? (await runTraceObserved(system, trace, level).catch(() => undefined));
+    const found = seen?.divergence;
+    const minimal = found
+      ? await minimizeTrace(system, level, trace, found, undefined, seen?.stderr).catch(() => ({
+          trace,
+          divergence: found,
+          stderr: seen?.stderr,
+        }))
+      : undefined;
     if (minimal) {
       const { divergence } = minimal;
       const small = minimal.trace;
@@ -391,6 +429,7 @@ async function randomAtLevel(
           trace: withExpectations(named),
           divergence,
           ...(firstSeen !== undefined ? { foundAfterMs: firstSeen } : {}),
+          ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
         },
         ...(unavailable ? { unknown: unavailable } : {}),
       };
@@ -407,6 +446,11 @@ async function randomAtLevel(
 function projectRelative(path: string): string {
   const r = relative(PACKAGE_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
+}
+
+/** An example's divergence in both numberings: the example's step, and the minimized counterexample's. */
+export function exampleStepText(exampleStep: number, step: number, steps: number): string {
+  return `step ${exampleStep} of the example (step ${step} of the ${steps}-step counterexample)`;
 }
 
 function fcDescription(seed: number, path: string | null): string {
@@ -479,8 +523,10 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `example ${ex.path} at level ${level}`;
+      throwIfInterrupted(opts.signal);
       opts.onTrace?.({ part: 'example', level: level as Level, trace: ex.trace });
-      const d = await runTrace(system, ex.trace, level as Level);
+      const run = await runTraceObserved(system, ex.trace, level as Level);
+      const d = run.divergence;
       examples.push({
         level: level as Level,
         path: ex.path,
@@ -488,15 +534,23 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         steps: ex.trace.trace.steps.length,
         verdict: d ? 'fail' : 'pass',
       });
-      opts.progress?.(`${d ? 'FAIL' : 'ok  '} ${level.padEnd(8)} ${ex.trace.trace.name}${d ? `: step ${d.step}: ${d.summary}` : ''}`);
+      if (!d) opts.progress?.(`ok   ${level.padEnd(8)} ${ex.trace.trace.name}`);
       if (d) {
         const foundAfterMs = since();
         // Cut at the divergence and minimized, like every other counterexample; it keeps the example's name.
         // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
         // A system that dies while being minimized still leaves the divergence found, unminimized.
         const plain = withoutExpectations(ex.trace);
-        const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
+        const minimal = await minimizeTrace(system, level as Level, plain, d, undefined, run.stderr).catch(() => ({
+          trace: plain,
+          divergence: d,
+          stderr: run.stderr,
+        }));
         const t = minimal.trace;
+        // Both numberings: the example's own step (what its file shows) and the counterexample's.
+        opts.progress?.(
+          `FAIL ${level.padEnd(8)} ${ex.trace.trace.name}: ${exampleStepText(d.step, minimal.divergence.step, t.trace.steps.length)}: ${minimal.divergence.summary}`,
+        );
         const description =
           `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps ` +
           `(${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
@@ -517,6 +571,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
           trace: withExpectations(named),
           divergence: minimal.divergence,
           foundAfterMs,
+          exampleStep: d.step,
+          ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
         });
       }
       if (done()) return report();
@@ -558,6 +614,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         continue;
       }
       during = `exhaustive scenario ${scenario.name}`;
+      throwIfInterrupted(opts.signal);
       const cover = 'build' in part ? part.build() : part;
       const r = await runExhaustiveScenario(opts, cover, levels, since);
       covers.push(cover);
@@ -573,10 +630,12 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
               `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
+      throwIfInterrupted(opts.signal);
     }
     for (const level of levels) {
       if (done()) break;
       during = `random traces at level ${level} (seed ${seed})`;
+      throwIfInterrupted(opts.signal);
       const r = await randomAtLevel(opts, level, since);
       random.push(r.result);
       const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';

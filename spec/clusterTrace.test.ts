@@ -27,7 +27,8 @@ interface Doc {
 const edited = (edit: (doc: Doc) => void): string => {
   const doc = JSON.parse(example) as Doc;
   edit(doc);
-  return JSON.stringify(doc);
+  // One line per step, so that positions name the step's line.
+  return JSON.stringify(doc, null, 2);
 };
 
 describe('§7 cluster traces: loading and the checks the schema cannot make', () => {
@@ -49,7 +50,7 @@ describe('§7 cluster traces: loading and the checks the schema cannot make', ()
           'x.json',
         ),
       ).format(),
-    ).toBe('x.json: SJ106 /config/keys/0/owner: owner "w9" is not a listed worker');
+    ).toMatch(/^x\.json:\d+:\d+: SJ106 \/config\/keys\/0\/owner: owner "w9" is not a listed worker$/);
     const twice = errorOf(() =>
       parseClusterTrace(
         edited((d) => d.config.keys.push({ key: 'k1', owner: 'w2' })),
@@ -68,7 +69,11 @@ describe('§7 cluster traces: loading and the checks the schema cannot make', ()
       ),
     );
     expect(e.code).toBe('SJ107');
-    expect(e.where).toBe('x.json: step 1');
+    expect(e.message).toMatch(/^step 1: /);
+    // The line and column of step 1's action in the file.
+    const lines = edited((d) => d.steps.splice(1, 0, { action: { type: 'process', worker: 'w1', key: 'k1' } })).split('\n');
+    const line = lines.findIndex((l) => l.includes('"process"')) - 1;
+    expect(e.where).toBe(`x.json:${line + 1}:${(lines[line] ?? '').indexOf('"action"') + 11}`);
   });
 
   it('SJ102 names the step and field; SJ103 refuses another format', () => {

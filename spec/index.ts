@@ -16,7 +16,7 @@ export {
   TIME_MAX,
   TIME_MIN,
 } from './constants.ts';
-export { ERROR_CODES, InputError } from './errors.ts';
+export { ERROR_CODES, InputError, printable } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
 export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
@@ -35,9 +35,11 @@ export {
   parseClusterTrace,
   parseJson,
   parseOperatorTrace,
+  placeInFile,
   readTextFile,
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
+export { jsonTextError, lineColumn } from './jsonText.ts';
 export {
   ACTION_TAKEN,
   NONDET_PICKS,

@@ -488,16 +488,26 @@ export function itfAsDocument(text: string, where: string, want: 'trace' | 'coun
   } catch {
     return text;
   }
-  if (!isItfTrace(value)) return text;
+  const document = itfDocumentValue(value, where, want);
+  return document === value ? text : JSON.stringify(document);
+}
+
+/**
+ * The same on a parsed value (spec/documents.ts reads and checks the text
+ * first): the streamjoin document an ITF trace holds, or `value` itself when
+ * it is not an ITF trace.
+ */
+export function itfDocumentValue(value: unknown, where: string, want: 'trace' | 'counterexample'): unknown {
+  if (!isItfTrace(value)) return value;
   const err = schemaError('itf', value);
   if (err) throw new InputError('SJ102', where, `${err.pointer || '/'}: ${err.text} (not a valid ITF trace)`);
   const t = value as ItfTrace;
   const problem = itfStructureProblem(t);
   if (problem) throw new InputError('SJ102', where, `${problem.pointer}: ${problem.message}`);
-  if (want === 'counterexample') return JSON.stringify(itfToCounterexample(t, where));
+  if (want === 'counterexample') return itfToCounterexample(t, where);
   const kind = itfKind(t);
-  if (kind === 'cluster-trace') return JSON.stringify(itfToClusterTrace(t, where));
-  if (kind === 'operator-trace') return JSON.stringify(itfToOperatorTrace(t, where));
+  if (kind === 'cluster-trace') return itfToClusterTrace(t, where);
+  if (kind === 'operator-trace') return itfToOperatorTrace(t, where);
   throw new InputError(
     'SJ103',
     where,

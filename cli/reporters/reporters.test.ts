@@ -135,7 +135,7 @@ describe('JUnit XML (the schema Jenkins and GitLab read)', () => {
       /<testcase name="horizon-boundary \(spec\/examples\/horizon-boundary\.trace\.json\)" classname="conform\.examples\.operator"/,
     );
     expect(pass).toMatch(
-      /<testcase name="failover-replay-from-older-checkpoint: \d+ of \d+ interleavings" classname="conform\.exhaustive"/,
+      /<testcase name="failover-replay-from-older-checkpoint: \d+ of \d+ interleavings, \d+ probes" classname="conform\.exhaustive"/,
     );
     expect(pass).toMatch(/<testcase name="faults: 5 of 5 random traces/);
     const fail = readFileSync(file('conform-fail.xml'), 'utf8');

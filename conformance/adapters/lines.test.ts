@@ -24,7 +24,8 @@ describe('LineSplitter (PROTOCOL.md, Transport)', () => {
             at = end;
           }
           out.push(...splitter.push(bytes.subarray(at)), ...splitter.finish());
-          expect(lines(out)).toEqual(texts.map((t) => (t.endsWith('\r') ? t.slice(0, -1) : t)));
+          // Empty lines are left out (PROTOCOL.md: blank lines are ignored).
+          expect(lines(out)).toEqual(texts.map((t) => (t.endsWith('\r') ? t.slice(0, -1) : t)).filter((t) => t !== ''));
         },
       ),
     );
@@ -44,6 +45,11 @@ describe('LineSplitter (PROTOCOL.md, Transport)', () => {
   it('counts the cap in bytes, not characters', () => {
     const splitter = new LineSplitter(4);
     expect(lines(splitter.push(Buffer.from('éé\néééé\n', 'utf8')))).toEqual(['éé', '<overflow 8>']);
+  });
+
+  it('leaves out empty lines: a flood of newlines yields nothing', () => {
+    const splitter = new LineSplitter(10);
+    expect(lines(splitter.push(Buffer.from(`${'\n'.repeat(100_000)}a\n\r\n\nb\n`)))).toEqual(['a', 'b']);
   });
 
   it('hands back an unterminated last line at the end of the stream', () => {

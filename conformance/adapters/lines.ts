@@ -9,7 +9,7 @@ export type LineEvent = { readonly line: string } | { readonly overflow: number 
 
 /**
  * Feed it chunks; it returns the complete lines (UTF-8 decoded, without the
- * newline or a trailing carriage return). A line longer than `maxBytes`
+ * newline or a trailing carriage return), empty lines left out. A line longer than `maxBytes`
  * yields one `overflow` event (with the bytes seen so far) and is skipped up
  * to its newline.
  */
@@ -35,6 +35,8 @@ export class LineSplitter {
         this.skipping = false;
         continue;
       }
+      // An empty line (or a lone CR) is no line: the protocol ignores blank lines, and a flood of them costs nothing.
+      if (this.pending.length === 0 && (piece.length === 0 || (piece.length === 1 && piece[0] === 13))) continue;
       const bytes = this.pendingBytes + piece.length;
       if (bytes > this.maxBytes) {
         out.push({ overflow: bytes });

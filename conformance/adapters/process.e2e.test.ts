@@ -1,9 +1,10 @@
 import { describe, expect, inject, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { runConform, type TraceSource } from '../conform.ts';
-import { spawnSystem } from './process.ts';
+import { BUFFERING_HINT, spawnSystem } from './process.ts';
+import { livingInGroup, livingWithEnvironment, SUT_MARKER_VARIABLE } from './processGroup.ts';
 import { SutUnavailable } from './sut.ts';
 import { runOperatorLockstep } from '../lockstep/operatorLockstep.ts';
 import { runClusterLockstep } from '../lockstep/clusterLockstep.ts';
@@ -13,22 +14,9 @@ const seed = inject('fcSeed');
 const serveModel = 'node bin/streamjoin.js serve --model';
 const misbehave = (mode: string, after = 4) => `node --import tsx conformance/testdata/misbehave.ts ${mode} ${after}`;
 
-/** Processes of a process group that are still alive (not gone, not zombies), from /proc (Linux). */
-function livingInGroup(pgid: number): number[] {
-  const alive: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // it ended while we looked
-    }
-    // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') alive.push(Number(entry));
-  }
-  return alive;
+/** Resolves once `condition` holds (checked every 10 ms): waiting on an event that has no callback. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 const examples: TraceSource[] = [
@@ -55,24 +43,28 @@ describe('the process adapter against `streamjoin serve --model` (PROTOCOL.md)',
     const pgid = system.pgid;
     expect(pgid).toBeDefined();
     expect(livingInGroup(pgid as number)).toEqual([]);
+    expect(livingWithEnvironment(SUT_MARKER_VARIABLE, system.marker as string)).toEqual([]);
   });
 });
 
 describe('a dead, hung or babbling system yields unknown with the reason and its stderr, and leaves no process behind', () => {
-  const cases: [mode: string, reason: RegExp][] = [
-    ['hang', /^hung: no reply to request \d+ \(record\) within 800 ms$/],
-    ['exit', /^dead: the process exited with code 3 with requests outstanding$/],
-    ['text', /^babbling: a stdout line is not JSON: "this is not JSON"$/],
-    ['huge', /^babbling: a stdout line of \d+\+ bytes is over the cap of 1048576 bytes$/],
-    ['unsolicited', /^babbling: an unsolicited stdout line \(no in_reply_to\)/],
-    ['wrong-id', /^babbling: a reply with in_reply_to \d+ answers no outstanding request/],
+  // Only the hung system waits for its timeout; every other one is judged on
+  // what it does, so its timeouts are generous: a loaded machine must not
+  // turn "dead" into "hung". (The whole set, through the CLI: conformance/hostile.e2e.test.ts.)
+  const cases: [mode: string, timeoutMs: number, reason: RegExp][] = [
+    ['hang', 1000, /^hung: no reply to request \d+ \(record\) within 1000 ms; a system whose stdout is block-buffered/],
+    ['exit', 60_000, /^dead: the process exited with code 3 with requests outstanding$/],
+    ['text', 60_000, /^babbling: a stdout line is not JSON: this is not JSON$/],
+    ['huge', 60_000, /^babbling: a stdout line of \d+\+ bytes is over the cap of 1048576 bytes$/],
+    ['unsolicited', 60_000, /^babbling: an unsolicited stdout line \(no in_reply_to\)/],
+    ['wrong-id', 60_000, /^babbling: a reply with in_reply_to \d+ answers no outstanding request/],
   ];
   const trace = examples.find((e) => e.path.endsWith('horizon-boundary.trace.json'))?.trace;
 
-  for (const [mode, reason] of cases) {
+  for (const [mode, timeoutMs, reason] of cases) {
     it.concurrent(mode, async () => {
       if (trace?.kind !== 'operator') throw new Error('example missing');
-      const system = spawnSystem(misbehave(mode), { cwd: root, timeoutMs: 800 });
+      const system = spawnSystem(misbehave(mode), { cwd: root, timeoutMs, startupTimeoutMs: 60_000 });
       let error: unknown;
       try {
         // The first init succeeds (the handshake); the trace's records run into the misbehaviour.
@@ -89,6 +81,7 @@ describe('a dead, hung or babbling system yields unknown with the reason and its
       if (mode === 'exit') expect(e.stderrTail.at(-1)).toBe('misbehave: simulated crash');
       // The hang case also started a grandchild (sleep 300): the whole group is gone.
       expect(livingInGroup(system.pgid as number)).toEqual([]);
+      expect(livingWithEnvironment(SUT_MARKER_VARIABLE, system.marker as string)).toEqual([]);
       // A broken system stays broken: later calls reject at once, with the same reason.
       await expect(
         system.openCluster({ join: trace.trace.config, workers: ['w1'], keys: [{ key: 'k', owner: 'w1' }] }, 'cluster'),
@@ -105,8 +98,79 @@ describe('a dead, hung or babbling system yields unknown with the reason and its
     expect((error as SutUnavailable).stderrTail.join('\n')).toMatch(/not found/);
   });
 
+  it('--timeout bounds the start-up too: a system that never answers its first request is hung, and the reason says why that is often buffering', async () => {
+    const system = spawnSystem('sleep 300', { timeoutMs: 500, startupTimeoutMs: 500 });
+    const error = await system.info().catch((e: unknown) => e);
+    await system.close();
+    expect((error as SutUnavailable).reason).toBe(`hung: no reply to request 1 (init) within 500 ms of starting; ${BUFFERING_HINT}`);
+  });
+
+  it('a system that exits while a grandchild in its group holds stdout is dead, not hung; the grandchild is killed', async () => {
+    const system = spawnSystem(misbehave('grandchild-exit', 1), { cwd: root, timeoutMs: 600_000, startupTimeoutMs: 600_000 });
+    const error = await runOperatorLockstep(
+      (trace as { kind: 'operator'; trace: Parameters<typeof runOperatorLockstep>[0] }).trace,
+      system,
+    ).catch((e: unknown) => e);
+    await system.close();
+    expect((error as SutUnavailable).reason).toBe('dead: the process exited with code 3 with requests outstanding');
+    expect(livingInGroup(system.pgid as number)).toEqual([]);
+  });
+
+  it('a grandchild that left the group (setsid) but holds stdout is found by its environment and killed', async () => {
+    const system = spawnSystem(misbehave('setsid-hang', 1), { cwd: root, timeoutMs: 1000, startupTimeoutMs: 60_000 });
+    const error = await runOperatorLockstep(
+      (trace as { kind: 'operator'; trace: Parameters<typeof runOperatorLockstep>[0] }).trace,
+      system,
+    ).catch((e: unknown) => e);
+    await system.close();
+    expect((error as SutUnavailable).reason).toMatch(/^hung: /);
+    expect(livingWithEnvironment(SUT_MARKER_VARIABLE, system.marker as string)).toEqual([]);
+  });
+
+  it('an abort (the harness interrupted) rejects what is pending with "interrupted" and stops the system', async () => {
+    const controller = new AbortController();
+    const system = spawnSystem(misbehave('hang', 1), {
+      cwd: root,
+      timeoutMs: 600_000,
+      startupTimeoutMs: 600_000,
+      signal: controller.signal,
+    });
+    await system.info();
+    const running = runOperatorLockstep(
+      (trace as { kind: 'operator'; trace: Parameters<typeof runOperatorLockstep>[0] }).trace,
+      system,
+    ).catch((e: unknown) => e);
+    controller.abort(new Error('SIGINT'));
+    const error = await running;
+    await system.close();
+    expect((error as SutUnavailable).reason).toBe('interrupted: SIGINT');
+    expect(livingWithEnvironment(SUT_MARKER_VARIABLE, system.marker as string)).toEqual([]);
+  });
+
+  it('keeps stderr per session: each trace sees the lines written while it ran', async () => {
+    const system = spawnSystem(misbehave('reverse'), { cwd: root, startupTimeoutMs: 60_000 });
+    try {
+      const config = { allowedLateness: 0, maxIntervalLength: 0 };
+      const first = await system.openOperator(config);
+      await first.records([{ kind: 'watermark', side: 'L', wm: 1 }]);
+      // stderr is another pipe: its lines may trail the replies. Wait for them before the next session.
+      await until(() => system.stderrTail().includes('misbehave: request 2'));
+      const second = await system.openOperator(config);
+      await second.records([
+        { kind: 'watermark', side: 'L', wm: 1 },
+        { kind: 'watermark', side: 'R', wm: 1 },
+      ]);
+      await until(() => system.stderrTail().includes('misbehave: request 5'));
+      // misbehave logs each request it reads: the handshake is no session's; each session has its init and records.
+      expect(first.stderr?.().lines).toEqual(['misbehave: request 1', 'misbehave: request 2']);
+      expect(second.stderr?.().lines).toEqual(['misbehave: request 3', 'misbehave: request 4', 'misbehave: request 5']);
+    } finally {
+      await system.close();
+    }
+  });
+
   it('a wrong implementation with a well-formed protocol is a divergence, not unknown', async () => {
-    const system = spawnSystem(misbehave('ablate:sink-fence'), { cwd: root });
+    const system = spawnSystem(misbehave('ablate:sink-fence'), { cwd: root, startupTimeoutMs: 60_000 });
     const zombie = examples.find((e) => e.path.endsWith('zombie-fenced.trace.json'))?.trace;
     if (zombie?.kind !== 'cluster') throw new Error('example missing');
     try {

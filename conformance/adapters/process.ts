@@ -1,18 +1,26 @@
 // A system under test in another process, in any language, speaking
-// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout.
+// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout: the protocol
+// client. Its processes' life (process group, stopping, leftovers) is
+// processGroup.ts's.
 //
 // - Requests of a trace are pipelined: all lines go out in one write and
 //   replies are matched by `in_reply_to`.
 // - Every message in both directions is schema-validated (ajv, compiled once).
-// - A dead, hung or babbling process (no reply in time, bad JSON, a reply to
-//   no outstanding request, a line over the cap, a reply off its schema)
-//   makes every pending and later call reject with SutUnavailable, carrying
-//   the reason and the last stderr lines; the process is killed.
-// - The child runs in its own process group; `close()`, any fatal problem,
-//   and the harness's own exit or SIGINT/SIGTERM kill the whole group.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { PROTOCOL_ERRORS, PROTOCOL_VERSION, okTypeOf, protocolErrorName, schemaError, schemaValidator } from '../../spec/index.ts';
+// - A dead, hung or babbling process (it exits, no reply in time, bad JSON, a
+//   reply to no outstanding request, a line over the cap, a reply off its
+//   schema) makes every pending and later call reject with SutUnavailable,
+//   carrying the reason and the last stderr lines; its processes are
+//   stopped. So does an abort (the harness interrupted).
+// - Its stderr is kept per session (one trace), bounded, for explanations.
+import {
+  PROTOCOL_ERRORS,
+  PROTOCOL_VERSION,
+  okTypeOf,
+  printable,
+  protocolErrorName,
+  schemaError,
+  schemaValidator,
+} from '../../spec/index.ts';
 import type {
   ClusterConfig,
   ClusterObservation,
@@ -28,6 +36,7 @@ import type {
   ProtocolRequest,
 } from '../../spec/index.ts';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
+import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
   type ActionReply,
@@ -46,16 +55,27 @@ export interface ProcessOptions {
   readonly startupTimeoutMs?: number;
   /** Cap on a reply line in bytes (default 1 MiB, PROTOCOL.md). */
   readonly maxLineBytes?: number;
-  /** How many of the last stderr lines to keep for reports (default 20). */
+  /** How many of the last stderr lines to keep for reports, of the whole run and of each session (default 20). */
   readonly stderrLines?: number;
   /** Working directory of the process (default: the harness's). */
   readonly cwd?: string;
-  /** Called with each stderr line as it arrives (for progress or logs). */
+  /** Environment of the process (default: the harness's). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Called with each stderr line as it arrives (for progress or logs), unescaped. */
   readonly onStderr?: (line: string) => void;
+  /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */
+  readonly signal?: AbortSignal;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+/** The longest stderr line kept, in characters (the rest is elided). */
+const STDERR_LINE_CHARS = 500;
+
+/** What a hung system most often is (PROTOCOL.md, "Transport"): said in every `hung` reason. */
+export const BUFFERING_HINT =
+  "a system whose stdout is block-buffered looks exactly like this (C's stdio, Python without -u or flush=True, Java's PrintStream to a pipe): flush stdout after every reply";
 
 type Reply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
 
@@ -72,85 +92,6 @@ interface Pending {
   readonly def: string;
   readonly resolve: (reply: Reply) => void;
   readonly reject: (e: SutUnavailable) => void;
-}
-
-// Every live child, so that the harness exiting (normally or on SIGINT or
-// SIGTERM) takes its process groups with it.
-const liveGroups = new Set<number>();
-let hooksInstalled = false;
-
-function killGroup(pgid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
-
-/**
- * How many processes of a group are still alive (neither gone nor zombies).
- * Linux only, from /proc; elsewhere 0 (the SIGKILL is trusted).
- */
-function livingMembers(pgid: number): number {
-  if (process.platform !== 'linux') return 0;
-  let alive = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // it ended while we looked
-    }
-    // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') alive++;
-  }
-  return alive;
-}
-
-/** Waits (bounded) until every process of a killed group is gone: SIGKILL is delivered asynchronously. */
-async function groupGone(pgid: number, boundMs = 2000): Promise<void> {
-  const until = Date.now() + boundMs;
-  while (livingMembers(pgid) > 0 && Date.now() < until) {
-    killGroup(pgid);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-function onSignal(signal: NodeJS.Signals): void {
-  for (const pgid of liveGroups) killGroup(pgid);
-  liveGroups.clear();
-  removeHooks();
-  // Re-raise, so the harness ends as it would have without us.
-  process.kill(process.pid, signal);
-}
-
-function onExit(): void {
-  for (const pgid of liveGroups) killGroup(pgid);
-  liveGroups.clear();
-}
-
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.on('exit', onExit);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-}
-
-function removeHooks(): void {
-  if (!hooksInstalled) return;
-  hooksInstalled = false;
-  process.off('exit', onExit);
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
 }
 
 const validators = new Map<string, (value: unknown) => string | undefined>();
@@ -170,7 +111,33 @@ function validatorOf(def: string): (value: unknown) => string | undefined {
   return v;
 }
 
-const clip = (s: string, n = 200): string => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+/** A line of the system's output as a reason quotes it: printable, at most 200 characters. */
+const quote = (line: string): string => printable(line, 200);
+
+/** The last `keep` lines written to stderr while something ran, and how many went before them. */
+export class StderrTail {
+  private readonly keep: number;
+  private readonly kept: string[] = [];
+  private dropped = 0;
+  constructor(keep: number) {
+    this.keep = keep;
+  }
+  push(line: string): void {
+    this.kept.push(line);
+    if (this.kept.length > this.keep) {
+      this.kept.shift();
+      this.dropped++;
+    }
+  }
+  /** The lines kept, oldest first (each printable and bounded). */
+  lines(): string[] {
+    return [...this.kept];
+  }
+  /** Lines written before the ones kept. */
+  get earlier(): number {
+    return this.dropped;
+  }
+}
 
 /**
  * A system under test run as `command` (through the shell, in its own
@@ -182,6 +149,8 @@ export function spawnSystem(
 ): SystemUnderTest & {
   /** The process group id while it runs (for tests that check nothing outlives us). */
   readonly pgid: number | undefined;
+  /** The value of SUT_MARKER_VARIABLE its processes carry (processGroup.ts). */
+  readonly marker: string | undefined;
   /** The last stderr lines. */
   stderrTail(): string[];
 } {
@@ -190,10 +159,7 @@ export function spawnSystem(
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const keepLines = options.stderrLines ?? 20;
 
-  let child: ChildProcessWithoutNullStreams | undefined;
-  let pgid: number | undefined;
-  let exited: Promise<void> = Promise.resolve();
-  let broken: SutUnavailable | undefined;
+  let proc: GroupProcess | undefined;
   let closing = false;
   let nextId = 1;
   let anyReply = false;
@@ -201,39 +167,35 @@ export function spawnSystem(
   let info: SutInfo | undefined;
   let session = 0;
   const pending = new Map<number, Pending>();
-  const stderr: string[] = [];
+  const stderr = new StderrTail(keepLines);
+  // The session being run gets the stderr lines written from its first request until the next session's.
+  let sessionStderr: StderrTail | undefined;
   let stderrPartial = '';
+  let stderrEnded: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
-  const tail = (): string[] => (stderrPartial !== '' ? [...stderr, stderrPartial] : [...stderr]).slice(-keepLines);
+  const tail = (): string[] =>
+    [...stderr.lines(), ...(stderrPartial !== '' ? [printable(stderrPartial, STDERR_LINE_CHARS)] : [])].slice(-keepLines);
 
   let failing: Promise<SutUnavailable> | undefined;
 
   /**
-   * The system cannot be judged any more: stop reading it, kill its group,
-   * and once its stderr has ended (bounded wait) reject everything pending
-   * with the reason and the complete stderr tail.
+   * The system cannot be judged any more: stop reading it, stop its
+   * processes, and once its stderr has ended (bounded wait) reject
+   * everything pending with the reason and the complete stderr tail.
    */
   function fail(reason: string): void {
     if (failing) return;
     if (timer) clearTimeout(timer);
-    stop();
-    const settled = Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 1000).unref?.())]);
-    failing = settled.then(() => {
-      broken = new SutUnavailable(reason, tail());
+    // Closing stdin is no use to a system that is failing: SIGTERM at once.
+    const stopped = proc ? proc.stop({ closeGraceMs: 0 }) : Promise.resolve();
+    failing = within(Promise.all([stopped, stderrEnded]), 1000).then(() => {
+      const broken = new SutUnavailable(reason, tail());
       const waiting = [...pending.values()];
       pending.clear();
       for (const p of waiting) p.reject(broken);
       return broken;
     });
-  }
-
-  function stop(): void {
-    if (pgid !== undefined) {
-      killGroup(pgid);
-      liveGroups.delete(pgid);
-      if (liveGroups.size === 0) removeHooks();
-    }
   }
 
   function armTimer(): void {
@@ -244,9 +206,8 @@ export function spawnSystem(
     timer = setTimeout(() => {
       const oldest = pending.values().next().value;
       const what = oldest ? `request ${oldest.request.id} (${oldest.request.type})` : 'a request';
-      fail(`hung: no reply to ${what} within ${limit} ms`);
+      fail(`hung: no reply to ${what} within ${limit} ms${anyReply ? '' : ' of starting'}; ${BUFFERING_HINT}`);
     }, limit);
-    timer.unref?.();
   }
 
   function onLine(line: string): void {
@@ -256,30 +217,34 @@ export function spawnSystem(
     try {
       value = JSON.parse(line) as unknown;
     } catch {
-      fail(`babbling: a stdout line is not JSON: ${clip(JSON.stringify(line))}`);
+      fail(`babbling: a stdout line is not JSON: ${quote(line)}`);
       return;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value) || !('in_reply_to' in value)) {
-      fail(`babbling: an unsolicited stdout line (no in_reply_to): ${clip(line)}`);
+      fail(`babbling: an unsolicited stdout line (no in_reply_to): ${quote(line)}`);
       return;
     }
     const inReplyTo = (value as { in_reply_to: unknown }).in_reply_to;
     const p = typeof inReplyTo === 'number' ? pending.get(inReplyTo) : undefined;
     if (!p) {
-      fail(`babbling: a reply with in_reply_to ${JSON.stringify(inReplyTo)} answers no outstanding request: ${clip(line)}`);
+      fail(
+        `babbling: a reply with in_reply_to ${quote(JSON.stringify(inReplyTo) ?? 'undefined')} answers no outstanding request: ${quote(line)}`,
+      );
       return;
     }
     const type = (value as { type?: unknown }).type;
     const isError = type === 'error';
     if (!isError && type !== okTypeOf(p.request.type)) {
       fail(
-        `protocol: the reply to request ${p.request.id} (${p.request.type}) has type ${JSON.stringify(type)}, not "${okTypeOf(p.request.type)}" or "error"`,
+        `protocol: the reply to request ${p.request.id} (${p.request.type}) has type ${quote(JSON.stringify(type) ?? 'undefined')}, not "${okTypeOf(p.request.type)}" or "error"`,
       );
       return;
     }
     const problem = validatorOf(isError ? 'ErrorReply' : p.def)(value);
     if (problem) {
-      fail(`protocol: the reply to request ${p.request.id} (${p.request.type}) does not match its schema: ${problem}: ${clip(line)}`);
+      fail(
+        `protocol: the reply to request ${p.request.id} (${p.request.type}) does not match its schema: ${quote(problem)}: ${quote(line)}`,
+      );
       return;
     }
     pending.delete(inReplyTo as number);
@@ -288,16 +253,30 @@ export function spawnSystem(
     p.resolve(value as Reply);
   }
 
+  function onStderrLine(raw: string): void {
+    options.onStderr?.(raw);
+    const line = printable(raw, STDERR_LINE_CHARS);
+    stderr.push(line);
+    sessionStderr?.push(line);
+  }
+
   function start(): void {
-    if (child || failing) return;
-    const c = spawn(command, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'pipe'], cwd: options.cwd });
-    child = c;
-    pgid = c.pid;
-    if (pgid !== undefined) {
-      liveGroups.add(pgid);
-      installHooks();
+    if (proc || failing) return;
+    if (options.signal?.aborted) {
+      fail(`interrupted: ${abortReason(options.signal)}`);
+      return;
     }
+    const p = spawnInGroup(command, {
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
+    proc = p;
+    const c = p.child;
     const splitter = new LineSplitter(maxLineBytes);
+    const stdoutEnded = new Promise<void>((resolve) => {
+      c.stdout.once('end', resolve);
+      c.stdout.once('close', resolve);
+    });
     c.stdout.on('data', (chunk: Buffer) => {
       for (const e of splitter.push(chunk)) {
         if (failing) return;
@@ -306,29 +285,34 @@ export function spawnSystem(
       }
     });
     c.stderr.setEncoding('utf8');
+    stderrEnded = new Promise((resolve) => {
+      c.stderr.once('end', resolve);
+      c.stderr.once('close', resolve);
+    });
     c.stderr.on('data', (text: string) => {
       const parts = (stderrPartial + text).split('\n');
-      stderrPartial = (parts.pop() ?? '').slice(0, 2000);
-      for (const l of parts) {
-        options.onStderr?.(l);
-        stderr.push(clip(l, 500));
-        if (stderr.length > keepLines) stderr.shift();
-      }
+      // An endless line without newline is kept to a bound.
+      stderrPartial = (parts.pop() ?? '').slice(0, 4 * STDERR_LINE_CHARS);
+      for (const l of parts) onStderrLine(l);
     });
-    // Writing to a process that has gone away raises EPIPE here, not a crash.
-    c.stdin.on('error', () => {});
-    exited = new Promise((resolve) => {
-      c.on('close', (code, signal) => {
-        if (!closing) {
-          const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-          fail(`dead: the process ${how}${pending.size > 0 ? ' with requests outstanding' : ''}`);
-        }
-        stop();
-        resolve();
-      });
+    c.stderr.once('end', () => {
+      if (stderrPartial !== '') onStderrLine(stderrPartial);
+      stderrPartial = '';
     });
-    c.on('error', (e) => fail(`cannot run ${JSON.stringify(command)}: ${e.message}`));
+    c.once('error', (e) => fail(`cannot run ${quote(JSON.stringify(command))}: ${quote(e.message)}`));
+    // Dead is the process's exit, whoever still holds its stdout (a grandchild
+    // may): replies it wrote before exiting are read first, for a bounded while.
+    void p.exited.then(async ({ code, signal }) => {
+      if (closing || failing) return;
+      await within(stdoutEnded, 500);
+      if (closing || failing) return;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      fail(`dead: the process ${how}${pending.size > 0 ? ' with requests outstanding' : ''}`);
+    });
   }
+
+  const onAbort = (): void => fail(`interrupted: ${abortReason(options.signal)}`);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
 
   /** Sends the requests in one write; resolves with their replies in request order. */
   function send(requests: readonly ProtocolRequest[]): Promise<Reply[]> {
@@ -347,7 +331,7 @@ export function spawnSystem(
           pending.set(request.id, { request, def: replyDef(request, request.type === 'init' ? request.level : level), resolve, reject });
         }),
     );
-    (child as ChildProcessWithoutNullStreams).stdin.write(text);
+    (proc as GroupProcess).child.stdin.write(text);
     armTimer();
     return Promise.all(replies);
   }
@@ -370,22 +354,31 @@ export function spawnSystem(
   /**
    * Opens a session lazily: its `init` goes out in the same write as the
    * session's first requests, so a trace costs one round trip. Returns the
-   * function that exchanges a batch of requests within the session.
+   * function that exchanges a batch of requests within the session, and the
+   * session's stderr (from its first write until the next session's).
    */
-  function openSession(lvl: Level, config: JoinConfig | ClusterConfig): (requests: readonly ProtocolRequest[]) => Promise<Reply[]> {
+  function openSession(
+    lvl: Level,
+    config: JoinConfig | ClusterConfig,
+  ): { exchange: (requests: readonly ProtocolRequest[]) => Promise<Reply[]>; stderr: StderrTail } {
     const mine = ++session;
+    const own = new StderrTail(keepLines);
     let head: ProtocolRequest | undefined = { id: id(), type: 'init', protocol: PROTOCOL_VERSION, level: lvl, config };
-    return async (requests) => {
+    const exchange = async (requests: readonly ProtocolRequest[]): Promise<Reply[]> => {
       if (failing) throw await failing;
       if (mine !== session) throw new Error('this session was ended by a later init');
       const init = head;
       head = undefined;
       if (!init) return send(requests);
+      // Let stderr the last session's replies trailed be read first: it is written before them, so one turn of the event loop suffices.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (failing) throw await failing;
       level = lvl;
+      sessionStderr = own;
       const [reply, ...rest] = await send([init, ...requests]);
       if (reply?.type === 'error') {
         // The requests after a refused init were answered with errors (no session); they mean nothing.
-        throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${reply.text}`, tail());
+        throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)}`, tail());
       }
       if (reply?.type !== 'init_ok' || !reply.levels.includes(lvl)) {
         fail(`protocol: init_ok for level ${lvl} does not list ${lvl}`);
@@ -394,6 +387,7 @@ export function spawnSystem(
       info ??= { implementation: reply.implementation, levels: reply.levels };
       return rest;
     };
+    return { exchange, stderr: own };
   }
 
   const toAction = (r: Reply): ActionReply =>
@@ -402,7 +396,10 @@ export function spawnSystem(
   return {
     label: command,
     get pgid() {
-      return pgid;
+      return proc?.pgid;
+    },
+    get marker() {
+      return proc?.marker;
     },
     stderrTail: tail,
 
@@ -418,7 +415,7 @@ export function spawnSystem(
       for (const [lvl, config] of probes) {
         const reply = await init(lvl, config);
         if (reply.type === 'init_ok') return { implementation: reply.implementation, levels: reply.levels };
-        refusals.push(`${lvl}: ${protocolErrorName(reply.code)} (${reply.text})`);
+        refusals.push(`${lvl}: ${protocolErrorName(reply.code)} (${quote(reply.text)})`);
         if (reply.code !== PROTOCOL_ERRORS.not_supported) break;
       }
       throw new SutUnavailable(`init refused at every level: ${refusals.join('; ')}`, tail());
@@ -426,7 +423,7 @@ export function spawnSystem(
 
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
       if (failing) throw await failing;
-      const exchange = openSession('operator', config);
+      const { exchange, stderr: own } = openSession('operator', config);
       return {
         async records(records: readonly LogRecord[]): Promise<RecordReply[]> {
           const replies = await exchange(records.map((record) => ({ id: id(), type: 'record', record })));
@@ -436,15 +433,16 @@ export function spawnSystem(
               : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk),
           );
         },
+        stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
     },
 
     async openCluster(config: ClusterConfig, lvl: Level): Promise<ClusterSession> {
       if (failing) throw await failing;
-      const exchange = openSession(lvl, config);
+      const { exchange, stderr: own } = openSession(lvl, config);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
-        return `protocol: inspect refused (${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${r.text}` : 'no reply'}); inspect never fails at levels cluster and faults`;
+        return `protocol: inspect refused (${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); inspect never fails at levels cluster and faults`;
       };
       const observation = async (r: Reply | undefined): Promise<ClusterObservation> => {
         const o = observeReply(r);
@@ -478,23 +476,26 @@ export function spawnSystem(
           }
           return out;
         },
+        stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
     },
 
-    /** Ends the process: stdin closed, then the whole group killed; resolves once the group is gone. */
+    /** Ends the system: stdin closed, then its processes stopped (processGroup.ts); resolves once none is left and the pipes are closed. */
     async close(): Promise<void> {
-      if (!child) return;
-      closing = true;
+      options.signal?.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
-      // Ask politely (end of input), then take the whole group down.
-      child.stdin.end();
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, 200).unref?.());
-      await Promise.race([exited, grace]);
-      stop();
-      // SIGKILL cannot be refused; the bound only guards against a process that left its group.
-      await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 5000).unref?.())]);
-      if (pgid !== undefined) await groupGone(pgid);
-      if (!failing) failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
+      if (!proc) return;
+      closing = true;
+      await proc.stop();
+      if (failing) await failing;
+      else failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
     },
   };
+}
+
+/** What an abort says: its reason's message (the CLI aborts with the signal's name). */
+export function abortReason(signal: AbortSignal | undefined): string {
+  const r: unknown = signal?.reason;
+  if (r instanceof Error) return r.message;
+  return typeof r === 'string' ? r : 'aborted';
 }

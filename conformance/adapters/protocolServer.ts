@@ -8,7 +8,9 @@ import {
   PROTOCOL_VERSION,
   REQUEST_TYPES,
   clusterConfigProblem,
+  jsonTextError,
   levelAllows,
+  lineColumn,
   okTypeOf,
   schemaError,
 } from '../../spec/index.ts';
@@ -98,8 +100,10 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
       let value: unknown;
       try {
         value = JSON.parse(line) as unknown;
-      } catch (e) {
-        return errorLine(null, PROTOCOL_ERRORS.malformed_request, `not JSON: ${e instanceof Error ? e.message : String(e)}`);
+      } catch {
+        // Our own words and the column, as for documents (SPEC §8): V8's message quotes the bytes.
+        const e = jsonTextError(line) ?? { offset: 0, message: 'not valid JSON' };
+        return errorLine(null, PROTOCOL_ERRORS.malformed_request, `not JSON: ${e.message} (column ${lineColumn(line, e.offset).column})`);
       }
       const id = idOf(value);
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -125,18 +129,22 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
 }
 
 /**
- * Serves requests from `input` until it ends: each chunk's complete lines
- * are answered in order, and their replies go out in one write.
+ * Serves requests from `input` until it ends, or until `signal` aborts
+ * (SIGINT, SIGTERM): each chunk's complete lines are answered in order, and
+ * their replies go out in one write. Either way the session is closed
+ * (its durable directory removed) before the promise resolves.
  */
 export function serveStream(
   server: ProtocolServer,
   input: NodeJS.ReadableStream,
   write: (text: string) => void,
   maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
+  signal?: AbortSignal,
 ): Promise<void> {
   const splitter = new LineSplitter(maxLineBytes);
+  let ended = false;
   const answer = (events: readonly LineEvent[]): void => {
-    if (events.length === 0) return;
+    if (events.length === 0 || ended) return;
     let out = '';
     for (const e of events) {
       if ('overflow' in e) out += `${server.overflow(e.overflow, maxLineBytes)}\n`;
@@ -145,12 +153,32 @@ export function serveStream(
     if (out !== '') write(out);
   };
   return new Promise((resolve, reject) => {
-    input.on('data', (chunk: Buffer | string) => answer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
-    input.on('end', () => {
-      answer(splitter.finish());
+    const onData = (chunk: Buffer | string): void => answer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    const finish = (): void => {
+      if (ended) return;
+      ended = true;
+      input.off('data', onData);
+      signal?.removeEventListener('abort', onAbort);
       server.close();
       resolve();
+    };
+    const onAbort = (): void => {
+      // Stop reading: what is not answered yet stays unanswered.
+      input.pause();
+      finish();
+    };
+    input.on('data', onData);
+    input.on('end', () => {
+      answer(splitter.finish());
+      finish();
     });
-    input.on('error', reject);
+    input.on('error', (e) => {
+      if (ended) return;
+      ended = true;
+      server.close();
+      reject(e);
+    });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -84,10 +84,23 @@ export interface SutInfo {
   readonly levels: readonly Level[];
 }
 
+/** The last lines a system wrote to stderr while something ran, each printable and bounded. */
+export interface StderrExcerpt {
+  readonly lines: readonly string[];
+  /** Lines written before those (not kept). */
+  readonly earlier: number;
+}
+
 /** A session at level `operator`. */
 export interface OperatorSession {
   /** Applies the records in order; one reply each. Pipelined over a process. */
   records(records: readonly LogRecord[]): Promise<RecordReply[]>;
+  /**
+   * What the system wrote to stderr from this session's first request until
+   * the next session's (a process; in-process systems have none). Read it
+   * late: a process's stderr may trail its replies.
+   */
+  stderr?(): StderrExcerpt;
 }
 
 /** A session at level `cluster` or `faults`. */
@@ -100,6 +113,8 @@ export interface ClusterSession {
    * Pipelined over a process.
    */
   steps(actions: readonly ExternalAction[], observed?: (index: number) => boolean): Promise<ClusterStepReply[]>;
+  /** As OperatorSession's. */
+  stderr?(): StderrExcerpt;
 }
 
 /**

@@ -3,10 +3,11 @@
 // lockstep run.
 import { levelOfAction } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, Level } from '../../spec/index.ts';
-import type { SystemUnderTest } from '../adapters/sut.ts';
-import { actionsOf, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
-import type { Divergence } from './divergence.ts';
-import { runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
+import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { actionsOf, modelClusterSteps, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
+import { canonicalChanges, canonicalEvents, canonicalOutcome, type Divergence } from './divergence.ts';
+import { diffJson, sameJson, showValue } from './jsonDiff.ts';
+import { modelOperatorSteps, runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
 
 /** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
 export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
@@ -20,20 +21,29 @@ export function withExpectations(trace: AnyTrace): AnyTrace {
     : { kind: 'operator', trace: withOperatorExpectations(trace.trace) };
 }
 
-/** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
-export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
-  return (await runTraceCounted(system, trace, level)).divergence;
+/** One trace run in lockstep: its divergence, if any, the probes it sent, and the system's stderr while it ran (a process). */
+export interface TraceOutcome {
+  readonly divergence?: Divergence;
+  /** Probes sent: actions the model refuses (cluster), invalid records (operator). */
+  readonly probes: number;
+  /** Read it late (after the next trace started, or the system closed): stderr may trail the replies. */
+  readonly stderr?: () => StderrExcerpt;
 }
 
-/** `runTrace`, and the probes the trace sent: actions the model refuses (cluster), invalid records (operator). */
-export async function runTraceCounted(
-  system: SystemUnderTest,
-  trace: AnyTrace,
-  level: Level,
-): Promise<{ divergence?: Divergence; probes: number }> {
+/** Runs one trace in lockstep at a level. Rejects with SutUnavailable. */
+export async function runTraceObserved(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<TraceOutcome> {
   const result =
     trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
-  return result.divergence ? { divergence: result.divergence, probes: result.probes } : { probes: result.probes };
+  return {
+    probes: result.probes,
+    ...(result.divergence ? { divergence: result.divergence } : {}),
+    ...(result.stderr ? { stderr: result.stderr } : {}),
+  };
+}
+
+/** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
+export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
+  return (await runTraceObserved(system, trace, level)).divergence;
 }
 
 /** The trace with no expectations: what each step must produce is then the model's. */
@@ -41,4 +51,70 @@ export function withoutExpectations(trace: AnyTrace): AnyTrace {
   return trace.kind === 'cluster'
     ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.map(({ action }) => ({ action })) } }
     : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.map(({ record }) => ({ record })) } };
+}
+
+/** Where a trace file's own expectation and the reference model part (the file is wrong, not the system). */
+export interface FileDisagreement {
+  readonly step: number;
+  /** JSON pointer into the file of the first value that differs. */
+  readonly pointer: string;
+  /** One line: what the file expects there, and what the model gives. */
+  readonly text: string;
+}
+
+/**
+ * The first step whose expectation in the file differs from what the
+ * reference model produces, or undefined. Changes compare as sets (J7), and
+ * events with each record's changes as sets (C12), as in lockstep.
+ */
+export function fileDisagreement(trace: AnyTrace): FileDisagreement | undefined {
+  const at = (step: number, field: string, fileValue: unknown, modelValue: unknown): FileDisagreement => {
+    const first = diffJson(modelValue, fileValue)[0];
+    const path = first && first.path !== '/' ? first.path : '';
+    return {
+      step,
+      pointer: `/steps/${step}/expect/${field}${path}`,
+      text: `the file expects ${field}${path ? ` ${path}` : ''} to be ${showValue(first ? first.actual : fileValue)}, the reference model gives ${showValue(first ? first.expected : modelValue)}`,
+    };
+  };
+  if (trace.kind === 'operator') {
+    const model = modelOperatorSteps(trace.trace);
+    for (const [step, s] of trace.trace.steps.entries()) {
+      const m = model[step];
+      if (!s.expect || !m) continue;
+      if (!sameJson(canonicalOutcome(s.expect.outcome), m.outcome))
+        return at(step, 'outcome', canonicalOutcome(s.expect.outcome), m.outcome);
+      if (!sameJson(canonicalChanges(s.expect.changes), m.changes))
+        return at(step, 'changes', canonicalChanges(s.expect.changes), m.changes);
+      if (s.expect.retained && !sameJson(s.expect.retained, m.retained)) return at(step, 'retained', s.expect.retained, m.retained);
+    }
+    return undefined;
+  }
+  const model = modelClusterSteps(trace.trace);
+  for (const [step, s] of trace.trace.steps.entries()) {
+    const want = s.expect;
+    const m = model[step];
+    if (!want || !m) continue;
+    if (want.error !== undefined && !('error' in m)) {
+      return {
+        step,
+        pointer: `/steps/${step}/expect/error`,
+        text: 'the file expects the action to be refused, the reference model carries it out',
+      };
+    }
+    if (want.events) {
+      if ('error' in m) {
+        return {
+          step,
+          pointer: `/steps/${step}/expect/events`,
+          text: `the file expects the action to be carried out, the reference model refuses it (${m.error})`,
+        };
+      }
+      if (!sameJson(canonicalEvents(want.events), canonicalEvents(m.events))) {
+        return at(step, 'events', canonicalEvents(want.events), canonicalEvents(m.events));
+      }
+    }
+    if (want.observation && !sameJson(want.observation, m.observation)) return at(step, 'observation', want.observation, m.observation);
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
 // to the model and to the system under test; after every step the events
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.
-import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
+import { PROTOCOL_ERRORS, printable, protocolErrorName } from '../../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
 import {
   applyExternal,
@@ -17,7 +17,7 @@ import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfRefusal, type RuleRefs } from '../report/rules.ts';
 import { eventText } from '../report/texts.ts';
-import type { ClusterStepReply, SystemUnderTest } from '../adapters/sut.ts';
+import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 
 /** What one step must produce: the events, or the reason it is not enabled; then the observation. */
@@ -162,7 +162,7 @@ export function compareClusterStep(
         step,
         action,
         'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), expected not_enabled (${expected.error})`,
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), expected not_enabled (${expected.error})`,
         { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
         { error: reply.error },
         [],
@@ -176,7 +176,7 @@ export function compareClusterStep(
         step,
         action,
         'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text}), but it is enabled`,
+        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), but it is enabled`,
         { events: expected.events },
         { error: reply.error },
         [],
@@ -230,6 +230,8 @@ export interface ClusterRunResult {
   readonly disagreements: readonly ModelDisagreement[];
   /** Steps the model refuses (§7): refusal probes sent. */
   readonly probes: number;
+  /** The system's stderr while this trace ran (a process); read it late, it may trail the replies. */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /**
@@ -245,6 +247,7 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
   const replies = await answered;
   const probes = expected.filter((e) => 'error' in e).length;
   const recordAt = lazyLog(actions, expected);
+  const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
   for (let i = 0; i < actions.length; i++) {
     const d = compareClusterStep(
       i,
@@ -253,9 +256,9 @@ export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnde
       replies[i] as ClusterStepReply,
       recordAt,
     );
-    if (d) return { divergence: d, replies, disagreements, probes };
+    if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
   }
-  return { replies, disagreements, probes };
+  return { replies, disagreements, probes, ...stderr };
 }
 
 /** One trace of a pipelined run, as it is judged. */

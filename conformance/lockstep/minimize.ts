@@ -2,8 +2,8 @@
 // steps while some divergence remains and the log stays in contract (J9).
 import type { AnyTrace, Level } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
-import type { SystemUnderTest } from '../adapters/sut.ts';
-import { runTrace } from './anyTrace.ts';
+import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { runTraceObserved } from './anyTrace.ts';
 import type { Divergence } from './divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
 
@@ -24,12 +24,23 @@ function inContract(trace: AnyTrace): boolean {
   );
 }
 
+/** A minimized counterexample: the trace, its divergence, and the system's stderr while that trace ran. */
+export interface Minimized {
+  readonly trace: AnyTrace;
+  readonly divergence: Divergence;
+  readonly stderr?: () => StderrExcerpt;
+}
+
 /**
  * After fast-check's shrinking (which works on the choices a trace was made
  * from): drop the steps after the divergence, then delete single steps as
  * long as some divergence remains and the log stays in contract (J9), to a
  * fixpoint. Every step list is a valid trace: an action a deletion disables
  * is simply expected to be refused (§7).
+ *
+ * The cut trace is run once more first, alone, so that the stderr kept with
+ * the result is that of a run of the very trace returned (a divergence found
+ * among pipelined traces has its stderr mixed with its neighbours').
  */
 export async function minimizeTrace(
   system: SystemUnderTest,
@@ -37,23 +48,33 @@ export async function minimizeTrace(
   trace: AnyTrace,
   divergence: Divergence,
   maxAttempts = 300,
-): Promise<{ trace: AnyTrace; divergence: Divergence }> {
+  stderr?: () => StderrExcerpt,
+): Promise<Minimized> {
   let best = withSteps(trace, (i) => i <= divergence.step);
   let bestDivergence = divergence;
-  let attempts = 0;
+  let bestStderr = stderr;
+  const again = await runTraceObserved(system, best, level);
+  if (again.divergence) {
+    best = withSteps(best, (j) => j <= (again.divergence as Divergence).step);
+    bestDivergence = again.divergence;
+    bestStderr = again.stderr;
+  }
+  let attempts = 1;
   for (let changed = true; changed && attempts < maxAttempts; ) {
     changed = false;
     for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
       const candidate = withSteps(best, (j) => j !== i);
       if (!inContract(candidate)) continue;
       attempts++;
-      const d = await runTrace(system, candidate, level);
+      const run = await runTraceObserved(system, candidate, level);
+      const d = run.divergence;
       if (!d) continue;
       best = withSteps(candidate, (j) => j <= d.step);
       bestDivergence = d;
+      bestStderr = run.stderr;
       changed = true;
       i = Math.min(i, best.trace.steps.length);
     }
   }
-  return { trace: best, divergence: bestDivergence };
+  return { trace: best, divergence: bestDivergence, ...(bestStderr ? { stderr: bestStderr } : {}) };
 }

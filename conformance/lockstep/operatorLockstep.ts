@@ -1,14 +1,14 @@
 // Lockstep at level `operator` (SPEC §3, §4): one operator trace fed to the
 // model and to the system under test; after every record the outcome, the
 // change set and the retained counts are compared.
-import { protocolErrorName } from '../../spec/index.ts';
+import { printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { rulesOfOperatorField } from '../report/rules.ts';
-import type { RecordReply, SystemUnderTest } from '../adapters/sut.ts';
+import type { RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 
 /** What one record must produce (§3). */
@@ -90,7 +90,7 @@ export function compareOperatorStep(
       step,
       action,
       field: 'reply',
-      summary: `${what}: refused with ${protocolErrorName(reply.error.code)} (${reply.error.text})`,
+      summary: `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)})`,
       expected: expected,
       actual: { error: reply.error },
       diff: [],
@@ -129,6 +129,8 @@ export interface OperatorRunResult {
   readonly disagreements: readonly ModelDisagreement[];
   /** Records the model rejects as invalid (J1): probes sent. */
   readonly probes: number;
+  /** The system's stderr while this trace ran (a process); read it late, it may trail the replies. */
+  readonly stderr?: () => StderrExcerpt;
 }
 
 /** Runs an operator trace against a system at level `operator`. Rejects with SutUnavailable if it cannot be judged. */
@@ -139,6 +141,7 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
   const replies = await answered;
   const probes = expected.filter((e) => e.outcome.code === 'rejected' && e.outcome.reason !== 'conflict').length;
+  const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
   for (let i = 0; i < trace.steps.length; i++) {
     const d = compareOperatorStep(
       i,
@@ -146,9 +149,9 @@ export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUn
       expected[i] as ExpectedOperatorStep,
       replies[i] as RecordReply,
     );
-    if (d) return { divergence: d, replies, disagreements, probes };
+    if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
   }
-  return { replies, disagreements, probes };
+  return { replies, disagreements, probes, ...stderr };
 }
 
 /** One operator trace of a pipelined run, as it is judged. */

@@ -1,7 +1,7 @@
 // Runs operator trace files (SPEC §4) against an operator, checking the input
 // contract first. All files are read and validated before any is run, so bad
 // input stops the job before it produces a partial report.
-import { InputError, loadAnyTrace, loadOperatorTrace } from '../../spec/index.ts';
+import { InputError, loadAnyTrace, loadOperatorTrace, placeInFile } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, LogRecord, OperatorTrace, OutcomeCode } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
 import { runOperatorTrace, type OperatorFactory, type OperatorTraceResult } from './operatorTrace.ts';
@@ -15,6 +15,11 @@ export interface TraceFileResult extends OperatorTraceResult {
   changes: number;
 }
 
+/** J9 (SJ104) at the step's place in the file. */
+function contractError(path: string, step: number, message: string): InputError {
+  return new InputError('SJ104', placeInFile(path, `/steps/${step}`), `step ${step}: ${message}`);
+}
+
 /** Loads and validates every file (SJ100–SJ104), throwing the first InputError. */
 export function loadTraceFiles(paths: readonly string[]): { path: string; trace: OperatorTrace }[] {
   return paths.map((path) => {
@@ -23,7 +28,7 @@ export function loadTraceFiles(paths: readonly string[]): { path: string; trace:
       trace.config,
       trace.steps.map((s) => s.record),
     );
-    if (violation) throw new InputError('SJ104', `${path}: step ${violation.index}`, violation.message);
+    if (violation) throw contractError(path, violation.index, violation.message);
     return { path, trace };
   });
 }
@@ -70,10 +75,10 @@ export function loadCheckedTrace(path: string): AnyTrace {
       loaded.trace.config,
       loaded.trace.steps.map((s) => s.record),
     );
-    if (v) throw new InputError('SJ104', `${path}: step ${v.index}`, v.message);
+    if (v) throw contractError(path, v.index, v.message);
   } else {
     const v = clusterContractViolation(loaded.trace);
-    if (v) throw new InputError('SJ104', `${path}: step ${v.step}`, v.message);
+    if (v) throw contractError(path, v.step, v.message);
   }
   return loaded;
 }

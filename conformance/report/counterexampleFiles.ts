@@ -19,7 +19,7 @@ export function shellQuote(word: string): string {
 }
 
 /** The base file name of a failure's counterexample. */
-export function failureName(f: Failure): string {
+export function failureName(f: Pick<Failure, 'origin' | 'level' | 'seed' | 'scenario' | 'trace'>): string {
   const base =
     f.origin === 'random'
       ? `${f.level}-seed${f.seed ?? 0}`
@@ -64,7 +64,6 @@ export interface CounterexampleTarget {
   /** The system as the explanation names it. */
   readonly sut: string;
   readonly implementation?: string;
-  readonly stderrTail: readonly string[];
   /** Also write the trace in the Informal Trace Format (`NAME.itf.json`). */
   readonly itf?: boolean;
 }
@@ -109,7 +108,8 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
     ...(search !== undefined ? { search } : {}),
     ...(f.seed !== undefined ? { seed: f.seed } : {}),
     ...(f.fcPath !== undefined ? { fcPath: f.fcPath } : {}),
-    stderrTail: target.stderrTail,
+    // The stderr of the trace that diverged, not of the whole run (a process system; in-process ones have none).
+    ...(f.stderr ? { stderr: f.stderr() } : {}),
   });
   writeFilesAtomic([
     { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
@@ -133,12 +133,12 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
   };
 }
 
+/** Writes every counterexample of a report; call it once the system is closed (each failure's stderr is read then). */
 export function writeCounterexamples(
   report: ConformReport,
   outDir: string,
   invocation: Argv,
   sutCommand: string,
-  stderrTail: readonly string[],
   itf = false,
 ): WrittenCounterexample[] {
   return report.failures.map((f) =>
@@ -149,7 +149,6 @@ export function writeCounterexamples(
       sutCommand,
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
-      stderrTail,
       itf,
     }),
   );

@@ -7,7 +7,7 @@ import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
-import { conformanceView, type ConformanceContext, type CounterexampleView } from './view.ts';
+import { conformanceView, stderrHeading, type ConformanceContext, type CounterexampleView } from './view.ts';
 import { eventText } from './texts.ts';
 
 export { eventText };
@@ -170,10 +170,10 @@ export function explainView(view: CounterexampleView, divergence?: Divergence): 
     `Sequence diagram of steps ${view.steps[0]?.number ?? 0}..${view.steps[until]?.number ?? 0} as the model runs them (● a note, ─▶ a message):`,
   );
   parts.push(viewDiagram(view, until));
-  if (view.stderrTail.length > 0) {
+  if (view.stderr) {
     parts.push('');
-    parts.push('Last stderr lines of the system under test (when the run ended):');
-    for (const l of view.stderrTail) parts.push(`  | ${l}`);
+    parts.push(stderrHeading(view.stderr));
+    for (const l of view.stderr.lines) parts.push(`  | ${l}`);
   }
   return `${parts.join('\n')}\n`;
 }

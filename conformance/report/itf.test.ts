@@ -82,7 +82,6 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
       invocation: ['npx', 'streamjoin'],
       sutCommand: 'X',
       sut: 'X',
-      stderrTail: [],
       itf: true,
     });
     const itf = conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence);
@@ -120,7 +119,6 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
       invocation: ['npx', 'streamjoin'],
       sutCommand: 'X',
       sut: 'X',
-      stderrTail: [],
       itf: true,
     });
     expectValidItf(conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence));

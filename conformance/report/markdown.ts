@@ -6,7 +6,7 @@
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { mermaidDiagram } from './mermaid.ts';
 import { specHref, type RuleLink } from './specLinks.ts';
-import type { CounterexampleView } from './view.ts';
+import { stderrHeading, type CounterexampleView } from './view.ts';
 
 /** Text for a table cell: `|` escaped (GitHub splits cells on it even inside code), line breaks as spaces. */
 function cell(s: string): string {
@@ -152,13 +152,17 @@ export function counterexampleMarkdown(view: CounterexampleView, options: Markdo
   out.push('```mermaid');
   out.push(mermaidDiagram(view));
   out.push('```');
-  if (view.stderrTail.length > 0) {
+  if (view.stderr) {
     out.push('');
-    out.push('## Last stderr lines of the system under test');
+    out.push('## stderr of the system under test while this trace ran');
     out.push('');
-    out.push('```text');
-    out.push(...view.stderrTail.map((l) => l.replace(/```/g, "'''")));
-    out.push('```');
+    out.push(stderrHeading(view.stderr));
+    if (view.stderr.lines.length > 0) {
+      out.push('');
+      out.push('```text');
+      out.push(...view.stderr.lines.map((l) => l.replace(/```/g, "'''")));
+      out.push('```');
+    }
   }
   out.push('');
   return out.join('\n');

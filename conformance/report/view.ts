@@ -7,6 +7,7 @@
 // step changed; then expected versus actual at the divergence (a conformance
 // counterexample) or the property broken (a model counterexample), with the
 // rules and properties it points at.
+import type { StderrExcerpt } from '../adapters/sut.ts';
 import type {
   ClusterAction,
   ClusterEvent,
@@ -113,7 +114,15 @@ export interface CounterexampleView {
   readonly violation?: ViewViolation;
   readonly rules: readonly RuleLink[];
   readonly properties: readonly RuleLink[];
-  readonly stderrTail: readonly string[];
+  /** What the system under test wrote to stderr while this very trace ran (a conformance run of a process), bounded. */
+  readonly stderr?: StderrExcerpt;
+}
+
+/** The sentence that introduces a trace's stderr lines (or says there were none). */
+export function stderrHeading(stderr: StderrExcerpt): string {
+  if (stderr.lines.length === 0) return 'The system under test wrote nothing to stderr while this trace ran.';
+  const n = stderr.lines.length;
+  return `What the system under test wrote to stderr while this trace ran${stderr.earlier > 0 ? ` (the last ${n === 1 ? 'line' : `${n} lines`}; ${stderr.earlier} before ${n === 1 ? 'it' : 'them'} not kept)` : ''}:`;
 }
 
 // ---------------------------------------------------------------------------
@@ -269,7 +278,8 @@ export interface ConformanceContext {
   readonly search?: string;
   readonly seed?: number;
   readonly fcPath?: string;
-  readonly stderrTail?: readonly string[];
+  /** The stderr of this trace's run (a process system; in-process systems have none). */
+  readonly stderr?: StderrExcerpt;
 }
 
 export type AnyTraceOf = { kind: 'operator'; trace: OperatorTrace } | { kind: 'cluster'; trace: ClusterTrace };
@@ -330,7 +340,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence | undefined, ct
     configJson: trace.trace.config,
     found: foundLines(ctx),
     ...linksOf(d?.refs ?? { rules: [], properties: [] }),
-    stderrTail: ctx.stderrTail ?? [],
+    ...(ctx.stderr ? { stderr: ctx.stderr } : {}),
   };
   if (trace.kind === 'cluster') {
     const t = trace.trace;
@@ -458,7 +468,6 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
     versions: VERSIONS,
     found: modelFound(cx, file),
     violation: violationOf(cx),
-    stderrTail: [],
   };
   if (cluster) {
     const setup = cluster.cluster;

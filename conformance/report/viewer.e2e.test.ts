@@ -117,7 +117,6 @@ describe('the HTML viewer (NAME.html) in Chromium', () => {
       invocation: ['npx', 'streamjoin'],
       sutCommand: 'X',
       sut: 'X',
-      stderrTail: [],
     });
     const html = readFileSync(w.htmlPath, 'utf8');
     expect(html).toMatch(

@@ -100,13 +100,14 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
   it('trace, explain.txt with config and versions, NAME.md with a Mermaid diagram of every node, NAME.html, NAME.itf.json; nothing else, nothing half-written', async () => {
     const f = await clusterFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, {
+    // The stderr of the trace that diverged goes with it (a process system).
+    const withStderr = { ...f, stderr: () => ({ lines: ['last words'], earlier: 3 }) };
+    const w = writeCounterexample(withStderr, {
       outDir: dir,
       name: 'zombie',
       invocation: ['npx', 'streamjoin'],
       sutCommand: 'X',
       sut: 'X',
-      stderrTail: ['last words'],
       itf: true,
     });
     expect(readdirSync(dir).sort()).toEqual(['zombie.explain.txt', 'zombie.html', 'zombie.itf.json', 'zombie.md', 'zombie.trace.json']);
@@ -115,6 +116,9 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
     expect(explain).toMatch(/L \(allowed lateness, J0\): \d+/);
     expect(explain).toMatch(/workers \(C1\): w1, w2/);
     expect(explain).toContain('record ins "k1" L "a"');
+    expect(explain).toContain(
+      'What the system under test wrote to stderr while this trace ran (the last line; 3 before it not kept):\n  | last words',
+    );
     const md = readFileSync(w.markdownPath, 'utf8');
     expect(md).toContain(`| streamjoin | \`${STREAMJOIN_VERSION}\` |`);
     expect(md).toContain(`## Divergence at step ${f.divergence.step}`);

@@ -1,32 +1,74 @@
-// Test systems under test that misbehave (conformance/adapters/process.e2e.test.ts, cli/conform.e2e.test.ts).
-// Each serves the reference model correctly for its first N request lines
-// (default 4: the handshake and a little more), then does what MODE says:
+// Hostile systems under test (conformance/hostile.e2e.test.ts,
+// conformance/adapters/process.e2e.test.ts, cli/conform.e2e.test.ts). Each
+// serves the reference model correctly for its first N request lines
+// (default 4: the handshake and a little more), then does what MODE says.
+// Every request is logged to stderr as `misbehave: request K`, and the
+// moment it starts to misbehave as `misbehave: misbehaving now (t=MS)`, MS
+// the wall clock in milliseconds (for the time to the verdict).
 //
-//   hang         stops answering (and leaves a grandchild `sleep` running, to
-//                check that the harness kills the whole process group)
-//   exit         writes a line to stderr and exits with code 3
-//   text         writes a line that is not JSON
-//   huge         writes a 10 MB line
-//   unsolicited  writes a JSON object that answers nothing
-//   wrong-id     answers with an in_reply_to no request has
-//   ablate:ELEMENT  never misbehaves at the protocol level, but serves the
-//                model with a protocol element switched off (SPEC §6): a
-//                wrong implementation with a well-formed protocol
+// Systems that cannot be judged (the verdict is unknown):
+//   hang            stops answering, and leaves a grandchild `sleep` in its
+//                   process group (the harness must kill the whole group)
+//   exit            writes a line to stderr and exits with code 3 (a crash
+//                   mid-trace)
+//   text            writes a line that is not JSON
+//   binary          writes a line of bytes: terminal escapes, a bell, bytes
+//                   that are not UTF-8
+//   huge            writes a 10 MB line
+//   unsolicited     writes a JSON object that answers nothing
+//   wrong-id        answers with an in_reply_to no request has
+//   repeated-id     answers the request, then answers it again
+//   flood-valid     writes protocol-looking lines without end, answering nothing
+//   flood-blank     writes blank lines without end (blank lines are ignored:
+//                   it is hung)
+//   grandchild-exit starts a grandchild in its group that holds stdout
+//                   (`sleep 300`), then exits with code 3: dead, although
+//                   stdout stays open
+//   setsid-hang     starts a grandchild in a session of its own that holds
+//                   stdout (`sleep 300`, outside the process group), then stops
+//                   answering
 //
-// Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N]
+// Systems that conform (the verdict is pass), however awkwardly:
+//   reverse         answers the lines of each chunk it reads in reverse order
+//   slow            answers one line at a time, each DELAY ms (default 400)
+//                   after the one before
+//   stderr-flood    writes 100 KB to stderr per request, and one 5 MB stderr
+//                   line without a newline at the start
+//   ignore-sigterm  ignores SIGTERM and the end of stdin (only SIGKILL ends it)
+//
+// A wrong implementation with a well-formed protocol (a divergence):
+//   ablate:ELEMENT  serves the model with a protocol element switched off
+//                   (SPEC §6)
+//
+// Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N] [DELAY]
 import { spawn } from 'node:child_process';
+import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createProtocolServer } from '../adapters/protocolServer.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/clusterState.ts';
 
+// stderr is written synchronously: a line logged before a reply is in the pipe before it, even if the process is killed at once.
+function log(text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(2, bytes, at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
 const mode = process.argv[2] ?? 'hang';
 const after = Number(process.argv[3] ?? 4);
+const delayMs = Number(process.argv[4] ?? 400);
+const CORRECT_MODES = ['reverse', 'slow', 'stderr-flood', 'ignore-sigterm'];
 
 const ablated = mode.startsWith('ablate:') ? (mode.slice('ablate:'.length) as ProtocolElement) : undefined;
 if (ablated && !PROTOCOL_ELEMENTS.includes(ablated)) {
-  process.stderr.write(`misbehave: unknown protocol element ${ablated}\n`);
+  log(`misbehave: unknown protocol element ${ablated}\n`);
   process.exit(254);
 }
 const server = createProtocolServer(
@@ -39,31 +81,88 @@ const server = createProtocolServer(
     : modelSut,
 );
 
+/** Keeps the process alive whatever happens to stdin. */
+const stayAlive = (): void => void setInterval(() => {}, 1 << 30);
+
+if (mode === 'ignore-sigterm') {
+  process.on('SIGTERM', () => log('misbehave: SIGTERM ignored\n'));
+  stayAlive();
+}
+if (mode === 'stderr-flood') log('z'.repeat(5 * 1024 * 1024));
+
+// Replies of one chunk of input, written together (reversed in mode `reverse`).
+let batch: string[] = [];
+let flushing = false;
+function reply(line: string): void {
+  batch.push(line);
+  if (flushing) return;
+  flushing = true;
+  setImmediate(() => {
+    flushing = false;
+    const lines = batch;
+    batch = [];
+    if (mode === 'reverse') lines.reverse();
+    process.stdout.write(lines.map((l) => `${l}\n`).join(''));
+  });
+}
+
+// Mode `slow`: one reply at a time, each `delayMs` after the one before.
+const slowQueue: string[] = [];
+let slowRunning = false;
+function replySlowly(line: string): void {
+  slowQueue.push(line);
+  if (slowRunning) return;
+  slowRunning = true;
+  const next = (): void => {
+    const l = slowQueue.shift();
+    if (l === undefined) {
+      slowRunning = false;
+      return;
+    }
+    process.stdout.write(`${l}\n`);
+    setTimeout(next, delayMs);
+  };
+  setTimeout(next, delayMs);
+}
+
 let seen = 0;
 let stopped = false;
+let misbehaving = false;
 const lines = createInterface({ input: process.stdin });
 lines.on('line', (line) => {
   if (stopped) return;
   seen++;
-  process.stderr.write(`misbehave: request ${seen}\n`);
-  if (ablated || seen <= after) {
-    process.stdout.write(`${server.handle(line)}\n`);
+  log(`misbehave: request ${seen}\n`);
+  if (mode === 'stderr-flood') {
+    for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
+  }
+  if (ablated || CORRECT_MODES.includes(mode) || seen <= after) {
+    const answer = server.handle(line);
+    if (mode === 'slow') replySlowly(answer);
+    else reply(answer);
     return;
   }
   const id = (JSON.parse(line) as { id: number }).id;
+  if (!misbehaving) {
+    misbehaving = true;
+    log(`misbehave: misbehaving now (t=${Date.now()})\n`);
+  }
   switch (mode) {
     case 'hang':
       stopped = true;
-      process.stderr.write('misbehave: hanging now\n');
+      log('misbehave: hanging now\n');
       spawn('sleep', ['300'], { stdio: 'ignore' });
-      setInterval(() => {}, 1 << 30);
+      stayAlive();
       return;
     case 'exit':
-      process.stderr.write('misbehave: simulated crash\n');
+      log('misbehave: simulated crash\n');
       process.exit(3);
       return;
     case 'text':
       process.stdout.write('this is not JSON\n');
+      return;
+    case 'binary':
+      process.stdout.write(Buffer.concat([Buffer.from('\u001b[2J\u001b]0;owned\u0007'), Buffer.from([0xff, 0xfe, 0x00, 0x41, 0x0a])]));
       return;
     case 'huge':
       process.stdout.write(`${'x'.repeat(10 * 1024 * 1024)}\n`);
@@ -74,8 +173,43 @@ lines.on('line', (line) => {
     case 'wrong-id':
       process.stdout.write(`${JSON.stringify({ in_reply_to: id + 1000, type: 'error', code: 19, text: 'wrong id' })}\n`);
       return;
+    case 'repeated-id': {
+      const answer = server.handle(line);
+      process.stdout.write(`${answer}\n${answer}\n`);
+      stopped = true;
+      return;
+    }
+    case 'flood-valid':
+    case 'flood-blank': {
+      stopped = true;
+      const chunk =
+        mode === 'flood-blank'
+          ? '\n'.repeat(64 * 1024)
+          : `${JSON.stringify({ in_reply_to: null, type: 'error', code: 19, text: 'flood' })}\n`.repeat(1000);
+      const flood = (): void => {
+        // Write as fast as the pipe takes it, no faster (the harness may stop reading).
+        while (process.stdout.write(chunk)) {
+          /* keep writing */
+        }
+        process.stdout.once('drain', flood);
+      };
+      flood();
+      return;
+    }
+    case 'grandchild-exit':
+      log('misbehave: leaving a grandchild that holds stdout, and exiting\n');
+      spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] });
+      process.exit(3);
+      return;
+    case 'setsid-hang':
+      stopped = true;
+      log('misbehave: a grandchild in its own session holds stdout; hanging now\n');
+      // detached: setsid(2), a session and a process group of its own.
+      spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'], detached: true }).unref();
+      stayAlive();
+      return;
     default:
-      process.stderr.write(`misbehave: unknown mode ${mode}\n`);
+      log(`misbehave: unknown mode ${mode}\n`);
       process.exit(254);
   }
 });

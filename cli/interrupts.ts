@@ -1,0 +1,50 @@
+// SIGINT and SIGTERM for the commands that can stop cleanly (main.ts,
+// `handlesInterrupts`): the first signal aborts `Output.signal`, and the
+// command stops, reports what it has (verdict unknown), stops its system
+// under test and writes nothing half; a second signal stops at once, taking
+// every system under test's processes along. This is the only place that
+// listens to signals; library code gets the AbortSignal.
+import { killAllSystems } from '../conformance/adapters/processGroup.ts';
+
+export interface Interrupts {
+  /** Aborted by the first SIGINT or SIGTERM; its reason is an Error whose message is the signal's name. */
+  readonly signal: AbortSignal;
+  /** Removes the handlers (the command has returned). */
+  dispose(): void;
+}
+
+/** Installs the handlers; `notice` is told, once, that the command is stopping. */
+export function installInterrupts(notice: (text: string) => void): Interrupts {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!controller.signal.aborted) {
+      notice(`\nstreamjoin: ${signal}: stopping and reporting what was done (send ${signal} again to stop at once)\n`);
+      controller.abort(new Error(signal));
+      return;
+    }
+    // Stop at once, as the signal would without us: nothing of the run outlives it.
+    killAllSystems();
+    dispose();
+    process.kill(process.pid, signal);
+  };
+  const dispose = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signal: controller.signal, dispose };
+}
+
+/**
+ * After the command returned, the process should end by itself: nothing of
+ * the run is left. If something still holds the event loop (a pipe nobody
+ * closed), say what, on stderr, and end anyway after `ms`.
+ */
+export function exitSoon(code: number, ms: number, notice: (text: string) => void): void {
+  setTimeout(() => {
+    const left = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'Timeout');
+    notice(`streamjoin: internal error: still waiting for ${left.join(', ') || 'something'} ${ms} ms after the command ended; exiting\n`);
+    process.exit(code);
+  }, ms).unref();
+}
