@@ -18,8 +18,9 @@ export {
   validityOf,
 } from './join/join.ts';
 export type { JoinState, JoinStep, MatchState, RowState } from './join/join.ts';
+export { contractChecker, firstContractViolation } from './join/contract.ts';
+export type { ContractChecker, ContractViolation } from './join/contract.ts';
 export {
-  firstContractViolation,
   horizonRetained,
   identityString,
   initialOracleState,
