@@ -1,10 +1,15 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
+import { OPERATOR_TRACE_FORMAT } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
-import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
-import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
+import { runOperatorLockstep, runOperatorLockstepFile } from '../conformance/lockstep/operatorLockstep.ts';
+import { loadCheckedTrace, runTraceFile } from '../conformance/lockstep/traceFiles.ts';
+import { sniffTraceFormat } from '../conformance/streams/operatorTraceStream.ts';
+import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
+import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import type { ModelDisagreement } from '../conformance/lockstep/clusterLockstep.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
@@ -31,6 +36,74 @@ used where present, the model's elsewhere.
 
 ${HARNESS_EXIT_TEXT}`;
 
+type ReplayFlags = {
+  sut?: string | undefined;
+  json: boolean;
+  timeout?: string | undefined;
+  'max-line'?: string | undefined;
+  'write-expected'?: string | undefined;
+};
+
+/**
+ * An operator trace, read step by step as it is replayed (a trace of any
+ * length, in memory that does not grow with it); bad input anywhere in the
+ * file is still refused before anything is printed.
+ */
+async function replayOperatorFile(file: string, level: Level | undefined, values: ReplayFlags, out: Output): Promise<number> {
+  if (level !== undefined && level !== 'operator') throw usageError(`an operator trace replays at level operator, not ${level}`);
+  const writeExpected = values['write-expected'];
+  if (writeExpected !== undefined) {
+    runTraceFile(file, createModelOperator, { writeExpected, layout: 'pretty' });
+    out.stdout(`wrote ${writeExpected}\n`);
+    return EXIT.pass;
+  }
+  if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
+  const system = buildSystem(values.sut, values);
+  try {
+    const info = await system.info();
+    if (!info.levels.includes('operator'))
+      throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
+    const result = await runOperatorLockstepFile(file, system);
+    return reportReplay(file, 'operator', result.steps, result, values.json, out);
+  } catch (e) {
+    if (!(e instanceof SutUnavailable)) throw e;
+    return reportUnknown(file, 'operator', e, values.json, out);
+  } finally {
+    await system.close();
+  }
+}
+
+/** Prints the verdict of a replay; its exit code. */
+function reportReplay(
+  file: string,
+  level: Level,
+  steps: number,
+  result: { readonly divergence?: Divergence | undefined; readonly disagreements: readonly ModelDisagreement[] },
+  json: boolean,
+  out: Output,
+): number {
+  for (const d of result.disagreements) {
+    out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+  }
+  const d = result.divergence;
+  if (json) {
+    out.stdout(`${JSON.stringify({ file, level, verdict: d ? 'fail' : 'pass', steps, divergence: d ?? null })}\n`);
+  } else if (d) {
+    out.stdout(`${file}: DIVERGES at level ${level}\n${describeDivergence(d)}\n`);
+  } else {
+    out.stdout(`${file}: conforms (${steps} steps at level ${level})\n`);
+  }
+  return d ? EXIT.fail : EXIT.pass;
+}
+
+/** Prints why a replay could not be judged; its exit code (unknown). */
+function reportUnknown(file: string, level: Level, e: SutUnavailable, json: boolean, out: Output): number {
+  const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
+  if (json) out.stdout(`${JSON.stringify({ file, level, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
+  else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+  return EXIT.unknown;
+}
+
 export async function replayCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: [...args],
@@ -47,6 +120,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
+  if (sniffTraceFormat(file) === OPERATOR_TRACE_FORMAT) return replayOperatorFile(file, level, values, out);
   const trace: AnyTrace = loadCheckedTrace(file);
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
@@ -71,27 +145,10 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       throw new SutUnavailable(`it does not support level ${chosen} (it supports ${info.levels.join(', ')})`);
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
-    for (const d of result.disagreements) {
-      out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
-    }
-    const d = result.divergence;
-    if (values.json) {
-      out.stdout(
-        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null })}\n`,
-      );
-    } else if (d) {
-      out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-    } else {
-      out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
-    }
-    return d ? EXIT.fail : EXIT.pass;
+    return reportReplay(file, chosen, trace.trace.steps.length, result, values.json, out);
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-    if (values.json)
-      out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
-    else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-    return EXIT.unknown;
+    return reportUnknown(file, chosen, e, values.json, out);
   } finally {
     await system.close();
   }

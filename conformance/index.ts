@@ -1,7 +1,7 @@
 // Public API of conformance/: the harness. Systems under test (in-process and
 // over protocol v1), lockstep runners at both levels, random traces with
 // shrinking, explanations of divergences, and the conform job.
-export { runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './lockstep/operatorTrace.ts';
+export { OperatorTraceChecker, runOperatorTrace, withExpectations as withOperatorTraceExpectations } from './lockstep/operatorTrace.ts';
 export type { OperatorFactory, OperatorObservation, OperatorTraceResult, OperatorUnderTest } from './lockstep/operatorTrace.ts';
 export { createModelOperator } from './adapters/modelOperator.ts';
 export { createModelCluster } from './adapters/modelCluster.ts';
@@ -115,7 +115,7 @@ export {
   smallDomain,
 } from './generate/logs.ts';
 export type { LogDomain } from './generate/logs.ts';
-export { clusterContractViolation, loadCheckedTrace, loadTraceFiles, runTraceFiles } from './lockstep/traceFiles.ts';
+export { clusterContractViolation, loadCheckedTrace, runTraceFile, runTraceFiles } from './lockstep/traceFiles.ts';
 export type { TraceFileResult } from './lockstep/traceFiles.ts';
 export { MUTANTS, mutantNamed } from './mutants/catalogue.ts';
 export type { Mutant, SourcePatch } from './mutants/catalogue.ts';
