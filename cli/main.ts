@@ -9,6 +9,7 @@ import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
+import { auditCommand, auditHelp } from './audit.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
@@ -23,6 +24,8 @@ Commands:
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   mutants            run the harness against every mutant of the implementation: each must be killed
+  audit --log F --sink F  check a recorded history (what went in, what the sink applied) against the spec;
+                     audit --example DIR writes one to try it on
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command, SPEC §8):
@@ -42,6 +45,7 @@ const helps: Record<string, string> = {
   replay: replayHelp,
   serve: serveHelp,
   mutants: mutantsHelp,
+  audit: auditHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -110,6 +114,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
+    case 'audit':
+      return auditCommand(rest, out);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;

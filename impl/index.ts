@@ -29,6 +29,7 @@ export type {
   CoordinatorRecord,
   CoordinatorStore,
   FileStorageOptions,
+  HistoryRecorder,
   HandoffPhase,
   HandoffRecord,
   ImplClusterOptions,

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   SJ106: 'cluster config is inconsistent (C1)',
   SJ107: 'a conformance trace holds a process action (SPEC §7)',
   SJ108: 'counterexample does not replay against the model',
+  SJ110: 'a recorded log holds an invalid record (J1)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,8 +15,8 @@ let ajvInstance: Ajv2020 | undefined;
 function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
   const instance = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
-  // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them.
-  for (const dir of [schemaDir, join(schemaDir, 'protocol')]) {
+  // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them, then the CLI's JSON reports.
+  for (const dir of [schemaDir, join(schemaDir, 'protocol'), join(schemaDir, 'reports')]) {
     for (const file of readdirSync(dir)
       .filter((f) => f.endsWith('.schema.json'))
       .sort()) {

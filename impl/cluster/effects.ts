@@ -189,6 +189,7 @@ function appendRecord(c: ClusterState, record: LogRecord, events: ClusterEvent[]
   // next, which reads them from its checkpoint's cursor; none is held anywhere else.
   c.storage.log.append(record);
   indexRecord(c, record, index);
+  c.onAppended?.(record);
   events.push({ type: 'appended', index });
   if (slot === undefined) {
     // A watermark is read by every copy (C3); only the copies that exist are visited.

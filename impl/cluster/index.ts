@@ -1,6 +1,6 @@
 // Public API of impl/cluster/: the fenced cluster engine (SPEC §5, §7) and its durable parts.
 export { ImplCluster } from './cluster.ts';
-export type { ClusterApplyResult, ImplClusterOptions, WorkerStatus } from './cluster.ts';
+export type { ClusterApplyResult, HistoryRecorder, ImplClusterOptions, WorkerStatus } from './cluster.ts';
 export { MemoryStorage } from './storage.ts';
 export type {
   ClusterStorage,
