@@ -9,6 +9,8 @@ import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
+import { viewCommand, viewHelp } from './view.ts';
+import { exploreCommand, exploreHelp } from './explore.ts';
 import { auditCommand, auditHelp } from './audit.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
@@ -24,6 +26,8 @@ Commands:
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   mutants            run the harness against every mutant of the implementation: each must be killed
+  view FILE          a counterexample in its self-contained HTML viewer (path and URL; --open)
+  explore            walk the model by hand in a local web page (enabled and refused actions, properties)
   audit --log F --sink F  check a recorded history (what went in, what the sink applied) against the spec;
                      audit --example DIR writes one to try it on
   help [COMMAND]     this text, or a command's
@@ -45,6 +49,8 @@ const helps: Record<string, string> = {
   replay: replayHelp,
   serve: serveHelp,
   mutants: mutantsHelp,
+  view: viewHelp,
+  explore: exploreHelp,
   audit: auditHelp,
 };
 
@@ -114,6 +120,10 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
+    case 'view':
+      return viewCommand(rest, out);
+    case 'explore':
+      return exploreCommand(rest, out, process.stdin);
     case 'audit':
       return auditCommand(rest, out);
     default:

@@ -1,43 +1,6 @@
-// Types of the spec. The document types are generated from the JSON Schemas
-// (types.gen.ts); the small shapes below are the rules' own vocabulary,
-// shared by model/ and impl/.
-export type {
-  Change,
-  ClusterAction,
-  ClusterConfig,
-  ClusterEvent,
-  ClusterExpectation,
-  ClusterObservation,
-  ClusterStep,
-  ClusterTrace,
-  CopyObservation,
-  ErrorReply,
-  EventsOk,
-  HandoffObservation,
-  ImplementationInfo,
-  InitOk,
-  InitRequest,
-  InspectOk,
-  CheckConfig,
-  Counterexample,
-  JoinConfig,
-  Level,
-  LogRecord,
-  OperatorRecordOk,
-  OperatorStep,
-  OperatorTrace,
-  Outcome,
-  OutcomeCode,
-  ProtocolErrorCode,
-  ProtocolReply,
-  ProtocolRequest,
-  RejectReason,
-  RetainedCounts,
-  RowRecord,
-  StepExpectation,
-  WatermarkRecord,
-} from './types.gen.ts';
-
+// The small shapes of the spec's rules that no document schema names,
+// shared by model/ and impl/. The document types are generated from the JSON
+// Schemas (types.gen.ts).
 export type Side = 'L' | 'R';
 
 /** The content of a row (SPEC J2): a valid insert or retract without its kind. */

@@ -1,9 +1,7 @@
 // The reference cluster model (model/cluster/stateMachine.ts) behind the harness's
 // cluster interface, processing eagerly (SPEC §7).
 import { PROTOCOL_ERRORS, type ClusterConfig, type ExternalAction } from '../../spec/index.ts';
-import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
-import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
-import { whyNotEnabled } from '../../model/cluster/guards.ts';
+import { applyExternal, observeCluster, initialClusterState, type ClusterSetup, whyNotEnabled } from '../../model/index.ts';
 import type { ClusterUnderTest } from './sut.ts';
 
 /**

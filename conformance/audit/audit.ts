@@ -4,7 +4,7 @@
 // settles it exactly and gathers the witnesses (secondPass.ts).
 import { InputError, checkDocument, documentFormat, parseJson, readTextFile } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
-import { AUDIT_PROPERTIES, type AuditProperty, type PropertyResult, type Violation } from './findings.ts';
+import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
 import { HISTORY_LOG_FORMAT, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
 import { HistoryFile } from './historyFiles.ts';
@@ -69,9 +69,9 @@ export interface AuditResult {
   };
   /** Why the final relation is not judged, if it is not. */
   readonly incomplete: string | null;
-  readonly properties: readonly PropertyResult[];
+  readonly properties: readonly AuditPropertyResult[];
   /** The violations kept, with their witnesses (at most `keepViolations` per property). */
-  readonly violations: readonly Violation[];
+  readonly violations: readonly AuditViolation[];
   readonly stats: {
     readonly oracleInserts: number;
     readonly oracleRetracts: number;
@@ -246,7 +246,7 @@ function result(
       : 'no change applied twice, no retracted match re-inserted, no retraction of a match the sink does not hold (no sequence numbers recorded: the prefix property is not checked)',
     Fenced: recorded.epochs ? 'no write below the highest epoch already seen for its key' : 'no epochs recorded',
   };
-  const properties: PropertyResult[] = AUDIT_PROPERTIES.map((property) => {
+  const properties: AuditPropertyResult[] = AUDIT_PROPERTIES.map((property) => {
     const n = counted[property];
     const why = property === 'JoinCorrect' && incomplete !== undefined ? incomplete : unknown[property];
     const verdict =

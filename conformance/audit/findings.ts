@@ -35,7 +35,7 @@ export interface WitnessLine {
   text?: string;
 }
 
-export interface Violation {
+export interface AuditViolation {
   readonly property: AuditProperty;
   readonly kind: ViolationKind;
   readonly message: string;
@@ -46,7 +46,7 @@ export interface Violation {
 
 export type PropertyVerdict = 'holds' | 'violated' | 'unknown' | 'not-checked';
 
-export interface PropertyResult {
+export interface AuditPropertyResult {
   readonly property: AuditProperty;
   readonly verdict: PropertyVerdict;
   /** What was checked, or why not, for people. */

@@ -30,7 +30,7 @@
 import { InputError, parseMatchId } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RejectReason } from '../../spec/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
-import type { AuditProperty, Violation, ViolationKind, WitnessLine } from './findings.ts';
+import type { AuditProperty, AuditViolation, ViolationKind, WitnessLine } from './findings.ts';
 import type { SinkChange } from './formats.ts';
 import { IdentityFilter } from './identityFilter.ts';
 
@@ -215,7 +215,7 @@ export class HistoryCheck {
   private sinkEnded = false;
   /** The sink's own last line says the history is incomplete, or a caller says so. */
   private incompleteWhy: string | undefined;
-  private readonly kept: Record<AuditProperty, Violation[]> = { JoinCorrect: [], ExactlyOnce: [], Fenced: [] };
+  private readonly kept: Record<AuditProperty, AuditViolation[]> = { JoinCorrect: [], ExactlyOnce: [], Fenced: [] };
   private readonly counted: Record<AuditProperty, number> = { JoinCorrect: 0, ExactlyOnce: 0, Fenced: 0 };
   private readonly unknownWhy: Partial<Record<AuditProperty, string>> = {};
   readonly counts: HistoryCounts = {
@@ -760,7 +760,7 @@ export class HistoryCheck {
   }
 
   violations(): {
-    kept: Record<AuditProperty, Violation[]>;
+    kept: Record<AuditProperty, AuditViolation[]>;
     counted: Record<AuditProperty, number>;
     unknown: Partial<Record<AuditProperty, string>>;
   } {
@@ -792,7 +792,7 @@ export class HistoryCheck {
     this.counted[property]++;
     const kept = this.kept[property];
     if (kept.length >= this.options.keepViolations) return;
-    const v: Violation = { property, kind, message, witness: witness.filter((w) => w.line > 0) };
+    const v: AuditViolation = { property, kind, message, witness: witness.filter((w) => w.line > 0) };
     kept.push(match === undefined ? (key === undefined ? v : { ...v, key }) : { ...v, match, ...(key === undefined ? {} : { key }) });
   }
 }

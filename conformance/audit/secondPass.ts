@@ -16,7 +16,7 @@ import { InputError, parseMatchId } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { contractChecker } from '../../model/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
-import type { Violation, WitnessLine } from './findings.ts';
+import type { AuditViolation, WitnessLine } from './findings.ts';
 import type { HistoryFormat, LogItem } from './formats.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { openLines } from './lines.ts';
@@ -69,7 +69,7 @@ async function* records(path: string, format: HistoryFormat): AsyncGenerator<{ r
  * `violations` with the rows' records (and every witness line with its
  * text) afterwards, through `fillWitnesses`.
  */
-export async function secondPass(input: SecondPassInput, violations: readonly Violation[]): Promise<SecondPassResult> {
+export async function secondPass(input: SecondPassInput, violations: readonly AuditViolation[]): Promise<SecondPassResult> {
   const wanted = new Set<string>();
   const add = (identity: string): void => {
     if (wanted.size < SECOND_PASS_IDENTITIES) wanted.add(identity);
@@ -131,7 +131,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Vi
 export async function fillWitnessTexts(
   log: { readonly path: string },
   sink: { readonly path: string },
-  violations: readonly Violation[],
+  violations: readonly AuditViolation[],
 ): Promise<void> {
   for (const which of ['log', 'sink'] as const) {
     const want = new Map<number, WitnessLine[]>();

@@ -29,9 +29,14 @@ import type {
   LogRecord,
   RowRecord,
 } from '../../spec/index.ts';
-import { initialClusterState, type ClusterSetup, type ClusterState } from '../../model/cluster/clusterState.ts';
-import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
-import { whyNotEnabled } from '../../model/cluster/guards.ts';
+import {
+  initialClusterState,
+  type ClusterSetup,
+  type ClusterState,
+  applyExternal,
+  observeCluster,
+  whyNotEnabled,
+} from '../../model/index.ts';
 import { configArbitrary, keepInContract } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */

@@ -4,9 +4,14 @@
 // divergence is the verdict.
 import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
-import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
-import { initialClusterState, type ClusterSetup, type ClusterState } from '../../model/cluster/clusterState.ts';
-import { whyNotEnabled } from '../../model/cluster/guards.ts';
+import {
+  applyExternal,
+  observeCluster,
+  initialClusterState,
+  type ClusterSetup,
+  type ClusterState,
+  whyNotEnabled,
+} from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';

@@ -61,7 +61,7 @@ function spend(used: Budget, kind: keyof Budget): Budget {
 }
 
 /** Which budget an action spends, if any. */
-function budgetOf(a: ClusterAction): (keyof Budget)[] {
+export function budgetOf(a: ClusterAction): (keyof Budget)[] {
   switch (a.type) {
     case 'freeze':
       return ['migrations'];
