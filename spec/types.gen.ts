@@ -68,7 +68,8 @@ export type RejectReason =
 /**
  * A recorded history as Debezium-style change events (`streamjoin audit`, docs/audit.md), one JSON value per line, bare or wrapped as `{"schema": ..., "payload": envelope}`. Log: `op` `c` (create) and `r` (snapshot read) insert `after`, `d` retracts `before`, `u` retracts `before` and inserts `after` (SPEC J6, J2); watermarks are lines of their own. Sink: the same envelopes over match rows, with the writer's key, epoch and write sequence number optional at the envelope's top level. Other envelope fields (`source`, `ts_ms`, `transaction`) are allowed and ignored.
  */
-export type DebeziumEnvelopeLine = DebeziumLogLine | DebeziumSinkLine | HistoryEnd;
+export type DebeziumEnvelopeLine =
+  DebeziumLogLine | DebeziumSinkLine | HistoryEnd | DebeziumWrapped;
 export type DebeziumLogLine =
   | {
       op: DebeziumOp;
@@ -722,6 +723,18 @@ export interface HistoryEnd {
      */
     why?: string;
   };
+}
+/**
+ * An envelope as Kafka Connect's JSON converter writes it with schemas on: the envelope in `payload`.
+ */
+export interface DebeziumWrapped {
+  /**
+   * The Connect schema of the envelope; ignored.
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
+  payload: DebeziumLogLine | DebeziumSinkLine;
 }
 export interface FlinkSinkLine {
   op: FlinkRowKind;

@@ -25,6 +25,8 @@ export interface AuditOptions {
   readonly lookahead?: number;
   /** Violations kept with witnesses, per property (default 20). */
   readonly keepViolations?: number;
+  /** Forgotten matches remembered to name what the sink does to one (default 65,536; the rest are judged by the second pass). */
+  readonly forgottenCache?: number;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
 }
@@ -38,6 +40,9 @@ export interface AuditProgress {
 }
 
 export type AuditVerdict = 'valid' | 'violation' | 'unknown';
+
+/** Log records fed at a time while the sink waits for them. */
+const LOG_SLICE = 256;
 
 export interface AuditResult {
   readonly verdict: AuditVerdict;
@@ -136,6 +141,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     expectedRecords: Math.ceil((log.bytes * (log.gzip ? 5 : 1)) / 60),
     logName: options.log,
     sinkName: options.sink,
+    ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
   });
   if (options.incomplete === true) check.markIncomplete('--incomplete: the recording was cut while the system ran');
   const progress = (): void =>
@@ -147,15 +153,22 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     });
 
   if (logBatch === undefined) check.endLog(log.cut());
-  /** Feeds the log's current batch (what is left of it) and reads the next. */
+  /**
+   * Feeds the next few log records (a slice of the current batch, so that
+   * the log runs only a little ahead of what the sink needs), reading the
+   * next batch when this one is done.
+   */
   const feedLog = async (): Promise<void> => {
     if (logBatch === undefined) throw new Error('internal: the audit asked for log past its end');
     const { items, lines } = logBatch;
-    for (let i = logAt; i < items.length; i++) {
+    const end = Math.min(items.length, logAt + LOG_SLICE);
+    for (let i = logAt; i < end; i++) {
       const item = items[i] as LogItem;
       if (item.kind === 'config') throw new InputError('SJ102', `${options.log}:${lines[i]}`, 'a header line may only be the first line');
       check.pushLog(item.record, lines[i] as number);
     }
+    logAt = end;
+    if (logAt < items.length) return;
     logAt = 0;
     logBatch = await log.next();
     if (logBatch === undefined) check.endLog(log.cut());

@@ -44,6 +44,8 @@ export interface HistoryCheckOptions {
   readonly keepViolations: number;
   /** About how many records the log holds (sizes the J9 filter). */
   readonly expectedRecords: number;
+  /** How many forgotten matches are remembered to name what the sink does to one of them (default 65,536). */
+  readonly forgottenCache?: number;
   /** Where the log and the sink come from, for error messages. */
   readonly logName: string;
   readonly sinkName: string;
@@ -356,7 +358,16 @@ export class HistoryCheck {
       this.closeWrite();
     }
     if (this.pending !== undefined && !this.resumePrefix()) return false;
-    const e = this.table.get(change.match) ?? this.forgotten.get(change.match);
+    let e = this.table.get(change.match);
+    if (e === undefined) {
+      e = this.forgotten.get(change.match);
+      if (e !== undefined) {
+        // The sink changes a match it had settled with the oracle: follow it again, to judge its end.
+        this.forgotten.delete(change.match);
+        e.dropped = false;
+        this.table.set(change.match, e);
+      }
+    }
     const idProblem = change.idProblem ?? idProblemOf(change.match, change.key);
     if (e === undefined && !this.setAside.has(change.match) && idProblem === undefined && this.mayReadAhead()) return false;
 
@@ -487,6 +498,9 @@ export class HistoryCheck {
    */
   private maybeForget(e: MatchEntry): void {
     if (e.dropped || !e.settled) return;
+    // The key's prefix check (P4) still needs it until its prefix has passed the match's last oracle change.
+    const p = this.sequenced ? this.prefixes.get(e.key) : undefined;
+    if (p !== undefined && p.state === 'ok' && p.at < (e.oRet || e.oIns)) return;
     const reconciled = e.oRet ? e.sink === RETRACTED && e.sIns !== 0 : e.sink === INSERTED;
     if (!reconciled) {
       // After the sink's end nothing more can come: judge it now, rather than hold it.
@@ -499,7 +513,7 @@ export class HistoryCheck {
     this.drop(e);
     this.counts.forgotten++;
     this.forgotten.set(e.match, e);
-    if (this.forgotten.size > FORGOTTEN_CACHE) {
+    if (this.forgotten.size > (this.options.forgottenCache ?? FORGOTTEN_CACHE)) {
       const oldest = this.forgotten.keys().next().value as string;
       this.forgotten.delete(oldest);
     }
@@ -639,6 +653,11 @@ export class HistoryCheck {
       }
       p.at = step.line;
       for (const c of step.changes) toggle(diff, c.match, c.op === 'insert' ? 'R-only' : 'S-only');
+      // The prefix has passed these changes: their matches may now be forgotten.
+      for (const c of step.changes) {
+        const e = this.table.get(c.match);
+        if (e !== undefined) this.maybeForget(e);
+      }
     }
   }
 
@@ -667,8 +686,8 @@ export class HistoryCheck {
     const e = this.table.get(match) ?? this.forgotten.get(match);
     const what =
       d === 'S-only'
-        ? `the sink holds ${match}, which the oracle holds at no later point`
-        : `the oracle holds ${match} at every later point the sink could be at, and the sink does not`;
+        ? `the sink holds ${match}, and no later record of the log adds it`
+        : `the sink does not hold ${match}, and no later record of the log removes it`;
     this.report(
       'ExactlyOnce',
       'prefix',
@@ -739,10 +758,10 @@ export class HistoryCheck {
       return;
     }
     // The oracle made it, and the sink had applied exactly its changes when it was forgotten.
+    // (Left unsettled while its events are applied, so that it is judged once, on its final state.)
     const e = new MatchEntry(a.match, a.key ?? keyOfMatch(a.match));
     e.oIns = oracle.insert;
     e.oRet = oracle.retract;
-    e.settled = true;
     e.sink = oracle.retract ? RETRACTED : INSERTED;
     for (const ev of a.events) this.applySink(e, ev.op, ev.line);
     this.judgeFinal(e);
