@@ -811,7 +811,15 @@ export class HistoryCheck {
     this.counted[property]++;
     const kept = this.kept[property];
     if (kept.length >= this.options.keepViolations) return;
-    const v: AuditViolation = { property, kind, message, witness: witness.filter((w) => w.line > 0) };
+    // One witness line per file line, its roles together.
+    const lines: WitnessLine[] = [];
+    for (const w of witness) {
+      if (w.line <= 0) continue;
+      const same = lines.find((x) => x.file === w.file && x.line === w.line);
+      if (same === undefined) lines.push({ ...w });
+      else if (!same.role.includes(w.role)) lines[lines.indexOf(same)] = { ...same, role: `${same.role}; ${w.role}` };
+    }
+    const v: AuditViolation = { property, kind, message, witness: lines };
     kept.push(match === undefined ? (key === undefined ? v : { ...v, key }) : { ...v, match, ...(key === undefined ? {} : { key }) });
   }
 }

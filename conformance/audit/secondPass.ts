@@ -119,9 +119,14 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   for (const v of violations) {
     if (v.match === undefined) continue;
     const rows = rowsOf(v.match).flatMap((r) => rowLines.get(r) ?? []);
-    const known = new Set(v.witness.filter((w) => w.file === 'log').map((w) => w.line));
-    const extra = rows.filter((w) => !known.has(w.line));
-    v.witness.push(...extra);
+    for (const w of rows) {
+      const same = v.witness.findIndex((x) => x.file === 'log' && x.line === w.line);
+      if (same === -1) v.witness.push(w);
+      else {
+        const known = v.witness[same] as WitnessLine;
+        if (!known.role.includes(w.role)) v.witness[same] = { ...known, role: `${w.role}; ${known.role}` };
+      }
+    }
     v.witness.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file === 'log' ? -1 : 1));
   }
   return contract === undefined ? { lifecycles } : { lifecycles, contract };
