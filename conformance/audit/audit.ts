@@ -5,7 +5,7 @@
 import { InputError, checkDocument, documentFormat, parseJson, readTextFile } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
-import { HISTORY_LOG_FORMAT, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
+import { HISTORY_LOG_FORMAT, isEnd, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
@@ -25,7 +25,7 @@ export interface AuditOptions {
   readonly lookahead?: number;
   /** Violations kept with witnesses, per property (default 20). */
   readonly keepViolations?: number;
-  /** Forgotten matches remembered to name what the sink does to one (default 65,536; the rest are judged by the second pass). */
+  /** Forgotten matches remembered to name what the sink does to one (default 4,096; the rest are judged by the second pass). */
   readonly forgottenCache?: number;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
@@ -82,6 +82,8 @@ export interface AuditResult {
     readonly oracleRetracts: number;
     readonly peakFollowed: number;
     readonly forgotten: number;
+    /** Identities the J9 filter flagged as possibly re-used; the second pass confirmed or cleared each. */
+    readonly contractSuspects: number;
     readonly secondPass: boolean;
   };
 }
@@ -165,7 +167,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     for (let i = logAt; i < end; i++) {
       const item = items[i] as LogItem;
       if (item.kind === 'config') throw new InputError('SJ102', `${options.log}:${lines[i]}`, 'a header line may only be the first line');
-      check.pushLog(item.record, lines[i] as number);
+      check.pushLog(item, lines[i] as number);
     }
     logAt = end;
     if (logAt < items.length) return;
@@ -182,13 +184,13 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       const item = batch.items[i] as SinkItem;
       const line = batch.lines[i] as number;
       if (end !== undefined) throw new InputError('SJ102', `${options.sink}:${line}`, `the end line (line ${endLine}) must be the last`);
-      if (item.kind === 'end') {
+      if (isEnd(item)) {
         end = item.why === undefined ? { complete: item.complete } : { complete: item.complete, why: item.why };
         endLine = line;
         continue;
       }
       // Once the log has ended the check takes every change, so this ends.
-      while (!check.offerSink(item.change, line)) await feedLog();
+      while (!check.offerSink(item, line)) await feedLog();
     }
     progress();
   }
@@ -310,6 +312,7 @@ function result(
       oracleRetracts: check.counts.oracleRetracts,
       peakFollowed: check.counts.peakFollowed,
       forgotten: check.counts.forgotten,
+      contractSuspects: check.contractSuspects.length,
       secondPass: ctx.secondPass,
     },
   };

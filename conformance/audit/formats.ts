@@ -47,11 +47,22 @@ export interface SinkChange {
   readonly idProblem?: string;
 }
 
-export type LogItem = { readonly kind: 'record'; readonly record: LogRecord } | { readonly kind: 'config'; readonly config: JoinConfig };
+/** A line of a log: a record, or the config header. (Records are handed on as parsed, with no wrapper: there are millions.) */
+export type LogItem = LogRecord | ConfigItem;
+export interface ConfigItem {
+  readonly kind: 'config';
+  readonly config: JoinConfig;
+}
 
-export type SinkItem =
-  | { readonly kind: 'change'; readonly change: SinkChange }
-  | { readonly kind: 'end'; readonly complete: boolean; readonly why?: string };
+/** A line of a sink: a change (as parsed, for the streamjoin format), or its end line. */
+export type SinkItem = SinkChange | EndItem;
+export interface EndItem {
+  readonly kind: 'end';
+  readonly complete: boolean;
+  readonly why?: string;
+}
+
+export const isEnd = (item: SinkItem): item is EndItem => 'kind' in item && item.kind === 'end';
 
 /** The readers of one format: each turns one parsed line into items (a Debezium update is two). */
 export interface LineReaders {
@@ -87,15 +98,15 @@ function endItem(value: Record<string, unknown>): SinkItem {
   return end.why === undefined ? { kind: 'end', complete: end.complete } : { kind: 'end', complete: end.complete, why: end.why };
 }
 
-function watermarkItem(value: Record<string, unknown>): LogItem {
+function watermarkItem(value: Record<string, unknown>): LogRecord {
   check('history-streamjoin#/$defs/HistoryWatermark', value);
   const w = value['watermark'] as { side: string; wm: number };
-  return { kind: 'record', record: { kind: 'watermark', side: w.side, wm: w.wm } };
+  return { kind: 'watermark', side: w.side, wm: w.wm };
 }
 
-function rowRecord(kind: 'insert' | 'retract', row: Record<string, unknown>): LogItem {
+function rowRecord(kind: 'insert' | 'retract', row: Record<string, unknown>): LogRecord {
   const { key, side, id, ts, start, end } = row as unknown as RowRecord;
-  return { kind: 'record', record: { kind, key, side, id, ts, start, end } };
+  return { kind, key, side, id, ts, start, end };
 }
 
 /** The match a match row names: its id, or the id of its key and row ids (SPEC J3); both must agree. */
@@ -124,12 +135,12 @@ const streamjoinReaders: LineReaders = {
       return;
     }
     check('record', value);
-    emit({ kind: 'record', record: value as LogRecord });
+    emit(value as LogRecord);
   },
   sink(value, emit) {
     if (isObject(value) && 'end' in value) return emit(endItem(value));
     check('history-streamjoin#/$defs/HistorySinkChange', value);
-    emit({ kind: 'change', change: value as unknown as SinkChange });
+    emit(value as unknown as SinkChange);
   },
 };
 
@@ -144,7 +155,7 @@ const flinkReaders: LineReaders = {
     if (isObject(value) && 'end' in value) return emit(endItem(value));
     check('history-flink#/$defs/FlinkSinkLine', value);
     const line = value as { op: string; data: Record<string, unknown> };
-    emit({ kind: 'change', change: matchOf(line.data, line, line.op === '+I' || line.op === '+U' ? 'insert' : 'retract') });
+    emit(matchOf(line.data, line, line.op === '+I' || line.op === '+U' ? 'insert' : 'retract'));
   },
 };
 
@@ -176,8 +187,8 @@ const debeziumReaders: LineReaders = {
     check('history-debezium#/$defs/DebeziumSinkLine', line);
     const e = line as Record<string, unknown>;
     const op = e['op'];
-    if (op === 'd' || op === 'u') emit({ kind: 'change', change: matchOf(side(e, 'before'), e, 'retract') });
-    if (op === 'c' || op === 'r' || op === 'u') emit({ kind: 'change', change: matchOf(side(e, 'after'), e, 'insert') });
+    if (op === 'd' || op === 'u') emit(matchOf(side(e, 'before'), e, 'retract'));
+    if (op === 'c' || op === 'r' || op === 'u') emit(matchOf(side(e, 'after'), e, 'insert'));
   },
 };
 

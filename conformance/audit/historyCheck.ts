@@ -44,7 +44,7 @@ export interface HistoryCheckOptions {
   readonly keepViolations: number;
   /** About how many records the log holds (sizes the J9 filter). */
   readonly expectedRecords: number;
-  /** How many forgotten matches are remembered to name what the sink does to one of them (default 65,536). */
+  /** How many forgotten matches are remembered to name what the sink does to one of them (default 4,096). */
   readonly forgottenCache?: number;
   /** Where the log and the sink come from, for error messages. */
   readonly logName: string;
@@ -74,6 +74,8 @@ class MatchEntry {
   sAgain = 0;
   /** A violation has been reported for it: its final state is still judged, its repeats are not reported twice. */
   flagged = false;
+  /** Its key's prefix check (sequence numbers recorded), which must pass it before it is forgotten. */
+  prefix: KeyPrefix | undefined = undefined;
   constructor(
     readonly match: string,
     readonly key: string,
@@ -92,7 +94,7 @@ interface SetAside {
 /** One record's changes to one key, as the oracle made them. */
 interface OracleStep {
   readonly line: number;
-  readonly changes: { readonly op: 'insert' | 'retract'; readonly match: string }[];
+  readonly changes: readonly { readonly op: 'insert' | 'retract'; readonly match: string }[];
 }
 
 /** A sink write (sequence mode): consecutive lines with the same key and sequence number. */
@@ -126,6 +128,8 @@ interface PendingPrefix {
   readonly diff: Map<string, Difference>;
   /** The prefix before this write, for the witness. */
   readonly from: number;
+  /** Whether it has passed an oracle step yet. */
+  stepped: boolean;
 }
 
 /** A binary min-heap of entries by settleAt. */
@@ -169,8 +173,12 @@ class SettleHeap {
   }
 }
 
-/** How many forgotten matches are remembered, to name what the sink did to one of them. */
-const FORGOTTEN_CACHE = 1 << 16;
+/**
+ * How many forgotten matches are remembered, by default, to name at once
+ * what the sink does to one of them (the second pass names the rest): a
+ * small map, so that forgetting stays cheap.
+ */
+const FORGOTTEN_CACHE = 1 << 12;
 /** A key's pending oracle steps beyond this many: its prefix check gives up (unknown) rather than hold more. */
 const MAX_KEY_STEPS = 1 << 20;
 
@@ -197,7 +205,10 @@ export class HistoryCheck {
   private gw: number | null = null;
   private readonly table = new Map<string, MatchEntry>();
   private readonly heap = new SettleHeap();
+  /** Forgotten matches still remembered, and the ring of their ids in the order forgotten (the oldest goes first). */
   private readonly forgotten = new Map<string, MatchEntry>();
+  private readonly forgottenRing: (string | undefined)[];
+  private forgottenNext = 0;
   private readonly setAside = new Map<string, SetAside>();
   private readonly identities: IdentityFilter;
   /** Records the filter flags as possible J9 violations, confirmed after the pass. */
@@ -237,6 +248,7 @@ export class HistoryCheck {
     this.L = options.config.allowedLateness;
     this.D = options.config.maxIntervalLength;
     this.identities = IdentityFilter.forIdentities(options.expectedRecords);
+    this.forgottenRing = new Array<string | undefined>(Math.max(1, options.forgottenCache ?? FORGOTTEN_CACHE));
   }
 
   // ---------------------------------------------------------------------
@@ -273,17 +285,15 @@ export class HistoryCheck {
       this.contractSuspects.push({ line, key: record.key, side: record.side, id: record.id });
     }
     if (changes.length === 0) return;
-    let step: OracleStep | undefined;
     const prefix = this.sequenced !== false ? this.prefixOf(record.key) : undefined;
     if (prefix !== undefined && prefix.state === 'ok') {
-      step = { line, changes: [] };
-      prefix.steps.push(step);
+      // The operator's own changes (a fresh array per record) are the step.
+      prefix.steps.push({ line, changes });
       if (prefix.steps.length - prefix.head > MAX_KEY_STEPS)
         this.giveUpPrefix(prefix, 'its writes lag its log by more than the check holds');
     }
     for (const c of changes) {
-      step?.changes.push({ op: c.op, match: c.match });
-      if (c.op === 'insert') this.oracleInsert(c.match, record.key, line, record.end);
+      if (c.op === 'insert') this.oracleInsert(c.match, record.key, line, record.end, prefix);
       else this.oracleRetract(c.match, line);
     }
   }
@@ -307,18 +317,19 @@ export class HistoryCheck {
     }
   }
 
-  private oracleInsert(match: string, key: string, line: number, end: number): void {
+  private oracleInsert(match: string, key: string, line: number, end: number, prefix: KeyPrefix | undefined): void {
     this.counts.oracleInserts++;
     let e = this.table.get(match);
     if (e !== undefined) throw new Error(`internal: the oracle inserted ${match} twice (log line ${line})`);
     e = new MatchEntry(match, key);
+    e.prefix = prefix;
     e.oIns = line;
     // J8: a partner overlaps the inserting row, so it ends by end + D; the match can be retracted until gw passes that + L + D.
     e.settleAt = end + this.L + 2 * this.D;
     this.table.set(match, e);
     if (this.table.size > this.counts.peakFollowed) this.counts.peakFollowed = this.table.size;
     this.heap.push(e);
-    const early = this.setAside.get(match);
+    const early = this.setAside.size === 0 ? undefined : this.setAside.get(match);
     if (early !== undefined) {
       // The sink applied these before the log reader got here: apply them now, in their order.
       this.setAside.delete(match);
@@ -368,7 +379,7 @@ export class HistoryCheck {
         this.table.set(change.match, e);
       }
     }
-    const idProblem = change.idProblem ?? idProblemOf(change.match, change.key);
+    const idProblem = e === undefined ? (change.idProblem ?? idProblemOf(change.match, change.key)) : undefined;
     if (e === undefined && !this.setAside.has(change.match) && idProblem === undefined && this.mayReadAhead()) return false;
 
     this.counts.sinkChanges++;
@@ -499,7 +510,7 @@ export class HistoryCheck {
   private maybeForget(e: MatchEntry): void {
     if (e.dropped || !e.settled) return;
     // The key's prefix check (P4) still needs it until its prefix has passed the match's last oracle change.
-    const p = this.sequenced ? this.prefixes.get(e.key) : undefined;
+    const p = e.prefix;
     if (p !== undefined && p.state === 'ok' && p.at < (e.oRet || e.oIns)) return;
     const reconciled = e.oRet ? e.sink === RETRACTED && e.sIns !== 0 : e.sink === INSERTED;
     if (!reconciled) {
@@ -512,11 +523,13 @@ export class HistoryCheck {
     }
     this.drop(e);
     this.counts.forgotten++;
+    // A ring, not the map's own order: deleting from the front of a Map and asking for its first key again costs a scan past the holes.
+    const ring = this.forgottenRing;
+    const oldest = ring[this.forgottenNext];
+    if (oldest !== undefined && this.forgotten.get(oldest)?.dropped === true) this.forgotten.delete(oldest);
+    ring[this.forgottenNext] = e.match;
+    this.forgottenNext = (this.forgottenNext + 1) % ring.length;
     this.forgotten.set(e.match, e);
-    if (this.forgotten.size > (this.options.forgottenCache ?? FORGOTTEN_CACHE)) {
-      const oldest = this.forgotten.keys().next().value as string;
-      this.forgotten.delete(oldest);
-    }
   }
 
   private drop(e: MatchEntry): void {
@@ -611,7 +624,7 @@ export class HistoryCheck {
     if (p.state !== 'ok') return;
     const diff = new Map<string, Difference>();
     for (const c of w.effective) toggle(diff, c.match, c.op === 'insert' ? 'S-only' : 'R-only');
-    const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at };
+    const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at, stepped: false };
     if (this.advancePrefix(pending) === 'wait') this.pending = pending;
   }
 
@@ -624,11 +637,13 @@ export class HistoryCheck {
     const { prefix: p, diff } = pw;
     for (;;) {
       if (diff.size === 0) return 'done';
-      const hopeless = this.hopeless(diff, p.at);
+      // (Checked here, between steps: the common write is one record's changes, which the next step cancels at once.)
+      const hopeless = pw.stepped ? this.hopeless(diff, p.at) : undefined;
       if (hopeless !== undefined) {
         this.failPrefix(pw, hopeless);
         return 'done';
       }
+      pw.stepped = true;
       const step = p.steps[p.head];
       if (step === undefined) {
         if (!this.logEnded) {
@@ -643,7 +658,7 @@ export class HistoryCheck {
           this.giveUpPrefix(p, 'the log is cut short');
           return 'done';
         }
-        this.failPrefix(pw, [...diff.keys()][0] as string);
+        this.failPrefix(pw, this.hopeless(diff, p.at) ?? ([...diff.keys()][0] as string));
         return 'done';
       }
       p.head++;

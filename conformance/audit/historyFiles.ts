@@ -78,15 +78,17 @@ export class HistoryFile<Item> {
       const items: Item[] = [];
       const lines: number[] = [];
       const read = this.readers as LineReaders;
+      let line = 0;
+      // One function for the batch (not one per line): the readers call it once per item.
+      const emit = (item: unknown): void => {
+        items.push(item as Item);
+        lines.push(line);
+      };
       for (let i = 0; i < batch.lines.length; i++) {
         const text = batch.lines[i] as string;
-        const line = batch.first + i;
+        line = batch.first + i;
         this.lastLine = line;
-        if (text.trim() === '') continue;
-        const emit = (item: unknown): void => {
-          items.push(item as Item);
-          lines.push(line);
-        };
+        if (text.length === 0 || (text.charCodeAt(0) <= 32 && text.trim() === '')) continue;
         try {
           const value = parseLine(text);
           if (this.which === 'log') read.log(value, emit);

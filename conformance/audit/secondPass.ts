@@ -56,7 +56,7 @@ async function* records(path: string, format: HistoryFormat): AsyncGenerator<{ r
     for (let batch = await file.next(); batch !== undefined; batch = await file.next()) {
       for (let i = 0; i < batch.items.length; i++) {
         const item = batch.items[i] as LogItem;
-        if (item.kind === 'record') yield { record: item.record, line: batch.lines[i] as number };
+        if (item.kind !== 'config') yield { record: item, line: batch.lines[i] as number };
       }
     }
   } finally {

@@ -129,3 +129,48 @@ export function writeSlidingTrace(
   }
   return bytes;
 }
+
+/**
+ * Writes a sliding log and the sink a correct system would apply for it (a
+ * recorded history, docs/audit.md): `log.jsonl` with its config header, and
+ * `sink.jsonl` with the oracle's changes (the implementation's operator),
+ * one write per record, under epoch 1 and a sequence number per key. Lines
+ * are streamed to disk. Returns how many sink changes it wrote.
+ */
+export function writeSlidingHistory(
+  logPath: string,
+  sinkPath: string,
+  options: SlidingLogOptions,
+  operator: { apply(r: LogRecord): { changes: readonly Change[] } },
+): number {
+  const logFd = openSync(logPath, 'w');
+  const sinkFd = openSync(sinkPath, 'w');
+  let changes = 0;
+  try {
+    const log: string[] = [JSON.stringify({ format: 'streamjoin/history-log@1', config: slidingLogConfig(options) })];
+    const sink: string[] = [];
+    const seq = new Map<string, number>();
+    const flush = (): void => {
+      if (log.length > 0) writeSync(logFd, `${log.join('\n')}\n`);
+      if (sink.length > 0) writeSync(sinkFd, `${sink.join('\n')}\n`);
+      log.length = 0;
+      sink.length = 0;
+    };
+    for (const record of slidingLog(options)) {
+      log.push(JSON.stringify(record));
+      const applied = operator.apply(record).changes;
+      if (applied.length > 0 && record.kind !== 'watermark') {
+        const s = (seq.get(record.key) ?? 0) + 1;
+        seq.set(record.key, s);
+        for (const c of applied) sink.push(JSON.stringify({ op: c.op, match: c.match, key: record.key, epoch: 1, seq: s }));
+        changes += applied.length;
+      }
+      if (log.length >= 8192) flush();
+    }
+    flush();
+  } finally {
+    closeSync(logFd);
+    closeSync(sinkFd);
+  }
+  return changes;
+}
