@@ -94,7 +94,8 @@ const out = (line: string): void => {
 const results: Record<string, unknown> = {};
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const row = (r: Run): string =>
-  `| ${r.label} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.generated)} | ${fmt(r.ms / 1000, 2)} | ${fmt(r.statesPerSecond)} | ${fmt(r.bytesPerState, 1)} | ${fmt(r.heapBytesPerState)} |`;
+  `| ${r.label} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.generated)} | ${fmt(r.ms / 1000, 2)} ` +
+  `| ${fmt(r.statesPerSecond)} | ${fmt(r.bytesPerState, 1)} | ${fmt(r.heapBytesPerState)} |`;
 const header =
   '| run (best of 2 where compared) | distinct | generated | CPU seconds | distinct per CPU second | engine bytes/state | peak heap bytes/state |\n|---|---|---|---|---|---|---|';
 
@@ -144,10 +145,12 @@ out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run
   out(row(exact));
   out(row(hooked));
   out(
-    `\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`,
+    `\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ` +
+      `${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`,
   );
   out(
-    `exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`,
+    `exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, ` +
+      `peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`,
   );
   out(`fingerprint from the fields / from the encoding: time ${fmt(hooked.ms / engine.ms, 2)}`);
   results['engine'] = { bareMs: bare.ms, fingerprint: engine, exact, fieldFingerprint: hooked };
@@ -235,7 +238,8 @@ for (const preset of presets) {
   for (const r of runs) out(row(r));
   out('');
   out(
-    `exact / fingerprint: time ${fmt(exact.ms / base.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / base.bytesPerState, 1)}, peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, base.heapBytesPerState), 1)}`,
+    `exact / fingerprint: time ${fmt(exact.ms / base.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / base.bytesPerState, 1)}, ` +
+      `peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, base.heapBytesPerState), 1)}`,
   );
   if (noSymmetry)
     out(`symmetry: states ÷${fmt(noSymmetry.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noSymmetry.ms, 2)} (on / off)`);

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { SPEC_VERSION, schemaError } from '../spec/index.ts';
+import { PROTOCOL_VERSION, SPEC_VERSION, schemaError } from '../spec/index.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { runCli } from './testSupport.ts';
 import { serveCommand } from './serve.ts';
@@ -117,7 +117,7 @@ describe('streamjoin serve --record', () => {
     };
     const row = (kind: string, side: string, id: string, t: number) => ({ kind, key: 'k', side, id, ts: t, start: t, end: t + 1 });
     const requests = [
-      { type: 'init', protocol: 1, level: 'faults', config },
+      { type: 'init', protocol: PROTOCOL_VERSION, level: 'faults', config },
       { type: 'record', record: row('insert', 'L', 'a', 1) },
       { type: 'record', record: row('insert', 'R', 'b', 2) },
       { type: 'pause', worker: 'w1' },
@@ -126,7 +126,7 @@ describe('streamjoin serve --record', () => {
       { type: 'resume', worker: 'w1' },
       { type: 'record', record: row('insert', 'R', 'c', 1) },
       // A second session: the first one ends (and is recorded whole).
-      { type: 'init', protocol: 1, level: 'cluster', config },
+      { type: 'init', protocol: PROTOCOL_VERSION, level: 'cluster', config },
       { type: 'record', record: row('insert', 'L', 'a', 1) },
       { type: 'freeze', key: 'k', to: 'w2' },
       { type: 'record', record: row('insert', 'R', 'b', 1) },

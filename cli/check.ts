@@ -20,14 +20,30 @@ import {
   type PresetModel,
 } from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { invocationOf, type Output } from './output.ts';
 import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
-import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
+import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
+import { shardItems, type Shard } from '../conformance/shard.ts';
+import { shardFlag } from './harnessArgs.ts';
+import { LiveProgress } from './progress.ts';
+import {
+  REPORTER_HELP,
+  REPORTER_OPTION,
+  checkStdoutUse,
+  emitReports,
+  parseReporters,
+  reporterOnStdout,
+  type Reporter,
+} from './reporters/emit.ts';
+import type { CiResult, TestCase } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--json] [--out DIR] [--visited exact|fingerprint] [--no-symmetry] [--no-por]
-                 [--max-states N] [--max-seconds N]
-streamjoin check --replay FILE [--json]
+                 [--max-states N] [--max-seconds N] [--shard K/N]
+                 [--reporter junit=FILE] [--reporter tap[=FILE]]
+streamjoin check --replay FILE [--json] [--reporter ...]
 streamjoin check --list
 
 Explores every state of a preset model within its bounds (breadth-first) and
@@ -38,6 +54,7 @@ checks its invariants, reachability goals, Progress and action coverage.
   --bound NAME=VALUE   override one bound of the preset (repeatable)
   --ablate ELEMENT     switch off one protocol element (the preset lists them)
   --json               print the report as JSON on stdout
+                       (streamjoin/check-report@1, spec/schemas/reports/)
   --out DIR            where counterexample files go (default: out/)
   --visited MODE       fingerprint (default: 64-bit fingerprints, ~25 bytes
                        a state) or exact (the encodings themselves)
@@ -54,19 +71,25 @@ checks its invariants, reachability goals, Progress and action coverage.
   --list               list the presets, their bounds and ablatable elements
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
+  --shard K/N          check only shard K of N of the preset's parts (part i goes
+                       to shard (i mod N) + 1; a preset of one part is shard 1's):
+                       one part is one breadth-first search, not split further;
+                       merge the shards' --json reports with merge-reports
+${REPORTER_HELP}
 
 Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
 (format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
 with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
-the summary prints the command that replays it. A live progress line goes
-to stderr when it is a terminal.
+the summary prints the command that replays it. Progress goes to stderr: a
+live line on a terminal, else a heartbeat line every few seconds.
 
-Exit codes: 0 every property holds over an exhausted bound; 1 a property is
-violated (an invariant, Progress, a goal never reached, an expected action
-kind never taken), or --replay reproduced the violation; 2 unknown: a time or
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+property holds over an exhausted bound; 1: a property is violated (an
+invariant, Progress, a goal never reached, an expected action kind never
+taken), or --replay reproduced the violation; 2 unknown: a time or
 state budget ran out before the bound was exhausted and nothing was violated
-(never a pass); 254 bad input or usage (unknown preset, bound or element;
-malformed file; a replayed action that is not enabled); 255 internal error.`;
+(never a pass); 254 also for an unknown preset, bound or element, a
+malformed file, a replayed action that is not enabled.`;
 
 /** A resolved run: what to build and how to check it. */
 interface RunSettings {
@@ -78,6 +101,8 @@ interface RunSettings {
   readonly json: boolean;
   /** Check a decomposed preset's joint model instead of its parts. */
   readonly joint: boolean;
+  readonly shard: Shard | undefined;
+  readonly reporters: readonly Reporter[];
   /** Also write each counterexample in the Informal Trace Format. */
   readonly itf: boolean;
 }
@@ -157,6 +182,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
     ...(maxStates !== undefined ? { maxStates } : {}),
     ...(maxSeconds !== undefined ? { maxSeconds } : {}),
   };
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json ?? false, reporters);
   return {
     preset,
     bounds,
@@ -165,6 +192,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
     outDir: values.out ?? 'out',
     json: values.json ?? false,
     joint: values.joint ?? false,
+    shard: shardFlag(values.shard),
+    reporters,
     itf: values.itf ?? false,
   };
 }
@@ -175,7 +204,7 @@ const boundsText = (bounds: Readonly<Record<string, number>>): string =>
     .join(' ');
 
 function progressLine(p: ProgressSample): string {
-  return `\r\x1b[K${p.generated} states, ${p.distinct} distinct, depth ${p.depth}, queue ${p.queue}, ${Math.round(p.statesPerSecond)} states/s`;
+  return `${p.generated} states, ${p.distinct} distinct, depth ${p.depth}, queue ${p.queue}, ${Math.round(p.statesPerSecond)} states/s`;
 }
 
 /** The file a counterexample of `property` goes to. */
@@ -218,36 +247,134 @@ function verdictWord<S, A>(r: PropertyResult<S, A>): string {
   return r.verdict === 'holds' ? 'holds' : r.verdict === 'violated' ? 'VIOLATED' : 'unknown';
 }
 
+export const CHECK_REPORT_FORMAT = 'streamjoin/check-report@1';
+export const CHECK_REPLAY_REPORT_FORMAT = 'streamjoin/check-replay-report@1';
+
+type Verdict3 = 'pass' | 'fail' | 'unknown';
+const verdictOf = (code: number): Verdict3 => (code === EXIT.pass ? 'pass' : code === EXIT.unknown ? 'unknown' : 'fail');
+
+/** One property in a JSON report. */
+export interface PropertyJson {
+  readonly name: string;
+  readonly kind: string;
+  readonly verdict: string;
+  readonly explanation?: string;
+  readonly path?: { readonly initialState: number; readonly actions: readonly unknown[]; readonly steps: readonly string[] };
+  readonly trap?: { readonly kind: string; readonly actions: readonly unknown[]; readonly reachable: number };
+  readonly file?: string;
+  /** The command that replays the counterexample file, as words. */
+  readonly replay?: readonly string[];
+}
+
+/** One model checked (a part of a decomposed preset, or the whole). */
+export interface CheckPartJson {
+  readonly part: string | null;
+  readonly model: string;
+  readonly options: CheckReport<unknown, unknown>['options'];
+  readonly generated: number;
+  readonly distinct: number;
+  readonly maxDepth: number;
+  readonly durationMs: number;
+  readonly statesPerSecond: number;
+  readonly bytesPerState: number;
+  readonly edgeBytesPerState: number;
+  readonly collisionProbability: number;
+  readonly outsideBoundary: number;
+  readonly exhausted: boolean;
+  readonly stoppedBy: string | null;
+  readonly invariants: readonly PropertyJson[];
+  readonly goals: readonly PropertyJson[];
+  readonly progress: PropertyJson | null;
+  readonly unreachedActionKinds: readonly string[];
+  readonly actionKindCounts: Readonly<Record<string, number>>;
+  readonly passed: boolean;
+  readonly verdict: Verdict3;
+  readonly exitCode: number;
+}
+
+/** `streamjoin check --json` (spec/schemas/reports/check-report.schema.json). */
+export interface CheckJson extends ReportHeader {
+  readonly preset: string;
+  readonly bounds: Readonly<Record<string, number>>;
+  readonly ablate: string | null;
+  readonly joint: boolean;
+  /** Every part of the preset (a preset checked whole has one, named null), and the shard's share. */
+  readonly partsTotal: number;
+  readonly shard: Shard | null;
+  readonly parts: readonly CheckPartJson[];
+  readonly verdict: Verdict3;
+  readonly exitCode: number;
+}
+
 /** A decomposed preset (SPEC §6) is checked part by part; it passes iff every part does. */
 function runCheck(s: RunSettings, out: Output): number {
-  const parts = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
-  if (!parts) return checkModel(s, s.preset.build(s.bounds, s.ablate), undefined, out);
-  const jsonParts: unknown[] = [];
-  const partOut: Output = s.json ? { ...out, stdout: (text) => jsonParts.push(JSON.parse(text) as unknown) } : out;
-  if (!s.json)
+  const all = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
+  const parts: { label: string | undefined; model: PresetModel }[] = shardItems(
+    all
+      ? all.map((p) => ({ label: p.label as string | undefined, model: p.model }))
+      : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate) }],
+    s.shard,
+  );
+  const text = !s.json && !reporterOnStdout(s.reporters);
+  const shardText = s.shard
+    ? ` (shard ${s.shard.index}/${s.shard.count}: ${parts.length} of ${all?.length ?? 1} part${(all?.length ?? 1) === 1 ? '' : 's'})`
+    : '';
+  if (text && (all || s.shard))
     out.stdout(
-      `streamjoin check: preset ${s.preset.name} in ${parts.length} parts (key independence, SPEC §6): ${parts.map((p) => p.label).join(', ')}\n`,
+      all
+        ? `streamjoin check: preset ${s.preset.name} in ${all.length} parts (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
+        : `streamjoin check: preset ${s.preset.name}${shardText}\n`,
     );
-  const codes = parts.map((p) => checkModel(s, p.model, p.label, partOut));
+  const live = new LiveProgress(out, 'streamjoin check');
+  const results: CheckPartJson[] = [];
+  try {
+    for (const p of parts) {
+      live.part(p.label !== undefined ? `part ${p.label}` : `preset ${s.preset.name}`);
+      results.push(checkModel(s, p.model, p.label, out, text, live));
+    }
+  } finally {
+    live.stop();
+  }
   // Worst wins: a violation over a budget, a budget over a pass.
-  const code = worstExit(codes);
-  if (s.json) out.stdout(`${JSON.stringify({ preset: s.preset.name, parts: jsonParts, exitCode: code })}\n`);
-  else
+  const code = worstExit(results.map((r) => r.exitCode));
+  const json: CheckJson = {
+    ...reportHeader(CHECK_REPORT_FORMAT),
+    preset: s.preset.name,
+    bounds: s.bounds,
+    ablate: s.ablate ?? null,
+    joint: s.joint,
+    partsTotal: all?.length ?? 1,
+    shard: s.shard ?? null,
+    parts: results,
+    verdict: verdictOf(code),
+    exitCode: code,
+  };
+  if (s.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (text && (all || s.shard))
     out.stdout(
-      code === EXIT.pass
-        ? `PASS: every part passes\n`
-        : code === EXIT.unknown
-          ? 'NOT EXHAUSTED in some part: no verdict\n'
-          : 'FAIL in some part\n',
+      parts.length === 0
+        ? 'PASS: no part falls to this shard\n'
+        : code === EXIT.pass
+          ? `PASS: every part passes\n`
+          : code === EXIT.unknown
+            ? 'NOT EXHAUSTED in some part: no verdict\n'
+            : 'FAIL in some part\n',
     );
+  emitReports([checkCases(json)], s.reporters, out, s.json);
   return code;
 }
 
-function checkModel(s: RunSettings, built: PresetModel, part: string | undefined, out: Output): number {
-  return built.use(<S, A>(model: Model<S, A>): number => {
-    const onProgress = out.interactive && !s.json ? (p: ProgressSample) => out.stderr(progressLine(p)) : undefined;
-    const report = check(model, { ...s.options, ...(onProgress ? { onProgress } : {}) });
-    if (onProgress) out.stderr('\r\x1b[K');
+function checkModel(
+  s: RunSettings,
+  built: PresetModel,
+  part: string | undefined,
+  out: Output,
+  text: boolean,
+  live: LiveProgress,
+): CheckPartJson {
+  return built.use(<S, A>(model: Model<S, A>): CheckPartJson => {
+    const onProgress = (p: ProgressSample): void => live.tick(progressLine(p));
+    const report = check(model, { ...s.options, onProgress });
 
     const written = new Map<string, string>();
     for (const r of [...report.invariants, ...(report.progress ? [report.progress] : [])]) {
@@ -264,10 +391,12 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
       [...report.invariants, ...report.goals, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated') ||
       (report.exhausted && report.unreachedActionKinds.length > 0);
     const code = violated ? EXIT.fail : report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
+    const replayArgv = (file: string): string[] => [...invocationOf(out), 'check', '--replay', file];
 
-    if (s.json) {
-      const toJson = (a: A): unknown => (model.actionToJson ? model.actionToJson(a) : model.describeAction(a));
-      const property = (r: PropertyResult<S, A>): unknown => ({
+    const toJson = (a: A): unknown => (model.actionToJson ? model.actionToJson(a) : model.describeAction(a));
+    const property = (r: PropertyResult<S, A>): PropertyJson => {
+      const file = written.has(r.name) && r.kind !== 'goal' ? written.get(r.name) : undefined;
+      return {
         name: r.name,
         kind: r.kind,
         verdict: r.verdict,
@@ -282,34 +411,34 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
             }
           : {}),
         ...(r.trap ? { trap: { kind: r.trap.kind, actions: r.trap.actions.map(toJson), reachable: r.trap.reachable } } : {}),
-        ...(written.has(r.name) && r.kind !== 'goal' ? { file: written.get(r.name) } : {}),
-      });
-      const { invariants, goals, progress, ...figures } = report;
-      out.stdout(
-        `${JSON.stringify({
-          preset: s.preset.name,
-          ...(part !== undefined ? { part } : {}),
-          bounds: s.bounds,
-          ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
-          ...figures,
-          invariants: invariants.map(property),
-          goals: goals.map(property),
-          ...(progress ? { progress: property(progress) } : {}),
-          exitCode: code,
-        })}\n`,
-      );
-      return code;
-    }
+        ...(file !== undefined ? { file, replay: replayArgv(file) } : {}),
+      };
+    };
+    const { invariants, goals, progress, stoppedBy, ...figures } = report;
+    const json: CheckPartJson = {
+      part: part ?? null,
+      ...figures,
+      stoppedBy: stoppedBy ?? null,
+      invariants: invariants.map(property),
+      goals: goals.map(property),
+      progress: progress ? property(progress) : null,
+      verdict: verdictOf(code),
+      exitCode: code,
+    };
+    if (!text) return json;
 
     const lines: string[] = [];
     lines.push(
-      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`,
+      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
+        `(model ${report.model}), bounds ${boundsText(s.bounds)}`,
     );
     lines.push(
-      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
+      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, ` +
+        `partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
     );
     lines.push(
-      `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
+      `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} ` +
+        `s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
         (report.outsideBoundary > 0 ? `, ${report.outsideBoundary} outside the boundary` : '') +
         (report.options.visited === 'fingerprint' ? `, collision probability ${report.collisionProbability.toExponential(1)}` : ''),
     );
@@ -329,7 +458,7 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
           r.trap.actions.forEach((a, i) => lines.push(`        +${i + 1}. ${model.describeAction(a)}`));
         }
         const file = written.get(r.name);
-        if (file) lines.push(`      replay: streamjoin check --replay ${file}`);
+        if (file) lines.push(`      replay: ${shellCommand(replayArgv(file))}`);
       }
     };
     for (const r of report.invariants) show(r);
@@ -344,12 +473,96 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
           ? 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
           : 'FAIL',
     );
+    live.clear();
     out.stdout(`${lines.join('\n')}\n`);
-    return code;
+    return json;
   });
 }
 
-function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, out: Output): number {
+function propertyCase(p: PropertyJson, classname: string, exhausted: boolean, stoppedBy: string | null): TestCase {
+  const name = `${p.kind === 'goal' ? 'goal ' : ''}${p.name}`;
+  if (p.verdict === 'holds') return { name, classname, status: 'pass' };
+  if (p.verdict === 'violated') {
+    const steps = p.path?.steps ?? [];
+    return {
+      name,
+      classname,
+      status: 'fail',
+      message: p.kind === 'goal' ? `goal ${p.name} is never reached` : `${p.name} is VIOLATED${p.explanation ? `: ${p.explanation}` : ''}`,
+      details: [
+        ...(steps.length > 0 ? [`counterexample, ${steps.length} step(s):`, ...steps.map((x, i) => `  ${i + 1}. ${x}`)] : []),
+        ...(p.file !== undefined ? [`counterexample file: ${p.file}`] : []),
+        ...(p.replay ? [`replay: ${shellCommand(p.replay)}`] : []),
+      ].join('\n'),
+      ...(p.file !== undefined ? { file: p.file } : {}),
+    };
+  }
+  return {
+    name,
+    classname,
+    status: 'unknown',
+    message: exhausted ? (p.explanation ?? 'undecided') : `bound not exhausted (stopped by ${stoppedBy ?? 'budget'})`,
+  };
+}
+
+/** A check report as CI test cases: per part, the bound, every invariant, Progress, every goal, and the action coverage. */
+export function checkCases(j: CheckJson): CiResult {
+  const shard = j.shard ? ` shard ${j.shard.index}/${j.shard.count}` : '';
+  const properties = {
+    preset: j.preset,
+    bounds: Object.entries(j.bounds)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
+    ...(j.ablate !== null ? { ablate: j.ablate } : {}),
+    ...(j.shard ? { shard: `${j.shard.index}/${j.shard.count}` } : {}),
+    streamjoin: j.streamjoin,
+    spec: j.spec,
+  };
+  const suites = j.parts.map((p) => {
+    const classname = `check.${j.preset}${p.part !== null ? `.${p.part}` : ''}`;
+    const bound: TestCase = p.exhausted
+      ? { name: 'bound exhausted', classname, status: 'pass', timeMs: p.durationMs }
+      : {
+          name: 'bound exhausted',
+          classname,
+          status: p.stoppedBy === 'violation' ? 'skipped' : 'unknown',
+          message: `stopped by ${p.stoppedBy ?? 'budget'} after ${p.distinct} distinct states`,
+          timeMs: p.durationMs,
+        };
+    const coverage: TestCase =
+      p.unreachedActionKinds.length === 0
+        ? {
+            name: 'every expected action kind taken',
+            classname,
+            status: p.exhausted ? 'pass' : 'unknown',
+            ...(p.exhausted ? {} : { message: 'bound not exhausted' }),
+          }
+        : {
+            name: 'every expected action kind taken',
+            classname,
+            status: p.exhausted ? 'fail' : 'unknown',
+            message: `never taken: ${p.unreachedActionKinds.join(', ')}`,
+          };
+    return {
+      name: `check ${j.preset}${j.ablate !== null ? ` without ${j.ablate}` : ''}${p.part !== null ? ` part ${p.part}` : ''}`,
+      properties,
+      cases: [
+        bound,
+        ...p.invariants.map((x) => propertyCase(x, classname, p.exhausted, p.stoppedBy)),
+        ...(p.progress ? [propertyCase(p.progress, classname, p.exhausted, p.stoppedBy)] : []),
+        ...p.goals.map((x) => propertyCase(x, classname, p.exhausted, p.stoppedBy)),
+        coverage,
+      ],
+    };
+  });
+  return {
+    title: `streamjoin check --preset ${j.preset}${j.ablate !== null ? ` --ablate ${j.ablate}` : ''}${shard}`,
+    verdict: j.verdict,
+    suites,
+  };
+}
+
+function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, reporters: readonly Reporter[], out: Output): number {
   const cx = loadCounterexample(file);
   const preset = registry.find((p) => p.name === cx.preset);
   if (!preset) throw new InputError('SJ102', file, `/preset: unknown preset "${cx.preset}" (presets: ${presetList(registry)})`);
@@ -409,12 +622,38 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
     if (!evaluation.found)
       throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
     const code = evaluation.verdict === 'violated' ? EXIT.fail : evaluation.verdict === 'holds' ? EXIT.pass : EXIT.unknown;
+    const name = `${file}: ${cx.property.kind} ${cx.property.name}`;
+    const result: CiResult = {
+      title: `streamjoin check --replay ${file}`,
+      verdict: verdictOf(code),
+      suites: [
+        {
+          name: 'check --replay',
+          properties: { preset: preset.name },
+          cases: [
+            code === EXIT.pass
+              ? { name, classname: 'check.replay', status: 'pass' }
+              : code === EXIT.fail
+                ? {
+                    name,
+                    classname: 'check.replay',
+                    status: 'fail',
+                    message: `${cx.property.name} VIOLATED at the end: ${evaluation.explanation ?? ''}`,
+                    file,
+                  }
+                : { name, classname: 'check.replay', status: 'unknown', message: evaluation.explanation ?? 'undecided', file },
+          ],
+        },
+      ],
+    };
+    emitReports([result], reporters, out, json);
     if (json) {
       out.stdout(
-        `${JSON.stringify({ file, preset: preset.name, bounds, property: cx.property, initial: stateJson(start), steps, final: stateJson(state), verdict: evaluation.verdict, explanation: evaluation.explanation ?? null, exitCode: code })}\n`,
+        `${JSON.stringify({ ...reportHeader(CHECK_REPLAY_REPORT_FORMAT), file, preset: preset.name, bounds, property: cx.property, initial: stateJson(start), steps, final: stateJson(state), verdict: evaluation.verdict, explanation: evaluation.explanation ?? null, exitCode: code })}\n`,
       );
       return code;
     }
+    if (reporterOnStdout(reporters)) return code;
     const lines = [
       `replaying ${file}: ${cx.property.kind} ${cx.property.name} of preset ${preset.name}${cx.ablate ? ` without ${cx.ablate}` : ''} (${boundsText(bounds)})`,
     ];
@@ -451,6 +690,8 @@ const checkOptions = {
   replay: { type: 'string' },
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
+  shard: { type: 'string' },
+  ...REPORTER_OPTION,
   itf: { type: 'boolean' },
 } as const;
 
@@ -461,9 +702,11 @@ export function checkCommand(args: readonly string[], out: Output, registry: rea
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false });
   if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
-    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json');
-    if (others.length > 0) throw usageError(`--replay takes only --json, not --${others.join(', --')}`);
-    return runReplay(registry, values.replay, values.json ?? false, out);
+    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json' && k !== 'reporter');
+    if (others.length > 0) throw usageError(`--replay takes only --json and --reporter, not --${others.join(', --')}`);
+    const reporters = parseReporters(values.reporter);
+    checkStdoutUse(values.json ?? false, reporters);
+    return runReplay(registry, values.replay, values.json ?? false, reporters, out);
   }
   return runCheck(resolveSettings(registry, values), out);
 }

@@ -8,19 +8,83 @@ import { runOperatorLockstep, runOperatorLockstepFile } from '../conformance/loc
 import { loadCheckedTrace, runTraceFile } from '../conformance/lockstep/traceFiles.ts';
 import { sniffTraceFormat } from '../conformance/streams/operatorTraceStream.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
-import type { Divergence } from '../conformance/lockstep/divergence.ts';
-import type { ModelDisagreement } from '../conformance/lockstep/clusterLockstep.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
-import { failureName, shellQuote, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
-import type { Output } from './output.ts';
+import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
+import { displayPath } from './conformReport.ts';
+import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
+import type { CiResult } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
+
+export const REPLAY_REPORT_FORMAT = 'streamjoin/replay-report@1';
+
+/** `streamjoin replay --json` (spec/schemas/reports/replay-report.schema.json). */
+export interface ReplayJson extends ReportHeader {
+  readonly file: string;
+  readonly sut: string;
+  readonly level: Level;
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly exitCode: number;
+  readonly steps: number;
+  readonly divergence: Divergence | null;
+  readonly reason: string | null;
+  readonly stderrTail: readonly string[];
+  /** With --out, on a divergence: the counterexample files written. */
+  readonly written: {
+    readonly trace: string;
+    readonly explanation: string;
+    readonly markdown: string;
+    readonly html: string;
+    readonly itf: string | null;
+  } | null;
+}
+
+/** A replay as one CI test case. */
+export function replayCases(j: ReplayJson): CiResult {
+  const name = `${j.file} at level ${j.level}`;
+  const classname = 'replay';
+  return {
+    title: `streamjoin replay ${j.file}`,
+    verdict: j.verdict,
+    suites: [
+      {
+        name: 'replay',
+        properties: { sut: j.sut, streamjoin: j.streamjoin, spec: j.spec },
+        cases: [
+          j.verdict === 'pass'
+            ? { name, classname, status: 'pass' }
+            : j.verdict === 'fail' && j.divergence
+              ? {
+                  name,
+                  classname,
+                  status: 'fail',
+                  message: `diverges at step ${j.divergence.step}: ${j.divergence.summary}`,
+                  details: describeDivergence(j.divergence),
+                  file: j.file,
+                }
+              : {
+                  name,
+                  classname,
+                  status: 'unknown',
+                  message: j.reason ?? 'not judged',
+                  details: j.stderrTail.map((l) => `| ${l}`).join('\\n'),
+                  file: j.file,
+                },
+        ],
+      },
+    ],
+  };
+}
 
 export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--out DIR [--itf]] [--timeout MS] [--max-line BYTES]
+                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
@@ -33,11 +97,13 @@ elsewhere.
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --json                 print one JSON result on stdout
+                         (streamjoin/replay-report@1, spec/schemas/reports/)
   --out DIR              on a divergence, write the counterexample there as conform
                          does: NAME.trace.json, NAME.explain.txt, NAME.md, NAME.html
   --itf                  with --out: also NAME.itf.json (Informal Trace Format)
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
+${REPORTER_HELP}
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -52,9 +118,10 @@ type ReplayFlags = {
 /**
  * An operator trace, read step by step as it is replayed (a trace of any
  * length, in memory that does not grow with it); bad input anywhere in the
- * file is still refused before anything is printed.
+ * file is still refused before anything is printed. The report, or the exit
+ * code of --write-expected.
  */
-async function replayOperatorFile(file: string, level: Level | undefined, values: ReplayFlags, out: Output): Promise<number> {
+async function replayOperatorFile(file: string, level: Level | undefined, values: ReplayFlags, out: Output): Promise<ReplayJson | number> {
   if (level !== undefined && level !== 'operator') throw usageError(`an operator trace replays at level operator, not ${level}`);
   const writeExpected = values['write-expected'];
   if (writeExpected !== undefined) {
@@ -64,49 +131,61 @@ async function replayOperatorFile(file: string, level: Level | undefined, values
   }
   if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
   const system = buildSystem(values.sut, values);
+  const shown = displayPath(file);
+  const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: 'operator' as const };
   try {
     const info = await system.info();
     if (!info.levels.includes('operator'))
       throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
     const result = await runOperatorLockstepFile(file, system);
-    return reportReplay(file, 'operator', result.steps, result, values.json, out);
+    for (const d of result.disagreements) {
+      out.stderr(`note: ${shown}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+    }
+    const d = result.divergence;
+    return {
+      ...base,
+      steps: result.steps,
+      verdict: d ? 'fail' : 'pass',
+      exitCode: d ? EXIT.fail : EXIT.pass,
+      divergence: d ?? null,
+      reason: null,
+      stderrTail: [],
+      written: null,
+    };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    return reportUnknown(file, 'operator', e, values.json, out);
+    return {
+      ...base,
+      steps: 0,
+      verdict: 'unknown',
+      exitCode: EXIT.unknown,
+      divergence: null,
+      reason: e.reason,
+      stderrTail: e.stderrTail,
+      written: null,
+    };
   } finally {
     await system.close();
   }
 }
 
-/** Prints the verdict of a replay; its exit code. */
-function reportReplay(
-  file: string,
-  level: Level,
-  steps: number,
-  result: { readonly divergence?: Divergence | undefined; readonly disagreements: readonly ModelDisagreement[] },
-  json: boolean,
-  out: Output,
-): number {
-  for (const d of result.disagreements) {
-    out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+/** Prints a replay's verdict (text, JSON, CI reporters); its exit code. */
+function printReplay(json: ReplayJson, values: { json: boolean }, reporters: ReturnType<typeof parseReporters>, out: Output): number {
+  const shown = json.file;
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) {
+    if (json.verdict === 'fail' && json.divergence) {
+      out.stdout(`${shown}: DIVERGES at level ${json.level}\n${describeDivergence(json.divergence)}\n`);
+      const w = json.written;
+      if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
+    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${json.level})\n`);
+    else {
+      const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
+      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+    }
   }
-  const d = result.divergence;
-  if (json) {
-    out.stdout(`${JSON.stringify({ file, level, verdict: d ? 'fail' : 'pass', steps, divergence: d ?? null })}\n`);
-  } else if (d) {
-    out.stdout(`${file}: DIVERGES at level ${level}\n${describeDivergence(d)}\n`);
-  } else {
-    out.stdout(`${file}: conforms (${steps} steps at level ${level})\n`);
-  }
-  return d ? EXIT.fail : EXIT.pass;
-}
-
-/** Prints why a replay could not be judged; its exit code (unknown). */
-function reportUnknown(file: string, level: Level, e: SutUnavailable, json: boolean, out: Output): number {
-  const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-  if (json) out.stdout(`${JSON.stringify({ file, level, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
-  else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-  return EXIT.unknown;
+  emitReports([replayCases(json)], reporters, out, values.json);
+  return json.exitCode;
 }
 
 export async function replayCommand(args: readonly string[], out: Output): Promise<number> {
@@ -122,8 +201,11 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       timeout: { type: 'string' },
       'max-line': { type: 'string' },
       'write-expected': { type: 'string' },
+      ...REPORTER_OPTION,
     },
   });
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json, reporters);
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
@@ -131,7 +213,10 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // An operator trace streams (a trace of any length); with --out the counterexample files need the whole trace.
-  if (values.out === undefined && sniffTraceFormat(file) === OPERATOR_TRACE_FORMAT) return replayOperatorFile(file, level, values, out);
+  if (values.out === undefined && sniffTraceFormat(file) === OPERATOR_TRACE_FORMAT) {
+    const streamed = await replayOperatorFile(file, level, values, out);
+    return typeof streamed === 'number' ? streamed : printReplay(streamed, values, reporters, out);
+  }
   const trace: AnyTrace = loadCheckedTrace(file);
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
@@ -150,6 +235,9 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     chosen = level ?? need;
   }
   const system = buildSystem(values.sut, values);
+  const shown = displayPath(file);
+  const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: chosen, steps: trace.trace.steps.length };
+  let json: ReplayJson;
   try {
     const info = await system.info();
     if (!info.levels.includes(chosen))
@@ -157,7 +245,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
     for (const d of result.disagreements) {
-      out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+      out.stderr(`note: ${shown}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
     }
     const d = result.divergence;
     const written =
@@ -167,7 +255,8 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
             {
               outDir: values.out,
               name: failureName({ level: chosen, origin: 'example', path: file, trace, divergence: d }),
-              sutWord: shellQuote(values.sut),
+              invocation: invocationOf(out),
+              sutCommand: values.sut,
               sut: values.sut,
               ...(info.implementation ? { implementation: `${info.implementation.name} ${info.implementation.version}` } : {}),
               stderrTail: system.stderrTail?.() ?? [],
@@ -175,25 +264,36 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
             },
           )
         : undefined;
-    if (values.json) {
-      out.stdout(
-        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null, ...(written ? { written: { trace: written.tracePath, explanation: written.explainPath, markdown: written.markdownPath, html: written.htmlPath, itf: written.itfPath ?? null } } : {}) })}\n`,
-      );
-    } else if (d) {
-      out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-      if (written) {
-        out.stdout(
-          `written: ${[written.tracePath, written.explainPath, written.markdownPath, written.htmlPath, ...(written.itfPath ? [written.itfPath] : [])].join(', ')}\n`,
-        );
-      }
-    } else {
-      out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
-    }
-    return d ? EXIT.fail : EXIT.pass;
+    json = {
+      ...base,
+      verdict: d ? 'fail' : 'pass',
+      exitCode: d ? EXIT.fail : EXIT.pass,
+      divergence: d ?? null,
+      reason: null,
+      stderrTail: [],
+      written: written
+        ? {
+            trace: written.tracePath,
+            explanation: written.explainPath,
+            markdown: written.markdownPath,
+            html: written.htmlPath,
+            itf: written.itfPath ?? null,
+          }
+        : null,
+    };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    return reportUnknown(file, chosen, e, values.json, out);
+    json = {
+      ...base,
+      verdict: 'unknown',
+      exitCode: EXIT.unknown,
+      divergence: null,
+      reason: e.reason,
+      stderrTail: e.stderrTail,
+      written: null,
+    };
   } finally {
     await system.close();
   }
+  return printReplay(json, values, reporters, out);
 }

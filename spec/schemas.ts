@@ -1,10 +1,10 @@
 // The JSON Schemas of spec/schemas/, compiled once with ajv (draft 2020-12).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { packagePath } from './packageFiles.ts';
 
-const schemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schemas');
+const schemaDir = packagePath('spec', 'schemas');
 const SCHEMA_BASE = 'https://schemas.streamjoin.dev/v1/';
 
 /** Names of the schema documents: paths under spec/schemas/ without `.schema.json` (`record`, `protocol/request`). */

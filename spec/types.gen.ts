@@ -138,7 +138,7 @@ export type ItfExpr =
       [k: string]: ItfExpr;
     };
 /**
- * A reply of protocol v1 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdout, answering exactly one request.
+ * A reply of protocol v2 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdout, answering exactly one request.
  */
 export type ProtocolReply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
 /**
@@ -146,11 +146,11 @@ export type ProtocolReply = InitOk | OperatorRecordOk | EventsOk | InspectOk | E
  */
 export type Level = 'operator' | 'cluster' | 'faults';
 /**
- * Stable error codes of protocol v1 (a code never changes meaning): 10 malformed_request: the line is not a JSON object, or does not match the request schema; 11 unknown_type: the request's `type` is not a request type of this protocol version; 12 not_supported: the implementation does not support the level `init` asks for, or the request is above the session's level; 13 not_enabled: the action's guard refused it (SPEC §7): the state is unchanged; the text says why; 14 bad_config: `init` carried a config the implementation refuses (unknown owner, duplicate key, ...); 15 no_session: a request other than `init` before any `init` succeeded; 19 internal_error: the implementation failed while handling a valid request.
+ * Stable error codes of protocol v2 (a code never changes meaning; below 1000 Maelstrom's numbers where the meaning is Maelstrom's, 1000 and up streamjoin's own): 10 not_supported: the implementation does not support the level `init` asks for, or the request is above the session's level; 12 malformed_request: the line is not a JSON object, or does not match the request schema; 22 not_enabled: the action's guard refused it (SPEC §7), a failed precondition: the state is unchanged; the text says why; 1000 unknown_type: the request's `type` is not a request type of this protocol version; 1001 bad_config: `init` carried a config the implementation refuses (unknown owner, duplicate key, ...); 1002 no_session: a request other than `init` before any `init` succeeded; 1003 internal_error: the implementation failed while handling a valid request.
  */
-export type ProtocolErrorCode = 10 | 11 | 12 | 13 | 14 | 15 | 19;
+export type ProtocolErrorCode = 10 | 12 | 22 | 1000 | 1001 | 1002 | 1003;
 /**
- * A request of protocol v1 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdin.
+ * A request of protocol v2 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdin.
  */
 export type ProtocolRequest = {
   type:
@@ -818,7 +818,7 @@ export interface InitOk {
    */
   in_reply_to: number;
   type: 'init_ok';
-  protocol: 1;
+  protocol: 2;
   implementation: ImplementationInfo;
   /**
    * Every level the implementation supports; includes the level `init` asked for.
@@ -908,7 +908,7 @@ export interface InitRequest {
   /**
    * Protocol version.
    */
-  protocol: 1;
+  protocol: 2;
   level: Level;
   /**
    * A join config (J0) at level `operator`; a cluster config (C1) at `cluster` and `faults`.

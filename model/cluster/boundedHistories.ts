@@ -5,13 +5,14 @@ import { describeClusterAction, matchId, COORDINATOR } from '../../spec/index.ts
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
   initialClusterState,
+  ownerOf,
+  worker,
   type ClusterSetup,
   type ClusterState,
   type HandoffRecord,
   type KeyCopy,
   type ProtocolElement,
   type WorkerId,
-  type WorkerState,
 } from './clusterState.ts';
 import { applyExternal, transition } from './stateMachine.ts';
 import { sinkRelation } from './sink.ts';
@@ -20,10 +21,8 @@ import { finalRelation, relationSignature } from './oracleTimeline.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
 
-/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
-export interface ClusterBounds {
-  /** Records appended in this order, interleaved with everything else. */
-  readonly script: readonly LogRecord[];
+/** A count per kind of control action and fault: what a history may spend, or has spent. */
+export interface Budget {
   readonly migrations: number;
   readonly failovers: number;
   /** Worker or coordinator crashes, including crashes between the parts of commit and failover. */
@@ -34,18 +33,15 @@ export interface ClusterBounds {
   readonly checkpoints: number;
 }
 
+/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
+export interface ClusterBounds extends Budget {
+  /** Records appended in this order, interleaved with everything else. */
+  readonly script: readonly LogRecord[];
+}
+
 export interface ClusterModelConfig {
   readonly cluster: ClusterSetup;
   readonly bounds: ClusterBounds;
-}
-
-export interface Budget {
-  readonly migrations: number;
-  readonly failovers: number;
-  readonly crashes: number;
-  readonly pauses: number;
-  readonly duplicates: number;
-  readonly checkpoints: number;
 }
 
 export interface ExploredState {
@@ -107,14 +103,14 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
   const out: ClusterAction[] = [];
   const record = bounds.script[st.log.length];
   if (record) out.push({ type: 'record', record });
-  for (const worker of cluster.workers) {
-    const ws = st.workers[worker] as WorkerState;
+  for (const w of cluster.workers) {
+    const ws = worker(st, w);
     if (ws.status !== 'up') continue;
     for (const key in ws.keys) {
       const copy = ws.keys[key] as KeyCopy;
       if (copy.frozen) continue;
-      if (copy.cursor < st.log.length) out.push({ type: 'process', worker, key });
-      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker, key });
+      if (copy.cursor < st.log.length) out.push({ type: 'process', worker: w, key });
+      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker: w, key });
     }
   }
   const h = st.coordinator.handoff;
@@ -131,10 +127,10 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
       if (used.crashes < bounds.crashes) out.push({ type: 'commit', key, crashAfterFence: true });
     } else {
       for (const { key } of cluster.keys) {
-        const owner = st.coordinator.owner[key] as WorkerId;
-        const ownerUp = (st.workers[owner] as WorkerState).status === 'up';
+        const owner = ownerOf(st, key);
+        const ownerUp = worker(st, owner).status === 'up';
         for (const to of cluster.workers) {
-          if ((st.workers[to] as WorkerState).status !== 'up' || to === owner) continue;
+          if (worker(st, to).status !== 'up' || to === owner) continue;
           if (ownerUp && used.migrations < bounds.migrations) out.push({ type: 'freeze', key, to });
           if (!ownerUp && used.failovers < bounds.failovers) {
             out.push({ type: 'failover', key, to });
@@ -148,12 +144,12 @@ function candidateActions(config: ClusterModelConfig, s: ExploredState): Cluster
     for (const key in st.lastInstall) out.push({ type: 'duplicateInstall', key });
     for (const key in st.lastRelease) out.push({ type: 'duplicateRelease', key });
   }
-  for (const worker of cluster.workers) {
-    const status = (st.workers[worker] as WorkerState).status;
-    if (status === 'down') out.push({ type: 'restart', node: worker });
-    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: worker });
-    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker });
-    if (status === 'paused') out.push({ type: 'resume', worker });
+  for (const w of cluster.workers) {
+    const status = worker(st, w).status;
+    if (status === 'down') out.push({ type: 'restart', node: w });
+    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: w });
+    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker: w });
+    if (status === 'paused') out.push({ type: 'resume', worker: w });
   }
   if (!st.coordinator.up) out.push({ type: 'restart', node: COORDINATOR });
   else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: COORDINATOR });
@@ -239,7 +235,7 @@ function encodeCopy(c: KeyCopy | undefined): string {
  * handoff source or destination, destination of the last install message).
  */
 function workerSignature(config: ClusterModelConfig, st: ClusterState, w: WorkerId): string {
-  const ws = st.workers[w] as WorkerState;
+  const ws = worker(st, w);
   const h = st.coordinator.handoff;
   let sig = ws.status === 'up' ? 'U' : ws.status === 'paused' ? 'P' : 'D';
   for (const { key } of config.cluster.keys) {
@@ -267,7 +263,9 @@ export function encodeExplored(config: ClusterModelConfig, s: ExploredState, sym
     const cp = st.store[key];
     const m = st.lastInstall[key];
     const r = st.lastRelease[key];
-    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${cp ? `${cp.cursor}.${cp.epoch}` : '-'}|m${m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-'}|r${r ? r.epoch : '-'}|`;
+    const stored = cp ? `${cp.cursor}.${cp.epoch}` : '-';
+    const installed = m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-';
+    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${stored}|m${installed}|r${r ? r.epoch : '-'}|`;
     const matches = st.sink.matches[key] ?? {};
     const ids = Object.keys(matches).sort();
     for (const id of ids) out += `${id}${matches[id] === 'inserted' ? '+' : '-'},`;
@@ -293,7 +291,7 @@ export function isQuiescent(config: ClusterModelConfig, s: ExploredState): boole
   if (!st.coordinator.up || st.coordinator.handoff) return false;
   if (config.cluster.workers.some((w) => st.workers[w]?.status !== 'up')) return false;
   return config.cluster.keys.every(({ key }) => {
-    const owner = st.coordinator.owner[key] as string;
+    const owner = ownerOf(st, key);
     const copy = st.workers[owner]?.keys[key];
     return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && hasReadLog(st.log, key, copy.cursor);
   });

@@ -4,7 +4,7 @@
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import type { ClusterState, KeyCopy, WorkerState } from './clusterState.ts';
+import { worker, type ClusterState, type KeyCopy, type WorkerState } from './clusterState.ts';
 import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
@@ -98,7 +98,7 @@ function hashCopy(h: FieldHasher, c: KeyCopy | undefined): void {
 }
 
 function workerSignature(config: ClusterModelConfig, st: ClusterState, w: string): number {
-  const ws = st.workers[w] as WorkerState;
+  const ws = worker(st, w);
   const h = hasher.reset();
   h.small(STATUS[ws.status]);
   for (const { key } of config.cluster.keys) {
@@ -247,7 +247,8 @@ export function clusterExplorerModel(
   return {
     name:
       options.name ??
-      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
+      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers` +
+        (config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''),
     initialStates: () => [initialExplored(config)],
     actions: (s) => {
       const enabled = enabledClusterActions(config, s);

@@ -381,8 +381,14 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
           };
     }
     const path = concretePath(at);
-    const concrete = inv.check(path.states[path.states.length - 1] as S);
-    return { name: inv.name, kind: 'invariant' as const, verdict: 'violated' as const, explanation: concrete ?? violationText[p], path };
+    const explanation = inv.check(path.states[path.states.length - 1] as S) ?? violationText[p];
+    return {
+      name: inv.name,
+      kind: 'invariant' as const,
+      verdict: 'violated' as const,
+      ...(explanation === undefined ? {} : { explanation }),
+      path,
+    };
   });
 
   const goalResults: PropertyResult<S, A>[] = goals.map((goal, g) => {
@@ -427,7 +433,9 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
           name: progress.name,
           kind: 'progress',
           verdict: 'violated',
-          explanation: `from this state no quiescent state is reachable without faults: ${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} state(s) are reachable fault-free and none is quiescent; ${how}`,
+          explanation:
+            `from this state no quiescent state is reachable without faults: ${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} ` +
+            `state(s) are reachable fault-free and none is quiescent; ${how}`,
           path,
           trap,
         };
