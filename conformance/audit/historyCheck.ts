@@ -845,7 +845,7 @@ function toggle(diff: Map<string, Difference>, match: string, d: Difference): vo
 }
 
 /** The key of a match id (J3), or the id itself if it is not one. */
-export function keyOfMatch(match: string): string {
+function keyOfMatch(match: string): string {
   return parseMatchId(match)?.key ?? match;
 }
 

@@ -42,7 +42,7 @@ const GZIP_MAGIC = [0x1f, 0x8b] as const;
 const CHUNK = 1 << 20;
 
 /** Is the file gzip-compressed? By its magic bytes. */
-export function isGzip(path: string): boolean {
+function isGzip(path: string): boolean {
   const fd = openSync(path, 'r');
   try {
     const head = Buffer.alloc(2);

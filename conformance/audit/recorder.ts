@@ -19,7 +19,7 @@ export const SINK_FILE = 'sink.jsonl';
 export const CONFIG_FILE = 'config.json';
 
 /** Why the cluster is not quiescent (SPEC §6), if it is not: given where each key's last relevant record is (C3). */
-export function whyNotQuiescent(o: ClusterObservation, lastRelevant: ReadonlyMap<string, number>): string | undefined {
+function whyNotQuiescent(o: ClusterObservation, lastRelevant: ReadonlyMap<string, number>): string | undefined {
   if (!o.coordinator.up) return 'the coordinator is down';
   if (o.coordinator.handoff !== null) return `a handoff of key ${o.coordinator.handoff.key} is in flight`;
   for (const [id, w] of Object.entries(o.workers)) if (w.status !== 'up') return `worker ${id} is ${w.status}`;

@@ -22,7 +22,7 @@ import { HistoryFile } from './historyFiles.ts';
 import { openLines } from './lines.ts';
 
 /** Identities a second pass follows, at most (more would not be bounded memory). */
-export const SECOND_PASS_IDENTITIES = 200_000;
+const SECOND_PASS_IDENTITIES = 200_000;
 
 export interface SecondPassInput {
   readonly config: JoinConfig;

@@ -129,11 +129,6 @@ export function runTraceFile(
   return divergence ? { ...result, divergence } : result;
 }
 
-/** Runs trace files one after the other; the first bad input stops the job (nothing is written but `writeExpected`, atomically). */
-export function runTraceFiles(paths: readonly string[], makeOperator: OperatorFactory): TraceFileResult[] {
-  return paths.map((path) => runTraceFile(path, makeOperator));
-}
-
 /** J9 for a cluster trace: the records the cluster appends (valid, declared keys) must be in contract. */
 export function clusterContractViolation(trace: ClusterTrace): { step: number; message: string } | undefined {
   const declared = new Set(trace.config.keys.map((k) => k.key));
