@@ -71,6 +71,7 @@ export {
   check,
   clusterExplorerModel,
   clusterPreset,
+  contractChecker,
   firstContractViolation,
   initialClusterState,
   initialJoinState,
@@ -95,6 +96,8 @@ export type {
   ClusterSetup,
   ClusterState,
   ClusterTransition,
+  ContractChecker,
+  ContractViolation,
   Goal,
   Invariant,
   JoinModelOptions,
@@ -122,7 +125,7 @@ export {
   MemoryCheckpointStore,
   SnapshotError,
 } from './impl/index.ts';
-export type { Checkpoint, CheckpointStore, ClusterApplyResult, ImplClusterOptions } from './impl/index.ts';
+export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, ImplClusterOptions } from './impl/index.ts';
 
 // conformance/: the conform job, the systems under test (in-process, over
 // protocol v2, and the protocol server for your own), lockstep runs, random
@@ -169,3 +172,14 @@ export { itfToClusterTrace, itfToCounterexample, itfToOperatorTrace } from './sp
 export type { ItfTrace, ItfValue } from './spec/index.ts';
 export { startExploreServer } from './conformance/explore/server.ts';
 export type { ExploreServer } from './conformance/explore/server.ts';
+// Recorded histories (docs/audit.md): streamjoin audit, the recorder the cluster writes them with, example histories.
+export { auditHistory, loadAuditConfig } from './conformance/audit/audit.ts';
+export type { AuditOptions, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';
+export type { AuditProperty, AuditPropertyResult, AuditViolation, ViolationKind, WitnessLine } from './conformance/audit/findings.ts';
+export { HISTORY_FORMATS } from './conformance/audit/formats.ts';
+export type { HistoryFormat } from './conformance/audit/formats.ts';
+export { HistoryFiles } from './conformance/audit/recorder.ts';
+export { writeExampleHistory } from './conformance/audit/example.ts';
+export type { ExampleHistory, ExampleOptions } from './conformance/audit/example.ts';
+export { DAMAGE_KINDS, damageSink } from './conformance/audit/damage.ts';
+export type { Damage, DamageKind } from './conformance/audit/damage.ts';

@@ -12,6 +12,7 @@ import { mutantsCommand, mutantsHelp } from './mutants.ts';
 import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
 import { viewCommand, viewHelp } from './view.ts';
 import { exploreCommand, exploreHelp } from './explore.ts';
+import { auditCommand, auditHelp } from './audit.ts';
 import { reportHeader } from './version.ts';
 import { mainHelp, versionText } from './mainHelp.ts';
 
@@ -27,6 +28,7 @@ const helps: Record<string, string> = {
   'merge-reports': mergeReportsHelp,
   view: viewHelp,
   explore: exploreHelp,
+  audit: auditHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -106,6 +108,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return viewCommand(rest, out);
     case 'explore':
       return exploreCommand(rest, out, process.stdin);
+    case 'audit':
+      return auditCommand(rest, out);
     default:
       throw usageError(
         `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, help (streamjoin help)`,

@@ -22,6 +22,8 @@ Commands:
   view FILE          a counterexample in its self-contained HTML viewer (path and URL; --open)
   explore            walk the model by hand in a local web page (enabled and refused actions, properties)
   merge-reports REPORT...  combine the --json reports of --shard K/N runs into one verdict
+  audit --log F --sink F  check a recorded history (what went in, what the sink applied) against the spec;
+                     audit --example DIR writes one to try it on
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command, SPEC §8):

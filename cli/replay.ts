@@ -1,12 +1,14 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
 import { resolve } from 'node:path';
-import { InputError, placeInFile } from '../spec/index.ts';
+import { InputError, OPERATOR_TRACE_FORMAT, placeInFile } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
-import { fileDisagreement, levelOfClusterTrace, withExpectations } from '../conformance/lockstep/anyTrace.ts';
+import { fileDisagreement, levelOfClusterTrace, operatorFileDisagreement, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
-import { runOperatorLockstep } from '../conformance/lockstep/operatorLockstep.ts';
-import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
+import { runOperatorLockstep, runOperatorLockstepFile } from '../conformance/lockstep/operatorLockstep.ts';
+import { loadCheckedTrace, runTraceFile } from '../conformance/lockstep/traceFiles.ts';
+import { sniffTraceFormat } from '../conformance/streams/operatorTraceStream.ts';
+import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { abortReason } from '../conformance/adapters/process.ts';
@@ -17,7 +19,7 @@ import type { Divergence } from '../conformance/lockstep/divergence.ts';
 import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
-import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
+import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel, type SystemFlags } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 import { displayPath } from './conformReport.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
@@ -118,6 +120,94 @@ the model.
 
 ${HARNESS_EXIT_TEXT}`;
 
+/** SJ111: the file's own expectation disagrees with the reference model (the file is wrong, not the system). */
+function disagreementError(file: string, wrong: { step: number; pointer: string; text: string }): InputError {
+  return new InputError(
+    'SJ111',
+    placeInFile(file, wrong.pointer),
+    `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
+  );
+}
+
+/**
+ * An operator trace, read step by step as it is replayed (a trace of any
+ * length, in memory that does not grow with it). The file is first read
+ * whole against the model, as the loaded path does: bad input anywhere and a
+ * wrong expectation (SJ111) are refused before any system starts. The
+ * report, or the exit code of --write-expected.
+ */
+async function replayOperatorFile(
+  file: string,
+  level: Level | undefined,
+  values: SystemFlags & { sut?: string | undefined; 'write-expected'?: string | undefined },
+  out: Output,
+): Promise<ReplayJson | number> {
+  if (level !== undefined && level !== 'operator') throw usageError(`an operator trace replays at level operator, not ${level}`);
+  const writeExpected = values['write-expected'];
+  if (writeExpected !== undefined) {
+    runTraceFile(file, createModelOperator, { writeExpected, layout: 'pretty' });
+    out.stdout(`wrote ${writeExpected}\n`);
+    return EXIT.pass;
+  }
+  if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
+  const wrong = operatorFileDisagreement(file);
+  if (wrong) throw disagreementError(file, wrong);
+  const system = buildSystem(values.sut, values, out.signal);
+  const shown = displayPath(file);
+  const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: 'operator' as const };
+  try {
+    if (out.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(out.signal)}`);
+    const info = await system.info();
+    if (!info.levels.includes('operator'))
+      throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
+    const result = await runOperatorLockstepFile(file, system);
+    const d = result.divergence;
+    return {
+      ...base,
+      steps: result.steps,
+      verdict: d ? 'fail' : 'pass',
+      exitCode: d ? EXIT.fail : EXIT.pass,
+      divergence: d ?? null,
+      reason: null,
+      stderrTail: [],
+      written: null,
+    };
+  } catch (e) {
+    if (!(e instanceof SutUnavailable)) throw e;
+    return {
+      ...base,
+      steps: 0,
+      verdict: 'unknown',
+      exitCode: EXIT.unknown,
+      divergence: null,
+      reason: e.reason,
+      stderrTail: e.stderrTail,
+      written: null,
+    };
+  } finally {
+    await system.close();
+  }
+}
+
+/** Prints a replay's verdict (text, JSON, CI reporters); its exit code. */
+function printReplay(json: ReplayJson, values: { json: boolean }, reporters: ReturnType<typeof parseReporters>, out: Output): number {
+  const shown = json.file;
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) {
+    if (json.verdict === 'fail' && json.divergence) {
+      out.stdout(`${shown}: DIVERGES at level ${json.level}\n${describeDivergence(json.divergence)}\n`);
+      const w = json.written;
+      if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
+    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${json.level})\n`);
+    else {
+      const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
+      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+    }
+  }
+  emitReports([replayCases(json)], reporters, out, values.json);
+  return json.exitCode;
+}
+
 export async function replayCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: [...args],
@@ -141,6 +231,11 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   if (values.itf && values.out === undefined) throw usageError('--itf writes the counterexample in ITF: give --out DIR too');
   const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  // An operator trace streams (a trace of any length); with --out the counterexample files need the whole trace.
+  if (values.out === undefined && sniffTraceFormat(file) === OPERATOR_TRACE_FORMAT) {
+    const streamed = await replayOperatorFile(file, level, values, out);
+    return typeof streamed === 'number' ? streamed : printReplay(streamed, values, reporters, out);
+  }
   const trace: AnyTrace = loadCheckedTrace(file);
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
@@ -160,13 +255,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   }
   // The file against the model first: a wrong expectation is the file's fault, found without any system.
   const wrong = fileDisagreement(trace);
-  if (wrong) {
-    throw new InputError(
-      'SJ111',
-      placeInFile(file, wrong.pointer),
-      `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
-    );
-  }
+  if (wrong) throw disagreementError(file, wrong);
   const name = failureName({ level: chosen, origin: 'example', trace });
   if (values.out !== undefined && resolve(values.out, `${name}.trace.json`) === resolve(file)) {
     throw usageError(`--out ${values.out}: the counterexample would overwrite ${file}; write it to another directory`);
@@ -241,18 +330,5 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   } finally {
     await system.close();
   }
-  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
-  else if (!reporterOnStdout(reporters)) {
-    if (json.verdict === 'fail' && json.divergence) {
-      out.stdout(`${shown}: DIVERGES at level ${chosen}\n${describeDivergence(json.divergence)}\n`);
-      const w = json.written;
-      if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
-    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${chosen})\n`);
-    else {
-      const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
-      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-    }
-  }
-  emitReports([replayCases(json)], reporters, out, values.json);
-  return json.exitCode;
+  return printReplay(json, values, reporters, out);
 }

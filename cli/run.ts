@@ -4,9 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../spec/index.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
-import { loadTraceFiles, runTraceFiles, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
-import { withExpectations } from '../conformance/lockstep/operatorTrace.ts';
-import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { displayPath } from './conformReport.ts';
@@ -51,10 +49,10 @@ function summaryLine(r: TraceFileResult): string {
   const outcomes = Object.entries(r.outcomes)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  const last = r.observations.at(-1)?.retained;
+  const last = r.retained;
   const retained = last ? `retained ${last.live} live/${last.tombstones} tomb/${last.matches} match` : 'no steps';
-  const mark = r.divergence ? 'FAIL' : r.checkedSteps === r.trace.steps.length ? 'ok  ' : 'ran ';
-  return `${mark} ${r.trace.name.padEnd(36)} ${String(r.trace.steps.length).padStart(3)} steps  ${outcomes}; ${r.changes} changes; ${retained}`;
+  const mark = r.divergence ? 'FAIL' : r.checkedSteps === r.steps ? 'ok  ' : 'ran ';
+  return `${mark} ${r.name.padEnd(36)} ${String(r.steps).padStart(3)} steps  ${outcomes}; ${r.changes} changes; ${retained}`;
 }
 
 function divergenceText(r: TraceFileResult): string {
@@ -117,19 +115,16 @@ export function runCases(j: RunJson): CiResult {
   };
 }
 
-/** Runs traces; returns the exit code. */
+/** Runs traces, each read step by step as it runs; returns the exit code. Bad input throws before anything is printed. */
 export function runTraces(
   paths: readonly string[],
   out: Output,
   opts: { json: boolean; writeExpected?: string; reporters?: readonly Reporter[] },
 ): number {
-  const loaded = loadTraceFiles(paths);
-  const results = runTraceFiles(loaded, createModelOperator);
-  if (opts.writeExpected) {
-    const only = results[0];
-    if (!only) throw usageError('--write-expected needs one TRACE');
-    writeFileAtomic(opts.writeExpected, `${JSON.stringify(withExpectations(only.trace, only.observations), null, 2)}\n`);
-  }
+  if (opts.writeExpected !== undefined && paths.length !== 1) throw usageError('--write-expected needs exactly one TRACE');
+  const results = paths.map((path) =>
+    runTraceFile(path, createModelOperator, opts.writeExpected === undefined ? {} : { writeExpected: opts.writeExpected }),
+  );
   const failed = results.filter((r) => r.divergence);
   const json: RunJson = {
     ...reportHeader(RUN_REPORT_FORMAT),
@@ -137,8 +132,8 @@ export function runTraces(
     exitCode: failed.length > 0 ? EXIT.fail : EXIT.pass,
     traces: results.map((r) => ({
       path: displayPath(r.path),
-      name: r.trace.name,
-      steps: r.trace.steps.length,
+      name: r.name,
+      steps: r.steps,
       checkedSteps: r.checkedSteps,
       outcomes: r.outcomes,
       changes: r.changes,

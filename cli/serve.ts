@@ -15,7 +15,7 @@ import { mutantBuildProblem, mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 
-export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--max-line BYTES]
+export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--record DIR] [--max-line BYTES]
 
 Serves a system under test over protocol v2 (spec/PROTOCOL.md): one JSON
 request per line on stdin, one JSON reply per line on stdout, at every level
@@ -30,6 +30,11 @@ request per line on stdin, one JSON reply per line on stdout, at every level
                     parties and for the harness's own tests)
   --mutant NAME     serve a mutant of the implementation (streamjoin mutants --list):
                     what a mutant's counterexample replays against
+  --record DIR      record each cluster session's history for streamjoin audit
+                    (docs/audit.md): DIR/session-NNNN/ gets log.jsonl (what the
+                    log appended), sink.jsonl (what the sink applied) and
+                    config.json; when the session ends the cluster is brought
+                    back to quiescence first, so the history is complete
   --max-line BYTES  cap on a request line (default ${DEFAULT_MAX_LINE_BYTES}); a longer
                     line is answered with error 12 (malformed_request)
                     and skipped
@@ -46,9 +51,15 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
       model: { type: 'boolean', default: false },
       mutant: { type: 'string' },
       data: { type: 'string' },
+      record: { type: 'string' },
       'max-line': { type: 'string' },
     },
   });
+  if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
+  const dirs = {
+    ...(values.data !== undefined ? { dataDir: values.data } : {}),
+    ...(values.record !== undefined ? { recordDir: values.record } : {}),
+  };
   const maxLine = values['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', values['max-line']);
   if (values.model && values.data !== undefined) throw usageError('--data is for the implementation; the model keeps no durable parts');
   if (values.data !== undefined && !(existsSync(values.data) && statSync(values.data).isDirectory())) {
@@ -67,8 +78,8 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   if (problem) throw usageError(problem);
   let sut: InProcessSut;
   if (values.model) sut = modelSut;
-  else if (mutant !== undefined) sut = await mutantSut(mutant, values.data !== undefined ? { dataDir: values.data } : {});
-  else if (values.data !== undefined) sut = implSutOf(builtInImpl, { dataDir: values.data });
+  else if (mutant !== undefined) sut = await mutantSut(mutant, dirs);
+  else if (values.data !== undefined || values.record !== undefined) sut = implSutOf(builtInImpl, dirs);
   else sut = implSut;
   await serveStream(createProtocolServer(sut), input, (text) => out.stdout(text), maxLine, out.signal);
   // Interrupted: stdin is still open; let go of it so the process can end.

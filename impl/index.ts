@@ -4,7 +4,8 @@
 // `ImplModule`). Files inside impl/ import each other directly.
 export { JoinOperator } from './operator.ts';
 export { ImplCluster } from './cluster/cluster.ts';
-export type { ClusterApplyResult, ImplClusterOptions } from './cluster/cluster.ts';
+export type { ClusterApplyResult, HistoryRecorder, ImplClusterOptions } from './cluster/cluster.ts';
+export type { SinkChange } from './cluster/storage.ts';
 export { FileCheckpointStore, MemoryCheckpointStore } from './checkpointStore.ts';
 export type { Checkpoint, CheckpointStore } from './checkpointStore.ts';
 export { CheckpointStoreError, ClusterStoppedError, ConfigError, DurableStateError, SnapshotError } from './errors.ts';

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   SJ109: 'reports cannot be merged (the same shard twice, or shards that disagree)',
   SJ110: 'file is larger than a document may be',
   SJ111: "a trace's expectation disagrees with the reference model",
+  SJ112: 'a recorded log holds an invalid record (J1)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -22,9 +22,11 @@ export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
 export { rowRecord, watermarkRecord } from './records.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
-export { schemaError, schemaValidator } from './schemas.ts';
+export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';
 export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
 export {
+  MAX_DOCUMENT_BYTES,
+  checkAgainstSchema,
   clusterConfigProblem,
   documentFormat,
   loadAnyTrace,
@@ -36,10 +38,11 @@ export {
   parseJson,
   parseOperatorTrace,
   placeInFile,
+  readDocument,
   readTextFile,
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
-export { jsonTextError, lineColumn } from './jsonText.ts';
+export { jsonTextError, lineColumn, pointerOffset } from './jsonText.ts';
 export {
   ACTION_TAKEN,
   NONDET_PICKS,

@@ -66,6 +66,51 @@ export type RejectReason =
   | 'conflict'
   | 'unknown_key';
 /**
+ * A recorded history as Debezium-style change events (`streamjoin audit`, docs/audit.md), one JSON value per line, bare or wrapped as `{"schema": ..., "payload": envelope}`. Log: `op` `c` (create) and `r` (snapshot read) insert `after`, `d` retracts `before`, `u` retracts `before` and inserts `after` (SPEC J6, J2); watermarks are lines of their own. Sink: the same envelopes over match rows, with the writer's key, epoch and write sequence number optional at the envelope's top level. Other envelope fields (`source`, `ts_ms`, `transaction`) are allowed and ignored.
+ */
+export type DebeziumEnvelopeLine =
+  DebeziumLogLine | DebeziumSinkLine | HistoryEnd | DebeziumWrapped;
+export type DebeziumLogLine =
+  | {
+      op: DebeziumOp;
+      before?: HistoryRow | null;
+      after?: HistoryRow | null;
+    }
+  | HistoryWatermark;
+/**
+ * create, snapshot read, update, delete.
+ */
+export type DebeziumOp = 'c' | 'r' | 'u' | 'd';
+/**
+ * A match as the row of a sink table: its match id, or its key and row ids (the match id is then computed, SPEC J3), or both (they must agree).
+ */
+export type HistoryMatchRow = {
+  [k: string]: unknown;
+} & {
+  match?: string;
+  key?: string;
+  left?: string;
+  right?: string;
+};
+/**
+ * A recorded history as a changelog with Flink's row kinds (`streamjoin audit`, docs/audit.md), one JSON value per line. Log: `+I` and `+U` insert the row in `data`, `-D` and `-U` retract it (SPEC J6; an update that keeps the row's id is a conflict, SPEC J2), and watermarks are lines of their own. Sink: the same row kinds on match rows, with the writer's key, epoch and write sequence number optional, as in streamjoin's format.
+ */
+export type FlinkChangelogLine = FlinkLogLine | FlinkSinkLine | HistoryEnd;
+export type FlinkLogLine =
+  | {
+      op: FlinkRowKind;
+      data: HistoryRow;
+    }
+  | HistoryWatermark;
+/**
+ * Flink's RowKind in its short form: insert, update-before, update-after, delete.
+ */
+export type FlinkRowKind = '+I' | '-U' | '+U' | '-D';
+/**
+ * A recorded history in streamjoin's own JSON Lines (`streamjoin audit`, docs/audit.md): two files, one JSON value per line. The log holds the input records in the order the system consumed them (SPEC J1; watermarks included), optionally after a header line naming the join config. The sink holds the changes the sink applied (SPEC C9: neither deduplicated nor fenced), in the order it applied them, optionally with the writer's key, its epoch and a per-key write sequence number (lines of one write share it), and optionally a last line saying whether the system had consumed the whole log when the recording stopped.
+ */
+export type StreamjoinHistoryLine = HistoryLogHeader | LogRecord | HistorySinkChange | HistoryEnd;
+/**
  * This interface was referenced by `ItfState`'s JSON-Schema definition
  * via the `patternProperty` "^[^#]".
  */
@@ -159,6 +204,9 @@ export interface SpecDocuments {
   clusterTrace?: ClusterTrace;
   config?: JoinConfig;
   counterexample?: Counterexample;
+  historyDebezium?: DebeziumEnvelopeLine;
+  historyFlink?: FlinkChangelogLine;
+  historyStreamjoin?: StreamjoinHistoryLine;
   itf?: ItfTrace;
   operatorTrace?: OperatorTrace;
   outcome?: Outcome;
@@ -635,6 +683,91 @@ export interface CheckSettings {
   visited?: 'exact' | 'fingerprint';
   symmetry?: boolean;
   partialOrder?: boolean;
+}
+/**
+ * A row's full content (SPEC J2), as the data of a changelog or envelope line.
+ */
+export interface HistoryRow {
+  key: string;
+  side: string;
+  id: string;
+  ts: number;
+  start: number;
+  end: number;
+}
+/**
+ * A watermark in a log of another format (Flink changelog, Debezium), which carry none of their own (SPEC J4).
+ */
+export interface HistoryWatermark {
+  watermark: {
+    side: string;
+    wm: number;
+  };
+}
+export interface DebeziumSinkLine {
+  op: DebeziumOp;
+  before?: HistoryMatchRow | null;
+  after?: HistoryMatchRow | null;
+  key?: string;
+  epoch?: number;
+  seq?: number;
+}
+/**
+ * The last line of a sink, optional (every format): whether the system had consumed the whole log and applied every write when the recording stopped (complete), or not (then the final relation is not judged). Without it the history is taken as complete.
+ */
+export interface HistoryEnd {
+  end: {
+    complete: boolean;
+    /**
+     * Why the history is incomplete, for people.
+     */
+    why?: string;
+  };
+}
+/**
+ * An envelope as Kafka Connect's JSON converter writes it with schemas on: the envelope in `payload`.
+ */
+export interface DebeziumWrapped {
+  /**
+   * The Connect schema of the envelope; ignored.
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
+  payload: DebeziumLogLine | DebeziumSinkLine;
+}
+export interface FlinkSinkLine {
+  op: FlinkRowKind;
+  data: HistoryMatchRow;
+  key?: string;
+  epoch?: number;
+  seq?: number;
+}
+/**
+ * The first line of a log, optional: the join config the history ran under (SPEC J0); `streamjoin audit --config` overrides it.
+ */
+export interface HistoryLogHeader {
+  format: 'streamjoin/history-log@1';
+  config: JoinConfig;
+}
+/**
+ * One change the sink applied: the insert or retraction of a match (SPEC J3 match id).
+ */
+export interface HistorySinkChange {
+  op: 'insert' | 'retract';
+  match: string;
+  /**
+   * The key of the writer (the copy that wrote it, SPEC C3); must be the match id's key.
+   */
+  key?: string;
+  /**
+   * The writer's epoch (SPEC C9): property Fenced is checked when present.
+   */
+  epoch?: number;
+  /**
+   * The write's number among the writes of its key, rising in the order the sink applied them; consecutive lines with the same key and seq are one write. When present, property ExactlyOnce also checks that every prefix of the sink equals the oracle over a prefix of the log (SPEC §6 P4).
+   */
+  seq?: number;
 }
 /**
  * A trace in the Informal Trace Format of Apalache and Quint (Apalache ADR-015, `*.itf.json`), as far as a JSON Schema can state it: a trace object with `vars`, `states` and optionally `#meta`, `params` and `loop`; each state an object of expressions with optionally `#meta`; expressions are Booleans, strings, integers (a JSON integer in [-(2^53)+1, 2^53-1], or `{"#bigint": "[-][0-9]+"}`, the only form since the revision of 2023-09-14), lists, records (field names not starting with `#`), `#tup`, `#set`, `#map` (two-element arrays) and `#unserializable`, and Quint's variants (`tag`, `value`). That every state sets every variable and the initial state every parameter is checked by spec/itf.ts (`itfStructureProblem`).

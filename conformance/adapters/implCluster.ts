@@ -1,13 +1,15 @@
 // impl/'s fenced cluster (ImplCluster) behind the harness's cluster
 // interface. ImplCluster already processes eagerly after every action
 // (SPEC §7); this maps its refusals to the protocol's error codes and, with a
-// data directory, gives each session a directory of its own.
+// data directory, gives each session a directory of its own; with a record
+// directory, each session's history (the two files `streamjoin audit` reads).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
 import { SutConfigError, type ClusterUnderTest } from './sut.ts';
 import { builtInImpl, type ImplModule } from './implOperator.ts';
+import { HistoryFiles, nextSessionDir, quiesce } from '../audit/recorder.ts';
 
 export interface ImplClusterOptions {
   /**
@@ -16,6 +18,13 @@ export interface ImplClusterOptions {
    * `init` discards the previous session and all its state).
    */
   readonly dataDir?: string;
+  /**
+   * Record each session's history into a numbered directory under this one
+   * (`log.jsonl`, `sink.jsonl`, `config.json`; docs/audit.md). When the
+   * session ends the cluster is first brought back to quiescence, so that
+   * the history is complete and its final relation can be judged.
+   */
+  readonly recordDir?: string;
 }
 
 /** A fresh cluster of `impl` (the built-in one by default). */
@@ -26,17 +35,38 @@ export function createImplCluster(
 ): ClusterUnderTest {
   const sessionDir = options.dataDir === undefined ? undefined : mkdtempSync(join(options.dataDir, 'session-'));
   let cluster: ReturnType<ImplModule['ImplCluster']['open']>;
+  let recorder: HistoryFiles | undefined;
   try {
-    cluster = impl.ImplCluster.open(config, sessionDir === undefined ? {} : { dataDir: sessionDir });
+    recorder = options.recordDir === undefined ? undefined : new HistoryFiles(nextSessionDir(options.recordDir), config);
+    cluster = impl.ImplCluster.open(config, {
+      ...(sessionDir === undefined ? {} : { dataDir: sessionDir }),
+      ...(recorder === undefined ? {} : { recorder }),
+    });
   } catch (e) {
+    recorder?.end(undefined);
     if (sessionDir !== undefined) rmSync(sessionDir, { recursive: true, force: true });
     if (e instanceof impl.ConfigError) throw new SutConfigError(e.message);
     throw e;
   }
   let closed = false;
+  /** Brings the cluster back to quiescence and ends the recording (complete iff it got there). */
+  const endRecording = (files: HistoryFiles): void => {
+    try {
+      quiesce(
+        () => cluster.observe(),
+        (a) => !('error' in cluster.apply(a)),
+        () => files.relevant(),
+      );
+      files.end(cluster.observe());
+    } catch {
+      // A cluster stopped part-way cannot be observed: the recording says it is incomplete.
+      files.end(undefined);
+    }
+  };
   return {
     apply(action: ExternalAction) {
       const result = cluster.apply(action);
+      recorder?.flush();
       // §7: an action that is not enabled is refused and changes nothing.
       if ('error' in result) return { error: { code: PROTOCOL_ERRORS.not_enabled, text: result.error.text } };
       return { events: result.events };
@@ -45,6 +75,7 @@ export function createImplCluster(
     close() {
       if (closed) return;
       closed = true;
+      if (recorder !== undefined) endRecording(recorder);
       cluster.close();
       if (sessionDir !== undefined) rmSync(sessionDir, { recursive: true, force: true });
     },

@@ -17,7 +17,10 @@ export interface ImplSutOptions extends ImplClusterOptions {
 
 /** `impl` at every level (operator, cluster, faults). */
 export function implSutOf(impl: ImplModule, options: ImplSutOptions = {}): InProcessSut {
-  const clusterOptions: ImplClusterOptions = options.dataDir === undefined ? {} : { dataDir: options.dataDir };
+  const clusterOptions: ImplClusterOptions = {
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.recordDir === undefined ? {} : { recordDir: options.recordDir }),
+  };
   return {
     implementation: options.implementation ?? IMPL_INFO,
     levels: LEVELS,

@@ -2,12 +2,15 @@
 // the level a cluster trace needs, its expectations from the model, and one
 // lockstep run.
 import { levelOfAction } from '../../spec/index.ts';
-import type { AnyTrace, ClusterTrace, Level } from '../../spec/index.ts';
+import type { AnyTrace, ClusterTrace, Level, OperatorStep } from '../../spec/index.ts';
+import type { OperatorUnderTest } from './operatorTrace.ts';
+import { createModelOperator } from '../adapters/modelOperator.ts';
 import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import { actionsOf, modelClusterSteps, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
 import { canonicalChanges, canonicalEvents, canonicalOutcome, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
-import { modelOperatorSteps, runOperatorLockstep, withOperatorExpectations } from './operatorLockstep.ts';
+import { modelOperatorSteps, runOperatorLockstep, withOperatorExpectations, type ExpectedOperatorStep } from './operatorLockstep.ts';
 
 /** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
 export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
@@ -62,31 +65,69 @@ export interface FileDisagreement {
   readonly text: string;
 }
 
+/** The disagreement at a step's expected field: the first value that differs, with the file's and the model's. */
+function disagreementAt(step: number, field: string, fileValue: unknown, modelValue: unknown): FileDisagreement {
+  const first = diffJson(modelValue, fileValue)[0];
+  const path = first && first.path !== '/' ? first.path : '';
+  return {
+    step,
+    pointer: `/steps/${step}/expect/${field}${path}`,
+    text: `the file expects ${field}${path ? ` ${path}` : ''} to be ${showValue(first ? first.actual : fileValue)}, the reference model gives ${showValue(first ? first.expected : modelValue)}`,
+  };
+}
+
+/** Where an operator step's own expectation differs from the model's (J7: changes as sets), or undefined. */
+function operatorStepDisagreement(
+  step: number,
+  expect: NonNullable<OperatorStep['expect']>,
+  m: ExpectedOperatorStep,
+): FileDisagreement | undefined {
+  if (!sameJson(canonicalOutcome(expect.outcome), m.outcome))
+    return disagreementAt(step, 'outcome', canonicalOutcome(expect.outcome), m.outcome);
+  if (!sameJson(canonicalChanges(expect.changes), m.changes))
+    return disagreementAt(step, 'changes', canonicalChanges(expect.changes), m.changes);
+  if (expect.retained && !sameJson(expect.retained, m.retained)) return disagreementAt(step, 'retained', expect.retained, m.retained);
+  return undefined;
+}
+
+/**
+ * `fileDisagreement` of an operator trace file, read step by step
+ * (streams/operatorTraceStream.ts) in memory that does not grow with it.
+ * The whole file is read: bad input anywhere in it throws its InputError
+ * (SPEC §4) before any disagreement is reported.
+ */
+export function operatorFileDisagreement(path: string): FileDisagreement | undefined {
+  const items = operatorTraceItems(path);
+  let model: OperatorUnderTest | undefined;
+  let found: FileDisagreement | undefined;
+  for (;;) {
+    const next = items.next();
+    if (next.done) return found;
+    const item = next.value;
+    if (item.kind === 'start') model = createModelOperator(item.header.config);
+    else if (model && !found) {
+      const { outcome, changes } = model.apply(item.step.record);
+      const expect = item.step.expect;
+      if (expect) {
+        const m = { outcome: canonicalOutcome(outcome), changes: canonicalChanges(changes), retained: model.retained() };
+        found = operatorStepDisagreement(item.index, expect, m);
+      }
+    }
+  }
+}
+
 /**
  * The first step whose expectation in the file differs from what the
  * reference model produces, or undefined. Changes compare as sets (J7), and
  * events with each record's changes as sets (C12), as in lockstep.
  */
 export function fileDisagreement(trace: AnyTrace): FileDisagreement | undefined {
-  const at = (step: number, field: string, fileValue: unknown, modelValue: unknown): FileDisagreement => {
-    const first = diffJson(modelValue, fileValue)[0];
-    const path = first && first.path !== '/' ? first.path : '';
-    return {
-      step,
-      pointer: `/steps/${step}/expect/${field}${path}`,
-      text: `the file expects ${field}${path ? ` ${path}` : ''} to be ${showValue(first ? first.actual : fileValue)}, the reference model gives ${showValue(first ? first.expected : modelValue)}`,
-    };
-  };
   if (trace.kind === 'operator') {
     const model = modelOperatorSteps(trace.trace);
     for (const [step, s] of trace.trace.steps.entries()) {
       const m = model[step];
-      if (!s.expect || !m) continue;
-      if (!sameJson(canonicalOutcome(s.expect.outcome), m.outcome))
-        return at(step, 'outcome', canonicalOutcome(s.expect.outcome), m.outcome);
-      if (!sameJson(canonicalChanges(s.expect.changes), m.changes))
-        return at(step, 'changes', canonicalChanges(s.expect.changes), m.changes);
-      if (s.expect.retained && !sameJson(s.expect.retained, m.retained)) return at(step, 'retained', s.expect.retained, m.retained);
+      const wrong = s.expect && m ? operatorStepDisagreement(step, s.expect, m) : undefined;
+      if (wrong) return wrong;
     }
     return undefined;
   }
@@ -111,10 +152,11 @@ export function fileDisagreement(trace: AnyTrace): FileDisagreement | undefined 
         };
       }
       if (!sameJson(canonicalEvents(want.events), canonicalEvents(m.events))) {
-        return at(step, 'events', canonicalEvents(want.events), canonicalEvents(m.events));
+        return disagreementAt(step, 'events', canonicalEvents(want.events), canonicalEvents(m.events));
       }
     }
-    if (want.observation && !sameJson(want.observation, m.observation)) return at(step, 'observation', want.observation, m.observation);
+    if (want.observation && !sameJson(want.observation, m.observation))
+      return disagreementAt(step, 'observation', want.observation, m.observation);
   }
   return undefined;
 }

@@ -78,7 +78,10 @@ export function showValue(v: unknown): string {
  * form fits in `width` columns (indentation included) stays on one line: a
  * trace reads one step, one event, one copy per line.
  */
-export function prettyJson(value: unknown, width = 110): string {
+/** The line width prettyJson lays values out to by default. */
+export const PRETTY_WIDTH = 110;
+
+export function prettyJson(value: unknown, width = PRETTY_WIDTH): string {
   const render = (v: unknown, indent: string): string => {
     const flat = JSON.stringify(v);
     if (flat === undefined) return 'null';

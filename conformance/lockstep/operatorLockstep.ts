@@ -8,7 +8,8 @@ import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '..
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { rulesOfOperatorField } from '../report/rules.ts';
-import type { RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 
 /** What one record must produce (§3). */
@@ -273,5 +274,76 @@ export class PrefixSharingOperatorModel {
     this.states = kept.states;
     this.expected = kept.expected;
     return out;
+  }
+}
+
+/** How many records go to the system under test at once when a trace file is replayed step by step. */
+const FILE_BATCH = 2048;
+
+/** What replaying a trace file found. */
+export interface OperatorFileRunResult {
+  readonly divergence?: Divergence;
+  readonly disagreements: readonly ModelDisagreement[];
+  readonly steps: number;
+}
+
+/**
+ * Replays an operator trace file against a system at level `operator`,
+ * reading it step by step (streams/operatorTraceStream.ts): records go out
+ * in batches while the model computes what each must produce, so neither
+ * the trace nor its expectations are ever held whole. The file is read to
+ * its end even after a divergence, so that bad input anywhere in it is
+ * refused (SPEC §4) rather than reported as a divergence. Rejects with
+ * SutUnavailable if the system cannot be judged; throws InputError on bad
+ * input.
+ */
+export async function runOperatorLockstepFile(path: string, system: SystemUnderTest): Promise<OperatorFileRunResult> {
+  const items = operatorTraceItems(path);
+  const disagreements: ModelDisagreement[] = [];
+  let session: OperatorSession | undefined;
+  let model: ReturnType<typeof createModelOperator> | undefined;
+  let divergence: Divergence | undefined;
+  let batch: { index: number; record: LogRecord; expected: ExpectedOperatorStep }[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0 || session === undefined || divergence !== undefined) return;
+    const sent = batch;
+    batch = [];
+    const replies = await session.records(sent.map((s) => s.record));
+    for (const [i, s] of sent.entries()) {
+      divergence = compareOperatorStep(s.index, s.record, s.expected, replies[i] as RecordReply);
+      if (divergence) return;
+    }
+  };
+  for (;;) {
+    const next = items.next();
+    if (next.done) {
+      await flush();
+      return divergence ? { divergence, disagreements, steps: next.value.steps } : { disagreements, steps: next.value.steps };
+    }
+    const item = next.value;
+    if (item.kind === 'start') {
+      session = await system.openOperator(item.header.config);
+      model = createModelOperator(item.header.config);
+      continue;
+    }
+    if (divergence !== undefined || model === undefined) continue;
+    const { index, step } = item;
+    const { outcome, changes } = model.apply(step.record);
+    const mine: ExpectedOperatorStep = {
+      outcome: canonicalOutcome(outcome),
+      changes: canonicalChanges(changes),
+      retained: model.retained(),
+    };
+    let expected = mine;
+    if (step.expect) {
+      expected = {
+        outcome: canonicalOutcome(step.expect.outcome),
+        changes: canonicalChanges(step.expect.changes),
+        retained: step.expect.retained ?? mine.retained,
+      };
+      if (!sameJson(expected, mine)) disagreements.push({ step: index, field: 'events' });
+    }
+    batch.push({ index, record: step.record, expected });
+    if (batch.length >= FILE_BATCH) await flush();
   }
 }

@@ -1,6 +1,6 @@
 // Runs an operator trace (SPEC §4) against any single-partition operator and
 // reports the first step where it departs from the trace's expectations.
-import type { Change, JoinConfig, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
+import type { Change, JoinConfig, LogRecord, OperatorStep, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { canonicalChanges, canonicalOutcome } from './divergence.ts';
 
 /** What the harness needs from a single-partition operator. */
@@ -35,28 +35,49 @@ export interface OperatorTraceResult {
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** Feeds every record; compares outcome, the change set and (if expected) retained counts. */
-export function runOperatorTrace(trace: OperatorTrace, makeOperator: OperatorFactory): OperatorTraceResult {
-  const operator = makeOperator(trace.config);
-  const observations: OperatorObservation[] = [];
-  let divergence: OperatorDivergence | undefined;
-  trace.steps.forEach((step, index) => {
-    const { outcome, changes } = operator.apply(step.record);
+/**
+ * Checks a trace step by step, holding nothing per step: the operator, the
+ * first divergence. `runOperatorTrace` (a trace in memory) and the trace
+ * file runner (a trace read step by step) share it.
+ */
+export class OperatorTraceChecker {
+  private readonly operator: OperatorUnderTest;
+  private first: OperatorDivergence | undefined;
+
+  constructor(config: JoinConfig, makeOperator: OperatorFactory) {
+    this.operator = makeOperator(config);
+  }
+
+  /** Applies one step; what the operator did. Compares it with the step's expectation until the first divergence. */
+  step(index: number, step: OperatorStep): OperatorObservation {
+    const { outcome, changes } = this.operator.apply(step.record);
     const seen: OperatorObservation = {
       outcome: canonicalOutcome(outcome),
       changes: canonicalChanges(changes),
-      retained: operator.retained(),
+      retained: this.operator.retained(),
     };
-    observations.push(seen);
     const want = step.expect;
-    if (divergence || !want) return;
+    if (this.first || !want) return seen;
     const at = (field: OperatorDivergence['field'], expected: unknown, actual: unknown): void => {
-      divergence = { step: index, record: step.record, field, expected, actual };
+      this.first = { step: index, record: step.record, field, expected, actual };
     };
     if (!sameJson(canonicalOutcome(want.outcome), seen.outcome)) at('outcome', want.outcome, seen.outcome);
     else if (!sameJson(canonicalChanges(want.changes), seen.changes)) at('changes', canonicalChanges(want.changes), seen.changes);
     else if (want.retained && !sameJson(want.retained, seen.retained)) at('retained', want.retained, seen.retained);
-  });
+    return seen;
+  }
+
+  /** The first departure from the expectations so far. */
+  divergence(): OperatorDivergence | undefined {
+    return this.first;
+  }
+}
+
+/** Feeds every record; compares outcome, the change set and (if expected) retained counts. */
+export function runOperatorTrace(trace: OperatorTrace, makeOperator: OperatorFactory): OperatorTraceResult {
+  const checker = new OperatorTraceChecker(trace.config, makeOperator);
+  const observations = trace.steps.map((step, index) => checker.step(index, step));
+  const divergence = checker.divergence();
   return divergence ? { name: trace.name, observations, divergence } : { name: trace.name, observations };
 }
 

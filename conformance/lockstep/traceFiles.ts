@@ -1,53 +1,132 @@
-// Runs operator trace files (SPEC §4) against an operator, checking the input
-// contract first. All files are read and validated before any is run, so bad
-// input stops the job before it produces a partial report.
-import { InputError, loadAnyTrace, loadOperatorTrace, placeInFile } from '../../spec/index.ts';
-import type { AnyTrace, ClusterTrace, LogRecord, OperatorTrace, OutcomeCode } from '../../spec/index.ts';
+// Runs operator trace files (SPEC §4) against an operator, step by step as
+// each file is read (streams/operatorTraceStream.ts): the checks of SPEC §4
+// (JSON, schema, the input contract J9 in one linear pass) and the run go
+// together, in memory that does not grow with the trace. Bad input throws
+// before anything is written, so it still stops the job before a partial
+// report.
+import { InputError, loadAnyTrace, placeInFile } from '../../spec/index.ts';
+import type { AnyTrace, ClusterTrace, LogRecord, OperatorStep, OutcomeCode, RetainedCounts } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
-import { runOperatorTrace, type OperatorFactory, type OperatorTraceResult } from './operatorTrace.ts';
+import { AtomicFileWriter } from '../report/atomicFiles.ts';
+import { PRETTY_WIDTH, prettyJson } from './jsonDiff.ts';
+import { readOperatorTrace, type TraceRead } from '../streams/operatorTraceStream.ts';
+import { OperatorTraceChecker, type OperatorDivergence, type OperatorFactory, type OperatorObservation } from './operatorTrace.ts';
 
-export interface TraceFileResult extends OperatorTraceResult {
-  path: string;
-  trace: OperatorTrace;
+/** What running one trace file found. Nothing per step is kept: a trace of any length runs in constant memory. */
+export interface TraceFileResult {
+  readonly path: string;
+  readonly name: string;
+  readonly steps: number;
   /** Steps that carried expectations. */
-  checkedSteps: number;
-  outcomes: Partial<Record<OutcomeCode, number>>;
-  changes: number;
+  readonly checkedSteps: number;
+  readonly outcomes: Partial<Record<OutcomeCode, number>>;
+  readonly changes: number;
+  /** The retained counts after the last step (none for a trace without steps). */
+  readonly retained: RetainedCounts | undefined;
+  /** The first departure from the expectations, if any. */
+  readonly divergence?: OperatorDivergence;
 }
 
-/** J9 (SJ104) at the step's place in the file. */
-function contractError(path: string, step: number, message: string): InputError {
-  return new InputError('SJ104', placeInFile(path, `/steps/${step}`), `step ${step}: ${message}`);
+/**
+ * How a written trace is laid out: `indented` as JSON.stringify(trace, null,
+ * 2), `pretty` as prettyJson (values that fit in a line stay on one line).
+ */
+export type TraceLayout = 'indented' | 'pretty';
+
+/** `value` laid out as it stands at `indent` spaces inside the whole document. */
+function layoutOf(layout: TraceLayout): (value: unknown, indent: string) => string {
+  return layout === 'indented'
+    ? (value, indent) => JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`)
+    : (value, indent) => prettyJson(value, PRETTY_WIDTH - indent.length).replace(/\n/g, `\n${indent}`);
 }
 
-/** Loads and validates every file (SJ100–SJ104), throwing the first InputError. */
-export function loadTraceFiles(paths: readonly string[]): { path: string; trace: OperatorTrace }[] {
-  return paths.map((path) => {
-    const trace = loadOperatorTrace(path);
-    const violation = firstContractViolation(
-      trace.config,
-      trace.steps.map((s) => s.record),
-    );
-    if (violation) throw contractError(path, violation.index, violation.message);
-    return { path, trace };
-  });
+/**
+ * Writes a trace back with the observations as its expectations, in the
+ * layout `JSON.stringify(trace, null, 2)` gives, step by step, atomically.
+ */
+class ExpectedTraceWriter {
+  private readonly file: AtomicFileWriter;
+  private readonly indented: (value: unknown, indent: string) => string;
+  private stepsWritten = 0;
+  private opened = false;
+
+  constructor(path: string, layout: TraceLayout) {
+    this.file = new AtomicFileWriter(path);
+    this.indented = layoutOf(layout);
+  }
+
+  step(before: () => [string, unknown][], step: OperatorStep, seen: OperatorObservation): void {
+    if (!this.opened) this.open(before());
+    const expect = { outcome: seen.outcome, changes: seen.changes, retained: seen.retained };
+    this.file.write(`${this.stepsWritten++ === 0 ? '\n' : ',\n'}    ${this.indented({ ...step, expect }, '    ')}`);
+  }
+
+  private open(members: [string, unknown][]): void {
+    this.opened = true;
+    this.file.write('{\n');
+    for (const [name, value] of members) this.file.write(`  ${JSON.stringify(name)}: ${this.indented(value, '  ')},\n`);
+    this.file.write('  "steps": [');
+  }
+
+  /** The members after the steps, then the file in place. */
+  finish(read: TraceRead): void {
+    const order = read.memberOrder.includes('steps') ? read.memberOrder : [...read.memberOrder, 'steps'];
+    const at = order.indexOf('steps');
+    const header = read.header as unknown as Record<string, unknown>;
+    if (!this.opened) this.open(order.slice(0, at).map((name) => [name, header[name]]));
+    this.file.write(this.stepsWritten === 0 ? ']' : '\n  ]');
+    for (const name of order.slice(at + 1)) this.file.write(`,\n  ${JSON.stringify(name)}: ${this.indented(header[name], '  ')}`);
+    this.file.write('\n}\n');
+    this.file.commit();
+  }
+
+  abort(): void {
+    this.file.abort();
+  }
 }
 
-/** Runs each loaded trace against a fresh operator from `makeOperator`. */
-export function runTraceFiles(loaded: readonly { path: string; trace: OperatorTrace }[], makeOperator: OperatorFactory): TraceFileResult[] {
-  return loaded.map(({ path, trace }) => {
-    const result = runOperatorTrace(trace, makeOperator);
-    const outcomes: Partial<Record<OutcomeCode, number>> = {};
-    for (const o of result.observations) outcomes[o.outcome.code] = (outcomes[o.outcome.code] ?? 0) + 1;
-    return {
-      ...result,
-      path,
-      trace,
-      checkedSteps: trace.steps.filter((s) => s.expect).length,
-      outcomes,
-      changes: result.observations.reduce((n, o) => n + o.changes.length, 0),
-    };
-  });
+/**
+ * Reads, checks (SJ100–SJ104) and runs one operator trace file step by step
+ * against a fresh operator from `makeOperator`; with `writeExpected`, writes
+ * the trace back with the operator's observations as its expectations. On
+ * bad input it throws the InputError and writes nothing.
+ */
+export function runTraceFile(
+  path: string,
+  makeOperator: OperatorFactory,
+  options: { writeExpected?: string; layout?: TraceLayout } = {},
+): TraceFileResult {
+  let checker: OperatorTraceChecker | undefined;
+  let checkedSteps = 0;
+  let changes = 0;
+  let retained: RetainedCounts | undefined;
+  const outcomes: Partial<Record<OutcomeCode, number>> = {};
+  const writer =
+    options.writeExpected === undefined ? undefined : new ExpectedTraceWriter(options.writeExpected, options.layout ?? 'indented');
+  let read: TraceRead;
+  try {
+    read = readOperatorTrace(path, (header, members) => {
+      const run = new OperatorTraceChecker(header.config, makeOperator);
+      checker = run;
+      return {
+        step(index, step) {
+          const seen = run.step(index, step);
+          if (step.expect) checkedSteps++;
+          outcomes[seen.outcome.code] = (outcomes[seen.outcome.code] ?? 0) + 1;
+          changes += seen.changes.length;
+          retained = seen.retained;
+          writer?.step(() => members.beforeSteps(), step, seen);
+        },
+      };
+    });
+    writer?.finish(read);
+  } catch (e) {
+    writer?.abort();
+    throw e;
+  }
+  const divergence = checker?.divergence();
+  const result = { path, name: read.header.name, steps: read.steps, checkedSteps, outcomes, changes, retained };
+  return divergence ? { ...result, divergence } : result;
 }
 
 /** J9 for a cluster trace: the records the cluster appends (valid, declared keys) must be in contract. */
@@ -65,6 +144,11 @@ export function clusterContractViolation(trace: ClusterTrace): { step: number; m
   });
   const v = firstContractViolation(trace.config.join, records);
   return v ? { step: steps[v.index] ?? v.index, message: v.message } : undefined;
+}
+
+/** J9 (SJ104) at the step's place in the file. */
+function contractError(path: string, step: number, message: string): InputError {
+  return new InputError('SJ104', placeInFile(path, `/steps/${step}`), `step ${step}: ${message}`);
 }
 
 /** Loads a trace file of either kind and checks the input contract (SJ100–SJ107). */

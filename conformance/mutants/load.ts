@@ -155,10 +155,14 @@ export function removeDir(dir: string): void {
 }
 
 /** The mutant as a system under test at every level, named `streamjoin-impl-mutant-NAME`. */
-export async function mutantSut(mutant: Mutant, options: { readonly dataDir?: string } = {}): Promise<InProcessSut> {
+export async function mutantSut(
+  mutant: Mutant,
+  options: { readonly dataDir?: string; readonly recordDir?: string } = {},
+): Promise<InProcessSut> {
   const impl = await loadMutantImpl(mutant);
   return implSutOf(impl, {
     implementation: { name: `streamjoin-impl-mutant-${mutant.name}`, version: SPEC_VERSION },
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.recordDir !== undefined ? { recordDir: options.recordDir } : {}),
   });
 }

@@ -1,6 +1,18 @@
 // Report files written completely or not at all (temporary file, then
 // rename), so an interrupted run never leaves half a counterexample.
-import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** Writes a file completely or not at all: temporary file, then rename. */
@@ -34,6 +46,60 @@ export function writeFilesAtomic(files: readonly { path: string; text: string }[
     throw e;
   }
   for (const { tmp, path } of staged) renameSync(tmp, path);
+}
+
+/**
+ * A file written piece by piece, completely or not at all: the pieces go to
+ * a temporary file, `commit` renames it into place, `abort` removes it. For
+ * output too long to hold as one string (a trace with a million steps).
+ */
+export class AtomicFileWriter {
+  private readonly tmp: string;
+  private fd: number | undefined;
+  private pending: string[] = [];
+  private pendingLength = 0;
+
+  constructor(private readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.tmp = `${path}.${process.pid}.tmp`;
+    this.fd = openSync(this.tmp, 'w');
+  }
+
+  write(text: string): void {
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    if (this.pendingLength >= 1 << 20) this.flush();
+  }
+
+  private flush(): void {
+    if (this.fd === undefined || this.pending.length === 0) return;
+    writeSync(this.fd, this.pending.join(''));
+    this.pending = [];
+    this.pendingLength = 0;
+  }
+
+  /** Puts the file in place. */
+  commit(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+    this.close();
+    renameSync(this.tmp, this.path);
+  }
+
+  /** Leaves nothing behind. */
+  abort(): void {
+    this.close();
+    rmSync(this.tmp, { force: true });
+  }
+
+  private close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
 }
 
 /**

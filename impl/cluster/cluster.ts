@@ -19,7 +19,7 @@
 // eager processing visits only the copies an action may have made runnable.
 // Control actions write the coordinator's record (O(keys)) when it changes;
 // checkpoints and restores cost O(the key's state).
-import type { ClusterAction, ClusterConfig, ClusterEvent, ClusterObservation } from '../../spec/index.ts';
+import type { ClusterAction, ClusterConfig, ClusterEvent, ClusterObservation, LogRecord } from '../../spec/index.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 import { ClusterStoppedError } from '../errors.ts';
 import { JoinOperator } from '../operator.ts';
@@ -33,7 +33,7 @@ import { checkConfig, copyOfRecord } from './inputChecks.ts';
 import { recover } from './recovery.ts';
 import { defineOwn, Sink } from './sink.ts';
 import { MemoryStorage } from './storage.ts';
-import type { ClusterStorage } from './storage.ts';
+import type { ClusterStorage, SinkChange } from './storage.ts';
 
 export type { WorkerStatus } from './clusterState.ts';
 
@@ -45,6 +45,16 @@ export interface ImplClusterOptions {
   readonly dataDir?: string;
   /** Crash injection for tests: called at every point of every durable write to `dataDir`. */
   readonly onWritePoint?: WritePointHook;
+  /** Records the history as `streamjoin audit` reads it: what the log appends, what the sink applies. */
+  readonly recorder?: HistoryRecorder;
+}
+
+/** The two halves of a recorded history (`streamjoin audit`): the log in order, and the changes the sink applied. */
+export interface HistoryRecorder {
+  /** A valid record appended to the input log (C3), in log order. */
+  appended(record: LogRecord): void;
+  /** The changes of one write that the sink applied (C9: neither deduplicated nor fenced), under the writer's key and epoch. */
+  applied(key: string, epoch: number, changes: readonly SinkChange[]): void;
 }
 
 /**
@@ -71,7 +81,7 @@ export class ImplCluster {
         ? new MemoryStorage()
         : FileStorage.open(options.dataDir, config, options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint });
     try {
-      return new ImplCluster(config, storage);
+      return new ImplCluster(config, storage, options.recorder);
     } catch (e) {
       storage.close();
       throw e;
@@ -79,12 +89,12 @@ export class ImplCluster {
   }
 
   /** A cluster over given durable parts (recovered when `storage.recovered`), e.g. `memoryStorage.reopen()`. */
-  static openStorage(config: ClusterConfig, storage: ClusterStorage): ImplCluster {
+  static openStorage(config: ClusterConfig, storage: ClusterStorage, recorder?: HistoryRecorder): ImplCluster {
     checkConfig(config);
-    return new ImplCluster(config, storage);
+    return new ImplCluster(config, storage, recorder);
   }
 
-  private constructor(given: ClusterConfig, storage: ClusterStorage) {
+  private constructor(given: ClusterConfig, storage: ClusterStorage, recorder: HistoryRecorder | undefined) {
     // Our own copy: a caller changing its config object later changes nothing here.
     const config: ClusterConfig = {
       join: { allowedLateness: given.join.allowedLateness, maxIntervalLength: given.join.maxIntervalLength },
@@ -111,6 +121,7 @@ export class ImplCluster {
       sink: new Sink(
         slots.map((s) => s.key),
         storage.sink,
+        recorder === undefined ? undefined : (key, epoch, changes) => recorder.applied(key, epoch, changes),
       ),
       workers,
       workerByName,
@@ -118,6 +129,7 @@ export class ImplCluster {
       slotByKey: new Map(slots.map((s) => [s.key, s])),
       watermarks: [],
       coordinatorUp: !storage.recovered,
+      onAppended: recorder === undefined ? undefined : (record) => recorder.appended(record),
       handoff: null,
       // mutant: frozen-key-events-in-coordinator-memory
     };

@@ -10,7 +10,7 @@
 // - volatile, here only: each worker's status and copies (one JoinOperator
 //   per key copy, with its cursor, epoch and frozen flag) and whether the
 //   coordinator is up.
-import type { ClusterConfig, ClusterEvent, RetainedCounts } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterEvent, LogRecord, RetainedCounts } from '../../spec/index.ts';
 import type { Checkpoint } from '../checkpointStore.ts';
 import { JoinOperator } from '../operator.ts';
 import type { Sink } from './sink.ts';
@@ -78,6 +78,8 @@ export interface ClusterState {
   coordinatorUp: boolean;
   /** The coordinator's in-flight handoff record (durable). */
   handoff: HandoffRecord | null;
+  /** Told of every record appended to the log (`streamjoin serve --record`). */
+  readonly onAppended: ((record: LogRecord) => void) | undefined;
 }
 
 /** The copies an action may have made runnable, as worker position × key count + key position. */

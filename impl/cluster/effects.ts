@@ -194,6 +194,7 @@ function appendRecord(c: ClusterState, record: LogRecord, events: ClusterEvent[]
   // mutant: frozen-key-events-in-coordinator-memory
   c.storage.log.append(record);
   indexRecord(c, record, index);
+  c.onAppended?.(record);
   events.push({ type: 'appended', index });
   if (slot === undefined) {
     // A watermark is read by every copy (C3); only the copies that exist are visited.

@@ -27,9 +27,13 @@ function nextMatchStatus(now: MatchStatus | undefined, op: SinkChange['op']): Ma
   return 'retracted';
 }
 
+/** Told of every change a live write applies (not the journal's replay on recovery): `streamjoin serve --record`. */
+export type AppliedChanges = (key: string, epoch: number, changes: readonly SinkChange[]) => void;
+
 export class Sink {
   private readonly keys: readonly string[];
   private readonly journal: SinkJournal;
+  private readonly onApplied: AppliedChanges | undefined;
   /** Per key, the highest epoch raised or written: the sink's own record (C9). */
   private readonly fence = new Map<string, number>();
   private readonly matches = new Map<string, MatchStatus>();
@@ -41,9 +45,10 @@ export class Sink {
   private newIds: string[] = [];
 
   /** A sink over the declared `keys` (C1: every fence at 1) that replays what its journal holds. */
-  constructor(keys: readonly string[], journal: SinkJournal) {
+  constructor(keys: readonly string[], journal: SinkJournal, onApplied?: AppliedChanges) {
     this.keys = keys;
     this.journal = journal;
+    this.onApplied = onApplied;
     for (const key of keys) this.fence.set(key, 1);
     for (const entry of journal.recovered()) this.applyEntry(entry);
   }
@@ -61,7 +66,11 @@ export class Sink {
   write(key: string, epoch: number, changes: readonly Change[]): boolean {
     const entry: SinkEntry = { kind: 'write', key, epoch, changes: changes.map((c) => ({ op: c.op, match: c.match })) };
     this.journal.append(entry);
-    return this.applyEntry(entry);
+    if (this.onApplied === undefined) return this.applyEntry(entry);
+    const applied: SinkChange[] = [];
+    const fenced = this.applyEntry(entry, applied);
+    if (applied.length > 0) this.onApplied(key, epoch, applied);
+    return fenced;
   }
 
   /** Raises the fence of `key` to `epoch` if it is lower (C7, C8); durable when it returns. */
@@ -72,8 +81,8 @@ export class Sink {
     this.applyEntry(entry);
   }
 
-  /** Applies one journal entry; for a write, returns whether it was fenced. */
-  private applyEntry(entry: SinkEntry): boolean {
+  /** Applies one journal entry; for a write, returns whether it was fenced, and adds the changes it applied to `applied`. */
+  private applyEntry(entry: SinkEntry, applied?: SinkChange[]): boolean {
     // mutant: sink-fence-from-caller-epochs
     const highest = this.fenceOf(entry.key);
     if (entry.kind === 'fence') {
@@ -98,6 +107,7 @@ export class Sink {
       if (now === undefined) this.newIds.push(c.match);
       this.matches.set(c.match, next);
       this.applied++;
+      applied?.push(c);
     }
     return false;
   }

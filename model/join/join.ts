@@ -179,8 +179,9 @@ function applyWatermark(config: JoinConfig, state: JoinState, side: Side, w: num
 export function evict(config: JoinConfig, state: JoinState): JoinState {
   const gw = globalWatermark(state.wm);
   const rows = state.rows.filter((r) => isRetained(r.end, gw, config));
-  const held = (key: string, side: Side, id: string): boolean => rows.some((r) => r.key === key && r.side === side && r.id === id);
-  const matches = state.matches.filter((m) => held(m.key, 'L', m.left) || held(m.key, 'R', m.right));
+  const identity = (key: string, side: Side, id: string): string => JSON.stringify([key, side, id]);
+  const held = new Set(rows.map((r) => identity(r.key, r.side, r.id)));
+  const matches = state.matches.filter((m) => held.has(identity(m.key, 'L', m.left)) || held.has(identity(m.key, 'R', m.right)));
   return { wm: state.wm, rows, matches };
 }
 

@@ -1,12 +1,14 @@
 // The brute-force oracle: never evicts, and recomputes the join of all
 // accepted rows from scratch after every record; the changes of a record are
 // the difference between the relation before and after it. Because it
-// remembers every identity, it also decides the input contract (J9).
+// remembers every identity, it is also the brute-force definition of the
+// input contract (J9); contract.ts checks the same in one linear pass.
 import { compareByMatchId, matchId } from '../../spec/index.ts';
 import type { Change, JoinConfig, LogRecord, Outcome, RowContent, Side, Watermarks } from '../../spec/index.ts';
 import {
   contentOf,
   globalWatermark,
+  horizonOf,
   isLateInsert,
   isLateRetract,
   isRetained,
@@ -75,7 +77,7 @@ export function stepOracle(config: JoinConfig, state: OracleState, record: LogRe
   if (bound && !isRetained(bound.end, gw, config)) {
     return {
       ...same(state, { code: 'rejected', reason: 'conflict' }),
-      contractViolation: `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ${bound.end} + L + D < gw ${String(gw)} (J9)`,
+      contractViolation: `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ${bound.end} + L + D = ${horizonOf(bound.end, config)} < gw ${String(gw)} (J9)`,
     };
   }
   if (bound && !sameContent(bound, row)) return same(state, { code: 'rejected', reason: 'conflict' });
@@ -115,15 +117,4 @@ export function horizonRetained(config: JoinConfig, state: OracleState): { rows:
 /** A printable identity `(key, side, id)`. */
 export function identityString(r: { key: string; side: Side; id: string }): string {
   return JSON.stringify([r.key, r.side, r.id]);
-}
-
-/** J9: the index of the first record that breaks the input contract, if any. */
-export function firstContractViolation(config: JoinConfig, records: readonly LogRecord[]): { index: number; message: string } | undefined {
-  let state = initialOracleState;
-  for (let i = 0; i < records.length; i++) {
-    const step = stepOracle(config, state, records[i] as LogRecord);
-    if (step.contractViolation) return { index: i, message: step.contractViolation };
-    state = step.state;
-  }
-  return undefined;
 }

@@ -1,0 +1,146 @@
+// `streamjoin run` at scale: operator traces of 10^4, 10^5 and 10^6 records
+// (a sliding window, with every step's expectations), each run by a fresh
+// child process exactly as `streamjoin run FILE` runs it, so its time and
+// its peak RSS are its own. Growth per decade of records shows the run is
+// linear (a ratio near 10 for time, near 1 for memory); the model's own
+// share is the time its `stepJoin` takes over the same records, measured
+// in the same child after the run.
+//
+//   node --import tsx bench/run.ts [--seed N] [--quick] [--window ROWS]
+//
+// Prints a Markdown table of what was measured side by side in this run.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { LogRecord } from '../spec/index.ts';
+import { initialJoinState, stepJoin } from '../model/index.ts';
+import { JoinOperator } from '../impl/index.ts';
+import { runTraces } from '../cli/run.ts';
+import { slidingLog, slidingLogConfig, writeSlidingTrace, type SlidingLogOptions } from '../conformance/generate/slidingLogs.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    window: { type: 'string' },
+    child: { type: 'string' },
+    records: { type: 'string' },
+  },
+});
+const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
+if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
+const KEYS = 4;
+const window = flags.window !== undefined ? Number(flags.window) : 50;
+const logOptions = (records: number): SlidingLogOptions => ({ records, keys: KEYS, window, seed });
+
+interface ChildResult {
+  readonly exit: number;
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  readonly peakRssMb: number;
+  readonly modelSeconds: number;
+  readonly modelCpuSeconds: number;
+}
+
+/** In the child: `streamjoin run FILE`, timed; then the model alone over the same records. */
+function child(file: string, records: number): void {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let printed = '';
+  const exit = runTraces([file], { stdout: (t) => (printed += t), stderr: (t) => (printed += t), interactive: false }, { json: false });
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  if (exit !== 0) throw new Error(`run exited ${exit}: ${printed}`);
+  // The model's share: stepJoin over the same records, generated in batches outside the timing.
+  const config = slidingLogConfig(logOptions(records));
+  let state = initialJoinState;
+  let modelMs = 0;
+  let modelCpu = 0;
+  let batch: LogRecord[] = [];
+  const runBatch = (): void => {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    for (const r of batch) state = stepJoin(config, state, r).state;
+    const used = process.cpuUsage(c);
+    modelCpu += (used.user + used.system) / 1e6;
+    modelMs += performance.now() - t;
+    batch = [];
+  };
+  for (const r of slidingLog(logOptions(records))) {
+    batch.push(r);
+    if (batch.length === 10_000) runBatch();
+  }
+  runBatch();
+  const result: ChildResult = {
+    exit,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    peakRssMb,
+    modelSeconds: modelMs / 1000,
+    modelCpuSeconds: modelCpu,
+  };
+  console.log(JSON.stringify(result));
+}
+
+if (flags.child !== undefined) {
+  child(flags.child, Number(flags.records));
+} else {
+  const sizes = flags.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+  const dir = mkdtempSync(join(tmpdir(), 'sj-bench-run-'));
+  const load = loadavg()[0] ?? 0;
+  const rows: { records: number; mb: number; r: ChildResult }[] = [];
+  try {
+    for (const records of sizes) {
+      const file = join(dir, `sliding-${records}.trace.json`);
+      const config = slidingLogConfig(logOptions(records));
+      const operator = new JoinOperator(config);
+      writeSlidingTrace(file, logOptions(records), (record) => {
+        const { outcome, changes } = operator.apply(record);
+        return { outcome, changes, retained: operator.retained() };
+      });
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(import.meta.dirname, 'run.ts'),
+          '--child',
+          file,
+          '--records',
+          String(records),
+          '--seed',
+          String(seed),
+          '--window',
+          String(window),
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 24 },
+      );
+      if (child.status !== 0) throw new Error(`child for ${records} records failed: ${child.stderr}`);
+      const r = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as ChildResult;
+      rows.push({ records, mb: statSync(file).size / 2 ** 20, r });
+      rmSync(file, { force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(
+    `streamjoin run benchmark: seed ${seed}, sliding window of ~${window} live rows per key over ${KEYS} keys, every step with expectations; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load.toFixed(1)} at the start\n`,
+  );
+  console.log(
+    '| records | trace MB | seconds | CPU seconds | records/s | peak RSS MB | CPU time ratio per decade | RSS ratio per decade | model CPU seconds | model share |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  rows.forEach(({ records, mb, r }, i) => {
+    const prev = rows[i - 1];
+    const perDecade = (a: number, b: number): string => (prev ? `${(a / b).toFixed(1)}×` : '—');
+    console.log(
+      `| ${records.toLocaleString('en-US')} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ${r.cpuSeconds.toFixed(2)} | ${Math.round(records / r.seconds).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} | ${perDecade(r.cpuSeconds, prev?.r.cpuSeconds ?? 1)} | ${perDecade(r.peakRssMb, prev?.r.peakRssMb ?? 1)} | ${r.modelCpuSeconds.toFixed(2)} | ${((100 * r.modelCpuSeconds) / r.cpuSeconds).toFixed(0)}% |`,
+    );
+  });
+  console.log(
+    '\nEach size runs in its own process (`streamjoin run FILE` in-process there), so seconds and peak RSS are that run alone. A CPU time ratio near 10 per decade is linear growth; an RSS ratio near 1 is memory that does not grow with the trace. The model share is the CPU time stepJoin alone takes over the same records (no parsing, no checks), measured in the same process after the run, over the CPU time of the run (CPU time, not wall time, so that a loaded machine skews it less).',
+  );
+}

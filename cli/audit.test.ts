@@ -1,0 +1,152 @@
+// `streamjoin audit` and `serve --record` from the command line: the journey
+// of docs/audit.md (write an example, audit it, damage it), the exit codes,
+// the JSON report and its schema, and a session the protocol server recorded.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION, SPEC_VERSION, schemaError } from '../spec/index.ts';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { runCli } from './testSupport.ts';
+import { serveCommand } from './serve.ts';
+import type { Output } from './output.ts';
+
+const tmp = useTemporaryDirectories('sj-cli-audit-');
+
+describe('streamjoin audit', () => {
+  it('the journey: --example writes a history, audit says valid (exit 0); --json is the audit report of its schema', async () => {
+    const dir = join(tmp(), 'demo');
+    const made = await runCli(['audit', '--example', dir, '--seed', '5', '--records', '300']);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain(`streamjoin audit --log ${join(dir, 'log.jsonl')} --sink ${join(dir, 'sink.jsonl')}`);
+    expect(readdirSync(dir).sort()).toEqual(['config.json', 'log.jsonl', 'sink.jsonl']);
+    const r = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/JoinCorrect +holds/);
+    expect(r.stdout).toMatch(/ExactlyOnce +holds/);
+    expect(r.stdout).toMatch(/Fenced +holds/);
+    expect(r.stdout).toContain('valid: every property holds (exit 0)');
+    expect(r.stderr).toBe('');
+    const j = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--json']);
+    const report = JSON.parse(j.stdout) as Record<string, unknown>;
+    expect(schemaError('reports/audit-report', report)).toBeUndefined();
+    expect(report).toMatchObject({
+      format: 'streamjoin/audit-report@1',
+      spec: SPEC_VERSION,
+      exitCode: 0,
+      verdict: 'valid',
+      engine: 'impl',
+    });
+  });
+
+  it('a damaged sink: a violation is exit 1, a file cut short exit 2, a malformed line exit 254 with file, line and column', async () => {
+    const cases = [
+      { damage: 'resurrection', code: 1, says: /VIOLATION: .*ExactlyOnce/ },
+      { damage: 'zombie-write', code: 1, says: /Fenced +VIOLATED/ },
+      { damage: 'truncate', code: 2, says: /UNKNOWN: nothing is violated/ },
+    ];
+    for (const { damage, code, says } of cases) {
+      const dir = join(tmp(), damage);
+      const made = await runCli([
+        'audit',
+        '--example',
+        dir,
+        '--seed',
+        '3',
+        '--records',
+        '600',
+        '--damage',
+        damage,
+        '--format',
+        'debezium',
+        '--gzip',
+      ]);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toContain(`damage: ${damage}:`);
+      const r = await runCli([
+        'audit',
+        '--log',
+        join(dir, 'log.jsonl.gz'),
+        '--sink',
+        join(dir, 'sink.jsonl.gz'),
+        '--config',
+        join(dir, 'config.json'),
+        '--quiet',
+      ]);
+      expect(r.code, `${damage}: ${r.stdout}${r.stderr}`).toBe(code);
+      expect(r.stdout).toMatch(says);
+    }
+    const dir = join(tmp(), 'malformed');
+    await runCli(['audit', '--example', dir, '--seed', '3', '--records', '300', '--damage', 'malformed-line']);
+    const r = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--quiet']);
+    expect(r.code).toBe(254);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^${join(dir, 'sink.jsonl').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: SJ101 .+\\n$`));
+  });
+
+  it('usage errors are exit 254 with one line', async () => {
+    const cases: string[][] = [
+      ['audit', '--log', 'x.jsonl'],
+      ['audit', '--log', 'x', '--sink', 'y', '--format', 'avro'],
+      ['audit', '--log', 'x', '--sink', 'y', '--damage', 'lost-write'],
+      ['audit', '--example', tmp(), '--damage', 'fire'],
+      ['audit', '--log', 'x', '--sink', 'y', '--lookahead', '0'],
+    ];
+    for (const args of cases) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(254);
+      expect(r.stderr).toMatch(/^usage: SJ105 .+\n$/);
+    }
+    const missing = await runCli(['audit', '--log', join(tmp(), 'none.jsonl'), '--sink', join(tmp(), 'none.jsonl'), '--quiet']);
+    expect(missing.code).toBe(254);
+    expect(missing.stderr).toMatch(/none\.jsonl: SJ100 no such file/);
+  });
+});
+
+describe('streamjoin serve --record', () => {
+  it('records each cluster session as a history that audits valid; --model cannot record', async () => {
+    const rec = tmp();
+    const input = new PassThrough();
+    let stdout = '';
+    const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
+    const done = serveCommand(['--record', rec], out, input);
+    const config = {
+      join: { allowedLateness: 1, maxIntervalLength: 2 },
+      workers: ['w1', 'w2'],
+      keys: [{ key: 'k', owner: 'w1' }],
+    };
+    const row = (kind: string, side: string, id: string, t: number) => ({ kind, key: 'k', side, id, ts: t, start: t, end: t + 1 });
+    const requests = [
+      { type: 'init', protocol: PROTOCOL_VERSION, level: 'faults', config },
+      { type: 'record', record: row('insert', 'L', 'a', 1) },
+      { type: 'record', record: row('insert', 'R', 'b', 2) },
+      { type: 'pause', worker: 'w1' },
+      { type: 'failover', key: 'k', to: 'w2' },
+      { type: 'record', record: row('retract', 'L', 'a', 1) },
+      { type: 'resume', worker: 'w1' },
+      { type: 'record', record: row('insert', 'R', 'c', 1) },
+      // A second session: the first one ends (and is recorded whole).
+      { type: 'init', protocol: PROTOCOL_VERSION, level: 'cluster', config },
+      { type: 'record', record: row('insert', 'L', 'a', 1) },
+      { type: 'freeze', key: 'k', to: 'w2' },
+      { type: 'record', record: row('insert', 'R', 'b', 1) },
+    ];
+    input.end(requests.map((r, i) => `${JSON.stringify({ id: i + 1, ...r })}\n`).join(''));
+    expect(await done).toBe(0);
+    expect(stdout).not.toContain('"type":"error"');
+    const sessions = readdirSync(rec).sort();
+    expect(sessions).toEqual(['session-0001', 'session-0002']);
+    for (const s of sessions) {
+      const dir = join(rec, s);
+      expect(readdirSync(dir).sort()).toEqual(['config.json', 'log.jsonl', 'sink.jsonl']);
+      // Brought back to quiescence when it ended: the history is complete.
+      expect(readFileSync(join(dir, 'sink.jsonl'), 'utf8').trimEnd().split('\n').at(-1)).toBe('{"end":{"complete":true}}');
+      const r = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--json']);
+      expect(r.code, r.stdout).toBe(0);
+      const report = JSON.parse(r.stdout) as { sink: { changes: number; epochs: boolean } };
+      expect(report.sink.changes).toBeGreaterThan(0);
+    }
+    const model = await runCli(['serve', '--model', '--record', rec]);
+    expect(model.code).toBe(254);
+  });
+});

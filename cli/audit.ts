@@ -1,0 +1,264 @@
+// `streamjoin audit`: check a recorded history (a log and a sink) against the
+// spec, or write an example history to check. Arguments only; the work is in
+// conformance/audit/.
+import { existsSync, statSync } from 'node:fs';
+import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
+import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
+import { writeExampleHistory } from '../conformance/audit/example.ts';
+import { HISTORY_FORMATS, type HistoryFormat } from '../conformance/audit/formats.ts';
+import type { Output } from './output.ts';
+import { EXIT, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { reportHeader, type ReportHeader } from './version.ts';
+
+export const AUDIT_REPORT_FORMAT = 'streamjoin/audit-report@1';
+
+export const auditHelp = `streamjoin audit --log FILE --sink FILE [--config FILE] [options]
+streamjoin audit --example DIR [--seed N] [--records N] [--format F] [--gzip] [--damage KIND]
+
+Checks a recorded history against the spec (docs/audit.md): the log (the
+input records in the order the system consumed them, watermarks included)
+and the sink (the changes the sink applied, in the order it applied them).
+Both files are read in one streaming pass, in memory that retention bounds,
+gzip or not (told by their first bytes).
+
+  JoinCorrect   at the end, the sink's relation equals the oracle's over the whole log
+  ExactlyOnce   no change applied twice, no retracted match re-inserted; with
+                sequence numbers, every prefix of the sink equals the oracle over
+                a prefix of the log that never shrinks
+  Fenced        with epochs, no write below the highest epoch seen for its key
+
+The log itself must be valid (J1) and in contract (J9): a corrupt recording is
+bad input, not a violation.
+
+  --log FILE           the input records (formats below)
+  --sink FILE          the applied changes
+  --config FILE        the join config (SPEC J0), or a cluster config; default:
+                       the log's header line
+  --format F           both files' format: streamjoin, flink, debezium (default:
+                       told from the first lines); --log-format, --sink-format
+                       for each
+  --incomplete         the recording stopped while the system ran: the final
+                       relation is not judged (the sink's last line may say so too)
+  --allow-invalid      invalid records (J1) were consumed and rejected by the
+                       system, not a corrupt recording
+  --lookahead N        log records read ahead of where the sink stands before a
+                       change the log has not made yet is set aside (default 100000)
+  --keep N             violations kept with witnesses per property (default 20)
+  --json               print one JSON report (${AUDIT_REPORT_FORMAT},
+                       spec/schemas/reports/audit-report.schema.json)
+  --quiet              no progress on stderr
+
+  --example DIR        write a history to audit into DIR: the implementation's
+                       cluster under random faults, recorded, brought back to
+                       quiescence (log.jsonl, sink.jsonl, config.json)
+  --seed N             its seed (default: STREAMJOIN_SEED, else random; printed)
+  --records N          its log records (default 2000)
+  --gzip               compress both files
+  --damage KIND        damage its sink: ${DAMAGE_KINDS.join(', ')}
+
+Exit codes: 0 valid (every property holds); 1 a property is violated; 2 unknown
+(the history is incomplete or cut short, and nothing is violated); 254 bad
+input (unreadable, malformed line, invalid or out-of-contract log) or usage;
+255 internal error.`;
+
+/** `streamjoin audit --json`: the header, the exit code, and the library's result. */
+export interface AuditJson extends ReportHeader, AuditResult {
+  readonly exitCode: number;
+  readonly seconds: number;
+}
+
+function formatFlag(flag: string, value: string | undefined): HistoryFormat | 'auto' | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'auto' || (HISTORY_FORMATS as readonly string[]).includes(value)) return value as HistoryFormat | 'auto';
+  throw usageError(`${flag} must be one of ${HISTORY_FORMATS.join(', ')} (or auto), got "${value}"`);
+}
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+/** Progress on stderr: records per second and an ETA from the bytes read; live on a terminal, a line every 5 s elsewhere. */
+function progressReporter(out: Output): { tick: (p: AuditProgress) => void; stop: () => void } {
+  const started = performance.now();
+  let last = started;
+  let live = false;
+  const every = out.interactive ? 500 : 5000;
+  return {
+    tick(p) {
+      const now = performance.now();
+      if (now - last < every || now - started < 1000) return;
+      last = now;
+      const seconds = (now - started) / 1000;
+      const share = p.bytes > 0 ? p.bytesRead / p.bytes : 0;
+      const eta = share > 0 ? (seconds / share) * (1 - share) : Number.NaN;
+      const text = `audit: ${n(p.logRecords)} log records, ${n(p.sinkChanges)} sink changes, ${(100 * share).toFixed(0)}% read, ${n(Math.round(p.logRecords / seconds))} records/s, ETA ${Number.isFinite(eta) ? `${Math.ceil(eta)} s` : '?'}`;
+      if (out.interactive) {
+        out.stderr(`\r\x1b[K${text}`);
+        live = true;
+      } else out.stderr(`${text}\n`);
+    },
+    stop() {
+      if (live) out.stderr('\r\x1b[K');
+    },
+  };
+}
+
+function verdictExit(r: AuditResult): number {
+  return r.verdict === 'violation' ? EXIT.fail : r.verdict === 'unknown' ? EXIT.unknown : EXIT.pass;
+}
+
+function describeFile(f: AuditResult['log'] | AuditResult['sink'], what: string): string {
+  return `${f.path} (${f.format}${f.gzip ? ', gzip' : ''}${f.cut ? ', CUT SHORT' : ''}, ${what})`;
+}
+
+function textReport(r: AuditResult, seconds: number): string {
+  const out: string[] = [];
+  const recorded = [r.sink.sequence ? 'sequence numbers' : '', r.sink.epochs ? 'epochs' : ''].filter(Boolean).join(' and ');
+  out.push(
+    `streamjoin audit: ${describeFile(r.log, `${n(r.log.records)} records, ${n(r.log.watermarks)} watermarks`)} against ${describeFile(
+      r.sink,
+      `${n(r.sink.changes)} changes${r.sink.writes === null ? '' : ` in ${n(r.sink.writes)} writes`}${recorded ? `; ${recorded} recorded` : ''}`,
+    )}`,
+  );
+  out.push(
+    `  config L=${r.config.allowedLateness} D=${r.config.maxIntervalLength}; oracle: the implementation's operator (${n(r.stats.oracleInserts)} inserts, ${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
+  );
+  if (r.incomplete !== null) out.push(`  incomplete: ${r.incomplete}`);
+  for (const p of r.properties) {
+    const mark =
+      p.verdict === 'violated' ? 'VIOLATED' : p.verdict === 'unknown' ? 'UNKNOWN' : p.verdict === 'not-checked' ? 'not checked' : 'holds';
+    out.push(`  ${p.property.padEnd(12)} ${mark.padEnd(11)} ${p.violations > 0 ? `${n(p.violations)} violation(s); ` : ''}${p.scope}`);
+  }
+  const total = r.properties.reduce((s, p) => s + p.violations, 0);
+  r.violations.forEach((v, i) => {
+    out.push(
+      '',
+      `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${v.message}`,
+    );
+    for (const w of v.witness) {
+      const path = w.file === 'log' ? r.log.path : r.sink.path;
+      out.push(`    ${`${path}:${w.line}`.padEnd(24)} ${w.role}${w.text !== undefined ? `\n      ${w.text}` : ''}`);
+    }
+  });
+  out.push(
+    '',
+    r.verdict === 'valid'
+      ? 'valid: every property holds (exit 0)'
+      : r.verdict === 'violation'
+        ? `VIOLATION: ${r.properties
+            .filter((p) => p.verdict === 'violated')
+            .map((p) => p.property)
+            .join(', ')} (exit 1)`
+        : 'UNKNOWN: nothing is violated, but the history cannot be judged whole (exit 2)',
+  );
+  return `${out.join('\n')}\n`;
+}
+
+export async function auditCommand(args: readonly string[], out: Output): Promise<number> {
+  const { values, positionals } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: false,
+    options: {
+      log: { type: 'string' },
+      sink: { type: 'string' },
+      config: { type: 'string' },
+      format: { type: 'string' },
+      'log-format': { type: 'string' },
+      'sink-format': { type: 'string' },
+      incomplete: { type: 'boolean', default: false },
+      'allow-invalid': { type: 'boolean', default: false },
+      lookahead: { type: 'string' },
+      keep: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      example: { type: 'string' },
+      seed: { type: 'string' },
+      records: { type: 'string' },
+      gzip: { type: 'boolean', default: false },
+      damage: { type: 'string' },
+    },
+  });
+  if (positionals.length > 0) throw usageError(`audit takes no positional arguments, got ${positionals.join(' ')}`);
+  const format = formatFlag('--format', values.format);
+  if (values.example !== undefined) return example(values, format, out);
+  for (const flag of ['seed', 'records', 'gzip', 'damage'] as const) {
+    if (values[flag] !== undefined && values[flag] !== false) throw usageError(`--${flag} goes with --example`);
+  }
+  if (values.log === undefined || values.sink === undefined) throw usageError('audit needs --log FILE and --sink FILE (or --example DIR)');
+  const logFormat = formatFlag('--log-format', values['log-format']) ?? format ?? 'auto';
+  const sinkFormat = formatFlag('--sink-format', values['sink-format']) ?? format ?? 'auto';
+  const progress = values.quiet ? undefined : progressReporter(out);
+  const started = performance.now();
+  let result: AuditResult;
+  try {
+    result = await auditHistory({
+      log: values.log,
+      sink: values.sink,
+      ...(values.config === undefined ? {} : { config: values.config }),
+      logFormat,
+      sinkFormat,
+      incomplete: values.incomplete,
+      allowInvalid: values['allow-invalid'],
+      ...(values.lookahead === undefined ? {} : { lookahead: positiveIntegerFlag('--lookahead', values.lookahead, 'records') }),
+      ...(values.keep === undefined ? {} : { keepViolations: positiveIntegerFlag('--keep', values.keep) }),
+      ...(progress === undefined ? {} : { onProgress: progress.tick }),
+    });
+  } finally {
+    progress?.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const exitCode = verdictExit(result);
+  if (values.json) {
+    const report: AuditJson = { ...reportHeader(AUDIT_REPORT_FORMAT), exitCode, seconds, ...result };
+    out.stdout(`${JSON.stringify(report)}\n`);
+  } else {
+    out.stdout(textReport(result, seconds));
+  }
+  return exitCode;
+}
+
+function example(
+  values: { example?: string; seed?: string; records?: string; gzip: boolean; damage?: string; json: boolean; log?: string; sink?: string },
+  format: HistoryFormat | 'auto' | undefined,
+  out: Output,
+): number {
+  const dir = values.example as string;
+  if (values.log !== undefined || values.sink !== undefined)
+    throw usageError('--example writes a history; audit it afterwards with --log and --sink');
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw usageError(`--example ${dir}: not a directory`);
+  const damage = values.damage;
+  if (damage !== undefined && !(DAMAGE_KINDS as readonly string[]).includes(damage)) {
+    throw usageError(`--damage must be one of ${DAMAGE_KINDS.join(', ')}, got "${damage}"`);
+  }
+  const seed = seedFlag(values.seed);
+  const records = values.records === undefined ? 2000 : positiveIntegerFlag('--records', values.records);
+  const chosen: HistoryFormat = format === undefined || format === 'auto' ? 'streamjoin' : format;
+  let h: ReturnType<typeof writeExampleHistory>;
+  try {
+    h = writeExampleHistory({
+      dir,
+      seed,
+      records,
+      format: chosen,
+      gzip: values.gzip,
+      ...(damage === undefined ? {} : { damage: damage as DamageKind }),
+    });
+  } catch (e) {
+    if (e instanceof Error && e.message.startsWith('this history has no place')) throw usageError(`--damage ${damage}: ${e.message}`);
+    throw e;
+  }
+  const configFlag = chosen === 'streamjoin' ? '' : ` --config ${h.config}`;
+  const lines = [
+    `wrote a recorded history of the implementation's cluster under random faults (seed ${seed}): ${n(h.actions)} actions, ${n(h.records)} log records, ${n(h.changes)} sink changes`,
+    `  log:    ${h.log}`,
+    `  sink:   ${h.sink}`,
+    `  config: ${h.config}`,
+    ...(h.incomplete === undefined
+      ? []
+      : [`  the cluster did not come back to quiescence (${h.incomplete}): the sink's last line says the history is incomplete`]),
+    ...(h.damage === undefined ? [] : [`  damage: ${h.damage.kind}: ${h.damage.description}`]),
+    `audit it with:`,
+    `  streamjoin audit --log ${h.log} --sink ${h.sink}${configFlag}`,
+  ];
+  if (values.json) out.stdout(`${JSON.stringify({ seed, ...h })}\n`);
+  else out.stdout(`${lines.join('\n')}\n`);
+  return EXIT.pass;
+}

@@ -1,0 +1,118 @@
+// A history file read as items (log records, sink changes), batch by batch:
+// the lines of lines.ts through the readers of its format (formats.ts),
+// told from its first telling line when not given. A bad line is bad input
+// (`file:line[:column]: SJ101|SJ102 ...`), except the last line of a file
+// that ends without a newline and does not parse: that file is cut short
+// (a recording that stopped mid-line), which the audit judges as an
+// incomplete history, not as bad input.
+import { InputError } from '../../spec/index.ts';
+import { formatOfLine, LineProblem, parseLine, readersOf, type HistoryFormat, type LineReaders } from './formats.ts';
+import { openLines, type LineBatch, type LineFile } from './lines.ts';
+
+/** Items of one batch, with the line of each. */
+export interface ItemBatch<Item> {
+  readonly items: Item[];
+  readonly lines: number[];
+}
+
+export class HistoryFile<Item> {
+  private readonly file: LineFile;
+  private readers: LineReaders | undefined;
+  private resolved: HistoryFormat | undefined;
+  private waiting: LineBatch | undefined;
+  private cutLine = false;
+  private lastLine = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly which: 'log' | 'sink',
+    format: HistoryFormat | 'auto',
+  ) {
+    this.file = openLines(path);
+    if (format !== 'auto') {
+      this.resolved = format;
+      this.readers = readersOf(format);
+    }
+  }
+
+  get gzip(): boolean {
+    return this.file.gzip;
+  }
+  get bytes(): number {
+    return this.file.bytes;
+  }
+  bytesRead(): number {
+    return this.file.bytesRead();
+  }
+  /** Lines read so far. */
+  lines(): number {
+    return this.lastLine;
+  }
+
+  /** The format, told from the first lines if it was not given (reads ahead one batch). */
+  async format(): Promise<HistoryFormat> {
+    if (this.resolved !== undefined) return this.resolved;
+    this.waiting = await this.file.next();
+    let found: HistoryFormat | undefined;
+    for (const text of this.waiting?.lines ?? []) {
+      if (text.trim() === '') continue;
+      try {
+        found = formatOfLine(JSON.parse(text) as unknown);
+      } catch {
+        break; // the reader will say what is wrong with it
+      }
+      if (found !== undefined) break;
+    }
+    this.resolved = found ?? 'streamjoin';
+    this.readers = readersOf(this.resolved);
+    return this.resolved;
+  }
+
+  /** The next batch of items, or undefined at the end. */
+  async next(): Promise<ItemBatch<Item> | undefined> {
+    await this.format();
+    for (;;) {
+      const batch = this.waiting ?? (await this.file.next());
+      this.waiting = undefined;
+      if (batch === undefined) return undefined;
+      const items: Item[] = [];
+      const lines: number[] = [];
+      const read = this.readers as LineReaders;
+      let line = 0;
+      // One function for the batch (not one per line): the readers call it once per item.
+      const emit = (item: unknown): void => {
+        items.push(item as Item);
+        lines.push(line);
+      };
+      for (let i = 0; i < batch.lines.length; i++) {
+        const text = batch.lines[i] as string;
+        line = batch.first + i;
+        this.lastLine = line;
+        if (text.length === 0 || (text.charCodeAt(0) <= 32 && text.trim() === '')) continue;
+        try {
+          const value = parseLine(text);
+          if (this.which === 'log') read.log(value, emit);
+          else read.sink(value, emit);
+        } catch (e) {
+          if (!(e instanceof LineProblem)) throw e;
+          if (batch.unterminated === true && i === batch.lines.length - 1 && e.code === 'SJ101') {
+            // The last line, with no newline after it, stops mid-value: the file is cut short.
+            this.cutLine = true;
+            break;
+          }
+          throw new InputError(e.code, e.column === undefined ? `${this.path}:${line}` : `${this.path}:${line}:${e.column}`, e.message);
+        }
+      }
+      if (items.length > 0) return { items, lines };
+    }
+  }
+
+  /** After the end: whether the file is cut short (a last line cut mid-value, or a gzip stream that stops early). */
+  cut(): boolean {
+    return this.cutLine || this.file.ending().cutGzip;
+  }
+
+  close(): void {
+    this.file.close();
+  }
+}

@@ -1,0 +1,170 @@
+// The audit's second pass over the log, run only when the first pass found
+// something: it settles exactly what the first pass, holding only what
+// retention allows, could not. A row's fate (J2-J8) depends only on its own
+// records and the watermarks, and a match's only on its two rows', so the
+// records of just the identities in question, with every watermark, run
+// through a fresh operator answer for them exactly as the whole log would:
+//
+// - the lifecycle of each match the sink changed after it was forgotten (or
+//   that the log never made), so the first pass can say what the change was;
+// - the records of the rows each reported violation involves (its witness);
+// - whether an identity the filter flagged really re-uses a forgotten one
+//   (J9: the contract checker, on the same records).
+//
+// Then both files are read once more for the text of every witness line.
+import { InputError, parseMatchId } from '../../spec/index.ts';
+import type { JoinConfig, LogRecord } from '../../spec/index.ts';
+import { contractChecker } from '../../model/index.ts';
+import { JoinOperator } from '../../impl/index.ts';
+import type { AuditViolation, WitnessLine } from './findings.ts';
+import type { HistoryFormat, LogItem } from './formats.ts';
+import { HistoryFile } from './historyFiles.ts';
+import { openLines } from './lines.ts';
+
+/** Identities a second pass follows, at most (more would not be bounded memory). */
+const SECOND_PASS_IDENTITIES = 200_000;
+
+export interface SecondPassInput {
+  readonly config: JoinConfig;
+  readonly log: { readonly path: string; readonly format: HistoryFormat };
+  readonly sink: { readonly path: string; readonly format: HistoryFormat };
+  /** Matches whose oracle lifecycle is wanted. */
+  readonly matches: readonly string[];
+  /** Identities the filter flagged (J9), with the line of the record that bound them anew. */
+  readonly suspects: readonly { line: number; key: string; side: string; id: string }[];
+}
+
+export interface SecondPassResult {
+  /** Per match: the log lines where the oracle inserts and retracts it (0 = never). */
+  readonly lifecycles: ReadonlyMap<string, { insert: number; retract: number }>;
+  /** The first J9 violation among the suspects, if one is real. */
+  readonly contract?: { line: number; boundAt: number; message: string };
+}
+
+const identityOf = (key: string, side: string, id: string): string => JSON.stringify([key, side, id]);
+
+/** The identities of a match's two rows. */
+function rowsOf(match: string): string[] {
+  const p = parseMatchId(match);
+  return p === undefined ? [] : [identityOf(p.key, 'L', p.left), identityOf(p.key, 'R', p.right)];
+}
+
+/** Every record of `path` with its line, in order. */
+async function* records(path: string, format: HistoryFormat): AsyncGenerator<{ record: LogRecord; line: number }> {
+  const file = new HistoryFile<LogItem>(path, 'log', format);
+  try {
+    for (let batch = await file.next(); batch !== undefined; batch = await file.next()) {
+      for (let i = 0; i < batch.items.length; i++) {
+        const item = batch.items[i] as LogItem;
+        if (item.kind !== 'config') yield { record: item, line: batch.lines[i] as number };
+      }
+    }
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Re-runs the records of the identities in question; fills the witnesses of
+ * `violations` with the rows' records (and every witness line with its
+ * text) afterwards, through `fillWitnesses`.
+ */
+export async function secondPass(input: SecondPassInput, violations: readonly AuditViolation[]): Promise<SecondPassResult> {
+  const wanted = new Set<string>();
+  const add = (identity: string): void => {
+    if (wanted.size < SECOND_PASS_IDENTITIES) wanted.add(identity);
+  };
+  for (const s of input.suspects) add(identityOf(s.key, s.side, s.id));
+  for (const m of input.matches) for (const r of rowsOf(m)) add(r);
+  for (const v of violations) if (v.match !== undefined) for (const r of rowsOf(v.match)) add(r);
+  const suspects = new Set(input.suspects.map((s) => identityOf(s.key, s.side, s.id)));
+  const matches = new Set(input.matches);
+  const lifecycles = new Map<string, { insert: number; retract: number }>();
+  for (const m of matches) lifecycles.set(m, { insert: 0, retract: 0 });
+  /** Per identity, the lines where the operator accepted its records. */
+  const rowLines = new Map<string, WitnessLine[]>();
+  const engine = new JoinOperator(input.config);
+  const checker = contractChecker(input.config);
+  let contract: SecondPassResult['contract'];
+  for await (const { record, line } of records(input.log.path, input.log.format)) {
+    if (record.kind === 'watermark') {
+      engine.apply(record);
+      checker.check(record, line);
+      continue;
+    }
+    const identity = identityOf(record.key, record.side, record.id);
+    if (!wanted.has(identity)) continue;
+    if (suspects.has(identity) && contract === undefined) {
+      const v = checker.check(record, line);
+      if (v !== undefined) contract = { line, boundAt: v.boundAt, message: v.message };
+    }
+    const { outcome, changes } = engine.apply(record);
+    if (outcome.code === 'accepted') {
+      const lines = rowLines.get(identity) ?? [];
+      lines.push({
+        file: 'log',
+        line,
+        role: `${record.kind === 'insert' ? 'inserts' : 'retracts'} row (${record.key}, ${record.side}, ${record.id})`,
+      });
+      rowLines.set(identity, lines);
+    }
+    for (const c of changes) {
+      const l = lifecycles.get(c.match);
+      if (l === undefined) continue;
+      if (c.op === 'insert') l.insert = line;
+      else l.retract = line;
+    }
+  }
+  // The rows of each violation's match join its witness, in log order, ahead of the sink lines.
+  for (const v of violations) {
+    if (v.match === undefined) continue;
+    const rows = rowsOf(v.match).flatMap((r) => rowLines.get(r) ?? []);
+    for (const w of rows) {
+      const same = v.witness.findIndex((x) => x.file === 'log' && x.line === w.line);
+      if (same === -1) v.witness.push(w);
+      else {
+        const known = v.witness[same] as WitnessLine;
+        if (!known.role.includes(w.role)) v.witness[same] = { ...known, role: `${w.role}; ${known.role}` };
+      }
+    }
+    v.witness.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file === 'log' ? -1 : 1));
+  }
+  return contract === undefined ? { lifecycles } : { lifecycles, contract };
+}
+
+/** Reads both files once more for the text of every witness line. */
+export async function fillWitnessTexts(
+  log: { readonly path: string },
+  sink: { readonly path: string },
+  violations: readonly AuditViolation[],
+): Promise<void> {
+  for (const which of ['log', 'sink'] as const) {
+    const want = new Map<number, WitnessLine[]>();
+    for (const v of violations)
+      for (const w of v.witness) {
+        if (w.file !== which) continue;
+        const list = want.get(w.line) ?? [];
+        list.push(w);
+        want.set(w.line, list);
+      }
+    if (want.size === 0) continue;
+    const last = Math.max(...want.keys());
+    const file = openLines(which === 'log' ? log.path : sink.path);
+    try {
+      for (let batch = await file.next(); batch !== undefined; batch = await file.next()) {
+        for (let i = 0; i < batch.lines.length; i++) {
+          const ws = want.get(batch.first + i);
+          if (ws !== undefined) for (const w of ws) w.text = batch.lines[i] as string;
+        }
+        if (batch.first + batch.lines.length > last) break;
+      }
+    } finally {
+      file.close();
+    }
+  }
+}
+
+/** A confirmed J9 violation, as bad input (SPEC §8 SJ104). */
+export function contractError(logPath: string, c: NonNullable<SecondPassResult['contract']>): InputError {
+  return new InputError('SJ104', `${logPath}:${c.line}`, `${c.message}; it was bound at line ${c.boundAt}`);
+}
