@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { livingWithEnvironment } from '../conformance/adapters/processGroup.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { PROTOCOL_VERSION } from '../spec/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const seed = String(inject('fcSeed'));
@@ -150,9 +151,11 @@ describe('serve ends its session on SIGINT, SIGTERM and the end of stdin', () =>
       const data = tmp();
       const run = start(['bin/streamjoin.js', 'serve', '--data', data]);
       run.child.stdin.write(
-        '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}\n',
+        `{"id":1,"type":"init","protocol":${PROTOCOL_VERSION},"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}\n`,
       );
-      await run.until(() => run.stdout().includes('"init_ok"'));
+      // The first reply, whatever it is (a wait for init_ok alone would hang on an error reply).
+      await run.until(() => run.stdout().includes('\n'));
+      expect(run.stdout()).toContain('"init_ok"');
       expect(readdirSync(data)).toHaveLength(1);
       run.child.kill(signal);
       const { code } = await run.exited;
