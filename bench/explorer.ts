@@ -225,7 +225,7 @@ for (const preset of presets) {
   runs.push(base);
   const exact = measurePreset(preset, defaults, 'exact visited set', { visited: 'exact' }, true);
   runs.push(exact);
-  const hasSymmetry = preset.build(defaults, undefined).use((m) => m.representative !== undefined || m.canonical !== undefined);
+  const hasSymmetry = preset.build(defaults, undefined).use((m) => m.representative !== undefined || m.codec?.symmetric === true);
   const hasPor = preset.build(defaults, undefined).use((m) => m.partialOrder !== undefined);
   const noSymmetry = hasSymmetry ? measurePreset(preset, defaults, 'symmetry off', { symmetry: false }, true) : undefined;
   if (noSymmetry) runs.push(noSymmetry);

@@ -1,19 +1,11 @@
 // The cluster model (model/cluster/stateMachine.ts, model/cluster/boundedHistories.ts) as a `Model`
 // for the explorer: properties of SPEC §6, coverage of every crash point,
-// symmetry over worker ids, and a fingerprint hashed from the fields.
+// and a compact codec (codec.ts) that also gives symmetry over worker ids.
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
-import { copyEntries, emptyEntries } from '../records.ts';
-import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import {
-  COORDINATOR,
-  observeCluster,
-  type ClusterState,
-  type InstallMessage,
-  type KeyCopy,
-  type ReleaseMessage,
-  type WorkerState,
-} from './stateMachine.ts';
+import type { Goal, Invariant, Model } from '../explorer/index.ts';
+import { ClusterCodec } from './codec.ts';
+import { COORDINATOR, observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
   describeExploredAction,
@@ -90,177 +82,6 @@ function labelOf(s: ExploredState, a: ClusterAction): string {
 }
 
 // ---------------------------------------------------------------------------
-// Symmetry over worker ids (SPEC §6). The signature of a worker is every
-// fact the state holds about it, without its name; sorting workers by it and
-// renaming them in that order maps every state to one member of its class.
-
-const hasher = new FieldHasher();
-const lanes = new Int32Array(2);
-
-function hashCopy(h: FieldHasher, c: KeyCopy | undefined): void {
-  if (!c) {
-    h.small(-1);
-    return;
-  }
-  h.small(c.cursor * 2 + (c.frozen ? 1 : 0)).small(c.epoch);
-}
-
-function workerSignature(config: ClusterModelConfig, st: ClusterState, w: string): number {
-  const ws = st.workers[w] as WorkerState;
-  const h = hasher.reset();
-  h.small(STATUS[ws.status]);
-  for (const { key } of config.cluster.keys) {
-    hashCopy(h, ws.keys[key]);
-    h.small(
-      (st.coordinator.owner[key] === w ? 1 : 0) | (st.lastInstall[key]?.dst === w ? 2 : 0) | (st.lastRelease[key]?.src === w ? 4 : 0),
-    );
-  }
-  const handoff = st.coordinator.handoff;
-  h.small((handoff?.src === w ? 1 : 0) | (handoff?.dst === w ? 2 : 0));
-  h.finish(lanes);
-  // Both lanes, so that unequal signatures almost never tie.
-  return (lanes[0] as number) * 4294967296 + ((lanes[1] as number) >>> 0);
-}
-
-function renameWorkers(st: ClusterState, name: ReadonlyMap<string, string>): ClusterState {
-  // Plain loops: this runs for most successors the explorer generates.
-  const workers = emptyEntries<WorkerState>();
-  for (const w in st.workers) workers[name.get(w) ?? w] = st.workers[w] as WorkerState;
-  const owner = emptyEntries<string>();
-  for (const k in st.coordinator.owner) {
-    const w = st.coordinator.owner[k] as string;
-    owner[k] = name.get(w) ?? w;
-  }
-  const h = st.coordinator.handoff;
-  let lastInstall = st.lastInstall;
-  for (const k in st.lastInstall) {
-    if (lastInstall === st.lastInstall) lastInstall = copyEntries(st.lastInstall);
-    const m = st.lastInstall[k] as InstallMessage;
-    (lastInstall as Record<string, InstallMessage>)[k] = { ...m, dst: name.get(m.dst) ?? m.dst };
-  }
-  let lastRelease = st.lastRelease;
-  for (const k in st.lastRelease) {
-    if (lastRelease === st.lastRelease) lastRelease = copyEntries(st.lastRelease);
-    const m = st.lastRelease[k] as ReleaseMessage;
-    (lastRelease as Record<string, ReleaseMessage>)[k] = { ...m, src: name.get(m.src) ?? m.src };
-  }
-  const handoff = h ? { ...h, src: name.get(h.src) ?? h.src, dst: name.get(h.dst) ?? h.dst } : null;
-  return { ...st, workers, coordinator: { ...st.coordinator, owner, handoff }, lastInstall, lastRelease };
-}
-
-/** The member of `s`'s class under renaming workers whose workers appear in signature order. */
-export function workerRepresentative(config: ClusterModelConfig, s: ExploredState): ExploredState {
-  const names = config.cluster.workers;
-  const n = names.length;
-  const sigs: number[] = new Array<number>(n);
-  const order: number[] = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    sigs[i] = workerSignature(config, s.cluster, names[i] as string);
-    order[i] = i;
-  }
-  order.sort((a, b) => (sigs[a] as number) - (sigs[b] as number));
-  let identity = true;
-  for (let i = 0; i < n; i++) if (order[i] !== i) identity = false;
-  if (identity) return s;
-  const name = new Map<string, string>();
-  for (let i = 0; i < n; i++) name.set(names[order[i] as number] as string, names[i] as string);
-  return { ...s, cluster: renameWorkers(s.cluster, name) };
-}
-
-const PHASES = ['frozen', 'persisted', 'installed', 'fenced', 'committed'] as const;
-const STATUS = { up: 0, paused: 1, down: 2 } as const;
-
-/** Small numbers for match ids, so a fingerprint hashes one word per match (any fixed numbering will do). */
-const matchNumbers = new Map<string, number>();
-function matchNumber(id: string): number {
-  let n = matchNumbers.get(id);
-  if (n === undefined) matchNumbers.set(id, (n = matchNumbers.size + 1));
-  return n;
-}
-
-const byNumber = (a: number, b: number): number => a - b;
-
-/**
- * The 64-bit fingerprint of what `encodeExplored` encodes, hashed field by
- * field (no string built). With `symmetric`, of the state's class under
- * renaming workers: each worker is named by its rank in signature order
- * instead of by its position in the config, and the workers are taken in
- * that order.
- */
-export function fingerprintExplored(config: ClusterModelConfig, s: ExploredState, out: Int32Array, symmetric: boolean): void {
-  const st = s.cluster;
-  const workers = config.cluster.workers;
-  const n = workers.length;
-  // order[r]: the worker of rank r; order.indexOf(w) its inverse (n is tiny).
-  const order: string[] = new Array<string>(n);
-  if (symmetric) {
-    const sigs = new Array<number>(n);
-    const idx = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      sigs[i] = workerSignature(config, st, workers[i] as string);
-      idx[i] = i;
-    }
-    // Insertion sort: n is tiny, and no comparator closure is allocated.
-    for (let i = 1; i < n; i++) {
-      const v = idx[i] as number;
-      let j = i - 1;
-      while (j >= 0 && (sigs[idx[j] as number] as number) > (sigs[v] as number)) {
-        idx[j + 1] = idx[j] as number;
-        j--;
-      }
-      idx[j + 1] = v;
-    }
-    for (let r = 0; r < n; r++) order[r] = workers[idx[r] as number] as string;
-  } else {
-    for (let r = 0; r < n; r++) order[r] = workers[r] as string;
-  }
-  const h = hasher.reset();
-  const u = s.used;
-  h.small(st.log.length).small(u.migrations).small(u.failovers).small(u.crashes).small(u.pauses).small(u.duplicates).small(u.checkpoints);
-  const c = st.coordinator;
-  h.bool(c.up);
-  const hd = c.handoff;
-  if (hd) {
-    h.small(hd.kind === 'migrate' ? 1 : 2)
-      .str(hd.key)
-      .small(order.indexOf(hd.src))
-      .small(order.indexOf(hd.dst));
-    h.small(hd.from).small(PHASES.indexOf(hd.phase));
-  } else h.small(0);
-  for (const { key } of config.cluster.keys) {
-    h.small(order.indexOf(c.owner[key] as string))
-      .small(c.epoch[key] ?? 0)
-      .small(st.sink.fence[key] ?? 0)
-      .small(st.ghost.prefix[key] ?? 0);
-    const cp = st.store[key];
-    if (cp) h.small(cp.cursor + 1).small(cp.epoch);
-    else h.small(0);
-    const m = st.lastInstall[key];
-    if (m)
-      h.small(order.indexOf(m.dst))
-        .small(m.epoch)
-        .small(m.checkpoint ? m.checkpoint.cursor : -1);
-    else h.small(-2);
-    const r = st.lastRelease[key];
-    if (r) h.small(order.indexOf(r.src)).small(r.epoch);
-    else h.small(-2);
-    const matches = st.sink.matches[key] ?? {};
-    const nums: number[] = [];
-    for (const id in matches) nums.push(matchNumber(id) * 2 + (matches[id] === 'inserted' ? 1 : 0));
-    if (nums.length > 1) nums.sort(byNumber);
-    h.small(nums.length);
-    for (const x of nums) h.small(x);
-  }
-  for (let r = 0; r < n; r++) {
-    const ws = st.workers[order[r] as string] as WorkerState;
-    h.small(STATUS[ws.status]);
-    for (const { key } of config.cluster.keys) hashCopy(h, ws.keys[key]);
-  }
-  h.bool(st.ghost.violation !== null);
-  h.finish(out);
-}
-
-// ---------------------------------------------------------------------------
 
 export interface ClusterExplorerOptions {
   /** Shown in reports. */
@@ -286,6 +107,8 @@ export function clusterExplorerModel(
   // Goals only for what the bounds allow, so that a pass is never vacuous and
   // a small bound is not failed for a goal it cannot reach.
   const b = config.bounds;
+  // One initial state object, so that every explored log extends the same one (the logs are interned).
+  const initial = initialExplored(config);
   const goals: Goal<ExploredState>[] = [
     { name: 'the whole workload consumed', reached: (s) => s.cluster.log.length === b.script.length && isQuiescent(config, s) },
   ];
@@ -301,7 +124,7 @@ export function clusterExplorerModel(
     name:
       options.name ??
       `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
-    initialStates: () => [initialExplored(config)],
+    initialStates: () => [initial],
     actions: (s) => {
       const enabled = enabledClusterActions(config, s);
       const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
@@ -311,11 +134,8 @@ export function clusterExplorerModel(
     },
     next: (s, a) => nextExplored(config, s, a.action),
     encode: (s) => encodeExplored(config, s, false),
-    fingerprint: (s, out) => fingerprintExplored(config, s, out, false),
-    canonical: {
-      encode: (s) => encodeExplored(config, s, true),
-      fingerprint: (s, out) => fingerprintExplored(config, s, out, true),
-    },
+    // Compact bytes for the frontier and fingerprints, symmetric over worker ids (codec.ts).
+    codec: new ClusterCodec(config, initial),
     actionKind: (a) => a.kind,
     describeAction: (a) => describeExploredAction(a.action),
     expectedActionKinds: expectedClusterKinds(config),

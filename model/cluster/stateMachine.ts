@@ -473,7 +473,7 @@ const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRe
  * log yields the same array, so states with equal logs share one (cheap to
  * compare and to memoize on).
  */
-function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly LogRecord[] {
+export function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly LogRecord[] {
   let next = appended.get(log);
   if (!next) appended.set(log, (next = new Map()));
   let out = next.get(record);
@@ -488,7 +488,7 @@ function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly Log
 const joinSteps = new WeakMap<JoinConfig, WeakMap<JoinState, Map<LogRecord, JoinStep>>>();
 
 /** `stepJoin`, memoized: join states and records are immutable and shared, and the step is a pure function of them. */
-function stepJoinShared(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
+export function stepJoinShared(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
   let byState = joinSteps.get(config);
   if (!byState) joinSteps.set(config, (byState = new WeakMap()));
   let byRecord = byState.get(state);

@@ -1,5 +1,6 @@
 // Public API of the explorer: a generic breadth-first explicit-state model
 // checker with symmetry and partial-order reduction, and its helpers.
+export { ByteReader, ByteWriter } from './bytes.ts';
 export { check } from './checker.ts';
 export { collisionProbability, FieldHasher, fingerprintHex } from './fingerprint.ts';
 export { evaluateProperty, jsonDiff, replayPath } from './replay.ts';
@@ -12,6 +13,7 @@ export type {
   Model,
   PartialOrderHook,
   Path,
+  StateCodec,
   ProgressProperty,
   ProgressSample,
   PropertyResult,

@@ -1,0 +1,370 @@
+// The explored cluster state as bytes and back (`StateCodec`, for the
+// explorer's compact frontier and its fingerprints). Read it beside the
+// state's definition in stateMachine.ts: every field is written, except what
+// is a function of other fields:
+//
+// - the log is a prefix of the workload script (boundedHistories.ts), so its
+//   length says which; the log array is the one the state machine builds by
+//   appending the script's records (interned), so it is shared;
+// - a copy's or checkpoint's join state is a function of (key, cursor)
+//   (explorerModel.test.ts checks it on every explored state), so it is the
+//   join state the reference operator reaches reading the key's records
+//   before the cursor (memoized, the same objects processing builds).
+//
+// Worker ids are not written where the state refers to a worker: the
+// worker's own block carries a mark for each reference (owner of a key,
+// destination of the last install, source of the last release, source or
+// destination of the handoff). So writing the blocks sorted (by their bytes)
+// writes a canonical member of the state's class under renaming workers
+// (SPEC §6, symmetry): the i-th block read back is the worker of config
+// position i.
+//
+// The identifying bytes leave out the checkpoint store's epoch labels (of the
+// stored checkpoint and of the checkpoint a sent install message carries),
+// the sink's counters of applied, deduplicated and fenced changes, and the
+// text of a recorded violation (whether there is one is identifying). Why
+// that is sound: no guard and no effect of any action reads them (install
+// and failover restore a checkpoint's join state and cursor, under the epoch
+// of the handoff or the coordinator, C6/C8; restart likewise, C10; the sink
+// counters are only written, C9; a violation's text is only reported), no
+// property, goal, quiescence test or coverage label reads them, and an
+// action's successor differs in them only as a function of the state's own
+// values there. So the relation "equal except in these fields" is a
+// bisimulation that preserves every property, and exploring one member of
+// each of its classes gives the same verdicts, the same goals, the same
+// coverage and the same shortest counterexample lengths. The rest of the
+// bytes carry these fields, so a state read back is the state written.
+import type { LogRecord } from '../../spec/index.ts';
+import { matchId } from '../../spec/index.ts';
+import type { ByteReader, ByteWriter, StateCodec } from '../explorer/index.ts';
+import { initialJoinState, type JoinState } from '../join/join.ts';
+import { emptyEntries, type Entries } from '../records.ts';
+import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
+import {
+  appendToLog,
+  stepJoinShared,
+  type Checkpoint,
+  type ClusterState,
+  type Handoff,
+  type InstallMessage,
+  type KeyCopy,
+  type MatchStatus,
+  type ReleaseMessage,
+  type WorkerState,
+  type WorkerStatus,
+} from './stateMachine.ts';
+
+const PHASES: readonly Handoff['phase'][] = ['frozen', 'persisted', 'installed', 'fenced', 'committed'];
+const STATUSES: readonly WorkerStatus[] = ['up', 'paused', 'down'];
+
+// Marks in a worker's block.
+const HANDOFF_SRC = 4;
+const HANDOFF_DST = 8;
+const COPY = 1;
+const FROZEN = 2;
+const OWNER = 4;
+const INSTALL_DST = 8;
+const RELEASE_SRC = 16;
+
+/** The codec of one configuration's explored states; `initial` is the state whose log every state's log extends. */
+export class ClusterCodec implements StateCodec<ExploredState> {
+  readonly symmetric = true;
+  private readonly config: ClusterModelConfig;
+  private readonly keys: readonly string[];
+  private readonly workers: readonly string[];
+  /** The log of each length: the script's prefixes, as the state machine builds them. */
+  private readonly logs: (readonly LogRecord[])[] = [];
+  /** Per key (config order), the join state of a copy at each cursor. */
+  private readonly joins: JoinState[][];
+  /** Per key, every match id the script can produce, numbered. */
+  private readonly matchIds: string[][];
+  private readonly matchNumbers: Map<string, number>[];
+  // Scratch for the worker blocks.
+  private readonly blockBytes: Uint8Array[];
+  private readonly blockLength: number[];
+  private readonly order: number[];
+  private readonly nums: number[] = [];
+
+  constructor(config: ClusterModelConfig, initial: ExploredState) {
+    this.config = config;
+    this.keys = config.cluster.keys.map((k) => k.key);
+    this.workers = config.cluster.workers;
+    const script = config.bounds.script;
+    let log = initial.cluster.log;
+    if (log.length !== 0) throw new Error('the initial state of an explored cluster has an empty log');
+    this.logs.push(log);
+    for (const record of script) {
+      log = appendToLog(log, record);
+      this.logs.push(log);
+    }
+    this.joins = this.keys.map((key) => {
+      const at: JoinState[] = [initialJoinState];
+      let j = initialJoinState;
+      for (const r of script) {
+        if (r.kind === 'watermark' || r.key === key) j = stepJoinShared(config.cluster.join, j, r).state;
+        at.push(j);
+      }
+      return at;
+    });
+    this.matchIds = this.keys.map((key) => {
+      const left = new Set<string>();
+      const right = new Set<string>();
+      for (const r of script) {
+        if (r.kind === 'watermark' || r.key !== key) continue;
+        (r.side === 'L' ? left : right).add(r.id);
+      }
+      const ids: string[] = [];
+      for (const l of left) for (const r of right) ids.push(matchId(key, l, r));
+      return ids.sort();
+    });
+    this.matchNumbers = this.matchIds.map((ids) => new Map(ids.map((id, i) => [id, i])));
+    const n = this.workers.length;
+    this.blockBytes = Array.from({ length: n }, () => new Uint8Array(16 + 16 * this.keys.length));
+    this.blockLength = new Array<number>(n).fill(0);
+    this.order = Array.from({ length: n }, (_, i) => i);
+  }
+
+  write(s: ExploredState, out: ByteWriter, symmetric: boolean): void {
+    const st = s.cluster;
+    const u = s.used;
+    const c = st.coordinator;
+    const h = c.handoff;
+    const keys = this.keys;
+    out.uint(st.log.length);
+    out.uint(u.migrations).uint(u.failovers).uint(u.crashes).uint(u.pauses).uint(u.duplicates).uint(u.checkpoints);
+    out.u8((c.up ? 1 : 0) | (st.ghost.violation !== null ? 2 : 0) | (h ? 4 : 0));
+    if (h) {
+      out.u8((h.kind === 'migrate' ? 0 : 1) | (PHASES.indexOf(h.phase) << 1));
+      out.uint(keys.indexOf(h.key));
+      out.uint(h.from);
+    }
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      out.uint(c.epoch[key] ?? 0);
+      out.uint(st.sink.fence[key] ?? 0);
+      out.uint(st.ghost.prefix[key] ?? 0);
+      const cp = st.store[key];
+      out.uint(cp ? cp.cursor + 1 : 0);
+      const m = st.lastInstall[key];
+      if (m) out.uint(m.epoch + 1).uint(m.checkpoint ? m.checkpoint.cursor + 1 : 0);
+      else out.uint(0);
+      const r = st.lastRelease[key];
+      out.uint(r ? r.epoch + 1 : 0);
+      this.writeMatches(k, st.sink.matches[key], out);
+    }
+    this.writeWorkers(st, out, symmetric);
+    out.endKey();
+    for (const key of keys) {
+      const cp = st.store[key];
+      if (cp) out.uint(cp.epoch);
+      const m = st.lastInstall[key];
+      if (m?.checkpoint) out.uint(m.checkpoint.epoch);
+    }
+    out.uint(st.sink.applied).uint(st.sink.deduped).uint(st.sink.fenced);
+    if (st.ghost.violation !== null) out.str(st.ghost.violation);
+  }
+
+  /** A key's sink entries: how many, then each match's number and status, by number. */
+  private writeMatches(k: number, matches: Entries<MatchStatus> | undefined, out: ByteWriter): void {
+    const nums = this.nums;
+    nums.length = 0;
+    const numbers = this.matchNumbers[k] as Map<string, number>;
+    for (const id in matches) {
+      const n = numbers.get(id);
+      if (n === undefined) throw new Error(`match ${id} is not one the workload of ${this.keys[k]} can produce`);
+      nums.push(n * 2 + (matches[id] === 'inserted' ? 1 : 0));
+    }
+    if (nums.length > 1) nums.sort((a, b) => a - b);
+    out.uint(nums.length);
+    for (const x of nums) out.uint(x);
+  }
+
+  private writeWorkers(st: ClusterState, out: ByteWriter, symmetric: boolean): void {
+    const keys = this.keys;
+    const workers = this.workers;
+    const n = workers.length;
+    const h = st.coordinator.handoff;
+    for (let i = 0; i < n; i++) {
+      const w = workers[i] as string;
+      const ws = st.workers[w] as WorkerState;
+      const b = this.blockBytes[i] as Uint8Array;
+      let p = 0;
+      b[p++] = STATUSES.indexOf(ws.status) | (h?.src === w ? HANDOFF_SRC : 0) | (h?.dst === w ? HANDOFF_DST : 0);
+      for (const key of keys) {
+        const copy = ws.keys[key];
+        b[p++] =
+          (copy ? COPY : 0) |
+          (copy?.frozen ? FROZEN : 0) |
+          (st.coordinator.owner[key] === w ? OWNER : 0) |
+          (st.lastInstall[key]?.dst === w ? INSTALL_DST : 0) |
+          (st.lastRelease[key]?.src === w ? RELEASE_SRC : 0);
+        if (copy) {
+          // Cursors and epochs stay below 128 in any bound the explorer exhausts; larger ones take varints.
+          p = writeVarint(b, p, copy.cursor);
+          p = writeVarint(b, p, copy.epoch);
+        }
+      }
+      this.blockLength[i] = p;
+    }
+    const order = this.order;
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (symmetric) {
+      // Insertion sort by block bytes: n is small.
+      for (let i = 1; i < n; i++) {
+        const v = order[i] as number;
+        let j = i - 1;
+        while (j >= 0 && this.compareBlocks(order[j] as number, v) > 0) {
+          order[j + 1] = order[j] as number;
+          j--;
+        }
+        order[j + 1] = v;
+      }
+    }
+    for (let r = 0; r < n; r++) {
+      const i = order[r] as number;
+      out.copy(this.blockBytes[i] as Uint8Array, 0, this.blockLength[i] as number);
+    }
+  }
+
+  private compareBlocks(a: number, b: number): number {
+    const x = this.blockBytes[a] as Uint8Array;
+    const y = this.blockBytes[b] as Uint8Array;
+    const n = Math.min(this.blockLength[a] as number, this.blockLength[b] as number);
+    for (let i = 0; i < n; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+    return (this.blockLength[a] as number) - (this.blockLength[b] as number);
+  }
+
+  read(input: ByteReader): ExploredState {
+    const keys = this.keys;
+    const workers = this.workers;
+    const logLength = input.uint();
+    const log = this.logs[logLength];
+    if (log === undefined) throw new Error(`an encoded state has a log of ${logLength} records; the workload has ${this.logs.length - 1}`);
+    const used = {
+      migrations: input.uint(),
+      failovers: input.uint(),
+      crashes: input.uint(),
+      pauses: input.uint(),
+      duplicates: input.uint(),
+      checkpoints: input.uint(),
+    };
+    const flags = input.u8();
+    let handoffKind: Handoff['kind'] = 'migrate';
+    let handoffPhase: Handoff['phase'] = 'frozen';
+    let handoffKey = '';
+    let handoffFrom = 0;
+    if ((flags & 4) !== 0) {
+      const b = input.u8();
+      handoffKind = (b & 1) === 0 ? 'migrate' : 'failover';
+      handoffPhase = PHASES[b >> 1] as Handoff['phase'];
+      handoffKey = keys[input.uint()] as string;
+      handoffFrom = input.uint();
+    }
+    const epoch = emptyEntries<number>();
+    const fence = emptyEntries<number>();
+    const prefix = emptyEntries<number>();
+    const matches = emptyEntries<Entries<MatchStatus>>();
+    const storeCursor: number[] = [];
+    const installEpoch: number[] = [];
+    const installCursor: number[] = [];
+    const releaseEpoch: number[] = [];
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      epoch[key] = input.uint();
+      fence[key] = input.uint();
+      prefix[key] = input.uint();
+      storeCursor.push(input.uint());
+      const m = input.uint();
+      installEpoch.push(m);
+      installCursor.push(m === 0 ? 0 : input.uint());
+      releaseEpoch.push(input.uint());
+      const ids = this.matchIds[k] as string[];
+      const entries = emptyEntries<MatchStatus>();
+      for (let i = input.uint(); i > 0; i--) {
+        const x = input.uint();
+        entries[ids[x >> 1] as string] = (x & 1) === 1 ? 'inserted' : 'retracted';
+      }
+      matches[key] = entries;
+    }
+    const owner = emptyEntries<string>();
+    const workerStates = emptyEntries<WorkerState>();
+    const installDst: string[] = [];
+    const releaseSrc: string[] = [];
+    let src = '';
+    let dst = '';
+    for (let r = 0; r < workers.length; r++) {
+      const w = workers[r] as string;
+      const b = input.u8();
+      if ((b & HANDOFF_SRC) !== 0) src = w;
+      if ((b & HANDOFF_DST) !== 0) dst = w;
+      const copies = emptyEntries<KeyCopy>();
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k] as string;
+        const marks = input.u8();
+        if ((marks & OWNER) !== 0) owner[key] = w;
+        if ((marks & INSTALL_DST) !== 0) installDst[k] = w;
+        if ((marks & RELEASE_SRC) !== 0) releaseSrc[k] = w;
+        if ((marks & COPY) !== 0) {
+          const cursor = input.uint();
+          copies[key] = { join: this.joinAt(k, cursor), cursor, epoch: input.uint(), frozen: (marks & FROZEN) !== 0 };
+        }
+      }
+      workerStates[w] = { status: STATUSES[b & 3] as WorkerStatus, keys: copies };
+    }
+    const store = emptyEntries<Checkpoint>();
+    const lastInstall = emptyEntries<InstallMessage>();
+    const lastRelease = emptyEntries<ReleaseMessage>();
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      const sc = storeCursor[k] as number;
+      if (sc !== 0) store[key] = { epoch: input.uint(), cursor: sc - 1, join: this.joinAt(k, sc - 1) };
+      const me = installEpoch[k] as number;
+      if (me !== 0) {
+        const mc = installCursor[k] as number;
+        const checkpoint = mc === 0 ? null : { epoch: input.uint(), cursor: mc - 1, join: this.joinAt(k, mc - 1) };
+        lastInstall[key] = { key, dst: installDst[k] as string, epoch: me - 1, checkpoint };
+      }
+      const re = releaseEpoch[k] as number;
+      if (re !== 0) lastRelease[key] = { key, src: releaseSrc[k] as string, epoch: re - 1 };
+    }
+    const applied = input.uint();
+    const deduped = input.uint();
+    const fenced = input.uint();
+    const violation = (flags & 2) !== 0 ? input.str() : null;
+    const handoff: Handoff | null =
+      (flags & 4) !== 0 ? { kind: handoffKind, key: handoffKey, src, dst, from: handoffFrom, phase: handoffPhase } : null;
+    return {
+      cluster: {
+        log,
+        coordinator: { up: (flags & 1) !== 0, owner, epoch, handoff },
+        store,
+        sink: { matches, fence, applied, deduped, fenced },
+        workers: workerStates,
+        lastInstall,
+        lastRelease,
+        ghost: { prefix, violation },
+      },
+      used,
+    };
+  }
+
+  private joinAt(k: number, cursor: number): JoinState {
+    const j = this.joins[k]?.[cursor];
+    if (j === undefined)
+      throw new Error(
+        `an encoded copy of ${this.keys[k]} has cursor ${cursor}, past the workload of ${this.config.bounds.script.length} records`,
+      );
+    return j;
+  }
+}
+
+function writeVarint(b: Uint8Array, at: number, x: number): number {
+  let p = at;
+  let v = x;
+  while (v >= 0x80) {
+    b[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  b[p++] = v;
+  return p;
+}
