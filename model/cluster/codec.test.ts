@@ -64,11 +64,12 @@ describe('the cluster codec (compact frontier, SPEC §6 symmetry)', () => {
     const codec = model.codec;
     if (!codec) throw new Error('the cluster model has no codec');
     const s = model.initialStates()[0] as ExploredState;
+    const join = s.cluster.workers['w1']?.keys['k1']?.join as JoinState;
     const withCheckpoint = (epoch: number): ExploredState => ({
       ...s,
       cluster: {
         ...s.cluster,
-        store: { k1: { epoch, cursor: 0, join: (s.cluster.workers['w1']?.keys['k1'] as { join: JoinState }).join } },
+        store: { k1: { epoch, cursor: 0, join } },
       },
     });
     const key = (x: ExploredState): string => {
