@@ -36,7 +36,7 @@
 // bytes carry these fields, so a state read back is the state written.
 import type { LogRecord } from '../../spec/index.ts';
 import { matchId } from '../../spec/index.ts';
-import type { ByteReader, ByteWriter, StateCodec } from '../explorer/index.ts';
+import { ByteWriter, type ByteReader, type StateCodec } from '../explorer/index.ts';
 import { initialJoinState, type JoinState } from '../join/join.ts';
 import { emptyEntries, type Entries } from '../records.ts';
 import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
@@ -82,8 +82,27 @@ export class ClusterCodec implements StateCodec<ExploredState> {
   // Scratch for the worker blocks.
   private readonly blockBytes: Uint8Array[];
   private readonly blockLength: number[];
+  /** Per worker: the record its block was last written from, and where each key's marks lie in it. */
+  private readonly blockOf: unknown[];
+  private readonly markAt: number[][];
   private readonly order: number[];
+  private readonly owner: (string | undefined)[] = [];
+  private readonly installDst: (string | undefined)[] = [];
+  private readonly releaseSrc: (string | undefined)[] = [];
   private readonly nums: number[] = [];
+  // Scratch for reading.
+  private readonly storeCursor: number[] = [];
+  private readonly installEpoch: number[] = [];
+  private readonly installCursor: number[] = [];
+  private readonly releaseEpoch: number[] = [];
+  /** The bytes of each part as last written, and the object they were written from. */
+  private readonly parts = {
+    coordinator: new PartCache(),
+    sink: new PartCache(),
+    ghost: new PartCache(),
+    store: new PartCache(),
+    messages: new PartCache(),
+  };
 
   constructor(config: ClusterModelConfig, initial: ExploredState) {
     this.config = config;
@@ -121,40 +140,27 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     const n = this.workers.length;
     this.blockBytes = Array.from({ length: n }, () => new Uint8Array(16 + 16 * this.keys.length));
     this.blockLength = new Array<number>(n).fill(0);
+    this.blockOf = new Array<unknown>(n).fill(undefined);
+    this.markAt = Array.from({ length: n }, () => new Array<number>(this.keys.length).fill(0));
     this.order = Array.from({ length: n }, (_, i) => i);
   }
 
   write(s: ExploredState, out: ByteWriter, symmetric: boolean): void {
     const st = s.cluster;
     const u = s.used;
-    const c = st.coordinator;
-    const h = c.handoff;
-    const keys = this.keys;
     out.uint(st.log.length);
     out.uint(u.migrations).uint(u.failovers).uint(u.crashes).uint(u.pauses).uint(u.duplicates).uint(u.checkpoints);
-    out.u8((c.up ? 1 : 0) | (st.ghost.violation !== null ? 2 : 0) | (h ? 4 : 0));
-    if (h) {
-      out.u8((h.kind === 'migrate' ? 0 : 1) | (PHASES.indexOf(h.phase) << 1));
-      out.uint(keys.indexOf(h.key));
-      out.uint(h.from);
-    }
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k] as string;
-      out.uint(c.epoch[key] ?? 0);
-      out.uint(st.sink.fence[key] ?? 0);
-      out.uint(st.ghost.prefix[key] ?? 0);
-      const cp = st.store[key];
-      out.uint(cp ? cp.cursor + 1 : 0);
-      const m = st.lastInstall[key];
-      if (m) out.uint(m.epoch + 1).uint(m.checkpoint ? m.checkpoint.cursor + 1 : 0);
-      else out.uint(0);
-      const r = st.lastRelease[key];
-      out.uint(r ? r.epoch + 1 : 0);
-      this.writeMatches(k, st.sink.matches[key], out);
-    }
+    // Each part is written once per object: a successor shares every part its action did not
+    // touch with the state it came from, so most parts are copied from the last write.
+    this.coordinatorPart(st, out);
+    this.sinkPart(st, out);
+    this.ghostPart(st, out);
+    this.storePart(st, out);
+    this.messagesPart(st, out);
     this.writeWorkers(st, out, symmetric);
     out.endKey();
-    for (const key of keys) {
+    // Not identifying (see above): checkpoint epochs, the sink's counters, the violation's text.
+    for (const key of this.keys) {
       const cp = st.store[key];
       if (cp) out.uint(cp.epoch);
       const m = st.lastInstall[key];
@@ -164,10 +170,91 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     if (st.ghost.violation !== null) out.str(st.ghost.violation);
   }
 
+  /** Up, the handoff (its workers are marked in their blocks), the committed epoch of each key. */
+  private coordinatorPart(st: ClusterState, out: ByteWriter): void {
+    const part = this.parts.coordinator;
+    const c = st.coordinator;
+    if (part.of !== c) {
+      const w = part.bytes.reset();
+      const h = c.handoff;
+      w.u8((c.up ? 1 : 0) | (h ? 2 : 0));
+      if (h) {
+        w.u8((h.kind === 'migrate' ? 0 : 1) | (PHASES.indexOf(h.phase) << 1));
+        w.uint(this.keys.indexOf(h.key));
+        w.uint(h.from);
+      }
+      for (const key of this.keys) w.uint(c.epoch[key] ?? 0);
+      part.of = c;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
+  /** Per key: the fence, then the match entries. */
+  private sinkPart(st: ClusterState, out: ByteWriter): void {
+    const part = this.parts.sink;
+    const sink = st.sink;
+    if (part.of !== sink) {
+      const w = part.bytes.reset();
+      for (let k = 0; k < this.keys.length; k++) {
+        const key = this.keys[k] as string;
+        w.uint(sink.fence[key] ?? 0);
+        this.writeMatches(k, sink.matches[key], w);
+      }
+      part.of = sink;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
+  /** Whether a violation was recorded, and per key the prefix the sink has shown. */
+  private ghostPart(st: ClusterState, out: ByteWriter): void {
+    const part = this.parts.ghost;
+    const ghost = st.ghost;
+    if (part.of !== ghost) {
+      const w = part.bytes.reset();
+      w.u8(ghost.violation !== null ? 1 : 0);
+      for (const key of this.keys) w.uint(ghost.prefix[key] ?? 0);
+      part.of = ghost;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
+  /** Per key: the stored checkpoint's cursor, or none. */
+  private storePart(st: ClusterState, out: ByteWriter): void {
+    const part = this.parts.store;
+    const store = st.store;
+    if (part.of !== store) {
+      const w = part.bytes.reset();
+      for (const key of this.keys) {
+        const cp = store[key];
+        w.uint(cp ? cp.cursor + 1 : 0);
+      }
+      part.of = store;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
+  /** Per key: the last install message (epoch, its checkpoint's cursor), the last release message (epoch). */
+  private messagesPart(st: ClusterState, out: ByteWriter): void {
+    const part = this.parts.messages;
+    if (part.of !== st.lastInstall || part.also !== st.lastRelease) {
+      const w = part.bytes.reset();
+      for (const key of this.keys) {
+        const m = st.lastInstall[key];
+        if (m) w.uint(m.epoch + 1).uint(m.checkpoint ? m.checkpoint.cursor + 1 : 0);
+        else w.uint(0);
+        const r = st.lastRelease[key];
+        w.uint(r ? r.epoch + 1 : 0);
+      }
+      part.of = st.lastInstall;
+      part.also = st.lastRelease;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
   /** A key's sink entries: how many, then each match's number and status, by number. */
   private writeMatches(k: number, matches: Entries<MatchStatus> | undefined, out: ByteWriter): void {
     const nums = this.nums;
-    nums.length = 0;
+    if (nums.length > 0) nums.length = 0;
     const numbers = this.matchNumbers[k] as Map<string, number>;
     for (const id in matches) {
       const n = numbers.get(id);
@@ -184,27 +271,48 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     const workers = this.workers;
     const n = workers.length;
     const h = st.coordinator.handoff;
+    // Whom each key's references point at, looked up once.
+    const owner = this.owner;
+    const installDst = this.installDst;
+    const releaseSrc = this.releaseSrc;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      owner[k] = st.coordinator.owner[key];
+      installDst[k] = st.lastInstall[key]?.dst;
+      releaseSrc[k] = st.lastRelease[key]?.src;
+    }
     for (let i = 0; i < n; i++) {
       const w = workers[i] as string;
       const ws = st.workers[w] as WorkerState;
       const b = this.blockBytes[i] as Uint8Array;
-      let p = 0;
-      b[p++] = STATUSES.indexOf(ws.status) | (h?.src === w ? HANDOFF_SRC : 0) | (h?.dst === w ? HANDOFF_DST : 0);
-      for (const key of keys) {
-        const copy = ws.keys[key];
-        b[p++] =
-          (copy ? COPY : 0) |
-          (copy?.frozen ? FROZEN : 0) |
-          (st.coordinator.owner[key] === w ? OWNER : 0) |
-          (st.lastInstall[key]?.dst === w ? INSTALL_DST : 0) |
-          (st.lastRelease[key]?.src === w ? RELEASE_SRC : 0);
-        if (copy) {
-          // Cursors and epochs stay below 128 in any bound the explorer exhausts; larger ones take varints.
-          p = writeVarint(b, p, copy.cursor);
-          p = writeVarint(b, p, copy.epoch);
+      const at = this.markAt[i] as number[];
+      // The worker's own part (status, copies) is rewritten only when its record changed.
+      if (this.blockOf[i] !== ws) {
+        let p = 0;
+        b[p++] = STATUSES.indexOf(ws.status);
+        for (let k = 0; k < keys.length; k++) {
+          const copy = ws.keys[keys[k] as string];
+          at[k] = p;
+          b[p++] = (copy ? COPY : 0) | (copy?.frozen ? FROZEN : 0);
+          if (copy) {
+            // Cursors and epochs stay below 128 in any bound the explorer exhausts; larger ones take varints.
+            p = writeVarint(b, p, copy.cursor);
+            p = writeVarint(b, p, copy.epoch);
+          }
         }
+        this.blockLength[i] = p;
+        this.blockOf[i] = ws;
       }
-      this.blockLength[i] = p;
+      // The marks of references to this worker.
+      b[0] = ((b[0] as number) & 3) | (h?.src === w ? HANDOFF_SRC : 0) | (h?.dst === w ? HANDOFF_DST : 0);
+      for (let k = 0; k < keys.length; k++) {
+        const m = at[k] as number;
+        b[m] =
+          ((b[m] as number) & (COPY | FROZEN)) |
+          (owner[k] === w ? OWNER : 0) |
+          (installDst[k] === w ? INSTALL_DST : 0) |
+          (releaseSrc[k] === w ? RELEASE_SRC : 0);
+      }
     }
     const order = this.order;
     for (let i = 0; i < n; i++) order[i] = i;
@@ -253,7 +361,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     let handoffPhase: Handoff['phase'] = 'frozen';
     let handoffKey = '';
     let handoffFrom = 0;
-    if ((flags & 4) !== 0) {
+    if ((flags & 2) !== 0) {
       const b = input.u8();
       handoffKind = (b & 1) === 0 ? 'migrate' : 'failover';
       handoffPhase = PHASES[b >> 1] as Handoff['phase'];
@@ -261,23 +369,12 @@ export class ClusterCodec implements StateCodec<ExploredState> {
       handoffFrom = input.uint();
     }
     const epoch = emptyEntries<number>();
+    for (const key of keys) epoch[key] = input.uint();
     const fence = emptyEntries<number>();
-    const prefix = emptyEntries<number>();
     const matches = emptyEntries<Entries<MatchStatus>>();
-    const storeCursor: number[] = [];
-    const installEpoch: number[] = [];
-    const installCursor: number[] = [];
-    const releaseEpoch: number[] = [];
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k] as string;
-      epoch[key] = input.uint();
       fence[key] = input.uint();
-      prefix[key] = input.uint();
-      storeCursor.push(input.uint());
-      const m = input.uint();
-      installEpoch.push(m);
-      installCursor.push(m === 0 ? 0 : input.uint());
-      releaseEpoch.push(input.uint());
       const ids = this.matchIds[k] as string[];
       const entries = emptyEntries<MatchStatus>();
       for (let i = input.uint(); i > 0; i--) {
@@ -286,10 +383,26 @@ export class ClusterCodec implements StateCodec<ExploredState> {
       }
       matches[key] = entries;
     }
+    const violated = input.u8() === 1;
+    const prefix = emptyEntries<number>();
+    for (const key of keys) prefix[key] = input.uint();
+    const storeCursor = this.storeCursor;
+    for (let k = 0; k < keys.length; k++) storeCursor[k] = input.uint();
+    const installEpoch = this.installEpoch;
+    const installCursor = this.installCursor;
+    const releaseEpoch = this.releaseEpoch;
+    for (let k = 0; k < keys.length; k++) {
+      const m = input.uint();
+      installEpoch[k] = m;
+      installCursor[k] = m === 0 ? 0 : input.uint();
+      releaseEpoch[k] = input.uint();
+    }
     const owner = emptyEntries<string>();
     const workerStates = emptyEntries<WorkerState>();
-    const installDst: string[] = [];
-    const releaseSrc: string[] = [];
+    const installDst = this.installDst;
+    const releaseSrc = this.releaseSrc;
+    installDst.fill(undefined);
+    releaseSrc.fill(undefined);
     let src = '';
     let dst = '';
     for (let r = 0; r < workers.length; r++) {
@@ -330,9 +443,9 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     const applied = input.uint();
     const deduped = input.uint();
     const fenced = input.uint();
-    const violation = (flags & 2) !== 0 ? input.str() : null;
+    const violation = violated ? input.str() : null;
     const handoff: Handoff | null =
-      (flags & 4) !== 0 ? { kind: handoffKind, key: handoffKey, src, dst, from: handoffFrom, phase: handoffPhase } : null;
+      (flags & 2) !== 0 ? { kind: handoffKind, key: handoffKey, src, dst, from: handoffFrom, phase: handoffPhase } : null;
     return {
       cluster: {
         log,
@@ -356,6 +469,13 @@ export class ClusterCodec implements StateCodec<ExploredState> {
       );
     return j;
   }
+}
+
+/** The bytes of one part of the state as last written, and the object (or two) written from. */
+class PartCache {
+  of: unknown = undefined;
+  also: unknown = undefined;
+  readonly bytes = new ByteWriter(64);
 }
 
 function writeVarint(b: Uint8Array, at: number, x: number): number {

@@ -176,7 +176,7 @@ export function initialClusterState(config: ClusterSetup): ClusterState {
     prefix[key] = 0;
     matches[key] = emptyEntries();
     const at = workers[w] as WorkerState;
-    workers[w] = { ...at, keys: withEntry(at.keys, key, { join: initialJoinState, cursor: 0, epoch: 1, frozen: false }) };
+    workers[w] = { status: at.status, keys: withEntry(at.keys, key, { join: initialJoinState, cursor: 0, epoch: 1, frozen: false }) };
   }
   return {
     log: [],
@@ -201,17 +201,64 @@ function worker(state: ClusterState, w: WorkerId): WorkerState {
   return ws;
 }
 
+// Immutable updates, each building the new record field by field: V8 builds
+// an object literal about ten times faster than a spread with overrides
+// (measured: about 12 ns against 100 to 240 ns), and the explorer makes
+// millions of them. Only the records an action touches are copied.
+
+/** `s` with the parts in `p` replaced. */
+function stateWith(s: ClusterState, p: Partial<ClusterState>): ClusterState {
+  return {
+    log: p.log ?? s.log,
+    coordinator: p.coordinator ?? s.coordinator,
+    store: p.store ?? s.store,
+    sink: p.sink ?? s.sink,
+    workers: p.workers ?? s.workers,
+    lastInstall: p.lastInstall ?? s.lastInstall,
+    lastRelease: p.lastRelease ?? s.lastRelease,
+    ghost: p.ghost ?? s.ghost,
+  };
+}
+
+function sinkWith(s: SinkState, p: Partial<SinkState>): SinkState {
+  return {
+    matches: p.matches ?? s.matches,
+    fence: p.fence ?? s.fence,
+    applied: p.applied ?? s.applied,
+    deduped: p.deduped ?? s.deduped,
+    fenced: p.fenced ?? s.fenced,
+  };
+}
+
+function copyWith(c: KeyCopy, p: Partial<KeyCopy>): KeyCopy {
+  return { join: p.join ?? c.join, cursor: p.cursor ?? c.cursor, epoch: p.epoch ?? c.epoch, frozen: p.frozen ?? c.frozen };
+}
+
+/** The handoff moved on to `phase`. */
+function handoffAt(h: Handoff, phase: Handoff['phase']): Handoff {
+  return { kind: h.kind, key: h.key, src: h.src, dst: h.dst, from: h.from, phase };
+}
+
 function withWorker(state: ClusterState, w: WorkerId, ws: WorkerState): ClusterState {
-  return { ...state, workers: withEntry(state.workers, w, ws) };
+  return stateWith(state, { workers: withEntry(state.workers, w, ws) });
 }
 
 function withCopy(state: ClusterState, w: WorkerId, key: string, copy: KeyCopy | undefined): ClusterState {
   const ws = worker(state, w);
-  return withWorker(state, w, { ...ws, keys: copy ? withEntry(ws.keys, key, copy) : withoutEntry(ws.keys, key) });
+  return withWorker(state, w, { status: ws.status, keys: copy ? withEntry(ws.keys, key, copy) : withoutEntry(ws.keys, key) });
 }
 
-function withCoordinator(state: ClusterState, patch: Partial<CoordinatorState>): ClusterState {
-  return { ...state, coordinator: { ...state.coordinator, ...patch } };
+/** `state` with the coordinator's fields in `p` replaced (a `handoff` of null ends the handoff). */
+function withCoordinator(state: ClusterState, p: Partial<CoordinatorState>): ClusterState {
+  const c = state.coordinator;
+  return stateWith(state, {
+    coordinator: {
+      up: p.up ?? c.up,
+      owner: p.owner ?? c.owner,
+      epoch: p.epoch ?? c.epoch,
+      handoff: p.handoff === undefined ? c.handoff : p.handoff,
+    },
+  });
 }
 
 function handoffOf(state: ClusterState, key: string): Handoff | undefined {
@@ -225,7 +272,10 @@ function ownerOf(state: ClusterState, key: string): WorkerId {
   return w;
 }
 
-const isDeclaredKey = (config: ClusterSetup, key: string): boolean => config.keys.some((k) => k.key === key);
+function isDeclaredKey(config: ClusterSetup, key: string): boolean {
+  for (const k of config.keys) if (k.key === key) return true;
+  return false;
+}
 
 /** The record a copy of `key` reads next, skipping other keys' records (C3). */
 function nextRelevant(log: readonly LogRecord[], key: string, cursor: number): number {
@@ -256,7 +306,7 @@ function sinkWrite(
   const sink = state.sink;
   const highest = sink.fence[key] ?? 0;
   if (epoch < highest && !off(config, 'sink-fence')) {
-    return { state: { ...state, sink: { ...sink, fenced: sink.fenced + changes.length } }, fenced: true };
+    return { state: stateWith(state, { sink: sinkWith(sink, { fenced: sink.fenced + changes.length }) }), fenced: true };
   }
   const matches = copyEntries<MatchStatus>(sink.matches[key] ?? emptyEntries());
   let { applied, deduped } = sink;
@@ -302,14 +352,14 @@ function sinkWrite(
   };
   // Ghost (ExactlyOnce): the sink must now show the oracle's relation over
   // some prefix at or after the one it showed before.
-  if (config.checkProperties === false) return { state: { ...state, sink: nextSink }, fenced: false };
+  if (config.checkProperties === false) return { state: stateWith(state, { sink: nextSink }), fenced: false };
   const from = state.ghost.prefix[key] ?? 0;
   const p = prefixShowing(config.join, state.log, key, from, relationSignature(sinkRelation(nextSink, key)));
   if (p === undefined) {
     violation ??= `ExactlyOnce: the sink's relation for ${key} equals the oracle's over no prefix of length >= ${from}`;
   }
   return {
-    state: { ...state, sink: nextSink, ghost: { prefix: withEntry(state.ghost.prefix, key, p ?? from), violation } },
+    state: stateWith(state, { sink: nextSink, ghost: { prefix: withEntry(state.ghost.prefix, key, p ?? from), violation } }),
     fenced: false,
   };
 }
@@ -318,7 +368,7 @@ function sinkWrite(
 function raiseFence(state: ClusterState, key: string, epoch: number): ClusterState {
   const highest = state.sink.fence[key] ?? 0;
   if (epoch <= highest) return state;
-  return { ...state, sink: { ...state.sink, fence: withEntry(state.sink.fence, key, epoch) } };
+  return stateWith(state, { sink: sinkWith(state.sink, { fence: withEntry(state.sink.fence, key, epoch) }) });
 }
 
 // ---------------------------------------------------------------------------
@@ -330,6 +380,9 @@ const up = (state: ClusterState, w: WorkerId): boolean => state.workers[w]?.stat
 const INSTALL_PHASES: readonly Handoff['phase'][] = ['persisted', 'installed', 'fenced'];
 const INSTALL_PHASES_WITHOUT_PERSIST: readonly Handoff['phase'][] = ['frozen', ...INSTALL_PHASES];
 
+const COORDINATOR_DOWN = 'the coordinator is down';
+const coordinatorDown = (state: ClusterState): string | undefined => (state.coordinator.up ? undefined : COORDINATOR_DOWN);
+
 function unknownKey(config: ClusterSetup, key: string): string | undefined {
   return isDeclaredKey(config, key) ? undefined : `unknown key ${key}`;
 }
@@ -338,119 +391,187 @@ function unknownWorker(config: ClusterSetup, w: WorkerId): string | undefined {
   return config.workers.includes(w) ? undefined : `unknown worker ${w}`;
 }
 
+/** Why `a` is not enabled in `state`, or undefined if it is: the ids are checked, then the action's guard below. */
 export function whyDisabled(config: ClusterSetup, state: ClusterState, a: ClusterAction): string | undefined {
-  const coordinatorUp = state.coordinator.up ? undefined : 'the coordinator is down';
   switch (a.type) {
     case 'record':
       return undefined;
-    case 'process': {
-      const why = unknownWorker(config, a.worker) ?? unknownKey(config, a.key);
-      if (why) return why;
-      const copy = worker(state, a.worker).keys[a.key];
-      if (!up(state, a.worker)) return `${a.worker} is not up`;
-      if (!copy) return `${a.worker} holds no copy of ${a.key}`;
-      if (copy.frozen) return `${a.key} is frozen at ${a.worker}`;
-      if (nextRelevant(state.log, a.key, copy.cursor) >= state.log.length) return `${a.worker} has no backlog for ${a.key}`;
-      return undefined;
-    }
-    case 'freeze': {
-      const why = coordinatorUp ?? unknownKey(config, a.key) ?? unknownWorker(config, a.to);
-      if (why) return why;
-      if (state.coordinator.handoff) return `a handoff of ${state.coordinator.handoff.key} is in flight`;
-      const src = ownerOf(state, a.key);
-      if (a.to === src) return `${a.to} already owns ${a.key}`;
-      if (!up(state, src)) return `the owner ${src} is not up`;
-      if (!up(state, a.to)) return `${a.to} is not up`;
-      const copy = worker(state, src).keys[a.key];
-      if (!copy || copy.frozen || copy.epoch !== state.coordinator.epoch[a.key]) return `${src} does not hold ${a.key} active`;
-      return undefined;
-    }
-    case 'persist': {
-      const h = handoffOf(state, a.key);
-      if (coordinatorUp) return coordinatorUp;
-      if (h?.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${a.key} awaits persist`;
-      if (!up(state, h.src)) return `${h.src} is not up`;
-      const copy = worker(state, h.src).keys[a.key];
-      if (!copy?.frozen) return `${h.src} holds no frozen copy of ${a.key}`;
-      return undefined;
-    }
-    case 'install': {
-      const h = handoffOf(state, a.key);
-      if (coordinatorUp) return coordinatorUp;
-      // C6: install needs a durable checkpoint (persist) unless that element is ablated.
-      const phases = off(config, 'persist-before-commit') ? INSTALL_PHASES_WITHOUT_PERSIST : INSTALL_PHASES;
-      if (h?.kind !== 'migrate' || !phases.includes(h.phase)) return `no migration of ${a.key} awaits install`;
-      if (!up(state, h.dst)) return `${h.dst} is not up`;
-      return undefined;
-    }
-    case 'duplicateInstall': {
-      const m = state.lastInstall[a.key];
-      if (!m) return `no install of ${a.key} was ever sent`;
-      if (!up(state, m.dst)) return `${m.dst} is not up`;
-      return undefined;
-    }
-    case 'duplicateRelease': {
-      const m = state.lastRelease[a.key];
-      if (!m) return `no release of ${a.key} was ever sent`;
-      if (!up(state, m.src)) return `${m.src} is not up`;
-      return undefined;
-    }
-    case 'commit': {
-      const h = handoffOf(state, a.key);
-      if (coordinatorUp) return coordinatorUp;
-      if (!h || (h.phase !== 'installed' && h.phase !== 'fenced')) return `no handoff of ${a.key} awaits commit`;
-      if (a.crashAfterFence && h.phase !== 'installed') return 'the fence is already raised';
-      if (h.kind === 'migrate') {
-        // C7: the new owner must hold the installed copy, or commit would hand the key to nobody.
-        const copy = state.workers[h.dst]?.keys[a.key];
-        if (!up(state, h.dst)) return `${h.dst} is not up`;
-        if (!copy || copy.epoch !== h.from + 1) return `${h.dst} holds no installed copy of ${a.key}`;
-      } else if (state.workers[h.dst]?.status === 'paused') return `${h.dst} is paused`;
-      return undefined;
-    }
-    case 'release': {
-      const h = handoffOf(state, a.key);
-      if (coordinatorUp) return coordinatorUp;
-      if (h?.phase !== 'committed') return `no handoff of ${a.key} awaits release`;
-      if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
-      return undefined;
-    }
-    case 'abort': {
-      const h = handoffOf(state, a.key);
-      if (coordinatorUp) return coordinatorUp;
-      if (h?.kind !== 'migrate') return `no migration of ${a.key} in flight`;
-      if (h.phase === 'fenced' || h.phase === 'committed') return 'past the fence a handoff only goes forward';
-      if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
-      return undefined;
-    }
-    case 'failover': {
-      const why = coordinatorUp ?? unknownKey(config, a.key) ?? unknownWorker(config, a.to);
-      if (why) return why;
-      if (state.coordinator.handoff) return `a handoff of ${state.coordinator.handoff.key} is in flight`;
-      const dead = ownerOf(state, a.key);
-      if (state.workers[dead]?.status === 'up') return `the owner ${dead} is up`;
-      if (!up(state, a.to)) return `${a.to} is not up`;
-      return undefined;
-    }
-    case 'checkpoint': {
-      const why = unknownWorker(config, a.worker) ?? unknownKey(config, a.key);
-      if (why) return why;
-      const copy = worker(state, a.worker).keys[a.key];
-      if (!up(state, a.worker)) return `${a.worker} is not up`;
-      if (!copy || copy.frozen) return `${a.worker} holds no active copy of ${a.key}`;
-      return undefined;
-    }
+    case 'process':
+      return unknownWorker(config, a.worker) ?? unknownKey(config, a.key) ?? whyProcessDisabled(state, a.worker, a.key);
+    case 'freeze':
+      return coordinatorDown(state) ?? unknownKey(config, a.key) ?? unknownWorker(config, a.to) ?? whyFreezeDisabled(state, a.key, a.to);
+    case 'persist':
+      return whyPersistDisabled(state, a.key);
+    case 'install':
+      return whyInstallDisabled(config, state, a.key);
+    case 'duplicateInstall':
+      return whyDuplicateInstallDisabled(state, a.key);
+    case 'duplicateRelease':
+      return whyDuplicateReleaseDisabled(state, a.key);
+    case 'commit':
+      return whyCommitDisabled(state, a.key, a.crashAfterFence === true);
+    case 'release':
+      return whyReleaseDisabled(state, a.key);
+    case 'abort':
+      return whyAbortDisabled(state, a.key);
+    case 'failover':
+      return coordinatorDown(state) ?? unknownKey(config, a.key) ?? unknownWorker(config, a.to) ?? whyFailoverDisabled(state, a.key, a.to);
+    case 'checkpoint':
+      return unknownWorker(config, a.worker) ?? unknownKey(config, a.key) ?? whyCheckpointDisabled(state, a.worker, a.key);
     case 'crash':
-      if (a.node === COORDINATOR) return state.coordinator.up ? undefined : 'the coordinator is already down';
-      return unknownWorker(config, a.node) ?? (worker(state, a.node).status === 'down' ? `${a.node} is already down` : undefined);
+      return a.node === COORDINATOR
+        ? whyCoordinatorCrashDisabled(state)
+        : (unknownWorker(config, a.node) ?? whyCrashDisabled(state, a.node));
     case 'restart':
-      if (a.node === COORDINATOR) return state.coordinator.up ? 'the coordinator is up' : undefined;
-      return unknownWorker(config, a.node) ?? (worker(state, a.node).status === 'down' ? undefined : `${a.node} is not down`);
+      return a.node === COORDINATOR
+        ? whyCoordinatorRestartDisabled(state)
+        : (unknownWorker(config, a.node) ?? whyRestartDisabled(state, a.node));
     case 'pause':
-      return unknownWorker(config, a.worker) ?? (up(state, a.worker) ? undefined : `${a.worker} is not up`);
+      return unknownWorker(config, a.worker) ?? whyPauseDisabled(state, a.worker);
     case 'resume':
-      return unknownWorker(config, a.worker) ?? (worker(state, a.worker).status === 'paused' ? undefined : `${a.worker} is not paused`);
+      return unknownWorker(config, a.worker) ?? whyResumeDisabled(state, a.worker);
   }
+}
+
+// One guard per action, for a declared key and worker: why the action is not
+// enabled, or undefined. The explorer asks these directly, before it builds
+// an action, so that no refused action is built.
+
+/** C3: an up worker with an active copy reads its next relevant record. */
+export function whyProcessDisabled(state: ClusterState, w: WorkerId, key: string): string | undefined {
+  if (!up(state, w)) return `${w} is not up`;
+  const copy = worker(state, w).keys[key];
+  if (!copy) return `${w} holds no copy of ${key}`;
+  if (copy.frozen) return `${key} is frozen at ${w}`;
+  if (nextRelevant(state.log, key, copy.cursor) >= state.log.length) return `${w} has no backlog for ${key}`;
+  return undefined;
+}
+
+/** C5: begin a migration of `key` to `to`: no handoff in flight, both up, the owner's copy active. */
+export function whyFreezeDisabled(state: ClusterState, key: string, to: WorkerId): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  if (state.coordinator.handoff) return `a handoff of ${state.coordinator.handoff.key} is in flight`;
+  const src = ownerOf(state, key);
+  if (to === src) return `${to} already owns ${key}`;
+  if (!up(state, src)) return `the owner ${src} is not up`;
+  if (!up(state, to)) return `${to} is not up`;
+  const copy = worker(state, src).keys[key];
+  if (!copy || copy.frozen || copy.epoch !== state.coordinator.epoch[key]) return `${src} does not hold ${key} active`;
+  return undefined;
+}
+
+/** C4/C5: the frozen source persists its checkpoint. */
+export function whyPersistDisabled(state: ClusterState, key: string): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  const h = handoffOf(state, key);
+  if (h?.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${key} awaits persist`;
+  if (!up(state, h.src)) return `${h.src} is not up`;
+  const copy = worker(state, h.src).keys[key];
+  if (!copy?.frozen) return `${h.src} holds no frozen copy of ${key}`;
+  return undefined;
+}
+
+/** C6: (re)send install once the checkpoint is durable (or at once, with persist-before-commit ablated). */
+export function whyInstallDisabled(config: ClusterSetup, state: ClusterState, key: string): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  const h = handoffOf(state, key);
+  const phases = off(config, 'persist-before-commit') ? INSTALL_PHASES_WITHOUT_PERSIST : INSTALL_PHASES;
+  if (h?.kind !== 'migrate' || !phases.includes(h.phase)) return `no migration of ${key} awaits install`;
+  if (!up(state, h.dst)) return `${h.dst} is not up`;
+  return undefined;
+}
+
+/** C11: the last install message of `key` is delivered again. */
+export function whyDuplicateInstallDisabled(state: ClusterState, key: string): string | undefined {
+  const m = state.lastInstall[key];
+  if (!m) return `no install of ${key} was ever sent`;
+  if (!up(state, m.dst)) return `${m.dst} is not up`;
+  return undefined;
+}
+
+/** C11: the last release message of `key` is delivered again. */
+export function whyDuplicateReleaseDisabled(state: ClusterState, key: string): string | undefined {
+  const m = state.lastRelease[key];
+  if (!m) return `no release of ${key} was ever sent`;
+  if (!up(state, m.src)) return `${m.src} is not up`;
+  return undefined;
+}
+
+/** C7/C8: commit a handoff that is installed (or fenced, after a crash between the parts of commit). */
+export function whyCommitDisabled(state: ClusterState, key: string, crashAfterFence: boolean): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  const h = handoffOf(state, key);
+  if (!h || (h.phase !== 'installed' && h.phase !== 'fenced')) return `no handoff of ${key} awaits commit`;
+  if (crashAfterFence && h.phase !== 'installed') return 'the fence is already raised';
+  if (h.kind === 'migrate') {
+    // C7: the new owner must hold the installed copy, or commit would hand the key to nobody.
+    const copy = state.workers[h.dst]?.keys[key];
+    if (!up(state, h.dst)) return `${h.dst} is not up`;
+    if (!copy || copy.epoch !== h.from + 1) return `${h.dst} holds no installed copy of ${key}`;
+  } else if (state.workers[h.dst]?.status === 'paused') return `${h.dst} is paused`;
+  return undefined;
+}
+
+/** C7: after commit, the source is told to let go. */
+export function whyReleaseDisabled(state: ClusterState, key: string): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  const h = handoffOf(state, key);
+  if (h?.phase !== 'committed') return `no handoff of ${key} awaits release`;
+  if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
+  return undefined;
+}
+
+/** C5: a migration may be abandoned before the fence. */
+export function whyAbortDisabled(state: ClusterState, key: string): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  const h = handoffOf(state, key);
+  if (h?.kind !== 'migrate') return `no migration of ${key} in flight`;
+  if (h.phase === 'fenced' || h.phase === 'committed') return 'past the fence a handoff only goes forward';
+  if (state.workers[h.src]?.status === 'paused') return `${h.src} is paused`;
+  return undefined;
+}
+
+/** C8: move a key whose owner is not up to a live worker. */
+export function whyFailoverDisabled(state: ClusterState, key: string, to: WorkerId): string | undefined {
+  if (!state.coordinator.up) return COORDINATOR_DOWN;
+  if (state.coordinator.handoff) return `a handoff of ${state.coordinator.handoff.key} is in flight`;
+  const dead = ownerOf(state, key);
+  if (state.workers[dead]?.status === 'up') return `the owner ${dead} is up`;
+  if (!up(state, to)) return `${to} is not up`;
+  return undefined;
+}
+
+/** C4: a periodic checkpoint of an active copy. */
+export function whyCheckpointDisabled(state: ClusterState, w: WorkerId, key: string): string | undefined {
+  if (!up(state, w)) return `${w} is not up`;
+  const copy = worker(state, w).keys[key];
+  if (!copy || copy.frozen) return `${w} holds no active copy of ${key}`;
+  return undefined;
+}
+
+/** C10. */
+export function whyCoordinatorCrashDisabled(state: ClusterState): string | undefined {
+  return state.coordinator.up ? undefined : 'the coordinator is already down';
+}
+
+export function whyCrashDisabled(state: ClusterState, w: WorkerId): string | undefined {
+  return worker(state, w).status === 'down' ? `${w} is already down` : undefined;
+}
+
+export function whyCoordinatorRestartDisabled(state: ClusterState): string | undefined {
+  return state.coordinator.up ? 'the coordinator is up' : undefined;
+}
+
+export function whyRestartDisabled(state: ClusterState, w: WorkerId): string | undefined {
+  return worker(state, w).status === 'down' ? undefined : `${w} is not down`;
+}
+
+export function whyPauseDisabled(state: ClusterState, w: WorkerId): string | undefined {
+  return up(state, w) ? undefined : `${w} is not up`;
+}
+
+export function whyResumeDisabled(state: ClusterState, w: WorkerId): string | undefined {
+  return worker(state, w).status === 'paused' ? undefined : `${w} is not paused`;
 }
 
 // ---------------------------------------------------------------------------
@@ -463,7 +584,7 @@ function appendRecord(config: ClusterSetup, state: ClusterState, record: LogReco
   if (record.kind !== 'watermark' && !isDeclaredKey(config, record.key)) {
     return { state, events: [{ type: 'rejected', outcome: { code: 'rejected', reason: 'unknown_key' } }] };
   }
-  return { state: { ...state, log: appendToLog(state.log, record) }, events: [{ type: 'appended', index: state.log.length }] };
+  return { state: stateWith(state, { log: appendToLog(state.log, record) }), events: [{ type: 'appended', index: state.log.length }] };
 }
 
 const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRecord[]>>();
@@ -504,7 +625,7 @@ function processNext(config: ClusterSetup, state: ClusterState, w: WorkerId, key
   const index = nextRelevant(state.log, key, copy.cursor);
   const record = state.log[index] as LogRecord;
   const step = stepJoinShared(config.join, copy.join, record);
-  let next = withCopy(state, w, key, { ...copy, join: step.state, cursor: index + 1 });
+  let next = withCopy(state, w, key, copyWith(copy, { join: step.state, cursor: index + 1 }));
   let fenced = false;
   if (step.changes.length > 0) {
     const written = sinkWrite(config, next, key, copy.epoch, step.changes);
@@ -549,12 +670,12 @@ function commitOwnership(state: ClusterState, h: Handoff): ClusterTransition {
   let next = withCoordinator(state, {
     owner: withEntry(state.coordinator.owner, h.key, h.dst),
     epoch: withEntry(state.coordinator.epoch, h.key, epoch),
-    handoff: h.kind === 'migrate' ? { ...h, phase: 'committed' } : null,
+    handoff: h.kind === 'migrate' ? handoffAt(h, 'committed') : null,
   });
   const events: ClusterEvent[] = [];
   if (h.kind === 'migrate') {
     const copy = worker(next, h.dst).keys[h.key] as KeyCopy;
-    next = withCopy(next, h.dst, h.key, { ...copy, frozen: false });
+    next = withCopy(next, h.dst, h.key, copyWith(copy, { frozen: false }));
   } else if (up(next, h.dst)) {
     // Failover restores the latest durable checkpoint, or empty state at cursor 0.
     const cp = next.store[h.key];
@@ -588,24 +709,24 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       const from = state.coordinator.epoch[a.key] as number;
       let next = withCoordinator(state, { handoff: { kind: 'migrate', key: a.key, src, dst: a.to, from, phase: 'frozen' } });
       const copy = worker(next, src).keys[a.key] as KeyCopy;
-      next = withCopy(next, src, a.key, { ...copy, frozen: true });
+      next = withCopy(next, src, a.key, copyWith(copy, { frozen: true }));
       return { state: next, events: [] };
     }
     case 'persist': {
       // C4/C5: the frozen source writes its checkpoint durably.
       const h = handoffOf(state, a.key) as Handoff;
       const copy = worker(state, h.src).keys[a.key] as KeyCopy;
-      const next = { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) };
-      return { state: withCoordinator(next, { handoff: { ...h, phase: 'persisted' } }), events: [] };
+      const next = stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) });
+      return { state: withCoordinator(next, { handoff: handoffAt(h, 'persisted') }), events: [] };
     }
     case 'install': {
       // C6: send the latest durable checkpoint to the destination.
       const h = handoffOf(state, a.key) as Handoff;
       const m: InstallMessage = { key: a.key, dst: h.dst, epoch: h.from + 1, checkpoint: state.store[a.key] ?? null };
-      const sent = { ...state, lastInstall: withEntry(state.lastInstall, a.key, m) };
+      const sent = stateWith(state, { lastInstall: withEntry(state.lastInstall, a.key, m) });
       const delivered = deliverInstall(config, sent, m);
       const phase = h.phase === 'fenced' ? 'fenced' : 'installed';
-      return { state: withCoordinator(delivered.state, { handoff: { ...h, phase } }), events: delivered.events };
+      return { state: withCoordinator(delivered.state, { handoff: handoffAt(h, phase) }), events: delivered.events };
     }
     case 'duplicateInstall':
       return deliverInstall(config, state, state.lastInstall[a.key] as InstallMessage);
@@ -618,7 +739,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       let handoff = h;
       if (h.phase === 'installed') {
         next = raiseFence(next, a.key, h.from + 1);
-        handoff = { ...h, phase: 'fenced' };
+        handoff = handoffAt(h, 'fenced');
         next = withCoordinator(next, { handoff });
         if (a.crashAfterFence) return { state: withCoordinator(next, { up: false }), events: [] };
       }
@@ -628,7 +749,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C7: the handoff is over; the source is told to let go of the old epoch.
       const h = handoffOf(state, a.key) as Handoff;
       const m: ReleaseMessage = { key: a.key, src: h.src, epoch: h.from };
-      const next = withCoordinator({ ...state, lastRelease: withEntry(state.lastRelease, a.key, m) }, { handoff: null });
+      const next = withCoordinator(stateWith(state, { lastRelease: withEntry(state.lastRelease, a.key, m) }), { handoff: null });
       return up(next, h.src) ? deliverRelease(config, next, m) : { state: next, events: [] };
     }
     case 'abort': {
@@ -638,7 +759,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       const events: ClusterEvent[] = [];
       const srcCopy = next.workers[h.src]?.keys[a.key];
       if (up(next, h.src) && srcCopy?.frozen && srcCopy.epoch === h.from) {
-        next = withCopy(next, h.src, a.key, { ...srcCopy, frozen: false });
+        next = withCopy(next, h.src, a.key, copyWith(srcCopy, { frozen: false }));
       }
       const dstCopy = next.workers[h.dst]?.keys[a.key];
       if (up(next, h.dst) && dstCopy?.frozen && dstCopy.epoch === h.from + 1) {
@@ -660,7 +781,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C4: a periodic checkpoint of an active copy.
       const copy = worker(state, a.worker).keys[a.key] as KeyCopy;
       return {
-        state: { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) },
+        state: stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) }),
         events: [],
       };
     }
@@ -672,9 +793,9 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       if (a.node === COORDINATOR) return { state: withCoordinator(state, { up: true }), events: [] };
       return restartWorker(state, a.node);
     case 'pause':
-      return { state: withWorker(state, a.worker, { ...worker(state, a.worker), status: 'paused' }), events: [] };
+      return { state: withWorker(state, a.worker, { status: 'paused', keys: worker(state, a.worker).keys }), events: [] };
     case 'resume':
-      return { state: withWorker(state, a.worker, { ...worker(state, a.worker), status: 'up' }), events: [] };
+      return { state: withWorker(state, a.worker, { status: 'up', keys: worker(state, a.worker).keys }), events: [] };
   }
 }
 

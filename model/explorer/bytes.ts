@@ -74,8 +74,11 @@ export class ByteWriter {
   /** Copies `src[start .. end)`. */
   copy(src: Uint8Array<ArrayBufferLike>, start: number, end: number): this {
     this.ensure(end - start);
-    this.bytes.set(src.subarray(start, end), this.length);
-    this.length += end - start;
+    // A loop: these copies are short, and `set(src.subarray(...))` allocates a view each time.
+    const b = this.bytes;
+    let p = this.length;
+    for (let i = start; i < end; i++) b[p++] = src[i] as number;
+    this.length = p;
     return this;
   }
 

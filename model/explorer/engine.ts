@@ -329,7 +329,9 @@ export class Visited<S> {
 
 /** One thread's expansion of the levels of one exploration. */
 export class Expander<S, A> {
-  readonly tally: Tally;
+  private readonly found: Tally;
+  /** Transitions per action kind, as counters (one map lookup per transition). */
+  private readonly kinds = new Map<string, { n: number }>();
   readonly visited: Visited<S>;
   private readonly model: Model<S, A>;
   private readonly settings: EngineSettings;
@@ -360,9 +362,20 @@ export class Expander<S, A> {
     this.por = settings.partialOrder ? model.partialOrder : undefined;
     this.progress = model.progress;
     this.withinBoundary = model.withinBoundary?.bind(model);
-    this.tally = emptyTally(model.invariants.length, model.goals?.length ?? 0);
+    this.found = emptyTally(model.invariants.length, model.goals?.length ?? 0);
     this.violationsOpen = model.invariants.length;
     this.goalsOpen = model.goals?.length ?? 0;
+  }
+
+  get generated(): number {
+    return this.found.generated;
+  }
+
+  /** What this thread found so far. */
+  get tally(): Tally {
+    const counts = this.found.kindCounts;
+    for (const [kind, c] of this.kinds) counts.set(kind, c.n);
+    return this.found;
   }
 
   /** Whether frontier bytes can leave this thread (spill to disk, go to other threads). */
@@ -395,7 +408,7 @@ export class Expander<S, A> {
     const initial = this.model.initialStates();
     for (let i = 0; i < initial.length && this.store.stopReason() === undefined; i++) {
       const s = this.keyer.key(initial[i] as S);
-      this.tally.generated++;
+      this.found.generated++;
       if (!this.budgetLeft() && this.visited.find() === -1) {
         this.store.stop('max-states');
         return;
@@ -409,14 +422,14 @@ export class Expander<S, A> {
   private discovered(state: S, index: number, depth: number, out: FrontierWriter): void {
     Atomics.add(this.runControl, TOTAL, 1);
     const model = this.model;
-    if (depth > this.tally.maxDepth) this.tally.maxDepth = depth;
+    if (depth > this.found.maxDepth) this.found.maxDepth = depth;
     if (this.violationsOpen > 0) {
       const invariants = model.invariants;
       for (let p = 0; p < invariants.length; p++) {
-        if (this.tally.violations[p] !== undefined) continue;
+        if (this.found.violations[p] !== undefined) continue;
         const why = (invariants[p] as (typeof invariants)[number]).check(state);
         if (why !== undefined) {
-          this.tally.violations[p] = { index, depth, text: why };
+          this.found.violations[p] = { index, depth, text: why };
           this.violationsOpen--;
           if (this.settings.stopAtFirstViolation) this.store.stop('violation');
         }
@@ -425,8 +438,8 @@ export class Expander<S, A> {
     if (this.goalsOpen > 0) {
       const goals = model.goals ?? [];
       for (let g = 0; g < goals.length; g++) {
-        if (this.tally.reached[g] === undefined && (goals[g] as (typeof goals)[number]).reached(state)) {
-          this.tally.reached[g] = { index, depth };
+        if (this.found.reached[g] === undefined && (goals[g] as (typeof goals)[number]).reached(state)) {
+          this.found.reached[g] = { index, depth };
           this.goalsOpen--;
         }
       }
@@ -436,7 +449,7 @@ export class Expander<S, A> {
     // cannot see past the boundary, and must not blame it.
     if (this.progress && (!inside || this.progress.quiescent(state))) this.store.setFlags(index, FLAG_GOOD);
     if (!inside) {
-      this.tally.outsideBoundary++;
+      this.found.outsideBoundary++;
       return;
     }
     this.keyer.append(out, index);
@@ -544,15 +557,18 @@ export class Expander<S, A> {
     const count = ample ? ample.length : acts.length;
     const progress = this.progress;
     if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
-    const kinds = this.tally.kindCounts;
+    const kinds = this.kinds;
+    const found = this.found;
     let edges = 0;
     for (let n = 0; n < count; n++) {
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
       const succ = this.keyer.key(por ? this.successor(state, action, k) : model.next(state, action));
-      this.tally.generated++;
+      found.generated++;
       const kind = model.actionKind(action);
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      const counter = kinds.get(kind);
+      if (counter === undefined) kinds.set(kind, { n: 1 });
+      else counter.n++;
       let r: number;
       if (this.budgetLeft()) {
         r = this.visited.insert(index, k);
@@ -623,7 +639,7 @@ export function* exploreHere<S, A>(
       const segment = segments[unit] as FrontierSegment;
       const ok = expander.expandSegment(segment, depth, levelEnd, writer);
       left -= segment.states;
-      observe?.({ depth, queued: left + writer.written, generated: expander.tally.generated });
+      observe?.({ depth, queued: left + writer.written, generated: expander.generated });
       yield;
       if (!ok) break;
     }

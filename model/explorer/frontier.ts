@@ -137,8 +137,8 @@ export class FrontierWriter {
       len >>>= 7;
     }
     b[p++] = len;
-    b.set(src.subarray(start, end), p);
-    this.used = p + n;
+    for (let i = start; i < end; i++) b[p++] = src[i] as number;
+    this.used = p;
     this.states++;
     this.written++;
   }

@@ -177,10 +177,11 @@ export function buildReport<S, A>(model: Model<S, A>, exploration: Exploration, 
  */
 function firstStuckState(n: number, store: Exploration['visited']['store']): number {
   const { start, count, targets } = store.edgeLists();
+  const flags = store.allFlags();
   const revStart = new Int32Array(n + 1);
   let edges = 0;
   for (let i = 0; i < n; i++) {
-    if ((store.flags(i) & FLAG_HOLE) !== 0) continue;
+    if (((flags[i] as number) & FLAG_HOLE) !== 0) continue;
     const end = (start[i] as number) + (count[i] as number);
     for (let e = start[i] as number; e < end; e++) {
       const t = (targets[e] as number) + 1;
@@ -192,7 +193,7 @@ function firstStuckState(n: number, store: Exploration['visited']['store']): num
   const fill = revStart.slice(0, n);
   const revSources = new Int32Array(edges);
   for (let i = 0; i < n; i++) {
-    if ((store.flags(i) & FLAG_HOLE) !== 0) continue;
+    if (((flags[i] as number) & FLAG_HOLE) !== 0) continue;
     const end = (start[i] as number) + (count[i] as number);
     for (let e = start[i] as number; e < end; e++) {
       const t = targets[e] as number;
@@ -204,7 +205,7 @@ function firstStuckState(n: number, store: Exploration['visited']['store']): num
   const queue = new Int32Array(n);
   let tail = 0;
   for (let i = 0; i < n; i++) {
-    const f = store.flags(i);
+    const f = flags[i] as number;
     if ((f & FLAG_HOLE) !== 0) canSettle[i] = 1;
     else if ((f & FLAG_GOOD) !== 0) {
       canSettle[i] = 1;

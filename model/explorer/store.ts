@@ -294,6 +294,12 @@ export class StateStore {
     return this.flagBytes[index] as number;
   }
 
+  /** Every state's flags (for the Progress check, once exploration is over). */
+  allFlags(): Uint8Array {
+    this.refresh();
+    return this.flagBytes;
+  }
+
   /** Sets flag bits of a state this thread claimed (no other thread writes them). */
   setFlags(index: number, bits: number): void {
     if (index >= this.capacity) this.refresh();
