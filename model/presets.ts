@@ -1,7 +1,7 @@
 // Named model configurations for `streamjoin check`: a preset maps a name to
 // a model factory, its bound parameters (with defaults and ranges) and the
 // protocol elements it can ablate. Add a preset by appending to `PRESETS`.
-import type { Model } from './explorer/index.ts';
+import type { Model, ModelSource } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinModel.ts';
 import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/stateMachine.ts';
@@ -189,6 +189,35 @@ export const PRESETS: readonly ModelPreset[] = [
 
 export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);
+}
+
+/**
+ * The model of preset `name` (or of its part `part`) at `bounds`, with
+ * `ablate` switched off: what a worker thread builds (`presetSource`).
+ */
+export function presetPartModel(
+  name: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | null,
+  part: string | null,
+): PresetModel {
+  const preset = presetNamed(name);
+  if (!preset) throw new Error(`unknown preset ${name}`);
+  const element = ablate ?? undefined;
+  if (part === null) return preset.build(bounds, element);
+  const found = preset.parts?.(bounds, element).find((p) => p.label === part);
+  if (!found) throw new Error(`preset ${name} has no part ${part}`);
+  return found.model;
+}
+
+/** How a worker thread builds the model of a preset's part (see `presetPartModel`). */
+export function presetSource(
+  name: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | undefined,
+  part: string | undefined,
+): ModelSource {
+  return { module: import.meta.url, export: 'presetPartModel', args: [name, bounds, ablate ?? null, part ?? null] };
 }
 
 export function presetNames(): string[] {

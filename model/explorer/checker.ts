@@ -5,7 +5,7 @@
 // run the same engine in session.ts.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunControl, exploreHere, runTotal, type EngineSettings, type RunLimits } from './engine.ts';
+import { createRunControl, exploreHere, type EngineSettings, type RunLimits } from './engine.ts';
 import { createFrontierAccount, frontierFigures, removeSpillDirectory } from './frontier.ts';
 import { buildReport } from './report.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample } from './types.ts';
@@ -67,9 +67,9 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
   let depth = 0;
   let queued = 0;
   let generated = 0;
+  let distinct = 0;
   const sample = (now: number): ProgressSample => {
     const elapsedMs = now - started;
-    const distinct = runTotal(limits);
     return { generated, distinct, depth, queue: queued, statesPerSecond: elapsedMs > 0 ? (distinct * 1000) / elapsedMs : 0, elapsedMs };
   };
   const loop = exploreHere(
@@ -81,6 +81,7 @@ export function check<S, A>(model: Model<S, A>, options: CheckOptions = {}): Che
           depth = p.depth;
           queued = p.queued;
           generated = p.generated;
+          distinct = p.distinct;
           const now = performance.now();
           if (now - last >= every) {
             last = now;

@@ -604,7 +604,12 @@ export interface Exploration {
 }
 
 /** Told between segments how far the loop on this thread has got. */
-export type LevelObserver = (sample: { readonly depth: number; readonly queued: number; readonly generated: number }) => void;
+export type LevelObserver = (sample: {
+  readonly depth: number;
+  readonly queued: number;
+  readonly generated: number;
+  readonly distinct: number;
+}) => void;
 
 let explorationCounter = 0;
 
@@ -639,7 +644,7 @@ export function* exploreHere<S, A>(
       const segment = segments[unit] as FrontierSegment;
       const ok = expander.expandSegment(segment, depth, levelEnd, writer);
       left -= segment.states;
-      observe?.({ depth, queued: left + writer.written, generated: expander.generated });
+      observe?.({ depth, queued: left + writer.written, generated: expander.generated, distinct: store.size });
       yield;
       if (!ok) break;
     }
