@@ -1,71 +1,161 @@
-// streamjoin's programmatic API: explicit named exports of each part.
-// spec/: the normative vocabulary, schemas and reference encodings.
+// streamjoin's public API: what a user of the library calls. Everything else
+// is internal. `etc/streamjoin.api.md` is the reviewed report of this surface
+// (`npm run api` regenerates it; `npm test` fails when it is out of date).
+
+// spec/: the vocabulary, the documents and their loaders, the constants.
 export {
   BOUND_MAX,
+  CHECK_CONFIG_FORMAT,
+  CLUSTER_TRACE_FORMAT,
+  COORDINATOR,
+  COUNTEREXAMPLE_FORMAT,
   ERROR_CODES,
   InputError,
+  LEVELS,
   OPERATOR_TRACE_FORMAT,
   OUTCOME_CODES,
+  PROTOCOL_ERRORS,
+  PROTOCOL_VERSION,
   REJECT_REASONS,
   SIDES,
   SPEC_VERSION,
   TIME_MAX,
   TIME_MIN,
   compareCodePoints,
+  loadAnyTrace,
+  loadCheckConfig,
+  loadClusterTrace,
+  loadCounterexample,
   loadOperatorTrace,
   matchId,
+  parseClusterTrace,
   parseMatchId,
   parseOperatorTrace,
-  schemaError,
 } from './spec/index.ts';
 export type {
+  AnyTrace,
   Change,
+  CheckConfig,
+  ClusterAction,
+  ClusterConfig,
+  ClusterEvent,
+  ClusterExpectation,
+  ClusterObservation,
+  ClusterStep,
+  ClusterTrace,
+  Counterexample,
+  ErrorCode,
+  ExternalAction,
   JoinConfig,
+  Level,
   LogRecord,
+  OperatorStep,
   OperatorTrace,
   Outcome,
+  OutcomeCode,
+  ProtocolReply,
+  ProtocolRequest,
   RejectReason,
   RetainedCounts,
+  RowRecord,
+  Side,
+  StepExpectation,
+  WatermarkRecord,
 } from './spec/index.ts';
-// model/: the reference operator and oracle, the cluster model, the explorer.
-export { check, firstContractViolation, initialJoinState, initialOracleState, stepJoin, stepOracle } from './model/index.ts';
-export type { CheckOptions, CheckReport, JoinState, Model, OracleState } from './model/index.ts';
+
+// model/: the explorer (check) and the Model interface, the models and their
+// presets, the reference operator and oracle, the cluster state machine.
 export {
   CLUSTER_PRESETS,
   PRESETS,
   PROTOCOL_ELEMENTS,
   applyExternal,
+  check,
   clusterExplorerModel,
   clusterPreset,
+  firstContractViolation,
   initialClusterState,
+  initialJoinState,
+  initialOracleState,
+  joinModel,
   observeCluster,
+  presetModel,
   presetNamed,
   projectOntoKey,
-  whyDisabled,
+  replayPath,
+  resolveBounds,
+  stepJoin,
+  stepOracle,
+  whyNotEnabled,
   withAblation,
 } from './model/index.ts';
-export type { ClusterSetup, ClusterState, ProtocolElement } from './model/index.ts';
-// impl/: the optimized operator, the durable checkpoint store, the fenced cluster.
-export { FileCheckpointStore, ImplCluster, JoinOperator, MemoryCheckpointStore } from './impl/index.ts';
-export type { CheckpointStore } from './impl/index.ts';
-// conformance/: running traces against any operator.
-export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
-export type { OperatorUnderTest, OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
-export { createModelOperator } from './conformance/adapters/modelOperator.ts';
-export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
-// conformance/: the harness (protocol v1, adapters, lockstep, random traces, the conform job).
+export type {
+  CheckOptions,
+  CheckReport,
+  ClusterModelConfig,
+  ClusterPreset,
+  ClusterSetup,
+  ClusterState,
+  ClusterTransition,
+  Goal,
+  Invariant,
+  JoinModelOptions,
+  JoinState,
+  JoinStep,
+  Model,
+  ModelPreset,
+  OracleState,
+  PresetModel,
+  PropertyResult,
+  ProtocolElement,
+  ReplayResult,
+  Verdict,
+} from './model/index.ts';
+
+// impl/: the optimized operator, the fenced cluster, the checkpoint stores, their errors.
 export {
-  EXHAUSTIVE_SCENARIOS,
-  MUTANTS,
-  createProtocolServer,
-  implSut,
-  inProcessSystem,
-  modelSut,
-  runClusterLockstep,
-  runConform,
-  runMutants,
-  runOperatorLockstep,
-  spawnSystem,
-  SutUnavailable,
-} from './conformance/index.ts';
-export type { ConformReport, Divergence, InProcessSut, SystemUnderTest } from './conformance/index.ts';
+  CheckpointStoreError,
+  ClusterStoppedError,
+  ConfigError,
+  DurableStateError,
+  FileCheckpointStore,
+  ImplCluster,
+  JoinOperator,
+  MemoryCheckpointStore,
+  SnapshotError,
+} from './impl/index.ts';
+export type { Checkpoint, CheckpointStore, ClusterApplyResult, ImplClusterOptions } from './impl/index.ts';
+
+// conformance/: the conform job, the systems under test (in-process, over
+// protocol v1, and the protocol server for your own), lockstep runs, random
+// traces, exhaustive scenarios, the mutant catalogue, counterexample files.
+export { runConform } from './conformance/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceSource } from './conformance/conform.ts';
+export { spawnSystem } from './conformance/adapters/process.ts';
+export type { ProcessOptions } from './conformance/adapters/process.ts';
+export { inProcessSystem } from './conformance/adapters/inProcess.ts';
+export { createProtocolServer } from './conformance/adapters/protocolServer.ts';
+export type { ProtocolServer } from './conformance/adapters/protocolServer.ts';
+export { implSut } from './conformance/adapters/implSut.ts';
+export { modelSut } from './conformance/adapters/modelSut.ts';
+export { SutConfigError, SutUnavailable } from './conformance/adapters/sut.ts';
+export type { ClusterUnderTest, InProcessSut, SystemUnderTest } from './conformance/adapters/sut.ts';
+export { createModelOperator } from './conformance/adapters/modelOperator.ts';
+export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
+export type { OperatorFactory, OperatorTraceResult, OperatorUnderTest } from './conformance/lockstep/operatorTrace.ts';
+export { runClusterLockstep } from './conformance/lockstep/clusterLockstep.ts';
+export type { ClusterRunResult } from './conformance/lockstep/clusterLockstep.ts';
+export { runOperatorLockstep } from './conformance/lockstep/operatorLockstep.ts';
+export type { OperatorRunResult } from './conformance/lockstep/operatorLockstep.ts';
+export type { Divergence } from './conformance/lockstep/divergence.ts';
+export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
+export type { LogDomain } from './conformance/generate/logs.ts';
+export { clusterTraceArbitrary } from './conformance/generate/clusterTraces.ts';
+export { EXHAUSTIVE_SCENARIOS } from './conformance/generate/exhaustive.ts';
+export type { ExhaustiveScenario } from './conformance/generate/exhaustive.ts';
+export { MUTANTS } from './conformance/mutants/catalogue.ts';
+export type { Mutant } from './conformance/mutants/catalogue.ts';
+export { runMutants } from './conformance/mutants/run.ts';
+export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
+export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
+export type { WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';

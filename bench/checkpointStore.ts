@@ -13,8 +13,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { FileCheckpointStore, JoinOperator, MemoryCheckpointStore, readSnapshot } from '../impl/index.ts';
-import type { Checkpoint, CheckpointStore, OperatorSnapshot } from '../impl/index.ts';
+import { FileCheckpointStore, JoinOperator, MemoryCheckpointStore } from '../impl/index.ts';
+import type { Checkpoint, CheckpointStore } from '../impl/index.ts';
+import { readSnapshot, type OperatorSnapshot } from '../impl/snapshot.ts';
 
 interface SqliteStatement {
   run(...params: unknown[]): unknown;

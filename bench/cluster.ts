@@ -13,7 +13,8 @@ import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterAction, ClusterConfig, LogRecord } from '../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster } from '../model/cluster/stateMachine.ts';
+import { applyExternal, observeCluster } from '../model/cluster/stateMachine.ts';
+import { initialClusterState } from '../model/cluster/clusterState.ts';
 import { ImplCluster } from '../impl/index.ts';
 
 const { values: flags } = parseArgs({ options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } } });

@@ -11,7 +11,8 @@ import os from 'node:os';
 import FlattenIntervalTree from '@flatten-js/interval-tree';
 import type { JoinConfig, LogRecord } from '../spec/index.ts';
 import { stepJoin, type JoinState, type RowState } from '../model/index.ts';
-import { JoinOperator, IntervalNode, IntervalTree } from '../impl/index.ts';
+import { JoinOperator } from '../impl/index.ts';
+import { IntervalNode, IntervalTree } from '../impl/intervalTree.ts';
 
 const { values: flags } = parseArgs({
   options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } },

@@ -4,9 +4,21 @@ import type { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample } from '../spec/index.ts';
 import type { CheckConfig, Counterexample } from '../spec/index.ts';
-import { check, evaluateProperty, jsonDiff } from '../model/explorer/index.ts';
-import type { CheckOptions, CheckReport, Model, ProgressSample, PropertyResult, VisitedMode } from '../model/explorer/index.ts';
-import { PRESETS, resolveBounds, type ModelPreset, type PresetModel } from '../model/presets.ts';
+import {
+  check,
+  evaluateProperty,
+  jsonDiff,
+  type CheckOptions,
+  type CheckReport,
+  type Model,
+  type ProgressSample,
+  type PropertyResult,
+  type VisitedMode,
+  PRESETS,
+  resolveBounds,
+  type ModelPreset,
+  type PresetModel,
+} from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';

@@ -22,7 +22,7 @@ export interface TraceSource {
   readonly trace: AnyTrace;
 }
 
-export type Verdict = 'pass' | 'fail' | 'unknown';
+export type ConformVerdict = 'pass' | 'fail' | 'unknown';
 
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */
 export interface Failure {
@@ -72,7 +72,7 @@ export interface ExhaustiveResult {
   readonly skipped: number;
   /** Traces per level run. */
   readonly levels: Partial<Record<Level, number>>;
-  readonly verdict: Verdict | 'not run';
+  readonly verdict: ConformVerdict | 'not run';
   readonly ms: number;
 }
 
@@ -83,13 +83,13 @@ export interface RandomResult {
   /** Runs before the first failure, or all of them. */
   readonly runs: number;
   readonly shrinks: number;
-  readonly verdict: Verdict;
+  readonly verdict: ConformVerdict;
   /** Why it is `unknown` when the budget ran out. */
   readonly note?: string;
 }
 
 export interface ConformReport {
-  readonly verdict: Verdict;
+  readonly verdict: ConformVerdict;
   readonly sut: string;
   readonly implementation?: ImplementationInfo;
   /** Levels the system supports (from the handshake). */

@@ -9,11 +9,11 @@
 //
 // On-disk layout: one directory; per key, files `<name>.<generation>.ckpt`,
 // where <name> encodes the key and <generation> counts that key's writes.
-// A write goes to `<file>.tmp`, is fsynced, renamed into place, and the
-// directory is fsynced (POSIX makes the rename atomic, so a reader sees the
-// whole old file or the whole new one). The newest good generation and the
-// one before it are kept, so a checkpoint found bad on read falls back to
-// the last good one. Each file is a header line and a body:
+// Each file is written crash-safely (crashSafeFile.ts: temporary file,
+// fsync, rename, directory fsync), so a reader sees the whole old file or the
+// whole new one. The newest good generation and the one before it are kept,
+// so a checkpoint found bad on read falls back to the last good one. Each
+// file is a checksummed header line and a body:
 //
 //   {"format":"streamjoin/checkpoint@1","key":"k1","generation":3,"bytes":N,"sha256":"<hex>"}\n
 //   {"key":"k1","epoch":2,"cursor":17,"state":{...operator snapshot...}}
@@ -21,10 +21,20 @@
 // A file that is torn, truncated, altered, of another format version or not
 // a checkpoint at all is never loaded: it is reported (`problems()`, naming
 // the key and the path) and skipped.
-import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareCodePoints } from '../spec/index.ts';
+import {
+  bodyProblem,
+  checksumHeader,
+  checksummedFile,
+  errnoOf,
+  fileStemOf,
+  keyOfFileStem,
+  removeIfPresent,
+  replaceFile,
+} from './crashSafeFile.ts';
+import type { ReplacePoint } from './crashSafeFile.ts';
 import { CheckpointStoreError, SnapshotError } from './errors.ts';
 import type { CheckpointProblem, CheckpointProblemKind } from './errors.ts';
 import { readSnapshot } from './snapshot.ts';
@@ -123,13 +133,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 }
 
-/**
- * Points inside a file write where a test (or the cluster's crash
- * injection) may stop the process: half the bytes written and not synced;
- * the temporary file complete and fsynced but not renamed; renamed but the
- * directory not yet fsynced.
- */
-export type CheckpointWritePoint = 'tmp-partial' | 'tmp-synced' | 'renamed';
+/** Points inside a file write where a test (or the cluster's crash injection) may stop the process (see `ReplacePoint`). */
+export type CheckpointWritePoint = ReplacePoint;
 
 export interface FileCheckpointStoreOptions {
   /** Called at each write point with the path being written. */
@@ -137,25 +142,14 @@ export interface FileCheckpointStoreOptions {
 }
 
 const FILE_PATTERN = /^([kh][0-9a-f]+)\.(\d{12})\.ckpt(\.tmp)?$/;
-const MAX_HEX_NAME = 200;
-
-/** File-name stem of a key: its UTF-8 bytes in hex (`k…`), or a SHA-256 (`h…`) when too long for a name. */
-function stemOf(key: string): string {
-  const hex = Buffer.from(key, 'utf8').toString('hex');
-  return hex.length <= MAX_HEX_NAME ? `k${hex}` : `h${createHash('sha256').update(key, 'utf8').digest('hex')}`;
-}
-
-/** The key a stem names, when the stem is reversible. */
-function keyOfStem(stem: string): string | undefined {
-  return stem.startsWith('k') ? Buffer.from(stem.slice(1), 'hex').toString('utf8') : undefined;
-}
-
 const fileName = (stem: string, generation: number): string => `${stem}.${String(generation).padStart(12, '0')}.ckpt`;
 
-/** The header line of a checkpoint file, without its newline. */
-function headerLine(key: string, generation: number, bytes: number, sha256: string): string {
-  return JSON.stringify({ format: CHECKPOINT_FORMAT, key, generation, bytes, sha256 });
-}
+/** The header fields of a checkpoint file before its body's length and checksum. */
+const headerFields = (key: string, generation: number): Readonly<Record<string, string | number>> => ({
+  format: CHECKPOINT_FORMAT,
+  key,
+  generation,
+});
 
 type Verified =
   | { readonly ok: true; readonly checkpoint: Checkpoint }
@@ -167,7 +161,7 @@ type Verified =
  * or the body, so no change to any byte goes unnoticed.
  */
 function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number): Verified {
-  let key = keyOfStem(stem);
+  let key = keyOfFileStem(stem);
   const bad = (kind: CheckpointProblemKind, detail: string): Verified => ({ ok: false, kind, detail, key });
   if (bytes.length === 0) return bad('truncated', 'the file is empty');
   const newline = bytes.indexOf(10);
@@ -193,7 +187,7 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   }
   if (format !== CHECKPOINT_FORMAT) return bad('malformed', 'the header has no checkpoint format');
   if (typeof header['key'] === 'string') {
-    if (stemOf(header['key']) !== stem)
+    if (fileStemOf(header['key']) !== stem)
       return bad('malformed', `the header names key ${JSON.stringify(header['key'])}, not the key of the file name`);
     key = header['key'];
   }
@@ -206,21 +200,20 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   if (Object.keys(header).length !== 5) return bad('malformed', 'the header has unknown fields');
   // The header is not covered by the checksum, so it must be exactly the line put writes
   // (no added whitespace, no reordered fields): then no change to it goes unnoticed.
-  if (bytes.subarray(0, newline).toString('utf8') !== headerLine(header['key'], generation, length, digest)) {
+  if (bytes.subarray(0, newline).toString('utf8') !== checksumHeader(headerFields(header['key'], generation), length, digest)) {
     return bad('malformed', 'the header is not in canonical form');
   }
   const body = bytes.subarray(newline + 1);
-  if (body.length < length) return bad('truncated', `the body has ${body.length} of ${length} bytes`);
-  if (body.length > length) return bad('malformed', `${body.length - length} bytes follow the body`);
-  if (createHash('sha256').update(body).digest('hex') !== digest) return bad('checksum', 'the body does not match its SHA-256');
+  const problem = bodyProblem(body, length, digest);
+  if (problem !== undefined) return bad(problem.kind, problem.detail);
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     return bad('malformed', 'the body is not JSON');
   }
-  const problem = checkpointProblem(value);
-  if (problem !== undefined) return bad('malformed', problem);
+  const invalid = checkpointProblem(value);
+  if (invalid !== undefined) return bad('malformed', invalid);
   const checkpoint = value as Checkpoint;
   if (key !== undefined && checkpoint.key !== key) return bad('malformed', `the body is for key ${JSON.stringify(checkpoint.key)}`);
   return { ok: true, checkpoint };
@@ -269,33 +262,17 @@ export class FileCheckpointStore implements CheckpointStore {
     this.assertOpen();
     const body = Buffer.from(checkedForPut(checkpoint), 'utf8');
     const key = checkpoint.key;
-    const stem = stemOf(key);
+    const stem = fileStemOf(key);
     const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key };
     const generation = (files.generations.at(-1) ?? 0) + 1;
-    const header = headerLine(key, generation, body.length, createHash('sha256').update(body).digest('hex'));
-    const bytes = Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]);
     const path = join(this.directory, fileName(stem, generation));
-    const tmp = `${path}.tmp`;
     try {
-      const fd = openSync(tmp, 'w');
-      try {
-        // Two writes, so that "half written" is a real state a crash can leave.
-        const half = bytes.length >> 1;
-        writeFully(fd, bytes.subarray(0, half));
-        this.onWritePoint?.('tmp-partial', tmp);
-        writeFully(fd, bytes.subarray(half));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      this.onWritePoint?.('tmp-synced', tmp);
-      renameSync(tmp, path);
-      this.onWritePoint?.('renamed', path);
-      this.syncDirectory();
+      replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint);
     } catch (e) {
-      if (e instanceof CheckpointStoreError) throw e;
-      tryUnlink(tmp);
-      throw new CheckpointStoreError(`checkpoint not stored (${errnoOf(e)}); the previous one stays the latest`, { key, path: tmp });
+      throw new CheckpointStoreError(`checkpoint not stored (${errnoOf(e)}); the previous one stays the latest`, {
+        key,
+        path: `${path}.tmp`,
+      });
     }
     const previousGood = files.good;
     files.generations.push(generation);
@@ -306,14 +283,14 @@ export class FileCheckpointStore implements CheckpointStore {
     const keep = new Set([generation, previousGood]);
     files.generations = files.generations.filter((g) => {
       if (keep.has(g)) return true;
-      tryUnlink(join(this.directory, fileName(stem, g)));
+      removeIfPresent(join(this.directory, fileName(stem, g)));
       return false;
     });
   }
 
   get(key: string): Checkpoint | undefined {
     this.assertOpen();
-    const files = this.byStem.get(stemOf(key));
+    const files = this.byStem.get(fileStemOf(key));
     if (files === undefined) return undefined;
     // The index says which generation verified at open or at put; re-read and
     // re-verify, since the file may have been damaged since.
@@ -360,7 +337,7 @@ export class FileCheckpointStore implements CheckpointStore {
     try {
       bytes = readFileSync(path);
     } catch (e) {
-      const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${errnoOf(e)})`, key: keyOfStem(stem) };
+      const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${errnoOf(e)})`, key: keyOfFileStem(stem) };
       this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
       return v;
     }
@@ -394,12 +371,12 @@ export class FileCheckpointStore implements CheckpointStore {
           detail += v.ok ? '; the file was complete' : `; torn: ${v.detail}`;
           this.report({ kind: 'incomplete', key: v.ok ? v.checkpoint.key : v.key, path, detail: `${detail}; removed` });
         } catch (e) {
-          this.report({ kind: 'incomplete', key: keyOfStem(stem), path, detail: `${detail}; unreadable (${errnoOf(e)}); removed` });
+          this.report({ kind: 'incomplete', key: keyOfFileStem(stem), path, detail: `${detail}; unreadable (${errnoOf(e)}); removed` });
         }
-        tryUnlink(path);
+        removeIfPresent(path);
         continue;
       }
-      const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key: keyOfStem(stem) };
+      const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key: keyOfFileStem(stem) };
       files.generations.push(generation);
       this.byStem.set(stem, files);
     }
@@ -415,31 +392,4 @@ export class FileCheckpointStore implements CheckpointStore {
       }
     }
   }
-
-  private syncDirectory(): void {
-    const fd = openSync(this.directory, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
-function writeFully(fd: number, bytes: Buffer): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-}
-
-function tryUnlink(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone, or not ours to remove: either way nothing depends on it.
-  }
-}
-
-function errnoOf(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  return code ?? (e instanceof Error ? e.message : String(e));
 }

@@ -1,86 +1,48 @@
-// Public API of model/: the reference join operator and the brute-force oracle.
-export {
-  changeOf,
-  contentOf,
-  encodeJoinState,
-  evict,
-  globalWatermark,
-  horizonOf,
-  initialJoinState,
-  isLateInsert,
-  isLateRetract,
-  isRetained,
-  overlaps,
-  retainedCountsOf,
-  sameContent,
-  sameIdentity,
-  stepJoin,
-  validityOf,
-} from './join/join.ts';
-export type { JoinState, JoinStep, MatchState, RowState } from './join/join.ts';
-export {
-  firstContractViolation,
-  horizonRetained,
-  identityString,
-  initialOracleState,
-  relationOf,
-  stepOracle,
-} from './join/oracle.ts';
-export type { OracleState, OracleStep } from './join/oracle.ts';
-// The explorer (explicit-state model checker) and the models and presets on it.
-export { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './explorer/index.ts';
+// model/'s API to the other folders (and, in part, to the library's users
+// through the root index.ts): the explorer, the models and presets, the
+// reference operator and oracle, the cluster state machine. Files inside
+// model/ import each other directly.
+
+// The explorer: a generic explicit-state model checker.
+export { check } from './explorer/checker.ts';
+export { evaluateProperty, jsonDiff, replayPath } from './explorer/replay.ts';
+export type { ReplayResult } from './explorer/replay.ts';
 export type {
   CheckOptions,
   CheckReport,
   Goal,
   Invariant,
   Model,
-  PartialOrderHook,
-  Path,
-  ProgressProperty,
   ProgressSample,
-  PropertyEvaluation,
   PropertyResult,
-  ReplayResult,
-  ReplayStep,
   Verdict,
   VisitedMode,
-} from './explorer/index.ts';
-export { JOIN_ABLATIONS, describeRecord, encodeJoinModelState, joinModel, recordDomain } from './join/joinModel.ts';
-export type { JoinAction, JoinModelBounds, JoinModelOptions, JoinModelState, OperatorStepFunction } from './join/joinModel.ts';
-export { PRESETS, presetModel, presetNamed, presetNames, resolveBounds } from './presets.ts';
-export type { AblationElement, BoundParameter, ModelPreset, PresetModel } from './presets.ts';
-// The cluster: the handoff state machine (SPEC §5), its explorer model and presets (SPEC §6).
+} from './explorer/types.ts';
+// The presets `streamjoin check` runs.
+export { PRESETS, presetModel, presetNamed, resolveBounds } from './presets.ts';
+export type { ModelPreset, PresetModel } from './presets.ts';
+// The join (SPEC §1–§3): reference operator, oracle, and the join's explorer model.
+export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
+export type { JoinState, JoinStep, RowState } from './join/join.ts';
+export { firstContractViolation, initialOracleState, stepOracle } from './join/oracle.ts';
+export type { OracleState } from './join/oracle.ts';
+export { joinModel } from './join/joinModel.ts';
+export type { JoinModelOptions } from './join/joinModel.ts';
+// The cluster (SPEC §5): state, guards, effects; its bounded histories, explorer model and presets (§6).
+export { PROTOCOL_ELEMENTS, initialClusterState } from './cluster/clusterState.ts';
+export type { ClusterSetup, ClusterState, ClusterTransition, ProtocolElement } from './cluster/clusterState.ts';
+export { whyNotEnabled } from './cluster/guards.ts';
+export { applyExternal, observeCluster } from './cluster/stateMachine.ts';
 export {
-  COORDINATOR,
-  PROTOCOL_ELEMENTS,
-  PROTOCOL_ELEMENT_DESCRIPTIONS,
-  applyAction,
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  settle,
-  sinkRelation,
-  transition,
-  whyDisabled,
-} from './cluster/stateMachine.ts';
-export type {
-  Checkpoint,
-  ClusterSetup,
-  ClusterState,
-  ClusterTransition,
-  CoordinatorState,
-  Handoff,
-  InstallMessage,
-  KeyCopy,
-  ProtocolElement,
-  ReleaseMessage,
-  SinkState,
-  WorkerState,
-} from './cluster/stateMachine.ts';
-export { enabledClusterActions, initialExplored, isFault, isQuiescent, nextEager, nextExplored } from './cluster/boundedHistories.ts';
-export type { Budget, ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
+  clusterActionKind,
+  enabledClusterActions,
+  encodeExplored,
+  initialExplored,
+  isFault,
+  isQuiescent,
+  nextEager,
+} from './cluster/boundedHistories.ts';
+export type { ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
 export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';
-export type { LabelledAction } from './cluster/explorerModel.ts';
 export { CLUSTER_PRESETS, clusterPreset, projectOntoKey, withAblation } from './cluster/presets.ts';
 export type { ClusterPreset } from './cluster/presets.ts';

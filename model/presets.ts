@@ -4,7 +4,7 @@
 import type { Model, ModelSource } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinModel.ts';
-import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/stateMachine.ts';
+import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
 import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './cluster/presets.ts';
@@ -218,10 +218,6 @@ export function presetSource(
   part: string | undefined,
 ): ModelSource {
   return { module: import.meta.url, export: 'presetPartModel', args: [name, bounds, ablate ?? null, part ?? null] };
-}
-
-export function presetNames(): string[] {
-  return PRESETS.map((p) => p.name);
 }
 
 /**

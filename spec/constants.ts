@@ -13,6 +13,9 @@ export const BOUND_MAX = 2 ** 50;
 
 export const SIDES = ['L', 'R'] as const;
 
+/** The coordinator's node id in crash and restart actions (SPEC C10); no worker may have it (C1). */
+export const COORDINATOR = 'coordinator';
+
 /** J1 validity checks in the order they are applied, then J2's conflict, then C3's unknown key. */
 export const REJECT_REASONS = [
   'empty_key',

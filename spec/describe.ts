@@ -1,6 +1,6 @@
 // One line for people per cluster action: vocabulary, not semantics, so the
 // model, the implementation and the harness all describe actions alike.
-import type { ClusterAction } from './types.ts';
+import type { ClusterAction } from './types.gen.ts';
 
 /** `freeze k1 -> w2`, `record insert k1/L/a ts=1 [1,2]`, ... */
 export function describeClusterAction(a: ClusterAction): string {

@@ -1,45 +1,6 @@
-// Types of the spec. The document types are generated from the JSON Schemas
-// (types.gen.ts); the ones below narrow them to what the rules have already
-// checked, and are shared by model/ and impl/ as vocabulary only.
-import type { RowRecord, WatermarkRecord } from './types.gen.ts';
-
-export type {
-  Change,
-  ClusterAction,
-  ClusterConfig,
-  ClusterEvent,
-  ClusterExpectation,
-  ClusterObservation,
-  ClusterStep,
-  ClusterTrace,
-  CopyObservation,
-  ErrorReply,
-  EventsOk,
-  HandoffObservation,
-  ImplementationInfo,
-  InitOk,
-  InitRequest,
-  InspectOk,
-  CheckConfig,
-  Counterexample,
-  JoinConfig,
-  Level,
-  LogRecord,
-  OperatorRecordOk,
-  OperatorStep,
-  OperatorTrace,
-  Outcome,
-  OutcomeCode,
-  ProtocolErrorCode,
-  ProtocolReply,
-  ProtocolRequest,
-  RejectReason,
-  RetainedCounts,
-  RowRecord,
-  StepExpectation,
-  WatermarkRecord,
-} from './types.gen.ts';
-
+// The small shapes of the spec's rules that no document schema names,
+// shared by model/ and impl/. The document types are generated from the JSON
+// Schemas (types.gen.ts).
 export type Side = 'L' | 'R';
 
 /** The content of a row (SPEC J2): a valid insert or retract without its kind. */
@@ -51,11 +12,6 @@ export interface RowContent {
   readonly start: number;
   readonly end: number;
 }
-
-/** A row record that passed the J1 validity checks. */
-export type ValidRowRecord = RowRecord & { readonly side: Side };
-/** A watermark record that passed the J1 validity checks. */
-export type ValidWatermarkRecord = WatermarkRecord & { readonly side: Side };
 
 /** Per-side watermarks; `null` is −∞ (SPEC §0, J4). */
 export interface Watermarks {

@@ -1,7 +1,7 @@
 // The reference cluster model (model/cluster/stateMachine.ts) behind the harness's
 // cluster interface, processing eagerly (SPEC §7).
 import { PROTOCOL_ERRORS, type ClusterConfig, type ExternalAction } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, whyDisabled, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import { applyExternal, observeCluster, initialClusterState, type ClusterSetup, whyNotEnabled } from '../../model/index.ts';
 import type { ClusterUnderTest } from './sut.ts';
 
 /**
@@ -15,7 +15,7 @@ export function createModelCluster(given: ClusterConfig | ClusterSetup): Cluster
   return {
     apply(action: ExternalAction) {
       // §7: an action that is not enabled is refused and changes nothing.
-      const why = whyDisabled(config, state, action);
+      const why = whyNotEnabled(config, state, action);
       if (why !== undefined) return { error: { code: PROTOCOL_ERRORS.not_enabled, text: why } };
       const step = applyExternal(config, state, action);
       state = step.state;

@@ -17,7 +17,7 @@
 // `|R:`): keys, workers and row ids that break naive object maps, path
 // splitting or the seed's ambiguous match ids.
 import fc from 'fast-check';
-import { CLUSTER_TRACE_FORMAT, levelOfAction } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, levelOfAction, COORDINATOR } from '../../spec/index.ts';
 import type {
   ClusterAction,
   ClusterConfig,
@@ -30,14 +30,13 @@ import type {
   RowRecord,
 } from '../../spec/index.ts';
 import {
-  COORDINATOR,
-  applyExternal,
   initialClusterState,
-  observeCluster,
-  whyDisabled,
   type ClusterSetup,
   type ClusterState,
-} from '../../model/cluster/stateMachine.ts';
+  applyExternal,
+  observeCluster,
+  whyNotEnabled,
+} from '../../model/index.ts';
 import { configArbitrary, keepInContract } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
@@ -280,7 +279,7 @@ export function crashEverything(setup: ClusterSetup, state: ClusterState): Clust
   let next = state;
   for (const node of [COORDINATOR, ...setup.workers]) {
     const a: ClusterAction = { type: 'crash', node };
-    if (whyDisabled(setup, next, a) === undefined) next = applyExternal(setup, next, a).state;
+    if (whyNotEnabled(setup, next, a) === undefined) next = applyExternal(setup, next, a).state;
   }
   return next;
 }
@@ -352,7 +351,7 @@ export function interpretChoiceItems(
   const items: ChoiceItem[] = [];
   let next = 0;
   let probe = 0;
-  const enabled = (a: ExternalAction): boolean => whyDisabled(setup, state, a) === undefined;
+  const enabled = (a: ExternalAction): boolean => whyNotEnabled(setup, state, a) === undefined;
   const take = (a: ExternalAction): void => {
     items.push({ kind: 'action', action: a, probe });
     if (enabled(a)) state = applyExternal(setup, state, a).state;
@@ -435,9 +434,9 @@ export function modelChoiceSteps(config: ClusterSetup, level: 'cluster' | 'fault
       state = crashEverything(setup, state);
       return { kind: 'reopen', observation: observeCluster(setup, state) };
     }
-    const disabled: ClusterAction[] = [...never, ...universe.filter((a) => whyDisabled(setup, state, a) !== undefined)];
+    const disabled: ClusterAction[] = [...never, ...universe.filter((a) => whyNotEnabled(setup, state, a) !== undefined)];
     const refused = disabled[item.probe % disabled.length] as ClusterAction;
-    const why = whyDisabled(setup, state, item.action);
+    const why = whyNotEnabled(setup, state, item.action);
     if (why !== undefined)
       return { kind: 'action', action: item.action, expected: { error: why }, observation: observeCluster(setup, state), refused };
     const t = applyExternal(setup, state, item.action);

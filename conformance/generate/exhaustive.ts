@@ -12,8 +12,8 @@
 // the end. A trace that is a prefix of another is dropped.
 import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
-import type { ClusterSetup } from '../../model/cluster/stateMachine.ts';
 import {
+  type ClusterSetup,
   clusterActionKind,
   enabledClusterActions,
   encodeExplored,
@@ -24,8 +24,8 @@ import {
   type ClusterBounds,
   type ClusterModelConfig,
   type ExploredState,
-} from '../../model/cluster/boundedHistories.ts';
-import { expectedClusterKinds } from '../../model/cluster/explorerModel.ts';
+  expectedClusterKinds,
+} from '../../model/index.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {

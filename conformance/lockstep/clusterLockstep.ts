@@ -6,12 +6,12 @@ import { PROTOCOL_ERRORS, protocolErrorName } from '../../spec/index.ts';
 import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
 import {
   applyExternal,
-  initialClusterState,
   observeCluster,
-  whyDisabled,
+  initialClusterState,
   type ClusterSetup,
   type ClusterState,
-} from '../../model/cluster/stateMachine.ts';
+  whyNotEnabled,
+} from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
@@ -303,7 +303,7 @@ export class PrefixSharingModel {
     for (let i = shared; i < actions.length; i++) {
       const action = actions[i] as ExternalAction;
       // §7: an action that is not enabled is refused and changes nothing.
-      const why = whyDisabled(setup, state, action);
+      const why = whyNotEnabled(setup, state, action);
       let step: ExpectedClusterStep;
       if (why !== undefined) step = { error: why, observation: observeCluster(setup, state) };
       else {

@@ -36,11 +36,11 @@ export const MUTANTS: readonly Mutant[] = [
       'persist reports the checkpoint written (and the handoff moves on) but never puts it in the durable store, so install sends whatever older checkpoint the store holds, or none',
     patches: [
       {
-        file: 'cluster/cluster.ts',
-        find: `        this.writeCheckpoint(slot, (this.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
-        replace: `        // MUTANT: the checkpoint is announced but never made durable.
-        const persisted = (this.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
-        slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
+        file: 'cluster/effects.ts',
+        find: `      writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
+        replace: `      // MUTANT: the checkpoint is announced but never made durable.
+      const persisted = (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
+      slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
       },
     ],
   },
@@ -66,12 +66,12 @@ export const MUTANTS: readonly Mutant[] = [
       'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed insert of a match it already holds instead of deduplicating it',
     patches: [
       {
-        file: 'cluster/cluster.ts',
-        find: `    return this.storedCheckpoint(slot);
-  }`,
-        replace: `    this.storedCheckpoint(slot);
-    return undefined; // MUTANT: recover from the beginning of the log, whatever was checkpointed
-  }`,
+        file: 'cluster/clusterState.ts',
+        find: `  return storedCheckpoint(c, slot);
+}`,
+        replace: `  storedCheckpoint(c, slot);
+  return undefined; // MUTANT: recover from the beginning of the log, whatever was checkpointed
+}`,
       },
       {
         file: 'cluster/sink.ts',
@@ -205,7 +205,7 @@ export const MUTANTS: readonly Mutant[] = [
 `,
       },
       {
-        file: 'cluster/cluster.ts',
+        file: 'cluster/inputChecks.ts',
         find: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };`,
         replace: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped`,
       },
@@ -220,47 +220,53 @@ export const MUTANTS: readonly Mutant[] = [
     patches: [
       {
         file: 'cluster/cluster.ts',
-        find: `  private handoff: HandoffRecord | null = null;`,
-        replace: `  private handoff: HandoffRecord | null = null;
-  /** MUTANT: records of a frozen key, held in the coordinator's memory. */
-  private frozenRecords: LogRecord[] = [];`,
+        find: `      handoff: null,
+    };`,
+        replace: `      handoff: null,
+      frozenRecords: [], // MUTANT: records of a frozen key, held in the coordinator's memory
+    };`,
       },
       {
-        file: 'cluster/cluster.ts',
-        find: `    this.storage.log.append(record);
-    this.indexRecord(record, index);`,
-        replace: `    const h = this.handoff; // MUTANT: a frozen key's record waits in memory
-    if (slot !== undefined && h !== null && h.kind === 'migrate' && h.key === slot.key && h.phase !== 'committed') {
-      this.frozenRecords.push(record);
-      events.push({ type: 'appended', index: index + this.frozenRecords.length - 1 });
-      return;
-    }
-    this.storage.log.append(record);
-    this.indexRecord(record, index);`,
+        file: 'cluster/effects.ts',
+        find: `  c.storage.log.append(record);
+  indexRecord(c, record, index);`,
+        replace: `  const h = c.handoff; // MUTANT: a frozen key's record waits in memory
+  if (slot !== undefined && h !== null && h.kind === 'migrate' && h.key === slot.key && h.phase !== 'committed') {
+    c.frozenRecords.push(record);
+    events.push({ type: 'appended', index: index + c.frozenRecords.length - 1 });
+    return;
+  }
+  c.storage.log.append(record);
+  indexRecord(c, record, index);`,
       },
       {
-        file: 'cluster/cluster.ts',
-        find: `    this.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
-    this.saveCoordinator();`,
-        replace: `    this.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
-    this.saveCoordinator();
-    for (const r of this.frozenRecords.splice(0)) this.indexRecord(r, this.storage.log.length), this.storage.log.append(r); // MUTANT: flushed at commit`,
+        file: 'cluster/handoff.ts',
+        find: `  c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
+  saveCoordinator(c);`,
+        replace: `  c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
+  saveCoordinator(c);
+  for (const r of c.frozenRecords.splice(0)) indexRecord(c, r, c.storage.log.length), c.storage.log.append(r); // MUTANT: flushed at commit`,
       },
       {
-        file: 'cluster/cluster.ts',
-        find: `        if (a.node === COORDINATOR_NODE) {
-          this.coordinatorUp = false;
-          return;
-        }
-        const w = this.workerByName.get(a.node) as Worker;
-        w.status = 'down';`,
-        replace: `        if (a.node === COORDINATOR_NODE) {
-          this.coordinatorUp = false;
-          this.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
-          return;
-        }
-        const w = this.workerByName.get(a.node) as Worker;
-        w.status = 'down';`,
+        file: 'cluster/handoff.ts',
+        find: `import { wake } from './eager.ts';`,
+        replace: `import { indexRecord, wake } from './eager.ts'; // MUTANT: the commit flushes the records held in memory`,
+      },
+      {
+        file: 'cluster/effects.ts',
+        find: `      if (a.node === COORDINATOR) {
+        c.coordinatorUp = false;
+        return;
+      }
+      const w = c.workerByName.get(a.node) as Worker;
+      w.status = 'down';`,
+        replace: `      if (a.node === COORDINATOR) {
+        c.coordinatorUp = false;
+        c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
+        return;
+      }
+      const w = c.workerByName.get(a.node) as Worker;
+      w.status = 'down';`,
       },
     ],
   },

@@ -119,9 +119,3 @@ export async function mutantSut(mutant: Mutant, options: { readonly dataDir?: st
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
   });
 }
-
-/** Removes every mutant directory this process made (also done at exit). */
-export function disposeMutants(): void {
-  loaded.clear();
-  removeAll();
-}

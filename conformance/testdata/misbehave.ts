@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { createProtocolServer } from '../adapters/protocolServer.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/stateMachine.ts';
+import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/clusterState.ts';
 
 const mode = process.argv[2] ?? 'hang';
 const after = Number(process.argv[3] ?? 4);

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { clusterScenarios, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
 import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/cluster/stateMachine.ts';
+import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
+import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
 import {
   clusterStepsArbitrary,
   longClusterDomain,

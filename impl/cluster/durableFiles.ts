@@ -11,9 +11,10 @@
 //   acknowledged, so nothing acknowledged is lost). A bad line anywhere else
 //   is corruption: the file is refused with its path and line number.
 //
-// - a **document**: one JSON value replaced atomically (write a temporary
-//   file, fsync, rename over the old one, fsync the directory), with a
-//   header line giving its format, byte length and SHA-256:
+// - a **document**: one JSON value replaced atomically (../crashSafeFile.ts:
+//   write a temporary file, fsync, rename over the old one, fsync the
+//   directory), a checksummed file whose header gives its format, byte
+//   length and SHA-256:
 //
 //     {"format":"streamjoin/coordinator@1","bytes":123,"sha256":"…"}
 //     {…body…}
@@ -21,21 +22,10 @@
 //   A reader sees the whole old document or the whole new one; a temporary
 //   file left by a crash is reported and removed; a document whose bytes
 //   changed is refused with its path.
-import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fdatasyncSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { bodyProblem, checksumHeader, checksummedFile, errnoOf, replaceFile, syncDirectory, writeFully } from '../crashSafeFile.ts';
 import { DurableStateError } from '../errors.ts';
 
 /**
@@ -60,26 +50,6 @@ export interface JournalEntry {
 const LINE_HEAD = /^\{"len":(0|[1-9][0-9]{0,9}),"crc":"([0-9a-f]{8})","rec":/;
 const NEWLINE = 0x0a;
 const CLOSE_BRACE = 0x7d;
-
-function errnoOf(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  return code ?? (e instanceof Error ? e.message : String(e));
-}
-
-function writeFully(fd: number, bytes: Buffer): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-}
-
-/** fsync a directory, so that a file created or renamed in it survives a crash. */
-export function syncDirectory(directory: string): void {
-  const fd = openSync(directory, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
 
@@ -238,38 +208,13 @@ export class JournalFile {
   }
 }
 
-/** The header line of a document, without its newline. */
-function documentHeader(format: string, bytes: number, sha256: string): string {
-  return JSON.stringify({ format, bytes, sha256 });
-}
-
 /** Replaces the document at `path` atomically; durable when it returns. Throws DurableStateError. */
 export function writeDocument(path: string, format: string, value: unknown, onWritePoint?: WritePointHook): void {
-  const body = Buffer.from(JSON.stringify(value), 'utf8');
-  const header = documentHeader(format, body.length, createHash('sha256').update(body).digest('hex'));
-  const bytes = Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]);
-  const tmp = `${path}.tmp`;
+  const bytes = checksummedFile({ format }, Buffer.from(JSON.stringify(value), 'utf8'));
   try {
-    const fd = openSync(tmp, 'w');
-    try {
-      const half = bytes.length >> 1;
-      writeFully(fd, bytes.subarray(0, half));
-      onWritePoint?.('document-tmp-partial', tmp);
-      writeFully(fd, bytes.subarray(half));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    onWritePoint?.('document-tmp-synced', tmp);
-    renameSync(tmp, path);
-    onWritePoint?.('document-renamed', path);
-    syncDirectory(dirname(path));
+    replaceFile(path, bytes, onWritePoint === undefined ? undefined : (point, at) => onWritePoint(`document-${point}`, at));
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // Not there, or not removable: recovery reports and removes it.
-    }
+    // A temporary file that could not be removed is reported and removed by recovery (clearLeftover).
     throw new DurableStateError(path, `not written (${errnoOf(e)}); the previous version stays`);
   }
 }
@@ -303,11 +248,11 @@ export function readDocument(path: string, format: string): unknown {
   const digest = h['sha256'];
   if (typeof length !== 'number' || typeof digest !== 'string') bad('the header lacks bytes or sha256');
   // The header is outside the checksum, so it must be exactly the line the writer writes.
-  if (bytes.toString('utf8', 0, newline) !== documentHeader(format, length as number, digest as string))
+  if (bytes.toString('utf8', 0, newline) !== checksumHeader({ format }, length as number, digest as string))
     bad('the header is not in canonical form');
   const body = bytes.subarray(newline + 1);
-  if (body.length !== length) bad(`the body has ${body.length} bytes, the header says ${String(length)}`);
-  if (createHash('sha256').update(body).digest('hex') !== digest) bad('the body does not match its SHA-256');
+  const problem = bodyProblem(body, length as number, digest as string);
+  if (problem !== undefined) bad(problem.detail);
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch {

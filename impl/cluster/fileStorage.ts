@@ -13,11 +13,11 @@
 // sink entry for an undeclared key, a table that does not fit the config —
 // each is refused with its path (and line), never loaded. A torn journal
 // tail and a left-over temporary file are dropped and reported.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterConfig, LogRecord } from '../../spec/index.ts';
 import { FileCheckpointStore } from '../checkpointStore.ts';
+import { fileStemOf } from '../crashSafeFile.ts';
 import type { Checkpoint, CheckpointStore } from '../checkpointStore.ts';
 import { CheckpointStoreError, DurableStateError, SnapshotError } from '../errors.ts';
 import { readSnapshot } from '../snapshot.ts';
@@ -55,12 +55,6 @@ function canonicalConfig(c: ClusterConfig): string {
     workers: [...c.workers],
     keys: c.keys.map(({ key, owner }) => ({ key, owner })),
   });
-}
-
-/** File-name stem of a key: its UTF-8 bytes in hex, or a SHA-256 when that is too long for a name. */
-function stemOf(key: string): string {
-  const hex = Buffer.from(key, 'utf8').toString('hex');
-  return hex.length <= 200 ? `k${hex}` : `h${createHash('sha256').update(key, 'utf8').digest('hex')}`;
 }
 
 /** Why `value` is not a record the cluster appends (valid, of a declared key), or undefined. */
@@ -178,7 +172,7 @@ function readInstallMessage(v: unknown, config: ClusterConfig, stem: string): In
   if (!isObject(v) || !hasExactly(v, ['key', 'dst', 'epoch', 'checkpoint'])) return 'must be {key, dst, epoch, checkpoint}';
   const key = v['key'];
   if (typeof key !== 'string' || !config.keys.some((k) => k.key === key)) return 'key is not a declared key';
-  if (stemOf(key) !== stem) return `the message is for key ${JSON.stringify(key)}, not the key of the file name`;
+  if (fileStemOf(key) !== stem) return `the message is for key ${JSON.stringify(key)}, not the key of the file name`;
   if (typeof v['dst'] !== 'string' || !config.workers.includes(v['dst'])) return 'dst is not a worker';
   if (!isEpoch(v['epoch']) || v['epoch'] < 2) return 'epoch must be an integer >= 2 (a handoff commits from + 1)';
   let checkpoint: Checkpoint | null = null;
@@ -338,7 +332,8 @@ export class FileStorage implements ClusterStorage {
           coordinatorRecord = record;
         },
         installMessages: () => [...installs],
-        saveInstall: (message) => writeDocument(join(paths.install, `${stemOf(message.key)}.json`), INSTALL_MESSAGE_FORMAT, message, hook),
+        saveInstall: (message) =>
+          writeDocument(join(paths.install, `${fileStemOf(message.key)}.json`), INSTALL_MESSAGE_FORMAT, message, hook),
       };
 
       // The sink's journal.

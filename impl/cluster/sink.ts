@@ -10,10 +10,10 @@ import { compareCodePoints } from '../../spec/index.ts';
 import type { Change, ClusterObservation } from '../../spec/index.ts';
 import type { SinkChange, SinkEntry, SinkJournal } from './storage.ts';
 
-export type MatchState = 'inserted' | 'retracted';
+export type MatchStatus = 'inserted' | 'retracted';
 
 /** What one change does to a match: its next state, or 'deduped' when it changes nothing (C9). */
-function nextMatchState(now: MatchState | undefined, op: SinkChange['op']): MatchState | 'deduped' {
+function nextMatchStatus(now: MatchStatus | undefined, op: SinkChange['op']): MatchStatus | 'deduped' {
   if (op === 'insert') {
     if (now === 'inserted') return 'deduped'; // C9 dedup: a replayed insert is already there.
     if (now === 'retracted') return 'deduped'; // C9 terminal retract: a retracted match never comes back.
@@ -30,7 +30,7 @@ export class Sink {
   private readonly journal: SinkJournal;
   /** Per key, the highest epoch raised or written: the sink's own record (C9). */
   private readonly fence = new Map<string, number>();
-  private readonly matches = new Map<string, MatchState>();
+  private readonly matches = new Map<string, MatchStatus>();
   private applied = 0;
   private deduped = 0;
   private fencedChanges = 0;
@@ -86,7 +86,7 @@ export class Sink {
     this.fence.set(entry.key, Math.max(highest, entry.epoch));
     for (const c of entry.changes) {
       const now = this.matches.get(c.match);
-      const next = nextMatchState(now, c.op);
+      const next = nextMatchStatus(now, c.op);
       if (next === 'deduped') {
         this.deduped++;
         continue;
@@ -116,8 +116,8 @@ export class Sink {
   observe(): ClusterObservation['sink'] {
     const fence: Record<string, number> = {};
     for (const key of this.keys) defineOwn(fence, key, this.fenceOf(key));
-    const matches: Record<string, MatchState> = {};
-    for (const id of this.ids()) defineOwn(matches, id, this.matches.get(id) as MatchState);
+    const matches: Record<string, MatchStatus> = {};
+    for (const id of this.ids()) defineOwn(matches, id, this.matches.get(id) as MatchStatus);
     return { fence, matches, applied: this.applied, deduped: this.deduped, fenced: this.fencedChanges };
   }
 }

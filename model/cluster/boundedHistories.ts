@@ -1,39 +1,39 @@
 // The cluster model as an explorable state machine (SPEC §6): a workload
 // script appended in order, control actions and faults within budgets,
 // processing as its own nondeterministic action, and the named properties.
-import { describeClusterAction, matchId } from '../../spec/index.ts';
+import { describeClusterAction, matchId, COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
-  COORDINATOR,
-  applyExternal,
-  transition,
   initialClusterState,
-  sinkRelation,
-  whyAbortDisabled,
-  whyCheckpointDisabled,
-  whyCommitDisabled,
-  whyCoordinatorCrashDisabled,
-  whyCoordinatorRestartDisabled,
-  whyCrashDisabled,
-  whyDuplicateInstallDisabled,
-  whyDuplicateReleaseDisabled,
-  whyFailoverDisabled,
-  whyFreezeDisabled,
-  whyInstallDisabled,
-  whyPauseDisabled,
-  whyPersistDisabled,
-  whyProcessDisabled,
-  whyReleaseDisabled,
-  whyRestartDisabled,
-  whyResumeDisabled,
   type ClusterSetup,
   type ClusterState,
-  type Handoff,
+  type HandoffRecord,
   type KeyCopy,
   type ProtocolElement,
   type WorkerId,
   type WorkerState,
-} from './stateMachine.ts';
+} from './clusterState.ts';
+import { applyExternal, transition } from './stateMachine.ts';
+import { sinkRelation } from './sink.ts';
+import {
+  whyNotEnabledAbort,
+  whyNotEnabledCheckpoint,
+  whyNotEnabledCommit,
+  whyNotEnabledCoordinatorCrash,
+  whyNotEnabledCoordinatorRestart,
+  whyNotEnabledCrash,
+  whyNotEnabledDuplicateInstall,
+  whyNotEnabledDuplicateRelease,
+  whyNotEnabledFailover,
+  whyNotEnabledFreeze,
+  whyNotEnabledInstall,
+  whyNotEnabledPause,
+  whyNotEnabledPersist,
+  whyNotEnabledProcess,
+  whyNotEnabledRelease,
+  whyNotEnabledRestart,
+  whyNotEnabledResume,
+} from './guards.ts';
 import { finalRelation, relationSignature } from './oracleTimeline.ts';
 import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
@@ -128,7 +128,7 @@ export function isFault(a: ClusterAction): boolean {
 
 /**
  * The enabled actions of `s` within the budgets, in a fixed order. Each
- * candidate is put to its guard in model/cluster/stateMachine.ts (the one
+ * candidate is put to its guard in model/cluster/guards.ts (the one
  * definition of enabledness) before it is built, so no refused action is
  * built; the loops only skip, cheaply, what the budgets or the state rule
  * out anyway (a worker that is not up, a key with no message to repeat).
@@ -150,8 +150,8 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
     for (const { key } of keys) {
       const copy = ws.keys[key];
       if (copy === undefined || copy.frozen) continue;
-      if (copy.cursor < st.log.length && whyProcessDisabled(st, worker, key) === undefined) out.push({ type: 'process', worker, key });
-      if (checkpoints && whyCheckpointDisabled(st, worker, key) === undefined) out.push({ type: 'checkpoint', worker, key });
+      if (copy.cursor < st.log.length && whyNotEnabledProcess(st, worker, key) === undefined) out.push({ type: 'process', worker, key });
+      if (checkpoints && whyNotEnabledCheckpoint(st, worker, key) === undefined) out.push({ type: 'checkpoint', worker, key });
     }
   }
   const crashes = used.crashes < bounds.crashes;
@@ -159,12 +159,12 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
   if (st.coordinator.up) {
     if (h) {
       const key = h.key;
-      if (whyPersistDisabled(st, key) === undefined) out.push({ type: 'persist', key });
-      if (whyInstallDisabled(cluster, st, key) === undefined) out.push({ type: 'install', key });
-      if (whyCommitDisabled(st, key, false) === undefined) out.push({ type: 'commit', key });
-      if (whyReleaseDisabled(st, key) === undefined) out.push({ type: 'release', key });
-      if (whyAbortDisabled(st, key) === undefined) out.push({ type: 'abort', key });
-      if (crashes && whyCommitDisabled(st, key, true) === undefined) out.push({ type: 'commit', key, crashAfterFence: true });
+      if (whyNotEnabledPersist(st, key) === undefined) out.push({ type: 'persist', key });
+      if (whyNotEnabledInstall(cluster, st, key) === undefined) out.push({ type: 'install', key });
+      if (whyNotEnabledCommit(st, key, false) === undefined) out.push({ type: 'commit', key });
+      if (whyNotEnabledRelease(st, key) === undefined) out.push({ type: 'release', key });
+      if (whyNotEnabledAbort(st, key) === undefined) out.push({ type: 'abort', key });
+      if (crashes && whyNotEnabledCommit(st, key, true) === undefined) out.push({ type: 'commit', key, crashAfterFence: true });
     } else {
       const migrations = used.migrations < bounds.migrations;
       const failovers = used.failovers < bounds.failovers;
@@ -172,8 +172,8 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
         const ownerUp = (st.workers[st.coordinator.owner[key] as WorkerId] as WorkerState).status === 'up';
         for (const to of workers) {
           if (ownerUp) {
-            if (migrations && whyFreezeDisabled(st, key, to) === undefined) out.push({ type: 'freeze', key, to });
-          } else if (failovers && whyFailoverDisabled(st, key, to) === undefined) {
+            if (migrations && whyNotEnabledFreeze(st, key, to) === undefined) out.push({ type: 'freeze', key, to });
+          } else if (failovers && whyNotEnabledFailover(st, key, to) === undefined) {
             out.push({ type: 'failover', key, to });
             if (crashes) out.push({ type: 'failover', key, to, crashAfterFence: true });
           }
@@ -183,22 +183,22 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
   }
   if (used.duplicates < bounds.duplicates) {
     for (const { key } of keys) {
-      if (st.lastInstall[key] && whyDuplicateInstallDisabled(st, key) === undefined) out.push({ type: 'duplicateInstall', key });
-      if (st.lastRelease[key] && whyDuplicateReleaseDisabled(st, key) === undefined) out.push({ type: 'duplicateRelease', key });
+      if (st.lastInstall[key] && whyNotEnabledDuplicateInstall(st, key) === undefined) out.push({ type: 'duplicateInstall', key });
+      if (st.lastRelease[key] && whyNotEnabledDuplicateRelease(st, key) === undefined) out.push({ type: 'duplicateRelease', key });
     }
   }
   const pauses = used.pauses < bounds.pauses;
   for (const worker of workers) {
     const status = (st.workers[worker] as WorkerState).status;
     if (status === 'down') {
-      if (whyRestartDisabled(st, worker) === undefined) out.push({ type: 'restart', node: worker });
-    } else if (crashes && whyCrashDisabled(st, worker) === undefined) out.push({ type: 'crash', node: worker });
-    if (status === 'up' && pauses && whyPauseDisabled(st, worker) === undefined) out.push({ type: 'pause', worker });
-    if (status === 'paused' && whyResumeDisabled(st, worker) === undefined) out.push({ type: 'resume', worker });
+      if (whyNotEnabledRestart(st, worker) === undefined) out.push({ type: 'restart', node: worker });
+    } else if (crashes && whyNotEnabledCrash(st, worker) === undefined) out.push({ type: 'crash', node: worker });
+    if (status === 'up' && pauses && whyNotEnabledPause(st, worker) === undefined) out.push({ type: 'pause', worker });
+    if (status === 'paused' && whyNotEnabledResume(st, worker) === undefined) out.push({ type: 'resume', worker });
   }
   if (!st.coordinator.up) {
-    if (whyCoordinatorRestartDisabled(st) === undefined) out.push({ type: 'restart', node: COORDINATOR });
-  } else if (crashes && whyCoordinatorCrashDisabled(st) === undefined) out.push({ type: 'crash', node: COORDINATOR });
+    if (whyNotEnabledCoordinatorRestart(st) === undefined) out.push({ type: 'restart', node: COORDINATOR });
+  } else if (crashes && whyNotEnabledCoordinatorCrash(st) === undefined) out.push({ type: 'crash', node: COORDINATOR });
   return out;
 }
 
@@ -230,7 +230,7 @@ export function initialExplored(config: ClusterModelConfig): ExploredState {
 // Coverage labels: every crash point is its own kind (SPEC §6).
 
 function roleOf(
-  h: Handoff | null,
+  h: HandoffRecord | null,
   node: string,
   owners: Readonly<Record<string, WorkerId>>,
 ): 'coordinator' | 'src' | 'dst' | 'owner' | 'idle' {

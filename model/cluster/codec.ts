@@ -40,21 +40,21 @@ import { ByteWriter, type ByteReader, type StateCodec } from '../explorer/index.
 import { initialJoinState, type JoinState } from '../join/join.ts';
 import { emptyEntries, type Entries } from '../records.ts';
 import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
-import {
-  appendToLog,
-  stepJoinShared,
-  type Checkpoint,
-  type ClusterState,
-  type Handoff,
-  type InstallMessage,
-  type KeyCopy,
-  type MatchStatus,
-  type ReleaseMessage,
-  type WorkerState,
-  type WorkerStatus,
-} from './stateMachine.ts';
+import type {
+  Checkpoint,
+  ClusterState,
+  HandoffPhase,
+  HandoffRecord,
+  InstallMessage,
+  KeyCopy,
+  MatchStatus,
+  ReleaseMessage,
+  WorkerState,
+  WorkerStatus,
+} from './clusterState.ts';
+import { appendToLog, stepJoinShared } from './stateMachine.ts';
 
-const PHASES: readonly Handoff['phase'][] = ['frozen', 'persisted', 'installed', 'fenced', 'committed'];
+const PHASES: readonly HandoffPhase[] = ['frozen', 'persisted', 'installed', 'fenced', 'committed'];
 const STATUSES: readonly WorkerStatus[] = ['up', 'paused', 'down'];
 
 // Marks in a worker's block.
@@ -357,14 +357,14 @@ export class ClusterCodec implements StateCodec<ExploredState> {
       checkpoints: input.uint(),
     };
     const flags = input.u8();
-    let handoffKind: Handoff['kind'] = 'migrate';
-    let handoffPhase: Handoff['phase'] = 'frozen';
+    let handoffKind: HandoffRecord['kind'] = 'migrate';
+    let handoffPhase: HandoffPhase = 'frozen';
     let handoffKey = '';
     let handoffFrom = 0;
     if ((flags & 2) !== 0) {
       const b = input.u8();
       handoffKind = (b & 1) === 0 ? 'migrate' : 'failover';
-      handoffPhase = PHASES[b >> 1] as Handoff['phase'];
+      handoffPhase = PHASES[b >> 1] as HandoffPhase;
       handoffKey = keys[input.uint()] as string;
       handoffFrom = input.uint();
     }
@@ -444,7 +444,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     const deduped = input.uint();
     const fenced = input.uint();
     const violation = violated ? input.str() : null;
-    const handoff: Handoff | null =
+    const handoff: HandoffRecord | null =
       (flags & 2) !== 0 ? { kind: handoffKind, key: handoffKey, src, dst, from: handoffFrom, phase: handoffPhase } : null;
     return {
       cluster: {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord } from '../../spec/index.ts';
 import { check, evaluateProperty, replayPath, type Invariant, type Model } from '../explorer/index.ts';
-import { PROTOCOL_ELEMENTS, type ProtocolElement } from './stateMachine.ts';
+import { PROTOCOL_ELEMENTS, type ProtocolElement } from './clusterState.ts';
 import { stepJoin, encodeJoinState, initialJoinState, type JoinState } from '../join/join.ts';
 import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
 import { clusterExplorerModel, type LabelledAction } from './explorerModel.ts';

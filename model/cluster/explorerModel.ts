@@ -5,7 +5,7 @@ import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import type { Goal, Invariant, Model } from '../explorer/index.ts';
 import { ClusterCodec } from './codec.ts';
-import { COORDINATOR, observeCluster } from './stateMachine.ts';
+import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
   describeExploredAction,
@@ -156,5 +156,3 @@ export function clusterExplorerModel(
     }),
   };
 }
-
-export { COORDINATOR };

@@ -1,7 +1,7 @@
 // Named bounds for exploring the cluster model (SPEC §6), and the key
 // decomposition that checks a multi-key configuration one key at a time.
 import type { LogRecord, RowRecord } from '../../spec/index.ts';
-import type { ClusterSetup, ProtocolElement } from './stateMachine.ts';
+import type { ClusterSetup, ProtocolElement } from './clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './boundedHistories.ts';
 
 const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end: number): RowRecord => ({

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { clusterScenarios, insertRow, recordAction, twoKeyCluster } from '../../conformance/testFixtures.ts';
 import type { ClusterAction, ClusterEvent } from '../../spec/index.ts';
-import {
-  applyExternal,
-  initialClusterState,
-  observeCluster,
-  sinkRelation,
-  whyDisabled,
-  type ClusterSetup,
-  type ClusterState,
-} from './stateMachine.ts';
+import { applyExternal, observeCluster } from './stateMachine.ts';
+import { initialClusterState, type ClusterSetup, type ClusterState } from './clusterState.ts';
+import { sinkRelation } from './sink.ts';
+import { whyNotEnabled } from './guards.ts';
 
 const setup: ClusterSetup = twoKeyCluster;
 
@@ -91,10 +86,10 @@ describe('C5–C7: a planned migration', () => {
     expect(r.observation.sink.fence['k1']).toBe(2);
     expect(r.observation.coordinator).toMatchObject({ up: false, keys: { k1: { owner: 'w1', epoch: 1 } } });
     expect(r.observation.coordinator.handoff?.phase).toBe('fenced');
-    const d = whyDisabled(setup, r.state, { type: 'abort', key: 'k1' });
+    const d = whyNotEnabled(setup, r.state, { type: 'abort', key: 'k1' });
     expect(d).toBe('the coordinator is down');
     const after = run([{ type: 'restart', node: 'coordinator' }], setup, r.state);
-    expect(whyDisabled(setup, after.state, { type: 'abort', key: 'k1' })).toBe('past the fence a handoff only goes forward');
+    expect(whyNotEnabled(setup, after.state, { type: 'abort', key: 'k1' })).toBe('past the fence a handoff only goes forward');
     const done = run([{ type: 'commit', key: 'k1' }], setup, after.state);
     expect(done.observation.coordinator.keys['k1']).toEqual({ owner: 'w2', epoch: 2 });
   });
@@ -143,10 +138,10 @@ describe('C10/C11: restarts and duplicated messages', () => {
 
   it('refuses actions that are not enabled, saying why', () => {
     const s = initialClusterState(setup);
-    expect(whyDisabled(setup, s, { type: 'persist', key: 'k1' })).toBe('no migration of k1 awaits persist');
-    expect(whyDisabled(setup, s, { type: 'failover', key: 'k1', to: 'w2' })).toBe('the owner w1 is up');
-    expect(whyDisabled(setup, s, { type: 'freeze', key: 'k1', to: 'w1' })).toBe('w1 already owns k1');
-    expect(whyDisabled(setup, s, { type: 'crash', node: 'w9' })).toBe('unknown worker w9');
+    expect(whyNotEnabled(setup, s, { type: 'persist', key: 'k1' })).toBe('no migration of k1 awaits persist');
+    expect(whyNotEnabled(setup, s, { type: 'failover', key: 'k1', to: 'w2' })).toBe('the owner w1 is up');
+    expect(whyNotEnabled(setup, s, { type: 'freeze', key: 'k1', to: 'w1' })).toBe('w1 already owns k1');
+    expect(whyNotEnabled(setup, s, { type: 'crash', node: 'w9' })).toBe('unknown worker w9');
     expect(() => applyExternal(setup, s, { type: 'commit', key: 'k1' })).toThrow(/not enabled/);
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { check, collisionProbability, evaluateProperty, FieldHasher, fingerprintHex, jsonDiff, replayPath } from './index.ts';
-import type { CheckReport, Model } from './index.ts';
+import { check } from './checker.ts';
+import { collisionProbability, FieldHasher, fingerprintHex } from './fingerprint.ts';
+import { evaluateProperty, jsonDiff, replayPath } from './replay.ts';
+import type { CheckReport, Model } from './types.ts';
 import { counterModel, lostUpdateModel, recordWorkload, wheelModel } from './examples/toys.ts';
 
 const binomial = (n: number, k: number): number => {

@@ -134,7 +134,9 @@ export interface Model<S, A> {
 export interface StateCodec<S> {
   /** Whether `write(s, out, true)` reduces by a symmetry of the model. */
   readonly symmetric: boolean;
+  /** Writes `state` (a canonical member of its class, with `symmetric`) into `out`, calling `out.endKey()` after the identifying bytes. */
   write(state: S, out: ByteWriter, symmetric: boolean): void;
+  /** The state whose bytes `input` reads. */
   read(input: ByteReader): S;
 }
 

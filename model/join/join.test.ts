@@ -2,20 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { matchId } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
-import {
-  encodeJoinState,
-  evict,
-  firstContractViolation,
-  globalWatermark,
-  horizonOf,
-  horizonRetained,
-  identityString,
-  initialJoinState,
-  initialOracleState,
-  stepJoin,
-  stepOracle,
-  type JoinState,
-} from '../index.ts';
+import { encodeJoinState, evict, globalWatermark, horizonOf, initialJoinState, stepJoin, type JoinState } from './join.ts';
+import { firstContractViolation, horizonRetained, identityString, initialOracleState, stepOracle } from './oracle.ts';
 import { configArbitrary, configuredLogArbitrary, logArbitrary, smallDomain } from '../../conformance/generate/logs.ts';
 
 type Step = (config: JoinConfig, state: JoinState, record: LogRecord) => ReturnType<typeof stepJoin>;

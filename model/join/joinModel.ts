@@ -291,11 +291,6 @@ function encodeUnder(s: JoinModelState, g: Renaming | undefined): string {
   return `${s.length}|${s.last}|${s.mismatch === undefined ? '' : '!'}|${wm(s.op.wm)}|${rows}|${matches}|${wm(s.oracle.wm)}|${oracleRows}`;
 }
 
-/** Canonical: equal iff the states are equal (row and match order is history, not state). */
-export function encodeJoinModelState(s: JoinModelState): string {
-  return encodeUnder(s, undefined);
-}
-
 export interface JoinModelOptions {
   readonly bounds: JoinModelBounds;
   /** The operator under check (default: the reference `stepJoin`). */

@@ -1,0 +1,167 @@
+// The state of the fenced cluster (SPEC C2) as the engine holds it, and the
+// small operations on it that every part of the engine uses: finding keys and
+// workers, holding and dropping copies, checkpoints (C4) and the
+// coordinator's durable record.
+//
+// Where each part lives (C2):
+// - durable, in a ClusterStorage (storage.ts: in memory, or on disk with
+//   fileStorage.ts): the input log, the coordinator's table, handoff record
+//   and last messages, the checkpoint store, the sink's journal;
+// - volatile, here only: each worker's status and copies (one JoinOperator
+//   per key copy, with its cursor, epoch and frozen flag) and whether the
+//   coordinator is up.
+import type { ClusterConfig, ClusterEvent, RetainedCounts } from '../../spec/index.ts';
+import type { Checkpoint } from '../checkpointStore.ts';
+import { JoinOperator } from '../operator.ts';
+import type { Sink } from './sink.ts';
+import type { ClusterStorage, CoordinatorRecord, HandoffPhase, HandoffRecord, InstallMessage, ReleaseMessage } from './storage.ts';
+
+export type WorkerStatus = 'up' | 'paused' | 'down';
+
+/** A worker's volatile copy of one key (C2). */
+export interface KeyCopy {
+  readonly operator: JoinOperator;
+  /** Index of the next log record this copy reads. */
+  cursor: number;
+  readonly epoch: number;
+  frozen: boolean;
+}
+
+export interface Worker {
+  readonly id: string;
+  /** Position in the config: the order of eager processing (§7). */
+  readonly order: number;
+  status: WorkerStatus;
+  /** Copies by key position. */
+  readonly copies: Map<number, KeyCopy>;
+}
+
+/** What the observation shows of a stored checkpoint (§7). */
+export interface StoredSummary {
+  readonly epoch: number;
+  readonly cursor: number;
+  readonly retained: RetainedCounts;
+}
+
+/** Everything the cluster keeps per declared key. */
+export interface KeySlot {
+  readonly key: string;
+  /** Position in the config: the order of eager processing (§7). */
+  readonly order: number;
+  /** The coordinator's table (durable): owner (a worker position) and epoch. */
+  owner: number;
+  epoch: number;
+  /** Log indexes of this key's inserts and retracts, ascending. */
+  readonly records: number[];
+  /** The workers that hold a copy of this key. */
+  readonly holders: Set<Worker>;
+  /** The store's latest checkpoint of this key, as observed. */
+  stored: StoredSummary | undefined;
+  /** The last install and release message sent (durable; C11 delivers them again). */
+  lastInstall: InstallMessage | undefined;
+  lastRelease: ReleaseMessage | undefined;
+}
+
+/** The whole cluster: its config, durable parts and volatile state. */
+export interface ClusterState {
+  readonly config: ClusterConfig;
+  readonly storage: ClusterStorage;
+  readonly sink: Sink;
+  /** Workers in config order. */
+  readonly workers: readonly Worker[];
+  readonly workerByName: ReadonlyMap<string, Worker>;
+  /** Declared keys in config order. */
+  readonly slots: readonly KeySlot[];
+  readonly slotByKey: ReadonlyMap<string, KeySlot>;
+  /** Log indexes of watermarks, ascending: every copy reads them (C3). */
+  readonly watermarks: number[];
+  coordinatorUp: boolean;
+  /** The coordinator's in-flight handoff record (durable). */
+  handoff: HandoffRecord | null;
+}
+
+/** The copies an action may have made runnable, as worker position × key count + key position. */
+export type Runnable = Set<number>;
+
+export function slotOf(c: ClusterState, key: string): KeySlot {
+  return c.slotByKey.get(key) as KeySlot;
+}
+
+export function handoffOf(c: ClusterState, key: string): HandoffRecord | undefined {
+  const h = c.handoff;
+  return h !== null && h.key === key ? h : undefined;
+}
+
+export function setCopy(w: Worker, slot: KeySlot, copy: KeyCopy): void {
+  w.copies.set(slot.order, copy);
+  slot.holders.add(w);
+}
+
+export function dropCopy(w: Worker, slot: KeySlot): void {
+  w.copies.delete(slot.order);
+  slot.holders.delete(w);
+}
+
+/** Writes the coordinator's durable record: table, handoff record, last release messages. */
+export function saveCoordinator(c: ClusterState): void {
+  const record: CoordinatorRecord = {
+    keys: c.slots.map((s) => ({ key: s.key, owner: (c.workers[s.owner] as Worker).id, epoch: s.epoch })),
+    handoff: c.handoff,
+    lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),
+  };
+  c.storage.coordinator.save(record);
+}
+
+export function setPhase(c: ClusterState, phase: HandoffPhase): void {
+  c.handoff = { ...(c.handoff as HandoffRecord), phase };
+  saveCoordinator(c);
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints (C4) and the copies rebuilt from them
+
+/** Retained counts of one key in a checkpoint's operator snapshot (§7), without restoring it. */
+function retainedInSnapshot(checkpoint: Checkpoint): RetainedCounts {
+  let live = 0;
+  let tombstones = 0;
+  for (const row of checkpoint.state.rows) {
+    if (row.key !== checkpoint.key) continue;
+    if (row.live) live++;
+    else tombstones++;
+  }
+  let matches = 0;
+  for (const m of checkpoint.state.matches) if (m.key === checkpoint.key) matches++;
+  return { live, tombstones, matches };
+}
+
+/** C4: the copy's (epoch, cursor, state) becomes the key's latest checkpoint; durable when this returns. */
+export function writeCheckpoint(c: ClusterState, slot: KeySlot, copy: KeyCopy): void {
+  c.storage.checkpoints.put({ key: slot.key, epoch: copy.epoch, cursor: copy.cursor, state: copy.operator.snapshot() });
+  slot.stored = { epoch: copy.epoch, cursor: copy.cursor, retained: copy.operator.retained(slot.key) };
+}
+
+/** The store's latest checkpoint of the key, or undefined; keeps the observed summary in step with it. */
+export function storedCheckpoint(c: ClusterState, slot: KeySlot): Checkpoint | undefined {
+  const cp = c.storage.checkpoints.get(slot.key);
+  slot.stored = cp === undefined ? undefined : { epoch: cp.epoch, cursor: cp.cursor, retained: retainedInSnapshot(cp) };
+  return cp;
+}
+
+/** C4, C8, C10: failover and restart rebuild a key from its LATEST durable checkpoint. */
+function checkpointToRecoverFrom(c: ClusterState, slot: KeySlot): Checkpoint | undefined {
+  return storedCheckpoint(c, slot);
+}
+
+/** C4: a copy from a checkpoint's (state, cursor), or empty at cursor 0; it resumes reading the log at that cursor. */
+export function rebuildCopy(c: ClusterState, checkpoint: Checkpoint | undefined, epoch: number, frozen: boolean): KeyCopy {
+  const join = c.config.join;
+  if (checkpoint === undefined) return { operator: new JoinOperator(join), cursor: 0, epoch, frozen };
+  return { operator: JoinOperator.restore(join, checkpoint.state), cursor: checkpoint.cursor, epoch, frozen };
+}
+
+/** C8/C10: an active copy of the key at `epoch`, from the latest checkpoint. */
+export function recoverCopy(c: ClusterState, w: Worker, slot: KeySlot, epoch: number, events: ClusterEvent[]): void {
+  const copy = rebuildCopy(c, checkpointToRecoverFrom(c, slot), epoch, false);
+  setCopy(w, slot, copy);
+  events.push({ type: 'restored', worker: w.id, key: slot.key, cursor: copy.cursor, epoch });
+}

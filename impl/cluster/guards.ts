@@ -1,0 +1,142 @@
+// The guards of SPEC §5: for each external action, why it is not enabled in
+// the cluster's current state, or undefined when it is. An action that is not
+// enabled changes nothing (cluster.ts returns the reason).
+import { COORDINATOR } from '../../spec/index.ts';
+import type { ClusterAction } from '../../spec/index.ts';
+import { handoffOf, slotOf, type ClusterState, type Worker } from './clusterState.ts';
+import type { HandoffPhase } from './storage.ts';
+
+/** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
+const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
+
+export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undefined {
+  const coordinatorDown = c.coordinatorUp ? undefined : 'the coordinator is down';
+  switch (a.type) {
+    case 'record':
+      return undefined;
+    case 'process':
+      // §7: processing is eager, so after every action no process step is left enabled.
+      return 'processing runs eagerly after every action (SPEC §7); no process step is pending';
+    case 'freeze': {
+      const slot = c.slotByKey.get(a.key);
+      const to = c.workerByName.get(a.to);
+      if (coordinatorDown) return coordinatorDown;
+      if (slot === undefined) return `unknown key ${a.key}`;
+      if (to === undefined) return `unknown worker ${a.to}`;
+      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+      const src = c.workers[slot.owner] as Worker;
+      if (to === src) return `${a.to} already owns ${a.key}`;
+      if (src.status !== 'up') return `the owner ${src.id} is not up`;
+      if (to.status !== 'up') return `${to.id} is not up`;
+      const copy = src.copies.get(slot.order);
+      if (copy === undefined || copy.frozen || copy.epoch !== slot.epoch)
+        return `the owner ${src.id} holds no active copy of ${a.key} at epoch ${slot.epoch}`;
+      return undefined;
+    }
+    case 'persist': {
+      const h = handoffOf(c, a.key);
+      if (coordinatorDown) return coordinatorDown;
+      if (h === undefined || h.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${a.key} awaits persist`;
+      const src = c.workerByName.get(h.src) as Worker;
+      if (src.status !== 'up') return `the source ${src.id} is not up`;
+      const copy = src.copies.get(slotOf(c, a.key).order);
+      if (copy === undefined || !copy.frozen) return `the source ${src.id} holds no frozen copy of ${a.key}`;
+      return undefined;
+    }
+    case 'install': {
+      const h = handoffOf(c, a.key);
+      if (coordinatorDown) return coordinatorDown;
+      if (h === undefined || h.kind !== 'migrate' || !INSTALL_PHASES.includes(h.phase))
+        return `no migration of ${a.key} awaits install (it needs a persisted checkpoint)`;
+      if ((c.workerByName.get(h.dst) as Worker).status !== 'up') return `the destination ${h.dst} is not up`;
+      return undefined;
+    }
+    case 'duplicateInstall': {
+      const m = c.slotByKey.get(a.key)?.lastInstall;
+      if (m === undefined) return `no install of ${a.key} was ever sent`;
+      if ((c.workerByName.get(m.dst) as Worker).status !== 'up') return `its destination ${m.dst} is not up`;
+      return undefined;
+    }
+    case 'duplicateRelease': {
+      const m = c.slotByKey.get(a.key)?.lastRelease;
+      if (m === undefined) return `no release of ${a.key} was ever sent`;
+      if ((c.workerByName.get(m.src) as Worker).status !== 'up') return `its source ${m.src} is not up`;
+      return undefined;
+    }
+    case 'commit': {
+      const h = handoffOf(c, a.key);
+      if (coordinatorDown) return coordinatorDown;
+      if (h === undefined || (h.phase !== 'installed' && h.phase !== 'fenced')) return `no handoff of ${a.key} awaits commit`;
+      if (a.crashAfterFence && h.phase !== 'installed') return 'the fence is already raised, so there is no crash point between the parts';
+      const dst = c.workerByName.get(h.dst) as Worker;
+      if (h.kind === 'migrate') {
+        if (dst.status !== 'up') return `the destination ${dst.id} is not up`;
+        const copy = dst.copies.get(slotOf(c, a.key).order);
+        if (copy === undefined || copy.epoch !== h.from + 1)
+          return `the destination ${dst.id} holds no installed copy of ${a.key} at epoch ${h.from + 1}`;
+      } else if (dst.status === 'paused') return `the destination ${dst.id} is paused`;
+      return undefined;
+    }
+    case 'release': {
+      const h = handoffOf(c, a.key);
+      if (coordinatorDown) return coordinatorDown;
+      if (h === undefined || h.phase !== 'committed') return `no handoff of ${a.key} awaits release`;
+      if ((c.workerByName.get(h.src) as Worker).status === 'paused') return `the source ${h.src} is paused`;
+      return undefined;
+    }
+    case 'abort': {
+      const h = handoffOf(c, a.key);
+      if (coordinatorDown) return coordinatorDown;
+      if (h === undefined || h.kind !== 'migrate') return `no migration of ${a.key} is in flight`;
+      if (h.phase === 'fenced' || h.phase === 'committed') return 'past the fence a handoff only goes forward (C5)';
+      if ((c.workerByName.get(h.src) as Worker).status === 'paused') return `the source ${h.src} is paused`;
+      return undefined;
+    }
+    case 'failover': {
+      const slot = c.slotByKey.get(a.key);
+      const to = c.workerByName.get(a.to);
+      if (coordinatorDown) return coordinatorDown;
+      if (slot === undefined) return `unknown key ${a.key}`;
+      if (to === undefined) return `unknown worker ${a.to}`;
+      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+      const owner = c.workers[slot.owner] as Worker;
+      if (owner.status === 'up') return `the owner ${owner.id} is up`;
+      if (to.status !== 'up') return `${to.id} is not up`;
+      return undefined;
+    }
+    case 'checkpoint': {
+      const w = c.workerByName.get(a.worker);
+      const slot = c.slotByKey.get(a.key);
+      if (w === undefined) return `unknown worker ${a.worker}`;
+      if (slot === undefined) return `unknown key ${a.key}`;
+      if (w.status !== 'up') return `${w.id} is not up`;
+      const copy = w.copies.get(slot.order);
+      if (copy === undefined || copy.frozen) return `${w.id} holds no active copy of ${a.key}`;
+      return undefined;
+    }
+    case 'crash': {
+      if (a.node === COORDINATOR) return c.coordinatorUp ? undefined : 'the coordinator is already down';
+      const w = c.workerByName.get(a.node);
+      if (w === undefined) return `unknown node ${a.node}`;
+      return w.status === 'down' ? `${w.id} is already down` : undefined;
+    }
+    case 'restart': {
+      if (a.node === COORDINATOR) return c.coordinatorUp ? 'the coordinator is up' : undefined;
+      const w = c.workerByName.get(a.node);
+      if (w === undefined) return `unknown node ${a.node}`;
+      return w.status === 'down' ? undefined : `${w.id} is not down`;
+    }
+    case 'pause': {
+      const w = c.workerByName.get(a.worker);
+      if (w === undefined) return `unknown worker ${a.worker}`;
+      return w.status === 'up' ? undefined : `${w.id} is not up`;
+    }
+    case 'resume': {
+      const w = c.workerByName.get(a.worker);
+      if (w === undefined) return `unknown worker ${a.worker}`;
+      return w.status === 'paused' ? undefined : `${w.id} is not paused`;
+    }
+    default:
+      throw new TypeError(`action.type ${JSON.stringify((a as { type?: unknown }).type)} is not a cluster action`);
+  }
+}

@@ -1,0 +1,68 @@
+// Recovery after a crash of the whole cluster (C2, C10): the durable parts
+// are loaded and checked against each other before any node restarts.
+import { DurableStateError } from '../errors.ts';
+import { storedCheckpoint, type ClusterState, type KeySlot, type Worker } from './clusterState.ts';
+import { indexRecord } from './eager.ts';
+
+/**
+ * Loads the durable parts after a crash of the whole cluster: every node
+ * is down, so no copy exists. Checks that the parts agree with each other
+ * and throws DurableStateError naming the part that does not.
+ */
+export function recover(c: ClusterState): void {
+  for (const w of c.workers) w.status = 'down';
+  const log = c.storage.log;
+  for (let i = 0; i < log.length; i++) indexRecord(c, log.at(i), i);
+  const record = c.storage.coordinator.load();
+  if (record !== undefined) {
+    for (const [i, row] of record.keys.entries()) {
+      const slot = c.slots[i] as KeySlot;
+      slot.owner = (c.workerByName.get(row.owner) as Worker).order;
+      slot.epoch = row.epoch;
+    }
+    c.handoff = record.handoff;
+    for (const m of record.lastRelease) (c.slotByKey.get(m.key) as KeySlot).lastRelease = m;
+  }
+  for (const m of c.storage.coordinator.installMessages()) {
+    if (m.checkpoint !== null && m.checkpoint.cursor > log.length) {
+      throw new DurableStateError(
+        c.storage.where('install'),
+        `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`,
+      );
+    }
+    (c.slotByKey.get(m.key) as KeySlot).lastInstall = m;
+  }
+  for (const key of c.storage.checkpoints.keys()) {
+    if (!c.slotByKey.has(key))
+      throw new DurableStateError(
+        c.storage.where('checkpoints'),
+        `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`,
+      );
+  }
+  for (const slot of c.slots) {
+    const cp = storedCheckpoint(c, slot);
+    if (cp !== undefined && cp.cursor > log.length) {
+      throw new DurableStateError(
+        c.storage.where('checkpoints'),
+        `the checkpoint of ${JSON.stringify(slot.key)} has cursor ${cp.cursor}, past the log's ${log.length} records`,
+      );
+    }
+    const join = c.config.join;
+    if (
+      cp !== undefined &&
+      (cp.state.config.allowedLateness !== join.allowedLateness || cp.state.config.maxIntervalLength !== join.maxIntervalLength)
+    ) {
+      throw new DurableStateError(
+        c.storage.where('checkpoints'),
+        `the checkpoint of ${JSON.stringify(slot.key)} was taken under another join config`,
+      );
+    }
+    // C7, C8: the fence is raised before ownership is written, so it is never behind the table.
+    if (c.sink.fenceOf(slot.key) < slot.epoch) {
+      throw new DurableStateError(
+        c.storage.where('sink'),
+        `the fence of ${JSON.stringify(slot.key)} is ${c.sink.fenceOf(slot.key)}, behind its committed epoch ${slot.epoch}: the sink and the coordinator's table do not belong together`,
+      );
+    }
+  }
+}
