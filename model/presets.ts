@@ -7,7 +7,7 @@ import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinMode
 import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
-import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './cluster/presets.ts';
+import { CLUSTER_PRESETS, projectOntoKey, SIMULATION_PRESETS, withAblation, type ClusterPreset } from './cluster/presets.ts';
 
 /** One bound parameter of a preset (`--bound NAME=VALUE`). */
 export interface BoundParameter {
@@ -40,6 +40,11 @@ export function presetModel<S, A>(model: Model<S, A>): PresetModel {
 export interface ModelPreset {
   readonly name: string;
   readonly description: string;
+  /**
+   * A bound far beyond exhaustion: the preset is checked by random walks
+   * only (`check --simulate`), each at most `depth` steps by default.
+   */
+  readonly simulation?: { readonly depth: number };
   readonly bounds: readonly BoundParameter[];
   readonly ablations: readonly AblationElement[];
   /**
@@ -107,7 +112,8 @@ const clusterBoundParameters = (preset: ClusterPreset): BoundParameter[] => {
     description,
     default: b[name] as number,
     min: 0,
-    max: 4,
+    // Exhaustive presets grow fast with every budget; simulation presets take any size.
+    max: preset.simulation ? 10_000 : 4,
   });
   return [
     {
@@ -145,6 +151,7 @@ function clusterPresetModel(preset: ClusterPreset): ModelPreset {
   return {
     name: preset.name,
     description: preset.description,
+    ...(preset.simulation ? { simulation: preset.simulation } : {}),
     bounds: clusterBoundParameters(preset),
     ablations: PROTOCOL_ELEMENTS.map((name) => ({ name, description: PROTOCOL_ELEMENT_DESCRIPTIONS[name] })),
     build: (b, ablate) => presetModel(clusterExplorerModel(configured(b, ablate))),
@@ -158,6 +165,7 @@ function clusterPresetModel(preset: ClusterPreset): ModelPreset {
 /** Every preset, by name: the cluster presets (SPEC §6), then the join presets. */
 export const PRESETS: readonly ModelPreset[] = [
   ...CLUSTER_PRESETS.map(clusterPresetModel),
+  ...SIMULATION_PRESETS.map(clusterPresetModel),
   joinPreset('join-small', 'the reference join, every log of <= 4 records over 1 key, 1 id, times 0..1 (seconds)', {
     records: 4,
     keys: 1,

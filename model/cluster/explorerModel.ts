@@ -83,6 +83,33 @@ function labelOf(s: ExploredState, a: ClusterAction): string {
 
 // ---------------------------------------------------------------------------
 
+/**
+ * Simulation: how much more often a random walk takes an action of this
+ * kind than a record or a processing step. Faults at handoff phase
+ * boundaries are where the protocol's elements earn their keep (every
+ * necessity counterexample has one), so a crash during a handoff, the crash
+ * variants of commit and failover and a duplicated message weigh most;
+ * starting handoffs weighs more, so that there are boundaries to fall on.
+ */
+export function simulationWeight(kind: string): number {
+  const known = WEIGHTS.get(kind);
+  if (known !== undefined) return known;
+  if (kind.startsWith('crash:')) return kind.endsWith('@steady') ? 2 : 20;
+  return 1;
+}
+
+const WEIGHTS = new Map<string, number>([
+  ['commit+crash-after-fence', 20],
+  ['failover+crash-after-fence', 20],
+  ['duplicateInstall', 8],
+  ['duplicateInstall:refused', 8],
+  ['duplicateRelease', 8],
+  ['freeze', 4],
+  ['failover', 4],
+  ['pause', 3],
+  ['abort', 2],
+]);
+
 export interface ClusterExplorerOptions {
   /** Shown in reports. */
   readonly name?: string;
@@ -142,6 +169,7 @@ export function clusterExplorerModel(
     invariants,
     goals,
     progress: { name: 'Progress', quiescent: (s) => isQuiescent(config, s), isFault: (a) => isFault(a.action) },
+    weight: (_s, a) => simulationWeight(a.kind),
     actionToJson: (a) => a.action,
     actionFromJson: (json) => {
       const err = schemaError('cluster-action', json);

@@ -5,7 +5,7 @@
 import type { Change } from '../../spec/index.ts';
 import { copyEntries, emptyEntries, withEntry } from '../records.ts';
 import { off, sinkWith, stateWith, type ClusterSetup, type ClusterState, type MatchStatus, type SinkState } from './clusterState.ts';
-import { prefixShowing, relationSignature } from './oracleTimeline.ts';
+import { prefixShowing } from './oracleTimeline.ts';
 
 /**
  * Writes the changes of one processed record for `key` under `epoch`. The
@@ -70,7 +70,7 @@ export function sinkWrite(
   // some prefix at or after the one it showed before.
   if (config.checkProperties === false) return { state: stateWith(state, { sink: nextSink }), fenced: false };
   const from = state.ghost.prefix[key] ?? 0;
-  const p = prefixShowing(config.join, state.log, key, from, relationSignature(sinkRelation(nextSink, key)));
+  const p = prefixShowing(config.join, state.log, key, from, insertedMatches(nextSink, key));
   if (p === undefined) {
     violation ??= `ExactlyOnce: the sink's relation for ${key} equals the oracle's over no prefix of length >= ${from}`;
   }
@@ -87,9 +87,15 @@ export function raiseFence(state: ClusterState, key: string, epoch: number): Clu
   return stateWith(state, { sink: sinkWith(state.sink, { fence: withEntry(state.sink.fence, key, epoch) }) });
 }
 
-/** The match ids currently in the sink's relation for `key` (inserted, not retracted). */
+/** The match ids currently in the sink's relation for `key` (inserted, not retracted), sorted. */
 export function sinkRelation(sink: SinkState, key: string): string[] {
+  return insertedMatches(sink, key).sort();
+}
+
+/** The same, in no particular order (to compare as a set). */
+export function insertedMatches(sink: SinkState, key: string): string[] {
   const out: string[] = [];
-  for (const [id, status] of Object.entries(sink.matches[key] ?? {})) if (status === 'inserted') out.push(id);
-  return out.sort();
+  const matches = sink.matches[key];
+  for (const id in matches) if (matches[id] === 'inserted') out.push(id);
+  return out;
 }

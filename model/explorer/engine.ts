@@ -79,7 +79,8 @@ export interface EngineSettings {
 
 /** Control words shared by every exploration of one run (one `check` command). */
 const TOTAL = 0;
-const INTERRUPTED = 1;
+/** Set when the run is interrupted (read by simulations too). */
+export const INTERRUPTED = 1;
 
 /** The budgets of a whole run, shared by its explorations and their threads. */
 export interface RunLimits {

@@ -42,6 +42,17 @@ import {
   type FrontierSegment,
 } from './frontier.ts';
 import { buildReport } from './report.ts';
+import {
+  createSimulationCounters,
+  emptySimulationTally,
+  mergeSimulationTally,
+  simulationCounters,
+  simulationReport,
+  walkHere,
+  type SimulationOptions,
+  type SimulationReport,
+  type SimulationTally,
+} from './simulate.ts';
 import { EXPLORER_THREAD, type FromWorker, type ModelSource, type ToWorker } from './source.ts';
 import { createStoreBuffers, StateStore } from './store.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample } from './types.ts';
@@ -194,6 +205,14 @@ export class CheckSession {
     return runTotal(this.limits);
   }
 
+  /**
+   * Random walks on `model` (simulate.ts): on the pool's threads when the
+   * session has more than one and `source` says how to build the model there.
+   */
+  simulate<S, A>(model: Model<S, A>, source: ModelSource | undefined, options: SessionSimulation): Promise<SimulationReport<S, A>> {
+    return simulateInSession(this, () => (this.pool ??= new ThreadPool(this.workers)), model, source, options);
+  }
+
   /** Ends the session: stops the threads and removes spilled frontier files. */
   async close(): Promise<void> {
     await this.pool?.close();
@@ -340,6 +359,131 @@ export class CheckSession {
       throw e;
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Simulation
+
+export interface SessionSimulation extends SimulationOptions {
+  /** Seconds to spend minimizing a violation (default 30). */
+  readonly minimizeSeconds?: number;
+}
+
+/** How often the session samples a simulation's counters for progress, when the walks run on threads. */
+const SIMULATION_SAMPLE_MS = 200;
+
+export async function simulateInSession<S, A>(
+  session: CheckSession,
+  pool: () => ThreadPool,
+  model: Model<S, A>,
+  source: ModelSource | undefined,
+  options: SessionSimulation,
+): Promise<SimulationReport<S, A>> {
+  const limits = session.limits;
+  const started = performance.now();
+  const shared = createSimulationCounters();
+  const onProgress = options.onProgress;
+  const every = options.progressIntervalMs ?? 500;
+  let last = started;
+  const sample = (): void => {
+    if (!onProgress) return;
+    const now = performance.now();
+    if (now - last < every) return;
+    last = now;
+    const c = simulationCounters(shared);
+    const s = (now - started) / 1000;
+    onProgress({ walks: c.walks, steps: c.steps, elapsedMs: now - started, walksPerSecond: c.walks / s, stepsPerSecond: c.steps / s });
+  };
+  const parallel = session.workers > 1 && source !== undefined && options.walk === undefined;
+  const tally = emptySimulationTally();
+  let workers = 1;
+  if (parallel) {
+    const threads = await pool().acquire();
+    workers = threads.length;
+    const id = explorationIds++;
+    const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
+    try {
+      const replies = await Promise.all(
+        threads.map((t, i) =>
+          t.ask({
+            type: 'simulate',
+            id,
+            source,
+            options: { seed: options.seed, depth: options.depth, ...(options.walks !== undefined ? { walks: options.walks } : {}) },
+            first: i,
+            stride: threads.length,
+            limits,
+            shared,
+          }),
+        ),
+      );
+      for (const r of replies) if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
+    } finally {
+      clearInterval(timer);
+      pool().release(threads);
+    }
+  } else {
+    const loop = (function* walks() {
+      return yield* walkHereCounting(model, options, shared, limits);
+    })();
+    let lastYield = performance.now();
+    let step = loop.next();
+    while (!step.done) {
+      const now = performance.now();
+      if (now - lastYield >= 25) {
+        sample();
+        await yieldToEvents();
+        lastYield = performance.now();
+      }
+      step = loop.next();
+    }
+    mergeSimulationTally(tally, step.value);
+  }
+  if (onProgress) {
+    last = -Infinity;
+    sample();
+  }
+  const durationMs = performance.now() - started;
+  const stoppedBy: SimulationReport<S, A>['stoppedBy'] = tally.violation
+    ? 'violation'
+    : runInterrupted(limits)
+      ? 'interrupted'
+      : (options.walks !== undefined && tally.walks >= options.walks) || options.walk !== undefined
+        ? 'walks'
+        : 'max-seconds';
+  return simulationReport(model, tally, {
+    seed: options.seed,
+    depth: options.depth,
+    durationMs,
+    workers,
+    stoppedBy,
+    minimizeSeconds: options.minimizeSeconds ?? 30,
+  });
+}
+
+/** Walks on this thread, counting into `shared` as the threads do. */
+function* walkHereCounting<S, A>(
+  model: Model<S, A>,
+  options: SimulationOptions,
+  shared: SharedArrayBuffer,
+  limits: RunLimits,
+): Generator<void, SimulationTally, void> {
+  const ints = new Int32Array(shared, 0, 2);
+  const steps = new BigInt64Array(shared, 8, 1);
+  let clock = 0;
+  let late = false;
+  const more = (): boolean => {
+    if (runInterrupted(limits)) return false;
+    if (++clock >= 16) {
+      clock = 0;
+      late = Date.now() >= limits.deadline;
+    }
+    return !late;
+  };
+  return yield* walkHere(model, options, 0, 1, more, (r) => {
+    Atomics.add(ints, 1, 1);
+    Atomics.add(steps, 0, BigInt(r.steps));
+  });
 }
 
 /** Calls `onProgress` at most every interval, with a sample made from what the exploration says. */

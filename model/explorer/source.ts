@@ -1,6 +1,7 @@
 // What crosses between a check session (session.ts) and its worker threads
 // (worker.ts): where a thread gets a model, and the messages.
 import type { EngineSettings, RunLimits, Tally } from './engine.ts';
+import type { SimulationOptions, SimulationTally } from './simulate.ts';
 import type { FrontierSegment } from './frontier.ts';
 import type { StoreBuffers } from './store.ts';
 import type { Model } from './types.ts';
@@ -43,11 +44,24 @@ export type ToWorker =
       /** This thread's spill file for the level. */
       readonly file: string;
     }
-  | { readonly type: 'finish'; readonly id: number };
+  | { readonly type: 'finish'; readonly id: number }
+  | {
+      readonly type: 'simulate';
+      readonly id: number;
+      readonly source: ModelSource;
+      readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth'>;
+      /** This thread runs walks first, first + stride, ... */
+      readonly first: number;
+      readonly stride: number;
+      readonly limits: RunLimits;
+      /** Shared counters: [stop flag, walks] (Int32) and steps (BigInt64 at byte 8). */
+      readonly shared: SharedArrayBuffer;
+    };
 
 export type FromWorker =
   | { readonly type: 'level-done'; readonly id: number; readonly segments: FrontierSegment[]; readonly generated: number }
   | { readonly type: 'tally'; readonly id: number; readonly tally: Tally }
+  | { readonly type: 'simulated'; readonly id: number; readonly tally: SimulationTally }
   | { readonly type: 'failed'; readonly id: number; readonly message: string };
 
 /** The `workerData.role` of a session's threads. */

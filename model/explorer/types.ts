@@ -103,6 +103,13 @@ export interface Model<S, A> {
   withinBoundary?(state: S): boolean;
   /** Partial-order reduction (see `PartialOrderHook` for the contract). */
   readonly partialOrder?: PartialOrderHook<A>;
+  /**
+   * Simulation (random walks): how likely a walk is to take `action` in
+   * `state`, relative to the other enabled actions (default 1 each). A
+   * model weights the actions that find bugs: faults at the moments they
+   * matter.
+   */
+  weight?(state: S, action: A): number;
   /** JSON form of an action, for counterexample files. */
   actionToJson?(action: A): unknown;
   /** Inverse of `actionToJson`; throws on a value it does not recognise. */

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Expander, type RunLimits } from './engine.ts';
 import { FrontierWriter } from './frontier.ts';
 import { buildModel, EXPLORER_THREAD, type FromWorker, type ToWorker } from './source.ts';
+import { runWalks } from './simulate.ts';
 import { StateStore } from './store.ts';
 import type { Model } from './types.ts';
 
@@ -21,6 +22,15 @@ if (port) {
   let chain: Promise<void> = Promise.resolve();
 
   async function handle(m: ToWorker): Promise<void> {
+    if (m.type === 'simulate') {
+      const key = JSON.stringify(m.source);
+      let model = models.get(key);
+      if (!model) models.set(key, (model = buildModel(m.source)));
+      const tally = runWalks(await model, m.options, m.first, m.stride, m.limits, m.shared);
+      const reply: FromWorker = { type: 'simulated', id: m.id, tally };
+      port?.postMessage(reply);
+      return;
+    }
     if (m.type === 'join') {
       const key = JSON.stringify(m.source);
       let model = models.get(key);
