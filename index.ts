@@ -159,3 +159,13 @@ export { runMutants } from './conformance/mutants/run.ts';
 export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
 export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
 export type { WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
+// Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
+export { viewOfFile, writeViewerOf } from './conformance/report/viewFiles.ts';
+export type { CounterexampleView } from './conformance/report/view.ts';
+export { counterexampleMarkdown } from './conformance/report/markdown.ts';
+export { counterexampleHtml } from './conformance/report/html.ts';
+export { conformanceItf, modelItf } from './conformance/report/itf.ts';
+export { itfToClusterTrace, itfToCounterexample, itfToOperatorTrace } from './spec/index.ts';
+export type { ItfTrace, ItfValue } from './spec/index.ts';
+export { startExploreServer } from './conformance/explore/server.ts';
+export type { ExploreServer } from './conformance/explore/server.ts';

@@ -1,9 +1,40 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+// Two tiers. `unit`: every *.test.ts but the end-to-end ones (npm run
+// test:unit, under a minute). `e2e`: *.e2e.test.ts, the runs that spawn
+// processes or exhaust big models: the ci preset, the mutant control run, the
+// process protocol, SIGKILLed durable storage (npm run test:e2e). `npm test`
+// (and CI) runs both, the unit tier first, into one JSON report.
+const suites = '{spec,model,impl,conformance,cli,bench,scripts}/**/';
 
 export default defineConfig({
   test: {
-    include: ['{spec,model,impl,conformance,cli,bench,scripts}/**/*.test.ts'],
     reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [`${suites}*.test.ts`],
+          exclude: [`${suites}*.e2e.test.ts`],
+          // The unit tier is CPU-bound in its workers: on two cores, two workers (vitest's default is one).
+          maxWorkers: Math.max(2, availableParallelism() - 1),
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: [`${suites}*.e2e.test.ts`],
+          // Spawned processes and their timeouts get the machine's spare cores (vitest's default worker count).
+          sequence: { groupOrder: 1 },
+          // Its longest tests take about a minute on an idle machine: the bound is an order of magnitude looser.
+          testTimeout: 600_000,
+        },
+      },
+    ],
     globalSetup: ['test-setup/seed.global.ts'],
     setupFiles: ['test-setup/seed.setup.ts'],
     testTimeout: 120_000,

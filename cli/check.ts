@@ -20,6 +20,7 @@ import {
   type PresetModel,
 } from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 
@@ -45,16 +46,20 @@ checks its invariants, reachability goals, Progress and action coverage.
   --max-states N       stop after N distinct states (the bound is then NOT
                        exhausted: exit 2, never a pass)
   --max-seconds N      stop after N seconds (likewise)
-  --replay FILE        replay a counterexample file step by step, showing what
-                       each action changed, and check the property at the end
+  --itf                also write each counterexample as <name>.itf.json in the
+                       Informal Trace Format of Apalache and Quint
+  --replay FILE        replay a counterexample file (or its .itf.json) step by
+                       step, showing what each action changed, and check the
+                       property at the end
   --list               list the presets, their bounds and ablatable elements
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
 
 Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
-(format streamjoin/counterexample@1), atomically; the summary prints the
-command that replays it. A live progress line goes to stderr when it is a
-terminal.
+(format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
+with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
+the summary prints the command that replays it. A live progress line goes
+to stderr when it is a terminal.
 
 Exit codes: 0 every property holds over an exhausted bound; 1 a property is
 violated (an invariant, Progress, a goal never reached, an expected action
@@ -73,6 +78,8 @@ interface RunSettings {
   readonly json: boolean;
   /** Check a decomposed preset's joint model instead of its parts. */
   readonly joint: boolean;
+  /** Also write each counterexample in the Informal Trace Format. */
+  readonly itf: boolean;
 }
 
 function presetList(registry: readonly ModelPreset[]): string {
@@ -150,7 +157,16 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
     ...(maxStates !== undefined ? { maxStates } : {}),
     ...(maxSeconds !== undefined ? { maxSeconds } : {}),
   };
-  return { preset, bounds, ablate, options, outDir: values.out ?? 'out', json: values.json ?? false, joint: values.joint ?? false };
+  return {
+    preset,
+    bounds,
+    ablate,
+    options,
+    outDir: values.out ?? 'out',
+    json: values.json ?? false,
+    joint: values.joint ?? false,
+    itf: values.itf ?? false,
+  };
 }
 
 const boundsText = (bounds: Readonly<Record<string, number>>): string =>
@@ -241,6 +257,7 @@ function checkModel(s: RunSettings, built: PresetModel, part: string | undefined
       const path = counterexamplePath(s, part, r.name);
       writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
       written.set(r.name, path);
+      writeModelCounterexampleViews(doc, path, { itf: s.itf });
     }
 
     const violated =
@@ -434,6 +451,7 @@ const checkOptions = {
   replay: { type: 'string' },
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
+  itf: { type: 'boolean' },
 } as const;
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; allowPositionals: false }>>['values'];

@@ -41,6 +41,8 @@ observation and reports the first divergence.
                        reported (its "path"), as printed after a failure
   --out DIR            where counterexamples are written (default out/)
   --json               print one JSON report on stdout instead of the summary
+  --itf                also write each counterexample in the Informal Trace Format
+                       of Apalache and Quint (DIR/NAME.itf.json); replay reads it
   --timeout MS         no reply for this long with requests outstanding means the
                        system hung (default ${DEFAULT_TIMEOUT_MS}; the first reply may take ${DEFAULT_STARTUP_TIMEOUT_MS})
   --max-line BYTES     cap on a reply line (default ${DEFAULT_MAX_LINE_BYTES})
@@ -54,9 +56,12 @@ observation and reports the first divergence.
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 
-Progress goes to stderr. A divergence writes DIR/NAME.trace.json (the shrunk
-trace with the model's expectations) and DIR/NAME.explain.txt (the steps,
-expected versus actual, the rules broken, a sequence diagram), atomically.
+Progress goes to stderr. A divergence writes, atomically: DIR/NAME.trace.json
+(the shrunk trace with the model's expectations), DIR/NAME.explain.txt (the
+terminal view: config, versions, the steps, expected versus actual, the rules
+broken, a sequence diagram), DIR/NAME.md (the same in Markdown with a Mermaid
+diagram, for issues and pull requests) and DIR/NAME.html (a self-contained
+viewer: streamjoin view DIR/NAME.html); with --itf also DIR/NAME.itf.json.
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -72,6 +77,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       path: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
+      itf: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'max-line': { type: 'string' },
       'time-budget': { type: 'string' },
@@ -120,7 +126,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   } finally {
     await system.close();
   }
-  const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? []);
+  const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? [], values.itf);
   if (values.json) out.stdout(`${JSON.stringify(conformJson(report, written))}\n`);
   else out.stdout(conformSummary(report, written));
   return exitOfVerdict(report.verdict);

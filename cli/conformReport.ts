@@ -34,6 +34,9 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
     lines.push(`  explanation:    ${w.explainPath}`);
+    lines.push(`  markdown:       ${w.markdownPath}`);
+    lines.push(`  viewer:         ${w.htmlPath} (streamjoin view ${w.htmlPath})`);
+    if (w.itfPath) lines.push(`  ITF:            ${w.itfPath}`);
     lines.push(`  replay:         ${w.replay}`);
     if (w.search) lines.push(`  replay search:  ${w.search}`);
   }
@@ -107,6 +110,9 @@ export function conformJson(report: ConformReport, written: readonly WrittenCoun
       divergence: w.failure.divergence,
       counterexample: w.tracePath,
       explanation: w.explainPath,
+      markdown: w.markdownPath,
+      html: w.htmlPath,
+      itf: w.itfPath ?? null,
       replay: w.replay,
     })),
     unknown: report.unknown ?? null,

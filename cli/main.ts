@@ -9,6 +9,8 @@ import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
+import { viewCommand, viewHelp } from './view.ts';
+import { exploreCommand, exploreHelp } from './explore.ts';
 
 export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
 
@@ -23,6 +25,8 @@ Commands:
   replay FILE --sut CMD   replay one trace (a counterexample) against a system
   serve [--model]    serve the implementation (or the reference model) over the conformance protocol
   mutants            run the harness against every mutant of the implementation: each must be killed
+  view FILE          a counterexample in its self-contained HTML viewer (path and URL; --open)
+  explore            walk the model by hand in a local web page (enabled and refused actions, properties)
   help [COMMAND]     this text, or a command's
 
 Exit codes (every command, SPEC §8):
@@ -42,6 +46,8 @@ const helps: Record<string, string> = {
   replay: replayHelp,
   serve: serveHelp,
   mutants: mutantsHelp,
+  view: viewHelp,
+  explore: exploreHelp,
 };
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -110,6 +116,10 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       return mutantsCommand(rest, out);
     case 'check':
       return checkCommand(rest, out);
+    case 'view':
+      return viewCommand(rest, out);
+    case 'explore':
+      return exploreCommand(rest, out, process.stdin);
     default:
       out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
       return EXIT.badInput;

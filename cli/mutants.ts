@@ -34,6 +34,9 @@ under --out and replays with the printed command against
   --mutant NAMES    only these mutants (comma-separated)
   --out DIR         where counterexamples are written (default out/)
   --json            print one JSON report on stdout instead of the table
+  --itf             also write each counterexample as DIR/NAME.itf.json (Informal
+                    Trace Format); each kill also leaves NAME.explain.txt, NAME.md
+                    (Mermaid) and NAME.html (the viewer) beside its trace
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
   --regressions DIR also write each kill's counterexample as DIR/NAME.trace.json, a
@@ -164,6 +167,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
       mutant: { type: 'string' },
       out: { type: 'string', default: 'out' },
       json: { type: 'boolean', default: false },
+      itf: { type: 'boolean', default: false },
       'each-part': { type: 'boolean', default: false },
       regressions: { type: 'string' },
       list: { type: 'boolean', default: false },
@@ -211,6 +215,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
         stderrTail: [],
+        itf: values.itf,
       }),
     );
   }
@@ -250,6 +255,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
           rule: r.mutant.rule,
           ...row(r),
           counterexample: written.get(r.mutant.name)?.tracePath ?? null,
+          html: written.get(r.mutant.name)?.htmlPath ?? null,
           replay: written.get(r.mutant.name)?.replay ?? null,
           ...(byPart.length > 0
             ? {

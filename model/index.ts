@@ -19,21 +19,23 @@ export type {
   VisitedMode,
 } from './explorer/types.ts';
 // The presets `streamjoin check` runs.
-export { PRESETS, presetModel, presetNamed, resolveBounds } from './presets.ts';
+export { PRESETS, clusterModelConfigOf, joinModelOptionsOf, presetModel, presetNamed, resolveBounds } from './presets.ts';
 export type { ModelPreset, PresetModel } from './presets.ts';
 // The join (SPEC §1–§3): reference operator, oracle, and the join's explorer model.
 export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
 export type { JoinState, JoinStep, RowState } from './join/join.ts';
 export { firstContractViolation, initialOracleState, stepOracle } from './join/oracle.ts';
 export type { OracleState } from './join/oracle.ts';
-export { joinModel } from './join/joinModel.ts';
-export type { JoinModelOptions } from './join/joinModel.ts';
+export { describeRecord, joinModel } from './join/joinModel.ts';
+export type { JoinModelOptions, JoinModelState } from './join/joinModel.ts';
+export { validityOf } from './join/join.ts';
 // The cluster (SPEC §5): state, guards, effects; its bounded histories, explorer model and presets (§6).
 export { PROTOCOL_ELEMENTS, initialClusterState } from './cluster/clusterState.ts';
 export type { ClusterSetup, ClusterState, ClusterTransition, ProtocolElement } from './cluster/clusterState.ts';
 export { whyNotEnabled } from './cluster/guards.ts';
-export { applyExternal, observeCluster } from './cluster/stateMachine.ts';
+export { applyExternal, observeCluster, transition } from './cluster/stateMachine.ts';
 export {
+  budgetOf,
   clusterActionKind,
   enabledClusterActions,
   encodeExplored,
@@ -41,8 +43,10 @@ export {
   isFault,
   isQuiescent,
   nextEager,
+  nextExplored,
 } from './cluster/boundedHistories.ts';
 export type { ClusterBounds, ClusterModelConfig, ExploredState } from './cluster/boundedHistories.ts';
 export { clusterExplorerModel, expectedClusterKinds } from './cluster/explorerModel.ts';
+export type { LabelledAction } from './cluster/explorerModel.ts';
 export { CLUSTER_PRESETS, clusterPreset, projectOntoKey, withAblation } from './cluster/presets.ts';
 export type { ClusterPreset } from './cluster/presets.ts';

@@ -3,7 +3,7 @@
 // protocol elements it can ablate. Add a preset by appending to `PRESETS`.
 import type { Model, ModelSource } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
-import { JOIN_ABLATIONS, joinModel, type JoinModelBounds } from './join/joinModel.ts';
+import { JOIN_ABLATIONS, joinModel, type JoinModelBounds, type JoinModelOptions } from './join/joinModel.ts';
 import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
@@ -77,31 +77,32 @@ const joinBoundParameters = (defaults: JoinModelBounds): BoundParameter[] => [
   { name: 'invalid', description: '1: include one invalid record per kind of J1 check', default: defaults.invalid ? 1 : 0, min: 0, max: 1 },
 ];
 
+/** How each preset turns its bound values into a model's configuration (for reports and the interactive explorer). */
+const joinOptions = new Map<string, (b: Readonly<Record<string, number>>, ablate: string | undefined) => JoinModelOptions>();
+const clusterConfigs = new Map<string, (b: Readonly<Record<string, number>>, ablate: string | undefined) => ClusterModelConfig>();
+
 function joinPreset(name: string, description: string, defaults: JoinModelBounds): ModelPreset {
+  const options = (b: Readonly<Record<string, number>>, ablate: string | undefined): JoinModelOptions => {
+    const bounds: JoinModelBounds = {
+      records: b['records'] ?? defaults.records,
+      keys: b['keys'] ?? defaults.keys,
+      ids: b['ids'] ?? defaults.ids,
+      maxTime: b['maxTime'] ?? defaults.maxTime,
+      allowedLateness: b['lateness'] ?? defaults.allowedLateness,
+      maxIntervalLength: b['length'] ?? defaults.maxIntervalLength,
+      invalid: (b['invalid'] ?? (defaults.invalid ? 1 : 0)) === 1,
+    };
+    const ablation = ablate === undefined ? undefined : JOIN_ABLATIONS[ablate];
+    if (ablate !== undefined && ablation === undefined) throw new Error(`unknown ablation ${ablate}`);
+    return { bounds, ...(ablation ? { operator: ablation.wrap(stepJoin), name: `join without ${ablate}` } : {}) };
+  };
+  joinOptions.set(name, options);
   return {
     name,
     description,
     bounds: joinBoundParameters(defaults),
     ablations: Object.entries(JOIN_ABLATIONS).map(([element, a]) => ({ name: element, description: a.description })),
-    build: (b, ablate) => {
-      const bounds: JoinModelBounds = {
-        records: b['records'] ?? defaults.records,
-        keys: b['keys'] ?? defaults.keys,
-        ids: b['ids'] ?? defaults.ids,
-        maxTime: b['maxTime'] ?? defaults.maxTime,
-        allowedLateness: b['lateness'] ?? defaults.allowedLateness,
-        maxIntervalLength: b['length'] ?? defaults.maxIntervalLength,
-        invalid: (b['invalid'] ?? (defaults.invalid ? 1 : 0)) === 1,
-      };
-      const ablation = ablate === undefined ? undefined : JOIN_ABLATIONS[ablate];
-      if (ablate !== undefined && ablation === undefined) throw new Error(`unknown ablation ${ablate}`);
-      return presetModel(
-        joinModel({
-          bounds,
-          ...(ablation ? { operator: ablation.wrap(stepJoin), name: `join without ${ablate}` } : {}),
-        }),
-      );
-    },
+    build: (b, ablate) => presetModel(joinModel(options(b, ablate))),
   };
 }
 
@@ -148,6 +149,7 @@ function clusterPresetModel(preset: ClusterPreset): ModelPreset {
     const config: ClusterModelConfig = { ...preset.config, bounds };
     return ablate === undefined ? config : withAblation(config, [ablate as ProtocolElement]);
   };
+  clusterConfigs.set(preset.name, configured);
   return {
     name: preset.name,
     description: preset.description,
@@ -194,6 +196,32 @@ export const PRESETS: readonly ModelPreset[] = [
     invalid: false,
   }),
 ];
+
+/**
+ * The configuration of a cluster preset's model for these bounds (and, for a
+ * part of a decomposed preset, the key's projection, SPEC §6); undefined for
+ * a preset that is not a cluster preset. `bounds` as `resolveBounds` gives them.
+ */
+export function clusterModelConfigOf(
+  preset: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | undefined,
+  part?: string,
+): ClusterModelConfig | undefined {
+  const configured = clusterConfigs.get(preset);
+  if (!configured) return undefined;
+  const config = configured(bounds, ablate);
+  return part === undefined ? config : projectOntoKey(config, part);
+}
+
+/** The options of a join preset's model for these bounds; undefined for a preset that is not a join preset. */
+export function joinModelOptionsOf(
+  preset: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | undefined,
+): JoinModelOptions | undefined {
+  return joinOptions.get(preset)?.(bounds, ablate);
+}
 
 export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);

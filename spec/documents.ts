@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from './errors.ts';
 import { schemaError, type SchemaName } from './schemas.ts';
 import { CHECK_CONFIG_FORMAT, CLUSTER_TRACE_FORMAT, COUNTEREXAMPLE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
+import { itfAsDocument } from './itf.ts';
 import type { CheckConfig, ClusterConfig, ClusterTrace, Counterexample, OperatorTrace } from './types.gen.ts';
 
 /** Line and column (1-based) of a UTF-16 offset in `text`. */
@@ -118,9 +119,9 @@ export function loadClusterTrace(path: string): ClusterTrace {
 /** A trace file of either kind, told apart by its `format`. */
 export type AnyTrace = { kind: 'operator'; trace: OperatorTrace } | { kind: 'cluster'; trace: ClusterTrace };
 
-/** Reads a trace file of either kind (SPEC §4, §7). */
+/** Reads a trace file of either kind (SPEC §4, §7), or an ITF trace of either (spec/itf.ts). */
 export function loadAnyTrace(path: string): AnyTrace {
-  const text = readTextFile(path);
+  const text = itfAsDocument(readTextFile(path), path, 'trace');
   const format = documentFormat(parseJson(text, path));
   if (format === CLUSTER_TRACE_FORMAT) return { kind: 'cluster', trace: parseClusterTrace(text, path) };
   if (format === OPERATOR_TRACE_FORMAT) return { kind: 'operator', trace: parseOperatorTrace(text, path) };
@@ -148,9 +149,14 @@ function parseFormatted(text: string, where: string, format: string, schema: Sch
   return value;
 }
 
-/** Reads and validates a counterexample file written by `streamjoin check`. */
+/** Reads and validates a counterexample file written by `streamjoin check` (or its ITF trace, spec/itf.ts). */
 export function loadCounterexample(path: string): Counterexample {
-  return parseFormatted(readTextFile(path), path, COUNTEREXAMPLE_FORMAT, 'counterexample') as Counterexample;
+  return parseFormatted(
+    itfAsDocument(readTextFile(path), path, 'counterexample'),
+    path,
+    COUNTEREXAMPLE_FORMAT,
+    'counterexample',
+  ) as Counterexample;
 }
 
 /** Reads and validates a saved `streamjoin check` configuration. */

@@ -24,15 +24,33 @@ export { compareByMatchId, compareCodePoints } from './order.ts';
 export { schemaError, schemaValidator } from './schemas.ts';
 export {
   clusterConfigProblem,
+  documentFormat,
   loadAnyTrace,
   loadCheckConfig,
   loadClusterTrace,
   loadCounterexample,
   loadOperatorTrace,
   parseClusterTrace,
+  parseJson,
   parseOperatorTrace,
+  readTextFile,
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
+export {
+  ACTION_TAKEN,
+  NONDET_PICKS,
+  STREAMJOIN_ITF_FORMAT,
+  decodeAction,
+  encodeAction,
+  isItfTrace,
+  itfAsDocument,
+  itfKind,
+  itfStructureProblem,
+  itfToClusterTrace,
+  itfToCounterexample,
+  itfToOperatorTrace,
+} from './itf.ts';
+export type { Codec, ItfState, ItfTrace, ItfValue, StreamjoinItfMeta } from './itf.ts';
 export {
   LEVELS,
   PROTOCOL_ERRORS,

@@ -66,6 +66,33 @@ export type RejectReason =
   | 'conflict'
   | 'unknown_key';
 /**
+ * This interface was referenced by `ItfState`'s JSON-Schema definition
+ * via the `patternProperty` "^[^#]".
+ */
+export type ItfExpr =
+  | boolean
+  | string
+  | number
+  | ItfExpr[]
+  | {
+      '#bigint': string;
+    }
+  | {
+      '#tup': ItfExpr[];
+    }
+  | {
+      '#set': ItfExpr[];
+    }
+  | {
+      '#map': [unknown, unknown][];
+    }
+  | {
+      '#unserializable': string;
+    }
+  | {
+      [k: string]: ItfExpr;
+    };
+/**
  * A reply of protocol v1 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdout, answering exactly one request.
  */
 export type ProtocolReply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
@@ -132,6 +159,7 @@ export interface SpecDocuments {
   clusterTrace?: ClusterTrace;
   config?: JoinConfig;
   counterexample?: Counterexample;
+  itf?: ItfTrace;
   operatorTrace?: OperatorTrace;
   outcome?: Outcome;
   record?: LogRecord;
@@ -607,6 +635,20 @@ export interface CheckSettings {
   visited?: 'exact' | 'fingerprint';
   symmetry?: boolean;
   partialOrder?: boolean;
+}
+/**
+ * A trace in the Informal Trace Format of Apalache and Quint (Apalache ADR-015, `*.itf.json`), as far as a JSON Schema can state it: a trace object with `vars`, `states` and optionally `#meta`, `params` and `loop`; each state an object of expressions with optionally `#meta`; expressions are Booleans, strings, integers (a JSON integer in [-(2^53)+1, 2^53-1], or `{"#bigint": "[-][0-9]+"}`, the only form since the revision of 2023-09-14), lists, records (field names not starting with `#`), `#tup`, `#set`, `#map` (two-element arrays) and `#unserializable`, and Quint's variants (`tag`, `value`). That every state sets every variable and the initial state every parameter is checked by spec/itf.ts (`itfStructureProblem`).
+ */
+export interface ItfTrace {
+  '#meta'?: {};
+  params?: string[];
+  vars: string[];
+  states: ItfState[];
+  loop?: number;
+}
+export interface ItfState {
+  '#meta'?: {};
+  [k: string]: ItfExpr | {} | undefined;
 }
 /**
  * A single-partition trace (SPEC §4): a config, then the log one record at a time, each optionally with the outcome, changes and retained-state counts the rules require after it.

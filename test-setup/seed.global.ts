@@ -10,7 +10,11 @@ declare module 'vitest' {
   }
 }
 
-export default function setup(project: TestProject): void {
+/** The run's choice, made once per process: each test project (unit, e2e) calls `setup`, and all get the same seed. */
+const chosen = Symbol.for('streamjoin.fcSeed');
+type Chosen = { seed: number; runs: number };
+
+function choose(): Chosen {
   const fromEnv = process.env['STREAMJOIN_SEED'];
   const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
   if (!Number.isSafeInteger(seed)) throw new Error(`STREAMJOIN_SEED must be an integer, got ${fromEnv}`);
@@ -18,6 +22,12 @@ export default function setup(project: TestProject): void {
   const runs = runsEnv !== undefined && runsEnv !== '' ? Number(runsEnv) : 200;
   if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`STREAMJOIN_RUNS must be a positive integer, got ${runsEnv}`);
   console.log(`fast-check seed ${seed}, ${runs} runs per property (replay: STREAMJOIN_SEED=${seed} npm test)`);
-  project.provide('fcSeed', seed);
-  project.provide('fcRuns', runs);
+  return { seed, runs };
+}
+
+export default function setup(project: TestProject): void {
+  const store = globalThis as { [chosen]?: Chosen };
+  store[chosen] ??= choose();
+  project.provide('fcSeed', store[chosen].seed);
+  project.provide('fcRuns', store[chosen].runs);
 }

@@ -1,11 +1,17 @@
 // Writing a conformance counterexample: the trace (with the model's
-// expectations) and its explanation, atomically, under names derived from
-// where the failure came from, with the command that replays it.
+// expectations), its terminal explanation, its Markdown (with a Mermaid
+// diagram) and its self-contained HTML viewer, and on request its ITF trace,
+// atomically, under names derived from where the failure came from, with the
+// command that replays it.
 import { join } from 'node:path';
 import type { ConformReport, Failure } from '../conform.ts';
 import { prettyJson } from '../lockstep/jsonDiff.ts';
 import { writeFilesAtomic } from './atomicFiles.ts';
-import { explainCounterexample } from './explain.ts';
+import { explainView } from './explain.ts';
+import { counterexampleHtml } from './html.ts';
+import { conformanceItf } from './itf.ts';
+import { counterexampleMarkdown } from './markdown.ts';
+import { conformanceView } from './view.ts';
 
 /** Quotes a word for a POSIX shell, only when it needs it. */
 export function shellQuote(word: string): string {
@@ -27,6 +33,10 @@ export interface WrittenCounterexample {
   readonly failure: Failure;
   readonly tracePath: string;
   readonly explainPath: string;
+  readonly markdownPath: string;
+  readonly htmlPath: string;
+  /** With `itf`: the trace in the Informal Trace Format. */
+  readonly itfPath?: string;
   readonly replay: string;
   readonly search?: string;
 }
@@ -42,12 +52,17 @@ export interface CounterexampleTarget {
   readonly sut: string;
   readonly implementation?: string;
   readonly stderrTail: readonly string[];
+  /** Also write the trace in the Informal Trace Format (`NAME.itf.json`). */
+  readonly itf?: boolean;
 }
 
-/** Writes one counterexample (trace and explanation, atomically); returns the paths and the command that replays it. */
+/** Writes one counterexample (trace, explanation, Markdown, HTML, and ITF on request; atomically); returns the paths and the command that replays it. */
 export function writeCounterexample(f: Failure, target: CounterexampleTarget): WrittenCounterexample {
   const tracePath = join(target.outDir, `${target.name}.trace.json`);
   const explainPath = join(target.outDir, `${target.name}.explain.txt`);
+  const markdownPath = join(target.outDir, `${target.name}.md`);
+  const htmlPath = join(target.outDir, `${target.name}.html`);
+  const itfPath = target.itf ? join(target.outDir, `${target.name}.itf.json`) : undefined;
   const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${target.sutWord} --level ${f.level}`;
   const search =
     f.origin === 'random'
@@ -59,19 +74,36 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
       : f.origin === 'exhaustive'
         ? `the bounded-exhaustive scenario ${f.scenario ?? '?'} (minimized)`
         : `the example ${f.path ?? '?'}`;
-  const explanation = explainCounterexample(f.trace, f.divergence, {
+  const view = conformanceView(f.trace, f.divergence, {
     sut: target.sut,
     ...(target.implementation !== undefined ? { implementation: target.implementation } : {}),
     level: f.level,
     origin,
     replay,
+    ...(search !== undefined ? { search } : {}),
+    ...(f.seed !== undefined ? { seed: f.seed } : {}),
+    ...(f.fcPath !== undefined ? { fcPath: f.fcPath } : {}),
     stderrTail: target.stderrTail,
   });
   writeFilesAtomic([
     { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
-    { path: explainPath, text: explanation },
+    { path: explainPath, text: explainView(view, f.divergence) },
+    { path: markdownPath, text: counterexampleMarkdown(view, { dir: target.outDir }) },
+    { path: htmlPath, text: counterexampleHtml(view, { dir: target.outDir }) },
+    ...(itfPath !== undefined
+      ? [{ path: itfPath, text: `${JSON.stringify(conformanceItf(f.trace, view, f.divergence), null, 1)}\n` }]
+      : []),
   ]);
-  return { failure: f, tracePath, explainPath, replay, ...(search ? { search } : {}) };
+  return {
+    failure: f,
+    tracePath,
+    explainPath,
+    markdownPath,
+    htmlPath,
+    ...(itfPath !== undefined ? { itfPath } : {}),
+    replay,
+    ...(search ? { search } : {}),
+  };
 }
 
 export function writeCounterexamples(
@@ -79,6 +111,7 @@ export function writeCounterexamples(
   outDir: string,
   sutWord: string,
   stderrTail: readonly string[],
+  itf = false,
 ): WrittenCounterexample[] {
   return report.failures.map((f) =>
     writeCounterexample(f, {
@@ -88,6 +121,7 @@ export function writeCounterexamples(
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
       stderrTail,
+      itf,
     }),
   );
 }

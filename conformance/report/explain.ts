@@ -1,22 +1,15 @@
-// Plain-text explanations of a divergence: the steps, expected versus actual
-// at the divergence (only the paths that differ), the rules and properties
-// it breaks, and a sequence diagram with one column per node.
-import type {
-  ClusterEvent,
-  ClusterObservation,
-  ExternalAction,
-  LogRecord,
-  OperatorTrace,
-  ClusterTrace,
-  Change,
-  Outcome,
-} from '../../spec/index.ts';
-import { describeClusterAction } from '../../spec/index.ts';
+// Plain-text explanations of a divergence (the terminal view): the config
+// and versions, the steps, expected versus actual at the divergence (only
+// the paths that differ), the rules and properties it breaks, and a sequence
+// diagram with one column per node. Everything comes from the counterexample's
+// view (view.ts), which the Markdown and HTML renderings read too.
+import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
-import { modelClusterSteps, type ExpectedClusterStep } from '../lockstep/clusterLockstep.ts';
-import { modelOperatorSteps } from '../lockstep/operatorLockstep.ts';
+import { conformanceView, eventText, type ConformanceContext, type CounterexampleView } from './view.ts';
+
+export { eventText };
 
 // ---------------------------------------------------------------------------
 // Sequence diagrams
@@ -80,208 +73,39 @@ export function renderDiagram(columns: readonly string[], rows: readonly Diagram
 }
 
 // ---------------------------------------------------------------------------
-// Cluster traces
+// From the view
 
-function recordText(r: LogRecord): string {
-  return r.kind === 'watermark'
-    ? `wm ${r.side}=${r.wm}`
-    : `${r.kind === 'insert' ? 'ins' : 'ret'} ${r.key}/${r.side}/${r.id} ${r.ts}[${r.start},${r.end}]`;
-}
-
-function outcomeText(o: Outcome): string {
-  return o.code === 'rejected' ? `rejected:${o.reason}` : o.code;
-}
-
-function changesText(cs: readonly Change[]): string {
-  return cs.map((c) => `${c.op === 'insert' ? '+' : '-'}${c.match}`).join(' ');
-}
-
-/** The rows of one cluster step, from the model's view of it. */
-function clusterStepRows(
-  step: number,
-  action: ExternalAction,
-  before: ClusterObservation,
-  expected: ExpectedClusterStep,
-  col: (node: string) => number,
-): DiagramRow[] {
+/** The text diagram of a view's steps up to and including the one at index `until`. */
+export function viewDiagram(view: CounterexampleView, until: number): string {
   const rows: DiagramRow[] = [];
-  const coordinator = col('coordinator');
-  const sink = col('sink');
-  const h = before.coordinator.handoff;
-  const note = (node: string, text: string): void => void rows.push({ step, from: col(node), text });
-  const send = (from: number, to: number, text: string): void => void rows.push({ step, from, to, text });
-  if ('error' in expected) {
-    const where = action.type === 'record' ? 'log' : 'coordinator';
-    note(where, `${describeClusterAction(action)}: refused (${expected.error})`);
-    return rows;
-  }
-  const events = expected.events;
-  switch (action.type) {
-    case 'record': {
-      const first = events[0];
-      if (first?.type === 'appended') note('log', `#${first.index} ${recordText(action.record)}`);
-      else if (first?.type === 'rejected') note('log', `${recordText(action.record)}: ${outcomeText(first.outcome)}`);
-      break;
-    }
-    case 'freeze':
-      send(coordinator, col(before.coordinator.keys[action.key]?.owner ?? 'coordinator'), `freeze ${action.key} (to ${action.to})`);
-      break;
-    case 'persist':
-      send(coordinator, col(h?.src ?? 'coordinator'), `persist ${action.key}`);
-      break;
-    case 'install':
-      send(coordinator, col(h?.dst ?? 'coordinator'), `install ${action.key} e${(h?.from ?? 0) + 1}`);
-      break;
-    case 'commit':
-    case 'failover': {
-      const from = h?.from ?? before.coordinator.keys[action.key]?.epoch ?? 0;
-      const fenceFirst = action.type === 'failover' || h?.phase === 'installed';
-      if (fenceFirst) send(coordinator, sink, `fence ${action.key}=e${from + 1}`);
-      if (action.crashAfterFence) note('coordinator', 'crashes after the fence');
-      else {
-        const dst = action.type === 'failover' ? action.to : (h?.dst ?? '?');
-        send(coordinator, col(dst), `owner ${action.key}=${dst} e${from + 1}`);
-      }
-      break;
-    }
-    case 'release':
-      send(coordinator, col(h?.src ?? 'coordinator'), `release ${action.key} e${h?.from ?? '?'}`);
-      break;
-    case 'abort':
-      note('coordinator', `abort ${action.key}`);
-      break;
-    case 'checkpoint':
-      note(action.worker, `checkpoint ${action.key}`);
-      break;
-    case 'crash':
-      note(action.node, 'CRASH');
-      break;
-    case 'restart':
-      note(action.node, 'restart');
-      break;
-    case 'pause':
-      note(action.worker, 'pause');
-      break;
-    case 'resume':
-      note(action.worker, 'resume');
-      break;
-    case 'duplicateInstall':
-    case 'duplicateRelease': {
-      const target = events.find((e): e is Extract<ClusterEvent, { worker: string }> => 'worker' in e)?.worker;
-      const what = action.type === 'duplicateInstall' ? 'install' : 'release';
-      if (target) send(coordinator, col(target), `${what} ${action.key} again`);
-      else note('coordinator', `${what} ${action.key} again: no effect`);
-      break;
-    }
-  }
-  for (const e of events) {
-    switch (e.type) {
-      case 'processed': {
-        const head = `#${e.index} e${e.epoch} ${outcomeText(e.outcome)}`;
-        if (e.changes.length === 0) note(e.worker, head);
-        else send(col(e.worker), sink, `${head} ${changesText(e.changes)}${e.fenced ? ' FENCED' : ''}`);
-        break;
-      }
-      case 'dropped':
-        note(e.worker, `drop ${e.key} (${e.reason})`);
-        break;
-      case 'refused':
-        note(e.worker, `refuse ${e.key} (stale epoch)`);
-        break;
-      case 'restored':
-        note(e.worker, `restore ${e.key} @${e.cursor} e${e.epoch}`);
-        break;
-      default:
-        break;
-    }
-  }
-  return rows;
+  for (const s of view.steps.slice(0, until + 1))
+    for (const r of s.rows) rows.push({ step: s.number, from: r.from, ...(r.to !== undefined ? { to: r.to } : {}), text: r.text });
+  return renderDiagram(view.nodes, rows);
 }
+
+const NO_DIVERGENCE_CONTEXT: ConformanceContext = { sut: 'model', level: '', origin: '', replay: '' };
 
 /** The sequence diagram of a cluster trace as the model runs it, up to and including step `until`. */
 export function clusterDiagram(trace: ClusterTrace, until: number, divergence?: Divergence): string {
-  const columns = ['log', 'coordinator', ...trace.config.workers, 'sink'];
-  const col = (node: string): number => Math.max(0, columns.indexOf(node));
-  const expected = modelClusterSteps({ ...trace, steps: trace.steps.slice(0, until + 1) });
-  const rows: DiagramRow[] = [];
-  let before = initialObservation(trace);
-  trace.steps.slice(0, until + 1).forEach((s, i) => {
-    const e = expected[i] as ExpectedClusterStep;
-    rows.push(...clusterStepRows(i, s.action as ExternalAction, before, e, col));
-    if (divergence && divergence.step === i) rows.push({ step: i, from: 0, text: `✗ the system departs here: ${divergence.field}` });
-    before = e.observation;
-  });
-  return renderDiagram(columns, rows);
+  const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
+  return viewDiagram(conformanceView({ kind: 'cluster', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
-
-/** The observation before any step (C1). */
-function initialObservation(trace: ClusterTrace): ClusterObservation {
-  // Only the coordinator's table is read (owners for freeze); the rest is C1's empty state.
-  const keys: ClusterObservation['coordinator']['keys'] = {};
-  for (const { key, owner } of trace.config.keys) keys[key] = { owner, epoch: 1 };
-  return {
-    log: 0,
-    coordinator: { up: true, handoff: null, keys },
-    workers: {},
-    store: {},
-    sink: { fence: {}, matches: {}, applied: 0, deduped: 0, fenced: 0 },
-  };
-}
-
-// ---------------------------------------------------------------------------
-// Operator traces
 
 /** The sequence diagram of an operator trace: the log, the operator, the result. */
 export function operatorDiagram(trace: OperatorTrace, until: number, divergence?: Divergence): string {
-  const model = modelOperatorSteps({ ...trace, steps: trace.steps.slice(0, until + 1) });
-  const rows: DiagramRow[] = [];
-  trace.steps.slice(0, until + 1).forEach((s, i) => {
-    const m = model[i];
-    if (!m) return;
-    rows.push({ step: i, from: 0, to: 1, text: recordText(s.record) });
-    if (m.changes.length === 0) rows.push({ step: i, from: 1, text: outcomeText(m.outcome) });
-    else rows.push({ step: i, from: 1, to: 2, text: `${outcomeText(m.outcome)} ${changesText(m.changes)}` });
-    if (divergence && divergence.step === i) rows.push({ step: i, from: 0, text: `✗ the system departs here: ${divergence.field}` });
-  });
-  return renderDiagram(['log', 'operator', 'result'], rows);
+  const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
+  return viewDiagram(conformanceView({ kind: 'operator', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
 
 // ---------------------------------------------------------------------------
 // The explanation
 
-export interface ExplainContext {
-  /** How the system under test was named on the command line. */
-  readonly sut: string;
-  readonly implementation?: string;
-  readonly level: string;
-  /** Where the trace came from, one line. */
-  readonly origin: string;
-  /** The one command that replays the counterexample. */
-  readonly replay: string;
-  readonly stderrTail?: readonly string[];
-}
+/** How a conformance counterexample was found and is replayed (see view.ts). */
+export type ExplainContext = ConformanceContext;
 
-/** One event on one line (C12). */
-export function eventText(e: ClusterEvent): string {
-  switch (e.type) {
-    case 'appended':
-      return `appended #${e.index}`;
-    case 'rejected':
-      return `rejected ${outcomeText(e.outcome)}`;
-    case 'processed':
-      return `processed ${e.worker} ${e.key} #${e.index} e${e.epoch} ${outcomeText(e.outcome)}${e.changes.length ? ` ${changesText(e.changes)}` : ''}${e.fenced ? ' FENCED' : ''}`;
-    case 'dropped':
-      return `dropped ${e.worker} ${e.key} (${e.reason})`;
-    case 'refused':
-      return `refused ${e.worker} ${e.key} (${e.reason})`;
-    case 'restored':
-      return `restored ${e.worker} ${e.key} @${e.cursor} e${e.epoch}`;
-  }
-}
-
-function eventLines(label: string, events: readonly ClusterEvent[], from: number): string[] {
+function eventLines(label: string, events: readonly string[], from: number): string[] {
   if (events.length === 0) return [`  ${label}: (none)`];
-  return [`  ${label}:`, ...events.map((e, i) => `    ${i === from ? '✗' : ' '} [${i}] ${eventText(e)}`)];
+  return [`  ${label}:`, ...events.map((e, i) => `    ${i === from ? '✗' : ' '} [${i}] ${e}`)];
 }
 
 /** The divergence alone: summary, rules, and expected versus actual at each differing path. */
@@ -294,7 +118,10 @@ export function describeDivergence(d: Divergence): string {
   if (d.field === 'events' && Array.isArray(d.expected) && Array.isArray(d.actual)) {
     // Events are a sequence (C12): show both, marking the first that differs.
     const first = Number(d.diff[0]?.path.split('/')[1] ?? 0);
-    lines.push(...eventLines('expected', d.expected as ClusterEvent[], first), ...eventLines('actual', d.actual as ClusterEvent[], first));
+    lines.push(
+      ...eventLines('expected', (d.expected as Parameters<typeof eventText>[0][]).map(eventText), first),
+      ...eventLines('actual', (d.actual as Parameters<typeof eventText>[0][]).map(eventText), first),
+    );
   } else if (d.diff.length > 0) {
     const width = Math.min(48, Math.max(...d.diff.map((x) => x.path.length)));
     for (const x of d.diff) lines.push(`  ${x.path.padEnd(width)}  expected ${showValue(x.expected)}  actual ${showValue(x.actual)}`);
@@ -305,39 +132,59 @@ export function describeDivergence(d: Divergence): string {
   return lines.join('\n');
 }
 
-function stepList(actions: readonly string[], divergenceStep: number): string {
-  return actions.map((a, i) => `  ${String(i).padStart(3)}${i === divergenceStep ? ' ✗' : '  '} ${a}`).join('\n');
+function stepList(view: CounterexampleView, mark: number): string {
+  return view.steps
+    .map(
+      (s, i) =>
+        `  ${String(s.number).padStart(3)}${i === mark ? ' ✗' : '  '} ${s.action}${s.refused !== undefined ? ` (refused: ${s.refused})` : ''}`,
+    )
+    .join('\n');
 }
 
-/** The full plain-text explanation written next to a counterexample file. */
+/** The terminal explanation of any counterexample's view. */
+export function explainView(view: CounterexampleView, divergence?: Divergence): string {
+  const parts: string[] = [];
+  parts.push(`streamjoin counterexample: ${view.name}`);
+  parts.push(`streamjoin ${view.versions.streamjoin}, spec ${view.versions.spec}`);
+  parts.push('');
+  for (const [label, value] of view.found) parts.push(`${`${label[0]?.toUpperCase() ?? ''}${label.slice(1)}:`.padEnd(20)} ${value}`);
+  parts.push('');
+  parts.push('Config:');
+  for (const [label, value] of view.config) parts.push(`  ${label}: ${value}`);
+  parts.push('');
+  const mark = view.divergence?.at ?? view.steps.length - 1;
+  if (divergence) parts.push(describeDivergence(divergence));
+  else if (view.violation) {
+    const v = view.violation;
+    parts.push(
+      `${v.property} (${v.kind}) is broken after step ${view.steps.at(-1)?.number ?? 0}${v.explanation ? `: ${v.explanation}` : ''}`,
+    );
+    parts.push(`Rules: ${describeRules(view.rules.map((r) => r.id))}`);
+    if (v.trap)
+      parts.push(`Then, without faults, ${v.trap.kind === 'deadlock' ? 'into a deadlock' : 'round a cycle'}: ${v.trap.steps.join('; ')}`);
+  }
+  parts.push('');
+  parts.push(`Steps (${view.steps.length}; ✗ marks ${view.divergence ? 'the divergence' : 'where the property breaks'}):`);
+  parts.push(stepList(view, view.divergence ? view.divergence.at : mark));
+  parts.push('');
+  const until = view.divergence ? view.divergence.at : view.steps.length - 1;
+  parts.push(
+    `Sequence diagram of steps ${view.steps[0]?.number ?? 0}..${view.steps[until]?.number ?? 0} as the model runs them (● a note, ─▶ a message):`,
+  );
+  parts.push(viewDiagram(view, until));
+  if (view.stderrTail.length > 0) {
+    parts.push('');
+    parts.push('Last stderr lines of the system under test (when the run ended):');
+    for (const l of view.stderrTail) parts.push(`  | ${l}`);
+  }
+  return `${parts.join('\n')}\n`;
+}
+
+/** The full plain-text explanation written next to a conformance counterexample file. */
 export function explainCounterexample(
   trace: { kind: 'operator'; trace: OperatorTrace } | { kind: 'cluster'; trace: ClusterTrace },
   d: Divergence,
   ctx: ExplainContext,
 ): string {
-  const parts: string[] = [];
-  parts.push(`streamjoin counterexample: ${trace.trace.name}`);
-  parts.push('');
-  parts.push(`System under test: ${ctx.sut}${ctx.implementation ? ` (${ctx.implementation})` : ''}`);
-  parts.push(`Level: ${ctx.level}`);
-  parts.push(`Found by: ${ctx.origin}`);
-  parts.push(`Replay: ${ctx.replay}`);
-  parts.push('');
-  parts.push(describeDivergence(d));
-  parts.push('');
-  parts.push(`Steps (${trace.trace.steps.length}; ✗ marks the divergence):`);
-  const actions =
-    trace.kind === 'cluster'
-      ? trace.trace.steps.map((s) => describeClusterAction(s.action))
-      : trace.trace.steps.map((s) => `record ${recordText(s.record)}`);
-  parts.push(stepList(actions, d.step));
-  parts.push('');
-  parts.push(`Sequence diagram of steps 0..${d.step} as the model runs them (● a note, ─▶ a message):`);
-  parts.push(trace.kind === 'cluster' ? clusterDiagram(trace.trace, d.step, d) : operatorDiagram(trace.trace, d.step, d));
-  if (ctx.stderrTail && ctx.stderrTail.length > 0) {
-    parts.push('');
-    parts.push('Last stderr lines of the system under test (when the run ended):');
-    for (const l of ctx.stderrTail) parts.push(`  | ${l}`);
-  }
-  return `${parts.join('\n')}\n`;
+  return explainView(conformanceView(trace, d, ctx), d);
 }

@@ -1,4 +1,4 @@
-// Test systems under test that misbehave (conformance/adapters/process.test.ts).
+// Test systems under test that misbehave (conformance/adapters/process.e2e.test.ts, cli/conform.e2e.test.ts).
 // Each serves the reference model correctly for its first N request lines
 // (default 4: the handshake and a little more), then does what MODE says:
 //

@@ -1,4 +1,4 @@
-// Child process for cluster.durability.test.ts: runs a cluster trace with a
+// Child process for cluster.durability.e2e.test.ts: runs a cluster trace with a
 // data directory and, at the Nth durable write point, tells the parent where
 // it is and blocks until the parent kills it with SIGKILL. After each action
 // it prints `ack <step> <log index or -1>`; a record is acknowledged only

@@ -72,7 +72,33 @@ export interface ExploredState {
   readonly used: Budget;
 }
 
-/** The budgets used after taking `a`: the same object when `a` spends none. */
+/** Which budgets an action spends, if any. */
+export function budgetOf(a: ClusterAction): (keyof Budget)[] {
+  switch (a.type) {
+    case 'freeze':
+      return ['migrations'];
+    case 'failover':
+      return a.crashAfterFence ? ['failovers', 'crashes'] : ['failovers'];
+    case 'commit':
+      return a.crashAfterFence ? ['crashes'] : [];
+    case 'crash':
+      return ['crashes'];
+    case 'pause':
+      return ['pauses'];
+    case 'duplicateInstall':
+    case 'duplicateRelease':
+      return ['duplicates'];
+    case 'checkpoint':
+      return ['checkpoints'];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The budgets used after taking `a` (as `budgetOf` says): the same object
+ * when `a` spends none. Written out per action: it runs on every transition.
+ */
 function spent(used: Budget, a: ClusterAction): Budget {
   switch (a.type) {
     case 'freeze':

@@ -2,7 +2,8 @@
 // cluster killed with SIGKILL at any durable write point reopens with every
 // acknowledged record, and after restarting its nodes the run continues to
 // the reference model's quiescent sink relation; every corrupt durable file
-// is detected and named, never loaded, never a crash.
+// is detected and named, never loaded, never a crash. The end-to-end tier
+// (npm run test:e2e): it kills child processes.
 import { describe, expect, it } from 'vitest';
 import { insertRow, recordAction, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';

@@ -19,6 +19,7 @@ interface Row {
   by: string;
   steps: number;
   counterexample: string;
+  html: string | null;
   replay: string;
 }
 
@@ -37,7 +38,9 @@ describe('streamjoin mutants', () => {
       // Short: shrunk or minimized.
       expect(m.steps, m.name).toBeLessThanOrEqual(10);
     }
-    expect(readdirSync(out)).toHaveLength(2 * MUTANTS.length);
+    // Per kill: the trace, its explanation, its Markdown (Mermaid) and its HTML viewer.
+    expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
+    for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
     // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
     const replays = await Promise.all(report.mutants.map((m) => run(words(m.replay).slice(1))));
     replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replay}\n${x.stdout}${x.stderr}`).toBe(1));

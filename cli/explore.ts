@@ -1,0 +1,108 @@
+// `streamjoin explore`: serves the interactive explorer of the model on
+// 127.0.0.1 (a free port unless --port), prints its URL, and runs until
+// SIGINT or SIGTERM, or until stdin ends when stdin is not a terminal (so a
+// parent process can stop it by closing the pipe).
+import { loadCheckConfig, readTextFile } from '../spec/index.ts';
+import { loadIntoExplorer, type ModelSpec } from '../conformance/explore/session.ts';
+import { startExploreServer } from '../conformance/explore/server.ts';
+import type { Output } from './output.ts';
+import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
+
+export const exploreHelp = `streamjoin explore [--preset NAME | --config FILE | --load FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
+                   [--port N]
+
+Serves a local web page (127.0.0.1, a free port; the URL is printed) to walk
+the model by hand: the cluster model of a preset (or the join model of a join
+preset) from its initial state. The page draws the current state as the
+nodes and the sink, lists the enabled actions (take one by clicking it) and
+the refused ones with the reason the model gives, shows the properties'
+verdicts on the current state, and goes back and forward along the path
+(← → j k Home). A counterexample file (streamjoin check's, a conformance
+trace, or either as ITF) can be loaded from the page or with --load, and
+stepped through. The URL holds the model and the path: share it to share a
+state.
+
+  --preset NAME       the model (default smoke; streamjoin check --list names them)
+  --config FILE       a saved check configuration (streamjoin/check-config@1)
+  --bound NAME=VALUE  override a bound of the preset (repeatable)
+  --ablate ELEMENT    switch off a protocol element
+  --load FILE         start on a counterexample or trace file (streamjoin or ITF)
+  --port N            listen on this port instead of a free one
+
+It stops on SIGINT (Ctrl-C) or SIGTERM, and when its stdin ends if stdin is
+not a terminal. Nothing but 127.0.0.1 is listened on or reached.
+
+Exit codes: 0 stopped; 254 bad input or usage. 255 is an internal error of streamjoin.`;
+
+function boundsOf(list: readonly string[] | undefined): Record<string, number> {
+  const bounds: Record<string, number> = {};
+  for (const b of list ?? []) {
+    const m = /^([A-Za-z]\w*)=(\d+)$/.exec(b);
+    if (!m) throw usageError(`--bound must be NAME=VALUE with an integer value, got "${b}"`);
+    bounds[m[1] as string] = Number(m[2]);
+  }
+  return bounds;
+}
+
+/** Runs the explorer until a signal or the end of `stdin`. */
+export async function exploreCommand(
+  args: readonly string[],
+  out: Output,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
+  const { values } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: false,
+    options: {
+      preset: { type: 'string' },
+      config: { type: 'string' },
+      bound: { type: 'string', multiple: true },
+      ablate: { type: 'string' },
+      load: { type: 'string' },
+      port: { type: 'string' },
+    },
+  });
+  const sources = [values.preset, values.config, values.load].filter((x) => x !== undefined);
+  if (sources.length > 1) throw usageError('give one of --preset, --config and --load');
+  let start: { spec: ModelSpec; path: unknown[] };
+  if (values.load !== undefined) {
+    if (values.bound || values.ablate) throw usageError('--load takes the model from the file: no --bound or --ablate');
+    start = loadIntoExplorer(readTextFile(values.load), values.load);
+  } else if (values.config !== undefined) {
+    const c = loadCheckConfig(values.config);
+    start = {
+      spec: {
+        preset: c.preset,
+        bounds: { ...(c.bounds ?? {}), ...boundsOf(values.bound) },
+        ...((values.ablate ?? c.ablate) ? { ablate: values.ablate ?? c.ablate } : {}),
+      },
+      path: [],
+    };
+  } else {
+    start = {
+      spec: { preset: values.preset ?? 'smoke', bounds: boundsOf(values.bound), ...(values.ablate ? { ablate: values.ablate } : {}) },
+      path: [],
+    };
+  }
+  const port = values.port === undefined ? 0 : positiveIntegerFlag('--port', values.port);
+  const server = await startExploreServer(start, port);
+  out.stdout(`streamjoin explore: ${server.url}\n`);
+  out.stderr('serving on 127.0.0.1 only; Ctrl-C (or the end of stdin) stops it\n');
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (!stdin.isTTY) {
+      stdin.on('end', stop);
+      stdin.on('close', stop);
+      stdin.resume();
+    }
+  });
+  await server.close();
+  out.stderr('streamjoin explore: stopped\n');
+  return EXIT.pass;
+}

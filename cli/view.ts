@@ -1,0 +1,62 @@
+// `streamjoin view FILE`: the self-contained HTML viewer of a counterexample.
+// Given the NAME.html a run wrote, it prints where it is; given a
+// counterexample or trace file (streamjoin's or ITF), it writes the viewer
+// next to it first. It opens a browser only when asked (--open).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { writeViewerOf } from '../conformance/report/viewFiles.ts';
+import type { Output } from './output.ts';
+import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
+
+export const viewHelp = `streamjoin view FILE [--open]
+
+Shows a counterexample in its self-contained HTML viewer (one file, no
+network access): the sequence diagram of the nodes, a step slider and
+keyboard navigation (← → j k Home End, d for the divergence), at each step
+the state with the fields that changed highlighted, expected versus actual
+at the divergence, and the rules with links to SPEC.md.
+
+FILE is the NAME.html that conform, replay, mutants or check wrote, or a
+file to make one from: a counterexample of streamjoin check (NAME.json), a
+trace (NAME.trace.json, shown as the model runs it), or an ITF trace
+(NAME.itf.json). The viewer is written next to it (NAME.html) and its path
+and file:// URL are printed.
+
+  --open    also open it in the desktop's browser ($BROWSER, else xdg-open
+            or open); without it nothing is launched (CI has no browser)
+
+Exit codes: 0 the viewer is there; 254 bad input or usage (one line
+\`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
+
+function openInBrowser(url: string): string | undefined {
+  const command = process.env['BROWSER'] ?? (process.platform === 'darwin' ? 'open' : 'xdg-open');
+  try {
+    const child = spawn(command, [url], { detached: true, stdio: 'ignore' });
+    child.on('error', () => undefined);
+    child.unref();
+    return command;
+  } catch {
+    return undefined;
+  }
+}
+
+export function viewCommand(args: readonly string[], out: Output): number {
+  const { values, positionals } = parseCommandArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { open: { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw usageError(`view takes exactly one FILE, got ${positionals.length}`);
+  const file = positionals[0] as string;
+  const html = file.endsWith('.html') ? file : writeViewerOf(file);
+  if (!existsSync(html)) throw usageError(`${file}: no such file`);
+  const url = pathToFileURL(resolve(html)).href;
+  out.stdout(`${html}\n${url}\n`);
+  if (values.open) {
+    const by = openInBrowser(url);
+    out.stderr(by ? `opening it with ${by}\n` : 'could not start a browser: open the URL above\n');
+  }
+  return EXIT.pass;
+}

@@ -1,0 +1,77 @@
+// Links from a report to the rules of SPEC.md: the anchor GitHub gives each
+// heading (so a link works where the Markdown is read: the repository, an
+// issue, a pull request), and the path to SPEC.md from where a report is
+// written.
+import { dirname, join, relative, sep } from 'node:path';
+import { RULE_TITLES } from './rules.ts';
+
+/** Where SPEC.md is in this installation. */
+export const SPEC_PATH = join(import.meta.dirname, '..', '..', 'spec', 'SPEC.md');
+
+/**
+ * The anchor GitHub derives from a heading's text: lower case; every
+ * character that is not a letter, a digit, a space, `-` or `_` dropped;
+ * each space then a `-` (so `J6 — Retraction` gives `j6--retraction`: the
+ * dash goes, the two spaces around it stay). Duplicates are numbered by
+ * `anchorsOf`.
+ */
+export function githubSlug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** Every anchor of a Markdown document's headings, in order, duplicates suffixed `-1`, `-2` as GitHub does. */
+export function anchorsOf(markdown: string): string[] {
+  const seen = new Map<string, number>();
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    const base = githubSlug(m[1] ?? '');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.push(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** The heading of a rule or section id as SPEC.md writes it (`### J6 — Retraction`, `## §7 Conformance semantics`). */
+export function ruleHeading(id: string): string | undefined {
+  const title = RULE_TITLES[id];
+  if (title === undefined) return undefined;
+  return id.startsWith('§') ? `${id} ${title}` : `${id} — ${title}`;
+}
+
+/** The section the named properties are defined in (SPEC §6). */
+export const PROPERTIES_HEADING = '§6 Properties and the explorer';
+
+/** The anchor of a rule id (`J6`, `C9`, `§7`) or of a property name (`ExactlyOnce`: §6), in SPEC.md. */
+export function specAnchor(idOrProperty: string): string {
+  const heading = ruleHeading(idOrProperty) ?? PROPERTIES_HEADING;
+  return githubSlug(heading);
+}
+
+/** A rule or property with its title and where SPEC.md defines it. */
+export interface RuleLink {
+  readonly id: string;
+  readonly title: string;
+  readonly anchor: string;
+}
+
+export function ruleLink(id: string): RuleLink {
+  return { id, title: RULE_TITLES[id] ?? (id.startsWith('§') ? id : `property ${id} (SPEC §6)`), anchor: specAnchor(id) };
+}
+
+/** The path of SPEC.md as a Markdown link target from a file in `fromDir` (`/`-separated). */
+export function specHref(fromDir: string | undefined): string {
+  if (fromDir === undefined) return 'spec/SPEC.md';
+  return relative(dirname(join(fromDir, 'x')), SPEC_PATH)
+    .split(sep)
+    .join('/');
+}
