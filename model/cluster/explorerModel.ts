@@ -84,30 +84,43 @@ function labelOf(s: ExploredState, a: ClusterAction): string {
 // ---------------------------------------------------------------------------
 
 /**
- * Simulation: how much more often a random walk takes an action of this
- * kind than a record or a processing step. Faults at handoff phase
- * boundaries are where the protocol's elements earn their keep (every
- * necessity counterexample has one), so a crash during a handoff, the crash
- * variants of commit and failover and a duplicated message weigh most;
- * starting handoffs weighs more, so that there are boundaries to fall on.
+ * Simulation: the weight of each kind of action (simulate.ts shares it among
+ * the enabled actions of the kind). The workload and the handoffs move
+ * along (records, processing, each step of a handoff in flight); faults are
+ * rare in steady state, so that the budgets last a walk, and common inside a
+ * handoff, at its phase boundaries, where the protocol's elements earn their
+ * keep (every necessity counterexample has a fault there); duplicated
+ * messages and restarts come up often enough to replay work.
  */
 export function simulationWeight(kind: string): number {
   const known = WEIGHTS.get(kind);
   if (known !== undefined) return known;
-  if (kind.startsWith('crash:')) return kind.endsWith('@steady') ? 2 : 20;
+  if (kind.startsWith('crash:')) return kind.endsWith('@steady') ? 0.05 : 1.5;
+  if (kind.startsWith('commit@')) return 5;
   return 1;
 }
 
 const WEIGHTS = new Map<string, number>([
-  ['commit+crash-after-fence', 20],
-  ['failover+crash-after-fence', 20],
-  ['duplicateInstall', 8],
-  ['duplicateInstall:refused', 8],
-  ['duplicateRelease', 8],
-  ['freeze', 4],
-  ['failover', 4],
-  ['pause', 3],
-  ['abort', 2],
+  ['record', 10],
+  ['process', 20],
+  ['process:fenced', 20],
+  ['checkpoint', 0.3],
+  ['freeze', 0.3],
+  ['failover', 2],
+  ['persist', 5],
+  ['install', 5],
+  ['install(retry)', 1],
+  ['release', 5],
+  ['abort', 0.5],
+  ['commit+crash-after-fence', 1.5],
+  ['failover+crash-after-fence', 1.5],
+  ['duplicateInstall', 0.5],
+  ['duplicateInstall:refused', 0.5],
+  ['duplicateRelease', 0.5],
+  ['pause', 0.1],
+  ['resume', 1],
+  ['restart:worker', 1],
+  ['restart:coordinator', 2],
 ]);
 
 export interface ClusterExplorerOptions {
@@ -170,6 +183,12 @@ export function clusterExplorerModel(
     goals,
     progress: { name: 'Progress', quiescent: (s) => isQuiescent(config, s), isFault: (a) => isFault(a.action) },
     weight: (_s, a) => simulationWeight(a.kind),
+    // A record step stands for appending the workload's next record (the log is the script, in order).
+    substitute: (s, wanted) => {
+      if ((wanted as { type?: unknown } | null)?.type !== 'record') return undefined;
+      const record = b.script[s.cluster.log.length];
+      return record ? { action: { type: 'record', record }, kind: 'record' } : undefined;
+    },
     actionToJson: (a) => a.action,
     actionFromJson: (json) => {
       const err = schemaError('cluster-action', json);

@@ -1,10 +1,12 @@
 // Simulation: random walks on a model at bounds no exhaustive search can
 // cover (as TLC's -simulate, Quint's run). Each walk starts from an initial
-// state and takes enabled actions at random (weighted by the model's
-// `weight`, so faults at interesting moments come up often), checks every
+// state and takes enabled actions at random: each kind of action enabled
+// gets the model's `weight` for it, shared among the actions of that kind
+// (so that thirty possible migrations do not crowd out one record, and the
+// faults that matter come up at the moments they matter). It checks every
 // invariant after every step, and ends when nothing is enabled or at the
-// depth bound. A walk that ends with nothing enabled, not quiescent, breaks
-// Progress (no quiescent state is reachable from a dead end).
+// depth bound. A state that enables only faults and is not quiescent breaks
+// Progress: no fault-free path leads from it to a quiescent state.
 //
 // Walk K of seed S draws from its own generator, seeded from (S, K): it is
 // the same walk whatever else runs, so `--seed S --walk K` replays it. A
@@ -84,6 +86,7 @@ export class Walker<S, A> {
   private readonly model: Model<S, A>;
   private readonly depth: number;
   private weights = new Float64Array(64);
+  private readonly perKind = new Map<string, number>();
   private readonly kinds = new Map<string, { n: number }>();
 
   constructor(model: Model<S, A>, depth: number) {
@@ -109,6 +112,7 @@ export class Walker<S, A> {
     let state = initial[Math.floor(random.next() * initial.length)] as S;
     const taken: A[] = [];
     const invariants = model.invariants;
+    const progress = model.progress;
     const weight = model.weight?.bind(model);
     const kinds = this.kinds;
     // Every step's action is remembered as an index into the enabled list, so a violation can be replayed cheaply.
@@ -124,18 +128,33 @@ export class Walker<S, A> {
           return { steps, deadEnd: true, violation: this.violationOf(seed, walk, choices, stuck), ...(keepPath ? { path: taken } : {}) };
         return { steps, deadEnd: true, ...(keepPath ? { path: taken } : {}) };
       }
+      // Each kind of action present gets its weight, shared among the enabled actions of that kind.
       let k = 0;
+      let faultFree = progress === undefined;
+      if (this.weights.length < n) this.weights = new Float64Array(Math.max(n, this.weights.length * 2));
+      const perKind = this.perKind;
+      perKind.clear();
+      for (let i = 0; i < n; i++) {
+        const a = acts[i] as A;
+        if (!faultFree && !(progress as NonNullable<typeof progress>).isFault(a)) faultFree = true;
+        const kind = model.actionKind(a);
+        perKind.set(kind, (perKind.get(kind) ?? 0) + 1);
+      }
+      if (!faultFree && !(progress as NonNullable<typeof progress>).quiescent(state)) {
+        // Only faults are left, and the state is not quiescent: no fault-free path leads anywhere (Progress).
+        const stuck = this.deadEnd(state);
+        if (stuck !== undefined)
+          return { steps, deadEnd: false, violation: this.violationOf(seed, walk, choices, stuck), ...(keepPath ? { path: taken } : {}) };
+      }
       if (n > 1) {
-        if (weight) {
-          if (this.weights.length < n) this.weights = new Float64Array(Math.max(n, this.weights.length * 2));
-          let total = 0;
-          for (let i = 0; i < n; i++) {
-            total += weight(state, acts[i] as A);
-            this.weights[i] = total;
-          }
-          const r = random.next() * total;
-          while (k < n - 1 && (this.weights[k] as number) <= r) k++;
-        } else k = Math.floor(random.next() * n);
+        let total = 0;
+        for (let i = 0; i < n; i++) {
+          const a = acts[i] as A;
+          total += (weight ? weight(state, a) : 1) / (perKind.get(model.actionKind(a)) as number);
+          this.weights[i] = total;
+        }
+        const r = random.next() * total;
+        while (k < n - 1 && (this.weights[k] as number) <= r) k++;
       }
       const action = acts[k] as A;
       choices.push(k);
@@ -161,7 +180,7 @@ export class Walker<S, A> {
     return { steps, deadEnd: false, ...(keepPath ? { path: taken } : {}) };
   }
 
-  /** Progress at a dead end: broken unless the state is quiescent. */
+  /** Progress where nothing but faults is enabled: broken unless the state is quiescent. */
   private deadEnd(state: S): Omit<WalkViolation, 'actions'> | undefined {
     const progress = this.model.progress;
     if (!progress || progress.quiescent(state)) return undefined;
@@ -237,7 +256,7 @@ export function reproduce<S, A>(
   const progress = model.progress;
   if (kind === 'progress' && progress?.name !== property) return undefined;
   for (const wanted of actions) {
-    const enabled = model.actions(state).find((a) => sameJson(toJson(a), wanted));
+    const enabled = model.actions(state).find((a) => sameJson(toJson(a), wanted)) ?? model.substitute?.(state, wanted);
     if (enabled === undefined) return undefined;
     state = model.next(state, enabled);
     taken.push(enabled);
@@ -283,6 +302,21 @@ export function minimize<S, A>(
   if (!first) return undefined;
   let best = first;
   let current: unknown[] = best.path.actions.map(toJson);
+  if (kind === 'progress') {
+    // A key that got stuck usually stays stuck: look for the shortest prefix from which the
+    // fault-free continuation still gets stuck (by bisection; a prefix is kept only if it reproduces).
+    let lo = 0;
+    let hi = current.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const r = reproduce(model, kind, property, current.slice(0, mid));
+      if (r) {
+        best = r;
+        hi = mid;
+      } else lo = mid + 1;
+    }
+    current = best.path.actions.map(toJson);
+  }
   const deadline = performance.now() + seconds * 1000;
   let chunk = Math.max(1, current.length >> 1);
   for (;;) {

@@ -104,12 +104,21 @@ export interface Model<S, A> {
   /** Partial-order reduction (see `PartialOrderHook` for the contract). */
   readonly partialOrder?: PartialOrderHook<A>;
   /**
-   * Simulation (random walks): how likely a walk is to take `action` in
-   * `state`, relative to the other enabled actions (default 1 each). A
-   * model weights the actions that find bugs: faults at the moments they
-   * matter.
+   * Simulation (random walks): the weight of `action`'s kind in `state`
+   * (default 1). A walk gives each kind of action enabled its weight,
+   * shared among the enabled actions of that kind, and picks in proportion.
+   * A model weights what finds bugs: faults at the moments they matter,
+   * and rarely enough that its fault budgets last the walk.
    */
   weight?(state: S, action: A): number;
+  /**
+   * Minimizing a simulation's counterexample deletes steps and replays the
+   * rest: the enabled action that `wanted` (a step of the longer path, in
+   * JSON form) stands for in `state` when it is not itself enabled there
+   * (the cluster's `record` appends the workload's next record, whichever
+   * that now is). Default: none, so the step must be enabled as it is.
+   */
+  substitute?(state: S, wanted: unknown): A | undefined;
   /** JSON form of an action, for counterexample files. */
   actionToJson?(action: A): unknown;
   /** Inverse of `actionToJson`; throws on a value it does not recognise. */
