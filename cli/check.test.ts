@@ -15,13 +15,26 @@ const tmp = useTemporaryDirectories('sj-check-');
 
 /** A fast failing run: without J6's tombstone, a retract then an insert of the same row diverge in 2 records. */
 function ablatedRun(dir: string, extra: string[] = []): ReturnType<typeof capture> {
-  return capture(['check', '--preset', 'join-small', '--bound', 'records=2', '--ablate', 'retract-tombstone', '--out', dir, ...extra]);
+  return capture([
+    'check',
+    '--preset',
+    'join-small',
+    '--bound',
+    'records=2',
+    '--ablate',
+    'retract-tombstone',
+    '--workers',
+    '1',
+    '--out',
+    dir,
+    ...extra,
+  ]);
 }
 
 describe('streamjoin check', () => {
   it('exits 0 on join-small: every property holds over the exhausted bound, every goal reached', async () => {
     const dir = tmp();
-    const r = await capture(['check', '--preset', 'join-small', '--out', dir]);
+    const r = await capture(['check', '--preset', 'join-small', '--workers', '1', '--out', dir]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/exhausted: every state within the bound was explored/);
     expect(r.stdout).toMatch(/JoinCorrect +holds/);
@@ -119,7 +132,7 @@ describe('streamjoin check', () => {
   });
 
   it('exits 2 (unknown), never 0, when a state budget runs out before the bound is exhausted', async () => {
-    const r = await capture(['check', '--preset', 'join-small', '--max-states', '50', '--out', tmp()]);
+    const r = await capture(['check', '--preset', 'join-small', '--max-states', '50', '--workers', '1', '--out', tmp()]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/NOT exhausted: out of budget \(max-states\)/);
     expect(r.stdout).toMatch(/JoinCorrect +unknown/);
@@ -178,7 +191,7 @@ describe('streamjoin check', () => {
       config,
       JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { records: 2 }, ablate: 'retract-tombstone' }),
     );
-    const r = await capture(['check', '--config', config, '--out', dir]);
+    const r = await capture(['check', '--config', config, '--workers', '1', '--out', dir]);
     expect(r.code).toBe(1);
     expect(existsSync(join(dir, 'join-small-retract-tombstone-JoinCorrect.json'))).toBe(true);
     writeFileSync(config, JSON.stringify({ format: 'streamjoin/check-config@1', preset: 'join-small', bounds: { rekords: 2 } }));
@@ -192,15 +205,18 @@ describe('streamjoin check', () => {
 
   it('draws a live progress line on stderr only when stderr is a terminal', async () => {
     let stderr = '';
-    const code = await main(['check', '--preset', 'join-small', '--bound', 'records=3', '--bound', 'invalid=0', '--out', tmp()], {
-      stdout: () => undefined,
-      stderr: (t) => (stderr += t),
-      interactive: true,
-    });
+    const code = await main(
+      ['check', '--preset', 'join-small', '--bound', 'records=3', '--bound', 'invalid=0', '--workers', '1', '--out', tmp()],
+      {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        interactive: true,
+      },
+    );
     expect(code).toBe(1); // 3 records cannot reach MatchOutlivesEndpoint: the goal is reported, not passed
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is checked
     expect(stderr).toMatch(/\r\x1b\[K\d+ states, \d+ distinct, depth join-small \d+, queue \d+, \d+ states\/s/);
-    expect((await capture(['check', '--preset', 'join-small', '--bound', 'records=3', '--out', tmp()])).stderr).toBe('');
+    expect((await capture(['check', '--preset', 'join-small', '--bound', 'records=3', '--workers', '1', '--out', tmp()])).stderr).toBe('');
   });
 
   it('--list names every preset with its bounds and ablatable elements; help documents the unknown exit code', async () => {
@@ -286,5 +302,89 @@ describe('streamjoin check on the cluster presets (SPEC §6)', () => {
     ]);
     expect(r.stdout).toMatch(/^streamjoin check: preset ci \(model cluster k1\+k2 on 3 workers\)/);
     expect(r.code).toBe(0);
+  });
+});
+
+describe('streamjoin check: budgets, threads and simulation', () => {
+  const small = ['--bound', 'records=3', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0'];
+
+  it('gives the same report with two threads as with one (states, verdicts, counterexample lengths)', async () => {
+    const run = async (workers: string): Promise<unknown> => {
+      const r = await capture([
+        'check',
+        '--preset',
+        'ci',
+        ...small,
+        '--ablate',
+        'sink-dedup',
+        '--workers',
+        workers,
+        '--json',
+        '--out',
+        tmp(),
+      ]);
+      expect(r.code).toBe(1);
+      const report = JSON.parse(r.stdout) as {
+        parts: {
+          part: string;
+          distinct: number;
+          generated: number;
+          maxDepth: number;
+          invariants: { verdict: string; path?: { actions: unknown[] } }[];
+        }[];
+      };
+      return report.parts.map((p) => ({
+        part: p.part,
+        distinct: p.distinct,
+        generated: p.generated,
+        maxDepth: p.maxDepth,
+        verdicts: p.invariants.map((i) => [i.verdict, i.path?.actions.length]),
+      }));
+    };
+    expect(await run('2')).toEqual(await run('1'));
+  });
+
+  it('a state budget bounds the whole command: the parts share it (exit 2, out of budget)', async () => {
+    const r = await capture(['check', '--preset', 'ci', '--max-states', '1000', '--workers', '1', '--json', '--out', tmp()]);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout) as { parts: { status: string; distinct: number; stoppedBy?: string }[]; budget: unknown };
+    expect(report.budget).toMatchObject({ maxStates: 1000 });
+    expect(report.parts.map((p) => p.status)).toEqual(['budget', 'budget']);
+    const total = report.parts.reduce((n, p) => n + p.distinct, 0);
+    expect(total).toBeGreaterThanOrEqual(1000);
+    expect(total).toBeLessThanOrEqual(1001);
+  });
+
+  it('--simulate finds a violation, minimizes it, writes it with its seed and walk, and --replay reproduces it', async () => {
+    const dir = tmp();
+    const args = ['check', '--simulate', '--preset', 'smoke', '--ablate', 'sink-fence', '--seed', '1', '--walks', '200'];
+    const r = await capture([...args, '--workers', '1', '--out', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^streamjoin check --simulate: preset smoke, seed 1$/m);
+    expect(r.stdout).toMatch(/Fenced +VIOLATED/);
+    expect(r.stdout).toMatch(/walk \d+ broke a property after \d+ step\(s\); minimized/);
+    const file = join(dir, 'smoke-sink-fence-Fenced.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { simulation: { seed: number; walk: number } };
+    expect(doc.simulation.seed).toBe(1);
+    const replay = await capture(['check', '--replay', file]);
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toMatch(/Fenced VIOLATED at the end/);
+    // The JSON report says how it was checked, and the same walk is found again.
+    const json = await capture([...args, '--workers', '1', '--json', '--out', tmp()]);
+    const report = JSON.parse(json.stdout) as { mode: string; seed: number; parts: { status: string; violation: { walk: number } }[] };
+    expect(schemaError('check-report', report)).toBeUndefined();
+    expect(report).toMatchObject({ mode: 'simulation', seed: 1 });
+    expect(report.parts[0]?.status).toBe('simulated');
+    expect(report.parts[0]?.violation.walk).toBe(doc.simulation.walk);
+  });
+
+  it('--simulate without a violation has no verdict (exit 2); the flags go together', async () => {
+    const r = await capture(['check', '--simulate', '--preset', 'smoke', '--seed', '5', '--walks', '3', '--workers', '1', '--out', tmp()]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/3 walk\(s\) of at most 10000 steps/);
+    expect(r.stdout).toMatch(/^SIMULATED: no violation found; sampling is not a proof, so no verdict$/m);
+    expect((await capture(['check', '--preset', 'smoke', '--walks', '3'])).stderr).toMatch(/SJ105 --walks go with --simulate/);
+    expect((await capture(['check', '--preset', 'sim-large'])).stderr).toMatch(/SJ105 preset sim-large .* check it with --simulate/);
+    expect((await capture(['check', '--simulate', '--preset', 'smoke', '--max-states', '5'])).code).toBe(254);
   });
 });

@@ -302,12 +302,13 @@ export function minimize<S, A>(
   if (!first) return undefined;
   let best = first;
   let current: unknown[] = best.path.actions.map(toJson);
+  const deadline = performance.now() + seconds * 1000;
   if (kind === 'progress') {
     // A key that got stuck usually stays stuck: look for the shortest prefix from which the
     // fault-free continuation still gets stuck (by bisection; a prefix is kept only if it reproduces).
     let lo = 0;
     let hi = current.length;
-    while (lo < hi) {
+    while (lo < hi && performance.now() < deadline) {
       const mid = (lo + hi) >> 1;
       const r = reproduce(model, kind, property, current.slice(0, mid));
       if (r) {
@@ -317,7 +318,6 @@ export function minimize<S, A>(
     }
     current = best.path.actions.map(toJson);
   }
-  const deadline = performance.now() + seconds * 1000;
   let chunk = Math.max(1, current.length >> 1);
   for (;;) {
     let removedAny = false;
