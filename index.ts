@@ -2,66 +2,64 @@
 // is internal. `etc/streamjoin.api.md` is the reviewed report of this surface
 // (`npm run api` regenerates it; `npm test` fails when it is out of date).
 
-// spec/: the vocabulary, the documents and their loaders, the constants.
+// spec/: the documents and their loaders, the records and the cluster's
+// vocabulary, the protocol's, the constants and the error codes.
 export {
-  BOUND_MAX,
   CHECK_CONFIG_FORMAT,
   CLUSTER_TRACE_FORMAT,
-  COORDINATOR,
   COUNTEREXAMPLE_FORMAT,
-  ERROR_CODES,
-  InputError,
-  LEVELS,
   OPERATOR_TRACE_FORMAT,
-  OUTCOME_CODES,
-  PROTOCOL_ERRORS,
-  PROTOCOL_VERSION,
-  REJECT_REASONS,
-  SIDES,
-  SPEC_VERSION,
-  TIME_MAX,
-  TIME_MIN,
-  compareCodePoints,
   loadAnyTrace,
   loadCheckConfig,
   loadClusterTrace,
   loadCounterexample,
   loadOperatorTrace,
-  matchId,
   parseClusterTrace,
-  parseMatchId,
   parseOperatorTrace,
 } from './spec/index.ts';
 export type {
   AnyTrace,
-  Change,
-  CheckConfig,
-  ClusterAction,
-  ClusterConfig,
-  ClusterEvent,
-  ClusterExpectation,
-  ClusterObservation,
-  ClusterStep,
-  ClusterTrace,
-  Counterexample,
-  ErrorCode,
-  ExternalAction,
-  JoinConfig,
-  Level,
-  LogRecord,
-  OperatorStep,
   OperatorTrace,
+  OperatorStep,
+  StepExpectation,
+  ClusterTrace,
+  ClusterStep,
+  ClusterExpectation,
+  Counterexample,
+  CheckConfig,
+} from './spec/index.ts';
+export {
+  SPEC_VERSION,
+  TIME_MIN,
+  TIME_MAX,
+  BOUND_MAX,
+  SIDES,
+  REJECT_REASONS,
+  OUTCOME_CODES,
+  COORDINATOR,
+  matchId,
+  parseMatchId,
+  compareCodePoints,
+} from './spec/index.ts';
+export type {
+  JoinConfig,
+  LogRecord,
+  RowRecord,
+  WatermarkRecord,
+  Side,
   Outcome,
   OutcomeCode,
-  ProtocolReply,
-  ProtocolRequest,
   RejectReason,
+  Change,
   RetainedCounts,
-  RowRecord,
-  Side,
-  StepExpectation,
-  WatermarkRecord,
+  ClusterConfig,
+  ClusterAction,
+  ExternalAction,
+  ClusterEvent,
+  ClusterObservation,
 } from './spec/index.ts';
+export { PROTOCOL_VERSION, LEVELS, PROTOCOL_ERRORS, ERROR_CODES, InputError } from './spec/index.ts';
+export type { Level, ProtocolRequest, ProtocolReply, ErrorCode } from './spec/index.ts';
 
 // model/: the explorer (check) and the Model interface, the models and their
 // presets, the reference operator and oracle, the cluster state machine.
@@ -127,10 +125,11 @@ export {
 export type { Checkpoint, CheckpointStore, ClusterApplyResult, ImplClusterOptions } from './impl/index.ts';
 
 // conformance/: the conform job, the systems under test (in-process, over
-// protocol v1, and the protocol server for your own), lockstep runs, random
+// protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceSource } from './conformance/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conform.ts';
+export type { Shard } from './conformance/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
 export { inProcessSystem } from './conformance/adapters/inProcess.ts';
@@ -158,7 +157,7 @@ export type { Mutant } from './conformance/mutants/catalogue.ts';
 export { runMutants } from './conformance/mutants/run.ts';
 export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
 export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
-export type { WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
+export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
 // Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
 export { viewOfFile, writeViewerOf } from './conformance/report/viewFiles.ts';
 export type { CounterexampleView } from './conformance/report/view.ts';

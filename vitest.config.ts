@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 // Two tiers. `unit`: every *.test.ts but the end-to-end ones (npm run
 // test:unit, under a minute). `e2e`: *.e2e.test.ts, the runs that spawn
 // processes or exhaust big models: the ci preset, the mutant control run, the
-// process protocol, SIGKILLed durable storage (npm run test:e2e). `npm test`
-// (and CI) runs both, the unit tier first, into one JSON report.
+// process protocol, SIGKILLed durable storage, the browser tests (npm run
+// test:e2e). `npm test` (and CI) runs both, the unit tier first, into one
+// JSON report.
 const suites = '{spec,model,impl,conformance,cli,bench,scripts}/**/';
 
 export default defineConfig({
@@ -37,6 +38,9 @@ export default defineConfig({
     ],
     globalSetup: ['test-setup/seed.global.ts'],
     setupFiles: ['test-setup/seed.setup.ts'],
+    // Processes the tests start (`node bin/streamjoin.js serve`) run the sources under test, never
+    // a dist/ that may be stale; the packaged, compiled CLI has its own test (package.e2e.test.ts).
+    env: { STREAMJOIN_FROM_SOURCE: '1' },
     testTimeout: 120_000,
     hookTimeout: 120_000,
   },

@@ -8,7 +8,6 @@
 // state bounded, and every 200 records a whole migration of one key
 // (freeze, persist, install, commit, release) plus a periodic checkpoint.
 // Every random choice comes from one seed, printed first.
-import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,27 +15,12 @@ import type { ClusterAction, ClusterConfig, LogRecord } from '../spec/index.ts';
 import { applyExternal, observeCluster } from '../model/cluster/stateMachine.ts';
 import { initialClusterState } from '../model/cluster/clusterState.ts';
 import { ImplCluster } from '../impl/index.ts';
+import { median, ratio, rng, seedAndQuickFlags } from './support.ts';
 
-const { values: flags } = parseArgs({ options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } } });
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
-const quick = flags.quick ?? false;
+const { seed, quick } = seedAndQuickFlags();
 const REPS = quick ? 1 : 3;
 
-function rng(s: number): () => number {
-  let x = s >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1] as number;
 const fmt = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n.toFixed(0));
-const ratio = (a: number, b: number): string => `${a / b >= 100 ? (a / b).toFixed(0) : (a / b).toFixed(1)}×`;
 
 const workers: ClusterConfig['workers'] = ['w1', 'w2', 'w3', 'w4'];
 const config: ClusterConfig = {

@@ -1,4 +1,4 @@
-// Harness throughput (DESIGN §6): traces per second and requests per second
+// Harness throughput: traces per second and requests per second
 // of four systems under test, side by side in one run on the same traces:
 // the reference model and the implementation, each in-process (`--sut
 // model`, `--sut impl`) and over the process protocol (`streamjoin serve
@@ -198,7 +198,9 @@ function print(title: string, header: string[], table: string[][]): void {
 }
 
 console.log(
-  `streamjoin harness benchmark: seed ${seed}, ${traceCount} random traces per level, ${recordCount} transport requests, median of ${ROUNDS} rounds; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load.toFixed(1)} at the start`,
+  `streamjoin harness benchmark: seed ${seed}, ${traceCount} random traces per level, ${recordCount} transport ` +
+    `requests, median of ${ROUNDS} rounds; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), ` +
+    `load average ${load.toFixed(1)} at the start`,
 );
 // With ms = [model in, impl in, model proc, impl proc]; a ratio of throughputs is the inverse ratio of times.
 const at = (r: Row, k: number): number => r.ms[k] as number;
@@ -221,5 +223,7 @@ print(
   rows.filter((r) => r.units > 1).map((r) => [r.what, ...r.ms.map((ms) => rate(r.units, ms))]),
 );
 console.log(
-  "\nratios of throughputs measured in the same run: impl in / impl process = in-process req/s over process req/s (the target is >= 10x); impl / model = the implementation's throughput over the model's on the same path.",
+  '\nratios of throughputs measured in the same run: impl in / impl process = in-process req/s over process ' +
+    "req/s (the target is >= 10x); impl / model = the implementation's throughput over the model's on the " +
+    'same path.',
 );

@@ -6,45 +6,22 @@
 //
 // Prints markdown tables. Every random choice comes from one seed, printed
 // first; the same seed gives the same workload.
-import { parseArgs } from 'node:util';
 import os from 'node:os';
 import FlattenIntervalTree from '@flatten-js/interval-tree';
 import type { JoinConfig, LogRecord } from '../spec/index.ts';
 import { stepJoin, type JoinState, type RowState } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { IntervalNode, IntervalTree } from '../impl/intervalTree.ts';
+import { median, ratio, rng, seedAndQuickFlags } from './support.ts';
 
-const { values: flags } = parseArgs({
-  options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } },
-});
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
-const quick = flags.quick ?? false;
+const { seed, quick } = seedAndQuickFlags();
 const gc = (globalThis as { gc?: () => void }).gc;
-
-/** xorshift32: tiny, seeded, good enough to spread positions. */
-function rng(s: number): () => number {
-  let x = s >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 const now = (): number => performance.now();
 const fmt = (n: number): string =>
   n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} k` : n >= 10 ? n.toFixed(0) : n.toFixed(2);
 /** Median of `reps` runs of `f`; impl and model runs are interleaved by the callers, so load on the machine hits both alike. */
 const REPS = quick ? 1 : 3;
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[(sorted.length - 1) >> 1] as number;
-}
-const ratio = (a: number, b: number): string => `${a / b >= 100 ? (a / b).toFixed(0) : (a / b).toFixed(1)}×`;
 
 const WINDOWS = quick ? [100, 1_000, 10_000] : [100, 1_000, 10_000, 100_000];
 const OVERLAP = { low: 1, high: 64 } as const;
@@ -321,7 +298,9 @@ for (const overlap of ['low', 'high'] as const) {
     implInsertNs[overlap].push(1e9 / a.insertsPerSec);
     if (Math.abs(a.changes - b.changes) > 0.5 + 0.05 * a.changes) throw new Error(`impl and model did different work at w=${w}`);
     out(
-      `| ${w.toLocaleString('en')} | ${overlap} | ${a.changes.toFixed(1)} | ${fmt(a.insertsPerSec)} | ${fmt(b.insertsPerSec)} | ${ratio(a.insertsPerSec, b.insertsPerSec)} | ${fmt(a.retractsPerSec)} | ${fmt(b.retractsPerSec)} | ${ratio(a.retractsPerSec, b.retractsPerSec)} |`,
+      `| ${w.toLocaleString('en')} | ${overlap} | ${a.changes.toFixed(1)} | ${fmt(a.insertsPerSec)} | ${fmt(b.insertsPerSec)} ` +
+        `| ${ratio(a.insertsPerSec, b.insertsPerSec)} | ${fmt(a.retractsPerSec)} | ${fmt(b.retractsPerSec)} | ` +
+        `${ratio(a.retractsPerSec, b.retractsPerSec)} |`,
     );
   }
 }
@@ -331,7 +310,8 @@ out();
 for (const overlap of ['low', 'high'] as const) {
   const ns = implInsertNs[overlap];
   out(
-    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} over ×${(WINDOWS.at(-1) ?? 1) / (WINDOWS[0] ?? 1)} rows)`,
+    `- ${overlap} overlap: ${ns.map((x) => `${x.toFixed(0)} ns`).join(' → ')} (×${((ns.at(-1) as number) / (ns[0] as number)).toFixed(1)} ` +
+      `over ×${(WINDOWS.at(-1) ?? 1) / (WINDOWS[0] ?? 1)} rows)`,
   );
 }
 out();
@@ -368,12 +348,16 @@ for (const w of WINDOWS) {
   const coarseModel = median(cm);
   const b = (x: number | undefined): string => (x === undefined ? 'n/a' : x.toFixed(0));
   out(
-    `| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${fineImpl.toFixed(0)} | ${fineModel === undefined ? 'skipped' : fineModel.toFixed(0)} | ${fineModel === undefined ? '—' : ratio(fineModel, fineImpl)} | ${coarseImpl.toFixed(0)} | ${coarseModel.toFixed(0)} | ${ratio(coarseModel, coarseImpl)} |`,
+    `| ${w.toLocaleString('en')} | ${b(bi)} | ${b(bm)} | ${fineImpl.toFixed(0)} | ${fineModel === undefined ? 'skipped' : fineModel.toFixed(0)} ` +
+      `| ${fineModel === undefined ? '—' : ratio(fineModel, fineImpl)} | ${coarseImpl.toFixed(0)} | ${coarseModel.toFixed(0)} ` +
+      `| ${ratio(coarseModel, coarseImpl)} |`,
   );
 }
 out();
 out(
-  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model's one-row-per-watermark run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
+  `Bytes per row: heap bytes after a full GC, ids included, rows without matches. Eviction: w rows evicted ` +
+    `by w watermarks (one row each) or by 100 watermarks (w/100 rows each); the model's one-row-per-watermark ` +
+    `run is skipped above ${MODEL_FINE_MAX.toLocaleString('en')} rows (it is quadratic).`,
 );
 out();
 

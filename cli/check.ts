@@ -26,25 +26,44 @@ import {
   type SimulationReport,
   type VisitedMode,
 } from '../model/index.ts';
-import type { Output } from './output.ts';
+import { shardItems, type Shard } from '../conformance/shard.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError, worstExit } from './exitCodes.ts';
+import { shardFlag } from './harnessArgs.ts';
+import { LiveProgress } from './progress.ts';
+import {
+  REPORTER_HELP,
+  REPORTER_OPTION,
+  checkStdoutUse,
+  emitReports,
+  parseReporters,
+  reporterOnStdout,
+  type Reporter,
+} from './reporters/emit.ts';
+import type { CiResult } from './reporters/testCases.ts';
 import { reportHeader } from './version.ts';
 import {
-  explorationExit,
+  CHECK_REPLAY_REPORT_FORMAT,
+  CHECK_REPORT_FORMAT,
+  checkCases,
   explorationJson,
   explorationText,
-  simulationExit,
   simulationJson,
   simulationText,
+  verdictOf,
   writeCounterexamples,
+  type CheckJson,
+  type CheckPartJson,
+  type SimulatedPartJson,
 } from './checkOutput.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB]
+                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N]
                  [--json] [--out DIR] [--itf] [--visited exact|fingerprint] [--no-symmetry] [--no-por] [--joint]
+                 [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--json] [--out DIR]
-streamjoin check --replay FILE [--json]
+streamjoin check --replay FILE [--json] [--reporter ...]
 streamjoin check --list
 
 Explores every state of a preset model within its bounds (breadth-first) and
@@ -67,7 +86,7 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        memory; past it, frontier segments spill to disk
                        (default: a quarter of the machine's memory, at most 4096)
   --json               print the report as JSON on stdout
-                       (streamjoin/check-report@1, spec/schemas/check-report.schema.json)
+                       (streamjoin/check-report@1, spec/schemas/reports/)
   --out DIR            where counterexample files go (default: out/)
   --itf                also write each counterexample as <name>.itf.json in the
                        Informal Trace Format of Apalache and Quint
@@ -77,6 +96,9 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --no-por             do not use partial-order reduction
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
+  --shard K/N          check only shard K of N of the preset's parts (part i goes
+                       to shard (i mod N) + 1; a preset of one part is shard 1's):
+                       merge the shards' --json reports with merge-reports
   --simulate           random walks on the (joint) model: every invariant after
                        every step, Progress where a walk ends with nothing
                        enabled; a violation is minimized and written like any
@@ -91,22 +113,25 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        step, showing what each action changed, and check the
                        property at the end
   --list               list the presets, their bounds and ablatable elements
+${REPORTER_HELP}
 
 Each counterexample is written to DIR/<preset>[-<element>][-<part>]-<property>.json
 (format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
 with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
-the summary prints the command that replays it. A live progress line goes
-to stderr when it is a terminal. SIGINT or SIGTERM stops the command: it
+the summary prints the command that replays it. Progress goes to stderr: a
+live line on a terminal, else a heartbeat line every few seconds. SIGINT or
+SIGTERM stops the command: it
 prints the report so far (every property unknown), writes no counterexample
 for the interrupted parts and exits 2.
 
-Exit codes: 0 every property holds over an exhausted bound; 1 a property is
-violated (an invariant, Progress, a goal never reached, an expected action
-kind never taken), or --replay reproduced the violation; 2 unknown: a time or
-state budget ran out before the bound was exhausted, the run was interrupted,
-or a simulation found nothing (never a pass); 254 bad input or usage (unknown
-preset, bound or element; malformed file; a replayed action that is not
-enabled); 255 internal error.`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+property holds over an exhausted bound; 1: a property is violated (an
+invariant, Progress, a goal never reached, an expected action kind never
+taken), or --replay reproduced the violation; 2 unknown: a time or
+state budget ran out before the bound was exhausted, the run was
+interrupted, or a simulation found nothing (never a pass); 254 also for an
+unknown preset, bound or element, a malformed file, a replayed action that
+is not enabled.`;
 
 /** A resolved run: what to build and how to check it. */
 interface RunSettings {
@@ -122,6 +147,8 @@ interface RunSettings {
   readonly json: boolean;
   /** Check a decomposed preset's joint model instead of its parts. */
   readonly joint: boolean;
+  readonly shard: Shard | undefined;
+  readonly reporters: readonly Reporter[];
   /** Also write each counterexample in the Informal Trace Format. */
   readonly itf: boolean;
   /** Random walks instead of the exhaustive search. */
@@ -214,6 +241,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     const walks = values.walks !== undefined ? positiveIntegerFlag('--walks', values.walks) : undefined;
     const walk = values.walk !== undefined ? nonNegativeIntegerFlag('--walk', values.walk) : undefined;
     if (walks !== undefined && walk !== undefined) throw usageError('give --walks N or --walk K, not both');
+    if (values.shard !== undefined) throw usageError('--shard splits the parts of an exhaustive search; --simulate walks the joint model');
     if (walks === undefined && walk === undefined && maxSeconds === undefined) maxSeconds = 60;
     const depth = values.depth !== undefined ? positiveIntegerFlag('--depth', values.depth, 'steps') : (preset.simulation?.depth ?? 10_000);
     simulate = {
@@ -227,6 +255,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     if (preset.simulation)
       throw usageError(`preset ${preset.name} is far beyond what an exhaustive search can explore: check it with --simulate`);
   }
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json ?? false, reporters);
   return {
     preset,
     bounds,
@@ -244,6 +274,8 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     outDir: values.out ?? 'out',
     json: values.json ?? false,
     joint: values.joint ?? false,
+    shard: shardFlag(values.shard),
+    reporters,
     itf: values.itf ?? false,
     ...(simulate ? { simulate } : {}),
     builtIn: registry === PRESETS,
@@ -277,14 +309,12 @@ interface Part {
 
 /** What one part came to: printed and written once every part is done. */
 interface PartOutcome {
-  readonly code: number;
   readonly text: string;
-  readonly json: unknown;
+  readonly json: CheckPartJson | SimulatedPartJson;
 }
 
-/** A live line on stderr (a terminal only): the parts' states so far. */
-function progressPrinter(out: Output, s: RunSettings): ((label: string, sample: ProgressSample) => void) | undefined {
-  if (!out.interactive || s.json) return undefined;
+/** The parts' progress on stderr (a live line, or a heartbeat in a log). */
+function progressOf(live: LiveProgress, s: RunSettings): (label: string, sample: ProgressSample) => void {
   const latest = new Map<string, ProgressSample>();
   return (label, sample) => {
     latest.set(label, sample);
@@ -299,9 +329,16 @@ function progressPrinter(out: Output, s: RunSettings): ((label: string, sample: 
       rate += p.statesPerSecond;
     }
     const depths = [...latest.entries()].map(([l, p]) => `${l} ${p.depth}`).join(', ');
-    out.stderr(`\r\x1b[K${generated} states, ${distinct} distinct, depth ${depths}, queue ${queue}, ${Math.round(rate)} states/s`);
+    live.tick(
+      `${generated} states, ${distinct} distinct, depth ${depths}, queue ${queue}, ${Math.round(rate)} states/s${s.json ? '' : ''}`,
+    );
   };
 }
+
+/** The command that replays a counterexample file, as words. */
+const replayArgv =
+  (out: Output) =>
+  (file: string): string[] => [...invocationOf(out), 'check', '--replay', file];
 
 async function runCheck(s: RunSettings, out: Output): Promise<number> {
   const session = new CheckSession({
@@ -310,76 +347,109 @@ async function runCheck(s: RunSettings, out: Output): Promise<number> {
     ...(s.maxSeconds !== undefined ? { maxSeconds: s.maxSeconds } : {}),
     frontierMemory: s.frontierMemory,
   });
+  const live = new LiveProgress(out, 'streamjoin check');
   try {
-    return await interruptible(session, () => (s.simulate ? runSimulation(s, s.simulate, session, out) : runExploration(s, session, out)));
+    const json = await interruptible(session, () =>
+      s.simulate ? runSimulation(s, s.simulate, session, out, live) : runExploration(s, session, out, live),
+    );
+    emitReports([checkCases(json)], s.reporters, out, s.json);
+    return json.exitCode;
   } finally {
+    live.stop();
     await session.close();
   }
 }
 
-/** A decomposed preset (SPEC §6) is checked part by part, the parts side by side; it passes iff every part does. */
-async function runExploration(s: RunSettings, session: CheckSession, out: Output): Promise<number> {
-  const decomposed = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
-  const source = (part: string | undefined): ModelSource | undefined =>
-    s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, part) : undefined;
-  const parts: Part[] = decomposed
-    ? decomposed.map((p) => ({ label: p.label, model: p.model, source: source(p.label) }))
-    : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate), source: source(undefined) }];
-  if (decomposed && !s.json)
-    out.stdout(
-      `streamjoin check: preset ${s.preset.name} in ${parts.length} parts (key independence, SPEC §6): ${parts.map((p) => p.label).join(', ')}\n`,
-    );
-  const progress = progressPrinter(out, s);
-  const outcomes = await Promise.all(
-    parts.map((part) =>
-      part.model.use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
-        const onProgress = progress ? (p: ProgressSample) => progress(part.label ?? s.preset.name, p) : undefined;
-        const report = await session.check(model, part.source, { ...s.part, ...(onProgress ? { onProgress } : {}) });
-        return explorationOutcome(s, model, part.label, report);
-      }),
-    ),
-  );
-  if (progress) out.stderr('\r\x1b[K');
-  const code = worstExit(outcomes.map((o) => o.code));
-  if (s.json) {
-    out.stdout(
-      `${JSON.stringify({
-        ...reportHeader('streamjoin/check-report@1'),
-        preset: s.preset.name,
-        bounds: s.bounds,
-        ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
-        mode: 'exhaustive',
-        workers: session.workers,
-        budget: budgetJson(s),
-        parts: outcomes.map((o) => o.json),
-        exitCode: code,
-      })}\n`,
-    );
-    return code;
-  }
-  for (const o of outcomes) out.stdout(o.text);
-  if (decomposed)
-    out.stdout(
-      code === EXIT.pass
-        ? 'PASS: every part passes\n'
-        : code === EXIT.unknown
-          ? session.interrupted
-            ? 'INTERRUPTED: no verdict\n'
-            : 'NOT EXHAUSTED in some part: no verdict\n'
-          : 'FAIL in some part\n',
-    );
-  return code;
-}
-
-function budgetJson(s: RunSettings): Record<string, number> {
+function reportOf(
+  s: RunSettings,
+  session: CheckSession,
+  parts: readonly (CheckPartJson | SimulatedPartJson)[],
+  partsTotal: number,
+): CheckJson {
+  const code = worstExit(parts.map((p) => p.exitCode));
   return {
-    ...(s.maxStates !== undefined ? { maxStates: s.maxStates } : {}),
-    ...(s.maxSeconds !== undefined ? { maxSeconds: s.maxSeconds } : {}),
-    frontierMemoryBytes: s.frontierMemory,
+    ...reportHeader(CHECK_REPORT_FORMAT),
+    preset: s.preset.name,
+    bounds: s.bounds,
+    ablate: s.ablate ?? null,
+    joint: s.joint,
+    mode: s.simulate ? 'simulation' : 'exhaustive',
+    workers: session.workers,
+    seed: s.simulate ? s.simulate.seed : null,
+    budget: { maxStates: s.maxStates ?? null, maxSeconds: s.maxSeconds ?? null, frontierMemoryBytes: s.frontierMemory },
+    partsTotal,
+    shard: s.shard ?? null,
+    parts,
+    verdict: verdictOf(code),
+    exitCode: code,
   };
 }
 
-function explorationOutcome<S, A>(s: RunSettings, model: Model<S, A>, part: string | undefined, report: CheckReport<S, A>): PartOutcome {
+/** A decomposed preset (SPEC §6) is checked part by part, the parts side by side; it passes iff every part does. */
+async function runExploration(s: RunSettings, session: CheckSession, out: Output, live: LiveProgress): Promise<CheckJson> {
+  const all = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
+  const source = (part: string | undefined): ModelSource | undefined =>
+    s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, part) : undefined;
+  const parts: Part[] = shardItems(
+    all
+      ? all.map((p) => ({ label: p.label as string | undefined, model: p.model, source: source(p.label) }))
+      : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate), source: source(undefined) }],
+    s.shard,
+  );
+  const text = !s.json && !reporterOnStdout(s.reporters);
+  const shardText = s.shard
+    ? ` (shard ${s.shard.index}/${s.shard.count}: ${parts.length} of ${all?.length ?? 1} part${(all?.length ?? 1) === 1 ? '' : 's'})`
+    : '';
+  if (text && (all || s.shard))
+    out.stdout(
+      all
+        ? `streamjoin check: preset ${s.preset.name} in ${all.length} parts (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
+        : `streamjoin check: preset ${s.preset.name}${shardText}\n`,
+    );
+  live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : `preset ${s.preset.name}`);
+  const progress = progressOf(live, s);
+  const outcomes = await Promise.all(
+    parts.map((part) =>
+      part.model.use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
+        const onProgress = (p: ProgressSample): void => progress(part.label ?? s.preset.name, p);
+        const report = await session.check(model, part.source, { ...s.part, onProgress });
+        return explorationOutcome(s, model, part.label, report, out);
+      }),
+    ),
+  );
+  live.clear();
+  const json = reportOf(
+    s,
+    session,
+    outcomes.map((o) => o.json),
+    all?.length ?? 1,
+  );
+  if (s.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (text) {
+    for (const o of outcomes) out.stdout(o.text);
+    if (all || s.shard)
+      out.stdout(
+        parts.length === 0
+          ? 'PASS: no part falls to this shard\n'
+          : json.exitCode === EXIT.pass
+            ? 'PASS: every part passes\n'
+            : json.exitCode === EXIT.unknown
+              ? session.interrupted
+                ? 'INTERRUPTED: no verdict\n'
+                : 'NOT EXHAUSTED in some part: no verdict\n'
+              : 'FAIL in some part\n',
+      );
+  }
+  return json;
+}
+
+function explorationOutcome<S, A>(
+  s: RunSettings,
+  model: Model<S, A>,
+  part: string | undefined,
+  report: CheckReport<S, A>,
+  out: Output,
+): PartOutcome {
   // An interrupted part has no verdict and leaves no file.
   const written =
     report.stoppedBy === 'interrupted'
@@ -393,12 +463,11 @@ function explorationOutcome<S, A>(s: RunSettings, model: Model<S, A>, part: stri
           itf: s.itf,
           check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
         });
-  const heading = `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`;
-  return {
-    code: explorationExit(report),
-    text: explorationText(model, heading, report, written),
-    json: explorationJson(model, part, report, written),
-  };
+  const heading =
+    `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
+    `(model ${report.model}), bounds ${boundsText(s.bounds)}`;
+  const replay = replayArgv(out);
+  return { text: explorationText(model, heading, report, written, replay), json: explorationJson(model, part, report, written, replay) };
 }
 
 async function runSimulation(
@@ -406,65 +475,49 @@ async function runSimulation(
   sim: NonNullable<RunSettings['simulate']>,
   session: CheckSession,
   out: Output,
-): Promise<number> {
-  const onProgress =
-    out.interactive && !s.json
-      ? (p: SimulationProgress) =>
-          out.stderr(
-            `\r\x1b[K${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`,
-          )
-      : undefined;
-  if (!s.json) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}\n`);
+  live: LiveProgress,
+): Promise<CheckJson> {
+  const text = !s.json && !reporterOnStdout(s.reporters);
+  if (text) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}\n`);
+  live.part(`simulation of preset ${s.preset.name}`);
+  const onProgress = (p: SimulationProgress): void =>
+    live.tick(`${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`);
   const source = s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, undefined) : undefined;
   const outcome = await s.preset.build(s.bounds, s.ablate).use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
-    const report: SimulationReport<S, A> = await session.simulate(model, source, { ...sim, ...(onProgress ? { onProgress } : {}) });
-    const interrupted = report.stoppedBy === 'interrupted';
-    const written = interrupted
-      ? new Map<string, string>()
-      : writeCounterexamples(model, [...report.invariants, ...(report.progress ? [report.progress] : [])], {
-          preset: s.preset.name,
-          bounds: s.bounds,
-          ablate: s.ablate,
-          part: undefined,
-          outDir: s.outDir,
-          itf: s.itf,
-          ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
-        });
+    const report: SimulationReport<S, A> = await session.simulate(model, source, { ...sim, onProgress });
+    const written =
+      report.stoppedBy === 'interrupted'
+        ? new Map<string, string>()
+        : writeCounterexamples(model, [...report.invariants, ...(report.progress ? [report.progress] : [])], {
+            preset: s.preset.name,
+            bounds: s.bounds,
+            ablate: s.ablate,
+            part: undefined,
+            outDir: s.outDir,
+            itf: s.itf,
+            ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
+          });
     const bounds = Object.entries(s.bounds)
       .map(([k, v]) => ` --bound ${k}=${v}`)
       .join('');
-    const replay = `streamjoin check --simulate --preset ${s.preset.name}${bounds}${s.ablate ? ` --ablate ${s.ablate}` : ''} --seed ${sim.seed} --depth ${sim.depth}`;
-    const heading = `simulation of preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), bounds ${boundsText(s.bounds)}`;
-    return {
-      code: simulationExit(report),
-      text: simulationText(model, heading, report, written, replay),
-      json: simulationJson(model, report, written),
-    };
+    const again = `streamjoin check --simulate --preset ${s.preset.name}${bounds}${s.ablate ? ` --ablate ${s.ablate}` : ''} --seed ${sim.seed} --depth ${sim.depth}`;
+    const heading =
+      `simulation of preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), ` +
+      `bounds ${boundsText(s.bounds)}`;
+    const replay = replayArgv(out);
+    return { text: simulationText(model, heading, report, written, replay, again), json: simulationJson(model, report, written, replay) };
   });
-  if (onProgress) out.stderr('\r\x1b[K');
-  if (s.json) {
-    out.stdout(
-      `${JSON.stringify({
-        ...reportHeader('streamjoin/check-report@1'),
-        preset: s.preset.name,
-        bounds: s.bounds,
-        ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
-        mode: 'simulation',
-        workers: session.workers,
-        seed: sim.seed,
-        budget: budgetJson(s),
-        parts: [outcome.json],
-        exitCode: outcome.code,
-      })}\n`,
-    );
-  } else out.stdout(outcome.text);
-  return outcome.code;
+  live.clear();
+  const json = reportOf(s, session, [outcome.json], 1);
+  if (s.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (text) out.stdout(outcome.text);
+  return json;
 }
 
 // ---------------------------------------------------------------------------
 // --replay
 
-function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, out: Output): number {
+function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, reporters: readonly Reporter[], out: Output): number {
   const cx = loadCounterexample(file);
   const preset = registry.find((p) => p.name === cx.preset);
   if (!preset) throw new InputError('SJ102', file, `/preset: unknown preset "${cx.preset}" (presets: ${presetList(registry)})`);
@@ -516,10 +569,35 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
     if (!evaluation.found)
       throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
     const code = evaluation.verdict === 'violated' ? EXIT.fail : evaluation.verdict === 'holds' ? EXIT.pass : EXIT.unknown;
+    const name = `${file}: ${cx.property.kind} ${cx.property.name}`;
+    const result: CiResult = {
+      title: `streamjoin check --replay ${file}`,
+      verdict: verdictOf(code),
+      suites: [
+        {
+          name: 'check --replay',
+          properties: { preset: preset.name },
+          cases: [
+            code === EXIT.pass
+              ? { name, classname: 'check.replay', status: 'pass' }
+              : code === EXIT.fail
+                ? {
+                    name,
+                    classname: 'check.replay',
+                    status: 'fail',
+                    message: `${cx.property.name} VIOLATED at the end: ${evaluation.explanation ?? ''}`,
+                    file,
+                  }
+                : { name, classname: 'check.replay', status: 'unknown', message: evaluation.explanation ?? 'undecided', file },
+          ],
+        },
+      ],
+    };
+    emitReports([result], reporters, out, json);
     if (json) {
       out.stdout(
         `${JSON.stringify({
-          ...reportHeader('streamjoin/check-replay-report@1'),
+          ...reportHeader(CHECK_REPLAY_REPORT_FORMAT),
           file,
           preset: preset.name,
           bounds,
@@ -534,6 +612,7 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
       );
       return code;
     }
+    if (reporterOnStdout(reporters)) return code;
     const lines = [
       `replaying ${file}: ${cx.property.kind} ${cx.property.name} of preset ${preset.name}${cx.ablate ? ` without ${cx.ablate}` : ''} (${boundsText(bounds)})`,
     ];
@@ -577,6 +656,8 @@ const checkOptions = {
   replay: { type: 'string' },
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
+  shard: { type: 'string' },
+  ...REPORTER_OPTION,
   itf: { type: 'boolean' },
 } as const;
 
@@ -596,9 +677,11 @@ export async function checkCommand(
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false });
   if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
-    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json');
-    if (others.length > 0) throw usageError(`--replay takes only --json, not --${others.join(', --')}`);
-    return runReplay(registry, values.replay, values.json ?? false, out);
+    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json' && k !== 'reporter');
+    if (others.length > 0) throw usageError(`--replay takes only --json and --reporter, not --${others.join(', --')}`);
+    const reporters = parseReporters(values.reporter);
+    checkStdoutUse(values.json ?? false, reporters);
+    return runReplay(registry, values.replay, values.json ?? false, reporters, out);
   }
   return runCheck(resolveSettings(registry, values, totalMemory), out);
 }

@@ -13,31 +13,37 @@ const run = runCli;
 const tmp = useTemporaryDirectories('sj-conform-e2e-', 'all');
 
 describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', () => {
-  it('--sut "node bin/streamjoin.js serve" --exhaustive: the implementation over the process protocol conforms on every interleaving of two of the five scenarios (zombie-after-failover, failover-replay-from-older-checkpoint: 3,368 interleavings; the full set runs in the mutants test and the main job, in-process), the examples and random traces; exit 0', async () => {
-    const out = tmp();
-    const r = await run([
-      'conform',
-      '--sut',
-      'node bin/streamjoin.js serve',
-      '--exhaustive',
-      '--scenario',
-      'zombie-after-failover,failover-replay-from-older-checkpoint',
-      `--seed=${seed}`,
-      '--runs',
-      '20',
-      '--out',
-      out,
-    ]);
-    expect(r.stdout).toContain(`streamjoin conform: streamjoin-impl ${SPEC_VERSION}`);
-    expect(r.stdout).toMatch(
-      /^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m,
-    );
-    expect(r.stdout).toMatch(/^exhaustive failover-replay-from-older-checkpoint: 1,628 of 1,628 interleavings .* pass/m);
-    expect(r.stdout).toMatch(/^coverage: NOT COMPLETE with these scenarios: missing .*crash:src@migrate@frozen/m);
-    expect(r.stdout).toContain('verdict: conforms');
-    expect(r.code).toBe(0);
-    expect(readdirSync(out)).toEqual([]);
-  });
+  it(
+    '--sut "node bin/streamjoin.js serve" --exhaustive: the implementation over the process protocol conforms ' +
+      'on every interleaving of two of the five scenarios (zombie-after-failover, failover-replay-from-older-checkpoint: ' +
+      '3,368 interleavings; the full set runs in the mutants test and the main job, in-process), the examples ' +
+      'and random traces; exit 0',
+    async () => {
+      const out = tmp();
+      const r = await run([
+        'conform',
+        '--sut',
+        'node bin/streamjoin.js serve',
+        '--exhaustive',
+        '--scenario',
+        'zombie-after-failover,failover-replay-from-older-checkpoint',
+        `--seed=${seed}`,
+        '--runs',
+        '20',
+        '--out',
+        out,
+      ]);
+      expect(r.stdout).toContain(`streamjoin conform: streamjoin-impl ${SPEC_VERSION}`);
+      expect(r.stdout).toMatch(
+        /^exhaustive zombie-after-failover: 1,740 of 1,740 interleavings \(15,180 steps; 1,740 at faults\), 2,470 transitions of 734 states, pass/m,
+      );
+      expect(r.stdout).toMatch(/^exhaustive failover-replay-from-older-checkpoint: 1,628 of 1,628 interleavings .* pass/m);
+      expect(r.stdout).toMatch(/^coverage: NOT COMPLETE with these scenarios: missing .*crash:src@migrate@frozen/m);
+      expect(r.stdout).toContain('verdict: conforms');
+      expect(r.code).toBe(0);
+      expect(readdirSync(out)).toEqual([]);
+    },
+  );
 
   it('a wrong implementation: exit 1, the counterexample and its explanation written, and the printed replay command reproduces it', async () => {
     const out = tmp();
@@ -64,7 +70,7 @@ describe('streamjoin conform --sut COMMAND (a process speaking the protocol)', (
     const explanation = readFileSync(join(out, files[0] as string), 'utf8');
     expect(explanation).toContain('C6 (Install)');
     expect(explanation).toContain('Sequence diagram');
-    const replayLine = /replay: {9}streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
+    const replayLine = /replay: {9}npx streamjoin (replay .*)$/m.exec(r.stdout)?.[1];
     expect(replayLine).toBeDefined();
     // The printed command, as a shell would split it.
     const args = (replayLine as string).match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];

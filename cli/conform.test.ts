@@ -1,9 +1,9 @@
 import { describe, expect, inject, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
-import { SPEC_VERSION } from '../spec/index.ts';
+import { PROTOCOL_ERRORS, SPEC_VERSION } from '../spec/index.ts';
 import { runCli } from './testSupport.ts';
 import { serveCommand } from './serve.ts';
 import type { Output } from './output.ts';
@@ -73,7 +73,7 @@ describe('streamjoin replay', () => {
   it('an example against the model: "conforms", exit 0; JSON on request', async () => {
     const r = await run(['replay', zombie, '--sut', 'model']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${zombie}: conforms (6 steps at level faults)\n`);
+    expect(r.stdout).toBe(`${relative(process.cwd(), zombie)}: conforms (6 steps at level faults)\n`);
     const j = await run(['replay', zombie, '--sut', 'model', '--json']);
     expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
   });
@@ -109,7 +109,7 @@ describe('streamjoin serve', () => {
     const out: Output = { stdout: (t) => (stdout += t), stderr: () => {}, interactive: false };
     const done = serveCommand(['--model'], out, input);
     input.end(
-      '{"id":1,"type":"init","protocol":1,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n',
+      '{"id":1,"type":"init","protocol":2,"level":"operator","config":{"allowedLateness":0,"maxIntervalLength":0}}\n{"id":2,"type":"inspect"}\n',
     );
     expect(await done).toBe(0);
     const replies = stdout
@@ -118,7 +118,7 @@ describe('streamjoin serve', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(replies.map((r) => [r['in_reply_to'], r['type'], r['code']])).toEqual([
       [1, 'init_ok', undefined],
-      [2, 'error', 12],
+      [2, 'error', PROTOCOL_ERRORS.not_supported],
     ]);
   });
 
@@ -139,7 +139,7 @@ describe('streamjoin serve', () => {
     };
     const done = serveCommand(['--data', data], out, input);
     const init =
-      '{"id":1,"type":"init","protocol":1,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
+      '{"id":1,"type":"init","protocol":2,"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}';
     input.write(`${init}\n{"id":2,"type":"record","record":{"kind":"insert","key":"k1","side":"L","id":"a","ts":1,"start":1,"end":1}}\n`);
     await acknowledged;
     // The session's durable parts are on disk while it runs.

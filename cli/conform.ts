@@ -7,20 +7,33 @@ import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
-import { shellQuote, writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
-import type { Output } from './output.ts';
-import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
-import { buildCovers, buildSystem, conformExamplePaths, outDirProblem, parseLevel, scenariosNamed } from './harnessArgs.ts';
-import { conformJson, conformSummary, exitOfVerdict } from './conformReport.ts';
+import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
+import { invocationOf, type Output } from './output.ts';
+import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import {
+  SHARD_HELP,
+  buildCovers,
+  buildSystem,
+  conformExamplePaths,
+  outDirProblem,
+  parseLevel,
+  scenariosNamed,
+  shardFlag,
+  shardSeed,
+} from './harnessArgs.ts';
+import { conformCases, conformJson, conformSummary } from './conformReport.ts';
+import { LiveProgress } from './progress.ts';
+import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
-export const HARNESS_EXIT_TEXT = `Exit codes: 0 conforms; 1 a divergence (the counterexample is written and the
-command that replays it printed); 2 unknown: the system under test cannot be
-judged (it died, hung, babbled, broke the protocol, lacks the level asked
-for) or the time budget ran out; 254 bad input or usage (one line
-\`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
+export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
+1: a divergence (the counterexample is written and the command that replays
+it printed); 2 unknown: the system under test cannot be judged (it died,
+hung, babbled, broke the protocol, lacks the level asked for) or the time
+budget ran out.`;
 
 export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--seed N] [--runs N] [--out DIR] [--json]
-                   [--exhaustive [--scenario NAME,...]] [--examples all|none]
+                   [--exhaustive [--scenario NAME,...]] [--examples all|none] [--shard K/N]
+                   [--reporter junit=FILE] [--reporter tap[=FILE]]
                    [--timeout MS] [--max-line BYTES] [--time-budget SECONDS] [--path PATH]
 
 Checks a system under test against the reference model, trace for trace
@@ -31,7 +44,7 @@ then random traces (shrunk on failure), at each level the system supports (or
 the one asked for). After every step it compares the events and the
 observation and reports the first divergence.
 
-  --sut COMMAND        a shell command that speaks protocol v1 (spec/PROTOCOL.md)
+  --sut COMMAND        a shell command that speaks protocol v2 (spec/PROTOCOL.md)
                        on stdin/stdout; "model" for the reference model and "impl"
                        for the built-in implementation, both in-process
   --level LEVEL        operator, cluster or faults (default: every level supported)
@@ -41,6 +54,7 @@ observation and reports the first divergence.
                        reported (its "path"), as printed after a failure
   --out DIR            where counterexamples are written (default out/)
   --json               print one JSON report on stdout instead of the summary
+                       (streamjoin/conform-report@1, spec/schemas/reports/)
   --itf                also write each counterexample in the Informal Trace Format
                        of Apalache and Quint (DIR/NAME.itf.json); replay reads it
   --timeout MS         no reply for this long with requests outstanding means the
@@ -55,8 +69,11 @@ observation and reports the first divergence.
                        transitions run, and whether every crash point was covered
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
+${SHARD_HELP}
+${REPORTER_HELP}
 
-Progress goes to stderr. A divergence writes, atomically: DIR/NAME.trace.json
+Progress goes to stderr: a live line on a terminal, else a heartbeat line
+every few seconds. A divergence writes, atomically: DIR/NAME.trace.json
 (the shrunk trace with the model's expectations), DIR/NAME.explain.txt (the
 terminal view: config, versions, the steps, expected versus actual, the rules
 broken, a sequence diagram), DIR/NAME.md (the same in Markdown with a Mermaid
@@ -84,6 +101,8 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       examples: { type: 'string' },
       exhaustive: { type: 'boolean', default: false },
       scenario: { type: 'string' },
+      shard: { type: 'string' },
+      ...REPORTER_OPTION,
     },
   });
   if (positionals.length > 0) throw usageError(`conform takes no positional arguments, got "${positionals[0]}"`);
@@ -92,10 +111,14 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
   if (values.sut === undefined || values.sut === '') throw usageError('conform needs --sut COMMAND (or --sut model, --sut impl)');
   const level = parseLevel(values.level);
-  const seed = seedFlag(values.seed);
   if (values.path !== undefined && values.seed === undefined)
     throw usageError('--path replays a counterexample of one seed: give --seed too');
   const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
+  const shard = shardFlag(values.shard);
+  if (shard && values.path !== undefined) throw usageError('--path replays one counterexample: it takes no --shard');
+  const seed = shardSeed(values.seed, shard, runs > 0, out);
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json, reporters);
   const budget = values['time-budget'] === undefined ? undefined : positiveIntegerFlag('--time-budget', values['time-budget'], 'seconds');
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
@@ -106,9 +129,10 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const examples: TraceSource[] =
     values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
   const system = buildSystem(values.sut, values);
-  const sutWord = shellQuote(values.sut);
-  out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})\n`);
+  out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   const covers = values.exhaustive ? buildCovers(scenarios, out) : undefined;
+  const live = new LiveProgress(out, 'streamjoin conform');
+  live.part('conform');
   let report: ConformReport;
   try {
     report = await runConform({
@@ -120,14 +144,18 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       examples,
       ...(covers !== undefined ? { exhaustive: covers } : {}),
       ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
-      progress: (line) => out.stderr(`${out.interactive ? '\r\x1b[K' : ''}${line}\n`),
-      ...(out.interactive ? { tick: (line: string) => out.stderr(`\r\x1b[K${line}`) } : {}),
+      ...(shard ? { shard } : {}),
+      progress: (line) => live.line(line),
+      tick: (line: string) => live.tick(line),
     });
   } finally {
+    live.stop();
     await system.close();
   }
-  const written = writeCounterexamples(report, values.out, sutWord, system.stderrTail?.() ?? [], values.itf);
-  if (values.json) out.stdout(`${JSON.stringify(conformJson(report, written))}\n`);
-  else out.stdout(conformSummary(report, written));
-  return exitOfVerdict(report.verdict);
+  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, system.stderrTail?.() ?? [], values.itf);
+  const json = conformJson(report, written);
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));
+  emitReports([conformCases(json)], reporters, out, values.json);
+  return json.exitCode;
 }

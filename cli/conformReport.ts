@@ -1,10 +1,24 @@
 // What `streamjoin conform` prints: the summary for people, and the JSON
 // report for tools.
-import type { ConformReport } from '../conformance/conform.ts';
+import { isAbsolute, relative } from 'node:path';
+import type { ImplementationInfo, Level } from '../spec/index.ts';
+import type {
+  ConformReport,
+  ExampleResult,
+  ExhaustiveResult,
+  Failure,
+  RandomResult,
+  Unknown,
+  ConformVerdict as Verdict,
+} from '../conformance/conform.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
-import { type WrittenCounterexample, shellQuote } from '../conformance/report/counterexampleFiles.ts';
+import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
+import type { Shard } from '../conformance/shard.ts';
 import { EXIT } from './exitCodes.ts';
+import type { CiResult, TestCase } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
 
 export function conformSummary(report: ConformReport, written: readonly WrittenCounterexample[]): string {
   const lines: string[] = [];
@@ -29,7 +43,7 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
         : f.origin === 'exhaustive'
           ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
-          : `example ${f.path ?? ''}`;
+          : `example ${f.path !== undefined ? displayPath(f.path) : ''}`;
     lines.push(`FAIL at level ${f.level}: ${what}`);
     lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
@@ -69,7 +83,9 @@ export function exhaustiveLines(report: ConformReport): string[] {
       .map(([l, n]) => `${count(n)} at ${l}`)
       .join(', ');
     lines.push(
-      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
+      `exhaustive ${x.scenario}: ${count(x.run)} of ${count(x.traces)} interleavings (${count(x.steps)} steps${levels ? `; ${levels}` : ''}), ` +
+        `${count(x.transitions)} transitions of ${count(x.states)} states, ${x.verdict}` +
+        `${x.skipped > 0 ? ` (${count(x.skipped)} skipped: level not checked)` : ''}${x.verdict === 'not run' ? '' : ` in ${(x.ms / 1000).toFixed(1)} s`}`,
     );
   }
   const c = report.coverage;
@@ -78,45 +94,193 @@ export function exhaustiveLines(report: ConformReport): string[] {
     const missed = c.missing.filter(isCrashPoint);
     lines.push(
       c.missing.length === 0
-        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} crash points in all`
+        ? `coverage: every required crash point (${crash.length}: source, destination and coordinator after each ` +
+            `handoff step and between the parts of commit and failover, owner, coordinator and idle worker in steady ` +
+            `state) and every other step kind (${c.required.length - crash.length}) taken, ${c.taken.filter(isCrashPoint).length} ` +
+            `crash points in all`
         : `coverage: NOT COMPLETE with these scenarios: missing ${c.missing.join(', ')}${missed.length > 0 ? ` (${missed.length} crash points)` : ''}`,
     );
   }
   return lines;
 }
 
-/** The JSON report of a conform run. */
-export function conformJson(report: ConformReport, written: readonly WrittenCounterexample[]): unknown {
+/** A path as the user sees it: relative to the working directory when inside it. */
+export function displayPath(path: string, cwd: string = process.cwd()): string {
+  const r = relative(cwd, path);
+  return r === '' || isAbsolute(r) ? path : r;
+}
+
+export const CONFORM_REPORT_FORMAT = 'streamjoin/conform-report@1';
+
+/** One counterexample in a JSON report. */
+export interface FailureJson {
+  readonly level: Level;
+  readonly origin: Failure['origin'];
+  readonly path: string | null;
+  readonly scenario: string | null;
+  readonly seed: number | null;
+  readonly fcPath: string | null;
+  readonly steps: number;
+  readonly divergence: Divergence;
+  readonly counterexample: string;
+  readonly explanation: string;
+  /** The same counterexample in Markdown (a Mermaid diagram), as a self-contained HTML viewer, and with --itf in the Informal Trace Format. */
+  readonly markdown: string;
+  readonly html: string;
+  readonly itf: string | null;
+  /** The replay command as words (run it with execFile or spawn), and as printed. */
+  readonly replay: readonly string[];
+  readonly replayCommand: string;
+  readonly search: readonly string[] | null;
+}
+
+/** `streamjoin conform --json` (spec/schemas/reports/conform-report.schema.json). */
+export interface ConformJson extends ReportHeader {
+  readonly verdict: Verdict;
+  readonly exitCode: number;
+  readonly sut: string;
+  readonly implementation: ImplementationInfo | null;
+  readonly supported: readonly Level[];
+  readonly levels: readonly Level[];
+  readonly seed: number;
+  readonly shard: Shard | null;
+  readonly ms: number;
+  readonly examples: readonly ExampleResult[];
+  readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  readonly exhaustive: readonly ExhaustiveResult[];
+  readonly coverage: ConformReport['coverage'] | null;
+  readonly random: readonly RandomResult[];
+  readonly failures: readonly FailureJson[];
+  readonly unknown: Unknown | null;
+}
+
+export function failureJson(w: WrittenCounterexample): FailureJson {
   return {
+    level: w.failure.level,
+    origin: w.failure.origin,
+    path: w.failure.path !== undefined ? displayPath(w.failure.path) : null,
+    scenario: w.failure.scenario ?? null,
+    seed: w.failure.seed ?? null,
+    fcPath: w.failure.fcPath ?? null,
+    steps: w.failure.trace.trace.steps.length,
+    divergence: w.failure.divergence,
+    counterexample: w.tracePath,
+    explanation: w.explainPath,
+    markdown: w.markdownPath,
+    html: w.htmlPath,
+    itf: w.itfPath ?? null,
+    replay: w.replayArgv,
+    replayCommand: w.replay,
+    search: w.searchArgv ?? null,
+  };
+}
+
+/** The JSON report of a conform run. */
+export function conformJson(report: ConformReport, written: readonly WrittenCounterexample[]): ConformJson {
+  return {
+    ...reportHeader(CONFORM_REPORT_FORMAT),
     verdict: report.verdict,
+    exitCode: exitOfVerdict(report.verdict),
     sut: report.sut,
     implementation: report.implementation ?? null,
     supported: report.supported,
     levels: report.levels,
     seed: report.seed,
-    examples: report.examples,
-    skipped: report.skipped,
-    exhaustive: report.exhaustive,
+    shard: report.shard ?? null,
+    ms: Math.round(report.ms),
+    examples: report.examples.map((e) => ({ ...e, path: displayPath(e.path) })),
+    skipped: report.skipped.map((s) => ({ ...s, path: displayPath(s.path) })),
+    exhaustive: report.exhaustive.map((x) => ({ ...x, ms: Math.round(x.ms) })),
     coverage: report.coverage ?? null,
     random: report.random,
-    failures: written.map((w) => ({
-      level: w.failure.level,
-      origin: w.failure.origin,
-      path: w.failure.path ?? null,
-      scenario: w.failure.scenario ?? null,
-      seed: w.failure.seed ?? null,
-      fcPath: w.failure.fcPath ?? null,
-      steps: w.failure.trace.trace.steps.length,
-      divergence: w.failure.divergence,
-      counterexample: w.tracePath,
-      explanation: w.explainPath,
-      markdown: w.markdownPath,
-      html: w.htmlPath,
-      itf: w.itfPath ?? null,
-      replay: w.replay,
-    })),
+    failures: written.map(failureJson),
     unknown: report.unknown ?? null,
   };
+}
+
+/** The text of a failed case: the divergence, where the counterexample is, and the command that replays it. */
+export function failureDetails(f: FailureJson): string {
+  return [
+    describeDivergence(f.divergence),
+    `counterexample: ${f.counterexample}`,
+    `explanation:    ${f.explanation}`,
+    `replay:         ${f.replayCommand}`,
+    ...(f.search ? [`replay search:  ${shellCommand(f.search)}`] : []),
+  ].join('\n');
+}
+
+function failureCase(name: string, classname: string, f: FailureJson, timeMs?: number): TestCase {
+  return {
+    name,
+    classname,
+    status: 'fail',
+    message: `diverges at step ${f.divergence.step} (level ${f.level}): ${f.divergence.summary}`,
+    details: failureDetails(f),
+    file: f.counterexample,
+    ...(timeMs !== undefined ? { timeMs } : {}),
+  };
+}
+
+/** A conform report as CI test cases: a case per example, per exhaustive scenario, per random level. */
+export function conformCases(j: ConformJson): CiResult {
+  const examples: TestCase[] = [];
+  for (const e of j.examples) {
+    const f = j.failures.find((x) => x.origin === 'example' && x.path === e.path && x.level === e.level);
+    const name = `${e.name} (${e.path})`;
+    const classname = `conform.examples.${e.level}`;
+    examples.push(f ? failureCase(name, classname, f) : { name, classname, status: e.verdict === 'fail' ? 'fail' : 'pass' });
+  }
+  for (const s of j.skipped) examples.push({ name: s.path, classname: 'conform.examples', status: 'skipped', message: s.why });
+  const exhaustive: TestCase[] = j.exhaustive.map((x) => {
+    const classname = 'conform.exhaustive';
+    const name = `${x.scenario}: ${x.run} of ${x.traces} interleavings`;
+    const f = j.failures.find((y) => y.origin === 'exhaustive' && y.scenario === x.scenario);
+    if (f) return failureCase(name, classname, f, x.ms);
+    if (x.verdict === 'not run') return { name, classname, status: 'skipped', message: 'not run: an earlier part failed' };
+    if (x.run === 0 && x.skipped > 0)
+      return { name, classname, status: 'skipped', message: `${x.skipped} interleavings skipped: level not checked`, timeMs: x.ms };
+    return { name, classname, status: x.verdict === 'fail' ? 'fail' : x.verdict === 'unknown' ? 'unknown' : 'pass', timeMs: x.ms };
+  });
+  const random: TestCase[] = j.random.map((r) => {
+    const classname = `conform.random.${r.level}`;
+    const name = `${r.level}: ${r.runs} of ${r.requested} random traces (seed ${r.seed})`;
+    const f = j.failures.find((y) => y.origin === 'random' && y.level === r.level);
+    if (f) return failureCase(name, classname, f);
+    if (r.verdict === 'unknown') return { name, classname, status: 'unknown', message: r.note ?? 'not judged' };
+    return { name, classname, status: r.verdict === 'fail' ? 'fail' : 'pass' };
+  });
+  const system: TestCase[] = j.unknown
+    ? [
+        {
+          name: `the system under test (${j.unknown.during})`,
+          classname: 'conform.system',
+          status: 'unknown',
+          message: j.unknown.reason,
+          details: [
+            `during ${j.unknown.during}`,
+            ...(j.unknown.stderrTail.length > 0
+              ? ['last stderr lines of the system under test:', ...j.unknown.stderrTail.map((l) => `| ${l}`)]
+              : []),
+          ].join('\n'),
+        },
+      ]
+    : [];
+  const shard = j.shard ? ` shard ${j.shard.index}/${j.shard.count}` : '';
+  const properties = {
+    sut: j.sut,
+    seed: String(j.seed),
+    ...(j.implementation ? { implementation: `${j.implementation.name} ${j.implementation.version}` } : {}),
+    ...(j.shard ? { shard: `${j.shard.index}/${j.shard.count}` } : {}),
+    streamjoin: j.streamjoin,
+    spec: j.spec,
+  };
+  const suites = [
+    { name: `conform${shard}: examples`, cases: examples, properties },
+    ...(exhaustive.length > 0 ? [{ name: `conform${shard}: exhaustive`, cases: exhaustive, properties }] : []),
+    ...(random.length > 0 ? [{ name: `conform${shard}: random`, cases: random, properties }] : []),
+    ...(system.length > 0 ? [{ name: `conform${shard}: system under test`, cases: system, properties }] : []),
+  ];
+  return { title: `streamjoin conform --sut ${shellQuote(j.sut)}${shard}`, verdict: j.verdict, suites };
 }
 
 export function exitOfVerdict(verdict: ConformReport['verdict']): number {

@@ -1,9 +1,10 @@
 // What the harness commands (conform, replay, mutants) share: the trace
 // files they run first, the checks of their flags, and the system under
 // test a --sut word names.
-import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { LEVELS, type Level } from '../spec/index.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { outDirProblem } from '../conformance/report/atomicFiles.ts';
+import { LEVELS, packagePath, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
@@ -12,13 +13,14 @@ import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
 import { EXHAUSTIVE_SCENARIOS, coverScenario, type ScenarioCover } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
-import type { Output } from './output.ts';
-import { positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { envOf, type Output } from './output.ts';
+import { positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { parseShard, type Shard } from '../conformance/shard.ts';
 
 const clusterExamplesDir = join(examplesDir, 'cluster');
 
 /** The mutant catalogue's regression traces: each kill's shortest counterexample, kept (streamjoin mutants --regressions). */
-export const regressionsDir = join(import.meta.dirname, '..', 'conformance', 'mutants', 'regressions');
+export const regressionsDir = packagePath('conformance', 'mutants', 'regressions');
 
 const traceFilesIn = (dir: string): string[] =>
   readdirSync(dir)
@@ -34,27 +36,6 @@ export function specExamplePaths(): string[] {
 /** The traces conform runs before the exhaustive and random ones: the spec's examples, then the mutant catalogue's regression traces. */
 export function conformExamplePaths(): string[] {
   return [...specExamplePaths(), ...traceFilesIn(regressionsDir)];
-}
-
-/**
- * Why counterexamples could not be written under `dir`, or undefined: checked
- * before the run, so that a divergence found is never lost to a bad --out.
- * Creates nothing.
- */
-export function outDirProblem(dir: string): string | undefined {
-  let at = resolve(dir);
-  while (!existsSync(at)) {
-    const up = dirname(at);
-    if (up === at) return 'no existing parent directory';
-    at = up;
-  }
-  if (!statSync(at).isDirectory()) return `${at} is not a directory`;
-  try {
-    accessSync(at, constants.W_OK);
-  } catch {
-    return `${at} is not writable`;
-  }
-  return undefined;
 }
 
 export interface SystemFlags {
@@ -99,8 +80,39 @@ export function buildCovers(scenarios: readonly ScenarioCover['scenario'][], out
     const t0 = performance.now();
     const cover = coverScenario(scenario);
     out.stderr(
-      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
+      `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} ` +
+        `interleavings (built in ${Math.round(performance.now() - t0)} ms)\n`,
     );
     return cover;
   });
+}
+
+export { outDirProblem };
+
+export const SHARD_HELP = `  --shard K/N          run only shard K of N (1 <= K <= N): item i of every list
+                       of work (examples, each scenario's interleavings, each
+                       level's random traces; parts; mutants) goes to shard
+                       (i mod N) + 1; every shard needs the same --seed (or
+                       STREAMJOIN_SEED); merge the shards' --json reports with
+                       streamjoin merge-reports`;
+
+/** --shard K/N, or undefined. */
+export function shardFlag(text: string | undefined): Shard | undefined {
+  if (text === undefined) return undefined;
+  const shard = parseShard(text);
+  if (typeof shard === 'string') throw usageError(shard);
+  return shard;
+}
+
+/**
+ * The seed (seedFlag); a shard of a job that draws random traces needs one
+ * given (--seed or STREAMJOIN_SEED): the shards of one run share it, or their
+ * union is not one run.
+ */
+export function shardSeed(text: string | undefined, shard: Shard | undefined, random: boolean, out: Output): number {
+  const env = envOf(out);
+  const given = text !== undefined || (env['STREAMJOIN_SEED'] !== undefined && env['STREAMJOIN_SEED'] !== '');
+  if (shard && random && !given)
+    throw usageError('--shard needs the seed every shard shares: give --seed N (or set STREAMJOIN_SEED) the same in every shard');
+  return seedFlag(text, env);
 }

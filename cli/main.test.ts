@@ -87,7 +87,7 @@ describe('streamjoin run', () => {
 });
 
 describe('bin/streamjoin.js', () => {
-  it('runs the CLI through tsx and returns its exit code', () => {
+  it('runs the CLI (here from the sources, STREAMJOIN_FROM_SOURCE=1) and returns its exit code', () => {
     const bin = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
     const ok = spawnSync(process.execPath, [bin, 'help'], { encoding: 'utf8' });
     expect(ok.status).toBe(0);

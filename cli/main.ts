@@ -2,42 +2,20 @@
 // to exit codes. Nothing else lives here.
 import { InputError } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
-import { EXIT, worstExit } from './exitCodes.ts';
+import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
 import { serveCommand, serveHelp } from './serve.ts';
 import { conformCommand, conformHelp } from './conform.ts';
 import { replayCommand, replayHelp } from './replay.ts';
 import { mutantsCommand, mutantsHelp } from './mutants.ts';
+import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
 import { viewCommand, viewHelp } from './view.ts';
 import { exploreCommand, exploreHelp } from './explore.ts';
+import { reportHeader } from './version.ts';
+import { mainHelp, versionText } from './mainHelp.ts';
 
-export const mainHelp = `streamjoin — formal model and conformance harness for a resharded streaming interval join
-
-Usage: streamjoin <command> [options]
-
-Commands:
-  ci                 the main job: the example traces, check --preset ci, then conform --sut impl
-                     --exhaustive (the implementation against the model, every scenario interleaving)
-  run [TRACE...]     validate operator traces and run the reference model over them
-  check              model-check a preset (streamjoin check --list), or --replay a counterexample
-  conform --sut CMD  check a system under test against the model, trace for trace
-  replay FILE --sut CMD   replay one trace (a counterexample) against a system
-  serve [--model]    serve the implementation (or the reference model) over the conformance protocol
-  mutants            run the harness against every mutant of the implementation: each must be killed
-  view FILE          a counterexample in its self-contained HTML viewer (path and URL; --open)
-  explore            walk the model by hand in a local web page (enabled and refused actions, properties)
-  help [COMMAND]     this text, or a command's
-
-Exit codes (every command, SPEC §8):
-  0    pass: every check holds (conforms, every mutant killed, bound exhausted)
-  1    failure: a violation, a divergence, a surviving mutant, an unmet expectation
-  2    unknown: a budget ran out, or the system under test is dead, hung or
-       babbling; never a pass
-  254  bad input or usage: one line \`where: SJnnn message\`
-  255  internal error: a bug in streamjoin (please report it with the command line)
-
-Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
+export { mainHelp };
 
 const helps: Record<string, string> = {
   run: runHelp,
@@ -46,6 +24,7 @@ const helps: Record<string, string> = {
   replay: replayHelp,
   serve: serveHelp,
   mutants: mutantsHelp,
+  'merge-reports': mergeReportsHelp,
   view: viewHelp,
   explore: exploreHelp,
 };
@@ -102,6 +81,13 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case '-h':
       out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
       return EXIT.pass;
+    case '--version':
+    case '-V':
+    case 'version':
+      out.stdout(`${versionText()}\n`);
+      return EXIT.pass;
+    case 'merge-reports':
+      return mergeReportsCommand(rest, out);
     case 'ci':
       return ciJob(out);
     case 'run':
@@ -121,26 +107,42 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'explore':
       return exploreCommand(rest, out, process.stdin);
     default:
-      out.stderr(`streamjoin: unknown command "${command}"\n\n${mainHelp}\n`);
-      return EXIT.badInput;
+      throw usageError(
+        `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, help (streamjoin help)`,
+      );
   }
 }
 
 /** Runs the CLI; returns the process exit code (a promise for the commands that drive processes). */
 export function main(argv: readonly string[], out: Output): number | Promise<number> {
+  // Under --json every outcome is a JSON document on stdout, errors included.
+  const json = argv.includes('--json');
   try {
     const code = dispatch(argv, out);
-    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out));
+    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out, json));
   } catch (e) {
-    return failure(e, out);
+    return failure(e, out, json);
   }
 }
 
-function failure(e: unknown, out: Output): number {
-  if (e instanceof InputError) {
-    out.stderr(`${e.format()}\n`);
-    return EXIT.badInput;
+export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
+
+function failure(e: unknown, out: Output, json: boolean): number {
+  const input = e instanceof InputError;
+  const code = input ? EXIT.badInput : EXIT.internal;
+  const text = input ? e.format() : `streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
+  out.stderr(`${text}\n`);
+  if (json) {
+    out.stdout(
+      `${JSON.stringify({
+        ...reportHeader(ERROR_REPORT_FORMAT),
+        verdict: input ? 'bad-input' : 'internal-error',
+        exitCode: code,
+        error: input
+          ? { code: e.code, where: e.where, message: e.message, text }
+          : { code: null, where: null, message: e instanceof Error ? e.message : String(e), text },
+      })}\n`,
+    );
   }
-  out.stderr(`streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  return EXIT.internal;
+  return code;
 }

@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { runCli } from './testSupport.ts';
 import { MUTANTS } from '../conformance/mutants/catalogue.ts';
+import { schemaError } from '../spec/index.ts';
 
 const seed = String(inject('fcSeed'));
 
@@ -10,8 +11,8 @@ const run = runCli;
 
 const tmp = useTemporaryDirectories('sj-mutants-', 'all');
 
-/** A printed command, split as a shell would (single quotes only). */
-const words = (command: string): string[] => command.match(/'[^']*'|\S+/g)?.map((w) => w.replace(/^'|'$/g, '')) ?? [];
+/** As streamjoin is run in a checkout: the printed commands start with it, and a mutant is served by it. */
+const invocation = ['node', 'bin/streamjoin.js'];
 
 interface Row {
   name: string;
@@ -20,15 +21,17 @@ interface Row {
   steps: number;
   counterexample: string;
   html: string | null;
-  replay: string;
+  replay: string[];
+  replayCommand: string;
 }
 
 describe('streamjoin mutants', () => {
   it('the unmodified implementation passes every part of the harness (the control), every mutant is killed (exit 0), and each counterexample replays against its mutant served over the protocol and conforms on the implementation', async () => {
     const out = tmp();
-    const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out]);
+    const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out], { invocation });
     expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
     const report = JSON.parse(r.stdout) as { verdict: string; control: { verdict: string }; mutants: Row[] };
+    expect(schemaError('reports/mutants-report', report)).toBeUndefined();
     expect(report.control.verdict).toBe('pass');
     expect(report.mutants.map((m) => [m.name, m.verdict])).toEqual(MUTANTS.map((m) => [m.name, 'killed']));
     expect(report.verdict).toBe('pass');
@@ -42,18 +45,33 @@ describe('streamjoin mutants', () => {
     expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
     for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
     // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
-    const replays = await Promise.all(report.mutants.map((m) => run(words(m.replay).slice(1))));
-    replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replay}\n${x.stdout}${x.stderr}`).toBe(1));
+    const replays = await Promise.all(report.mutants.map((m) => run(m.replay.slice(invocation.length))));
+    replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replayCommand}\n${x.stdout}${x.stderr}`).toBe(1));
     for (const m of report.mutants) expect((await run(['replay', m.counterexample, '--sut', 'impl'])).code, m.name).toBe(0);
   });
 
-  it('--each-part says which parts kill a mutant on their own: the last-writer-wins sink survives the examples, the exhaustive scenarios kill it (random traces usually do, within a hundred)', async () => {
-    const r = await run(['mutants', `--seed=${seed}`, '--runs', '100', '--mutant', 'last-writer-wins-sink', '--each-part', '--out', tmp()]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^last-writer-wins-sink +C9 +killed +exhaustive migration-under-traffic +5 /m);
-    expect(r.stdout).toMatch(/^last-writer-wins-sink +survived +killed: 5 steps, [\d.]+ s +(killed: \d+ steps, [\d.]+ s|survived)$/m);
-    expect(r.stdout).toContain('verdict: all 1 mutants killed');
-  });
+  it(
+    '--each-part says which parts kill a mutant on their own: reversed intervals swapped are killed by an ' +
+      'example (invalid-records) and survive the exhaustive scenarios, which hold no reversed interval (random ' +
+      'traces may or may not hold one)',
+    async () => {
+      const r = await run([
+        'mutants',
+        `--seed=${seed}`,
+        '--runs',
+        '100',
+        '--mutant',
+        'reversed-interval-swapped',
+        '--each-part',
+        '--out',
+        tmp(),
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^reversed-interval-swapped +J1 +killed +example invalid-records +1 /m);
+      expect(r.stdout).toMatch(/^reversed-interval-swapped +killed: 1 steps, [\d.]+ s +survived +(killed: \d+ steps, [\d.]+ s|survived)$/m);
+      expect(r.stdout).toContain('verdict: all 1 mutants killed');
+    },
+  );
 
   it('usage: exit 254 with one line naming what is wrong; --list prints the catalogue', async () => {
     const cases: [string[], RegExp][] = [

@@ -5,18 +5,24 @@
 // to an exit code.
 import { join } from 'node:path';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
+import { mutantBuildProblem } from '../conformance/mutants/load.ts';
+import { shardItems, type Shard } from '../conformance/shard.ts';
 import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/mutants/run.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
-import type { Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, seedFlag, usageError } from './exitCodes.ts';
-import { buildCovers, outDirProblem, specExamplePaths } from './harnessArgs.ts';
-import { shellQuote, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { invocationOf, type Output } from './output.ts';
+import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, usageError } from './exitCodes.ts';
+import { SHARD_HELP, buildCovers, outDirProblem, shardFlag, shardSeed, specExamplePaths } from './harnessArgs.ts';
+import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { LiveProgress } from './progress.ts';
+import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
+import type { CiResult, TestCase } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 
 export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]
-                   [--regressions DIR] [--list]
+                   [--regressions DIR] [--shard K/N] [--reporter junit=FILE] [--reporter tap[=FILE]] [--list]
 
 Runs the conformance harness against each mutant of the catalogue: a
 deliberately broken variant of the implementation per known bug class (a
@@ -43,17 +49,23 @@ under --out and replays with the printed command against
                     regression trace (conform runs those in
                     conformance/mutants/regressions/ with the examples)
   --list            list the catalogue and exit
+${SHARD_HELP.replace(/^ {2}--shard K\/N {10}/, '  --shard K/N       ')}
+                    (mutants: the catalogue is split; every shard runs the
+                    control in full)
+${REPORTER_HELP}
 
-Exit codes: 0 every mutant killed; 1 a mutant survived; 2 unknown (a mutant
-could not be built or judged, or the unmodified implementation does not pass);
-254 bad input or usage. 255 is an internal error of streamjoin.`;
+Mutants patch the TypeScript sources of impl/: they run in a checkout of
+streamjoin (npm ci there), not from the installed package, which refuses
+with exit 254.
 
-/** The launcher, absolute: a printed replay command works from any directory. */
-const BIN = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
+mutant killed; 1: a mutant survived; 2 unknown: a mutant could not be built
+or judged, or the unmodified implementation does not pass; 254 also from the
+installed package.`;
 
-/** The command that serves a mutant over the protocol. */
-export function mutantServeCommand(name: string): string {
-  return `node ${shellQuote(BIN)} serve --mutant ${name}`;
+/** The command that serves a mutant over the protocol, run as streamjoin was (`node bin/streamjoin.js`). */
+export function mutantServeCommand(invocation: Argv, name: string): string {
+  return shellCommand([...invocation, 'serve', '--mutant', name]);
 }
 
 function mutantsNamed(list: string): Mutant[] {
@@ -106,7 +118,9 @@ function summary(
   const b = report.baseline;
   lines.push(`streamjoin mutants: seed ${seed}; ${report.results.length} mutants of the implementation`);
   lines.push(
-    `control: the unmodified implementation ${b.verdict === 'pass' ? 'passes' : b.verdict === 'fail' ? 'DIVERGES' : 'is UNKNOWN'}: ${b.examples.length} examples, ${b.exhaustive.reduce((n, x) => n + x.run, 0).toLocaleString('en-US')} exhaustive interleavings, ${b.random.reduce((n, r) => n + r.runs, 0)} random traces in ${seconds(report.baselineMs)}`,
+    `control: the unmodified implementation ${b.verdict === 'pass' ? 'passes' : b.verdict === 'fail' ? 'DIVERGES' : 'is UNKNOWN'}: ` +
+      `${b.examples.length} examples, ${b.exhaustive.reduce((n, x) => n + x.run, 0).toLocaleString('en-US')} ` +
+      `exhaustive interleavings, ${b.random.reduce((n, r) => n + r.runs, 0)} random traces in ${seconds(report.baselineMs)}`,
   );
   if (b.verdict !== 'pass') {
     lines.push('the mutants were not run: a kill means something only if the implementation as it is passes the same harness');
@@ -171,6 +185,8 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
       'each-part': { type: 'boolean', default: false },
       regressions: { type: 'string' },
       list: { type: 'boolean', default: false },
+      shard: { type: 'string' },
+      ...REPORTER_OPTION,
     },
   });
   if (values.list) {
@@ -182,19 +198,36 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     );
     return EXIT.pass;
   }
-  const seed = seedFlag(values.seed);
+  const problem = mutantBuildProblem();
+  if (problem) throw usageError(problem);
   const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
-  const mutants = values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant);
+  const shard = shardFlag(values.shard);
+  const seed = shardSeed(values.seed, shard, runs > 0, out);
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json, reporters);
+  const mutants = shardItems(values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant), shard);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
   if (regressionsProblem) throw usageError(`--regressions ${values.regressions}: ${regressionsProblem}`);
   // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
   const examples = specExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  out.stderr(`streamjoin mutants: seed ${seed} (replay: --seed=${seed})\n`);
+  out.stderr(
+    `streamjoin mutants: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}: ${mutants.map((m) => m.name).join(', ') || 'no mutant'}` : ''}\n`,
+  );
   const covers = buildCovers(EXHAUSTIVE_SCENARIOS, out);
-  const progress = (line: string): void => out.stderr(`${line}\n`);
-  const report = await runMutants({ seed, runs, examples, exhaustive: covers, mutants, progress });
+  const live = new LiveProgress(out, 'streamjoin mutants');
+  live.part('the unmodified implementation (control)');
+  const progress = (line: string): void => {
+    live.line(line);
+    live.part('mutants');
+  };
+  let report: MutantsReport;
+  try {
+    report = await runMutants({ seed, runs, examples, exhaustive: covers, mutants, progress });
+  } finally {
+    live.stop();
+  }
   const byPart: MutantByPart[] = [];
   if (values['each-part'] && report.baseline.verdict === 'pass') {
     for (const m of mutants) {
@@ -211,7 +244,8 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
       writeCounterexample(r.failure, {
         outDir: values.out,
         name: `mutant-${r.mutant.name}`,
-        sutWord: shellQuote(mutantServeCommand(r.mutant.name)),
+        invocation: invocationOf(out),
+        sutCommand: mutantServeCommand(invocationOf(out), r.mutant.name),
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
         stderrTail: [],
@@ -223,52 +257,155 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     for (const r of report.results) {
       if (!r.failure) continue;
       const t = r.failure.trace.trace;
-      const description =
-        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`.trim();
+      const description = (
+        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); ` +
+        `found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`
+      ).trim();
       writeFileAtomic(
         join(values.regressions, `${r.mutant.name}.trace.json`),
         `${prettyJson({ ...t, name: r.mutant.name, description })}\n`,
       );
     }
   }
-  if (values.json) {
-    const row = (r: MutantResult) => ({
-      verdict: r.verdict,
-      by: r.by ?? null,
-      level: r.level ?? null,
-      scenario: r.failure?.scenario ?? null,
-      example: r.failure?.origin === 'example' ? (r.failure.path ?? null) : null,
-      steps: r.steps ?? null,
-      foundAfterMs: r.foundAfterMs ?? null,
-      totalMs: r.totalMs,
-      breaks: r.broke ?? null,
-      note: r.note ?? null,
-    });
-    out.stdout(
-      `${JSON.stringify({
-        verdict: report.verdict,
-        seed,
-        control: { verdict: report.baseline.verdict, ms: report.baselineMs },
-        mutants: report.results.map((r) => ({
-          name: r.mutant.name,
-          bugClass: r.mutant.bugClass,
-          rule: r.mutant.rule,
-          ...row(r),
-          counterexample: written.get(r.mutant.name)?.tracePath ?? null,
-          html: written.get(r.mutant.name)?.htmlPath ?? null,
-          replay: written.get(r.mutant.name)?.replay ?? null,
-          ...(byPart.length > 0
-            ? {
-                parts: (([p]) => (p ? { examples: row(p.examples), exhaustive: row(p.exhaustive), random: row(p.random) } : null))(
-                  byPart.filter((p) => p.mutant === r.mutant),
-                ),
-              }
-            : {}),
-        })),
-      })}\n`,
-    );
-  } else {
-    out.stdout(summary(report, written, seed, byPart));
-  }
-  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+  const json = mutantsJson(report, written, seed, shard, byPart);
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) out.stdout(summary(report, written, seed, byPart));
+  emitReports([mutantsCases(json)], reporters, out, values.json);
+  return json.exitCode;
+}
+
+export const MUTANTS_REPORT_FORMAT = 'streamjoin/mutants-report@1';
+
+interface MutantRowJson {
+  readonly verdict: MutantResult['verdict'];
+  readonly by: string | null;
+  readonly level: string | null;
+  readonly scenario: string | null;
+  readonly example: string | null;
+  readonly steps: number | null;
+  readonly foundAfterMs: number | null;
+  readonly totalMs: number;
+  readonly breaks: MutantResult['broke'] | null;
+  readonly note: string | null;
+}
+
+export interface MutantJson extends MutantRowJson {
+  readonly name: string;
+  readonly bugClass: string;
+  readonly rule: string;
+  readonly counterexample: string | null;
+  /** The counterexample's self-contained HTML viewer. */
+  readonly html: string | null;
+  readonly replay: readonly string[] | null;
+  readonly replayCommand: string | null;
+  readonly parts?: { readonly examples: MutantRowJson; readonly exhaustive: MutantRowJson; readonly random: MutantRowJson } | null;
+}
+
+/** `streamjoin mutants --json` (spec/schemas/reports/mutants-report.schema.json). */
+export interface MutantsJson extends ReportHeader {
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly exitCode: number;
+  readonly seed: number;
+  readonly runs: number;
+  readonly shard: Shard | null;
+  readonly control: { readonly verdict: 'pass' | 'fail' | 'unknown'; readonly ms: number; readonly note: string | null };
+  readonly mutants: readonly MutantJson[];
+}
+
+function mutantsJson(
+  report: MutantsReport,
+  written: ReadonlyMap<string, WrittenCounterexample>,
+  seed: number,
+  shard: Shard | undefined,
+  byPart: readonly MutantByPart[],
+): MutantsJson {
+  const row = (r: MutantResult): MutantRowJson => ({
+    verdict: r.verdict,
+    by: r.by ?? null,
+    level: r.level ?? null,
+    scenario: r.failure?.scenario ?? null,
+    example: r.failure?.origin === 'example' ? (r.failure.path ?? null) : null,
+    steps: r.steps ?? null,
+    foundAfterMs: r.foundAfterMs === undefined ? null : Math.round(r.foundAfterMs),
+    totalMs: Math.round(r.totalMs),
+    breaks: r.broke ?? null,
+    note: r.note ?? null,
+  });
+  const b = report.baseline;
+  const controlNote =
+    b.verdict === 'pass'
+      ? null
+      : [
+          ...b.failures.map((f) => `${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`),
+          ...(b.unknown ? [`unknown: ${b.unknown.reason}`] : []),
+        ].join('; ');
+  return {
+    ...reportHeader(MUTANTS_REPORT_FORMAT),
+    verdict: report.verdict,
+    exitCode: report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown,
+    seed,
+    runs: b.random[0]?.requested ?? 0,
+    shard: shard ?? null,
+    control: { verdict: b.verdict, ms: Math.round(report.baselineMs), note: controlNote },
+    mutants: report.results.map((r) => {
+      const w = written.get(r.mutant.name);
+      const p = byPart.find((x) => x.mutant === r.mutant);
+      return {
+        name: r.mutant.name,
+        bugClass: r.mutant.bugClass,
+        rule: r.mutant.rule,
+        ...row(r),
+        counterexample: w?.tracePath ?? null,
+        html: w?.htmlPath ?? null,
+        replay: w?.replayArgv ?? null,
+        replayCommand: w?.replay ?? null,
+        ...(byPart.length > 0
+          ? { parts: p ? { examples: row(p.examples), exhaustive: row(p.exhaustive), random: row(p.random) } : null }
+          : {}),
+      };
+    }),
+  };
+}
+
+/** A mutants report as CI test cases: the control, then a case per mutant (a survivor fails). */
+export function mutantsCases(j: MutantsJson): CiResult {
+  const shard = j.shard ? ` shard ${j.shard.index}/${j.shard.count}` : '';
+  const control: TestCase = {
+    name: 'the unmodified implementation passes the harness (control)',
+    classname: 'mutants.control',
+    status: j.control.verdict === 'pass' ? 'pass' : 'unknown',
+    timeMs: j.control.ms,
+    ...(j.control.note ? { message: `the control does not pass: ${j.control.note}` } : {}),
+  };
+  const cases: TestCase[] = j.mutants.map((m) => {
+    const name = `${m.name} (${m.rule}: ${m.bugClass})`;
+    const classname = 'mutants.catalogue';
+    if (m.verdict === 'killed') return { name, classname, status: 'pass', timeMs: m.totalMs };
+    if (m.verdict === 'survived')
+      return {
+        name,
+        classname,
+        status: 'fail',
+        message: `the mutant ${m.name} SURVIVED: no example, scenario or random trace (seed ${j.seed}) told it from the model`,
+        details: `streamjoin mutants --mutant ${m.name} --seed ${j.seed} reproduces it`,
+        timeMs: m.totalMs,
+      };
+    return { name, classname, status: 'unknown', message: m.note ?? 'not judged', timeMs: m.totalMs };
+  });
+  return {
+    title: `streamjoin mutants${shard}`,
+    verdict: j.verdict,
+    suites: [
+      {
+        name: `mutants${shard}`,
+        cases: [control, ...cases],
+        properties: {
+          seed: String(j.seed),
+          ...(j.shard ? { shard: `${j.shard.index}/${j.shard.count}` } : {}),
+          streamjoin: j.streamjoin,
+          spec: j.spec,
+        },
+      },
+    ],
+  };
 }

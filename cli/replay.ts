@@ -9,13 +9,79 @@ import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
-import { failureName, shellQuote, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
-import type { Output } from './output.ts';
+import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { buildSystem, outDirProblem, parseLevel } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
+import { displayPath } from './conformReport.ts';
+import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
+import type { CiResult } from './reporters/testCases.ts';
+import { type ReportHeader, reportHeader } from './version.ts';
+
+export const REPLAY_REPORT_FORMAT = 'streamjoin/replay-report@1';
+
+/** `streamjoin replay --json` (spec/schemas/reports/replay-report.schema.json). */
+export interface ReplayJson extends ReportHeader {
+  readonly file: string;
+  readonly sut: string;
+  readonly level: Level;
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly exitCode: number;
+  readonly steps: number;
+  readonly divergence: Divergence | null;
+  readonly reason: string | null;
+  readonly stderrTail: readonly string[];
+  /** With --out, on a divergence: the counterexample files written. */
+  readonly written: {
+    readonly trace: string;
+    readonly explanation: string;
+    readonly markdown: string;
+    readonly html: string;
+    readonly itf: string | null;
+  } | null;
+}
+
+/** A replay as one CI test case. */
+export function replayCases(j: ReplayJson): CiResult {
+  const name = `${j.file} at level ${j.level}`;
+  const classname = 'replay';
+  return {
+    title: `streamjoin replay ${j.file}`,
+    verdict: j.verdict,
+    suites: [
+      {
+        name: 'replay',
+        properties: { sut: j.sut, streamjoin: j.streamjoin, spec: j.spec },
+        cases: [
+          j.verdict === 'pass'
+            ? { name, classname, status: 'pass' }
+            : j.verdict === 'fail' && j.divergence
+              ? {
+                  name,
+                  classname,
+                  status: 'fail',
+                  message: `diverges at step ${j.divergence.step}: ${j.divergence.summary}`,
+                  details: describeDivergence(j.divergence),
+                  file: j.file,
+                }
+              : {
+                  name,
+                  classname,
+                  status: 'unknown',
+                  message: j.reason ?? 'not judged',
+                  details: j.stderrTail.map((l) => `| ${l}`).join('\\n'),
+                  file: j.file,
+                },
+        ],
+      },
+    ],
+  };
+}
 
 export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] [--json] [--out DIR [--itf]] [--timeout MS] [--max-line BYTES]
+                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
@@ -28,11 +94,13 @@ elsewhere.
   --level LEVEL          for a cluster trace: cluster or faults (default: the
                          weakest level that has every action of the trace)
   --json                 print one JSON result on stdout
+                         (streamjoin/replay-report@1, spec/schemas/reports/)
   --out DIR              on a divergence, write the counterexample there as conform
                          does: NAME.trace.json, NAME.explain.txt, NAME.md, NAME.html
   --itf                  with --out: also NAME.itf.json (Informal Trace Format)
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
+${REPORTER_HELP}
 
 ${HARNESS_EXIT_TEXT}`;
 
@@ -49,8 +117,11 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       timeout: { type: 'string' },
       'max-line': { type: 'string' },
       'write-expected': { type: 'string' },
+      ...REPORTER_OPTION,
     },
   });
+  const reporters = parseReporters(values.reporter);
+  checkStdoutUse(values.json, reporters);
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
@@ -75,6 +146,9 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     chosen = level ?? need;
   }
   const system = buildSystem(values.sut, values);
+  const shown = displayPath(file);
+  const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: chosen, steps: trace.trace.steps.length };
+  let json: ReplayJson;
   try {
     const info = await system.info();
     if (!info.levels.includes(chosen))
@@ -82,7 +156,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     const result =
       trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, chosen) : await runOperatorLockstep(trace.trace, system);
     for (const d of result.disagreements) {
-      out.stderr(`note: ${file}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
+      out.stderr(`note: ${shown}: step ${d.step}: the file's expected ${d.field} differs from the reference model's; the file's is used\n`);
     }
     const d = result.divergence;
     const written =
@@ -92,7 +166,8 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
             {
               outDir: values.out,
               name: failureName({ level: chosen, origin: 'example', path: file, trace, divergence: d }),
-              sutWord: shellQuote(values.sut),
+              invocation: invocationOf(out),
+              sutCommand: values.sut,
               sut: values.sut,
               ...(info.implementation ? { implementation: `${info.implementation.name} ${info.implementation.version}` } : {}),
               stderrTail: system.stderrTail?.() ?? [],
@@ -100,29 +175,49 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
             },
           )
         : undefined;
-    if (values.json) {
-      out.stdout(
-        `${JSON.stringify({ file, level: chosen, verdict: d ? 'fail' : 'pass', steps: trace.trace.steps.length, divergence: d ?? null, ...(written ? { written: { trace: written.tracePath, explanation: written.explainPath, markdown: written.markdownPath, html: written.htmlPath, itf: written.itfPath ?? null } } : {}) })}\n`,
-      );
-    } else if (d) {
-      out.stdout(`${file}: DIVERGES at level ${chosen}\n${describeDivergence(d)}\n`);
-      if (written) {
-        out.stdout(
-          `written: ${[written.tracePath, written.explainPath, written.markdownPath, written.htmlPath, ...(written.itfPath ? [written.itfPath] : [])].join(', ')}\n`,
-        );
-      }
-    } else {
-      out.stdout(`${file}: conforms (${trace.trace.steps.length} steps at level ${chosen})\n`);
-    }
-    return d ? EXIT.fail : EXIT.pass;
+    json = {
+      ...base,
+      verdict: d ? 'fail' : 'pass',
+      exitCode: d ? EXIT.fail : EXIT.pass,
+      divergence: d ?? null,
+      reason: null,
+      stderrTail: [],
+      written: written
+        ? {
+            trace: written.tracePath,
+            explanation: written.explainPath,
+            markdown: written.markdownPath,
+            html: written.htmlPath,
+            itf: written.itfPath ?? null,
+          }
+        : null,
+    };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    const tail = e.stderrTail.map((l) => `  | ${l}\n`).join('');
-    if (values.json)
-      out.stdout(`${JSON.stringify({ file, level: chosen, verdict: 'unknown', reason: e.reason, stderrTail: e.stderrTail })}\n`);
-    else out.stdout(`${file}: UNKNOWN: ${e.reason}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
-    return EXIT.unknown;
+    json = {
+      ...base,
+      verdict: 'unknown',
+      exitCode: EXIT.unknown,
+      divergence: null,
+      reason: e.reason,
+      stderrTail: e.stderrTail,
+      written: null,
+    };
   } finally {
     await system.close();
   }
+  if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) {
+    if (json.verdict === 'fail' && json.divergence) {
+      out.stdout(`${shown}: DIVERGES at level ${chosen}\n${describeDivergence(json.divergence)}\n`);
+      const w = json.written;
+      if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
+    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${chosen})\n`);
+    else {
+      const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
+      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+    }
+  }
+  emitReports([replayCases(json)], reporters, out, values.json);
+  return json.exitCode;
 }

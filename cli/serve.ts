@@ -1,4 +1,4 @@
-// `streamjoin serve`: a system under test over protocol v1 (spec/PROTOCOL.md)
+// `streamjoin serve`: a system under test over protocol v2 (spec/PROTOCOL.md)
 // on stdin/stdout, at every level. By default the implementation (impl/),
 // with its durable parts in memory or, with --data, on disk; --model serves
 // the reference model instead.
@@ -10,13 +10,13 @@ import { implSut, implSutOf } from '../conformance/adapters/implSut.ts';
 import { builtInImpl } from '../conformance/adapters/implOperator.ts';
 import type { InProcessSut } from '../conformance/adapters/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
-import { mutantSut } from '../conformance/mutants/load.ts';
+import { mutantBuildProblem, mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--max-line BYTES]
 
-Serves a system under test over protocol v1 (spec/PROTOCOL.md): one JSON
+Serves a system under test over protocol v2 (spec/PROTOCOL.md): one JSON
 request per line on stdin, one JSON reply per line on stdout, at every level
 (operator, cluster, faults). Ends when stdin ends.
 
@@ -29,9 +29,11 @@ request per line on stdin, one JSON reply per line on stdout, at every level
   --mutant NAME     serve a mutant of the implementation (streamjoin mutants --list):
                     what a mutant's counterexample replays against
   --max-line BYTES  cap on a request line (default ${DEFAULT_MAX_LINE_BYTES}); a longer
-                    line is answered with error 10 and skipped
+                    line is answered with error 12 (malformed_request)
+                    and skipped
 
-Exit codes: 0 stdin ended; 254 usage.`;
+Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: stdin
+ended.`;
 
 export async function serveCommand(args: readonly string[], out: Output, input: NodeJS.ReadableStream): Promise<number> {
   const { values } = parseCommandArgs({
@@ -54,6 +56,8 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   if (values.mutant !== undefined && mutant === undefined) {
     throw usageError(`--mutant: unknown mutant "${values.mutant}"; the mutants are ${MUTANTS.map((m) => m.name).join(', ')}`);
   }
+  const problem = mutant !== undefined ? mutantBuildProblem() : undefined;
+  if (problem) throw usageError(problem);
   let sut: InProcessSut;
   if (values.model) sut = modelSut;
   else if (mutant !== undefined) sut = await mutantSut(mutant, values.data !== undefined ? { dataDir: values.data } : {});

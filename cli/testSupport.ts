@@ -7,23 +7,32 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-function capture(argv: readonly string[]): { code: number | Promise<number>; output: () => { stdout: string; stderr: string } } {
+/** What a test can set of the process around the CLI: how it was invoked, and the environment. */
+export interface CliContext {
+  readonly invocation?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+function capture(
+  argv: readonly string[],
+  context: CliContext,
+): { code: number | Promise<number>; output: () => { stdout: string; stderr: string } } {
   let stdout = '';
   let stderr = '';
-  const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false });
+  const code = main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), interactive: false, ...context });
   return { code, output: () => ({ stdout, stderr }) };
 }
 
 /** Runs a command that may be asynchronous (conform, replay, serve, mutants). */
-export async function runCli(argv: readonly string[]): Promise<CliRun> {
-  const r = capture(argv);
+export async function runCli(argv: readonly string[], context: CliContext = {}): Promise<CliRun> {
+  const r = capture(argv, context);
   const code = await r.code;
   return { code, ...r.output() };
 }
 
 /** Runs a synchronous command (run, check, ci, help). */
-export function runCliSync(argv: readonly string[]): CliRun {
-  const r = capture(argv);
+export function runCliSync(argv: readonly string[], context: CliContext = {}): CliRun {
+  const r = capture(argv, context);
   if (typeof r.code !== 'number') throw new Error(`${argv[0] ?? ''} returned a promise; use runCli`);
   return { code: r.code, ...r.output() };
 }

@@ -2,7 +2,9 @@
 // which streamjoin and which spec produced it, so a CI dashboard can tell
 // reports apart. The version lookup itself is library code
 // (conformance/report/versions.ts), shared with the counterexample files.
-import { SPEC_VERSION } from '../spec/index.ts';
+// Direct imports, not spec/index.ts: `streamjoin help` and `--version` load
+// this module and nothing heavy (mainHelp.ts).
+import { SPEC_VERSION } from '../spec/constants.ts';
 import { STREAMJOIN_VERSION } from '../conformance/report/versions.ts';
 
 export { STREAMJOIN_VERSION };

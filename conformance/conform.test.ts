@@ -88,7 +88,7 @@ async function conform(system: ReturnType<typeof inProcessSystem>, levels: Level
   return runConform({ system, levels, seed, runs, examples: [] });
 }
 
-describe('the conform job (DESIGN §5): model against model, and a deliberately wrong system', () => {
+describe('the conform job (SPEC §7): model against model, and a deliberately wrong system', () => {
   it('the model conforms to itself on random traces at every level', async () => {
     const report = await conform(inProcessSystem(modelSut), ['operator', 'cluster', 'faults'], 60);
     expect(report.verdict).toBe('pass');

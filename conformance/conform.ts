@@ -1,10 +1,10 @@
-// The conformance job (DESIGN §5): at each level the system under test
+// The conformance job (SPEC §7): at each level the system under test
 // supports (or the one asked for), every example trace and then random
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
 import fc from 'fast-check';
-import { isAbsolute, join, relative } from 'node:path';
-import { LEVELS } from '../spec/index.ts';
+import { isAbsolute, relative } from 'node:path';
+import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
 import { runClusterLockstepPipelined } from './lockstep/clusterLockstep.ts';
 import { levelOfClusterTrace, runTrace, withExpectations, withoutExpectations } from './lockstep/anyTrace.ts';
@@ -15,6 +15,7 @@ import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
 import { SutUnavailable, type SystemUnderTest } from './adapters/sut.ts';
+import { inShard, shardCount, type Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -58,7 +59,7 @@ export interface ExampleResult {
   readonly verdict: 'pass' | 'fail';
 }
 
-/** One bounded-exhaustive scenario as run (DESIGN §5). */
+/** One bounded-exhaustive scenario as run. */
 export interface ExhaustiveResult {
   readonly scenario: string;
   /** Distinct states and transitions of its bounded eager graph: every transition is taken by some trace. */
@@ -106,6 +107,9 @@ export interface ConformReport {
   readonly unknown?: Unknown;
   /** Example traces not run, and why. */
   readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  /** The shard this run was (shard.ts); absent: the whole job. */
+  readonly shard?: Shard;
+  readonly ms: number;
 }
 
 export interface ConformOptions {
@@ -126,10 +130,21 @@ export interface ConformOptions {
   readonly window?: number;
   /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
   readonly timeBudgetMs?: number;
+  /** Run only this shard's share of every part (shard.ts): the examples, each scenario's interleavings, each level's random traces. */
+  readonly shard?: Shard;
+  /** Called with every trace run (not the shrinking or minimizing ones): what a shard ran, for tests and tools. */
+  readonly onTrace?: (run: TraceRun) => void;
   /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
   readonly tick?: (line: string) => void;
+}
+
+/** One trace the job runs: which part, at which level. */
+export interface TraceRun {
+  readonly part: 'example' | 'exhaustive' | 'random';
+  readonly level: Level;
+  readonly trace: AnyTrace;
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -151,7 +166,12 @@ async function runExhaustiveScenario(
   const t0 = performance.now();
   const runnable: { trace: ClusterTrace; level: Level }[] = [];
   let skipped = 0;
-  for (const trace of cover.traces) {
+  let steps = 0;
+  let traces = 0;
+  for (const [i, trace] of cover.traces.entries()) {
+    if (!inShard(i, opts.shard)) continue;
+    traces++;
+    steps += trace.steps.length;
     const level = exampleLevel({ kind: 'cluster', trace }, levels);
     if (LEVELS.includes(level as Level)) runnable.push({ trace, level: level as Level });
     else skipped++;
@@ -164,6 +184,7 @@ async function runExhaustiveScenario(
     onResult: (r) => {
       run++;
       perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
+      opts.onTrace?.({ part: 'exhaustive', level: r.level, trace: { kind: 'cluster', trace: r.trace } });
       if (run % 200 === 0) opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${runnable.length} interleavings`);
       if (!r.divergence) return true;
       first = { trace: r.trace, level: r.level, divergence: r.divergence, at: since() };
@@ -174,8 +195,8 @@ async function runExhaustiveScenario(
     scenario: cover.scenario.name,
     states: cover.states,
     transitions: cover.transitions,
-    traces: cover.traces.length,
-    steps: cover.steps,
+    traces,
+    steps,
     run,
     skipped,
     levels: perLevel,
@@ -190,7 +211,9 @@ async function runExhaustiveScenario(
   }));
   const small = minimal.trace.trace as ClusterTrace;
   const name = `exhaustive-${cover.scenario.name}`;
-  const description = `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+  const description =
+    `Interleaving ${found.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} (${cover.scenario.description}), ` +
+    `cut at the divergence and minimized by deleting steps. It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
   const trace: AnyTrace = { kind: 'cluster', trace: { format: small.format, name, description, config: small.config, steps: small.steps } };
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
@@ -217,16 +240,30 @@ async function randomAtLevel(
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
   let done = 0;
+  // The fast-check run index of each initial trace: a shard runs the indices that are its share (shard.ts);
+  // once one of them fails, every later call is a shrinking step, which runs.
+  let index = 0;
+  let ran = 0;
+  let shrinking = false;
+  const share = shardCount(runs, opts.shard);
   const property = async (trace: AnyTrace): Promise<boolean> => {
     // Once the system is gone, the remaining runs pass vacuously; the verdict is `unknown`.
     if (unavailable || harnessError !== undefined) return true;
+    if (!shrinking) {
+      const mine = opts.path !== undefined || inShard(index, opts.shard);
+      index++;
+      if (!mine) return true;
+      ran++;
+      opts.onTrace?.({ part: 'random', level, trace });
+    }
     done++;
-    opts.tick?.(`${level}: random trace ${done}${done <= runs ? `/${runs}` : ' (shrinking)'}`);
+    opts.tick?.(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
       const d = await runTrace(system, trace, level);
       if (!d) return true;
       firstSeen ??= since();
       failing.set(trace, d);
+      shrinking = true;
       return false;
     } catch (e) {
       if (e instanceof SutUnavailable) unavailable = e;
@@ -245,7 +282,7 @@ async function randomAtLevel(
     ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
   });
   if (harnessError !== undefined) throw harnessError;
-  const base = { level, seed, requested: runs, runs: details.numRuns, shrinks: details.numShrinks };
+  const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks };
   if (details.failed && details.counterexample) {
     const [trace] = details.counterexample as [AnyTrace];
     // The predicate saw this very value; if not (a copy), run it again.
@@ -284,21 +321,20 @@ async function randomAtLevel(
   }
   if (unavailable) return { result: { ...base, verdict: 'unknown' }, unknown: unavailable };
   if (details.interrupted && details.numRuns < runs) {
-    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${details.numRuns} of ${runs} random traces` } };
+    return { result: { ...base, verdict: 'unknown', note: `budget exhausted after ${ran} of ${share} random traces` } };
   }
   return { result: { ...base, verdict: 'pass' } };
 }
 
-const PROJECT_ROOT = join(import.meta.dirname, '..');
-
 /** A path inside the project relative to its root (so that a written trace names no machine's directories). */
 function projectRelative(path: string): string {
-  const r = relative(PROJECT_ROOT, path);
+  const r = relative(PACKAGE_ROOT, path);
   return r.startsWith('..') || isAbsolute(r) ? path : r;
 }
 
 function fcDescription(seed: number, path: string | null): string {
-  return `A random trace found by streamjoin conform (seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
+  const found = `seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}`;
+  return `A random trace found by streamjoin conform (${found}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
 }
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
@@ -338,6 +374,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     failures,
     ...(unknown ? { unknown } : {}),
     skipped,
+    ...(opts.shard ? { shard: opts.shard } : {}),
+    ms: since(),
   });
   const done = (): boolean => opts.stopAtFirstFailure === true && failures.length > 0;
   try {
@@ -352,13 +390,15 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       return report();
     }
     levels = LEVELS.filter((l) => wanted.includes(l));
-    for (const ex of opts.examples) {
+    for (const [i, ex] of opts.examples.entries()) {
+      if (!inShard(i, opts.shard)) continue;
       const level = exampleLevel(ex.trace, levels);
       if (!LEVELS.includes(level as Level)) {
         skipped.push({ path: ex.path, why: level });
         continue;
       }
       during = `example ${ex.path} at level ${level}`;
+      opts.onTrace?.({ part: 'example', level: level as Level, trace: ex.trace });
       const d = await runTrace(system, ex.trace, level as Level);
       examples.push({
         level: level as Level,
@@ -376,7 +416,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
         const plain = withoutExpectations(ex.trace);
         const minimal = await minimizeTrace(system, level as Level, plain, d).catch(() => ({ trace: plain, divergence: d }));
         const t = minimal.trace;
-        const description = `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps (${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+        const description =
+          `Cut from the example ${projectRelative(ex.path)} at its divergence and minimized by deleting steps ` +
+          `(${t.trace.steps.length} of ${ex.trace.trace.steps.length} steps). It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
         const named: AnyTrace =
           t.kind === 'cluster'
             ? {
@@ -404,8 +446,8 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
           scenario: cover.scenario.name,
           states: cover.states,
           transitions: cover.transitions,
-          traces: cover.traces.length,
-          steps: cover.steps,
+          traces: shardCount(cover.traces.length, opts.shard),
+          steps: cover.traces.filter((_, i) => inShard(i, opts.shard)).reduce((n, t) => n + t.steps.length, 0),
           run: 0,
           skipped: 0,
           levels: {},
@@ -419,7 +461,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       exhaustive.push(r.result);
       const x = r.result;
       opts.progress?.(
-        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+        `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} interleavings, ` +
+          `${x.transitions} transitions of ${x.states} states${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
+          `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
       );
       if (r.failure) failures.push(r.failure);
     }

@@ -1,4 +1,4 @@
-// Durable per-key checkpoints (DESIGN §3: the checkpoint store is a durable
+// Durable per-key checkpoints (SPEC C2, C4: the checkpoint store is a durable
 // part; the handoff's `persist` step must be durable before `commit`).
 //
 // One synchronous interface, two backends: in memory (for the explorer and
@@ -43,7 +43,7 @@ import type { OperatorSnapshot } from './snapshot.ts';
 export const CHECKPOINT_FORMAT = 'streamjoin/checkpoint@1';
 const FORMAT_FAMILY = 'streamjoin/checkpoint@';
 
-/** The durable state of one key (DESIGN §3): epoch, log cursor and operator state. */
+/** The durable state of one key (SPEC C4): epoch, log cursor and operator state. */
 export interface Checkpoint {
   key: string;
   epoch: number;
@@ -294,8 +294,7 @@ export class FileCheckpointStore implements CheckpointStore {
     if (files === undefined) return undefined;
     // The index says which generation verified at open or at put; re-read and
     // re-verify, since the file may have been damaged since.
-    for (let i = files.generations.length - 1; i >= 0; i--) {
-      const generation = files.generations[i] as number;
+    for (const generation of [...files.generations].reverse()) {
       if (files.good !== undefined && generation > files.good) continue;
       const checked = this.verifyFile(files.stem, generation);
       if (checked.ok && checked.checkpoint.key === key) {
@@ -382,10 +381,10 @@ export class FileCheckpointStore implements CheckpointStore {
     }
     for (const files of this.byStem.values()) {
       files.generations.sort((a, b) => a - b);
-      for (let i = files.generations.length - 1; i >= 0; i--) {
-        const v = this.verifyFile(files.stem, files.generations[i] as number);
+      for (const generation of [...files.generations].reverse()) {
+        const v = this.verifyFile(files.stem, generation);
         if (v.ok) {
-          files.good = files.generations[i];
+          files.good = generation;
           files.key = v.checkpoint.key;
           break;
         }

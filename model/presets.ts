@@ -5,7 +5,7 @@ import type { Model, ModelSource } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds, type JoinModelOptions } from './join/joinModel.ts';
 import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
-import type { ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
+import type { Budget, ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
 import { CLUSTER_PRESETS, projectOntoKey, SIMULATION_PRESETS, withAblation, type ClusterPreset } from './cluster/presets.ts';
 
@@ -108,10 +108,10 @@ function joinPreset(name: string, description: string, defaults: JoinModelBounds
 
 const clusterBoundParameters = (preset: ClusterPreset): BoundParameter[] => {
   const b = preset.config.bounds;
-  const budget = (name: keyof ClusterBounds & string, description: string): BoundParameter => ({
+  const budget = (name: keyof Budget, description: string): BoundParameter => ({
     name,
     description,
-    default: b[name] as number,
+    default: b[name],
     min: 0,
     // Exhaustive presets grow fast with every budget; simulation presets take any size.
     max: preset.simulation ? 10_000 : 4,

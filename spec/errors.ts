@@ -11,13 +11,14 @@ export const ERROR_CODES = {
   SJ106: 'cluster config is inconsistent (C1)',
   SJ107: 'a conformance trace holds a process action (SPEC §7)',
   SJ108: 'counterexample does not replay against the model',
+  SJ109: 'reports cannot be merged (the same shard twice, or shards that disagree)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
  * An input the tools refuse. `where` names the file (and, inside it, the step
- * or JSON pointer); the CLI prints `where: code message` and exits 2.
+ * or JSON pointer); the CLI prints `where: code message` and exits 254 (SPEC §8).
  */
 export class InputError extends Error {
   readonly code: ErrorCode;

@@ -20,8 +20,10 @@ export { ERROR_CODES, InputError } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
 export { describeClusterAction } from './describe.ts';
 export { matchId, parseMatchId } from './matchId.ts';
+export { rowRecord, watermarkRecord } from './records.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { schemaError, schemaValidator } from './schemas.ts';
+export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
 export {
   clusterConfigProblem,
   documentFormat,

@@ -385,7 +385,11 @@ function traceName(t: ItfTrace, where: string): string {
   );
 }
 
-/** An ITF trace of a cluster run as a cluster trace (SPEC §7): the config from the parameter `config`, each later state's action and, as its expectation, its events (or refusal) and observation. */
+/**
+ * An ITF trace of a cluster run as a cluster trace (SPEC §7): the config from
+ * the parameter `config`, each later state's action and, as its expectation,
+ * its events (or refusal) and observation.
+ */
 export function itfToClusterTrace(t: ItfTrace, where: string): ClusterTrace {
   try {
     const first = t.states[0];

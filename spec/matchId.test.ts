@@ -30,7 +30,7 @@ describe('J3: match id encoding', () => {
     for (const bad of ['a/b', 'a/b/c/d', 'a%/b/c', 'a%2f/b/c', '%2/b/c']) expect(parseMatchId(bad)).toBeUndefined();
   });
 
-  it("separates the pairs the seed's L:a|R:b encoding merges", () => {
+  it('separates the pairs an unescaped L:a|R:b encoding merges', () => {
     expect(matchId('k', 'x|R:y', 'z')).not.toBe(matchId('k', 'x', 'y|R:z'));
     expect(matchId('u1', 'a|R:b', 'c/d')).toBe('u1/a|R:b/c%2Fd');
   });

@@ -1,28 +1,28 @@
-// Facts of protocol v1 (spec/PROTOCOL.md) that both ends need: the version,
+// Facts of protocol v2 (spec/PROTOCOL.md) that both ends need: the version,
 // the levels, the error codes and which request belongs to which level. The
 // message shapes themselves are the schemas in spec/schemas/protocol/.
 import type { ClusterAction, Level, ProtocolErrorCode, ProtocolRequest } from './types.gen.ts';
 
-export const PROTOCOL_VERSION = 1;
+/** Version 2 renumbered the error codes (PROTOCOL.md, History). */
+export const PROTOCOL_VERSION = 2;
 
 /** The capability levels, weakest first (PROTOCOL.md, "Levels"). */
 export const LEVELS: readonly Level[] = ['operator', 'cluster', 'faults'];
 
 /**
  * Stable error codes (PROTOCOL.md, "Errors"; `ProtocolErrorCode` in
- * reply.schema.json). A code never changes meaning.
+ * reply.schema.json). A code never changes meaning. Below 1000 Maelstrom's
+ * numbers, where the meaning is Maelstrom's too; 1000 and up streamjoin's own.
  */
 export const PROTOCOL_ERRORS = {
-  malformed_request: 10,
-  unknown_type: 11,
-  not_supported: 12,
-  not_enabled: 13,
-  bad_config: 14,
-  no_session: 15,
-  internal_error: 19,
+  not_supported: 10,
+  malformed_request: 12,
+  not_enabled: 22,
+  unknown_type: 1000,
+  bad_config: 1001,
+  no_session: 1002,
+  internal_error: 1003,
 } as const satisfies Record<string, ProtocolErrorCode>;
-
-export type ProtocolErrorName = keyof typeof PROTOCOL_ERRORS;
 
 /** The name of an error code, for messages. */
 export function protocolErrorName(code: number): string {

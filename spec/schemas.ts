@@ -1,10 +1,10 @@
 // The JSON Schemas of spec/schemas/, compiled once with ajv (draft 2020-12).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { packagePath } from './packageFiles.ts';
 
-const schemaDir = join(dirname(fileURLToPath(import.meta.url)), 'schemas');
+const schemaDir = packagePath('spec', 'schemas');
 const SCHEMA_BASE = 'https://schemas.streamjoin.dev/v1/';
 
 /** Names of the schema documents: paths under spec/schemas/ without `.schema.json` (`record`, `protocol/request`). */
@@ -15,8 +15,8 @@ let ajvInstance: Ajv2020 | undefined;
 function ajv(): Ajv2020 {
   if (ajvInstance) return ajvInstance;
   const instance = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, discriminator: true });
-  // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them.
-  for (const dir of [schemaDir, join(schemaDir, 'protocol')]) {
+  // The document schemas, then the protocol's (spec/PROTOCOL.md), which refer to them, then the CLI's JSON reports.
+  for (const dir of [schemaDir, join(schemaDir, 'protocol'), join(schemaDir, 'reports')]) {
     for (const file of readdirSync(dir)
       .filter((f) => f.endsWith('.schema.json'))
       .sort()) {

@@ -1,5 +1,5 @@
 // A system under test in another process, in any language, speaking
-// protocol v1 (spec/PROTOCOL.md) over its stdin and stdout.
+// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout.
 //
 // - Requests of a trace are pipelined: all lines go out in one write and
 //   replies are matched by `in_reply_to`.

@@ -7,7 +7,7 @@ import { createModelCluster } from './modelCluster.ts';
 import { SutConfigError, type InProcessSut } from './sut.ts';
 
 const cluster = { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] };
-const init = (id: number, level = 'faults') => JSON.stringify({ id, type: 'init', protocol: 1, level, config: cluster });
+const init = (id: number, level = 'faults') => JSON.stringify({ id, type: 'init', protocol: 2, level, config: cluster });
 const reply = (line: string) => JSON.parse(line) as { in_reply_to: number | null; type: string; code?: number; [k: string]: unknown };
 
 describe('the protocol server (PROTOCOL.md) around an in-process system', () => {
@@ -24,7 +24,7 @@ describe('the protocol server (PROTOCOL.md) around an in-process system', () => 
     const operatorOnly: InProcessSut = { ...modelSut, levels: ['operator'] };
     const server = createProtocolServer(operatorOnly);
     expect(reply(server.handle(init(1, 'cluster')))).toMatchObject({ type: 'error', code: PROTOCOL_ERRORS.not_supported });
-    server.handle(JSON.stringify({ id: 2, type: 'init', protocol: 1, level: 'operator', config: cluster.join }));
+    server.handle(JSON.stringify({ id: 2, type: 'init', protocol: 2, level: 'operator', config: cluster.join }));
     expect(reply(server.handle(JSON.stringify({ id: 3, type: 'inspect' })))).toMatchObject({
       in_reply_to: 3,
       code: PROTOCOL_ERRORS.not_supported,
@@ -55,7 +55,7 @@ describe('the protocol server (PROTOCOL.md) around an in-process system', () => 
     const three = JSON.stringify({
       id: 1,
       type: 'init',
-      protocol: 1,
+      protocol: 2,
       level: 'cluster',
       config: { ...cluster, workers: ['w1', 'w2', 'w3'] },
     });

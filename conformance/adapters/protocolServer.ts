@@ -1,6 +1,6 @@
-// The server side of protocol v1 (spec/PROTOCOL.md) around any in-process
+// The server side of protocol v2 (spec/PROTOCOL.md) around any in-process
 // system under test: `streamjoin serve --model` serves the reference model
-// with it, and phase 2 serves the implementation the same way. One request
+// with it, and `streamjoin serve` the implementation the same way. One request
 // line in, one reply line out; the transport (stdin/stdout) is the caller's.
 import {
   LEVELS,

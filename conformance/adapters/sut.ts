@@ -3,8 +3,8 @@
 //
 // - in-process, synchronous: `OperatorUnderTest` (operatorTrace.ts) and
 //   `ClusterUnderTest` below, bundled with a name and levels as an
-//   `InProcessSut`. The reference model is one; phase 2 plugs the
-//   implementation and every mutant in here. `streamjoin serve` wraps one in
+//   `InProcessSut`. The reference model is one; so are the
+//   implementation and every mutant. `streamjoin serve` wraps one in
 //   the protocol server.
 // - asynchronous `SystemUnderTest`: what the lockstep runner drives. Built
 //   from an `InProcessSut` (adapters/inProcess.ts) or from a process speaking

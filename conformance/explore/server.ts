@@ -47,7 +47,8 @@ function page(start: { spec: ModelSpec; path: unknown[] }): string {
 <main class="explore">
 <section class="panel"><h2>Path</h2><ol id="path" start="1"></ol></section>
 <section class="panel"><h2>State</h2><div id="picture"></div><div id="state"></div></section>
-<section class="panel"><h2>Properties</h2><ul id="properties"></ul><h2>Enabled actions</h2><div id="enabled"></div><details id="refused-box"><summary>Refused actions (<span id="refused-count"></span>), with the model's reason</summary><ul id="refused"></ul></details></section>
+<section class="panel"><h2>Properties</h2><ul id="properties"></ul><h2>Enabled actions</h2><div id="enabled"></div>
+<details id="refused-box"><summary>Refused actions (<span id="refused-count"></span>), with the model's reason</summary><ul id="refused"></ul></details></section>
 </main>
 <footer>streamjoin ${escapeHtml(VERSIONS.streamjoin)} (spec ${escapeHtml(VERSIONS.spec)}): the model of SPEC.md, walked by hand. The URL holds the model and the path.</footer>
 <script type="application/json" id="explore-data">${data}</script>

@@ -22,7 +22,7 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import type { ClusterModelConfig, ExploredState, JoinModelState, LabelledAction, Model } from '../../model/index.ts';
-import { actionText } from '../report/view.ts';
+import { actionText } from '../report/texts.ts';
 import { itfAsDocument, parseClusterTrace, parseOperatorTrace } from '../../spec/index.ts';
 
 /** Which model: a preset (its bounds, an ablated element, a part), or the cluster or operator of a trace with its log as the workload. */

@@ -15,7 +15,7 @@
 //
 // Some traces use odd names (`__proto__`, `constructor`, ids with `/`, `%`,
 // `|R:`): keys, workers and row ids that break naive object maps, path
-// splitting or the seed's ambiguous match ids.
+// splitting or ambiguous (unescaped) match ids.
 import fc from 'fast-check';
 import { CLUSTER_TRACE_FORMAT, levelOfAction, COORDINATOR } from '../../spec/index.ts';
 import type {
@@ -82,7 +82,7 @@ export const longClusterDomain: ClusterDomain = { ...smallClusterDomain, maxReco
 /**
  * Odd names everywhere: a worker and a key named `__proto__`, a worker named
  * `constructor`, and names and ids with the characters the match-id encoding
- * escapes (`/`, `%`) or the seed's ambiguous encoding splits on (`|R:`).
+ * escapes (`/`, `%`) or an unescaped encoding like `"L:"+a+"|R:"+b` splits on (`|R:`).
  */
 export const oddClusterDomain: ClusterDomain = {
   ...smallClusterDomain,

@@ -51,7 +51,7 @@ function replayCover(cover: ScenarioCover): { taken: Set<string>; unsettled: num
   return { taken, unsettled };
 }
 
-describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (DESIGN §5, SPEC §7)', () => {
+describe('bounded-exhaustive scenarios: a transition cover of each bounded eager state graph (SPEC §7)', () => {
   const small = [scenario('zombie-after-failover'), scenario('failover-replay-from-older-checkpoint')];
   // The migration scenario with one crash instead of two: the same shape, a fifth of the size.
   const oneCrash: ExhaustiveScenario = {
@@ -60,21 +60,25 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
   };
 
   for (const s of [...small, oneCrash]) {
-    it(`${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9)`, () => {
-      const cover = coverScenario(s);
-      const { taken, unsettled } = replayCover(cover);
-      expect(taken.size).toBe(cover.transitions);
-      expect(unsettled).toBe(0);
-      for (const trace of cover.traces) {
-        expect(schemaError('cluster-trace', trace)).toBeUndefined();
-        expect(clusterContractViolation(trace)).toBeUndefined();
-      }
-      // Deduplicated: no trace is a prefix of another.
-      const keys = cover.traces.map((t) => t.steps.map((st) => JSON.stringify(st.action)));
-      const set = new Set(keys.map((k) => k.join('\n')));
-      expect(set.size).toBe(keys.length);
-      for (const k of keys) for (let n = 1; n < k.length; n++) expect(set.has(k.slice(0, n).join('\n'))).toBe(false);
-    });
+    it(
+      `${s.name}${s === oneCrash ? ' (one crash)' : ''}: the traces take every transition of the graph, each ` +
+        `ends settled (script appended, quiescent), each enabled within the budgets, valid and in contract (J9)`,
+      () => {
+        const cover = coverScenario(s);
+        const { taken, unsettled } = replayCover(cover);
+        expect(taken.size).toBe(cover.transitions);
+        expect(unsettled).toBe(0);
+        for (const trace of cover.traces) {
+          expect(schemaError('cluster-trace', trace)).toBeUndefined();
+          expect(clusterContractViolation(trace)).toBeUndefined();
+        }
+        // Deduplicated: no trace is a prefix of another.
+        const keys = cover.traces.map((t) => t.steps.map((st) => JSON.stringify(st.action)));
+        const set = new Set(keys.map((k) => k.join('\n')));
+        expect(set.size).toBe(keys.length);
+        for (const k of keys) for (let n = 1; n < k.length; n++) expect(set.has(k.slice(0, n).join('\n'))).toBe(false);
+      },
+    );
   }
 
   it('is deterministic: the same scenario gives the same traces in the same order', () => {
@@ -119,38 +123,44 @@ describe('bounded-exhaustive scenarios: a transition cover of each bounded eager
 });
 
 describe('conform with exhaustive scenarios', () => {
-  it('the model conforms to itself on the zombie scenario; with the sink fence switched off (C9) it diverges there, minimized to a short trace that shows a fenced write applied', async () => {
-    const covers = [coverScenario(scenario('zombie-after-failover'))];
-    const ok = await runConform({
-      system: inProcessSystem(modelSut),
-      seed,
-      runs: 0,
-      examples: [],
-      exhaustive: covers,
-      levels: ['cluster', 'faults'],
-    });
-    expect(ok.verdict).toBe('pass');
-    expect(ok.exhaustive.map((x) => [x.scenario, x.run, x.verdict])).toEqual([['zombie-after-failover', covers[0]?.traces.length, 'pass']]);
-    const broken = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'broken');
-    const bad = await runConform({
-      system: broken,
-      seed,
-      runs: 0,
-      examples: [],
-      exhaustive: covers,
-      levels: ['faults'],
-      stopAtFirstFailure: true,
-    });
-    expect(bad.verdict).toBe('fail');
-    const f = bad.failures[0];
-    expect(f?.origin).toBe('exhaustive');
-    expect(f?.scenario).toBe('zombie-after-failover');
-    expect(f?.trace.trace.steps.length).toBeLessThanOrEqual(8);
-    expect(f?.divergence.refs.rules).toContain('C9');
-    expect(bad.exhaustive[0]?.run).toBeLessThan(covers[0]?.traces.length ?? 0);
-    // The minimized trace replays to a divergence on its own.
-    expect(
-      f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict,
-    ).toBe('fail');
-  });
+  it(
+    'the model conforms to itself on the zombie scenario; with the sink fence switched off (C9) it diverges ' +
+      'there, minimized to a short trace that shows a fenced write applied',
+    async () => {
+      const covers = [coverScenario(scenario('zombie-after-failover'))];
+      const ok = await runConform({
+        system: inProcessSystem(modelSut),
+        seed,
+        runs: 0,
+        examples: [],
+        exhaustive: covers,
+        levels: ['cluster', 'faults'],
+      });
+      expect(ok.verdict).toBe('pass');
+      expect(ok.exhaustive.map((x) => [x.scenario, x.run, x.verdict])).toEqual([
+        ['zombie-after-failover', covers[0]?.traces.length, 'pass'],
+      ]);
+      const broken = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'broken');
+      const bad = await runConform({
+        system: broken,
+        seed,
+        runs: 0,
+        examples: [],
+        exhaustive: covers,
+        levels: ['faults'],
+        stopAtFirstFailure: true,
+      });
+      expect(bad.verdict).toBe('fail');
+      const f = bad.failures[0];
+      expect(f?.origin).toBe('exhaustive');
+      expect(f?.scenario).toBe('zombie-after-failover');
+      expect(f?.trace.trace.steps.length).toBeLessThanOrEqual(8);
+      expect(f?.divergence.refs.rules).toContain('C9');
+      expect(bad.exhaustive[0]?.run).toBeLessThan(covers[0]?.traces.length ?? 0);
+      // The minimized trace replays to a divergence on its own.
+      expect(
+        f && (await runConform({ system: broken, seed, runs: 0, examples: [{ path: 'cx', trace: f.trace }], levels: ['faults'] })).verdict,
+      ).toBe('fail');
+    },
+  );
 });

@@ -1,4 +1,4 @@
-// Bounded-exhaustive conformance traces (DESIGN §5): for each named scenario
+// Bounded-exhaustive conformance traces (SPEC §7): for each named scenario
 // — a workload script and budgets, in the explorer's vocabulary
 // (model/cluster/boundedHistories.ts) — the whole bounded state graph of the
 // conformance semantics (SPEC §7: every external action followed by eager
@@ -10,8 +10,8 @@
 // is followed by every restart, failover and recovery that can come after
 // it, and the system under test is compared with the model all the way to
 // the end. A trace that is a prefix of another is dropped.
-import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
-import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, rowRecord, watermarkRecord } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import {
   type ClusterSetup,
   clusterActionKind,
@@ -36,22 +36,14 @@ export interface ExhaustiveScenario {
   readonly bounds: ClusterBounds;
 }
 
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end: number): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const watermark = (side: 'L' | 'R', wm: number): LogRecord => ({ kind: 'watermark', side, wm });
+const row = rowRecord;
+const watermark = watermarkRecord;
 
 const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 } as const;
 const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
 
 /**
- * The scenarios DESIGN §5 names. Each keeps one key (keys are independent,
+ * The scenarios. Each keeps one key (keys are independent,
  * SPEC §6) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
  * graphs stay small enough to run in full against a process (about 31,000
@@ -61,7 +53,9 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'migration-under-traffic',
     description:
-      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with every restart, abort and failover that can follow',
+      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, ' +
+      'destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with ' +
+      'every restart, abort and failover that can follow',
     cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -74,7 +68,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'failover-replay-from-older-checkpoint',
     description:
-      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
+      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
+      'between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -87,7 +82,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'zombie-after-failover',
     description:
-      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
+      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
+      'to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -100,7 +96,9 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'duplicates-and-retractions-across-a-handoff',
     description:
-      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one crash anywhere',
+      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its ' +
+      'retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one ' +
+      'crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,
@@ -120,7 +118,8 @@ export const EXHAUSTIVE_SCENARIOS: readonly ExhaustiveScenario[] = [
   {
     name: 'watermark-passes-horizon-during-handoff',
     description:
-      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere",
+      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
+      'whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     bounds: {
       ...none,

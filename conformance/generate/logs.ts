@@ -23,7 +23,7 @@ export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c',
 /**
  * The same sizes with odd names: keys and ids that break naive object maps
  * (`__proto__`, `constructor`), need the match-id encoding's escapes (`/`,
- * `%`), or make the seed's `"L:"+a+"|R:"+b` ambiguous (`|R:`).
+ * `%`), or make an unescaped `"L:"+a+"|R:"+b` ambiguous (`|R:`).
  */
 export const oddDomain: LogDomain = {
   ...smallDomain,

@@ -1,4 +1,4 @@
-// Lockstep at the cluster level (SPEC §7, DESIGN §5): one cluster trace fed
+// Lockstep at the cluster level (SPEC §7): one cluster trace fed
 // to the model and to the system under test; after every step the events
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.

@@ -27,7 +27,7 @@ export interface Divergence {
 
 /** J7: outcomes compare by code, and by reason only when rejected. */
 export function canonicalOutcome(o: Outcome): Outcome {
-  return o.code === 'rejected' ? { code: o.code, reason: o.reason } : { code: o.code };
+  return o.code === 'rejected' && o.reason !== undefined ? { code: o.code, reason: o.reason } : { code: o.code };
 }
 
 /** J7: the changes of one record are a set; canonical order is by match id. */

@@ -1,7 +1,7 @@
 // Runs an operator trace (SPEC §4) against any single-partition operator and
 // reports the first step where it departs from the trace's expectations.
-import { compareByMatchId } from '../../spec/index.ts';
 import type { Change, JoinConfig, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
+import { canonicalChanges, canonicalOutcome } from './divergence.ts';
 
 /** What the harness needs from a single-partition operator. */
 export interface OperatorUnderTest {
@@ -33,14 +33,7 @@ export interface OperatorTraceResult {
   divergence?: OperatorDivergence;
 }
 
-const canonicalChanges = (cs: readonly Change[]): Change[] =>
-  [...cs].map(({ op, match, key, left, right }) => ({ op, match, key, left, right })).sort(compareByMatchId);
-
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-function canonicalOutcome(o: Outcome): Outcome {
-  return o.code === 'rejected' ? { code: o.code, reason: o.reason } : { code: o.code };
-}
 
 /** Feeds every record; compares outcome, the change set and (if expected) retained counts. */
 export function runOperatorTrace(trace: OperatorTrace, makeOperator: OperatorFactory): OperatorTraceResult {

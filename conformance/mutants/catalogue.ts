@@ -1,4 +1,4 @@
-// The mutant catalogue (DESIGN §5): one deliberately broken variant of the
+// The mutant catalogue: one deliberately broken variant of the
 // implementation (impl/) per known bug class, each a small source patch. A
 // patch finds one literal snippet in one impl/ file — the snippet must occur
 // exactly once there (`mutants.test.ts` checks that every patch still
@@ -33,13 +33,14 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'commit before the checkpoint is durable',
     rule: 'C5',
     description:
-      'persist reports the checkpoint written (and the handoff moves on) but never puts it in the durable store, so install sends whatever older checkpoint the store holds, or none',
+      'persist reports the checkpoint written (and the handoff moves on) but never puts it in the durable store, so install ' +
+      'sends whatever older checkpoint the store holds, or none',
     patches: [
       {
         file: 'cluster/effects.ts',
-        find: `      writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);`,
+        find: `      writeCheckpoint(c, slot, copyOf(workerNamed(c, h.src), slot));`,
         replace: `      // MUTANT: the checkpoint is announced but never made durable.
-      const persisted = (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy;
+      const persisted = copyOf(workerNamed(c, h.src), slot);
       slot.stored = { epoch: persisted.epoch, cursor: persisted.cursor, retained: persisted.operator.retained(slot.key) };`,
       },
     ],
@@ -63,7 +64,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'replay from an older checkpoint without dedup',
     rule: 'C9',
     description:
-      'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed insert of a match it already holds instead of deduplicating it',
+      'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed ' +
+      'insert of a match it already holds instead of deduplicating it',
     patches: [
       {
         file: 'cluster/clusterState.ts',
@@ -85,12 +87,12 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'eviction at wm > ts + L',
     rule: 'J8',
     description:
-      "a row is evicted once the global watermark passes ts + L (the seed's row horizon), not end + L + D: a long row still overlapped by later inserts is forgotten",
+      'a row is evicted once the global watermark passes ts + L (a row horizon that ignores the interval), not end + L + D: a long row still overlapped by later inserts is forgotten',
     patches: [
       {
         file: 'operator.ts',
         find: `      if (next === undefined || gw <= next.end + this.slack) return;`,
-        replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: the seed's horizon`,
+        replace: `      if (next === undefined || gw <= next.ts + this.config.allowedLateness) return; // MUTANT: a horizon from ts`,
       },
     ],
   },
@@ -151,7 +153,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'sink fence computed from caller-supplied epochs',
     rule: 'C9',
     description:
-      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest epoch, as the seed's sink does: it never fences, and a stale write even lowers the fence",
+      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest " +
+      'epoch: it never fences, and a stale write even lowers the fence',
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -164,7 +167,8 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'last-writer-wins-sink',
     bugClass: 'last-writer-wins sink',
     rule: 'C9',
-    description: "retracted is not terminal: a replayed insert after the retract flips the match back to inserted (the seed's sink)",
+    description:
+      'retracted is not terminal: a replayed insert after the retract flips the match back to inserted (a last-writer-wins sink)',
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -178,7 +182,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'ambiguous match ids',
     rule: 'J3',
     description:
-      'the parts of a match id are joined without escaping, the bug of the seed\'s "L:"+a+"|R:"+b: two different pairs can share an id (key "k", ids "a/b" and "c" against "a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
+      'the parts of a match id are joined without escaping, the bug of the seed\'s "L:"+a+"|R:"+b: two different pairs can share ' +
+      'an id (key "k", ids "a/b" and "c" against "a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
     patches: [
       {
         file: 'matchId.ts',
@@ -193,8 +198,7 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'reversed-interval-swapped',
     bugClass: 'reversed intervals swapped instead of rejected',
     rule: 'J1',
-    description:
-      "a row with start > end is repaired by swapping its endpoints (the seed's choice), inventing a row nobody sent, instead of being rejected",
+    description: 'a row with start > end is repaired by swapping its endpoints, inventing a row nobody sent, instead of being rejected',
     patches: [
       {
         file: 'operator.ts',
@@ -207,7 +211,9 @@ export const MUTANTS: readonly Mutant[] = [
       {
         file: 'cluster/inputChecks.ts',
         find: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: record.start, end: record.end };`,
-        replace: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped`,
+        replace:
+          '      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, ' +
+          'start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped',
       },
     ],
   },
@@ -216,7 +222,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'frozen-key events buffered in coordinator memory',
     rule: 'C3',
     description:
-      "records of a key frozen by a migration are held in the coordinator's memory (the seed's buffer) instead of staying in the durable log, appended only at commit; a coordinator crash loses them",
+      "records of a key frozen by a migration are held in the coordinator's memory instead of staying in " +
+      'the durable log, appended only at commit; a coordinator crash loses them',
     patches: [
       {
         file: 'cluster/cluster.ts',
@@ -258,14 +265,14 @@ export const MUTANTS: readonly Mutant[] = [
         c.coordinatorUp = false;
         return;
       }
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'down';`,
         replace: `      if (a.node === COORDINATOR) {
         c.coordinatorUp = false;
         c.frozenRecords = []; // MUTANT: the buffer dies with the coordinator
         return;
       }
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'down';`,
       },
     ],

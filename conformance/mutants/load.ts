@@ -11,11 +11,11 @@ import { pathToFileURL } from 'node:url';
 import type { ImplModule } from '../adapters/implOperator.ts';
 import { implSutOf } from '../adapters/implSut.ts';
 import type { InProcessSut } from '../adapters/sut.ts';
-import { SPEC_VERSION } from '../../spec/index.ts';
+import { PACKAGE_ROOT, SPEC_VERSION } from '../../spec/index.ts';
 import type { Mutant, SourcePatch } from './catalogue.ts';
 
 /** The project's root: impl/ and spec/ are found here. */
-export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
+export const PROJECT_ROOT = PACKAGE_ROOT;
 
 /** A patch that no longer applies: its snippet is missing from the file, or occurs more than once. */
 export class MutantPatchError extends Error {
@@ -38,7 +38,8 @@ export function applyPatch(mutant: string, text: string, patch: SourcePatch): st
   if (n !== 1) {
     const first = patch.find.split('\n')[0] ?? '';
     throw new MutantPatchError(
-      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
+      `mutant ${mutant}: the snippet to replace in impl/${patch.file} (${JSON.stringify(first.trim())}${patch.find.includes('\n') ? ' ...' : ''}) ` +
+        `occurs ${n} times, not once: impl/ changed; update the catalogue (conformance/mutants/catalogue.ts)`,
     );
   }
   const at = text.indexOf(patch.find);
@@ -53,6 +54,18 @@ export function patchedFiles(mutant: Mutant, root: string = PROJECT_ROOT): Map<s
     files.set(patch.file, applyPatch(mutant.name, text, patch));
   }
   return files;
+}
+
+/**
+ * Why mutants cannot be built by this copy of streamjoin, or undefined. A
+ * mutant is a patch of the implementation's TypeScript sources, loaded
+ * through a TypeScript loader (tsx, vitest): the compiled package has
+ * neither, a checkout has both (its launcher runs `mutants` and
+ * `serve --mutant` from the sources).
+ */
+export function mutantBuildProblem(): string | undefined {
+  if (import.meta.url.endsWith('.ts')) return undefined;
+  return "mutants patch the implementation's TypeScript sources (impl/*.ts) and load them through tsx, which only a checkout of streamjoin has: run `node bin/streamjoin.js mutants` in a checkout after `npm ci` (this is the compiled package)";
 }
 
 const made: string[] = [];

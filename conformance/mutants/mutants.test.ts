@@ -29,7 +29,7 @@ const examples = readdirSync(examplesDir)
 
 const regressionsDir = join(import.meta.dirname, 'regressions');
 
-describe('the mutant catalogue (DESIGN §5)', () => {
+describe('the mutant catalogue', () => {
   it('has one regression trace per mutant (its shortest kill, kept): the model agrees with its expectations, the implementation conforms, and the mutant diverges', async () => {
     const files = readdirSync(regressionsDir)
       .filter((f) => f.endsWith('.trace.json'))

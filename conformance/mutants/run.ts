@@ -1,4 +1,4 @@
-// Runs the harness against every mutant of the catalogue (DESIGN §5): the
+// Runs the harness against every mutant of the catalogue : the
 // example traces, the bounded-exhaustive scenarios, then random traces,
 // stopping each mutant at its first divergence (a kill), which is then cut
 // and minimized (or shrunk). The unmodified implementation runs first, as
@@ -113,7 +113,12 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
       const r = await runMutant(mutant, opts);
       results.push(r);
       opts.progress?.(
-        `${r.verdict === 'killed' ? 'ok  ' : r.verdict.toUpperCase()} ${mutant.name}${r.verdict === 'killed' ? ` killed by ${r.by} after ${((r.foundAfterMs ?? r.totalMs) / 1000).toFixed(2)} s, ${r.steps} steps` : r.note ? `: ${r.note}` : ''}`,
+        `${r.verdict === 'killed' ? 'ok  ' : r.verdict.toUpperCase()} ${mutant.name}` +
+          (r.verdict === 'killed'
+            ? ` killed by ${r.by} after ${((r.foundAfterMs ?? r.totalMs) / 1000).toFixed(2)} s, ${r.steps} steps`
+            : r.note
+              ? `: ${r.note}`
+              : ''),
       );
     }
   }

@@ -1,7 +1,7 @@
 // Report files written completely or not at all (temporary file, then
 // rename), so an interrupted run never leaves half a counterexample.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /** Writes a file completely or not at all: temporary file, then rename. */
 export function writeFileAtomic(path: string, text: string): void {
@@ -34,4 +34,25 @@ export function writeFilesAtomic(files: readonly { path: string; text: string }[
     throw e;
   }
   for (const { tmp, path } of staged) renameSync(tmp, path);
+}
+
+/**
+ * Why files could not be written under `dir`, or undefined: checked
+ * before the run, so that a divergence found is never lost to a bad --out.
+ * Creates nothing.
+ */
+export function outDirProblem(dir: string): string | undefined {
+  let at = resolve(dir);
+  while (!existsSync(at)) {
+    const up = dirname(at);
+    if (up === at) return 'no existing parent directory';
+    at = up;
+  }
+  if (!statSync(at).isDirectory()) return `${at} is not a directory`;
+  try {
+    accessSync(at, constants.W_OK);
+  } catch {
+    return `${at} is not writable`;
+  }
+  return undefined;
 }

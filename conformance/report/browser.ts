@@ -30,7 +30,8 @@ export interface TestBrowser {
 export async function launchBrowser(): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
-      `no Chromium at ${CHROMIUM_PATH}: the browser tests need Debian's chromium (apt-get update && apt-get install -y chromium; .ci/run does this in CI), or STREAMJOIN_CHROMIUM=/path/to/chromium`,
+      `no Chromium at ${CHROMIUM_PATH}: the browser tests need Debian's chromium ` +
+        '(apt-get update && apt-get install -y chromium; .ci/run does this in CI), or STREAMJOIN_CHROMIUM=/path/to/chromium',
     );
   }
   const profile = mkdtempSync(join(tmpdir(), 'sj-chromium-'));

@@ -29,6 +29,13 @@ export function failureName(f: Failure): string {
   return base.replace(/[^A-Za-z0-9_.-]/g, '_');
 }
 
+/** The words of a command line; `shellCommand` joins them for a POSIX shell. */
+export type Argv = readonly string[];
+
+export function shellCommand(argv: Argv): string {
+  return argv.map(shellQuote).join(' ');
+}
+
 export interface WrittenCounterexample {
   readonly failure: Failure;
   readonly tracePath: string;
@@ -37,8 +44,12 @@ export interface WrittenCounterexample {
   readonly htmlPath: string;
   /** With `itf`: the trace in the Informal Trace Format. */
   readonly itfPath?: string;
+  /** The command that replays the counterexample (`streamjoin replay`), as printed, and as words. */
   readonly replay: string;
+  readonly replayArgv: Argv;
+  /** For a random trace: the command that goes straight back to it (its seed and fast-check path). */
   readonly search?: string;
+  readonly searchArgv?: Argv;
 }
 
 /** Where a counterexample goes and how its replay command names the system. */
@@ -46,8 +57,10 @@ export interface CounterexampleTarget {
   readonly outDir: string;
   /** Base file name (no extension). */
   readonly name: string;
-  /** The --sut word of the printed commands, shell-quoted. */
-  readonly sutWord: string;
+  /** How streamjoin was invoked (`npx streamjoin`): the printed commands start with it. */
+  readonly invocation: Argv;
+  /** The --sut value of the printed commands. */
+  readonly sutCommand: string;
   /** The system as the explanation names it. */
   readonly sut: string;
   readonly implementation?: string;
@@ -63,11 +76,24 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
   const markdownPath = join(target.outDir, `${target.name}.md`);
   const htmlPath = join(target.outDir, `${target.name}.html`);
   const itfPath = target.itf ? join(target.outDir, `${target.name}.itf.json`) : undefined;
-  const replay = `streamjoin replay ${shellQuote(tracePath)} --sut ${target.sutWord} --level ${f.level}`;
-  const search =
+  const replayArgv = [...target.invocation, 'replay', tracePath, '--sut', target.sutCommand, '--level', f.level];
+  const replay = shellCommand(replayArgv);
+  const searchArgv =
     f.origin === 'random'
-      ? `streamjoin conform --sut ${target.sutWord} --level ${f.level} --seed=${f.seed ?? 0}${f.fcPath !== undefined ? ` --path ${shellQuote(f.fcPath)}` : ''} --examples none`
+      ? [
+          ...target.invocation,
+          'conform',
+          '--sut',
+          target.sutCommand,
+          '--level',
+          f.level,
+          `--seed=${f.seed ?? 0}`,
+          ...(f.fcPath !== undefined ? ['--path', f.fcPath] : []),
+          '--examples',
+          'none',
+        ]
       : undefined;
+  const search = searchArgv ? shellCommand(searchArgv) : undefined;
   const origin =
     f.origin === 'random'
       ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
@@ -102,14 +128,16 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
     htmlPath,
     ...(itfPath !== undefined ? { itfPath } : {}),
     replay,
-    ...(search ? { search } : {}),
+    replayArgv,
+    ...(search && searchArgv ? { search, searchArgv } : {}),
   };
 }
 
 export function writeCounterexamples(
   report: ConformReport,
   outDir: string,
-  sutWord: string,
+  invocation: Argv,
+  sutCommand: string,
   stderrTail: readonly string[],
   itf = false,
 ): WrittenCounterexample[] {
@@ -117,7 +145,8 @@ export function writeCounterexamples(
     writeCounterexample(f, {
       outDir,
       name: failureName(f),
-      sutWord,
+      invocation,
+      sutCommand,
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
       stderrTail,

@@ -3,7 +3,7 @@
 // retractions) run in lockstep on the spec's own examples, and a model
 // counterexample from the explorer. Test support only.
 import { join } from 'node:path';
-import { loadAnyTrace } from '../../spec/index.ts';
+import { loadAnyTrace, packagePath } from '../../spec/index.ts';
 import type { AnyTrace, ClusterConfig, Counterexample, LogRecord } from '../../spec/index.ts';
 import { check, clusterModelConfigOf, clusterExplorerModel, presetNamed, resolveBounds } from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
@@ -13,7 +13,7 @@ import { inProcessSystem } from '../adapters/inProcess.ts';
 import type { Failure } from '../conform.ts';
 import { runTrace, withExpectations } from '../lockstep/anyTrace.ts';
 
-const examples = join(import.meta.dirname, '..', '..', 'spec', 'examples');
+const examples = packagePath('spec', 'examples');
 
 /** The model without the sink's fence (C9): a zombie's write is applied. */
 export const unfencedSystem = () =>

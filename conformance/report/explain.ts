@@ -7,7 +7,8 @@ import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
-import { conformanceView, eventText, type ConformanceContext, type CounterexampleView } from './view.ts';
+import { conformanceView, type ConformanceContext, type CounterexampleView } from './view.ts';
+import { eventText } from './texts.ts';
 
 export { eventText };
 
@@ -89,12 +90,6 @@ const NO_DIVERGENCE_CONTEXT: ConformanceContext = { sut: 'model', level: '', ori
 export function clusterDiagram(trace: ClusterTrace, until: number, divergence?: Divergence): string {
   const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
   return viewDiagram(conformanceView({ kind: 'cluster', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
-}
-
-/** The sequence diagram of an operator trace: the log, the operator, the result. */
-export function operatorDiagram(trace: OperatorTrace, until: number, divergence?: Divergence): string {
-  const t = { ...trace, steps: trace.steps.slice(0, until + 1) };
-  return viewDiagram(conformanceView({ kind: 'operator', trace: t }, divergence, NO_DIVERGENCE_CONTEXT), until);
 }
 
 // ---------------------------------------------------------------------------

@@ -6,10 +6,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packagePath } from '../../spec/index.ts';
 import { specHref } from './specLinks.ts';
 import type { CounterexampleView } from './view.ts';
 
-const ASSETS = join(import.meta.dirname, 'assets');
+// From the package root: the same files from the sources and from the compiled package (dist/ has no assets).
+const ASSETS = packagePath('conformance', 'report', 'assets');
 
 /** An asset of the pages (read once). */
 const assetCache = new Map<string, string>();
@@ -109,7 +111,8 @@ export function counterexampleHtml(view: CounterexampleView, options: HtmlOption
 </section>
 </div>
 </main>
-<footer>Written by streamjoin ${escapeHtml(view.versions.streamjoin)} (spec ${escapeHtml(view.versions.spec)}). One file, no network access: the data below and the viewer are inline.</footer>
+<footer>Written by streamjoin ${escapeHtml(view.versions.streamjoin)} (spec ${escapeHtml(view.versions.spec)}).
+One file, no network access: the data below and the viewer are inline.</footer>
 <script type="application/json" id="counterexample">${data}</script>
 <script>${script}</script>
 </body>

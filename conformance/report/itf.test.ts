@@ -54,25 +54,37 @@ describe('the ITF schema (written from the facts of Apalache ADR-015)', () => {
     expect(itfStructureProblem(t as ItfTrace)).toBeUndefined();
   });
 
-  it('refuses what the ADR rules out: no vars, a field starting with #, a non-integer #bigint, a map entry that is not a pair, an integer beyond 2^53-1, a state missing a variable', () => {
-    expect(schemaError('itf', { states: [] })).toBeDefined();
-    expect(schemaError('itf', { vars: [], states: [{ '#x': 1 }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#bigint': '1.5' } }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#map': [[1, 2, 3]] } }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: 2 ** 53 }] })).toBeDefined();
-    expect(schemaError('itf', { vars: ['x'], states: [{ x: { r: { '#y': 1 } } }] })).toBeDefined();
-    expect(itfStructureProblem({ vars: ['x', 'y'], states: [{ x: 1 }] })).toEqual({
-      pointer: '/states/0',
-      message: 'state 0 sets no value for the variable "y"',
-    });
-  });
+  it(
+    'refuses what the ADR rules out: no vars, a field starting with #, a non-integer #bigint, a map entry ' +
+      'that is not a pair, an integer beyond 2^53-1, a state missing a variable',
+    () => {
+      expect(schemaError('itf', { states: [] })).toBeDefined();
+      expect(schemaError('itf', { vars: [], states: [{ '#x': 1 }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#bigint': '1.5' } }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { '#map': [[1, 2, 3]] } }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: 2 ** 53 }] })).toBeDefined();
+      expect(schemaError('itf', { vars: ['x'], states: [{ x: { r: { '#y': 1 } } }] })).toBeDefined();
+      expect(itfStructureProblem({ vars: ['x', 'y'], states: [{ x: 1 }] })).toEqual({
+        pointer: '/states/0',
+        message: 'state 0 sets no value for the variable "y"',
+      });
+    },
+  );
 });
 
 describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.json, check --replay FILE.itf.json)', () => {
   it('a cluster counterexample: valid ITF; read back it is the same trace with the same expectations; it diverges at the same step, and conforms on the model', async () => {
     const f = await clusterFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, { outDir: dir, name: 'zombie', sutWord: 'X', sut: 'X', stderrTail: [], itf: true });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'zombie',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      stderrTail: [],
+      itf: true,
+    });
     const itf = conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence);
     expectValidItf(itf);
     expect(itf.vars).toEqual([
@@ -102,7 +114,15 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
   it('an operator counterexample round-trips too', async () => {
     const f = await operatorFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, { outDir: dir, name: 'retract', sutWord: 'X', sut: 'X', stderrTail: [], itf: true });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'retract',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      stderrTail: [],
+      itf: true,
+    });
     expectValidItf(conformanceItf(f.trace, conformanceView(f.trace, f.divergence, context), f.divergence));
     expect(loadAnyTrace(w.itfPath as string)).toEqual(f.trace);
     expect((await runCli(['replay', w.itfPath as string, '--sut', 'impl'])).code).toBe(0);

@@ -3,10 +3,11 @@
 // issue, a pull request), and the path to SPEC.md from where a report is
 // written.
 import { dirname, join, relative, sep } from 'node:path';
+import { packagePath } from '../../spec/index.ts';
 import { RULE_TITLES } from './rules.ts';
 
 /** Where SPEC.md is in this installation. */
-export const SPEC_PATH = join(import.meta.dirname, '..', '..', 'spec', 'SPEC.md');
+export const SPEC_PATH = packagePath('spec', 'SPEC.md');
 
 /**
  * The anchor GitHub derives from a heading's text: lower case; every

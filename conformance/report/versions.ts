@@ -2,22 +2,15 @@
 // implements: what every report and every counterexample file names, so a
 // reader can tell which tool and which rules produced it. Library code reads
 // it here; cli/version.ts builds the JSON report header from it.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { SPEC_VERSION } from '../../spec/index.ts';
+import { readFileSync } from 'node:fs';
+// Direct imports (not spec/index.ts, which loads ajv): the CLI's help and --version read this.
+import { SPEC_VERSION } from '../../spec/constants.ts';
+import { packagePath } from '../../spec/packageFiles.ts';
 
-/** The nearest package.json above this module that is streamjoin's (the checkout, or the installed package). */
+/** The version in streamjoin's package.json (the checkout's, or the installed package's). */
 function packageVersion(): string {
-  for (let dir = import.meta.dirname; ; ) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'streamjoin' && typeof pkg.version === 'string') return pkg.version;
-    }
-    const up = dirname(dir);
-    if (up === dir) return '0.0.0-unknown';
-    dir = up;
-  }
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
 }
 
 export const STREAMJOIN_VERSION: string = packageVersion();

@@ -8,7 +8,6 @@
 // counterexample) or the property broken (a model counterexample), with the
 // rules and properties it points at.
 import type {
-  Change,
   ClusterAction,
   ClusterEvent,
   ClusterObservation,
@@ -18,7 +17,6 @@ import type {
   OperatorTrace,
   Outcome,
 } from '../../spec/index.ts';
-import { describeClusterAction } from '../../spec/index.ts';
 import {
   clusterModelConfigOf,
   describeRecord,
@@ -37,6 +35,7 @@ import { expectedOperatorSteps } from '../lockstep/operatorLockstep.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from './rules.ts';
 import { ruleLink, type RuleLink } from './specLinks.ts';
+import { actionText, changesText, eventText, outcomeText, recordText } from './texts.ts';
 import { VERSIONS, type Versions } from './versions.ts';
 
 /** What a diagram row shows: a note at one node, or a message from one node to another. */
@@ -115,51 +114,6 @@ export interface CounterexampleView {
   readonly rules: readonly RuleLink[];
   readonly properties: readonly RuleLink[];
   readonly stderrTail: readonly string[];
-}
-
-// ---------------------------------------------------------------------------
-// Unambiguous text for records, outcomes and changes
-
-/** A key, id or side as written in reports: JSON-quoted, so a `/` or a space in it cannot be misread. */
-const quoted = (s: string): string => JSON.stringify(s);
-const sideText = (s: string): string => (s === 'L' || s === 'R' ? s : quoted(s));
-
-/** `ins "k1" L "a" 1[1,2]`, `ret …`, `wm L=9`: ids and keys JSON-quoted (an id may hold `/`). */
-export function recordText(r: LogRecord): string {
-  if (r.kind === 'watermark') return `wm ${sideText(r.side)}=${r.wm}`;
-  return `${r.kind === 'insert' ? 'ins' : 'ret'} ${quoted(r.key)} ${sideText(r.side)} ${quoted(r.id)} ${r.ts}[${r.start},${r.end}]`;
-}
-
-/** A cluster action for people, with a record's ids quoted. */
-export function actionText(a: ClusterAction): string {
-  return a.type === 'record' ? `record ${recordText(a.record)}` : describeClusterAction(a);
-}
-
-export function outcomeText(o: Outcome): string {
-  return o.code === 'rejected' ? `rejected:${o.reason}` : o.code;
-}
-
-/** Match ids are unambiguous as they are (J3 escapes `/` and `%`). */
-export function changesText(cs: readonly Change[]): string {
-  return cs.map((c) => `${c.op === 'insert' ? '+' : '-'}${c.match}`).join(' ');
-}
-
-/** One event on one line (C12). */
-export function eventText(e: ClusterEvent): string {
-  switch (e.type) {
-    case 'appended':
-      return `appended #${e.index}`;
-    case 'rejected':
-      return `rejected ${outcomeText(e.outcome)}`;
-    case 'processed':
-      return `processed ${e.worker} ${e.key} #${e.index} e${e.epoch} ${outcomeText(e.outcome)}${e.changes.length ? ` ${changesText(e.changes)}` : ''}${e.fenced ? ' FENCED' : ''}`;
-    case 'dropped':
-      return `dropped ${e.worker} ${e.key} (${e.reason})`;
-    case 'refused':
-      return `refused ${e.worker} ${e.key} (${e.reason})`;
-    case 'restored':
-      return `restored ${e.worker} ${e.key} @${e.cursor} e${e.epoch}`;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -553,7 +507,9 @@ export function modelCounterexampleView(cx: Counterexample, file?: string): Coun
         ['workload (the script, appended in order)', cluster.bounds.script.map(recordText).join('; ') || '(none)'],
         [
           'budgets',
-          `migrations ${cluster.bounds.migrations}, failovers ${cluster.bounds.failovers}, crashes ${cluster.bounds.crashes}, pauses ${cluster.bounds.pauses}, duplicates ${cluster.bounds.duplicates}, checkpoints ${cluster.bounds.checkpoints}`,
+          (['migrations', 'failovers', 'crashes', 'pauses', 'duplicates', 'checkpoints'] as const)
+            .map((kind) => `${kind} ${cluster.bounds[kind]}`)
+            .join(', '),
         ],
         ...(setup.ablate?.length ? ([['switched off', setup.ablate.join(', ')]] as [string, string][]) : []),
       ],

@@ -6,7 +6,8 @@ import { ruleHeading, anchorsOf, githubSlug, specAnchor, SPEC_PATH } from './spe
 import { RULE_TITLES } from './rules.ts';
 import { counterexampleMarkdown, codeSpan } from './markdown.ts';
 import { mermaidDiagram, mermaidText } from './mermaid.ts';
-import { conformanceView, modelCounterexampleView, recordText } from './view.ts';
+import { conformanceView, modelCounterexampleView } from './view.ts';
+import { recordText } from './texts.ts';
 import { explainView } from './explain.ts';
 import { writeCounterexample } from './counterexampleFiles.ts';
 import { clusterFailure, modelCounterexample, operatorFailure } from './counterexampleFixtures.ts';
@@ -99,7 +100,15 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
   it('trace, explain.txt with config and versions, NAME.md with a Mermaid diagram of every node, NAME.html, NAME.itf.json; nothing else, nothing half-written', async () => {
     const f = await clusterFailure();
     const dir = tmp();
-    const w = writeCounterexample(f, { outDir: dir, name: 'zombie', sutWord: 'X', sut: 'X', stderrTail: ['last words'], itf: true });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'zombie',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      stderrTail: ['last words'],
+      itf: true,
+    });
     expect(readdirSync(dir).sort()).toEqual(['zombie.explain.txt', 'zombie.html', 'zombie.itf.json', 'zombie.md', 'zombie.trace.json']);
     const explain = readFileSync(w.explainPath, 'utf8');
     expect(explain).toContain(`streamjoin ${STREAMJOIN_VERSION}, spec ${SPEC_VERSION}`);

@@ -1,14 +1,16 @@
 // Lockstep: impl's cluster and the reference model (model/cluster/stateMachine.ts) fed the
 // same external actions show the same events, in order, and the same
-// observation after every step (SPEC §7), over the model's own scenarios and
-// over random traces, with the in-memory and the on-disk backends, across
+// observation after every step (SPEC §7), over the cluster example traces
+// (spec/examples/cluster, the scenarios the model's tests check rule by rule)
+// and over random traces, with the in-memory and the on-disk backends, across
 // whole-cluster crashes.
 import { describe, expect, it } from 'vitest';
-import { clusterScenarios, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
+import { clusterExamples, rulesOfExample, twoKeyCluster, useTemporaryDirectories } from '../../conformance/testFixtures.ts';
 import fc from 'fast-check';
-import type { ClusterAction, ClusterObservation } from '../../spec/index.ts';
+import type { ClusterEvent, ClusterObservation, ClusterTrace } from '../../spec/index.ts';
 import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
 import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
+import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import {
   clusterStepsArbitrary,
   longClusterDomain,
@@ -44,13 +46,13 @@ function memorySubject(config: ClusterSetup = setup): Subject {
   return s;
 }
 
-function diskSubject(): Subject {
+function diskSubject(config: ClusterSetup = setup): Subject {
   const dataDir = freshDirectory();
   const s: Subject = {
-    cluster: ImplCluster.open(setup, { dataDir }),
+    cluster: ImplCluster.open(config, { dataDir }),
     reopen() {
       s.cluster.close();
-      s.cluster = ImplCluster.open(setup, { dataDir });
+      s.cluster = ImplCluster.open(config, { dataDir });
       expect(s.cluster.problems()).toEqual([]);
     },
     close: () => s.cluster.close(),
@@ -95,44 +97,36 @@ function runLockstep(subject: Subject, steps: readonly ChoiceStep[]): void {
   });
 }
 
-/** The model's steps for a fixed action list. */
-function modelSteps(actions: readonly ClusterAction[]): ChoiceStep[] {
-  let state = initialClusterState(setup);
-  return actions.map((action) => {
-    const t = applyExternal(setup, state, action);
-    state = t.state;
+/** The model's steps for an example trace's actions (its refused actions refused, changing nothing). */
+function modelSteps(trace: ClusterTrace): ChoiceStep[] {
+  const config = trace.config;
+  let state = initialClusterState(config);
+  return trace.steps.map(({ action }) => {
     if (action.type === 'process') throw new Error('process is not an external action (SPEC §7)');
+    const why = whyNotEnabled(config, state, action);
+    let expected: { events: ClusterEvent[] } | { error: string } = { error: why ?? '' };
+    if (why === undefined) {
+      const t = applyExternal(config, state, action);
+      state = t.state;
+      expected = { events: t.events };
+    }
     return {
       kind: 'action',
       action,
-      expected: { events: t.events },
-      observation: observeCluster(setup, state),
-      refused: { type: 'process', worker: 'w1', key: 'k1' },
+      expected,
+      observation: observeCluster(config, state),
+      refused: { type: 'process', worker: config.workers[0], key: config.keys[0].key },
     };
   });
 }
 
-/** The scenarios of model/cluster/stateMachine.test.ts (shared fixtures), by their rule. */
-const scenarios: [string, readonly ClusterAction[]][] = [
-  ['C3: invalid records and undeclared keys are rejected', clusterScenarios.rejected],
-  ['C3: a record at its owner only, watermarks at every key', clusterScenarios.ownerAndWatermarks],
-  ['C3: records of a frozen key wait in the log for the new owner', clusterScenarios.frozenKeyWaits],
-  ['C5–C7: a planned migration', clusterScenarios.migration],
-  ['C6: a duplicate install after commit is refused', clusterScenarios.duplicateInstallAfterCommit],
-  ['C7: a coordinator crash between the parts of commit, then restart and commit', clusterScenarios.crashBetweenCommitPartsThenCommit],
-  ['C5: abort unfreezes the source and drops the destination copy', clusterScenarios.abort],
-  ['C8/C9: a paused owner resumes after failover and is fenced', clusterScenarios.zombieFenced],
-  ['C9: replay from an older checkpoint is deduplicated and retracted stays terminal', clusterScenarios.replayFromOlderCheckpoint],
-  ['C10: a restarted owner recovers from the latest checkpoint', clusterScenarios.restartRecovers],
-  ['C11: a duplicated release after the key came back under a newer epoch drops nothing', clusterScenarios.duplicateReleaseAfterReturn],
-];
-
-describe('impl cluster in lockstep with the model: the scenarios of model/cluster/stateMachine.test.ts (SPEC §7)', () => {
-  for (const [name, actions] of scenarios) {
-    it(`${name} (memory)`, () => runLockstep(memorySubject(), modelSteps(actions)));
-    it(`${name} (disk)`, () => {
-      const subject = diskSubject();
-      runLockstep(subject, modelSteps(actions));
+describe('impl cluster in lockstep with the model: the cluster example traces (spec/examples/cluster, SPEC §7)', () => {
+  for (const trace of clusterExamples()) {
+    const title = `${rulesOfExample(trace)}: ${trace.name}`;
+    it(`${title} (memory)`, () => runLockstep(memorySubject(trace.config), modelSteps(trace)));
+    it(`${title} (disk)`, () => {
+      const subject = diskSubject(trace.config);
+      runLockstep(subject, modelSteps(trace));
       subject.close();
     });
   }
@@ -147,48 +141,52 @@ describe('impl cluster in lockstep with the model: random traces (SPEC §5, §7;
     );
   });
 
-  it('the same under other configs: L = D = 0 with two keys on one worker; one key among four workers; odd names (__proto__, constructor, /, %, |R:) for workers, keys and ids (memory backend)', () => {
-    const others: [ClusterSetup, ClusterDomain][] = [
-      [
-        {
-          join: { allowedLateness: 0, maxIntervalLength: 0 },
-          workers: ['a', 'b'],
-          keys: [
-            { key: 'x', owner: 'a' },
-            { key: 'y', owner: 'a' },
-            { key: 'z', owner: 'b' },
-          ],
-        },
-        longClusterDomain,
-      ],
-      [
-        { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
-        longClusterDomain,
-      ],
-      [
-        {
-          join: { allowedLateness: 1, maxIntervalLength: 1 },
-          workers: ['__proto__', 'constructor', 'w/1%2F'],
-          keys: [
-            { key: '__proto__', owner: 'constructor' },
-            { key: 'k|R:1/%', owner: '__proto__' },
-          ],
-        },
-        { ...longClusterDomain, workers: oddClusterDomain.workers, ids: oddClusterDomain.ids },
-      ],
-    ];
-    fc.assert(
-      fc.property(
-        fc
-          .constantFrom(...others)
-          .chain(([config, domain]) => clusterStepsArbitrary(config, { reopen: true, domain }).map((steps) => ({ config, steps }))),
-        ({ config, steps }) => {
-          runLockstep(memorySubject(config), steps);
-        },
-      ),
-      { numRuns: 100 },
-    );
-  });
+  it(
+    'the same under other configs: L = D = 0 with two keys on one worker; one key among four workers; odd ' +
+      'names (__proto__, constructor, /, %, |R:) for workers, keys and ids (memory backend)',
+    () => {
+      const others: [ClusterSetup, ClusterDomain][] = [
+        [
+          {
+            join: { allowedLateness: 0, maxIntervalLength: 0 },
+            workers: ['a', 'b'],
+            keys: [
+              { key: 'x', owner: 'a' },
+              { key: 'y', owner: 'a' },
+              { key: 'z', owner: 'b' },
+            ],
+          },
+          longClusterDomain,
+        ],
+        [
+          { join: { allowedLateness: 3, maxIntervalLength: 1 }, workers: ['w1', 'w2', 'w3', 'w4'], keys: [{ key: 'k/1', owner: 'w2' }] },
+          longClusterDomain,
+        ],
+        [
+          {
+            join: { allowedLateness: 1, maxIntervalLength: 1 },
+            workers: ['__proto__', 'constructor', 'w/1%2F'],
+            keys: [
+              { key: '__proto__', owner: 'constructor' },
+              { key: 'k|R:1/%', owner: '__proto__' },
+            ],
+          },
+          { ...longClusterDomain, workers: oddClusterDomain.workers, ids: oddClusterDomain.ids },
+        ],
+      ];
+      fc.assert(
+        fc.property(
+          fc
+            .constantFrom(...others)
+            .chain(([config, domain]) => clusterStepsArbitrary(config, { reopen: true, domain }).map((steps) => ({ config, steps }))),
+          ({ config, steps }) => {
+            runLockstep(memorySubject(config), steps);
+          },
+        ),
+        { numRuns: 100 },
+      );
+    },
+  );
 
   it('same events and observation after every step, and every refused action changes nothing (disk backend, with whole-cluster crashes)', () => {
     fc.assert(

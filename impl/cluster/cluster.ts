@@ -23,7 +23,7 @@ import type { ClusterAction, ClusterConfig, ClusterEvent, ClusterObservation } f
 import { describeClusterAction } from '../../spec/index.ts';
 import { ClusterStoppedError } from '../errors.ts';
 import { JoinOperator } from '../operator.ts';
-import { setCopy, type ClusterState, type KeySlot, type Runnable, type Worker } from './clusterState.ts';
+import { setCopy, workerAt, type ClusterState, type KeySlot, type Runnable, type Worker } from './clusterState.ts';
 import type { RecoveryProblem, WritePointHook } from './durableFiles.ts';
 import { settle } from './eager.ts';
 import { perform } from './effects.ts';
@@ -96,7 +96,8 @@ export class ImplCluster {
     const slots: KeySlot[] = config.keys.map(({ key, owner }, order) => ({
       key,
       order,
-      owner: (workerByName.get(owner) as Worker).order,
+      // A listed worker (checkConfig): its position in the config.
+      owner: config.workers.indexOf(owner),
       epoch: 1,
       records: [],
       holders: new Set(),
@@ -123,7 +124,7 @@ export class ImplCluster {
     else {
       // C1: every node up; each key's owner holds an empty, active copy at cursor 0 and epoch 1.
       for (const s of slots)
-        setCopy(workers[s.owner] as Worker, s, { operator: new JoinOperator(config.join), cursor: 0, epoch: 1, frozen: false });
+        setCopy(workerAt(this.state, s.owner), s, { operator: new JoinOperator(config.join), cursor: 0, epoch: 1, frozen: false });
     }
   }
 
@@ -160,7 +161,7 @@ export class ImplCluster {
     if (this.stopped !== undefined) throw new ClusterStoppedError(this.stopped);
     const c = this.state;
     const keys: ClusterObservation['coordinator']['keys'] = {};
-    for (const s of c.slots) defineOwn(keys, s.key, { owner: (c.workers[s.owner] as Worker).id, epoch: s.epoch });
+    for (const s of c.slots) defineOwn(keys, s.key, { owner: workerAt(c, s.owner).id, epoch: s.epoch });
     const workers: ClusterObservation['workers'] = {};
     for (const w of c.workers) {
       const copies: ClusterObservation['workers'][string]['keys'] = {};

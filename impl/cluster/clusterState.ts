@@ -83,8 +83,48 @@ export interface ClusterState {
 /** The copies an action may have made runnable, as worker position × key count + key position. */
 export type Runnable = Set<number>;
 
+// Lookups of what the guards (guards.ts) or the config have established
+// exists: a miss is a bug in the engine, and throws.
+
+/** The slot of a declared key. */
 export function slotOf(c: ClusterState, key: string): KeySlot {
-  return c.slotByKey.get(key) as KeySlot;
+  const slot = c.slotByKey.get(key);
+  if (slot === undefined) throw new Error(`no declared key ${JSON.stringify(key)}`);
+  return slot;
+}
+
+/** The slot of the key at position `order` in the config. */
+export function slotAt(c: ClusterState, order: number): KeySlot {
+  const slot = c.slots[order];
+  if (slot === undefined) throw new Error(`no key at position ${order}`);
+  return slot;
+}
+
+/** A listed worker, by name. */
+export function workerNamed(c: ClusterState, id: string): Worker {
+  const w = c.workerByName.get(id);
+  if (w === undefined) throw new Error(`no worker ${JSON.stringify(id)}`);
+  return w;
+}
+
+/** The worker at position `order` in the config (a key's owner is kept as one). */
+export function workerAt(c: ClusterState, order: number): Worker {
+  const w = c.workers[order];
+  if (w === undefined) throw new Error(`no worker at position ${order}`);
+  return w;
+}
+
+/** The copy of `slot`'s key that `w` holds. */
+export function copyOf(w: Worker, slot: KeySlot): KeyCopy {
+  const copy = w.copies.get(slot.order);
+  if (copy === undefined) throw new Error(`${w.id} holds no copy of ${JSON.stringify(slot.key)}`);
+  return copy;
+}
+
+/** The coordinator's in-flight handoff record. */
+export function inFlight(c: ClusterState): HandoffRecord {
+  if (c.handoff === null) throw new Error('no handoff is in flight');
+  return c.handoff;
 }
 
 export function handoffOf(c: ClusterState, key: string): HandoffRecord | undefined {
@@ -105,7 +145,7 @@ export function dropCopy(w: Worker, slot: KeySlot): void {
 /** Writes the coordinator's durable record: table, handoff record, last release messages. */
 export function saveCoordinator(c: ClusterState): void {
   const record: CoordinatorRecord = {
-    keys: c.slots.map((s) => ({ key: s.key, owner: (c.workers[s.owner] as Worker).id, epoch: s.epoch })),
+    keys: c.slots.map((s) => ({ key: s.key, owner: workerAt(c, s.owner).id, epoch: s.epoch })),
     handoff: c.handoff,
     lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),
   };
@@ -113,7 +153,7 @@ export function saveCoordinator(c: ClusterState): void {
 }
 
 export function setPhase(c: ClusterState, phase: HandoffPhase): void {
-  c.handoff = { ...(c.handoff as HandoffRecord), phase };
+  c.handoff = { ...inFlight(c), phase };
   saveCoordinator(c);
 }
 

@@ -246,12 +246,11 @@ export function readDocument(path: string, format: string): unknown {
   if (h['format'] !== format) bad(`the header's format is ${JSON.stringify(h['format'])}, expected ${JSON.stringify(format)}`);
   const length = h['bytes'];
   const digest = h['sha256'];
-  if (typeof length !== 'number' || typeof digest !== 'string') bad('the header lacks bytes or sha256');
+  if (typeof length !== 'number' || typeof digest !== 'string') return bad('the header lacks bytes or sha256');
   // The header is outside the checksum, so it must be exactly the line the writer writes.
-  if (bytes.toString('utf8', 0, newline) !== checksumHeader({ format }, length as number, digest as string))
-    bad('the header is not in canonical form');
+  if (bytes.toString('utf8', 0, newline) !== checksumHeader({ format }, length, digest)) bad('the header is not in canonical form');
   const body = bytes.subarray(newline + 1);
-  const problem = bodyProblem(body, length as number, digest as string);
+  const problem = bodyProblem(body, length, digest);
   if (problem !== undefined) bad(problem.detail);
   try {
     return JSON.parse(body.toString('utf8')) as unknown;

@@ -4,7 +4,17 @@
 // watermark indexes of the log that make finding a copy's next record a
 // binary search.
 import type { Change, ClusterEvent, LogRecord } from '../../spec/index.ts';
-import { dropCopy, type ClusterState, type KeyCopy, type KeySlot, type Runnable, type Worker } from './clusterState.ts';
+import {
+  dropCopy,
+  slotAt,
+  slotOf,
+  workerAt,
+  type ClusterState,
+  type KeyCopy,
+  type KeySlot,
+  type Runnable,
+  type Worker,
+} from './clusterState.ts';
 
 /** The first position in ascending `xs` whose value is >= `x`. */
 function lowerBound(xs: readonly number[], x: number): number {
@@ -21,7 +31,7 @@ function lowerBound(xs: readonly number[], x: number): number {
 /** Adds the record at `index` to its key's index, or to the watermark index. */
 export function indexRecord(c: ClusterState, record: LogRecord, index: number): void {
   if (record.kind === 'watermark') c.watermarks.push(index);
-  else (c.slotByKey.get(record.key) as KeySlot).records.push(index);
+  else slotOf(c, record.key).records.push(index);
 }
 
 /** C3: the index of the next record a copy of `slot` at `cursor` reads (its key's rows and every watermark), or the log length. */
@@ -54,8 +64,8 @@ export function settle(c: ClusterState, runnable: Runnable, events: ClusterEvent
   const order = [...runnable].sort((a, b) => a - b);
   const keyCount = c.slots.length;
   for (const id of order) {
-    const w = c.workers[Math.floor(id / keyCount)] as Worker;
-    const slot = c.slots[id % keyCount] as KeySlot;
+    const w = workerAt(c, Math.floor(id / keyCount));
+    const slot = slotAt(c, id % keyCount);
     const copy = w.copies.get(slot.order);
     if (copy !== undefined && canProcess(w, copy)) processBacklog(c, w, slot, copy, events);
   }

@@ -5,22 +5,24 @@ import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction, ClusterEvent, LogRecord } from '../../spec/index.ts';
 import { recordValidity } from '../validity.ts';
 import {
+  copyOf,
   dropCopy,
+  inFlight,
   recoverCopy,
   saveCoordinator,
   setPhase,
+  slotAt,
   slotOf,
   storedCheckpoint,
+  workerAt,
+  workerNamed,
   writeCheckpoint,
   type ClusterState,
-  type KeyCopy,
-  type KeySlot,
   type Runnable,
-  type Worker,
 } from './clusterState.ts';
 import { indexRecord, wake } from './eager.ts';
 import { deliverInstall, deliverRelease, fencePart, ownershipPart } from './handoff.ts';
-import type { HandoffRecord, InstallMessage, ReleaseMessage } from './storage.ts';
+import type { InstallMessage, ReleaseMessage } from './storage.ts';
 
 /** The effect of an action the guards (guards.ts) have found enabled: its events go to `events`, the copies it may have made runnable to `runnable`. */
 export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[], runnable: Runnable): void {
@@ -32,23 +34,23 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
     case 'freeze': {
       // C5: record the handoff durably, then stop the source's copy.
       const slot = slotOf(c, a.key);
-      const src = c.workers[slot.owner] as Worker;
+      const src = workerAt(c, slot.owner);
       c.handoff = { kind: 'migrate', key: slot.key, src: src.id, dst: a.to, from: slot.epoch, phase: 'frozen' };
       saveCoordinator(c);
-      (src.copies.get(slot.order) as KeyCopy).frozen = true;
+      copyOf(src, slot).frozen = true;
       return;
     }
     case 'persist': {
       // C5: the frozen source's checkpoint is durable before the handoff may move on to install.
-      const h = c.handoff as HandoffRecord;
+      const h = inFlight(c);
       const slot = slotOf(c, h.key);
-      writeCheckpoint(c, slot, (c.workerByName.get(h.src) as Worker).copies.get(slot.order) as KeyCopy);
+      writeCheckpoint(c, slot, copyOf(workerNamed(c, h.src), slot));
       setPhase(c, 'persisted');
       return;
     }
     case 'install': {
       // C6: send the store's latest checkpoint (or none) at epoch from + 1.
-      const h = c.handoff as HandoffRecord;
+      const h = inFlight(c);
       const slot = slotOf(c, h.key);
       const message: InstallMessage = { key: slot.key, dst: h.dst, epoch: h.from + 1, checkpoint: storedCheckpoint(c, slot) ?? null };
       c.storage.coordinator.saveInstall(message);
@@ -63,7 +65,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       return deliverRelease(c, slotOf(c, a.key).lastRelease as ReleaseMessage, events);
     case 'commit': {
       // C7: the fence part, then the ownership part; the coordinator may crash between them.
-      let h = c.handoff as HandoffRecord;
+      let h = inFlight(c);
       if (h.phase === 'installed') {
         h = fencePart(c, h);
         if (a.crashAfterFence) {
@@ -79,28 +81,28 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
     }
     case 'release': {
       // C7: the handoff is over; tell the source to let go of the old epoch.
-      const h = c.handoff as HandoffRecord;
+      const h = inFlight(c);
       const slot = slotOf(c, h.key);
       const message: ReleaseMessage = { key: slot.key, src: h.src, epoch: h.from };
       slot.lastRelease = message;
       c.handoff = null;
       saveCoordinator(c);
-      if ((c.workerByName.get(h.src) as Worker).status === 'up') deliverRelease(c, message, events);
+      if (workerNamed(c, h.src).status === 'up') deliverRelease(c, message, events);
       return;
     }
     case 'abort': {
       // C5: before the fence a handoff may be abandoned; the source goes on under the old epoch.
-      const h = c.handoff as HandoffRecord;
+      const h = inFlight(c);
       const slot = slotOf(c, h.key);
       c.handoff = null;
       saveCoordinator(c);
-      const src = c.workerByName.get(h.src) as Worker;
+      const src = workerNamed(c, h.src);
       const srcCopy = src.copies.get(slot.order);
       if (src.status === 'up' && srcCopy !== undefined && srcCopy.frozen && srcCopy.epoch === h.from) {
         srcCopy.frozen = false;
         wake(c, runnable, src, slot);
       }
-      const dst = c.workerByName.get(h.dst) as Worker;
+      const dst = workerNamed(c, h.dst);
       const dstCopy = dst.copies.get(slot.order);
       if (dst.status === 'up' && dstCopy !== undefined && dstCopy.frozen && dstCopy.epoch === h.from + 1) {
         dropCopy(dst, slot);
@@ -114,7 +116,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       const h = fencePart(c, {
         kind: 'failover',
         key: slot.key,
-        src: (c.workers[slot.owner] as Worker).id,
+        src: workerAt(c, slot.owner).id,
         dst: a.to,
         from: slot.epoch,
         phase: 'fenced',
@@ -127,9 +129,9 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
     }
     case 'checkpoint': {
       // C4: a periodic checkpoint of an active copy.
-      const w = c.workerByName.get(a.worker) as Worker;
+      const w = workerNamed(c, a.worker);
       const slot = slotOf(c, a.key);
-      writeCheckpoint(c, slot, w.copies.get(slot.order) as KeyCopy);
+      writeCheckpoint(c, slot, copyOf(w, slot));
       return;
     }
     case 'crash': {
@@ -138,9 +140,9 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
         c.coordinatorUp = false;
         return;
       }
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'down';
-      for (const order of [...w.copies.keys()]) dropCopy(w, c.slots[order] as KeySlot);
+      for (const order of [...w.copies.keys()]) dropCopy(w, slotAt(c, order));
       return;
     }
     case 'restart': {
@@ -150,7 +152,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
         return;
       }
       // C10: up with no copies, then recover every key the table gives it, under the key's epoch.
-      const w = c.workerByName.get(a.node) as Worker;
+      const w = workerNamed(c, a.node);
       w.status = 'up';
       for (const slot of c.slots) {
         if (slot.owner !== w.order) continue;
@@ -161,13 +163,13 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
     }
     case 'pause':
       // C10: stops acting, keeps its copies.
-      (c.workerByName.get(a.worker) as Worker).status = 'paused';
+      workerNamed(c, a.worker).status = 'paused';
       return;
     case 'resume': {
       // C10: acts again with the copies and epochs it had (a zombie, if its keys moved meanwhile).
-      const w = c.workerByName.get(a.worker) as Worker;
+      const w = workerNamed(c, a.worker);
       w.status = 'up';
-      for (const order of w.copies.keys()) wake(c, runnable, w, c.slots[order] as KeySlot);
+      for (const order of w.copies.keys()) wake(c, runnable, w, slotAt(c, order));
       return;
     }
   }
@@ -192,7 +194,7 @@ function appendRecord(c: ClusterState, record: LogRecord, events: ClusterEvent[]
   events.push({ type: 'appended', index });
   if (slot === undefined) {
     // A watermark is read by every copy (C3); only the copies that exist are visited.
-    for (const w of c.workers) if (w.status === 'up') for (const order of w.copies.keys()) wake(c, runnable, w, c.slots[order] as KeySlot);
+    for (const w of c.workers) if (w.status === 'up') for (const order of w.copies.keys()) wake(c, runnable, w, slotAt(c, order));
   } else {
     for (const w of slot.holders) wake(c, runnable, w, slot);
   }

@@ -348,9 +348,10 @@ export class FileStorage implements ClusterStorage {
       };
 
       // The checkpoint store.
-      const checkpoints = FileCheckpointStore.open(paths.checkpoints, {
-        onWritePoint: hook === undefined ? undefined : (point, path) => hook(`checkpoint-${point}`, path),
-      });
+      const checkpoints = FileCheckpointStore.open(
+        paths.checkpoints,
+        hook === undefined ? {} : { onWritePoint: (point, path) => hook(`checkpoint-${point}`, path) },
+      );
       for (const p of checkpoints.problems()) found.push({ path: p.path, detail: `checkpoint ${p.kind}: ${p.detail}` });
 
       return new FileStorage(directory, recovered, { log, coordinator, checkpoints, sink }, found, journals);

@@ -3,8 +3,23 @@
 // enabled changes nothing (cluster.ts returns the reason).
 import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
-import { handoffOf, slotOf, type ClusterState, type Worker } from './clusterState.ts';
+import { slotOf, workerAt, workerNamed, handoffOf, type ClusterState, type KeySlot, type Worker } from './clusterState.ts';
 import type { HandoffPhase } from './storage.ts';
+
+/**
+ * C5, C8: a migration (freeze) or a failover of `key` to `to` starts only
+ * with the coordinator up, the key and the worker known, and no handoff in
+ * flight. Why not, or the key's slot and the worker.
+ */
+function handoffStart(c: ClusterState, key: string, to: string): { slot: KeySlot; to: Worker } | string {
+  if (!c.coordinatorUp) return 'the coordinator is down';
+  const slot = c.slotByKey.get(key);
+  if (slot === undefined) return `unknown key ${key}`;
+  const worker = c.workerByName.get(to);
+  if (worker === undefined) return `unknown worker ${to}`;
+  if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
+  return { slot, to: worker };
+}
 
 /** Install is enabled in these phases (C6): only once `persist` has made the checkpoint durable. */
 const INSTALL_PHASES: readonly HandoffPhase[] = ['persisted', 'installed', 'fenced'];
@@ -18,13 +33,10 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       // §7: processing is eager, so after every action no process step is left enabled.
       return 'processing runs eagerly after every action (SPEC §7); no process step is pending';
     case 'freeze': {
-      const slot = c.slotByKey.get(a.key);
-      const to = c.workerByName.get(a.to);
-      if (coordinatorDown) return coordinatorDown;
-      if (slot === undefined) return `unknown key ${a.key}`;
-      if (to === undefined) return `unknown worker ${a.to}`;
-      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
-      const src = c.workers[slot.owner] as Worker;
+      const start = handoffStart(c, a.key, a.to);
+      if (typeof start === 'string') return start;
+      const { slot, to } = start;
+      const src = workerAt(c, slot.owner);
       if (to === src) return `${a.to} already owns ${a.key}`;
       if (src.status !== 'up') return `the owner ${src.id} is not up`;
       if (to.status !== 'up') return `${to.id} is not up`;
@@ -37,7 +49,7 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       const h = handoffOf(c, a.key);
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || h.kind !== 'migrate' || h.phase !== 'frozen') return `no migration of ${a.key} awaits persist`;
-      const src = c.workerByName.get(h.src) as Worker;
+      const src = workerNamed(c, h.src);
       if (src.status !== 'up') return `the source ${src.id} is not up`;
       const copy = src.copies.get(slotOf(c, a.key).order);
       if (copy === undefined || !copy.frozen) return `the source ${src.id} holds no frozen copy of ${a.key}`;
@@ -48,19 +60,19 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || h.kind !== 'migrate' || !INSTALL_PHASES.includes(h.phase))
         return `no migration of ${a.key} awaits install (it needs a persisted checkpoint)`;
-      if ((c.workerByName.get(h.dst) as Worker).status !== 'up') return `the destination ${h.dst} is not up`;
+      if (workerNamed(c, h.dst).status !== 'up') return `the destination ${h.dst} is not up`;
       return undefined;
     }
     case 'duplicateInstall': {
       const m = c.slotByKey.get(a.key)?.lastInstall;
       if (m === undefined) return `no install of ${a.key} was ever sent`;
-      if ((c.workerByName.get(m.dst) as Worker).status !== 'up') return `its destination ${m.dst} is not up`;
+      if (workerNamed(c, m.dst).status !== 'up') return `its destination ${m.dst} is not up`;
       return undefined;
     }
     case 'duplicateRelease': {
       const m = c.slotByKey.get(a.key)?.lastRelease;
       if (m === undefined) return `no release of ${a.key} was ever sent`;
-      if ((c.workerByName.get(m.src) as Worker).status !== 'up') return `its source ${m.src} is not up`;
+      if (workerNamed(c, m.src).status !== 'up') return `its source ${m.src} is not up`;
       return undefined;
     }
     case 'commit': {
@@ -68,7 +80,7 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || (h.phase !== 'installed' && h.phase !== 'fenced')) return `no handoff of ${a.key} awaits commit`;
       if (a.crashAfterFence && h.phase !== 'installed') return 'the fence is already raised, so there is no crash point between the parts';
-      const dst = c.workerByName.get(h.dst) as Worker;
+      const dst = workerNamed(c, h.dst);
       if (h.kind === 'migrate') {
         if (dst.status !== 'up') return `the destination ${dst.id} is not up`;
         const copy = dst.copies.get(slotOf(c, a.key).order);
@@ -81,7 +93,7 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       const h = handoffOf(c, a.key);
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || h.phase !== 'committed') return `no handoff of ${a.key} awaits release`;
-      if ((c.workerByName.get(h.src) as Worker).status === 'paused') return `the source ${h.src} is paused`;
+      if (workerNamed(c, h.src).status === 'paused') return `the source ${h.src} is paused`;
       return undefined;
     }
     case 'abort': {
@@ -89,17 +101,14 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || h.kind !== 'migrate') return `no migration of ${a.key} is in flight`;
       if (h.phase === 'fenced' || h.phase === 'committed') return 'past the fence a handoff only goes forward (C5)';
-      if ((c.workerByName.get(h.src) as Worker).status === 'paused') return `the source ${h.src} is paused`;
+      if (workerNamed(c, h.src).status === 'paused') return `the source ${h.src} is paused`;
       return undefined;
     }
     case 'failover': {
-      const slot = c.slotByKey.get(a.key);
-      const to = c.workerByName.get(a.to);
-      if (coordinatorDown) return coordinatorDown;
-      if (slot === undefined) return `unknown key ${a.key}`;
-      if (to === undefined) return `unknown worker ${a.to}`;
-      if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
-      const owner = c.workers[slot.owner] as Worker;
+      const start = handoffStart(c, a.key, a.to);
+      if (typeof start === 'string') return start;
+      const { slot, to } = start;
+      const owner = workerAt(c, slot.owner);
       if (owner.status === 'up') return `the owner ${owner.id} is up`;
       if (to.status !== 'up') return `${to.id} is not up`;
       return undefined;

@@ -3,16 +3,16 @@
 // duplicated messages share.
 import type { ClusterEvent } from '../../spec/index.ts';
 import {
+  copyOf,
   dropCopy,
   rebuildCopy,
   recoverCopy,
   saveCoordinator,
   setCopy,
   slotOf,
+  workerNamed,
   type ClusterState,
-  type KeyCopy,
   type Runnable,
-  type Worker,
 } from './clusterState.ts';
 import { wake } from './eager.ts';
 import type { HandoffRecord, InstallMessage, ReleaseMessage } from './storage.ts';
@@ -36,13 +36,13 @@ export function fencePart(c: ClusterState, h: HandoffRecord): HandoffRecord {
 /** C7/C8 second part: write ownership; a migrate's destination starts, a failover's recovers the key. */
 export function ownershipPart(c: ClusterState, h: HandoffRecord, events: ClusterEvent[], runnable: Runnable): void {
   const slot = slotOf(c, h.key);
-  const dst = c.workerByName.get(h.dst) as Worker;
+  const dst = workerNamed(c, h.dst);
   slot.owner = dst.order;
   slot.epoch = h.from + 1;
   c.handoff = h.kind === 'migrate' ? { ...h, phase: 'committed' } : null;
   saveCoordinator(c);
   if (h.kind === 'migrate') {
-    (dst.copies.get(slot.order) as KeyCopy).frozen = false;
+    copyOf(dst, slot).frozen = false;
     wake(c, runnable, dst, slot);
   } else if (dst.status === 'up') {
     recoverCopy(c, dst, slot, slot.epoch, events);
@@ -53,7 +53,7 @@ export function ownershipPart(c: ClusterState, h: HandoffRecord, events: Cluster
 
 /** C6: deliver an install message, subject to the install epoch check. */
 export function deliverInstall(c: ClusterState, m: InstallMessage, events: ClusterEvent[]): void {
-  const dst = c.workerByName.get(m.dst) as Worker;
+  const dst = workerNamed(c, m.dst);
   const slot = slotOf(c, m.key);
   const held = dst.copies.get(slot.order);
   // C6 install epoch check: refuse an epoch the destination already has, or has passed.
@@ -68,7 +68,7 @@ export function deliverInstall(c: ClusterState, m: InstallMessage, events: Clust
 
 /** C7: deliver a release message, subject to the release epoch check. */
 export function deliverRelease(c: ClusterState, m: ReleaseMessage, events: ClusterEvent[]): void {
-  const src = c.workerByName.get(m.src) as Worker;
+  const src = workerNamed(c, m.src);
   const slot = slotOf(c, m.key);
   const copy = src.copies.get(slot.order);
   // C7 release epoch check: drop the copy only if it is still of the released epoch.

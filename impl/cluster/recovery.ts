@@ -1,7 +1,7 @@
 // Recovery after a crash of the whole cluster (C2, C10): the durable parts
 // are loaded and checked against each other before any node restarts.
 import { DurableStateError } from '../errors.ts';
-import { storedCheckpoint, type ClusterState, type KeySlot, type Worker } from './clusterState.ts';
+import { slotAt, slotOf, storedCheckpoint, workerNamed, type ClusterState } from './clusterState.ts';
 import { indexRecord } from './eager.ts';
 
 /**
@@ -16,12 +16,12 @@ export function recover(c: ClusterState): void {
   const record = c.storage.coordinator.load();
   if (record !== undefined) {
     for (const [i, row] of record.keys.entries()) {
-      const slot = c.slots[i] as KeySlot;
-      slot.owner = (c.workerByName.get(row.owner) as Worker).order;
+      const slot = slotAt(c, i);
+      slot.owner = workerNamed(c, row.owner).order;
       slot.epoch = row.epoch;
     }
     c.handoff = record.handoff;
-    for (const m of record.lastRelease) (c.slotByKey.get(m.key) as KeySlot).lastRelease = m;
+    for (const m of record.lastRelease) slotOf(c, m.key).lastRelease = m;
   }
   for (const m of c.storage.coordinator.installMessages()) {
     if (m.checkpoint !== null && m.checkpoint.cursor > log.length) {
@@ -30,7 +30,7 @@ export function recover(c: ClusterState): void {
         `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`,
       );
     }
-    (c.slotByKey.get(m.key) as KeySlot).lastInstall = m;
+    slotOf(c, m.key).lastInstall = m;
   }
   for (const key of c.storage.checkpoints.keys()) {
     if (!c.slotByKey.has(key))
@@ -61,7 +61,8 @@ export function recover(c: ClusterState): void {
     if (c.sink.fenceOf(slot.key) < slot.epoch) {
       throw new DurableStateError(
         c.storage.where('sink'),
-        `the fence of ${JSON.stringify(slot.key)} is ${c.sink.fenceOf(slot.key)}, behind its committed epoch ${slot.epoch}: the sink and the coordinator's table do not belong together`,
+        `the fence of ${JSON.stringify(slot.key)} is ${c.sink.fenceOf(slot.key)}, behind its committed epoch ` +
+          `${slot.epoch}: the sink and the coordinator's table do not belong together`,
       );
     }
   }

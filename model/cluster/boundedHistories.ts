@@ -5,13 +5,14 @@ import { describeClusterAction, matchId, COORDINATOR } from '../../spec/index.ts
 import type { ClusterAction, ClusterEvent, JoinConfig, LogRecord } from '../../spec/index.ts';
 import {
   initialClusterState,
+  ownerOf,
+  worker,
   type ClusterSetup,
   type ClusterState,
   type HandoffRecord,
   type KeyCopy,
   type ProtocolElement,
   type WorkerId,
-  type WorkerState,
 } from './clusterState.ts';
 import { applyExternal, transition } from './stateMachine.ts';
 import { insertedMatches } from './sink.ts';
@@ -38,10 +39,8 @@ import { finalRelation, oracleAfter, relationSignature } from './oracleTimeline.
 import { horizonRetained, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
 
-/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
-export interface ClusterBounds {
-  /** Records appended in this order, interleaved with everything else. */
-  readonly script: readonly LogRecord[];
+/** A count per kind of control action and fault: what a history may spend, or has spent. */
+export interface Budget {
   readonly migrations: number;
   readonly failovers: number;
   /** Worker or coordinator crashes, including crashes between the parts of commit and failover. */
@@ -52,18 +51,15 @@ export interface ClusterBounds {
   readonly checkpoints: number;
 }
 
+/** How far the explorer may go: the workload and a budget per kind of control action and fault. */
+export interface ClusterBounds extends Budget {
+  /** Records appended in this order, interleaved with everything else. */
+  readonly script: readonly LogRecord[];
+}
+
 export interface ClusterModelConfig {
   readonly cluster: ClusterSetup;
   readonly bounds: ClusterBounds;
-}
-
-export interface Budget {
-  readonly migrations: number;
-  readonly failovers: number;
-  readonly crashes: number;
-  readonly pauses: number;
-  readonly duplicates: number;
-  readonly checkpoints: number;
 }
 
 export interface ExploredState {
@@ -170,14 +166,14 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
   const record = bounds.script[st.log.length];
   if (record) out.push({ type: 'record', record });
   const checkpoints = used.checkpoints < bounds.checkpoints;
-  for (const worker of workers) {
-    const ws = st.workers[worker] as WorkerState;
+  for (const w of workers) {
+    const ws = worker(st, w);
     if (ws.status !== 'up') continue;
     for (const key in ws.keys) {
       const copy = ws.keys[key] as KeyCopy;
       if (copy.frozen) continue;
-      if (copy.cursor < st.log.length && whyNotEnabledProcess(st, worker, key) === undefined) out.push({ type: 'process', worker, key });
-      if (checkpoints && whyNotEnabledCheckpoint(st, worker, key) === undefined) out.push({ type: 'checkpoint', worker, key });
+      if (copy.cursor < st.log.length && whyNotEnabledProcess(st, w, key) === undefined) out.push({ type: 'process', worker: w, key });
+      if (checkpoints && whyNotEnabledCheckpoint(st, w, key) === undefined) out.push({ type: 'checkpoint', worker: w, key });
     }
   }
   const crashes = used.crashes < bounds.crashes;
@@ -195,11 +191,11 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
       const migrations = used.migrations < bounds.migrations;
       const failovers = used.failovers < bounds.failovers;
       for (const { key } of keys) {
-        const owner = st.coordinator.owner[key] as WorkerId;
-        const ownerUp = (st.workers[owner] as WorkerState).status === 'up';
+        const owner = ownerOf(st, key);
+        const ownerUp = worker(st, owner).status === 'up';
         for (const to of workers) {
           // Both guards refuse a move to the owner itself or to a worker that is not up.
-          if (to === owner || (st.workers[to] as WorkerState).status !== 'up') continue;
+          if (to === owner || worker(st, to).status !== 'up') continue;
           if (ownerUp) {
             if (migrations && whyNotEnabledFreeze(st, key, to) === undefined) out.push({ type: 'freeze', key, to });
           } else if (failovers && whyNotEnabledFailover(st, key, to) === undefined) {
@@ -217,13 +213,13 @@ export function enabledClusterActions(config: ClusterModelConfig, s: ExploredSta
     }
   }
   const pauses = used.pauses < bounds.pauses;
-  for (const worker of workers) {
-    const status = (st.workers[worker] as WorkerState).status;
+  for (const w of workers) {
+    const status = worker(st, w).status;
     if (status === 'down') {
-      if (whyNotEnabledRestart(st, worker) === undefined) out.push({ type: 'restart', node: worker });
-    } else if (crashes && whyNotEnabledCrash(st, worker) === undefined) out.push({ type: 'crash', node: worker });
-    if (status === 'up' && pauses && whyNotEnabledPause(st, worker) === undefined) out.push({ type: 'pause', worker });
-    if (status === 'paused' && whyNotEnabledResume(st, worker) === undefined) out.push({ type: 'resume', worker });
+      if (whyNotEnabledRestart(st, w) === undefined) out.push({ type: 'restart', node: w });
+    } else if (crashes && whyNotEnabledCrash(st, w) === undefined) out.push({ type: 'crash', node: w });
+    if (status === 'up' && pauses && whyNotEnabledPause(st, w) === undefined) out.push({ type: 'pause', worker: w });
+    if (status === 'paused' && whyNotEnabledResume(st, w) === undefined) out.push({ type: 'resume', worker: w });
   }
   if (!st.coordinator.up) {
     if (whyNotEnabledCoordinatorRestart(st) === undefined) out.push({ type: 'restart', node: COORDINATOR });
@@ -319,7 +315,7 @@ function encodeCopy(c: KeyCopy | undefined): string {
  * handoff source or destination, destination of the last install message).
  */
 function workerSignature(config: ClusterModelConfig, st: ClusterState, w: WorkerId): string {
-  const ws = st.workers[w] as WorkerState;
+  const ws = worker(st, w);
   const h = st.coordinator.handoff;
   let sig = ws.status === 'up' ? 'U' : ws.status === 'paused' ? 'P' : 'D';
   for (const { key } of config.cluster.keys) {
@@ -347,7 +343,9 @@ export function encodeExplored(config: ClusterModelConfig, s: ExploredState, sym
     const cp = st.store[key];
     const m = st.lastInstall[key];
     const r = st.lastRelease[key];
-    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${cp ? `${cp.cursor}.${cp.epoch}` : '-'}|m${m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-'}|r${r ? r.epoch : '-'}|`;
+    const stored = cp ? `${cp.cursor}.${cp.epoch}` : '-';
+    const installed = m ? `${m.epoch}.${m.checkpoint ? m.checkpoint.cursor : '-'}` : '-';
+    out += ` ${key}.${c.epoch[key] ?? 0}|f${st.sink.fence[key] ?? 0}|p${st.ghost.prefix[key] ?? 0}|c${stored}|m${installed}|r${r ? r.epoch : '-'}|`;
     const matches = st.sink.matches[key] ?? {};
     const ids = Object.keys(matches).sort();
     for (const id of ids) out += `${id}${matches[id] === 'inserted' ? '+' : '-'},`;
@@ -373,7 +371,7 @@ export function isQuiescent(config: ClusterModelConfig, s: ExploredState): boole
   if (!st.coordinator.up || st.coordinator.handoff) return false;
   if (config.cluster.workers.some((w) => st.workers[w]?.status !== 'up')) return false;
   return config.cluster.keys.every(({ key }) => {
-    const owner = st.coordinator.owner[key] as string;
+    const owner = ownerOf(st, key);
     const copy = st.workers[owner]?.keys[key];
     return copy !== undefined && !copy.frozen && copy.epoch === st.coordinator.epoch[key] && hasReadLog(st.log, key, copy.cursor);
   });

@@ -262,6 +262,27 @@ export function ownerOf(state: ClusterState, key: string): WorkerId {
   return w;
 }
 
+/** The key's epoch in the coordinator's table (C1: every declared key has one). */
+export function epochOf(state: ClusterState, key: string): number {
+  const epoch = state.coordinator.epoch[key];
+  if (epoch === undefined) throw new Error(`unknown key ${key}`);
+  return epoch;
+}
+
+/** The copy of `key` that worker `w` holds (the guard has established it does). */
+export function copyAt(state: ClusterState, w: WorkerId, key: string): KeyCopy {
+  const copy = worker(state, w).keys[key];
+  if (!copy) throw new Error(`${w} holds no copy of ${key}`);
+  return copy;
+}
+
+/** The in-flight handoff of `key` (the guard has established there is one). */
+export function inFlightOf(state: ClusterState, key: string): HandoffRecord {
+  const h = handoffOf(state, key);
+  if (!h) throw new Error(`no handoff of ${key} is in flight`);
+  return h;
+}
+
 export function isDeclaredKey(config: ClusterSetup, key: string): boolean {
   for (const k of config.keys) if (k.key === key) return true;
   return false;

@@ -1,19 +1,11 @@
 // Named bounds for exploring the cluster model (SPEC §6), and the key
 // decomposition that checks a multi-key configuration one key at a time.
-import type { LogRecord, RowRecord } from '../../spec/index.ts';
+import { rowRecord, watermarkRecord, type LogRecord, type RowRecord } from '../../spec/index.ts';
 import type { ClusterSetup, ProtocolElement } from './clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './boundedHistories.ts';
 
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end: number): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
-const watermark = (side: 'L' | 'R', wm: number): LogRecord => ({ kind: 'watermark', side, wm });
+const row = rowRecord;
+const watermark = watermarkRecord;
 
 export interface ClusterPreset {
   readonly name: string;
@@ -138,7 +130,9 @@ export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   {
     name: 'ci',
     description:
-      '2 keys, 3 workers; a migration and a failover under traffic, one crash anywhere (worker or coordinator, including between the parts of commit and failover), a pause (zombie), a duplicated message, a periodic checkpoint; a match, a duplicate, two retractions (one overtaking its insert), eviction',
+      '2 keys, 3 workers; a migration and a failover under traffic, one crash anywhere (worker or coordinator, ' +
+      'including between the parts of commit and failover), a pause (zombie), a duplicated message, a periodic ' +
+      'checkpoint; a match, a duplicate, two retractions (one overtaking its insert), eviction',
     config: { cluster: threeWorkers, bounds: ciBounds },
   },
   {

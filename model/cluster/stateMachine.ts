@@ -8,17 +8,19 @@ import { compareCodePoints, describeClusterAction, COORDINATOR } from '../../spe
 import { copyEntries, emptyEntries, entriesOf, withEntry } from '../records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from '../join/join.ts';
 import {
+  copyAt,
   copyWith,
   handoffAt,
-  handoffOf,
+  epochOf,
+  inFlightOf,
   isDeclaredKey,
   nextRelevant,
   off,
   ownerOf,
   stateWith,
   up,
-  withCopy,
   withCoordinator,
+  withCopy,
   withWorker,
   worker,
   type ClusterSetup,
@@ -82,7 +84,7 @@ export function stepJoinShared(config: JoinConfig, state: JoinState, record: Log
 
 /** C3/C9: the copy reads its next relevant record, applies it, writes the changes. */
 function processNext(config: ClusterSetup, state: ClusterState, w: WorkerId, key: string): ClusterTransition {
-  const copy = worker(state, w).keys[key] as KeyCopy;
+  const copy = copyAt(state, w, key);
   const index = nextRelevant(state.log, key, copy.cursor);
   const record = state.log[index] as LogRecord;
   const step = stepJoinShared(config.join, copy.join, record);
@@ -135,7 +137,7 @@ function ownershipPart(state: ClusterState, h: HandoffRecord): ClusterTransition
   });
   const events: ClusterEvent[] = [];
   if (h.kind === 'migrate') {
-    const copy = worker(next, h.dst).keys[h.key] as KeyCopy;
+    const copy = copyAt(next, h.dst, h.key);
     next = withCopy(next, h.dst, h.key, copyWith(copy, { frozen: false }));
   } else if (up(next, h.dst)) {
     // Failover restores the latest durable checkpoint, or empty state at cursor 0.
@@ -167,22 +169,22 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
     case 'freeze': {
       // C5: record the handoff durably and stop the source.
       const src = ownerOf(state, a.key);
-      const from = state.coordinator.epoch[a.key] as number;
+      const from = epochOf(state, a.key);
       let next = withCoordinator(state, { handoff: { kind: 'migrate', key: a.key, src, dst: a.to, from, phase: 'frozen' } });
-      const copy = worker(next, src).keys[a.key] as KeyCopy;
+      const copy = copyAt(next, src, a.key);
       next = withCopy(next, src, a.key, copyWith(copy, { frozen: true }));
       return { state: next, events: [] };
     }
     case 'persist': {
       // C4/C5: the frozen source writes its checkpoint durably.
-      const h = handoffOf(state, a.key) as HandoffRecord;
-      const copy = worker(state, h.src).keys[a.key] as KeyCopy;
+      const h = inFlightOf(state, a.key);
+      const copy = copyAt(state, h.src, a.key);
       const next = stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) });
       return { state: withCoordinator(next, { handoff: handoffAt(h, 'persisted') }), events: [] };
     }
     case 'install': {
       // C6: send the latest durable checkpoint to the destination.
-      const h = handoffOf(state, a.key) as HandoffRecord;
+      const h = inFlightOf(state, a.key);
       const m: InstallMessage = { key: a.key, dst: h.dst, epoch: h.from + 1, checkpoint: state.store[a.key] ?? null };
       const sent = stateWith(state, { lastInstall: withEntry(state.lastInstall, a.key, m) });
       const delivered = deliverInstall(config, sent, m);
@@ -195,7 +197,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       return deliverRelease(config, state, state.lastRelease[a.key] as ReleaseMessage);
     case 'commit': {
       // C7: raise the fence first, then write ownership; a crash may fall between.
-      const h = handoffOf(state, a.key) as HandoffRecord;
+      const h = inFlightOf(state, a.key);
       let next = state;
       let handoff = h;
       if (h.phase === 'installed') {
@@ -208,14 +210,14 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
     }
     case 'release': {
       // C7: the handoff is over; the source is told to let go of the old epoch.
-      const h = handoffOf(state, a.key) as HandoffRecord;
+      const h = inFlightOf(state, a.key);
       const m: ReleaseMessage = { key: a.key, src: h.src, epoch: h.from };
       const next = withCoordinator(stateWith(state, { lastRelease: withEntry(state.lastRelease, a.key, m) }), { handoff: null });
       return up(next, h.src) ? deliverRelease(config, next, m) : { state: next, events: [] };
     }
     case 'abort': {
       // C5: before the fence, a handoff may be abandoned: the source goes on under the old epoch.
-      const h = handoffOf(state, a.key) as HandoffRecord;
+      const h = inFlightOf(state, a.key);
       let next = withCoordinator(state, { handoff: null });
       const events: ClusterEvent[] = [];
       const srcCopy = next.workers[h.src]?.keys[a.key];
@@ -232,7 +234,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
     case 'failover': {
       // C8: fence first, then move ownership to a live worker that restores the checkpoint.
       const dead = ownerOf(state, a.key);
-      const from = state.coordinator.epoch[a.key] as number;
+      const from = epochOf(state, a.key);
       const h: HandoffRecord = { kind: 'failover', key: a.key, src: dead, dst: a.to, from, phase: 'fenced' };
       const next = withCoordinator(raiseFence(state, a.key, from + 1), { handoff: h });
       if (a.crashAfterFence) return { state: withCoordinator(next, { up: false }), events: [] };
@@ -240,7 +242,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
     }
     case 'checkpoint': {
       // C4: a periodic checkpoint of an active copy.
-      const copy = worker(state, a.worker).keys[a.key] as KeyCopy;
+      const copy = copyAt(state, a.worker, a.key);
       return {
         state: stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) }),
         events: [],
@@ -272,7 +274,7 @@ function restartWorker(state: ClusterState, w: WorkerId): ClusterTransition {
   for (const [key, owner] of Object.entries(state.coordinator.owner)) {
     if (owner !== w) continue;
     const cp = state.store[key];
-    const epoch = state.coordinator.epoch[key] as number;
+    const epoch = epochOf(state, key);
     keys[key] = { join: cp?.join ?? initialJoinState, cursor: cp?.cursor ?? 0, epoch, frozen: false };
     events.push({ type: 'restored', worker: w, key, cursor: cp?.cursor ?? 0, epoch });
   }
@@ -315,7 +317,7 @@ export function applyExternal(config: ClusterSetup, state: ClusterState, a: Clus
 export function observeCluster(config: ClusterSetup, state: ClusterState): ClusterObservation {
   const c = state.coordinator;
   const keys: ClusterObservation['coordinator']['keys'] = emptyEntries();
-  for (const { key } of config.keys) keys[key] = { owner: c.owner[key] as string, epoch: c.epoch[key] as number };
+  for (const { key } of config.keys) keys[key] = { owner: ownerOf(state, key), epoch: epochOf(state, key) };
   const workers: ClusterObservation['workers'] = emptyEntries();
   for (const w of config.workers) {
     const ws = worker(state, w);

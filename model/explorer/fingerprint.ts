@@ -110,7 +110,7 @@ function finishLanes(h1: number, h2: number, out: Int32Array): void {
 /** The fingerprint of `text` as a 16-digit hex string (for tests and messages). */
 export function fingerprintHex(text: string): string {
   fingerprintOf(text);
-  const hex = (x: number): string => ((x as number) >>> 0).toString(16).padStart(8, '0');
+  const hex = (x: number): string => (x >>> 0).toString(16).padStart(8, '0');
   return hex(fingerprintLanes[0] as number) + hex(fingerprintLanes[1] as number);
 }
 

@@ -129,7 +129,8 @@ describe('RetentionMinimal: evicting one tick earlier is refuted by a concrete l
       const { config, log } = example;
       const divergence = lockstep(config, log, step).diverged[0];
       console.log(
-        `RetentionMinimal (${what}): early eviction refuted after ${found.numRuns} runs (seed ${found.seed}):\n${show(config, log)}\n  first divergence at record ${String(divergence?.index)}: ${JSON.stringify(divergence)}`,
+        `RetentionMinimal (${what}): early eviction refuted after ${found.numRuns} runs (seed ${found.seed}):\n${show(config, log)}\n ` +
+          ` first divergence at record ${String(divergence?.index)}: ${JSON.stringify(divergence)}`,
       );
       // The same log is fine with the J8 rule: the early eviction is the cause.
       expect(lockstep(config, log).diverged).toEqual([]);

@@ -18,7 +18,7 @@ import {
 /** Reaches every goal with N = 4 (a match outliving an endpoint needs 2 rows and 2 watermarks). */
 const small: JoinModelBounds = { records: 4, keys: 1, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: true };
 
-/** The broken join of DESIGN §2 rule 8: rows evicted one tick early, at gw = end + L + D. */
+/** A broken join: rows evicted one tick early, at gw = end + L + D. */
 const evictOneTickEarly: OperatorStepFunction = (config: JoinConfig, state, record: LogRecord) => {
   const out = stepJoin(config, state, record);
   if (record.kind !== 'watermark') return out;

@@ -440,7 +440,7 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
  * Protocol elements of the single-partition join that `--ablate` can switch
  * off, each as a wrapper around the operator's step function. Checking the
  * model with one switched off shows the element is necessary (a
- * counterexample) or redundant (a pass); DESIGN §4 "Necessity".
+ * counterexample) or redundant (a pass); SPEC §6, P8 Necessity.
  */
 export const JOIN_ABLATIONS: Readonly<
   Record<string, { readonly description: string; wrap(step: OperatorStepFunction): OperatorStepFunction }>

@@ -111,7 +111,14 @@ describe('the HTML viewer (NAME.html) in Chromium', () => {
   it('opens with no network access and no error, steps with the keyboard and the slider, shows what changed, and expected versus actual at the divergence', async () => {
     const dir = tmp();
     const f = await clusterFailure();
-    const w = writeCounterexample(f, { outDir: dir, name: 'zombie', sutWord: 'X', sut: 'X', stderrTail: [] });
+    const w = writeCounterexample(f, {
+      outDir: dir,
+      name: 'zombie',
+      invocation: ['npx', 'streamjoin'],
+      sutCommand: 'X',
+      sut: 'X',
+      stderrTail: [],
+    });
     const html = readFileSync(w.htmlPath, 'utf8');
     expect(html).toMatch(
       /Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';[^"]*connect-src 'none'/,

@@ -1,0 +1,33 @@
+// The process around the CLI: arguments from argv, output to the process's
+// streams, the exit code from `main`. bin/streamjoin.js loads this module,
+// compiled (dist/cli/bin.js) or, for mutation testing in a checkout, as
+// TypeScript through tsx.
+import { basename, isAbsolute, join, relative } from 'node:path';
+import { quickAnswer } from './mainHelp.ts';
+
+/**
+ * How the user ran streamjoin, so that a printed command (replay a
+ * counterexample) runs where it is printed: `npx streamjoin` (npx, or an
+ * npm script of a project that depends on streamjoin), `streamjoin` (on the
+ * PATH), or `node <the launcher, relative to the working directory>`.
+ */
+function invocation(): string[] {
+  const script = process.argv[1] ?? '';
+  const local = relative(process.cwd(), script);
+  if (process.env['npm_command'] === 'exec' || local === join('node_modules', '.bin', 'streamjoin')) return ['npx', 'streamjoin'];
+  if (basename(script) === 'streamjoin') return ['streamjoin'];
+  return ['node', local === '' || isAbsolute(local) ? script : local];
+}
+
+// `help` and `--version` answer without loading the commands (the model, the harness, ajv, fast-check).
+const quick = quickAnswer(process.argv.slice(2));
+if (quick !== undefined) process.stdout.write(`${quick}\n`);
+else {
+  const { main } = await import('./main.ts');
+  process.exitCode = await main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    interactive: Boolean(process.stderr.isTTY),
+    invocation: invocation(),
+  });
+}

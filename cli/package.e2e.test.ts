@@ -1,0 +1,175 @@
+// The package as a user gets it: `npm pack`, installed into a fresh project,
+// run through `npx streamjoin` (the compiled CLI, no tsx) and imported from
+// plain Node and from a typechecked TypeScript consumer. End-to-end tier.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { schemaError } from '../spec/index.ts';
+
+const root = join(import.meta.dirname, '..');
+const tmp = useTemporaryDirectories('sj-package-', 'all');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The environment of a user's shell: nothing of the test run's (STREAMJOIN_FROM_SOURCE, vitest's). */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('STREAMJOIN_') && !k.startsWith('VITEST') && k !== 'NODE_OPTIONS') env[k] = v;
+  return env;
+}
+
+interface Packed {
+  readonly filename: string;
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly files: readonly { readonly path: string }[];
+}
+
+let packed: Packed;
+let project: string;
+
+function inProject(command: string, args: readonly string[]): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd: project, env: userEnv(), encoding: 'utf8', timeout: 300_000 });
+}
+
+beforeAll(() => {
+  const dest = tmp();
+  // `npm pack` runs `prepare` (the build): the tarball holds a dist/ compiled from these sources.
+  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dest], { cwd: root, env: userEnv(), encoding: 'utf8' });
+  packed = (JSON.parse(out.slice(out.indexOf('['))) as Packed[])[0] as Packed;
+  project = tmp();
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module' })}\n`);
+  // Its dependencies come from npm's cache (filled by the checkout's `npm ci`) or the registry.
+  execFileSync(npm, ['install', join(dest, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: project,
+    env: userEnv(),
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
+}, 300_000);
+
+describe('the published package (npm pack, installed in a fresh project)', () => {
+  it('holds what a user needs and nothing else: dist (JS, .d.ts, source maps), the spec documents, schemas and examples, docs, the license', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const needed of [
+      'package.json',
+      'LICENSE',
+      'bin/streamjoin.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/index.js.map',
+      'dist/cli/bin.js',
+      'spec/SPEC.md',
+      'spec/PROTOCOL.md',
+      'spec/schemas/record.schema.json',
+      'spec/schemas/reports/conform-report.schema.json',
+      'spec/examples/horizon-boundary.trace.json',
+      'docs/ci.md',
+      'conformance/report/assets/viewer.js',
+      'examples/python/join.py',
+    ])
+      expect(paths, needed).toContain(needed);
+    for (const p of paths) {
+      expect(p, 'no tests').not.toMatch(/\.test\.(ts|js)$|testdata|testFixtures|testSupport|crashChild/);
+      expect(p, 'no TypeScript sources, benches, scripts or CI files').not.toMatch(
+        /^(bench|scripts|test-setup|\.ci)\/|^[^/]+\.ts$|^(cli|model|impl|spec|conformance)\/.*\.ts$/,
+      );
+    }
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'streamjoin', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg['private']).toBeUndefined();
+    expect(pkg['license']).toBe('MIT');
+    expect(Object.keys(pkg['dependencies'] as object)).not.toContain('tsx');
+  });
+
+  it('npx streamjoin --version and -V name the package version and the spec version', () => {
+    const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const flag of ['--version', '-V']) {
+      const r = inProject('npx', ['streamjoin', flag]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^streamjoin ${version.replace(/\./g, '\\.')} \\(spec \\d+\\.\\d+, protocol \\d+\\)\\n$`));
+    }
+  });
+
+  it('npx streamjoin conform --sut model conforms (exit 0) with a schema-valid JSON report', () => {
+    const r = inProject('npx', ['streamjoin', 'conform', '--sut', 'model', '--seed', '1', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { verdict: string; examples: { path: string }[] };
+    expect(schemaError('reports/conform-report', report)).toBeUndefined();
+    expect(report.verdict).toBe('pass');
+    // The examples are read from the installed package, and named relative to the working directory.
+    expect(report.examples[0]?.path).toMatch(/^node_modules\/streamjoin\/spec\/examples\//);
+  });
+
+  it('npx streamjoin check --preset smoke passes (exit 0)', () => {
+    const r = inProject('npx', ['streamjoin', 'check', '--preset', 'smoke']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('PASS: every part passes');
+  });
+
+  it('a printed replay command works where it is printed: npx streamjoin, the counterexample relative to the working directory', () => {
+    const r = inProject('npx', ['streamjoin', 'check', '--preset', 'join-small', '--ablate', 'retract-tombstone']);
+    expect(r.status, r.stderr).toBe(1);
+    const replay = /replay: (npx streamjoin check --replay out\/join-small-retract-tombstone-JoinCorrect\.json)$/m.exec(r.stdout)?.[1];
+    expect(replay, r.stdout).toBeDefined();
+    // The views beside it need the package's assets (the viewer's script and style), found from dist/.
+    const pages = readdirSync(join(project, 'out')).filter((f) => f.endsWith('.html'));
+    expect(pages).toContain('join-small-retract-tombstone-JoinCorrect.html');
+    for (const page of pages) expect(readFileSync(join(project, 'out', page), 'utf8')).toContain('<script');
+    const again = inProject('npx', (replay as string).split(' ').slice(1));
+    expect(again.status, again.stderr).toBe(1);
+    expect(again.stdout).toContain('JoinCorrect VIOLATED at the end');
+  });
+
+  it('npx streamjoin mutants refuses clearly (exit 254): mutants patch TypeScript sources the package does not have', () => {
+    const r = inProject('npx', ['streamjoin', 'mutants', '--seed', '1']);
+    expect(r.status).toBe(254);
+    expect(r.stderr).toMatch(/^usage: SJ105 mutants patch the implementation's TypeScript sources/);
+  });
+
+  it("import { … } from 'streamjoin' works from plain Node and from TypeScript that typechecks against the package's declarations", () => {
+    const consumer = `import { SPEC_VERSION, createModelOperator, loadOperatorTrace, runOperatorTrace, type OperatorTrace } from 'streamjoin';
+import { join } from 'node:path';
+
+const trace: OperatorTrace = loadOperatorTrace(join('node_modules', 'streamjoin', 'spec', 'examples', 'horizon-boundary.trace.json'));
+const result = runOperatorTrace(trace, createModelOperator);
+const steps: number = result.observations.length;
+console.log(JSON.stringify({ spec: SPEC_VERSION, name: result.name, steps, diverges: result.divergence !== undefined }));
+`;
+    mkdirSync(join(project, 'src'));
+    writeFileSync(join(project, 'src', 'consumer.ts'), consumer);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      `${JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          rootDir: 'src',
+          outDir: 'out',
+          typeRoots: [join(root, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        include: ['src'],
+      })}\n`,
+    );
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(tsc.status, `${tsc.stdout}${tsc.stderr}`).toBe(0);
+    const ran = inProject(process.execPath, [join('out', 'consumer.js')]);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toEqual({ spec: '1.1', name: 'horizon-boundary', steps: expect.any(Number), diverges: false });
+    const plain = inProject(process.execPath, [
+      '--input-type=module',
+      '-e',
+      "import { PRESETS, runConform } from 'streamjoin'; console.log(typeof runConform, PRESETS.some((p) => p.name === 'smoke'));",
+    ]);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('function true\n');
+  });
+});

@@ -1,0 +1,51 @@
+// The Python starter (examples/python/join.py, stdlib only) conforms at level
+// operator, over the process protocol, with --exhaustive; and a copy with one
+// rule broken (J5's lateness bound off by one) does not: the check can fail.
+import { describe, expect, inject, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTemporaryDirectories } from './testFixtures.ts';
+import { runCli } from '../cli/testSupport.ts';
+import type { ConformJson } from '../cli/conformReport.ts';
+
+const seed = String(inject('fcSeed'));
+const tmp = useTemporaryDirectories('sj-python-', 'all');
+const starter = join(import.meta.dirname, '..', 'examples', 'python', 'join.py');
+
+describe('examples/python/join.py, the stdlib-only starter at level operator', () => {
+  it('conform --sut "python3 examples/python/join.py" --exhaustive: every operator example and regression trace, random operator traces: conforms, exit 0', async () => {
+    const r = await runCli([
+      'conform',
+      '--sut',
+      'python3 examples/python/join.py',
+      '--exhaustive',
+      `--seed=${seed}`,
+      '--json',
+      '--out',
+      tmp(),
+    ]);
+    const report = JSON.parse(r.stdout) as ConformJson;
+    expect(report.unknown, r.stderr).toBeNull();
+    expect(report.verdict).toBe('pass');
+    expect(r.code).toBe(0);
+    expect(report.implementation?.name).toBe('streamjoin-python-starter');
+    expect([report.supported, report.levels]).toEqual([['operator'], ['operator']]);
+    expect(report.examples.length).toBeGreaterThanOrEqual(15);
+    expect(report.examples.every((e) => e.level === 'operator' && e.verdict === 'pass')).toBe(true);
+    expect(report.random).toMatchObject([{ level: 'operator', requested: 100, runs: 100, verdict: 'pass' }]);
+    // The bounded-exhaustive scenarios are cluster traces: an operator-only system skips them (level not checked).
+    expect(report.exhaustive.length).toBeGreaterThan(0);
+    for (const x of report.exhaustive) expect([x.scenario, x.run, x.skipped]).toEqual([x.scenario, 0, x.traces]);
+  });
+
+  it('a copy with J5 off by one (an insert at ts = gw - L taken as late) diverges: exit 1', async () => {
+    const dir = tmp();
+    const text = readFileSync(starter, 'utf8');
+    const bound = 'late = gw is not None and r["ts"] < gw - self.lateness  # J5';
+    expect(text).toContain(bound);
+    writeFileSync(join(dir, 'join.py'), text.replace(bound, bound.replace(' < ', ' <= ')));
+    const r = await runCli(['conform', '--sut', `python3 ${join(dir, 'join.py')}`, `--seed=${seed}`, '--out', join(dir, 'out')]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stdout).toMatch(/FAIL at level operator/);
+  });
+});
