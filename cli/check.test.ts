@@ -218,8 +218,8 @@ describe('streamjoin check', () => {
       },
     );
     expect(code).toBe(1); // 3 records cannot reach MatchOutlivesEndpoint: the goal is reported, not passed
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is checked
     expect(stderr).toMatch(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is checked
       /\r\x1b\[Kpreset join-small: \d+ states, \d+ distinct, depth join-small \d+, queue \d+, \d+ states\/s \(\d+ s\)/,
     );
     // Not a terminal: no live line (a heartbeat line instead, every few seconds, when the run is long).
