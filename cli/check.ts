@@ -314,7 +314,7 @@ interface PartOutcome {
 }
 
 /** The parts' progress on stderr (a live line, or a heartbeat in a log). */
-function progressOf(live: LiveProgress, s: RunSettings): (label: string, sample: ProgressSample) => void {
+function progressOf(live: LiveProgress): (label: string, sample: ProgressSample) => void {
   const latest = new Map<string, ProgressSample>();
   return (label, sample) => {
     latest.set(label, sample);
@@ -329,9 +329,7 @@ function progressOf(live: LiveProgress, s: RunSettings): (label: string, sample:
       rate += p.statesPerSecond;
     }
     const depths = [...latest.entries()].map(([l, p]) => `${l} ${p.depth}`).join(', ');
-    live.tick(
-      `${generated} states, ${distinct} distinct, depth ${depths}, queue ${queue}, ${Math.round(rate)} states/s${s.json ? '' : ''}`,
-    );
+    live.tick(`${generated} states, ${distinct} distinct, depth ${depths}, queue ${queue}, ${Math.round(rate)} states/s`);
   };
 }
 
@@ -407,7 +405,7 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
         : `streamjoin check: preset ${s.preset.name}${shardText}\n`,
     );
   live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : `preset ${s.preset.name}`);
-  const progress = progressOf(live, s);
+  const progress = progressOf(live);
   const outcomes = await Promise.all(
     parts.map((part) =>
       part.model.use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
