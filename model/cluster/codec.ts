@@ -36,7 +36,7 @@
 // bytes carry these fields, so a state read back is the state written.
 import type { LogRecord } from '../../spec/index.ts';
 import { matchId } from '../../spec/index.ts';
-import { ByteWriter, type ByteReader, type StateCodec } from '../explorer/index.ts';
+import { ByteReader, ByteWriter, type StateCodec } from '../explorer/index.ts';
 import { initialJoinState, type JoinState } from '../join/join.ts';
 import { emptyEntries, type Entries } from '../records.ts';
 import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
@@ -79,18 +79,21 @@ export class ClusterCodec implements StateCodec<ExploredState> {
   /** Per key, every match id the script can produce, numbered. */
   private readonly matchIds: string[][];
   private readonly matchNumbers: Map<string, number>[];
-  // Scratch for the worker blocks.
-  private readonly blockBytes: Uint8Array[];
-  private readonly blockLength: number[];
-  /** Per worker: the record its block was last written from, and where each key's marks lie in it. */
+  // Scratch for the worker blocks: each at i * stride in one array, with its length and where its marks lie.
+  private readonly stride: number;
+  private readonly blocks: Uint8Array;
+  private readonly blockLengths: Int32Array;
+  private readonly marksAt: Int32Array;
+  /** Per worker: the record its block was last written from. */
   private readonly blockOf: unknown[];
-  private readonly markAt: number[][];
   private readonly order: number[];
   private readonly owner: (string | undefined)[] = [];
   private readonly installDst: (string | undefined)[] = [];
   private readonly releaseSrc: (string | undefined)[] = [];
   private readonly nums: number[] = [];
-  // Scratch for reading.
+  // Scratch for reading, and the worker states read last, by position.
+  private readonly blockReader = new ByteReader();
+  private readonly readCache: ({ readonly bytes: Uint8Array; readonly length: number; readonly state: WorkerState } | undefined)[] = [];
   private readonly storeCursor: number[] = [];
   private readonly installEpoch: number[] = [];
   private readonly installCursor: number[] = [];
@@ -102,6 +105,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     ghost: new PartCache(),
     store: new PartCache(),
     messages: new PartCache(),
+    workers: new PartCache(),
   };
 
   constructor(config: ClusterModelConfig, initial: ExploredState) {
@@ -138,10 +142,11 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     });
     this.matchNumbers = this.matchIds.map((ids) => new Map(ids.map((id, i) => [id, i])));
     const n = this.workers.length;
-    this.blockBytes = Array.from({ length: n }, () => new Uint8Array(16 + 16 * this.keys.length));
-    this.blockLength = new Array<number>(n).fill(0);
+    this.stride = 16 + 16 * this.keys.length;
+    this.blocks = new Uint8Array(n * this.stride);
+    this.blockLengths = new Int32Array(n);
+    this.marksAt = new Int32Array(n * this.keys.length);
     this.blockOf = new Array<unknown>(n).fill(undefined);
-    this.markAt = Array.from({ length: n }, () => new Array<number>(this.keys.length).fill(0));
     this.order = Array.from({ length: n }, (_, i) => i);
   }
 
@@ -157,7 +162,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     this.ghostPart(st, out);
     this.storePart(st, out);
     this.messagesPart(st, out);
-    this.writeWorkers(st, out, symmetric);
+    this.workersPart(st, out, symmetric);
     out.endKey();
     // Not identifying (see above): checkpoint epochs, the sink's counters, the violation's text.
     for (const key of this.keys) {
@@ -266,49 +271,81 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     for (const x of nums) out.uint(x);
   }
 
+  /**
+   * The workers' blocks: rewritten only when the workers, the coordinator
+   * (owners, handoff) or the last messages changed since the last write
+   * (records, checkpoints and sink writes touch none of them).
+   */
+  private workersPart(st: ClusterState, out: ByteWriter, symmetric: boolean): void {
+    const part = this.parts.workers;
+    if (
+      part.of !== st.workers ||
+      part.also !== st.coordinator ||
+      part.third !== st.lastInstall ||
+      part.fourth !== st.lastRelease ||
+      part.symmetric !== symmetric
+    ) {
+      this.writeWorkers(st, part.bytes.reset(), symmetric);
+      part.of = st.workers;
+      part.also = st.coordinator;
+      part.third = st.lastInstall;
+      part.fourth = st.lastRelease;
+      part.symmetric = symmetric;
+    }
+    out.copy(part.bytes.bytes, 0, part.bytes.length);
+  }
+
   private writeWorkers(st: ClusterState, out: ByteWriter, symmetric: boolean): void {
     const keys = this.keys;
+    const nk = keys.length;
     const workers = this.workers;
     const n = workers.length;
     const h = st.coordinator.handoff;
+    const src = h?.src;
+    const dst = h?.dst;
     // Whom each key's references point at, looked up once.
     const owner = this.owner;
     const installDst = this.installDst;
     const releaseSrc = this.releaseSrc;
-    for (let k = 0; k < keys.length; k++) {
+    const ownerOf = st.coordinator.owner;
+    for (let k = 0; k < nk; k++) {
       const key = keys[k] as string;
-      owner[k] = st.coordinator.owner[key];
+      owner[k] = ownerOf[key];
       installDst[k] = st.lastInstall[key]?.dst;
       releaseSrc[k] = st.lastRelease[key]?.src;
     }
+    // Each worker's block at i * stride in one array; its length and where its marks lie beside.
+    const blocks = this.blocks;
+    const stride = this.stride;
+    const lengths = this.blockLengths;
+    const markAt = this.marksAt;
     for (let i = 0; i < n; i++) {
       const w = workers[i] as string;
       const ws = st.workers[w] as WorkerState;
-      const b = this.blockBytes[i] as Uint8Array;
-      const at = this.markAt[i] as number[];
+      const base = i * stride;
       // The worker's own part (status, copies) is rewritten only when its record changed.
       if (this.blockOf[i] !== ws) {
-        let p = 0;
-        b[p++] = STATUSES.indexOf(ws.status);
-        for (let k = 0; k < keys.length; k++) {
+        let p = base;
+        blocks[p++] = ws.status === 'up' ? 0 : ws.status === 'paused' ? 1 : 2;
+        for (let k = 0; k < nk; k++) {
           const copy = ws.keys[keys[k] as string];
-          at[k] = p;
-          b[p++] = (copy ? COPY : 0) | (copy?.frozen ? FROZEN : 0);
-          if (copy) {
+          markAt[i * nk + k] = p;
+          blocks[p++] = copy === undefined ? 0 : copy.frozen ? COPY | FROZEN : COPY;
+          if (copy !== undefined) {
             // Cursors and epochs stay below 128 in any bound the explorer exhausts; larger ones take varints.
-            p = writeVarint(b, p, copy.cursor);
-            p = writeVarint(b, p, copy.epoch);
+            p = writeVarint(blocks, p, copy.cursor);
+            p = writeVarint(blocks, p, copy.epoch);
           }
         }
-        this.blockLength[i] = p;
+        lengths[i] = p - base;
         this.blockOf[i] = ws;
       }
       // The marks of references to this worker.
-      b[0] = ((b[0] as number) & 3) | (h?.src === w ? HANDOFF_SRC : 0) | (h?.dst === w ? HANDOFF_DST : 0);
-      for (let k = 0; k < keys.length; k++) {
-        const m = at[k] as number;
-        b[m] =
-          ((b[m] as number) & (COPY | FROZEN)) |
+      blocks[base] = ((blocks[base] as number) & 3) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0);
+      for (let k = 0; k < nk; k++) {
+        const m = markAt[i * nk + k] as number;
+        blocks[m] =
+          ((blocks[m] as number) & (COPY | FROZEN)) |
           (owner[k] === w ? OWNER : 0) |
           (installDst[k] === w ? INSTALL_DST : 0) |
           (releaseSrc[k] === w ? RELEASE_SRC : 0);
@@ -328,18 +365,32 @@ export class ClusterCodec implements StateCodec<ExploredState> {
         order[j + 1] = v;
       }
     }
+    let total = 0;
+    for (let i = 0; i < n; i++) total += lengths[i] as number;
+    out.ensure(total);
+    const bytes = out.bytes;
+    let q = out.length;
     for (let r = 0; r < n; r++) {
       const i = order[r] as number;
-      out.copy(this.blockBytes[i] as Uint8Array, 0, this.blockLength[i] as number);
+      const from = i * stride;
+      const to = from + (lengths[i] as number);
+      for (let p = from; p < to; p++) bytes[q++] = blocks[p] as number;
     }
+    out.length = q;
   }
 
   private compareBlocks(a: number, b: number): number {
-    const x = this.blockBytes[a] as Uint8Array;
-    const y = this.blockBytes[b] as Uint8Array;
-    const n = Math.min(this.blockLength[a] as number, this.blockLength[b] as number);
-    for (let i = 0; i < n; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
-    return (this.blockLength[a] as number) - (this.blockLength[b] as number);
+    const blocks = this.blocks;
+    const la = this.blockLengths[a] as number;
+    const lb = this.blockLengths[b] as number;
+    const x = a * this.stride;
+    const y = b * this.stride;
+    const n = la < lb ? la : lb;
+    for (let i = 0; i < n; i++) {
+      const d = (blocks[x + i] as number) - (blocks[y + i] as number);
+      if (d !== 0) return d;
+    }
+    return la - lb;
   }
 
   read(input: ByteReader): ExploredState {
@@ -407,22 +458,21 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     let dst = '';
     for (let r = 0; r < workers.length; r++) {
       const w = workers[r] as string;
+      const start = input.pos;
       const b = input.u8();
       if ((b & HANDOFF_SRC) !== 0) src = w;
       if ((b & HANDOFF_DST) !== 0) dst = w;
-      const copies = emptyEntries<KeyCopy>();
       for (let k = 0; k < keys.length; k++) {
-        const key = keys[k] as string;
         const marks = input.u8();
-        if ((marks & OWNER) !== 0) owner[key] = w;
+        if ((marks & OWNER) !== 0) owner[keys[k] as string] = w;
         if ((marks & INSTALL_DST) !== 0) installDst[k] = w;
         if ((marks & RELEASE_SRC) !== 0) releaseSrc[k] = w;
         if ((marks & COPY) !== 0) {
-          const cursor = input.uint();
-          copies[key] = { join: this.joinAt(k, cursor), cursor, epoch: input.uint(), frozen: (marks & FROZEN) !== 0 };
+          input.uint();
+          input.uint();
         }
       }
-      workerStates[w] = { status: STATUSES[b & 3] as WorkerStatus, keys: copies };
+      workerStates[w] = this.workerRead(r, input.bytes, start, input.pos);
     }
     const store = emptyEntries<Checkpoint>();
     const lastInstall = emptyEntries<InstallMessage>();
@@ -461,6 +511,42 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     };
   }
 
+  /**
+   * The worker state of block `bytes[start .. end)`, at position `r`: the
+   * object read last time at that position when the bytes are the same
+   * (worker states are immutable, and the states of one frontier segment
+   * share most of them), else a new one.
+   */
+  private workerRead(r: number, bytes: Uint8Array<ArrayBufferLike>, start: number, end: number): WorkerState {
+    const cached = this.readCache[r];
+    if (cached && cached.length === end - start) {
+      let same = true;
+      for (let i = 0; i < cached.length; i++) {
+        // The marks of references to the worker are not part of its state.
+        const mask = i === 0 ? 3 : 0xff;
+        if (((cached.bytes[i] as number) & mask) !== ((bytes[start + i] as number) & mask)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return cached.state;
+    }
+    const keys = this.keys;
+    const reader = this.blockReader.reset(bytes, start, end);
+    const b = reader.u8();
+    const copies = emptyEntries<KeyCopy>();
+    for (let k = 0; k < keys.length; k++) {
+      const marks = reader.u8();
+      if ((marks & COPY) !== 0) {
+        const cursor = reader.uint();
+        copies[keys[k] as string] = { join: this.joinAt(k, cursor), cursor, epoch: reader.uint(), frozen: (marks & FROZEN) !== 0 };
+      }
+    }
+    const state: WorkerState = { status: STATUSES[b & 3] as WorkerStatus, keys: copies };
+    this.readCache[r] = { bytes: bytes.slice(start, end), length: end - start, state };
+    return state;
+  }
+
   private joinAt(k: number, cursor: number): JoinState {
     const j = this.joins[k]?.[cursor];
     if (j === undefined)
@@ -471,10 +557,13 @@ export class ClusterCodec implements StateCodec<ExploredState> {
   }
 }
 
-/** The bytes of one part of the state as last written, and the object (or two) written from. */
+/** The bytes of one part of the state as last written, and the objects it was written from. */
 class PartCache {
   of: unknown = undefined;
   also: unknown = undefined;
+  third: unknown = undefined;
+  fourth: unknown = undefined;
+  symmetric = false;
   readonly bytes = new ByteWriter(64);
 }
 
