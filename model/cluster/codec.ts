@@ -295,7 +295,8 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     out.copy(part.bytes.bytes, 0, part.bytes.length);
   }
 
-  private writeWorkers(st: ClusterState, out: ByteWriter, symmetric: boolean): void {
+  /** Fills each worker's block (its own part rewritten only when its record changed, then the marks). */
+  private buildBlocks(st: ClusterState): void {
     const keys = this.keys;
     const nk = keys.length;
     const workers = this.workers;
@@ -351,6 +352,14 @@ export class ClusterCodec implements StateCodec<ExploredState> {
           (releaseSrc[k] === w ? RELEASE_SRC : 0);
       }
     }
+  }
+
+  private writeWorkers(st: ClusterState, out: ByteWriter, symmetric: boolean): void {
+    this.buildBlocks(st);
+    const n = this.workers.length;
+    const blocks = this.blocks;
+    const stride = this.stride;
+    const lengths = this.blockLengths;
     const order = this.order;
     for (let i = 0; i < n; i++) order[i] = i;
     if (symmetric) {
