@@ -1,89 +1,63 @@
-// Explorer benchmark (a script, not a test): `npm run bench:explorer -- [--preset NAME ...] [--max-seconds N] [--json]`.
+// Explorer benchmark (a script, not a test):
 //
-// For each preset: distinct states, states per second and bytes per state;
-// how the distinct count grows as each bound grows; each reduction (symmetry,
-// partial-order) on against off; exact against fingerprint visited sets (time,
-// the engine's own bytes per state, and peak heap growth per state). Every
-// comparison is a ratio of two runs made side by side in this one process.
-// It also measures the engine on a synthetic workload whose model work is
-// tiny, against a bare breadth-first loop over the same model.
+//   npm run bench:explorer -- [--preset ci --preset deep] [--workers 1,2] [--baseline REV | --baseline-dir DIR]
+//                             [--repeat N] [--simulate-seconds S] [--deep-migrations] [--json]
 //
-// Times are CPU time of this process (user + system), not wall-clock time:
-// the machine is shared, and CPU time is what another process's load
-// disturbs least. Budgets (--max-seconds) are wall-clock, as in the checker.
+// The scaling table: for each preset (default ci and deep), the explorer as
+// it was at the baseline commit (default: main when the work on issue 13
+// began; one thread, its parts one after the other) and as it is now with
+// each number of workers, side by side in one run: distinct states, CPU
+// seconds (user + system, every thread of the process), wall seconds,
+// distinct states per CPU second and per wall second, the process's peak RSS
+// per distinct state, and its growth above the RSS before exploring (what the
+// states cost, without Node's own). Then the ratios: throughput against the
+// baseline, and the speed-up and per-worker efficiency of N workers. Then
+// simulation steps per second on sim-large. Each run is a process of its own
+// (bench/explorerRun.ts), so its peak RSS is its own.
+//
+// The baseline is extracted with `git archive` into a temporary directory
+// (or given with --baseline-dir). The machine this runs on may be shared:
+// the load average is printed with the figures; CPU time is what other
+// processes' load disturbs least, wall time (and so the parallel speed-up)
+// the most.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { check, type CheckOptions, type CheckReport, type Model } from '../model/explorer/index.ts';
-import { counterModel, recordWorkload } from '../model/explorer/examples/toys.ts';
-import { createVisitedSet } from '../model/explorer/visited.ts';
-import { joinModel } from '../model/join/joinModel.ts';
-import { PRESETS, presetNamed, resolveBounds, type ModelPreset } from '../model/presets.ts';
+
+/** main when the work on the explorer at scale (issue 13) began: one thread, the object frontier. */
+const DEFAULT_BASELINE = 'ced0a99';
 
 const { values } = parseArgs({
   options: {
     preset: { type: 'string', multiple: true },
-    'max-seconds': { type: 'string', default: '20' },
+    workers: { type: 'string', default: `1,${Math.max(2, availableParallelism())}` },
+    baseline: { type: 'string', default: DEFAULT_BASELINE },
+    'baseline-dir': { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    'simulate-seconds': { type: 'string', default: '10' },
+    'deep-migrations': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
-    'skip-growth': { type: 'boolean', default: false },
   },
 });
-const maxSeconds = Number(values['max-seconds']);
-const presets: ModelPreset[] = (values.preset ?? ['join-small', 'join-keys']).map((name) => {
-  const p = presetNamed(name);
-  if (!p) throw new Error(`unknown preset ${name} (presets: ${PRESETS.map((q) => q.name).join(', ')})`);
-  return p;
-});
+const here = join(import.meta.dirname, '..');
+const presets = values.preset ?? ['ci', 'deep'];
+const workerCounts = values.workers.split(',').map(Number);
+const repeat = Number(values.repeat);
 
 interface Run {
   readonly label: string;
+  readonly preset: string;
+  readonly workers: number;
   readonly distinct: number;
-  readonly generated: number;
-  readonly ms: number;
-  readonly statesPerSecond: number;
-  readonly bytesPerState: number;
-  readonly heapBytesPerState: number;
   readonly exhausted: boolean;
-  readonly passed: boolean;
-}
-
-const gc = (globalThis as { gc?: () => void }).gc;
-
-function measure<S, A>(label: string, model: Model<S, A>, options: CheckOptions): Run {
-  gc?.();
-  const base = process.memoryUsage().heapUsed;
-  const cpu = process.cpuUsage();
-  let peak = base;
-  const report: CheckReport<S, A> = check(model, {
-    ...options,
-    maxSeconds,
-    progressIntervalMs: 50,
-    onProgress: () => {
-      peak = Math.max(peak, process.memoryUsage().heapUsed);
-    },
-  });
-  peak = Math.max(peak, process.memoryUsage().heapUsed);
-  const used = process.cpuUsage(cpu);
-  const ms = (used.user + used.system) / 1000;
-  return {
-    label,
-    distinct: report.distinct,
-    generated: report.generated,
-    ms,
-    statesPerSecond: ms > 0 ? (report.distinct * 1000) / ms : 0,
-    bytesPerState: report.bytesPerState,
-    heapBytesPerState: report.distinct > 0 ? (peak - base) / report.distinct : 0,
-    exhausted: report.exhausted,
-    passed: report.passed,
-  };
-}
-
-/**
- * The faster of two runs: this machine is shared, so a single run can be
- * slowed by others; comparisons take the best of two, made back to back.
- */
-function best<S, A>(label: string, model: Model<S, A>, options: CheckOptions): Run {
-  const a = measure(label, model, options);
-  const b = measure(label, model, options);
-  return a.ms <= b.ms ? a : b;
+  readonly cpuMs: number;
+  readonly wallMs: number;
+  readonly peakRssBytes: number;
+  readonly rssAtStartBytes: number;
+  readonly walks?: number;
+  readonly steps?: number;
 }
 
 const lines: string[] = [];
@@ -91,203 +65,116 @@ const out = (line: string): void => {
   lines.push(line);
   if (!values.json) console.log(line);
 };
-const results: Record<string, unknown> = {};
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+
+/** The baseline's sources, with this checkout's node_modules. */
+function baselineRoot(): { root: string; cleanup: () => void } {
+  if (values['baseline-dir']) return { root: values['baseline-dir'], cleanup: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'streamjoin-baseline-'));
+  const archive = execFileSync('git', ['-C', here, 'archive', '--format=tar', values.baseline], { maxBuffer: 1 << 30 });
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  symlinkSync(join(here, 'node_modules'), join(dir, 'node_modules'));
+  return { root: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function measure(label: string, root: string, preset: string, workers: number, extra: readonly string[] = []): Run {
+  let best: Run | undefined;
+  for (let i = 0; i < repeat; i++) {
+    const args = [
+      '--import',
+      'tsx',
+      join(here, 'bench', 'explorerRun.ts'),
+      '--root',
+      root,
+      '--preset',
+      preset,
+      '--workers',
+      String(workers),
+      ...extra,
+    ];
+    const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`${label} ${preset}: ${r.stderr}`);
+    const figures = JSON.parse(r.stdout.trim().split('\n').pop() as string) as Omit<Run, 'label' | 'preset' | 'workers'>;
+    const run: Run = { label, preset, workers, ...figures };
+    if (!best || run.cpuMs < best.cpuMs) best = run;
+  }
+  return best as Run;
+}
+
+const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
 const row = (r: Run): string =>
-  `| ${r.label} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.generated)} | ${fmt(r.ms / 1000, 2)} ` +
-  `| ${fmt(r.statesPerSecond)} | ${fmt(r.bytesPerState, 1)} | ${fmt(r.heapBytesPerState)} |`;
-const header =
-  '| run (best of 2 where compared) | distinct | generated | CPU seconds | distinct per CPU second | engine bytes/state | peak heap bytes/state |\n|---|---|---|---|---|---|---|';
+  `| ${r.preset} | ${r.label} | ${r.workers} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.cpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.cpuMs)} | ${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ${perState(r.peakRssBytes, r.distinct)} | ${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
 
-out(`# explorer benchmark (node ${process.version}, budget ${maxSeconds} s a run${gc ? '' : ', no --expose-gc: heap figures are rough'})`);
-
-// The engine's own cost: a workload shaped like the cluster model's states
-// (a record of small integers, a ~120-byte encoding) with almost no model
-// work, checked by the explorer and by a bare breadth-first loop.
-{
-  const workload = recordWorkload(12, 2);
-  // warm the JIT on a smaller instance first, so neither side pays for it
-  check(recordWorkload(8, 2));
-  const bareOnce = (): { ms: number; distinct: number } => {
-    const started = process.cpuUsage();
-    const visited = createVisitedSet('fingerprint', workload);
-    const queue: (readonly number[])[] = [];
-    for (const s of workload.initialStates()) if (visited.findOrAdd(s) < 0) queue.push(s);
-    for (let h = 0; h < queue.length; h++) {
-      const s = queue[h] as readonly number[];
-      for (const a of workload.actions(s)) {
-        const t = workload.next(s, a);
-        if (visited.findOrAdd(t) < 0) queue.push(t);
-      }
+const results: Record<string, unknown> = { load: loadavg(), cores: availableParallelism() };
+out(`# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, load average ${load()} at the start)`);
+const { root: before, cleanup } = baselineRoot();
+try {
+  out(`\n## scaling: the explorer at ${values.baseline} (before) and now (after), side by side\n`);
+  out(
+    '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
+  );
+  const scaling: Run[] = [];
+  const summaries: string[] = [];
+  for (const preset of presets) {
+    const old = measure('before', before, preset, 1);
+    scaling.push(old);
+    out(row(old));
+    const now = workerCounts.map((w) => {
+      const r = measure('after', here, preset, w);
+      scaling.push(r);
+      out(row(r));
+      return r;
+    });
+    const one = now.find((r) => r.workers === 1) ?? (now[0] as Run);
+    const rate = (r: Run): number => r.distinct / r.cpuMs;
+    summaries.push(
+      `${preset}: distinct states per CPU second ×${fmt(rate(one) / rate(old), 2)} (after, 1 worker, against before; the states counted are fewer after: the checkpoint epoch label is no longer part of a state), time to exhaust ×${fmt(old.cpuMs / one.cpuMs, 2)} less CPU, peak RSS per state ×${fmt(old.peakRssBytes / old.distinct / (one.peakRssBytes / one.distinct), 1)} smaller`,
+    );
+    for (const r of now) {
+      if (r.workers === 1) continue;
+      const speedup = one.wallMs / r.wallMs;
+      summaries.push(
+        `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster (efficiency ${fmt((100 * speedup) / r.workers)} % per worker), CPU ×${fmt(r.cpuMs / one.cpuMs, 2)}`,
+      );
     }
-    const used = process.cpuUsage(started);
-    return { ms: (used.user + used.system) / 1000, distinct: visited.size };
-  };
-  const bareA = bareOnce();
-  const engine = best('explorer, fingerprint', workload, { visited: 'fingerprint' });
-  const bareB = bareOnce();
-  const bare = bareA.ms <= bareB.ms ? bareA : bareB;
-  const exact = best('explorer, exact', workload, { visited: 'exact' });
-  const hooked = best('explorer, fingerprint from the fields (Model.fingerprint)', recordWorkload(12, 2, { fieldFingerprint: true }), {});
-  out(`\n## engine overhead: ${workload.name}, ${fmt(engine.distinct)} states, ${fmt(engine.generated)} transitions\n`);
-  out(header);
-  out(
-    row({
-      ...engine,
-      label: 'bare BFS loop (same visited set, nothing else)',
-      ms: bare.ms,
-      statesPerSecond: (bare.distinct * 1000) / bare.ms,
-      bytesPerState: 0,
-      heapBytesPerState: 0,
-    }),
-  );
-  out(row(engine));
-  out(row(exact));
-  out(row(hooked));
-  out(
-    `\nexplorer / bare loop time: ${fmt(engine.ms / bare.ms, 2)}; engine overhead beyond the bare loop ≈ ` +
-      `${fmt(((engine.ms - bare.ms) * 1e6) / engine.generated)} ns per transition`,
-  );
-  out(
-    `exact / fingerprint: time ${fmt(exact.ms / engine.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / engine.bytesPerState, 1)}, ` +
-      `peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, engine.heapBytesPerState), 1)}`,
-  );
-  out(`fingerprint from the fields / from the encoding: time ${fmt(hooked.ms / engine.ms, 2)}`);
-  results['engine'] = { bareMs: bare.ms, fingerprint: engine, exact, fieldFingerprint: hooked };
-}
-
-// Partial-order reduction where it applies: independent components, one of
-// them visible (no preset has an independence hook yet; the cluster model is
-// where it will matter).
-{
-  const toy = counterModel({ counters: 5, max: 6, independent: true, visibleCounters: [0] });
-  const on = best('5 independent counters 0..6, 1 visible: reduction on', toy, {});
-  const off = best('5 independent counters 0..6, 1 visible: reduction off', toy, { partialOrder: false });
-  out('\n## partial-order reduction on a toy with independent components\n');
-  out(header);
-  out(row(on));
-  out(row(off));
-  out(`\npartial-order reduction: states ÷${fmt(off.distinct / on.distinct, 2)}, time ×${fmt(on.ms / off.ms, 2)} (on / off)`);
-  results['partialOrder'] = { on, off };
-}
-
-// Symmetry where the join's symmetry group is large: 2 keys x 2 ids per (key, side), 32 renamings.
-{
-  const bounds = { records: 3, keys: 2, ids: 2, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: false };
-  const on = best('join, 3 records, 2 keys, 2 ids: symmetry on', joinModel({ bounds }), {});
-  const off = best('join, 3 records, 2 keys, 2 ids: symmetry off', joinModel({ bounds }), { symmetry: false });
-  out('\n## symmetry on a larger group (the join over 2 keys and 2 ids, 3 records)\n');
-  out(header);
-  out(row(on));
-  out(row(off));
-  out(`\nsymmetry: states ÷${fmt(off.distinct / on.distinct, 2)}, time ×${fmt(on.ms / off.ms, 2)} (on / off)`);
-  results['symmetry'] = { on, off };
-}
-
-/** Sums the runs of a decomposed preset's parts (SPEC §6), as `streamjoin check` checks them. */
-function sumRuns(label: string, parts: readonly Run[]): Run {
-  const distinct = parts.reduce((n, r) => n + r.distinct, 0);
-  const ms = parts.reduce((n, r) => n + r.ms, 0);
-  const weighted = (f: (r: Run) => number): number => (distinct > 0 ? parts.reduce((n, r) => n + f(r) * r.distinct, 0) / distinct : 0);
-  return {
-    label,
-    distinct,
-    generated: parts.reduce((n, r) => n + r.generated, 0),
-    ms,
-    statesPerSecond: ms > 0 ? (distinct * 1000) / ms : 0,
-    bytesPerState: weighted((r) => r.bytesPerState),
-    heapBytesPerState: weighted((r) => r.heapBytesPerState),
-    exhausted: parts.every((r) => r.exhausted),
-    passed: parts.every((r) => r.passed),
-  };
-}
-
-/** One measured check of a preset at `bounds`: part by part if it decomposes (unless `joint`), else whole. */
-function measurePreset(
-  preset: ModelPreset,
-  bounds: Record<string, number>,
-  label: string,
-  options: CheckOptions,
-  repeat: boolean,
-  joint = false,
-): Run {
-  const run = <S, A>(l: string, m: Model<S, A>): Run => (repeat ? best(l, m, options) : measure(l, m, options));
-  const parts = !joint && preset.parts ? preset.parts(bounds, undefined) : undefined;
-  if (!parts) return preset.build(bounds, undefined).use((m) => run(label, m));
-  return sumRuns(
-    `${label} (${parts.length} parts: ${parts.map((p) => p.label).join(', ')})`,
-    parts.map((p) => p.model.use((m) => run(`${label}, part ${p.label}`, m))),
-  );
-}
-
-for (const preset of presets) {
-  const defaults = resolveBounds(preset, {});
-  out(`\n## preset ${preset.name}: ${preset.description}\n`);
-  const runs: Run[] = [];
-  const base = measurePreset(preset, defaults, 'default (fingerprint, reductions on)', {}, true);
-  runs.push(base);
-  const exact = measurePreset(preset, defaults, 'exact visited set', { visited: 'exact' }, true);
-  runs.push(exact);
-  const hasSymmetry = preset.build(defaults, undefined).use((m) => m.representative !== undefined || m.canonical !== undefined);
-  const hasPor = preset.build(defaults, undefined).use((m) => m.partialOrder !== undefined);
-  const noSymmetry = hasSymmetry ? measurePreset(preset, defaults, 'symmetry off', { symmetry: false }, true) : undefined;
-  if (noSymmetry) runs.push(noSymmetry);
-  const noPor = hasPor ? measurePreset(preset, defaults, 'partial-order reduction off', { partialOrder: false }, true) : undefined;
-  if (noPor) runs.push(noPor);
-  out(header);
-  for (const r of runs) out(row(r));
+  }
   out('');
+  for (const s of summaries) out(`- ${s}`);
+  results['scaling'] = scaling;
+
+  const seconds = values['simulate-seconds'];
+  out(`\n## simulation: random walks on sim-large for ${seconds} s (seed 1)\n`);
   out(
-    `exact / fingerprint: time ${fmt(exact.ms / base.ms, 2)}, engine bytes per state ${fmt(exact.bytesPerState / base.bytesPerState, 1)}, ` +
-      `peak heap per state ${fmt(exact.heapBytesPerState / Math.max(1, base.heapBytesPerState), 1)}`,
+    '| workers | walks | steps | CPU s | wall s | steps / CPU s | steps / wall s | steps / s per worker |\n|---|---|---|---|---|---|---|---|',
   );
-  if (noSymmetry)
-    out(`symmetry: states ÷${fmt(noSymmetry.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noSymmetry.ms, 2)} (on / off)`);
-  else out('symmetry: the model has none');
-  if (noPor)
-    out(`partial-order reduction: states ÷${fmt(noPor.distinct / base.distinct, 2)}, time ×${fmt(base.ms / noPor.ms, 2)} (on / off)`);
-  else out('partial-order reduction: the model has no independence hook');
-
-  // Key decomposition against the joint model, at a bound the joint model finishes.
-  let decomposition: { parts: Run; joint: Run; bounds: Record<string, number> } | undefined;
-  if (preset.parts && preset.parts(defaults, undefined).length > 1) {
-    const small: Record<string, number> = { ...defaults, records: Math.min(defaults['records'] ?? 0, 4), pauses: 0, checkpoints: 0 };
-    const parts = measurePreset(preset, small, 'key by key', {}, true);
-    const joint = measurePreset(preset, small, 'joint (--joint)', {}, true, true);
+  const simulation: Run[] = [];
+  for (const w of workerCounts) {
+    const r = measure('after', here, 'sim-large', w, ['--simulate', '--seconds', seconds, '--seed', '1']);
+    simulation.push(r);
+    const steps = r.steps ?? 0;
     out(
-      `\nkey decomposition at ${Object.entries(small)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')}:\n`,
+      `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} |`,
     );
-    out(header);
-    out(row(parts));
-    out(row(joint));
-    out(
-      `\nkey decomposition: states ÷${fmt(joint.distinct / parts.distinct, 2)}, time ×${fmt(parts.ms / joint.ms, 2)} (key by key / joint)`,
-    );
-    decomposition = { parts, joint, bounds: small };
   }
+  out('\n(The first walks of a process also build the oracle timelines of a 1,000-record log: a one-time cost inside these figures.)');
+  results['simulation'] = simulation;
 
-  const growth: Run[] = [];
-  if (!values['skip-growth']) {
+  if (values['deep-migrations']) {
+    out('\n## deep with migrations=2 (all workers)\n');
+    const w = Math.max(...workerCounts);
+    const r = measure('after', here, 'deep', w, ['--bound', 'migrations=2']);
     out(
-      `\nhow the distinct count grows with each bound (others at their defaults: ${Object.entries(defaults)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')}):\n`,
+      '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
     );
-    out(header);
-    for (const p of preset.bounds) {
-      const lo = p.name === 'records' ? Math.max(p.min, p.default - 2) : p.default;
-      const hi = Math.min(p.max, p.default + 1);
-      for (let v = lo; v <= hi; v++) {
-        if (v === p.default) continue;
-        const r = measurePreset(preset, { ...defaults, [p.name]: v }, `${p.name}=${v}`, {}, false);
-        growth.push(r);
-        out(row(r));
-      }
-    }
+    out(row({ ...r, preset: 'deep migrations=2' }));
+    results['deepMigrations2'] = r;
   }
-  results[preset.name] = { runs, growth, ...(decomposition ? { decomposition } : {}) };
+} finally {
+  cleanup();
 }
-
+out(`\nload average at the end: ${load()}`);
 if (values.json) console.log(JSON.stringify(results, null, 2));

@@ -1,30 +1,34 @@
-// `streamjoin check`: run the explorer on a preset model, print the verdicts,
-// write each counterexample as a replayable file; `--replay FILE` replays one.
+// `streamjoin check`: explore a preset model (every state within its bounds,
+// part by part, on every core), or walk it at random (`--simulate`); print
+// the verdicts, write each counterexample as a replayable file; `--replay
+// FILE` replays one. Budgets bound the whole command; SIGINT or SIGTERM
+// stops it with the report so far.
 import type { parseArgs } from 'node:util';
-import { join } from 'node:path';
-import { COUNTEREXAMPLE_FORMAT, InputError, loadCheckConfig, loadCounterexample } from '../spec/index.ts';
-import type { CheckConfig, Counterexample } from '../spec/index.ts';
+import { availableParallelism, totalmem } from 'node:os';
+import { InputError, loadCheckConfig, loadCounterexample } from '../spec/index.ts';
+import type { CheckConfig } from '../spec/index.ts';
 import {
-  check,
+  CheckSession,
   evaluateProperty,
   jsonDiff,
-  type CheckOptions,
+  replayPath,
+  PRESETS,
+  presetSource,
+  resolveBounds,
   type CheckReport,
   type Model,
-  type ProgressSample,
-  type PropertyResult,
-  type VisitedMode,
-  PRESETS,
-  resolveBounds,
   type ModelPreset,
+  type ModelSource,
+  type PartOptions,
   type PresetModel,
+  type ProgressSample,
+  type SimulationProgress,
+  type SimulationReport,
+  type VisitedMode,
 } from '../model/index.ts';
-import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
-import { invocationOf, type Output } from './output.ts';
-import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
-import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
-import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
 import { shardItems, type Shard } from '../conformance/shard.ts';
+import { invocationOf, type Output } from './output.ts';
+import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError, worstExit } from './exitCodes.ts';
 import { shardFlag } from './harnessArgs.ts';
 import { LiveProgress } from './progress.ts';
 import {
@@ -36,67 +40,109 @@ import {
   reporterOnStdout,
   type Reporter,
 } from './reporters/emit.ts';
-import type { CiResult, TestCase } from './reporters/testCases.ts';
-import { type ReportHeader, reportHeader } from './version.ts';
+import type { CiResult } from './reporters/testCases.ts';
+import { reportHeader } from './version.ts';
+import {
+  CHECK_REPLAY_REPORT_FORMAT,
+  CHECK_REPORT_FORMAT,
+  checkCases,
+  explorationJson,
+  explorationText,
+  simulationJson,
+  simulationText,
+  verdictOf,
+  writeCounterexamples,
+  type CheckJson,
+  type CheckPartJson,
+  type SimulatedPartJson,
+} from './checkOutput.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--json] [--out DIR] [--visited exact|fingerprint] [--no-symmetry] [--no-por]
-                 [--max-states N] [--max-seconds N] [--shard K/N]
+                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N]
+                 [--json] [--out DIR] [--itf] [--visited exact|fingerprint] [--no-symmetry] [--no-por] [--joint]
                  [--reporter junit=FILE] [--reporter tap[=FILE]]
+streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
+                 [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--json] [--out DIR]
 streamjoin check --replay FILE [--json] [--reporter ...]
 streamjoin check --list
 
 Explores every state of a preset model within its bounds (breadth-first) and
-checks its invariants, reachability goals, Progress and action coverage.
+checks its invariants, reachability goals, Progress and action coverage; a
+preset checked key by key (ci, deep) explores its parts side by side. With
+--simulate, takes random walks instead, at bounds no search can exhaust.
 
   --preset NAME        the model and bounds to check (see --list)
   --config FILE        a saved run (streamjoin/check-config@1); flags override it
   --bound NAME=VALUE   override one bound of the preset (repeatable)
   --ablate ELEMENT     switch off one protocol element (the preset lists them)
+  --workers N          threads exploring (default: the machine's cores, here
+                       ${availableParallelism()}); the states, verdicts and counterexample lengths
+                       are the same for every N
+  --max-states N       stop after N distinct states over the whole command
+                       (the bound is then NOT exhausted: exit 2, never a pass)
+  --max-seconds N      stop after N seconds, for the whole command (likewise;
+                       with --simulate: how long to walk)
+  --frontier-memory MB keep at most this much of the breadth-first frontier in
+                       memory; past it, frontier segments spill to disk
+                       (default: a quarter of the machine's memory, at most 4096)
   --json               print the report as JSON on stdout
                        (streamjoin/check-report@1, spec/schemas/reports/)
   --out DIR            where counterexample files go (default: out/)
-  --visited MODE       fingerprint (default: 64-bit fingerprints, ~25 bytes
-                       a state) or exact (the encodings themselves)
-  --no-symmetry        do not reduce by the model's symmetry
-  --no-por             do not use partial-order reduction
-  --max-states N       stop after N distinct states (the bound is then NOT
-                       exhausted: exit 2, never a pass)
-  --max-seconds N      stop after N seconds (likewise)
   --itf                also write each counterexample as <name>.itf.json in the
                        Informal Trace Format of Apalache and Quint
-  --replay FILE        replay a counterexample file (or its .itf.json) step by
-                       step, showing what each action changed, and check the
-                       property at the end
-  --list               list the presets, their bounds and ablatable elements
+  --visited MODE       fingerprint (default: 64-bit fingerprints in shared
+                       memory) or exact (the encodings themselves; one thread)
+  --no-symmetry        do not reduce by the model's symmetry
+  --no-por             do not use partial-order reduction
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
   --shard K/N          check only shard K of N of the preset's parts (part i goes
                        to shard (i mod N) + 1; a preset of one part is shard 1's):
-                       one part is one breadth-first search, not split further;
                        merge the shards' --json reports with merge-reports
+  --simulate           random walks on the (joint) model: every invariant after
+                       every step, Progress where a walk ends with nothing
+                       enabled; a violation is minimized and written like any
+                       counterexample. Never a pass: no violation exits 2
+  --seed S             the walks' seed (default: STREAMJOIN_SEED, else a fresh
+                       one, printed); walk K of seed S is always the same walk
+  --walks N            walk N times (default: until --max-seconds, 60 s if
+                       neither is given)
+  --walk K             run only walk K of the seed (to replay it)
+  --depth D            steps per walk at most (default: the preset's, else 10000)
+  --replay FILE        replay a counterexample file (or its .itf.json) step by
+                       step, showing what each action changed, and check the
+                       property at the end
+  --list               list the presets, their bounds and ablatable elements
 ${REPORTER_HELP}
 
-Each counterexample is written to DIR/<preset>[-<element>]-<property>.json
+Each counterexample is written to DIR/<preset>[-<element>][-<part>]-<property>.json
 (format streamjoin/counterexample@1), atomically, with <name>.md (Markdown
 with a Mermaid diagram) and <name>.html (a self-contained viewer) beside it;
 the summary prints the command that replays it. Progress goes to stderr: a
-live line on a terminal, else a heartbeat line every few seconds.
+live line on a terminal, else a heartbeat line every few seconds. SIGINT or
+SIGTERM stops the command: it
+prints the report so far (every property unknown), writes no counterexample
+for the interrupted parts and exits 2.
 
 Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 property holds over an exhausted bound; 1: a property is violated (an
 invariant, Progress, a goal never reached, an expected action kind never
 taken), or --replay reproduced the violation; 2 unknown: a time or
-state budget ran out before the bound was exhausted and nothing was violated
-(never a pass); 254 also for an unknown preset, bound or element, a
-malformed file, a replayed action that is not enabled.`;
+state budget ran out before the bound was exhausted, the run was
+interrupted, or a simulation found nothing (never a pass); 254 also for an
+unknown preset, bound or element, a malformed file, a replayed action that
+is not enabled.`;
 
 /** A resolved run: what to build and how to check it. */
 interface RunSettings {
   readonly preset: ModelPreset;
   readonly bounds: Record<string, number>;
   readonly ablate: string | undefined;
-  readonly options: CheckOptions;
+  readonly part: PartOptions;
+  readonly workers: number;
+  readonly maxStates: number | undefined;
+  readonly maxSeconds: number | undefined;
+  readonly frontierMemory: number;
   readonly outDir: string;
   readonly json: boolean;
   /** Check a decomposed preset's joint model instead of its parts. */
@@ -105,6 +151,10 @@ interface RunSettings {
   readonly reporters: readonly Reporter[];
   /** Also write each counterexample in the Informal Trace Format. */
   readonly itf: boolean;
+  /** Random walks instead of the exhaustive search. */
+  readonly simulate?: { readonly seed: number; readonly walks?: number; readonly walk?: number; readonly depth: number };
+  /** Worker threads can build the preset's models (the built-in registry); a test's own registry explores on this thread. */
+  readonly builtIn: boolean;
 }
 
 function presetList(registry: readonly ModelPreset[]): string {
@@ -138,7 +188,12 @@ function positiveNumber(flag: string, text: string, integer: boolean): number {
   return n;
 }
 
-function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues): RunSettings {
+/** A quarter of the machine's memory, at most 4 GiB: the frontier kept in memory before it spills. */
+function defaultFrontierMemory(totalMemory: number): number {
+  return Math.min(totalMemory / 4, 4096 * 1048576);
+}
+
+function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number): RunSettings {
   if (values.preset !== undefined && values.config !== undefined) throw usageError('give --preset or --config, not both');
   let config: CheckConfig | undefined;
   if (values.config !== undefined) config = loadCheckConfig(values.config);
@@ -172,29 +227,58 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues)
   const visited = values.visited ?? config?.visited ?? 'fingerprint';
   if (visited !== 'exact' && visited !== 'fingerprint') throw usageError(`--visited wants exact or fingerprint, got "${visited}"`);
   const maxStates = values['max-states'] !== undefined ? positiveNumber('--max-states', values['max-states'], true) : config?.maxStates;
-  const maxSeconds =
-    values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
-  const options: CheckOptions = {
-    visited: visited as VisitedMode,
-    // Unset means "use it when the model has it"; only an explicit choice is passed on.
-    ...(values['no-symmetry'] ? { symmetry: false } : config?.symmetry !== undefined ? { symmetry: config.symmetry } : {}),
-    ...(values['no-por'] ? { partialOrder: false } : config?.partialOrder !== undefined ? { partialOrder: config.partialOrder } : {}),
-    ...(maxStates !== undefined ? { maxStates } : {}),
-    ...(maxSeconds !== undefined ? { maxSeconds } : {}),
-  };
+  let maxSeconds = values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
+  const workers = values.workers !== undefined ? positiveIntegerFlag('--workers', values.workers, 'threads') : availableParallelism();
+  const frontierMemory =
+    values['frontier-memory'] !== undefined
+      ? positiveNumber('--frontier-memory', values['frontier-memory'], false) * 1048576
+      : defaultFrontierMemory(totalMemory);
+  const simulationFlags = (['seed', 'walks', 'walk', 'depth'] as const).filter((f) => values[f] !== undefined);
+  let simulate: RunSettings['simulate'];
+  if (values.simulate) {
+    if (maxStates !== undefined) throw usageError('--max-states bounds an exhaustive search; a simulation takes --walks or --max-seconds');
+    if (values.joint) throw usageError('--simulate walks the joint model already; --joint is for the exhaustive search');
+    const walks = values.walks !== undefined ? positiveIntegerFlag('--walks', values.walks) : undefined;
+    const walk = values.walk !== undefined ? nonNegativeIntegerFlag('--walk', values.walk) : undefined;
+    if (walks !== undefined && walk !== undefined) throw usageError('give --walks N or --walk K, not both');
+    if (values.shard !== undefined) throw usageError('--shard splits the parts of an exhaustive search; --simulate walks the joint model');
+    if (walks === undefined && walk === undefined && maxSeconds === undefined) maxSeconds = 60;
+    const depth = values.depth !== undefined ? positiveIntegerFlag('--depth', values.depth, 'steps') : (preset.simulation?.depth ?? 10_000);
+    simulate = {
+      seed: seedFlag(values.seed),
+      ...(walks !== undefined ? { walks } : {}),
+      ...(walk !== undefined ? { walk } : {}),
+      depth,
+    };
+  } else {
+    if (simulationFlags.length > 0) throw usageError(`--${simulationFlags.join(', --')} go with --simulate`);
+    if (preset.simulation)
+      throw usageError(`preset ${preset.name} is far beyond what an exhaustive search can explore: check it with --simulate`);
+  }
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json ?? false, reporters);
   return {
     preset,
     bounds,
     ablate,
-    options,
+    part: {
+      visited: visited as VisitedMode,
+      // Unset means "use it when the model has it"; only an explicit choice is passed on.
+      ...(values['no-symmetry'] ? { symmetry: false } : config?.symmetry !== undefined ? { symmetry: config.symmetry } : {}),
+      ...(values['no-por'] ? { partialOrder: false } : config?.partialOrder !== undefined ? { partialOrder: config.partialOrder } : {}),
+    },
+    workers,
+    maxStates,
+    maxSeconds,
+    frontierMemory,
     outDir: values.out ?? 'out',
     json: values.json ?? false,
     joint: values.joint ?? false,
     shard: shardFlag(values.shard),
     reporters,
     itf: values.itf ?? false,
+    ...(simulate ? { simulate } : {}),
+    builtIn: registry === PRESETS,
   };
 }
 
@@ -203,116 +287,115 @@ const boundsText = (bounds: Readonly<Record<string, number>>): string =>
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
 
-function progressLine(p: ProgressSample): string {
-  return `${p.generated} states, ${p.distinct} distinct, depth ${p.depth}, queue ${p.queue}, ${Math.round(p.statesPerSecond)} states/s`;
+/**
+ * SIGINT and SIGTERM (the CLI's abort signal, cli/interrupts.ts: a second
+ * one stops at once) stop the session while `run` runs; the parts then
+ * report what they have.
+ */
+async function interruptible<T>(session: CheckSession, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+  if (signal === undefined) return run();
+  const stop = (): void => session.interrupt();
+  if (signal.aborted) stop();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    return await run();
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
 }
 
-/** The file a counterexample of `property` goes to. */
-function counterexamplePath(s: RunSettings, part: string | undefined, property: string): string {
-  return join(s.outDir, `${s.preset.name}${s.ablate ? `-${s.ablate}` : ''}${part ? `-${part}` : ''}-${property}.json`);
+/** One part to explore: its label (a key) or none, the model here, and how a thread builds it. */
+interface Part {
+  readonly label: string | undefined;
+  readonly model: PresetModel;
+  readonly source: ModelSource | undefined;
 }
 
-function counterexampleDocument<S, A>(
-  model: Model<S, A>,
-  s: RunSettings,
-  part: string | undefined,
-  r: PropertyResult<S, A>,
-  report: CheckReport<S, A>,
-): Counterexample | undefined {
-  const toJson = model.actionToJson?.bind(model);
-  if (!toJson || !r.path || (r.kind !== 'invariant' && r.kind !== 'progress')) return undefined;
-  return {
-    format: COUNTEREXAMPLE_FORMAT,
-    model: model.name,
-    preset: s.preset.name,
-    bounds: s.bounds,
-    ...(s.ablate !== undefined ? { ablate: s.ablate } : {}),
-    ...(part !== undefined ? { part } : {}),
-    property: { kind: r.kind, name: r.name },
-    ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
-    initialState: r.path.initialIndex,
-    actions: r.path.actions.map(toJson),
-    steps: r.path.actions.map((a) => model.describeAction(a)),
-    ...(r.trap
-      ? { trap: { kind: r.trap.kind, actions: r.trap.actions.map(toJson), steps: r.trap.actions.map((a) => model.describeAction(a)) } }
-      : {}),
-    check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
+/** What one part came to: printed and written once every part is done. */
+interface PartOutcome {
+  readonly text: string;
+  readonly json: CheckPartJson | SimulatedPartJson;
+}
+
+/** The parts' progress on stderr (a live line, or a heartbeat in a log). */
+function progressOf(live: LiveProgress): (label: string, sample: ProgressSample) => void {
+  const latest = new Map<string, ProgressSample>();
+  return (label, sample) => {
+    latest.set(label, sample);
+    let distinct = 0;
+    let generated = 0;
+    let queue = 0;
+    let rate = 0;
+    for (const p of latest.values()) {
+      distinct += p.distinct;
+      generated += p.generated;
+      queue += p.queue;
+      rate += p.statesPerSecond;
+    }
+    const depths = [...latest.entries()].map(([l, p]) => `${l} ${p.depth}`).join(', ');
+    live.tick(`${generated} states, ${distinct} distinct, depth ${depths}, queue ${queue}, ${Math.round(rate)} states/s`);
   };
 }
 
-const reduction = (on: boolean, available: boolean): string => (on ? 'on' : available ? 'off' : 'n/a (the model has none)');
+/** The command that replays a counterexample file, as words. */
+const replayArgv =
+  (out: Output) =>
+  (file: string): string[] => [...invocationOf(out), 'check', '--replay', file];
 
-function verdictWord<S, A>(r: PropertyResult<S, A>): string {
-  if (r.kind === 'goal') return r.verdict === 'holds' ? 'reached' : r.verdict === 'violated' ? 'NEVER REACHED' : 'not reached yet';
-  return r.verdict === 'holds' ? 'holds' : r.verdict === 'violated' ? 'VIOLATED' : 'unknown';
+async function runCheck(s: RunSettings, out: Output): Promise<number> {
+  const session = new CheckSession({
+    workers: s.workers,
+    ...(s.maxStates !== undefined ? { maxStates: s.maxStates } : {}),
+    ...(s.maxSeconds !== undefined ? { maxSeconds: s.maxSeconds } : {}),
+    frontierMemory: s.frontierMemory,
+  });
+  const live = new LiveProgress(out, 'streamjoin check');
+  try {
+    const json = await interruptible(session, out.signal, () =>
+      s.simulate ? runSimulation(s, s.simulate, session, out, live) : runExploration(s, session, out, live),
+    );
+    emitReports([checkCases(json)], s.reporters, out, s.json);
+    return json.exitCode;
+  } finally {
+    live.stop();
+    await session.close();
+  }
 }
 
-export const CHECK_REPORT_FORMAT = 'streamjoin/check-report@1';
-export const CHECK_REPLAY_REPORT_FORMAT = 'streamjoin/check-replay-report@1';
-
-type Verdict3 = 'pass' | 'fail' | 'unknown';
-const verdictOf = (code: number): Verdict3 => (code === EXIT.pass ? 'pass' : code === EXIT.unknown ? 'unknown' : 'fail');
-
-/** One property in a JSON report. */
-export interface PropertyJson {
-  readonly name: string;
-  readonly kind: string;
-  readonly verdict: string;
-  readonly explanation?: string;
-  readonly path?: { readonly initialState: number; readonly actions: readonly unknown[]; readonly steps: readonly string[] };
-  readonly trap?: { readonly kind: string; readonly actions: readonly unknown[]; readonly reachable: number };
-  readonly file?: string;
-  /** The command that replays the counterexample file, as words. */
-  readonly replay?: readonly string[];
+function reportOf(
+  s: RunSettings,
+  session: CheckSession,
+  parts: readonly (CheckPartJson | SimulatedPartJson)[],
+  partsTotal: number,
+): CheckJson {
+  const code = worstExit(parts.map((p) => p.exitCode));
+  return {
+    ...reportHeader(CHECK_REPORT_FORMAT),
+    preset: s.preset.name,
+    bounds: s.bounds,
+    ablate: s.ablate ?? null,
+    joint: s.joint,
+    mode: s.simulate ? 'simulation' : 'exhaustive',
+    workers: session.workers,
+    seed: s.simulate ? s.simulate.seed : null,
+    budget: { maxStates: s.maxStates ?? null, maxSeconds: s.maxSeconds ?? null, frontierMemoryBytes: s.frontierMemory },
+    partsTotal,
+    shard: s.shard ?? null,
+    parts,
+    verdict: verdictOf(code),
+    exitCode: code,
+  };
 }
 
-/** One model checked (a part of a decomposed preset, or the whole). */
-export interface CheckPartJson {
-  readonly part: string | null;
-  readonly model: string;
-  readonly options: CheckReport<unknown, unknown>['options'];
-  readonly generated: number;
-  readonly distinct: number;
-  readonly maxDepth: number;
-  readonly durationMs: number;
-  readonly statesPerSecond: number;
-  readonly bytesPerState: number;
-  readonly edgeBytesPerState: number;
-  readonly collisionProbability: number;
-  readonly outsideBoundary: number;
-  readonly exhausted: boolean;
-  readonly stoppedBy: string | null;
-  readonly invariants: readonly PropertyJson[];
-  readonly goals: readonly PropertyJson[];
-  readonly progress: PropertyJson | null;
-  readonly unreachedActionKinds: readonly string[];
-  readonly actionKindCounts: Readonly<Record<string, number>>;
-  readonly passed: boolean;
-  readonly verdict: Verdict3;
-  readonly exitCode: number;
-}
-
-/** `streamjoin check --json` (spec/schemas/reports/check-report.schema.json). */
-export interface CheckJson extends ReportHeader {
-  readonly preset: string;
-  readonly bounds: Readonly<Record<string, number>>;
-  readonly ablate: string | null;
-  readonly joint: boolean;
-  /** Every part of the preset (a preset checked whole has one, named null), and the shard's share. */
-  readonly partsTotal: number;
-  readonly shard: Shard | null;
-  readonly parts: readonly CheckPartJson[];
-  readonly verdict: Verdict3;
-  readonly exitCode: number;
-}
-
-/** A decomposed preset (SPEC §6) is checked part by part; it passes iff every part does. */
-function runCheck(s: RunSettings, out: Output): number {
+/** A decomposed preset (SPEC §6) is checked part by part, the parts side by side; it passes iff every part does. */
+async function runExploration(s: RunSettings, session: CheckSession, out: Output, live: LiveProgress): Promise<CheckJson> {
   const all = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
-  const parts: { label: string | undefined; model: PresetModel }[] = shardItems(
+  const source = (part: string | undefined): ModelSource | undefined =>
+    s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, part) : undefined;
+  const parts: Part[] = shardItems(
     all
-      ? all.map((p) => ({ label: p.label as string | undefined, model: p.model }))
-      : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate) }],
+      ? all.map((p) => ({ label: p.label as string | undefined, model: p.model, source: source(p.label) }))
+      : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate), source: source(undefined) }],
     s.shard,
   );
   const text = !s.json && !reporterOnStdout(s.reporters);
@@ -325,242 +408,116 @@ function runCheck(s: RunSettings, out: Output): number {
         ? `streamjoin check: preset ${s.preset.name} in ${all.length} parts (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
         : `streamjoin check: preset ${s.preset.name}${shardText}\n`,
     );
-  const live = new LiveProgress(out, 'streamjoin check');
-  const results: CheckPartJson[] = [];
-  try {
-    for (const p of parts) {
-      live.part(p.label !== undefined ? `part ${p.label}` : `preset ${s.preset.name}`);
-      results.push(checkModel(s, p.model, p.label, out, text, live));
-    }
-  } finally {
-    live.stop();
-  }
-  // Worst wins: a violation over a budget, a budget over a pass.
-  const code = worstExit(results.map((r) => r.exitCode));
-  const json: CheckJson = {
-    ...reportHeader(CHECK_REPORT_FORMAT),
-    preset: s.preset.name,
-    bounds: s.bounds,
-    ablate: s.ablate ?? null,
-    joint: s.joint,
-    partsTotal: all?.length ?? 1,
-    shard: s.shard ?? null,
-    parts: results,
-    verdict: verdictOf(code),
-    exitCode: code,
-  };
+  live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : `preset ${s.preset.name}`);
+  const progress = progressOf(live);
+  const outcomes = await Promise.all(
+    parts.map((part) =>
+      part.model.use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
+        const onProgress = (p: ProgressSample): void => progress(part.label ?? s.preset.name, p);
+        const report = await session.check(model, part.source, { ...s.part, onProgress });
+        return explorationOutcome(s, model, part.label, report, out);
+      }),
+    ),
+  );
+  live.clear();
+  const json = reportOf(
+    s,
+    session,
+    outcomes.map((o) => o.json),
+    all?.length ?? 1,
+  );
   if (s.json) out.stdout(`${JSON.stringify(json)}\n`);
-  else if (text && (all || s.shard))
-    out.stdout(
-      parts.length === 0
-        ? 'PASS: no part falls to this shard\n'
-        : code === EXIT.pass
-          ? `PASS: every part passes\n`
-          : code === EXIT.unknown
-            ? 'NOT EXHAUSTED in some part: no verdict\n'
-            : 'FAIL in some part\n',
-    );
-  emitReports([checkCases(json)], s.reporters, out, s.json);
-  return code;
-}
-
-function checkModel(
-  s: RunSettings,
-  built: PresetModel,
-  part: string | undefined,
-  out: Output,
-  text: boolean,
-  live: LiveProgress,
-): CheckPartJson {
-  return built.use(<S, A>(model: Model<S, A>): CheckPartJson => {
-    const onProgress = (p: ProgressSample): void => live.tick(progressLine(p));
-    const report = check(model, { ...s.options, onProgress });
-
-    const written = new Map<string, string>();
-    for (const r of [...report.invariants, ...(report.progress ? [report.progress] : [])]) {
-      if (r.verdict !== 'violated') continue;
-      const doc = counterexampleDocument(model, s, part, r, report);
-      if (!doc) continue;
-      const path = counterexamplePath(s, part, r.name);
-      writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
-      written.set(r.name, path);
-      writeModelCounterexampleViews(doc, path, { itf: s.itf });
-    }
-
-    const violated =
-      [...report.invariants, ...report.goals, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated') ||
-      (report.exhausted && report.unreachedActionKinds.length > 0);
-    const code = violated ? EXIT.fail : report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
-    const replayArgv = (file: string): string[] => [...invocationOf(out), 'check', '--replay', file];
-
-    const toJson = (a: A): unknown => (model.actionToJson ? model.actionToJson(a) : model.describeAction(a));
-    const property = (r: PropertyResult<S, A>): PropertyJson => {
-      const file = written.has(r.name) && r.kind !== 'goal' ? written.get(r.name) : undefined;
-      return {
-        name: r.name,
-        kind: r.kind,
-        verdict: r.verdict,
-        ...(r.explanation !== undefined ? { explanation: r.explanation } : {}),
-        ...(r.path
-          ? {
-              path: {
-                initialState: r.path.initialIndex,
-                actions: r.path.actions.map(toJson),
-                steps: r.path.actions.map((a) => model.describeAction(a)),
-              },
-            }
-          : {}),
-        ...(r.trap ? { trap: { kind: r.trap.kind, actions: r.trap.actions.map(toJson), reachable: r.trap.reachable } } : {}),
-        ...(file !== undefined ? { file, replay: replayArgv(file) } : {}),
-      };
-    };
-    const { invariants, goals, progress, stoppedBy, ...figures } = report;
-    const json: CheckPartJson = {
-      part: part ?? null,
-      ...figures,
-      stoppedBy: stoppedBy ?? null,
-      invariants: invariants.map(property),
-      goals: goals.map(property),
-      progress: progress ? property(progress) : null,
-      verdict: verdictOf(code),
-      exitCode: code,
-    };
-    if (!text) return json;
-
-    const lines: string[] = [];
-    lines.push(
-      `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
-        `(model ${report.model}), bounds ${boundsText(s.bounds)}`,
-    );
-    lines.push(
-      `  visited ${report.options.visited}, symmetry ${reduction(report.options.symmetry, model.representative !== undefined || model.canonical !== undefined)}, ` +
-        `partial-order reduction ${reduction(report.options.partialOrder, model.partialOrder !== undefined)}${report.options.notes.map((n) => `; ${n}`).join('')}`,
-    );
-    lines.push(
-      `  ${report.generated} states, ${report.distinct} distinct, depth ${report.maxDepth}, ${(report.durationMs / 1000).toFixed(1)} ` +
-        `s, ${Math.round(report.statesPerSecond)} states/s, ${report.bytesPerState.toFixed(1)} bytes/state` +
-        (report.outsideBoundary > 0 ? `, ${report.outsideBoundary} outside the boundary` : '') +
-        (report.options.visited === 'fingerprint' ? `, collision probability ${report.collisionProbability.toExponential(1)}` : ''),
-    );
-    lines.push(
-      report.exhausted ? '  bound exhausted' : `  bound NOT exhausted: stopped by ${report.stoppedBy ?? 'budget'}; nothing below is a pass`,
-    );
-    const show = (r: PropertyResult<S, A>): void => {
-      const label = r.kind === 'goal' ? `goal ${r.name}` : r.name;
-      const depth = r.path && r.kind === 'goal' ? ` (${r.path.actions.length} step${r.path.actions.length === 1 ? '' : 's'})` : '';
-      lines.push(`  ${label.padEnd(36)} ${verdictWord(r)}${depth}`);
-      if (r.verdict === 'violated' && r.explanation) lines.push(`      ${r.explanation}`);
-      if (r.verdict === 'violated' && r.path) {
-        lines.push(`      counterexample, ${r.path.actions.length} step(s) from initial state ${r.path.initialIndex}:`);
-        r.path.actions.forEach((a, i) => lines.push(`        ${i + 1}. ${model.describeAction(a)}`));
-        if (r.trap) {
-          lines.push(`      then, without faults, ${r.trap.kind === 'deadlock' ? 'into a deadlock' : 'round a cycle'}:`);
-          r.trap.actions.forEach((a, i) => lines.push(`        +${i + 1}. ${model.describeAction(a)}`));
-        }
-        const file = written.get(r.name);
-        if (file) lines.push(`      replay: ${shellCommand(replayArgv(file))}`);
-      }
-    };
-    for (const r of report.invariants) show(r);
-    if (report.progress) show(report.progress);
-    for (const r of report.goals) show(r);
-    if (report.unreachedActionKinds.length > 0) lines.push(`  action kinds never taken: ${report.unreachedActionKinds.join(', ')}`);
-    else if (model.expectedActionKinds && model.expectedActionKinds.length > 0) lines.push('  every expected action kind taken');
-    lines.push(
-      code === EXIT.pass
-        ? 'PASS: every property holds over the exhausted bound'
-        : code === EXIT.unknown
-          ? 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
-          : 'FAIL',
-    );
-    live.clear();
-    out.stdout(`${lines.join('\n')}\n`);
-    return json;
-  });
-}
-
-function propertyCase(p: PropertyJson, classname: string, exhausted: boolean, stoppedBy: string | null): TestCase {
-  const name = `${p.kind === 'goal' ? 'goal ' : ''}${p.name}`;
-  if (p.verdict === 'holds') return { name, classname, status: 'pass' };
-  if (p.verdict === 'violated') {
-    const steps = p.path?.steps ?? [];
-    return {
-      name,
-      classname,
-      status: 'fail',
-      message: p.kind === 'goal' ? `goal ${p.name} is never reached` : `${p.name} is VIOLATED${p.explanation ? `: ${p.explanation}` : ''}`,
-      details: [
-        ...(steps.length > 0 ? [`counterexample, ${steps.length} step(s):`, ...steps.map((x, i) => `  ${i + 1}. ${x}`)] : []),
-        ...(p.file !== undefined ? [`counterexample file: ${p.file}`] : []),
-        ...(p.replay ? [`replay: ${shellCommand(p.replay)}`] : []),
-      ].join('\n'),
-      ...(p.file !== undefined ? { file: p.file } : {}),
-    };
+  else if (text) {
+    for (const o of outcomes) out.stdout(o.text);
+    if (all || s.shard)
+      out.stdout(
+        parts.length === 0
+          ? 'PASS: no part falls to this shard\n'
+          : json.exitCode === EXIT.pass
+            ? 'PASS: every part passes\n'
+            : json.exitCode === EXIT.unknown
+              ? session.interrupted
+                ? 'INTERRUPTED: no verdict\n'
+                : 'NOT EXHAUSTED in some part: no verdict\n'
+              : 'FAIL in some part\n',
+      );
   }
-  return {
-    name,
-    classname,
-    status: 'unknown',
-    message: exhausted ? (p.explanation ?? 'undecided') : `bound not exhausted (stopped by ${stoppedBy ?? 'budget'})`,
-  };
+  return json;
 }
 
-/** A check report as CI test cases: per part, the bound, every invariant, Progress, every goal, and the action coverage. */
-export function checkCases(j: CheckJson): CiResult {
-  const shard = j.shard ? ` shard ${j.shard.index}/${j.shard.count}` : '';
-  const properties = {
-    preset: j.preset,
-    bounds: Object.entries(j.bounds)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(' '),
-    ...(j.ablate !== null ? { ablate: j.ablate } : {}),
-    ...(j.shard ? { shard: `${j.shard.index}/${j.shard.count}` } : {}),
-    streamjoin: j.streamjoin,
-    spec: j.spec,
-  };
-  const suites = j.parts.map((p) => {
-    const classname = `check.${j.preset}${p.part !== null ? `.${p.part}` : ''}`;
-    const bound: TestCase = p.exhausted
-      ? { name: 'bound exhausted', classname, status: 'pass', timeMs: p.durationMs }
-      : {
-          name: 'bound exhausted',
-          classname,
-          status: p.stoppedBy === 'violation' ? 'skipped' : 'unknown',
-          message: `stopped by ${p.stoppedBy ?? 'budget'} after ${p.distinct} distinct states`,
-          timeMs: p.durationMs,
-        };
-    const coverage: TestCase =
-      p.unreachedActionKinds.length === 0
-        ? {
-            name: 'every expected action kind taken',
-            classname,
-            status: p.exhausted ? 'pass' : 'unknown',
-            ...(p.exhausted ? {} : { message: 'bound not exhausted' }),
-          }
-        : {
-            name: 'every expected action kind taken',
-            classname,
-            status: p.exhausted ? 'fail' : 'unknown',
-            message: `never taken: ${p.unreachedActionKinds.join(', ')}`,
-          };
-    return {
-      name: `check ${j.preset}${j.ablate !== null ? ` without ${j.ablate}` : ''}${p.part !== null ? ` part ${p.part}` : ''}`,
-      properties,
-      cases: [
-        bound,
-        ...p.invariants.map((x) => propertyCase(x, classname, p.exhausted, p.stoppedBy)),
-        ...(p.progress ? [propertyCase(p.progress, classname, p.exhausted, p.stoppedBy)] : []),
-        ...p.goals.map((x) => propertyCase(x, classname, p.exhausted, p.stoppedBy)),
-        coverage,
-      ],
-    };
-  });
-  return {
-    title: `streamjoin check --preset ${j.preset}${j.ablate !== null ? ` --ablate ${j.ablate}` : ''}${shard}`,
-    verdict: j.verdict,
-    suites,
-  };
+function explorationOutcome<S, A>(
+  s: RunSettings,
+  model: Model<S, A>,
+  part: string | undefined,
+  report: CheckReport<S, A>,
+  out: Output,
+): PartOutcome {
+  // An interrupted part has no verdict and leaves no file.
+  const written =
+    report.stoppedBy === 'interrupted'
+      ? new Map<string, string>()
+      : writeCounterexamples(model, [...report.invariants, ...(report.progress ? [report.progress] : [])], {
+          preset: s.preset.name,
+          bounds: s.bounds,
+          ablate: s.ablate,
+          part,
+          outDir: s.outDir,
+          itf: s.itf,
+          check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
+        });
+  const heading =
+    `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
+    `(model ${report.model}), bounds ${boundsText(s.bounds)}`;
+  const replay = replayArgv(out);
+  return { text: explorationText(model, heading, report, written, replay), json: explorationJson(model, part, report, written, replay) };
 }
+
+async function runSimulation(
+  s: RunSettings,
+  sim: NonNullable<RunSettings['simulate']>,
+  session: CheckSession,
+  out: Output,
+  live: LiveProgress,
+): Promise<CheckJson> {
+  const text = !s.json && !reporterOnStdout(s.reporters);
+  if (text) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}\n`);
+  live.part(`simulation of preset ${s.preset.name}`);
+  const onProgress = (p: SimulationProgress): void =>
+    live.tick(`${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`);
+  const source = s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, undefined) : undefined;
+  const outcome = await s.preset.build(s.bounds, s.ablate).use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
+    const report: SimulationReport<S, A> = await session.simulate(model, source, { ...sim, onProgress });
+    const written =
+      report.stoppedBy === 'interrupted'
+        ? new Map<string, string>()
+        : writeCounterexamples(model, [...report.invariants, ...(report.progress ? [report.progress] : [])], {
+            preset: s.preset.name,
+            bounds: s.bounds,
+            ablate: s.ablate,
+            part: undefined,
+            outDir: s.outDir,
+            itf: s.itf,
+            ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
+          });
+    const bounds = Object.entries(s.bounds)
+      .map(([k, v]) => ` --bound ${k}=${v}`)
+      .join('');
+    const again = `streamjoin check --simulate --preset ${s.preset.name}${bounds}${s.ablate ? ` --ablate ${s.ablate}` : ''} --seed ${sim.seed} --depth ${sim.depth}`;
+    const heading =
+      `simulation of preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), ` +
+      `bounds ${boundsText(s.bounds)}`;
+    const replay = replayArgv(out);
+    return { text: simulationText(model, heading, report, written, replay, again), json: simulationJson(model, report, written, replay) };
+  });
+  live.clear();
+  const json = reportOf(s, session, [outcome.json], 1);
+  if (s.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (text) out.stdout(outcome.text);
+  return json;
+}
+
+// ---------------------------------------------------------------------------
+// --replay
 
 function runReplay(registry: readonly ModelPreset[], file: string, json: boolean, reporters: readonly Reporter[], out: Output): number {
   const cx = loadCounterexample(file);
@@ -592,32 +549,24 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
         throw new InputError('SJ102', file, `/actions/${i}: ${(e as Error).message}`);
       }
     });
-    const initial = model.initialStates();
-    if (cx.initialState >= initial.length)
-      throw new InputError('SJ108', file, `/initialState: the model has ${initial.length} initial state(s)`);
-    const stateJson = (st: S): unknown => (model.stateToJson ? model.stateToJson(st) : model.encode(st));
-    const start = initial[cx.initialState] as S;
-    let state = start;
-    const steps: { step: number; action: unknown; description: string; changes: string[] }[] = [];
-    for (let i = 0; i < actions.length; i++) {
-      const wanted = JSON.stringify(toJson(actions[i] as A));
-      const enabled = model.actions(state).find((a) => JSON.stringify(toJson(a)) === wanted);
-      if (enabled === undefined) {
-        throw new InputError(
-          'SJ108',
-          file,
-          `step ${i + 1}: action ${model.describeAction(actions[i] as A)} is not enabled in the state reached (the model or its bounds differ from the run that wrote the file)`,
-        );
-      }
-      const after = model.next(state, enabled);
-      steps.push({
-        step: i + 1,
-        action: toJson(enabled),
-        description: model.describeAction(enabled),
-        changes: jsonDiff(stateJson(state), stateJson(after)),
-      });
-      state = after;
+    const replayed = replayPath(model, cx.initialState, actions);
+    if (!replayed.ok) {
+      if (replayed.failedStep < 0) throw new InputError('SJ108', file, `/initialState: ${replayed.reason}`);
+      throw new InputError(
+        'SJ108',
+        file,
+        `step ${replayed.failedStep + 1}: ${replayed.reason} in the state reached (the model or its bounds differ from the run that wrote the file)`,
+      );
     }
+    const stateJson = (st: S): unknown => (model.stateToJson ? model.stateToJson(st) : model.encode(st));
+    const start = replayed.steps[0]?.before ?? replayed.final;
+    const steps = replayed.steps.map((step, i) => ({
+      step: i + 1,
+      action: toJson(step.action),
+      description: model.describeAction(step.action),
+      changes: jsonDiff(stateJson(step.before), stateJson(step.after)),
+    }));
+    const state = replayed.final;
     const evaluation = evaluateProperty(model, cx.property.kind, cx.property.name, state, { maxSeconds: 60 });
     if (!evaluation.found)
       throw new InputError('SJ108', file, `/property: model ${model.name} has no ${cx.property.kind} "${cx.property.name}"`);
@@ -649,7 +598,19 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
     emitReports([result], reporters, out, json);
     if (json) {
       out.stdout(
-        `${JSON.stringify({ ...reportHeader(CHECK_REPLAY_REPORT_FORMAT), file, preset: preset.name, bounds, property: cx.property, initial: stateJson(start), steps, final: stateJson(state), verdict: evaluation.verdict, explanation: evaluation.explanation ?? null, exitCode: code })}\n`,
+        `${JSON.stringify({
+          ...reportHeader(CHECK_REPLAY_REPORT_FORMAT),
+          file,
+          preset: preset.name,
+          bounds,
+          property: cx.property,
+          initial: stateJson(start),
+          steps,
+          final: stateJson(state),
+          verdict: evaluation.verdict,
+          explanation: evaluation.explanation ?? null,
+          exitCode: code,
+        })}\n`,
       );
       return code;
     }
@@ -658,10 +619,10 @@ function runReplay(registry: readonly ModelPreset[], file: string, json: boolean
       `replaying ${file}: ${cx.property.kind} ${cx.property.name} of preset ${preset.name}${cx.ablate ? ` without ${cx.ablate}` : ''} (${boundsText(bounds)})`,
     ];
     lines.push(`initial state ${cx.initialState}: ${JSON.stringify(stateJson(start))}`);
-    for (const s of steps) {
-      lines.push(`step ${s.step}: ${s.description}`);
-      for (const c of s.changes) lines.push(`    ${c}`);
-      if (s.changes.length === 0) lines.push('    (no change)');
+    for (const st of steps) {
+      lines.push(`step ${st.step}: ${st.description}`);
+      for (const c of st.changes) lines.push(`    ${c}`);
+      if (st.changes.length === 0) lines.push('    (no change)');
     }
     lines.push(
       evaluation.verdict === 'violated'
@@ -687,6 +648,13 @@ const checkOptions = {
   'no-por': { type: 'boolean' },
   'max-states': { type: 'string' },
   'max-seconds': { type: 'string' },
+  'frontier-memory': { type: 'string' },
+  workers: { type: 'string' },
+  simulate: { type: 'boolean' },
+  seed: { type: 'string' },
+  walks: { type: 'string' },
+  walk: { type: 'string' },
+  depth: { type: 'string' },
   replay: { type: 'string' },
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
@@ -697,8 +665,17 @@ const checkOptions = {
 
 type ParsedValues = ReturnType<typeof parseArgs<{ options: typeof checkOptions; allowPositionals: false }>>['values'];
 
-/** Runs `check`; `registry` is the preset list (tests pass their own). */
-export function checkCommand(args: readonly string[], out: Output, registry: readonly ModelPreset[] = PRESETS): number {
+/**
+ * Runs `check`; `registry` is the preset list (tests pass their own, whose
+ * models are then explored on this thread), `totalMemory` sizes the default
+ * frontier bound.
+ */
+export async function checkCommand(
+  args: readonly string[],
+  out: Output,
+  registry: readonly ModelPreset[] = PRESETS,
+  totalMemory = totalmem(),
+): Promise<number> {
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false });
   if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
@@ -708,5 +685,5 @@ export function checkCommand(args: readonly string[], out: Output, registry: rea
     checkStdoutUse(values.json ?? false, reporters);
     return runReplay(registry, values.replay, values.json ?? false, reporters, out);
   }
-  return runCheck(resolveSettings(registry, values), out);
+  return runCheck(resolveSettings(registry, values, totalMemory), out);
 }

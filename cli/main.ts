@@ -122,7 +122,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
  * they report what they have, stop their system under test and write
  * nothing half. Other commands die of the signal as any program does.
  */
-const INTERRUPTIBLE: ReadonlySet<string> = new Set(['conform', 'replay', 'serve']);
+const INTERRUPTIBLE: ReadonlySet<string> = new Set(['check', 'conform', 'replay', 'serve']);
 
 /** Whether the command `argv` names handles SIGINT and SIGTERM itself (cli/interrupts.ts). */
 export function handlesInterrupts(argv: readonly string[]): boolean {

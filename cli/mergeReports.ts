@@ -10,7 +10,7 @@ import type { Shard } from '../conformance/shard.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 import type { Output } from './output.ts';
 import { CONFORM_REPORT_FORMAT, conformCases, type ConformJson } from './conformReport.ts';
-import { CHECK_REPORT_FORMAT, checkCases, type CheckJson } from './check.ts';
+import { CHECK_REPORT_FORMAT, checkCases, type CheckJson } from './checkOutput.ts';
 import { MUTANTS_REPORT_FORMAT, mutantsCases, type MutantsJson } from './mutants.ts';
 import { RUN_REPORT_FORMAT, runCases, type RunJson } from './run.ts';
 import { REPLAY_REPORT_FORMAT, replayCases, type ReplayJson } from './replay.ts';

@@ -5,6 +5,10 @@
 
 // The explorer: a generic explicit-state model checker.
 export { check } from './explorer/checker.ts';
+export { CheckSession } from './explorer/session.ts';
+export type { PartOptions, SessionOptions } from './explorer/session.ts';
+export type { SimulationProgress, SimulationReport } from './explorer/simulate.ts';
+export type { ModelSource } from './explorer/source.ts';
 export { evaluateProperty, jsonDiff, replayPath } from './explorer/replay.ts';
 export type { ReplayResult } from './explorer/replay.ts';
 export type {
@@ -19,7 +23,7 @@ export type {
   VisitedMode,
 } from './explorer/types.ts';
 // The presets `streamjoin check` runs.
-export { PRESETS, clusterModelConfigOf, joinModelOptionsOf, presetModel, presetNamed, resolveBounds } from './presets.ts';
+export { PRESETS, clusterModelConfigOf, joinModelOptionsOf, presetModel, presetNamed, presetSource, resolveBounds } from './presets.ts';
 export type { ModelPreset, PresetModel } from './presets.ts';
 // The join (SPEC §1–§3): reference operator, oracle, and the join's explorer model.
 export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';

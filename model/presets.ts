@@ -1,13 +1,13 @@
 // Named model configurations for `streamjoin check`: a preset maps a name to
 // a model factory, its bound parameters (with defaults and ranges) and the
 // protocol elements it can ablate. Add a preset by appending to `PRESETS`.
-import type { Model } from './explorer/index.ts';
+import type { Model, ModelSource } from './explorer/index.ts';
 import { stepJoin } from './join/join.ts';
 import { JOIN_ABLATIONS, joinModel, type JoinModelBounds, type JoinModelOptions } from './join/joinModel.ts';
 import { PROTOCOL_ELEMENTS, PROTOCOL_ELEMENT_DESCRIPTIONS, type ProtocolElement } from './cluster/clusterState.ts';
 import type { Budget, ClusterBounds, ClusterModelConfig } from './cluster/boundedHistories.ts';
 import { clusterExplorerModel } from './cluster/explorerModel.ts';
-import { CLUSTER_PRESETS, projectOntoKey, withAblation, type ClusterPreset } from './cluster/presets.ts';
+import { CLUSTER_PRESETS, projectOntoKey, SIMULATION_PRESETS, withAblation, type ClusterPreset } from './cluster/presets.ts';
 
 /** One bound parameter of a preset (`--bound NAME=VALUE`). */
 export interface BoundParameter {
@@ -40,6 +40,11 @@ export function presetModel<S, A>(model: Model<S, A>): PresetModel {
 export interface ModelPreset {
   readonly name: string;
   readonly description: string;
+  /**
+   * A bound far beyond exhaustion: the preset is checked by random walks
+   * only (`check --simulate`), each at most `depth` steps by default.
+   */
+  readonly simulation?: { readonly depth: number };
   readonly bounds: readonly BoundParameter[];
   readonly ablations: readonly AblationElement[];
   /**
@@ -108,7 +113,8 @@ const clusterBoundParameters = (preset: ClusterPreset): BoundParameter[] => {
     description,
     default: b[name],
     min: 0,
-    max: 4,
+    // Exhaustive presets grow fast with every budget; simulation presets take any size.
+    max: preset.simulation ? 10_000 : 4,
   });
   return [
     {
@@ -147,6 +153,7 @@ function clusterPresetModel(preset: ClusterPreset): ModelPreset {
   return {
     name: preset.name,
     description: preset.description,
+    ...(preset.simulation ? { simulation: preset.simulation } : {}),
     bounds: clusterBoundParameters(preset),
     ablations: PROTOCOL_ELEMENTS.map((name) => ({ name, description: PROTOCOL_ELEMENT_DESCRIPTIONS[name] })),
     build: (b, ablate) => presetModel(clusterExplorerModel(configured(b, ablate))),
@@ -160,6 +167,7 @@ function clusterPresetModel(preset: ClusterPreset): ModelPreset {
 /** Every preset, by name: the cluster presets (SPEC §6), then the join presets. */
 export const PRESETS: readonly ModelPreset[] = [
   ...CLUSTER_PRESETS.map(clusterPresetModel),
+  ...SIMULATION_PRESETS.map(clusterPresetModel),
   joinPreset('join-small', 'the reference join, every log of <= 4 records over 1 key, 1 id, times 0..1 (seconds)', {
     records: 4,
     keys: 1,
@@ -217,6 +225,35 @@ export function joinModelOptionsOf(
 
 export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);
+}
+
+/**
+ * The model of preset `name` (or of its part `part`) at `bounds`, with
+ * `ablate` switched off: what a worker thread builds (`presetSource`).
+ */
+export function presetPartModel(
+  name: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | null,
+  part: string | null,
+): PresetModel {
+  const preset = presetNamed(name);
+  if (!preset) throw new Error(`unknown preset ${name}`);
+  const element = ablate ?? undefined;
+  if (part === null) return preset.build(bounds, element);
+  const found = preset.parts?.(bounds, element).find((p) => p.label === part);
+  if (!found) throw new Error(`preset ${name} has no part ${part}`);
+  return found.model;
+}
+
+/** How a worker thread builds the model of a preset's part (see `presetPartModel`). */
+export function presetSource(
+  name: string,
+  bounds: Readonly<Record<string, number>>,
+  ablate: string | undefined,
+  part: string | undefined,
+): ModelSource {
+  return { module: import.meta.url, export: 'presetPartModel', args: [name, bounds, ablate ?? null, part ?? null] };
 }
 
 /**

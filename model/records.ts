@@ -1,16 +1,23 @@
 // String-keyed records that are safe for ANY key — keys and worker ids are
 // user data, and "__proto__" or "constructor" are valid ones. A record here
-// has no prototype, so it inherits no names and has no special `__proto__`
-// setter; every update makes a new record (the model's state is immutable).
+// inherits from one empty, frozen object whose own prototype is null: it
+// inherits no names and has no special `__proto__` setter, like a
+// prototype-less object, but V8 gives it fast (hidden-class) properties,
+// where `Object.create(null)` starts in dictionary mode (measured: copying a
+// 3-entry record is about 3x faster). Every update makes a new record (the
+// model's state is immutable).
 
 export type Entries<V> = Readonly<Record<string, V>>;
 
-/** A new empty record with no prototype. */
+/** The prototype of every record: no properties, no prototype of its own. */
+const NO_NAMES: object = Object.freeze(Object.create(null) as object);
+
+/** A new empty record that inherits nothing. */
 export function emptyEntries<V>(): Record<string, V> {
-  return Object.create(null) as Record<string, V>;
+  return Object.create(NO_NAMES) as Record<string, V>;
 }
 
-/** A copy of `r`. (A plain loop: measured 3x faster than `Object.assign` onto a prototype-less object.) */
+/** A copy of `r`. */
 export function copyEntries<V>(r: Entries<V>): Record<string, V> {
   const out = emptyEntries<V>();
   for (const k in r) out[k] = r[k] as V;
@@ -24,10 +31,10 @@ export function withEntry<V>(r: Entries<V>, key: string, value: V): Entries<V> {
   return out;
 }
 
-/** A copy of `r` without `key`. */
+/** A copy of `r` without `key` (built without `delete`, which would drop the copy into dictionary mode). */
 export function withoutEntry<V>(r: Entries<V>, key: string): Entries<V> {
-  const out = copyEntries(r);
-  delete out[key];
+  const out = emptyEntries<V>();
+  for (const k in r) if (k !== key) out[k] = r[k] as V;
   return out;
 }
 

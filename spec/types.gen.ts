@@ -663,6 +663,13 @@ export interface Counterexample {
   steps?: string[];
   trap?: Trap;
   check?: CheckSettings;
+  /**
+   * For a counterexample a simulation found (`check --simulate`): the seed and the walk; `--seed S --walk K` runs that walk again.
+   */
+  simulation?: {
+    seed: number;
+    walk: number;
+  };
 }
 export interface PropertyRef {
   kind: 'invariant' | 'progress';

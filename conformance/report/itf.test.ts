@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { itfStructureProblem, loadAnyTrace, loadCounterexample, schemaError } from '../../spec/index.ts';
 import type { ItfTrace } from '../../spec/index.ts';
-import { runCli, runCliSync } from '../../cli/testSupport.ts';
+import { runCli } from '../../cli/testSupport.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { writeCounterexample } from './counterexampleFiles.ts';
 import { clusterFailure, modelCounterexample, operatorFailure, unfencedSystem } from './counterexampleFixtures.ts';
@@ -126,7 +126,7 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
     expect((await runCli(['replay', w.itfPath as string, '--sut', 'impl'])).code).toBe(0);
   });
 
-  it('a model counterexample: valid ITF; check --replay FILE.itf.json rebuilds the model and reproduces the violation', () => {
+  it('a model counterexample: valid ITF; check --replay FILE.itf.json rebuilds the model and reproduces the violation', async () => {
     const cx = modelCounterexample();
     const dir = tmp();
     const file = join(dir, 'smoke-sink-fence-k1-Fenced.json');
@@ -137,7 +137,7 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
     expectValidItf(modelItf(cx, view));
     const { steps: _steps, ...withoutSteps } = cx;
     expect(loadCounterexample(written.itfPath)).toEqual({ ...withoutSteps });
-    const r = runCliSync(['check', '--replay', written.itfPath]);
+    const r = await runCli(['check', '--replay', written.itfPath]);
     expect(r.stdout).toContain('Fenced VIOLATED at the end');
     expect(r.code).toBe(1);
   });

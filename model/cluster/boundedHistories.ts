@@ -15,10 +15,28 @@ import {
   type WorkerId,
 } from './clusterState.ts';
 import { applyExternal, transition } from './stateMachine.ts';
-import { sinkRelation } from './sink.ts';
-import { whyNotEnabled } from './guards.ts';
-import { finalRelation, relationSignature } from './oracleTimeline.ts';
-import { horizonRetained, initialOracleState, stepOracle, identityString } from '../join/oracle.ts';
+import { insertedMatches } from './sink.ts';
+import {
+  whyNotEnabledAbort,
+  whyNotEnabledCheckpoint,
+  whyNotEnabledCommit,
+  whyNotEnabledCoordinatorCrash,
+  whyNotEnabledCoordinatorRestart,
+  whyNotEnabledCrash,
+  whyNotEnabledDuplicateInstall,
+  whyNotEnabledDuplicateRelease,
+  whyNotEnabledFailover,
+  whyNotEnabledFreeze,
+  whyNotEnabledInstall,
+  whyNotEnabledPause,
+  whyNotEnabledPersist,
+  whyNotEnabledProcess,
+  whyNotEnabledRelease,
+  whyNotEnabledRestart,
+  whyNotEnabledResume,
+} from './guards.ts';
+import { finalRelation, oracleAfter, relationSignature } from './oracleTimeline.ts';
+import { horizonRetained, identityString } from '../join/oracle.ts';
 import type { JoinState } from '../join/join.ts';
 
 /** A count per kind of control action and fault: what a history may spend, or has spent. */
@@ -50,13 +68,7 @@ export interface ExploredState {
   readonly used: Budget;
 }
 
-const budgetKeys = ['migrations', 'failovers', 'crashes', 'pauses', 'duplicates', 'checkpoints'] as const;
-
-function spend(used: Budget, kind: keyof Budget): Budget {
-  return { ...used, [kind]: used[kind] + 1 };
-}
-
-/** Which budget an action spends, if any. */
+/** Which budgets an action spends, if any. */
 export function budgetOf(a: ClusterAction): (keyof Budget)[] {
   switch (a.type) {
     case 'freeze':
@@ -79,6 +91,52 @@ export function budgetOf(a: ClusterAction): (keyof Budget)[] {
   }
 }
 
+/**
+ * The budgets used after taking `a` (as `budgetOf` says): the same object
+ * when `a` spends none. Written out per action: it runs on every transition.
+ */
+function spent(used: Budget, a: ClusterAction): Budget {
+  switch (a.type) {
+    case 'freeze':
+      return budget(used, 1, 0, 0, 0, 0, 0);
+    case 'failover':
+      return budget(used, 0, 1, a.crashAfterFence ? 1 : 0, 0, 0, 0);
+    case 'commit':
+      return a.crashAfterFence ? budget(used, 0, 0, 1, 0, 0, 0) : used;
+    case 'crash':
+      return budget(used, 0, 0, 1, 0, 0, 0);
+    case 'pause':
+      return budget(used, 0, 0, 0, 1, 0, 0);
+    case 'duplicateInstall':
+    case 'duplicateRelease':
+      return budget(used, 0, 0, 0, 0, 1, 0);
+    case 'checkpoint':
+      return budget(used, 0, 0, 0, 0, 0, 1);
+    default:
+      return used;
+  }
+}
+
+/** `used` plus the amounts given (built field by field: faster than a spread). */
+function budget(
+  used: Budget,
+  migrations: number,
+  failovers: number,
+  crashes: number,
+  pauses: number,
+  duplicates: number,
+  checkpoints: number,
+): Budget {
+  return {
+    migrations: used.migrations + migrations,
+    failovers: used.failovers + failovers,
+    crashes: used.crashes + crashes,
+    pauses: used.pauses + pauses,
+    duplicates: used.duplicates + duplicates,
+    checkpoints: used.checkpoints + checkpoints,
+  };
+}
+
 /** Faults, for Progress: what may stop happening (SPEC §6). */
 export function isFault(a: ClusterAction): boolean {
   return (
@@ -91,80 +149,86 @@ export function isFault(a: ClusterAction): boolean {
 }
 
 /**
- * The actions worth asking `whyNotEnabled` about in `s`, within the budgets:
- * a superset of the enabled ones, generated from the state so that most
- * candidates are enabled (the guard in model/cluster/stateMachine.ts stays the one
- * definition of enabledness).
+ * The enabled actions of `s` within the budgets, in an order fixed by `s`. Each
+ * candidate is put to its guard in model/cluster/guards.ts (the one
+ * definition of enabledness) before it is built, so no refused action is
+ * built; the loops only skip, cheaply, what the budgets or the state rule
+ * out anyway (a worker that is not up, a key with no message to repeat).
  */
-function candidateActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
-  const { cluster, bounds } = config;
+export function enabledClusterActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
+  const cluster = config.cluster;
+  const bounds = config.bounds;
+  const keys = cluster.keys;
+  const workers = cluster.workers;
   const st = s.cluster;
   const used = s.used;
   const out: ClusterAction[] = [];
   const record = bounds.script[st.log.length];
   if (record) out.push({ type: 'record', record });
-  for (const w of cluster.workers) {
+  const checkpoints = used.checkpoints < bounds.checkpoints;
+  for (const w of workers) {
     const ws = worker(st, w);
     if (ws.status !== 'up') continue;
     for (const key in ws.keys) {
       const copy = ws.keys[key] as KeyCopy;
       if (copy.frozen) continue;
-      if (copy.cursor < st.log.length) out.push({ type: 'process', worker: w, key });
-      if (used.checkpoints < bounds.checkpoints) out.push({ type: 'checkpoint', worker: w, key });
+      if (copy.cursor < st.log.length && whyNotEnabledProcess(st, w, key) === undefined) out.push({ type: 'process', worker: w, key });
+      if (checkpoints && whyNotEnabledCheckpoint(st, w, key) === undefined) out.push({ type: 'checkpoint', worker: w, key });
     }
   }
+  const crashes = used.crashes < bounds.crashes;
   const h = st.coordinator.handoff;
   if (st.coordinator.up) {
     if (h) {
       const key = h.key;
-      out.push(
-        { type: 'persist', key },
-        { type: 'install', key },
-        { type: 'commit', key },
-        { type: 'release', key },
-        { type: 'abort', key },
-      );
-      if (used.crashes < bounds.crashes) out.push({ type: 'commit', key, crashAfterFence: true });
+      if (whyNotEnabledPersist(st, key) === undefined) out.push({ type: 'persist', key });
+      if (whyNotEnabledInstall(cluster, st, key) === undefined) out.push({ type: 'install', key });
+      if (whyNotEnabledCommit(st, key, false) === undefined) out.push({ type: 'commit', key });
+      if (whyNotEnabledRelease(st, key) === undefined) out.push({ type: 'release', key });
+      if (whyNotEnabledAbort(st, key) === undefined) out.push({ type: 'abort', key });
+      if (crashes && whyNotEnabledCommit(st, key, true) === undefined) out.push({ type: 'commit', key, crashAfterFence: true });
     } else {
-      for (const { key } of cluster.keys) {
+      const migrations = used.migrations < bounds.migrations;
+      const failovers = used.failovers < bounds.failovers;
+      for (const { key } of keys) {
         const owner = ownerOf(st, key);
         const ownerUp = worker(st, owner).status === 'up';
-        for (const to of cluster.workers) {
-          if (worker(st, to).status !== 'up' || to === owner) continue;
-          if (ownerUp && used.migrations < bounds.migrations) out.push({ type: 'freeze', key, to });
-          if (!ownerUp && used.failovers < bounds.failovers) {
+        for (const to of workers) {
+          // Both guards refuse a move to the owner itself or to a worker that is not up.
+          if (to === owner || worker(st, to).status !== 'up') continue;
+          if (ownerUp) {
+            if (migrations && whyNotEnabledFreeze(st, key, to) === undefined) out.push({ type: 'freeze', key, to });
+          } else if (failovers && whyNotEnabledFailover(st, key, to) === undefined) {
             out.push({ type: 'failover', key, to });
-            if (used.crashes < bounds.crashes) out.push({ type: 'failover', key, to, crashAfterFence: true });
+            if (crashes) out.push({ type: 'failover', key, to, crashAfterFence: true });
           }
         }
       }
     }
   }
   if (used.duplicates < bounds.duplicates) {
-    for (const key in st.lastInstall) out.push({ type: 'duplicateInstall', key });
-    for (const key in st.lastRelease) out.push({ type: 'duplicateRelease', key });
+    for (const { key } of keys) {
+      if (st.lastInstall[key] && whyNotEnabledDuplicateInstall(st, key) === undefined) out.push({ type: 'duplicateInstall', key });
+      if (st.lastRelease[key] && whyNotEnabledDuplicateRelease(st, key) === undefined) out.push({ type: 'duplicateRelease', key });
+    }
   }
-  for (const w of cluster.workers) {
+  const pauses = used.pauses < bounds.pauses;
+  for (const w of workers) {
     const status = worker(st, w).status;
-    if (status === 'down') out.push({ type: 'restart', node: w });
-    else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: w });
-    if (status === 'up' && used.pauses < bounds.pauses) out.push({ type: 'pause', worker: w });
-    if (status === 'paused') out.push({ type: 'resume', worker: w });
+    if (status === 'down') {
+      if (whyNotEnabledRestart(st, w) === undefined) out.push({ type: 'restart', node: w });
+    } else if (crashes && whyNotEnabledCrash(st, w) === undefined) out.push({ type: 'crash', node: w });
+    if (status === 'up' && pauses && whyNotEnabledPause(st, w) === undefined) out.push({ type: 'pause', worker: w });
+    if (status === 'paused' && whyNotEnabledResume(st, w) === undefined) out.push({ type: 'resume', worker: w });
   }
-  if (!st.coordinator.up) out.push({ type: 'restart', node: COORDINATOR });
-  else if (used.crashes < bounds.crashes) out.push({ type: 'crash', node: COORDINATOR });
-  return out;
-}
-
-export function enabledClusterActions(config: ClusterModelConfig, s: ExploredState): ClusterAction[] {
-  const out: ClusterAction[] = [];
-  for (const a of candidateActions(config, s)) if (whyNotEnabled(config.cluster, s.cluster, a) === undefined) out.push(a);
+  if (!st.coordinator.up) {
+    if (whyNotEnabledCoordinatorRestart(st) === undefined) out.push({ type: 'restart', node: COORDINATOR });
+  } else if (crashes && whyNotEnabledCoordinatorCrash(st) === undefined) out.push({ type: 'crash', node: COORDINATOR });
   return out;
 }
 
 export function nextExplored(config: ClusterModelConfig, s: ExploredState, a: ClusterAction): ExploredState {
-  const used = budgetOf(a).reduce(spend, s.used);
-  return { cluster: transition(config.cluster, s.cluster, a).state, used };
+  return { cluster: transition(config.cluster, s.cluster, a).state, used: spent(s.used, a) };
 }
 
 /**
@@ -178,35 +242,51 @@ export function nextEager(
   a: ClusterAction,
 ): { state: ExploredState; events: ClusterEvent[] } {
   if (a.type === 'process') throw new Error('process is not an external action: processing runs eagerly (SPEC §7)');
-  const used = budgetOf(a).reduce(spend, s.used);
   const t = applyExternal(config.cluster, s.cluster, a);
-  return { state: { cluster: t.state, used }, events: t.events };
+  return { state: { cluster: t.state, used: spent(s.used, a) }, events: t.events };
 }
 
 export function initialExplored(config: ClusterModelConfig): ExploredState {
-  const used = Object.fromEntries(budgetKeys.map((k) => [k, 0])) as unknown as Budget;
+  const used: Budget = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 };
   return { cluster: initialClusterState(config.cluster), used };
 }
 
 // ---------------------------------------------------------------------------
 // Coverage labels: every crash point is its own kind (SPEC §6).
 
-function roleOf(h: HandoffRecord | null, node: string, owners: Readonly<Record<string, WorkerId>>): string {
+function roleOf(
+  h: HandoffRecord | null,
+  node: string,
+  owners: Readonly<Record<string, WorkerId>>,
+): 'coordinator' | 'src' | 'dst' | 'owner' | 'idle' {
   if (node === COORDINATOR) return 'coordinator';
   if (h?.src === node) return 'src';
   if (h?.dst === node) return 'dst';
-  return Object.values(owners).includes(node) ? 'owner' : 'idle';
+  for (const key in owners) if (owners[key] === node) return 'owner';
+  return 'idle';
 }
+
+// The labels, made once: an action's label is looked up, not built (one is needed per transition).
+const HANDOFF_KINDS = ['migrate', 'failover'] as const;
+const PHASE_NAMES = ['frozen', 'persisted', 'installed', 'fenced', 'committed'] as const;
+const ROLES = ['coordinator', 'src', 'dst', 'owner', 'idle'] as const;
+const phaseLabels = (f: (at: string) => string): Record<string, Record<string, string>> =>
+  Object.fromEntries(HANDOFF_KINDS.map((k) => [k, Object.fromEntries(PHASE_NAMES.map((p) => [p, f(`${k}@${p}`)]))]));
+const CRASH_LABELS = Object.fromEntries(
+  ROLES.map((role) => [role, { steady: `crash:${role}@steady`, during: phaseLabels((at) => `crash:${role}@${at}`) }]),
+) as Record<(typeof ROLES)[number], { steady: string; during: Record<string, Record<string, string>> }>;
+const COMMIT_LABELS: Record<string, string> = Object.fromEntries(PHASE_NAMES.map((p) => [p, `commit@${p}`]));
 
 /** The coverage label of an action taken in state `s`. */
 export function clusterActionKind(s: ExploredState, a: ClusterAction): string {
   const h = s.cluster.coordinator.handoff;
-  const at = h ? `${h.kind}@${h.phase}` : 'steady';
   switch (a.type) {
-    case 'crash':
-      return `crash:${roleOf(h, a.node, s.cluster.coordinator.owner)}@${at}`;
+    case 'crash': {
+      const labels = CRASH_LABELS[roleOf(h, a.node, s.cluster.coordinator.owner)];
+      return h ? (labels.during[h.kind]?.[h.phase] as string) : labels.steady;
+    }
     case 'commit':
-      return a.crashAfterFence ? 'commit+crash-after-fence' : `commit@${h?.phase ?? '?'}`;
+      return a.crashAfterFence ? 'commit+crash-after-fence' : h ? (COMMIT_LABELS[h.phase] as string) : 'commit@?';
     case 'failover':
       return a.crashAfterFence ? 'failover+crash-after-fence' : 'failover';
     case 'restart':
@@ -311,9 +391,11 @@ export function quiescentResultWrong(config: ClusterModelConfig, s: ExploredStat
   if (!isQuiescent(config, s)) return undefined;
   for (const { key } of config.cluster.keys) {
     const want = finalRelation(config.cluster.join, s.cluster.log, key);
-    const got = relationSignature(sinkRelation(s.cluster.sink, key));
-    if (got !== want)
-      return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${got.replaceAll('\n', ', ')}], the oracle's [${want.replaceAll('\n', ', ')}]`;
+    const got = insertedMatches(s.cluster.sink, key);
+    if (got.length !== want.size || got.some((id) => !want.has(id))) {
+      const show = (ids: Iterable<string>): string => relationSignature([...ids]).replaceAll('\n', ', ');
+      return `ExactlyOnce: quiescent, but the sink's relation for ${key} is [${show(got)}], the oracle's [${show(want)}]`;
+    }
   }
   return undefined;
 }
@@ -327,9 +409,8 @@ function prescribedRetained(join: JoinConfig, log: readonly LogRecord[], key: st
   const id = `${key}\u0000${cursor}`;
   let sig = memo.get(id);
   if (sig === undefined) {
-    let oracle = initialOracleState;
-    for (const r of log.slice(0, cursor)) oracle = stepOracle(join, oracle, r).state;
-    const kept = horizonRetained(join, { ...oracle, rows: oracle.rows.filter((r) => r.key === key) });
+    const oracle = oracleAfter(join, log, cursor);
+    const kept = horizonRetained(join, { wm: oracle.wm, rows: oracle.rows.filter((r) => r.key === key) });
     sig = `${kept.rows.join(',')}|${kept.matches.join(',')}`;
     memo.set(id, sig);
   }

@@ -1,10 +1,10 @@
 // The cluster model (model/cluster/stateMachine.ts, model/cluster/boundedHistories.ts) as a `Model`
 // for the explorer: properties of SPEC §6, coverage of every crash point,
-// symmetry over worker ids, and a fingerprint hashed from the fields.
+// and a compact codec (codec.ts) that also gives symmetry over worker ids.
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
-import { FieldHasher, type Goal, type Invariant, type Model } from '../explorer/index.ts';
-import { worker, type ClusterState, type KeyCopy, type WorkerState } from './clusterState.ts';
+import type { Goal, Invariant, Model } from '../explorer/index.ts';
+import { ClusterCodec } from './codec.ts';
 import { observeCluster } from './stateMachine.ts';
 import {
   clusterActionKind,
@@ -82,132 +82,46 @@ function labelOf(s: ExploredState, a: ClusterAction): string {
 }
 
 // ---------------------------------------------------------------------------
-// Symmetry over worker ids (SPEC §6). The signature of a worker is every
-// fact the state holds about it, without its name; sorting workers by it and
-// renaming them in that order maps every state to one member of its class.
-
-const hasher = new FieldHasher();
-const lanes = new Int32Array(2);
-
-function hashCopy(h: FieldHasher, c: KeyCopy | undefined): void {
-  if (!c) {
-    h.small(-1);
-    return;
-  }
-  h.small(c.cursor * 2 + (c.frozen ? 1 : 0)).small(c.epoch);
-}
-
-function workerSignature(config: ClusterModelConfig, st: ClusterState, w: string): number {
-  const ws = worker(st, w);
-  const h = hasher.reset();
-  h.small(STATUS[ws.status]);
-  for (const { key } of config.cluster.keys) {
-    hashCopy(h, ws.keys[key]);
-    h.small(
-      (st.coordinator.owner[key] === w ? 1 : 0) | (st.lastInstall[key]?.dst === w ? 2 : 0) | (st.lastRelease[key]?.src === w ? 4 : 0),
-    );
-  }
-  const handoff = st.coordinator.handoff;
-  h.small((handoff?.src === w ? 1 : 0) | (handoff?.dst === w ? 2 : 0));
-  h.finish(lanes);
-  // Both lanes, so that unequal signatures almost never tie.
-  return (lanes[0] as number) * 4294967296 + ((lanes[1] as number) >>> 0);
-}
-
-const PHASES = ['frozen', 'persisted', 'installed', 'fenced', 'committed'] as const;
-const STATUS = { up: 0, paused: 1, down: 2 } as const;
-
-/** Small numbers for match ids, so a fingerprint hashes one word per match (any fixed numbering will do). */
-const matchNumbers = new Map<string, number>();
-function matchNumber(id: string): number {
-  let n = matchNumbers.get(id);
-  if (n === undefined) matchNumbers.set(id, (n = matchNumbers.size + 1));
-  return n;
-}
-
-const byNumber = (a: number, b: number): number => a - b;
 
 /**
- * The 64-bit fingerprint of what `encodeExplored` encodes, hashed field by
- * field (no string built). With `symmetric`, of the state's class under
- * renaming workers: each worker is named by its rank in signature order
- * instead of by its position in the config, and the workers are taken in
- * that order.
+ * Simulation: the weight of each kind of action (simulate.ts shares it among
+ * the enabled actions of the kind). The workload and the handoffs move
+ * along (records, processing, each step of a handoff in flight); faults are
+ * rare in steady state, so that the budgets last a walk, and common inside a
+ * handoff, at its phase boundaries, where the protocol's elements earn their
+ * keep (every necessity counterexample has a fault there); duplicated
+ * messages and restarts come up often enough to replay work.
  */
-export function fingerprintExplored(config: ClusterModelConfig, s: ExploredState, out: Int32Array, symmetric: boolean): void {
-  const st = s.cluster;
-  const workers = config.cluster.workers;
-  const n = workers.length;
-  // order[r]: the worker of rank r; order.indexOf(w) its inverse (n is tiny).
-  const order: string[] = new Array<string>(n);
-  if (symmetric) {
-    const sigs = new Array<number>(n);
-    const idx = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      sigs[i] = workerSignature(config, st, workers[i] as string);
-      idx[i] = i;
-    }
-    // Insertion sort: n is tiny, and no comparator closure is allocated.
-    for (let i = 1; i < n; i++) {
-      const v = idx[i] as number;
-      let j = i - 1;
-      while (j >= 0 && (sigs[idx[j] as number] as number) > (sigs[v] as number)) {
-        idx[j + 1] = idx[j] as number;
-        j--;
-      }
-      idx[j + 1] = v;
-    }
-    for (let r = 0; r < n; r++) order[r] = workers[idx[r] as number] as string;
-  } else {
-    for (let r = 0; r < n; r++) order[r] = workers[r] as string;
-  }
-  const h = hasher.reset();
-  const u = s.used;
-  h.small(st.log.length).small(u.migrations).small(u.failovers).small(u.crashes).small(u.pauses).small(u.duplicates).small(u.checkpoints);
-  const c = st.coordinator;
-  h.bool(c.up);
-  const hd = c.handoff;
-  if (hd) {
-    h.small(hd.kind === 'migrate' ? 1 : 2)
-      .str(hd.key)
-      .small(order.indexOf(hd.src))
-      .small(order.indexOf(hd.dst));
-    h.small(hd.from).small(PHASES.indexOf(hd.phase));
-  } else h.small(0);
-  for (const { key } of config.cluster.keys) {
-    h.small(order.indexOf(c.owner[key] as string))
-      .small(c.epoch[key] ?? 0)
-      .small(st.sink.fence[key] ?? 0)
-      .small(st.ghost.prefix[key] ?? 0);
-    const cp = st.store[key];
-    if (cp) h.small(cp.cursor + 1).small(cp.epoch);
-    else h.small(0);
-    const m = st.lastInstall[key];
-    if (m)
-      h.small(order.indexOf(m.dst))
-        .small(m.epoch)
-        .small(m.checkpoint ? m.checkpoint.cursor : -1);
-    else h.small(-2);
-    const r = st.lastRelease[key];
-    if (r) h.small(order.indexOf(r.src)).small(r.epoch);
-    else h.small(-2);
-    const matches = st.sink.matches[key] ?? {};
-    const nums: number[] = [];
-    for (const id in matches) nums.push(matchNumber(id) * 2 + (matches[id] === 'inserted' ? 1 : 0));
-    if (nums.length > 1) nums.sort(byNumber);
-    h.small(nums.length);
-    for (const x of nums) h.small(x);
-  }
-  for (let r = 0; r < n; r++) {
-    const ws = st.workers[order[r] as string] as WorkerState;
-    h.small(STATUS[ws.status]);
-    for (const { key } of config.cluster.keys) hashCopy(h, ws.keys[key]);
-  }
-  h.bool(st.ghost.violation !== null);
-  h.finish(out);
+export function simulationWeight(kind: string): number {
+  const known = WEIGHTS.get(kind);
+  if (known !== undefined) return known;
+  if (kind.startsWith('crash:')) return kind.endsWith('@steady') ? 0.05 : 1.5;
+  if (kind.startsWith('commit@')) return 5;
+  return 1;
 }
 
-// ---------------------------------------------------------------------------
+const WEIGHTS = new Map<string, number>([
+  ['record', 10],
+  ['process', 20],
+  ['process:fenced', 20],
+  ['checkpoint', 0.3],
+  ['freeze', 0.3],
+  ['failover', 2],
+  ['persist', 5],
+  ['install', 5],
+  ['install(retry)', 1],
+  ['release', 5],
+  ['abort', 0.5],
+  ['commit+crash-after-fence', 1.5],
+  ['failover+crash-after-fence', 1.5],
+  ['duplicateInstall', 0.5],
+  ['duplicateInstall:refused', 0.5],
+  ['duplicateRelease', 0.5],
+  ['pause', 0.1],
+  ['resume', 1],
+  ['restart:worker', 1],
+  ['restart:coordinator', 2],
+]);
 
 export interface ClusterExplorerOptions {
   /** Shown in reports. */
@@ -233,6 +147,8 @@ export function clusterExplorerModel(
   // Goals only for what the bounds allow, so that a pass is never vacuous and
   // a small bound is not failed for a goal it cannot reach.
   const b = config.bounds;
+  // One initial state object, so that every explored log extends the same one (the logs are interned).
+  const initial = initialExplored(config);
   const goals: Goal<ExploredState>[] = [
     { name: 'the whole workload consumed', reached: (s) => s.cluster.log.length === b.script.length && isQuiescent(config, s) },
   ];
@@ -247,9 +163,8 @@ export function clusterExplorerModel(
   return {
     name:
       options.name ??
-      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers` +
-        (config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''),
-    initialStates: () => [initialExplored(config)],
+      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
+    initialStates: () => [initial],
     actions: (s) => {
       const enabled = enabledClusterActions(config, s);
       const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
@@ -259,17 +174,21 @@ export function clusterExplorerModel(
     },
     next: (s, a) => nextExplored(config, s, a.action),
     encode: (s) => encodeExplored(config, s, false),
-    fingerprint: (s, out) => fingerprintExplored(config, s, out, false),
-    canonical: {
-      encode: (s) => encodeExplored(config, s, true),
-      fingerprint: (s, out) => fingerprintExplored(config, s, out, true),
-    },
+    // Compact bytes for the frontier and fingerprints, symmetric over worker ids (codec.ts).
+    codec: new ClusterCodec(config, initial),
     actionKind: (a) => a.kind,
     describeAction: (a) => describeExploredAction(a.action),
     expectedActionKinds: expectedClusterKinds(config),
     invariants,
     goals,
     progress: { name: 'Progress', quiescent: (s) => isQuiescent(config, s), isFault: (a) => isFault(a.action) },
+    weight: (_s, a) => simulationWeight(a.kind),
+    // A record step stands for appending the workload's next record (the log is the script, in order).
+    substitute: (s, wanted) => {
+      if ((wanted as { type?: unknown } | null)?.type !== 'record') return undefined;
+      const record = b.script[s.cluster.log.length];
+      return record ? { action: { type: 'record', record }, kind: 'record' } : undefined;
+    },
     actionToJson: (a) => a.action,
     actionFromJson: (json) => {
       const err = schemaError('cluster-action', json);

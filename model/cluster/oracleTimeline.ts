@@ -9,14 +9,14 @@ import { initialOracleState, stepOracle, type OracleState } from '../join/oracle
 /** A relation restricted to one key, as sorted match ids joined by newlines. */
 export type RelationSignature = string;
 
-/** The oracle after a log, and for each key the signatures of its relation over every prefix. */
+/** The oracle after a log, and for each key its relation over every prefix. */
 interface Timeline {
   readonly length: number;
   readonly oracle: OracleState;
   /** Per key: the match ids in the relation after the whole log. */
   readonly relation: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Per key: prefixes at which the key's relation changed, and the signature from there on. */
-  readonly history: ReadonlyMap<string, { readonly at: readonly number[]; readonly sig: readonly RelationSignature[] }>;
+  /** Per key: prefixes at which the key's relation changed, and the relation from there on. */
+  readonly history: ReadonlyMap<string, { readonly at: readonly number[]; readonly ids: readonly ReadonlySet<string>[] }>;
 }
 
 const parents = new WeakMap<readonly LogRecord[], readonly LogRecord[]>();
@@ -39,8 +39,8 @@ function extend(config: JoinConfig, t: Timeline, record: LogRecord): Timeline {
     const ids = new Set(relation.get(key));
     for (const c of step.changes) if (c.key === key) c.op === 'insert' ? ids.add(c.match) : ids.delete(c.match);
     relation.set(key, ids);
-    const h = history.get(key) ?? { at: [0], sig: [''] };
-    history.set(key, { at: [...h.at, t.length + 1], sig: [...h.sig, relationSignature([...ids])] });
+    const h = history.get(key) ?? { at: [0], ids: [new Set<string>()] };
+    history.set(key, { at: [...h.at, t.length + 1], ids: [...h.ids, ids] });
   }
   return { length: t.length + 1, oracle: step.state, relation, history };
 }
@@ -59,31 +59,48 @@ function timelineOf(config: JoinConfig, log: readonly LogRecord[]): Timeline {
   return t;
 }
 
+/** The oracle's state after the first `n` records of `log` (through the prefix's own timeline when the log was appended to it). */
+export function oracleAfter(config: JoinConfig, log: readonly LogRecord[], n: number): OracleState {
+  let prefix: readonly LogRecord[] | undefined = log;
+  while (prefix !== undefined && prefix.length > n) prefix = parents.get(prefix);
+  return timelineOf(config, prefix !== undefined && prefix.length === n ? prefix : log.slice(0, n)).oracle;
+}
+
 /**
  * The shortest prefix length `p >= from` of `log` whose oracle relation for
- * `key` has signature `shown`, or undefined if there is none.
+ * `key` is the set `shown` (match ids, without repeats), or undefined if
+ * there is none.
  */
 export function prefixShowing(
   config: JoinConfig,
   log: readonly LogRecord[],
   key: string,
   from: number,
-  shown: RelationSignature,
+  shown: readonly string[],
 ): number | undefined {
-  const h = timelineOf(config, log).history.get(key) ?? { at: [0], sig: [''] };
-  // The signature at prefix p is sig[i] for the last change point at[i] <= p.
+  const h = timelineOf(config, log).history.get(key) ?? { at: [0], ids: [new Set<string>()] };
+  // The relation at prefix p is ids[i] for the last change point at[i] <= p.
   for (let i = 0; i < h.at.length; i++) {
     const start = h.at[i] as number;
     const end = i + 1 < h.at.length ? (h.at[i + 1] as number) - 1 : log.length;
-    if (end < from || h.sig[i] !== shown) continue;
-    return Math.max(start, from);
+    if (end < from) continue;
+    const ids = h.ids[i] as ReadonlySet<string>;
+    if (ids.size !== shown.length) continue;
+    let same = true;
+    for (const id of shown) {
+      if (!ids.has(id)) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return Math.max(start, from);
   }
   return undefined;
 }
 
 /** The oracle's relation for `key` over the whole log. */
-export function finalRelation(config: JoinConfig, log: readonly LogRecord[], key: string): RelationSignature {
-  return relationSignature([...(timelineOf(config, log).relation.get(key) ?? [])]);
+export function finalRelation(config: JoinConfig, log: readonly LogRecord[], key: string): ReadonlySet<string> {
+  return timelineOf(config, log).relation.get(key) ?? new Set();
 }
 
 /** The signature of a set of match ids, for one key. */

@@ -1,6 +1,6 @@
 // Named bounds for exploring the cluster model (SPEC §6), and the key
 // decomposition that checks a multi-key configuration one key at a time.
-import { rowRecord, watermarkRecord, type LogRecord } from '../../spec/index.ts';
+import { rowRecord, watermarkRecord, type LogRecord, type RowRecord } from '../../spec/index.ts';
 import type { ClusterSetup, ProtocolElement } from './clusterState.ts';
 import type { ClusterBounds, ClusterModelConfig } from './boundedHistories.ts';
 
@@ -11,7 +11,84 @@ export interface ClusterPreset {
   readonly name: string;
   readonly description: string;
   readonly config: ClusterModelConfig;
+  /**
+   * For a bound far beyond exhaustion: checked by random walks only
+   * (`check --simulate`), each at most this many steps by default.
+   */
+  readonly simulation?: { readonly depth: number };
 }
+
+/**
+ * A long workload for simulation, the same every time (a fixed generator):
+ * `records` records over `keys` keys, in time order. Rows get fresh ids and
+ * overlap partners of the other side; now and then a row is inserted twice,
+ * retracted while still retained, or retracted before its insert arrives
+ * (J6); both watermarks follow two ticks behind the rows, so rows pass their
+ * horizon and are evicted (J8), and no identity is reused (J9).
+ */
+export function simulationWorkload(records: number, keys: number): LogRecord[] {
+  let seed = 0x2545f491;
+  const random = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) | 0;
+    return ((seed >>> 8) & 0xffffff) % n;
+  };
+  const script: LogRecord[] = [];
+  const recent: RowRecord[][] = Array.from({ length: keys }, () => []);
+  const overtaken: RowRecord[] = [];
+  let t = 2;
+  let id = 0;
+  while (script.length < records) {
+    if (script.length % 12 === 11) {
+      t++;
+      script.push(watermark('L', t - 2), watermark('R', t - 2));
+      for (const rows of recent) while (rows.length > 0 && (rows[0] as RowRecord).start < t - 2) rows.shift();
+      continue;
+    }
+    const pending = overtaken.shift();
+    if (pending && random(2) === 0) {
+      script.push(pending);
+      continue;
+    }
+    if (pending) overtaken.unshift(pending);
+    const k = random(keys);
+    const key = `k${k + 1}`;
+    const rows = recent[k] as RowRecord[];
+    const r = random(100);
+    const start = t;
+    const end = t + random(3);
+    const side = random(2) === 0 ? 'L' : 'R';
+    if (r < 60 || rows.length === 0) {
+      const inserted: RowRecord = { kind: 'insert', key, side, id: `r${id++}`, ts: start + random(end - start + 1), start, end };
+      script.push(inserted);
+      rows.push(inserted);
+    } else if (r < 70) {
+      script.push(rows[random(rows.length)] as RowRecord);
+    } else if (r < 90) {
+      const [gone] = rows.splice(random(rows.length), 1) as [RowRecord];
+      script.push({ ...gone, kind: 'retract' });
+    } else {
+      const later: RowRecord = { kind: 'insert', key, side, id: `r${id++}`, ts: start, start, end };
+      script.push({ ...later, kind: 'retract' });
+      overtaken.push(later);
+    }
+  }
+  return script.slice(0, records);
+}
+
+const fiveWorkersEightKeys: ClusterSetup = {
+  join: { allowedLateness: 1, maxIntervalLength: 2 },
+  workers: ['w1', 'w2', 'w3', 'w4', 'w5'],
+  keys: [
+    { key: 'k1', owner: 'w1' },
+    { key: 'k2', owner: 'w2' },
+    { key: 'k3', owner: 'w3' },
+    { key: 'k4', owner: 'w4' },
+    { key: 'k5', owner: 'w5' },
+    { key: 'k6', owner: 'w1' },
+    { key: 'k7', owner: 'w2' },
+    { key: 'k8', owner: 'w3' },
+  ],
+};
 
 const threeWorkers: ClusterSetup = {
   join: { allowedLateness: 1, maxIntervalLength: 2 },
@@ -77,8 +154,47 @@ export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   },
 ];
 
+/** Presets past any exhaustive bound, for `check --simulate`. */
+export const SIMULATION_PRESETS: readonly ClusterPreset[] = [
+  {
+    name: 'sim-large',
+    description:
+      '8 keys, 5 workers, 1,000 records (a generated workload: matches, duplicates, retractions, overtaking retractions, eviction), every fault budget 10: random walks only (check --simulate)',
+    config: {
+      cluster: fiveWorkersEightKeys,
+      bounds: {
+        script: simulationWorkload(1000, 8),
+        migrations: 10,
+        failovers: 10,
+        crashes: 10,
+        pauses: 10,
+        duplicates: 10,
+        checkpoints: 10,
+      },
+    },
+    simulation: { depth: 20_000 },
+  },
+  {
+    name: 'sim-soak',
+    description: 'as sim-large with 2,000 records and every fault budget 200: walks of up to 100,000 steps, for soaking (check --simulate)',
+    config: {
+      cluster: fiveWorkersEightKeys,
+      bounds: {
+        script: simulationWorkload(2000, 8),
+        migrations: 200,
+        failovers: 200,
+        crashes: 200,
+        pauses: 200,
+        duplicates: 200,
+        checkpoints: 200,
+      },
+    },
+    simulation: { depth: 100_000 },
+  },
+];
+
 export function clusterPreset(name: string): ClusterPreset | undefined {
-  return CLUSTER_PRESETS.find((p) => p.name === name);
+  return CLUSTER_PRESETS.find((p) => p.name === name) ?? SIMULATION_PRESETS.find((p) => p.name === name);
 }
 
 /** The same configuration with protocol elements switched off (SPEC §6, Necessity). */

@@ -4,8 +4,8 @@
 // are protocol elements that `check --ablate` can switch off (§6).
 import type { Change } from '../../spec/index.ts';
 import { copyEntries, emptyEntries, withEntry } from '../records.ts';
-import { off, type ClusterSetup, type ClusterState, type MatchStatus, type SinkState } from './clusterState.ts';
-import { prefixShowing, relationSignature } from './oracleTimeline.ts';
+import { off, sinkWith, stateWith, type ClusterSetup, type ClusterState, type MatchStatus, type SinkState } from './clusterState.ts';
+import { prefixShowing } from './oracleTimeline.ts';
 
 /**
  * Writes the changes of one processed record for `key` under `epoch`. The
@@ -22,7 +22,7 @@ export function sinkWrite(
   const sink = state.sink;
   const highest = sink.fence[key] ?? 0;
   if (epoch < highest && !off(config, 'sink-fence')) {
-    return { state: { ...state, sink: { ...sink, fenced: sink.fenced + changes.length } }, fenced: true };
+    return { state: stateWith(state, { sink: sinkWith(sink, { fenced: sink.fenced + changes.length }) }), fenced: true };
   }
   const matches = copyEntries<MatchStatus>(sink.matches[key] ?? emptyEntries());
   let { applied, deduped } = sink;
@@ -68,14 +68,14 @@ export function sinkWrite(
   };
   // Ghost (ExactlyOnce): the sink must now show the oracle's relation over
   // some prefix at or after the one it showed before.
-  if (config.checkProperties === false) return { state: { ...state, sink: nextSink }, fenced: false };
+  if (config.checkProperties === false) return { state: stateWith(state, { sink: nextSink }), fenced: false };
   const from = state.ghost.prefix[key] ?? 0;
-  const p = prefixShowing(config.join, state.log, key, from, relationSignature(sinkRelation(nextSink, key)));
+  const p = prefixShowing(config.join, state.log, key, from, insertedMatches(nextSink, key));
   if (p === undefined) {
     violation ??= `ExactlyOnce: the sink's relation for ${key} equals the oracle's over no prefix of length >= ${from}`;
   }
   return {
-    state: { ...state, sink: nextSink, ghost: { prefix: withEntry(state.ghost.prefix, key, p ?? from), violation } },
+    state: stateWith(state, { sink: nextSink, ghost: { prefix: withEntry(state.ghost.prefix, key, p ?? from), violation } }),
     fenced: false,
   };
 }
@@ -84,12 +84,18 @@ export function sinkWrite(
 export function raiseFence(state: ClusterState, key: string, epoch: number): ClusterState {
   const highest = state.sink.fence[key] ?? 0;
   if (epoch <= highest) return state;
-  return { ...state, sink: { ...state.sink, fence: withEntry(state.sink.fence, key, epoch) } };
+  return stateWith(state, { sink: sinkWith(state.sink, { fence: withEntry(state.sink.fence, key, epoch) }) });
 }
 
-/** The match ids currently in the sink's relation for `key` (inserted, not retracted). */
+/** The match ids currently in the sink's relation for `key` (inserted, not retracted), sorted. */
 export function sinkRelation(sink: SinkState, key: string): string[] {
+  return insertedMatches(sink, key).sort();
+}
+
+/** The same, in no particular order (to compare as a set). */
+export function insertedMatches(sink: SinkState, key: string): string[] {
   const out: string[] = [];
-  for (const [id, status] of Object.entries(sink.matches[key] ?? {})) if (status === 'inserted') out.push(id);
-  return out.sort();
+  const matches = sink.matches[key];
+  for (const id in matches) if (matches[id] === 'inserted') out.push(id);
+  return out;
 }

@@ -9,12 +9,15 @@ import { copyEntries, emptyEntries, entriesOf, withEntry } from '../records.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, validityOf, type JoinState, type JoinStep } from '../join/join.ts';
 import {
   copyAt,
+  copyWith,
+  handoffAt,
   epochOf,
   inFlightOf,
   isDeclaredKey,
   nextRelevant,
   off,
   ownerOf,
+  stateWith,
   up,
   withCoordinator,
   withCopy,
@@ -44,7 +47,7 @@ function appendRecord(config: ClusterSetup, state: ClusterState, record: LogReco
   if (record.kind !== 'watermark' && !isDeclaredKey(config, record.key)) {
     return { state, events: [{ type: 'rejected', outcome: { code: 'rejected', reason: 'unknown_key' } }] };
   }
-  return { state: { ...state, log: appendToLog(state.log, record) }, events: [{ type: 'appended', index: state.log.length }] };
+  return { state: stateWith(state, { log: appendToLog(state.log, record) }), events: [{ type: 'appended', index: state.log.length }] };
 }
 
 const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRecord[]>>();
@@ -54,7 +57,7 @@ const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRe
  * log yields the same array, so states with equal logs share one (cheap to
  * compare and to memoize on).
  */
-function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly LogRecord[] {
+export function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly LogRecord[] {
   let next = appended.get(log);
   if (!next) appended.set(log, (next = new Map()));
   let out = next.get(record);
@@ -69,7 +72,7 @@ function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly Log
 const joinSteps = new WeakMap<JoinConfig, WeakMap<JoinState, Map<LogRecord, JoinStep>>>();
 
 /** `stepJoin`, memoized: join states and records are immutable and shared, and the step is a pure function of them. */
-function stepJoinShared(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
+export function stepJoinShared(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
   let byState = joinSteps.get(config);
   if (!byState) joinSteps.set(config, (byState = new WeakMap()));
   let byRecord = byState.get(state);
@@ -85,7 +88,7 @@ function processNext(config: ClusterSetup, state: ClusterState, w: WorkerId, key
   const index = nextRelevant(state.log, key, copy.cursor);
   const record = state.log[index] as LogRecord;
   const step = stepJoinShared(config.join, copy.join, record);
-  let next = withCopy(state, w, key, { ...copy, join: step.state, cursor: index + 1 });
+  let next = withCopy(state, w, key, copyWith(copy, { join: step.state, cursor: index + 1 }));
   let fenced = false;
   if (step.changes.length > 0) {
     const written = sinkWrite(config, next, key, copy.epoch, step.changes);
@@ -130,12 +133,12 @@ function ownershipPart(state: ClusterState, h: HandoffRecord): ClusterTransition
   let next = withCoordinator(state, {
     owner: withEntry(state.coordinator.owner, h.key, h.dst),
     epoch: withEntry(state.coordinator.epoch, h.key, epoch),
-    handoff: h.kind === 'migrate' ? { ...h, phase: 'committed' } : null,
+    handoff: h.kind === 'migrate' ? handoffAt(h, 'committed') : null,
   });
   const events: ClusterEvent[] = [];
   if (h.kind === 'migrate') {
     const copy = copyAt(next, h.dst, h.key);
-    next = withCopy(next, h.dst, h.key, { ...copy, frozen: false });
+    next = withCopy(next, h.dst, h.key, copyWith(copy, { frozen: false }));
   } else if (up(next, h.dst)) {
     // Failover restores the latest durable checkpoint, or empty state at cursor 0.
     const cp = next.store[h.key];
@@ -169,24 +172,24 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       const from = epochOf(state, a.key);
       let next = withCoordinator(state, { handoff: { kind: 'migrate', key: a.key, src, dst: a.to, from, phase: 'frozen' } });
       const copy = copyAt(next, src, a.key);
-      next = withCopy(next, src, a.key, { ...copy, frozen: true });
+      next = withCopy(next, src, a.key, copyWith(copy, { frozen: true }));
       return { state: next, events: [] };
     }
     case 'persist': {
       // C4/C5: the frozen source writes its checkpoint durably.
       const h = inFlightOf(state, a.key);
       const copy = copyAt(state, h.src, a.key);
-      const next = { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) };
-      return { state: withCoordinator(next, { handoff: { ...h, phase: 'persisted' } }), events: [] };
+      const next = stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) });
+      return { state: withCoordinator(next, { handoff: handoffAt(h, 'persisted') }), events: [] };
     }
     case 'install': {
       // C6: send the latest durable checkpoint to the destination.
       const h = inFlightOf(state, a.key);
       const m: InstallMessage = { key: a.key, dst: h.dst, epoch: h.from + 1, checkpoint: state.store[a.key] ?? null };
-      const sent = { ...state, lastInstall: withEntry(state.lastInstall, a.key, m) };
+      const sent = stateWith(state, { lastInstall: withEntry(state.lastInstall, a.key, m) });
       const delivered = deliverInstall(config, sent, m);
       const phase = h.phase === 'fenced' ? 'fenced' : 'installed';
-      return { state: withCoordinator(delivered.state, { handoff: { ...h, phase } }), events: delivered.events };
+      return { state: withCoordinator(delivered.state, { handoff: handoffAt(h, phase) }), events: delivered.events };
     }
     case 'duplicateInstall':
       return deliverInstall(config, state, state.lastInstall[a.key] as InstallMessage);
@@ -199,7 +202,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       let handoff = h;
       if (h.phase === 'installed') {
         next = raiseFence(next, a.key, h.from + 1);
-        handoff = { ...h, phase: 'fenced' };
+        handoff = handoffAt(h, 'fenced');
         next = withCoordinator(next, { handoff });
         if (a.crashAfterFence) return { state: withCoordinator(next, { up: false }), events: [] };
       }
@@ -209,7 +212,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C7: the handoff is over; the source is told to let go of the old epoch.
       const h = inFlightOf(state, a.key);
       const m: ReleaseMessage = { key: a.key, src: h.src, epoch: h.from };
-      const next = withCoordinator({ ...state, lastRelease: withEntry(state.lastRelease, a.key, m) }, { handoff: null });
+      const next = withCoordinator(stateWith(state, { lastRelease: withEntry(state.lastRelease, a.key, m) }), { handoff: null });
       return up(next, h.src) ? deliverRelease(config, next, m) : { state: next, events: [] };
     }
     case 'abort': {
@@ -219,7 +222,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       const events: ClusterEvent[] = [];
       const srcCopy = next.workers[h.src]?.keys[a.key];
       if (up(next, h.src) && srcCopy?.frozen && srcCopy.epoch === h.from) {
-        next = withCopy(next, h.src, a.key, { ...srcCopy, frozen: false });
+        next = withCopy(next, h.src, a.key, copyWith(srcCopy, { frozen: false }));
       }
       const dstCopy = next.workers[h.dst]?.keys[a.key];
       if (up(next, h.dst) && dstCopy?.frozen && dstCopy.epoch === h.from + 1) {
@@ -241,7 +244,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       // C4: a periodic checkpoint of an active copy.
       const copy = copyAt(state, a.worker, a.key);
       return {
-        state: { ...state, store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) },
+        state: stateWith(state, { store: withEntry(state.store, a.key, { epoch: copy.epoch, cursor: copy.cursor, join: copy.join }) }),
         events: [],
       };
     }
@@ -253,9 +256,9 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       if (a.node === COORDINATOR) return { state: withCoordinator(state, { up: true }), events: [] };
       return restartWorker(state, a.node);
     case 'pause':
-      return { state: withWorker(state, a.worker, { ...worker(state, a.worker), status: 'paused' }), events: [] };
+      return { state: withWorker(state, a.worker, { status: 'paused', keys: worker(state, a.worker).keys }), events: [] };
     case 'resume':
-      return { state: withWorker(state, a.worker, { ...worker(state, a.worker), status: 'up' }), events: [] };
+      return { state: withWorker(state, a.worker, { status: 'up', keys: worker(state, a.worker).keys }), events: [] };
   }
 }
 

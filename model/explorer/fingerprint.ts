@@ -53,6 +53,44 @@ export function fingerprintOf(text: string): void {
   finishLanes(h1 ^ n, h2 ^ n, fingerprintLanes);
 }
 
+/**
+ * Fingerprints `bytes[start .. end)` into `out` ([0] = high lane, [1] = low
+ * lane): the same two lanes as `fingerprintOf`, over the bytes read four at
+ * a time (little-endian, the last word zero-padded), with the length mixed
+ * in at the end. This is how the explorer keys a state by its codec bytes.
+ */
+export function fingerprintBytes(bytes: Uint8Array<ArrayBufferLike>, start: number, end: number, out: Int32Array): void {
+  let h1 = 0x2f0f3a6b;
+  let h2 = 0x61c88647;
+  let i = start;
+  for (; i + 4 <= end; i += 4) {
+    const k = (bytes[i] as number) | ((bytes[i + 1] as number) << 8) | ((bytes[i + 2] as number) << 16) | ((bytes[i + 3] as number) << 24);
+    let k1 = Math.imul(k, C1);
+    k1 = (k1 << 15) | (k1 >>> 17);
+    k1 = Math.imul(k1, C2);
+    h1 ^= k1;
+    h1 = (h1 << 13) | (h1 >>> 19);
+    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    h2 = (h2 + Math.imul(k, P2)) | 0;
+    h2 = (h2 << 13) | (h2 >>> 19);
+    h2 = Math.imul(h2, P1);
+  }
+  if (i < end) {
+    let k = 0;
+    for (let shift = 0; i < end; i++, shift += 8) k |= (bytes[i] as number) << shift;
+    let k1 = Math.imul(k, C1);
+    k1 = (k1 << 15) | (k1 >>> 17);
+    k1 = Math.imul(k1, C2);
+    h1 ^= k1;
+    h1 = (h1 << 13) | (h1 >>> 19);
+    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    h2 = (h2 + Math.imul(k, P2)) | 0;
+    h2 = (h2 << 13) | (h2 >>> 19);
+    h2 = Math.imul(h2, P1);
+  }
+  finishLanes(h1 ^ (end - start), h2 ^ (end - start), out);
+}
+
 /** The final avalanche of both lanes (MurmurHash3's fmix32 and xxHash32's), into `out`. */
 function finishLanes(h1: number, h2: number, out: Int32Array): void {
   h1 ^= h1 >>> 16;

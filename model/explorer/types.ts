@@ -1,5 +1,6 @@
 // The explorer's vocabulary: what a model gives the checker, what the checker
 // is told to do, and the plain-object report it hands back.
+import type { ByteReader, ByteWriter } from './bytes.ts';
 
 /** A state predicate that must hold in every reachable state. */
 export interface Invariant<S> {
@@ -92,28 +93,67 @@ export interface Model<S, A> {
    */
   representative?(state: S): S;
   /**
-   * Symmetry reduction without building representatives: keys of the state's
-   * symmetry CLASS (same symmetry contract as `representative`): `encode`
-   * equal iff the states are equivalent, and `fingerprint` (optional, as for
-   * the model's own) a hash of that. With symmetry on, the checker keys its
-   * visited set by these and stores the first concrete member of each class
-   * it reaches, expanding that member; this saves renaming every successor.
-   * A model gives `representative` or `canonical`, not both.
+   * A compact encoding of states (see `StateCodec`): with it the explorer
+   * keeps its frontier as bytes, keys its visited set by the codec's bytes,
+   * and can explore on several threads. Without it, states stay objects in
+   * one thread.
    */
-  readonly canonical?: {
-    encode(state: S): string;
-    fingerprint?(state: S, out: Int32Array): void;
-  };
+  readonly codec?: StateCodec<S>;
   /** States outside the boundary are counted and checked but not expanded. */
   withinBoundary?(state: S): boolean;
   /** Partial-order reduction (see `PartialOrderHook` for the contract). */
   readonly partialOrder?: PartialOrderHook<A>;
+  /**
+   * Simulation (random walks): the weight of `action`'s kind in `state`
+   * (default 1). A walk gives each kind of action enabled its weight,
+   * shared among the enabled actions of that kind, and picks in proportion.
+   * A model weights what finds bugs: faults at the moments they matter,
+   * and rarely enough that its fault budgets last the walk.
+   */
+  weight?(state: S, action: A): number;
+  /**
+   * Minimizing a simulation's counterexample deletes steps and replays the
+   * rest: the enabled action that `wanted` (a step of the longer path, in
+   * JSON form) stands for in `state` when it is not itself enabled there
+   * (the cluster's `record` appends the workload's next record, whichever
+   * that now is). Default: none, so the step must be enabled as it is.
+   */
+  substitute?(state: S, wanted: unknown): A | undefined;
   /** JSON form of an action, for counterexample files. */
   actionToJson?(action: A): unknown;
   /** Inverse of `actionToJson`; throws on a value it does not recognise. */
   actionFromJson?(json: unknown): A;
   /** JSON form of a state, for replay output (a diff per step). */
   stateToJson?(state: S): unknown;
+}
+
+/**
+ * A state as bytes and back, kept next to a model. `write` writes, into
+ * `out`, first the bytes that IDENTIFY the state, then calls `out.endKey()`,
+ * then any bytes needed to rebuild the state that identify nothing:
+ *
+ * - two states have equal identifying bytes iff the model's `encode` is
+ *   equal (with `symmetric`, iff they lie in one symmetry class); fields
+ *   that no transition, guard, property, goal or action label reads may be
+ *   left out of the identity (the rest of the bytes carry them), which the
+ *   model must argue is sound: states that differ only there are then one
+ *   state for the explorer, whose first member found stands for them all;
+ * - with `symmetric` the bytes are those of a canonical member of the
+ *   state's class (under the same contract as `representative`);
+ * - `read` of what `write(s, out, false)` wrote is a state equal to `s`; of
+ *   what `write(s, out, true)` wrote, a member of `s`'s class.
+ *
+ * The explorer hashes the identifying bytes into its 64-bit fingerprints (or
+ * keeps them, with the exact visited set), and keeps all the bytes in its
+ * frontier.
+ */
+export interface StateCodec<S> {
+  /** Whether `write(s, out, true)` reduces by a symmetry of the model. */
+  readonly symmetric: boolean;
+  /** Writes `state` (a canonical member of its class, with `symmetric`) into `out`, calling `out.endKey()` after the identifying bytes. */
+  write(state: S, out: ByteWriter, symmetric: boolean): void;
+  /** The state whose bytes `input` reads. */
+  read(input: ByteReader): S;
 }
 
 /** How the visited set stores states. */
@@ -137,7 +177,7 @@ export interface ProgressSample {
 export interface CheckOptions {
   /** `fingerprint` (default): 64-bit fingerprints in typed arrays; `exact`: the encodings themselves. */
   readonly visited?: VisitedMode;
-  /** Use `model.representative` (default: on when the model has one). */
+  /** Reduce by the model's symmetry (default: on when the model has one). */
   readonly symmetry?: boolean;
   /** Use `model.partialOrder` (default: on when the model has one). */
   readonly partialOrder?: boolean;
@@ -150,6 +190,13 @@ export interface CheckOptions {
   /** Called about every `progressIntervalMs` (default 500) while exploring. */
   readonly onProgress?: (sample: ProgressSample) => void;
   readonly progressIntervalMs?: number;
+  /**
+   * Bytes of frontier kept in memory; past it, frontier segments are spilled
+   * to files (default: never). Needs a model with a codec.
+   */
+  readonly frontierMemory?: number;
+  /** Where spilled segments go (default: the system's temporary directory). */
+  readonly spillDirectory?: string;
 }
 
 export type Verdict = 'holds' | 'violated' | 'unknown';
@@ -203,7 +250,7 @@ export interface CheckReport<S, A> {
   readonly durationMs: number;
   /** Distinct states per second. */
   readonly statesPerSecond: number;
-  /** Bytes of the visited set (and parent links, action indices) per distinct state, as allocated. */
+  /** Bytes of the visited set (and parent links, action indices, flags) per distinct state, as allocated. */
   readonly bytesPerState: number;
   /** Bytes of the stored edge structure for Progress, per distinct state (0 when not needed). */
   readonly edgeBytesPerState: number;
@@ -214,7 +261,15 @@ export interface CheckReport<S, A> {
   /** True iff every state within the bound was expanded. Never a pass otherwise. */
   readonly exhausted: boolean;
   /** Why exploration stopped early, when it did. */
-  readonly stoppedBy?: 'max-states' | 'max-seconds' | 'violation';
+  readonly stoppedBy?: 'max-states' | 'max-seconds' | 'violation' | 'interrupted';
+  /** Threads that expanded states (1: this one). */
+  readonly workers: number;
+  /** The breadth-first frontier: its peak in memory, and what was spilled to disk (over the whole run). */
+  readonly frontier: {
+    readonly peakMemoryBytes: number;
+    readonly spilledSegments: number;
+    readonly spilledBytes: number;
+  };
   readonly invariants: readonly PropertyResult<S, A>[];
   readonly goals: readonly PropertyResult<S, A>[];
   readonly progress?: PropertyResult<S, A>;

@@ -12,6 +12,7 @@ import type { JoinState, JoinStep, MatchState, RowState } from './join.ts';
 import { horizonRetained, identityString, initialOracleState, stepOracle } from './oracle.ts';
 import type { OracleState } from './oracle.ts';
 import type { Goal, Invariant, Model } from '../explorer/index.ts';
+import { joinCodec } from './codec.ts';
 
 /** The bound: the record domain and the log length. */
 export interface JoinModelBounds {
@@ -360,6 +361,29 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
     ...(bounds.invalid ? [{ name: 'InvalidRejected', reached: (s: JoinModelState) => /:rejected:(?!conflict)/.test(s.last) }] : []),
   ];
 
+  // The canonical member: the least encoding over the candidate renamings
+  // (see canonicalCandidates). The encoding of the member returned is
+  // remembered, since the checker encodes it next.
+  const representative = (s: JoinModelState): JoinModelState => {
+    if (s.outOfContract || !symmetric || s.oracle.rows.length === 0) return s;
+    const candidates = canonicalCandidates(s, keys, ids);
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (only !== undefined && isIdentity(only)) return s;
+    let best: Renaming | undefined;
+    let bestCode: string | undefined;
+    for (const g of candidates) {
+      const code = encodeUnder(s, g);
+      if (bestCode === undefined || code < bestCode) {
+        best = g;
+        bestCode = code;
+      }
+    }
+    const t = best ? renameState(best, s) : s;
+    lastRepresentative = t;
+    lastEncoding = bestCode ?? encodeUnder(s, undefined);
+    return t;
+  };
+
   const model: Model<JoinModelState, JoinAction> = {
     name: options.name ?? 'join',
     initialStates: () => [{ op: initialJoinState, oracle: initialOracleState, length: 0, last: '', outOfContract: false }],
@@ -389,28 +413,9 @@ export function joinModel(options: JoinModelOptions): Model<JoinModelState, Join
     expectedActionKinds: ['insert', 'retract', 'watermark'],
     invariants,
     goals,
-    // The canonical member: the least encoding over the candidate renamings
-    // (see canonicalCandidates). The encoding of the member returned is
-    // remembered, since the checker encodes it next.
-    representative: (s) => {
-      if (s.outOfContract || !symmetric || s.oracle.rows.length === 0) return s;
-      const candidates = canonicalCandidates(s, keys, ids);
-      const only = candidates.length === 1 ? candidates[0] : undefined;
-      if (only !== undefined && isIdentity(only)) return s;
-      let best: Renaming | undefined;
-      let bestCode: string | undefined;
-      for (const g of candidates) {
-        const code = encodeUnder(s, g);
-        if (bestCode === undefined || code < bestCode) {
-          best = g;
-          bestCode = code;
-        }
-      }
-      const t = best ? renameState(best, s) : s;
-      lastRepresentative = t;
-      lastEncoding = bestCode ?? encodeUnder(s, undefined);
-      return t;
-    },
+    representative,
+    // Compact bytes for the frontier and fingerprints (codec.ts); symmetric through `representative`.
+    codec: joinCodec(symmetric ? representative : undefined),
     actionToJson: (r) => r,
     actionFromJson: (json) => {
       const err = schemaError('record', json);

@@ -89,10 +89,12 @@ export function stepOracle(config: JoinConfig, state: OracleState, record: LogRe
       : bound
         ? state.rows.map((r) => (r === bound ? { ...r, live: false } : r))
         : [...state.rows, { ...row, live: false }];
+  // The record changes only its own key's matches: compare that key's relations.
+  const ofKey = (all: readonly RowState[]): RowState[] => all.filter((r) => r.key === row.key);
   return {
     state: { ...state, rows },
     outcome: { code: 'accepted' },
-    changes: diff(relationOf(state.rows), relationOf(rows)),
+    changes: diff(relationOf(ofKey(state.rows)), relationOf(ofKey(rows))),
   };
 }
 

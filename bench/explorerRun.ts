@@ -1,0 +1,112 @@
+// One measured run for bench/explorer.ts, in a process of its own (so that
+// its peak RSS is its own): check a cluster preset key by key, or simulate
+// one, with the explorer of the source tree at --root (this checkout, or a
+// worktree of an older commit), and print one JSON line of figures.
+//
+//   node --import tsx bench/explorerRun.ts --root DIR --preset NAME [--bound N=V ...]
+//        [--workers N] [--simulate --seconds S --seed S]
+//
+// An older tree has `check(model)` and no sessions: its parts are checked one
+// after the other on one thread, as its `streamjoin check` did.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    root: { type: 'string' },
+    preset: { type: 'string' },
+    bound: { type: 'string', multiple: true },
+    workers: { type: 'string', default: '1' },
+    simulate: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '10' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const root = values.root ?? process.cwd();
+const presetName = values.preset ?? 'ci';
+const workers = Number(values.workers);
+const overrides = Object.fromEntries((values.bound ?? []).map((b) => b.split('=')).map(([k, v]) => [k as string, Number(v)]));
+
+interface Report {
+  readonly distinct: number;
+  readonly generated: number;
+  readonly exhausted: boolean;
+  readonly passed: boolean;
+  readonly workers?: number;
+}
+interface Part {
+  readonly label: string;
+  readonly model: { use<R>(f: (model: unknown) => R): R };
+}
+interface Preset {
+  readonly name: string;
+  parts?(bounds: Record<string, number>, ablate: undefined): Part[];
+  build(bounds: Record<string, number>, ablate: undefined): { use<R>(f: (model: unknown) => R): R };
+}
+
+const load = async (path: string): Promise<Record<string, unknown>> =>
+  (await import(pathToFileURL(join(root, path)).href)) as Record<string, unknown>;
+
+const presets = await load('model/presets.ts');
+const preset = (presets['presetNamed'] as (name: string) => Preset | undefined)(presetName);
+if (!preset) throw new Error(`no preset ${presetName} in ${root}`);
+const bounds = (presets['resolveBounds'] as (p: Preset, o: Record<string, number>) => Record<string, number>)(preset, overrides);
+const sessions = existsSync(join(root, 'model', 'explorer', 'session.ts'));
+
+const rssAtStart = process.memoryUsage().rss;
+const cpu = process.cpuUsage();
+const started = performance.now();
+let figures: Record<string, unknown>;
+if (values.simulate) {
+  const explorer = await load('model/explorer/session.ts');
+  const Session = explorer['CheckSession'] as new (
+    o: object,
+  ) => {
+    simulate(m: unknown, s: unknown, o: object): Promise<{ walks: number; steps: number }>;
+    close(): Promise<void>;
+  };
+  const session = new Session({ workers, maxSeconds: Number(values.seconds) });
+  const source = (presets['presetSource'] as (...a: unknown[]) => unknown)(presetName, bounds, undefined, undefined);
+  const r = await preset.build(bounds, undefined).use((m) => session.simulate(m, source, { seed: Number(values.seed), depth: 20_000 }));
+  await session.close();
+  figures = { walks: r.walks, steps: r.steps };
+} else {
+  const parts = preset.parts ? preset.parts(bounds, undefined) : [{ label: presetName, model: preset.build(bounds, undefined) }];
+  let reports: Report[];
+  if (sessions) {
+    const explorer = await load('model/explorer/session.ts');
+    const Session = explorer['CheckSession'] as new (
+      o: object,
+    ) => {
+      check(m: unknown, s: unknown): Promise<Report>;
+      close(): Promise<void>;
+    };
+    const session = new Session({ workers });
+    const source = presets['presetSource'] as (...a: unknown[]) => unknown;
+    reports = await Promise.all(parts.map((p) => p.model.use((m) => session.check(m, source(presetName, bounds, undefined, p.label)))));
+    await session.close();
+  } else {
+    const explorer = await load('model/explorer/index.ts');
+    const check = explorer['check'] as (m: unknown) => Report;
+    reports = parts.map((p) => p.model.use((m) => check(m)));
+  }
+  figures = {
+    distinct: reports.reduce((n, r) => n + r.distinct, 0),
+    generated: reports.reduce((n, r) => n + r.generated, 0),
+    exhausted: reports.every((r) => r.exhausted),
+    passed: reports.every((r) => r.passed),
+    threads: Math.max(...reports.map((r) => r.workers ?? 1)),
+  };
+}
+const used = process.cpuUsage(cpu);
+console.log(
+  JSON.stringify({
+    ...figures,
+    cpuMs: (used.user + used.system) / 1000,
+    wallMs: performance.now() - started,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    rssAtStartBytes: rssAtStart,
+  }),
+);

@@ -1,0 +1,671 @@
+// The breadth-first engine, level by level: one thread's share of expanding
+// a level (`Expander`), and the loop that runs every level on this thread
+// (`exploreHere`). Several threads run `Expander`s over one shared store to
+// explore a graph together (session.ts); the result is the same as one.
+//
+// Breadth-first, level-synchronous: the states of depth d (one level, a list
+// of frontier segments) are expanded before any of depth d+1, and a state is
+// stored, with its parent and action, when first found. So the first
+// violating state found is at minimal depth, and its parent chain is a
+// shortest counterexample, whichever thread found it. Indices are claimed in
+// discovery order, so every state of depth d+1 has a larger index than every
+// state of depth d.
+//
+// Partial-order reduction (when the model has a `partialOrder` hook and it is
+// on) expands, instead of every enabled action, the enabled actions of ONE
+// component (an "ample set") when these provisos hold:
+//
+//   C0  the ample set is non-empty (it is one non-empty component group);
+//   C1  along every path from the state, no action that depends on an ample
+//       action runs before some ample action does. This follows from the
+//       model's independence contract: actions of other components never
+//       depend on ours, and never enable or disable ours, so the first action
+//       of our component on any path must be one enabled now, i.e. in the
+//       ample set;
+//   C2  every ample action is invisible (cannot change any invariant, goal or
+//       quiescence predicate), unless the ample set is every enabled action;
+//   C3  (cycle proviso for breadth-first search) no ample successor lies at a
+//       depth <= d, the depth of the state expanded: each is either new or
+//       already found in this level (so at depth d+1). A reduced state's
+//       successors then lie one level deeper, so along a cycle of the reduced
+//       graph the depth cannot grow all the way round: some state on every
+//       cycle is fully expanded, and no action is ignored forever. Whether a
+//       successor lies at depth <= d is known before the level starts (its
+//       index is below the level's end), so the choice does not depend on
+//       which thread found what first;
+//   C4  (for Progress) no ample action is a fault.
+//
+// With C0–C3 the reduced graph is stutter-equivalent to the full one for
+// every path (Peled; Clarke, Grumberg & Peled, ch. 10), so an invariant is
+// violated, or a goal reached, in the reduced graph iff it is in the full
+// one. Progress (from every state a quiescent state is reachable without
+// faults) is not a path property, so it needs C4 as well. Argument: let `s`
+// be reachable in the full graph with no fault-free path to quiescence. The
+// path `ρ` from the initial state to `s` is realised in the reduced graph by
+// the usual commutation: at each reduced state either an ample action is the
+// next action of `ρ` still to run (it commutes to the front, C1), or every
+// ample action is independent of what is left of `ρ` and one is taken as an
+// extra; extras cannot go on forever (C3: a run of reduced states only goes
+// deeper). The reduced graph thus reaches `u = s` followed by the extras,
+// and the extras are fault-free (C4), so a fault-free path from `u` to
+// quiescence would give one from `s`: `u` is stuck too, and is found.
+// Conversely every reduced path is a full path. So the verdict is exact;
+// only the counterexample is shortest in the reduced graph rather than in the
+// full one. A boundary (`withinBoundary`) stops expansion in a way the
+// argument does not cover, so the reduction is switched off for such models
+// (the report notes it).
+import { ByteWriter } from './bytes.ts';
+import { fingerprintBytes, fingerprintLanes, fingerprintOf } from './fingerprint.ts';
+import {
+  discardSegments,
+  FrontierReader,
+  FrontierWriter,
+  removeSegmentFiles,
+  type FrontierSegment,
+  type SpillSettings,
+} from './frontier.ts';
+import { createStoreBuffers, FLAG_GOOD, StateStore, type StopReason } from './store.ts';
+import type { Model, VisitedMode } from './types.ts';
+
+export const MAX_ACTIONS = 0xffff;
+
+/** How an exploration runs, fixed before it starts (the same on every thread). */
+export interface EngineSettings {
+  readonly visited: VisitedMode;
+  readonly symmetry: boolean;
+  readonly partialOrder: boolean;
+  readonly stopAtFirstViolation: boolean;
+}
+
+/** Control words shared by every exploration of one run (one `check` command). */
+const TOTAL = 0;
+/** Set when the run is interrupted (read by simulations too). */
+export const INTERRUPTED = 1;
+
+/** The budgets of a whole run, shared by its explorations and their threads. */
+export interface RunLimits {
+  readonly control: SharedArrayBuffer;
+  /** Distinct states over the whole run. */
+  readonly maxStates: number;
+  /** Milliseconds since the epoch (`Date.now()`) past which exploration stops. */
+  readonly deadline: number;
+  readonly spill: SpillSettings;
+}
+
+export function createRunControl(): SharedArrayBuffer {
+  return new SharedArrayBuffer(8 * 4);
+}
+
+/** Stops every exploration of the run (SIGINT, SIGTERM, an aborted signal). */
+export function interruptRun(limits: RunLimits): void {
+  Atomics.store(new Int32Array(limits.control), INTERRUPTED, 1);
+}
+
+export function runInterrupted(limits: RunLimits): boolean {
+  return Atomics.load(new Int32Array(limits.control), INTERRUPTED) !== 0;
+}
+
+/** Distinct states found so far over the run. */
+export function runTotal(limits: RunLimits): number {
+  return Atomics.load(new Int32Array(limits.control), TOTAL);
+}
+
+/** What one thread found while expanding its share; merged over threads at the end. */
+export interface Tally {
+  generated: number;
+  readonly kindCounts: Map<string, number>;
+  /** Per invariant: the first violating state this thread found, at its depth. */
+  readonly violations: ({ index: number; depth: number; text: string } | undefined)[];
+  /** Per goal: the first state this thread found that reaches it. */
+  readonly reached: ({ index: number; depth: number } | undefined)[];
+  outsideBoundary: number;
+  /** The deepest state found. */
+  maxDepth: number;
+}
+
+export function emptyTally(invariants: number, goals: number): Tally {
+  return {
+    generated: 0,
+    kindCounts: new Map(),
+    violations: new Array<undefined>(invariants).fill(undefined),
+    reached: new Array<undefined>(goals).fill(undefined),
+    outsideBoundary: 0,
+    maxDepth: 0,
+  };
+}
+
+/** Adds `from` into `into`: counts add up, and the shallowest find of each property wins. */
+export function mergeTally(into: Tally, from: Tally): void {
+  into.generated += from.generated;
+  for (const [k, n] of from.kindCounts) into.kindCounts.set(k, (into.kindCounts.get(k) ?? 0) + n);
+  from.violations.forEach((v, p) => {
+    const have = into.violations[p];
+    if (v && (!have || v.depth < have.depth || (v.depth === have.depth && v.index < have.index))) into.violations[p] = v;
+  });
+  from.reached.forEach((r, g) => {
+    const have = into.reached[g];
+    if (r && (!have || r.depth < have.depth || (r.depth === have.depth && r.index < have.index))) into.reached[g] = r;
+  });
+  into.outsideBoundary += from.outsideBoundary;
+  into.maxDepth = Math.max(into.maxDepth, from.maxDepth);
+}
+
+// ---------------------------------------------------------------------------
+// Keying states: the fingerprint (or exact key) a state is stored under, and
+// the bytes the frontier keeps of it.
+
+interface Keyer<S> {
+  /** Keys `state` (fingerprint in `lanes`, and `exactKey` with the exact visited set); returns the state that is stored. */
+  key(state: S): S;
+  readonly lanes: Int32Array;
+  exactKey: string;
+  /** Appends the last keyed state to the frontier. */
+  append(out: FrontierWriter, index: number): void;
+  /** The state of the frontier reader's current record. */
+  read(input: FrontierReader): S;
+  /** Whether states live outside this thread's memory (bytes): needed for spilling and for other threads. */
+  readonly portable: boolean;
+}
+
+/** The identifying bytes as a string of char codes (the exact visited set's key). */
+function bytesKey(bytes: Uint8Array, end: number): string {
+  let s = '';
+  for (let i = 0; i < end; i += 4096)
+    s += String.fromCharCode.apply(null, bytes.subarray(i, Math.min(end, i + 4096)) as unknown as number[]);
+  return s;
+}
+
+class CodecKeyer<S> implements Keyer<S> {
+  readonly lanes = new Int32Array(2);
+  exactKey = '';
+  readonly portable = true;
+  private readonly out = new ByteWriter(512);
+  private readonly codec: NonNullable<Model<S, unknown>['codec']>;
+  private readonly symmetric: boolean;
+  private readonly exact: boolean;
+
+  constructor(codec: NonNullable<Model<S, unknown>['codec']>, symmetric: boolean, exact: boolean) {
+    this.codec = codec;
+    this.symmetric = symmetric;
+    this.exact = exact;
+  }
+
+  key(state: S): S {
+    const out = this.out.reset();
+    this.codec.write(state, out, this.symmetric);
+    if (out.keyEnd < 0) throw new Error('a StateCodec must call endKey() after the identifying bytes');
+    fingerprintBytes(out.bytes, 0, out.keyEnd, this.lanes);
+    if (this.exact) this.exactKey = bytesKey(out.bytes, out.keyEnd);
+    return state;
+  }
+
+  append(writer: FrontierWriter, index: number): void {
+    writer.append(index, this.out.bytes, 0, this.out.length);
+  }
+
+  read(input: FrontierReader): S {
+    return this.codec.read(input.reader);
+  }
+}
+
+/** For a model without a codec: states stay objects, held here by handle (one thread, no spilling). */
+class ObjectKeyer<S> implements Keyer<S> {
+  readonly lanes = new Int32Array(2);
+  exactKey = '';
+  readonly portable = false;
+  private readonly model: Model<S, unknown>;
+  private readonly representative: ((s: S) => S) | undefined;
+  private readonly exact: boolean;
+  private current: S | undefined;
+  private readonly held = new Map<number, S>();
+  private nextHandle = 0;
+  private readonly handle = new Uint8Array(4);
+
+  constructor(model: Model<S, unknown>, symmetric: boolean, exact: boolean) {
+    this.model = model;
+    this.representative = symmetric ? model.representative?.bind(model) : undefined;
+    this.exact = exact;
+  }
+
+  key(state: S): S {
+    const s = this.representative ? this.representative(state) : state;
+    this.current = s;
+    if (this.exact) {
+      this.exactKey = this.model.encode(s);
+      fingerprintOf(this.exactKey);
+      this.lanes[0] = fingerprintLanes[0] as number;
+      this.lanes[1] = fingerprintLanes[1] as number;
+    } else if (this.model.fingerprint) {
+      this.model.fingerprint(s, this.lanes);
+    } else {
+      fingerprintOf(this.model.encode(s));
+      this.lanes[0] = fingerprintLanes[0] as number;
+      this.lanes[1] = fingerprintLanes[1] as number;
+    }
+    return s;
+  }
+
+  append(writer: FrontierWriter, index: number): void {
+    const h = this.nextHandle++;
+    this.held.set(h, this.current as S);
+    const b = this.handle;
+    b[0] = h & 0xff;
+    b[1] = (h >>> 8) & 0xff;
+    b[2] = (h >>> 16) & 0xff;
+    b[3] = (h >>> 24) & 0xff;
+    writer.append(index, b, 0, 4);
+  }
+
+  read(input: FrontierReader): S {
+    const b = input.data;
+    const at = input.start;
+    const h = ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
+    const s = this.held.get(h) as S;
+    this.held.delete(h);
+    return s;
+  }
+}
+
+export function makeKeyer<S>(model: Model<S, unknown>, settings: EngineSettings): Keyer<S> {
+  const exact = settings.visited === 'exact';
+  return model.codec
+    ? new CodecKeyer(model.codec, settings.symmetry && model.codec.symmetric, exact)
+    : new ObjectKeyer(model, settings.symmetry, exact);
+}
+
+/** The exact visited set's index: the identifying keys themselves (one thread). */
+export class ExactKeys {
+  readonly indexOf = new Map<string, number>();
+  readonly keys: string[] = [];
+  chars = 0;
+
+  /** An estimate: each key's characters (one byte each), a 16-byte string header, ~40 bytes per Map entry, 8 per slot. */
+  bytes(): number {
+    return this.chars + this.keys.length * (16 + 40 + 8);
+  }
+}
+
+/** The visited set as the engine uses it: the store, plus the exact keys in exact mode. */
+export class Visited<S> {
+  readonly store: StateStore;
+  readonly exact: ExactKeys | undefined;
+  readonly keyer: Keyer<S>;
+
+  constructor(store: StateStore, exact: ExactKeys | undefined, keyer: Keyer<S>) {
+    this.store = store;
+    this.exact = exact;
+    this.keyer = keyer;
+  }
+
+  /** The index of the last keyed state, or -1. */
+  find(): number {
+    if (this.exact) return this.exact.indexOf.get(this.keyer.exactKey) ?? -1;
+    return this.store.find(this.keyer.lanes[0] as number, this.keyer.lanes[1] as number);
+  }
+
+  /** Index of the last keyed state if stored, else stores it and returns `-(index + 1)`. */
+  insert(parent: number, via: number): number {
+    const hi = this.keyer.lanes[0] as number;
+    const lo = this.keyer.lanes[1] as number;
+    const exact = this.exact;
+    if (!exact) return this.store.insert(hi, lo, parent, via);
+    const key = this.keyer.exactKey;
+    const known = exact.indexOf.get(key);
+    if (known !== undefined) return known;
+    const index = this.store.add(hi, lo, parent, via);
+    exact.indexOf.set(key, index);
+    exact.keys.push(key);
+    exact.chars += key.length;
+    return -(index + 1);
+  }
+
+  /** Is the state stored at `index` the last keyed one? */
+  matches(index: number): boolean {
+    if (this.exact) return this.exact.keys[index] === this.keyer.exactKey;
+    return this.store.matches(index, this.keyer.lanes[0] as number, this.keyer.lanes[1] as number);
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** One thread's expansion of the levels of one exploration. */
+export class Expander<S, A> {
+  private readonly found: Tally;
+  /** Transitions per action kind, as counters (one map lookup per transition). */
+  private readonly kinds = new Map<string, { n: number }>();
+  readonly visited: Visited<S>;
+  private readonly model: Model<S, A>;
+  private readonly settings: EngineSettings;
+  private readonly limits: RunLimits;
+  private readonly runControl: Int32Array;
+  private readonly store: StateStore;
+  private readonly keyer: Keyer<S>;
+  private readonly reader: FrontierReader;
+  private readonly por: Model<S, A>['partialOrder'];
+  private readonly progress: Model<S, A>['progress'];
+  private readonly withinBoundary: ((s: S) => boolean) | undefined;
+  private violationsOpen: number;
+  private goalsOpen: number;
+  private edgeTargets = new Int32Array(64);
+  private succState: (S | undefined)[] = [];
+  private readonly groups = new Map<string, number[]>();
+  private sinceClock = 0;
+
+  constructor(model: Model<S, A>, settings: EngineSettings, store: StateStore, exact: ExactKeys | undefined, limits: RunLimits) {
+    this.model = model;
+    this.settings = settings;
+    this.limits = limits;
+    this.runControl = new Int32Array(limits.control);
+    this.store = store;
+    this.keyer = makeKeyer(model as Model<S, unknown>, settings);
+    this.visited = new Visited(store, exact, this.keyer);
+    this.reader = new FrontierReader(limits.spill.account);
+    this.por = settings.partialOrder ? model.partialOrder : undefined;
+    this.progress = model.progress;
+    this.withinBoundary = model.withinBoundary?.bind(model);
+    this.found = emptyTally(model.invariants.length, model.goals?.length ?? 0);
+    this.violationsOpen = model.invariants.length;
+    this.goalsOpen = model.goals?.length ?? 0;
+  }
+
+  get generated(): number {
+    return this.found.generated;
+  }
+
+  /** What this thread found so far. */
+  get tally(): Tally {
+    const counts = this.found.kindCounts;
+    for (const [kind, c] of this.kinds) counts.set(kind, c.n);
+    return this.found;
+  }
+
+  /** Whether frontier bytes can leave this thread (spill to disk, go to other threads). */
+  get portable(): boolean {
+    return this.keyer.portable;
+  }
+
+  /** Checks the budgets and the interrupt flag (every 64 states); true once the exploration must stop. */
+  private shouldStop(): boolean {
+    if (++this.sinceClock < 64) return false;
+    this.sinceClock = 0;
+    if (this.store.stopReason() !== undefined) return true;
+    if (Atomics.load(this.runControl, INTERRUPTED) !== 0) {
+      this.store.stop('interrupted');
+      return true;
+    }
+    if (Date.now() >= this.limits.deadline) {
+      this.store.stop('max-seconds');
+      return true;
+    }
+    return false;
+  }
+
+  private budgetLeft(): boolean {
+    return Atomics.load(this.runControl, TOTAL) < this.limits.maxStates;
+  }
+
+  /** Stores the initial states (level 0) and writes them to `out`. */
+  discoverInitial(out: FrontierWriter): void {
+    const initial = this.model.initialStates();
+    for (let i = 0; i < initial.length && this.store.stopReason() === undefined; i++) {
+      const s = this.keyer.key(initial[i] as S);
+      this.found.generated++;
+      if (!this.budgetLeft() && this.visited.find() === -1) {
+        this.store.stop('max-states');
+        return;
+      }
+      const r = this.visited.insert(-(i + 1), 0);
+      if (r < 0) this.discovered(s, -r - 1, 0, out);
+    }
+  }
+
+  /** A new state: count it, check the properties, and queue it unless it lies outside the boundary. */
+  private discovered(state: S, index: number, depth: number, out: FrontierWriter): void {
+    Atomics.add(this.runControl, TOTAL, 1);
+    const model = this.model;
+    if (depth > this.found.maxDepth) this.found.maxDepth = depth;
+    if (this.violationsOpen > 0) {
+      const invariants = model.invariants;
+      for (let p = 0; p < invariants.length; p++) {
+        if (this.found.violations[p] !== undefined) continue;
+        const why = (invariants[p] as (typeof invariants)[number]).check(state);
+        if (why !== undefined) {
+          this.found.violations[p] = { index, depth, text: why };
+          this.violationsOpen--;
+          if (this.settings.stopAtFirstViolation) this.store.stop('violation');
+        }
+      }
+    }
+    if (this.goalsOpen > 0) {
+      const goals = model.goals ?? [];
+      for (let g = 0; g < goals.length; g++) {
+        if (this.found.reached[g] === undefined && (goals[g] as (typeof goals)[number]).reached(state)) {
+          this.found.reached[g] = { index, depth };
+          this.goalsOpen--;
+        }
+      }
+    }
+    const inside = this.withinBoundary === undefined || this.withinBoundary(state);
+    // A state outside the boundary is assumed to be able to settle: Progress
+    // cannot see past the boundary, and must not blame it.
+    if (this.progress && (!inside || this.progress.quiescent(state))) this.store.setFlags(index, FLAG_GOOD);
+    if (!inside) {
+      this.found.outsideBoundary++;
+      return;
+    }
+    this.keyer.append(out, index);
+  }
+
+  /**
+   * Expands the level `segments` (states of depth `depth`; indices below
+   * `levelEnd` are at depth <= `depth`) with the other threads: claims
+   * segments until none is left or the exploration stops, writing new states
+   * to `out`.
+   */
+  expandLevel(segments: readonly FrontierSegment[], depth: number, levelEnd: number, out: FrontierWriter): void {
+    this.store.refresh();
+    try {
+      for (let unit = this.store.claimWork(); unit < segments.length; unit = this.store.claimWork()) {
+        if (!this.expandSegment(segments[unit] as FrontierSegment, depth, levelEnd, out)) return;
+      }
+    } finally {
+      this.store.leave();
+    }
+  }
+
+  /** Expands one segment; false when the exploration must stop. */
+  expandSegment(segment: FrontierSegment, depth: number, levelEnd: number, out: FrontierWriter): boolean {
+    const reader = this.reader;
+    reader.open(segment);
+    const store = this.store;
+    while (reader.next()) {
+      if (store.pauseRequested()) store.pauseHere();
+      if (this.shouldStop()) {
+        while (reader.next()) {
+          // drain, so the segment's memory is released
+        }
+        return false;
+      }
+      const index = reader.index;
+      const state = this.keyer.read(reader);
+      if (!this.expandState(state, index, depth, levelEnd, out)) {
+        while (reader.next()) {
+          // likewise
+        }
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private successor(state: S, action: A, k: number): S {
+    const cached = this.succState[k];
+    if (cached !== undefined) return cached;
+    const t = this.model.next(state, action);
+    this.succState[k] = t;
+    return t;
+  }
+
+  /** The ample set (indices into `acts`) per C0–C4, or undefined to expand everything. */
+  private ampleSet(state: S, acts: readonly A[], levelEnd: number): number[] | undefined {
+    const por = this.por;
+    if (!por || acts.length < 2) return undefined;
+    const groups = this.groups;
+    groups.clear();
+    for (let k = 0; k < acts.length; k++) {
+      const c = por.component(acts[k] as A);
+      const g = groups.get(c);
+      if (g) g.push(k);
+      else groups.set(c, [k]);
+    }
+    if (groups.size < 2) return undefined;
+    const candidates = [...groups.values()].sort((a, b) => a.length - b.length);
+    for (const group of candidates) {
+      let ok = true;
+      for (const k of group) {
+        const a = acts[k] as A;
+        if (por.visible(a) || this.progress?.isFault(a)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      for (const k of group) {
+        this.keyer.key(this.successor(state, acts[k] as A, k));
+        const found = this.visited.find();
+        if (found !== -1 && found < levelEnd) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) return group;
+    }
+    return undefined;
+  }
+
+  /** Expands one state; false when the exploration must stop. */
+  private expandState(state: S, index: number, depth: number, levelEnd: number, out: FrontierWriter): boolean {
+    const model = this.model;
+    const acts = model.actions(state);
+    if (acts.length > MAX_ACTIONS)
+      throw new Error(`${model.name}: a state has ${acts.length} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
+    const por = this.por;
+    if (por) {
+      if (this.succState.length < acts.length) this.succState = new Array<S | undefined>(acts.length);
+      else this.succState.fill(undefined, 0, acts.length);
+    }
+    const ample = por ? this.ampleSet(state, acts, levelEnd) : undefined;
+    const count = ample ? ample.length : acts.length;
+    const progress = this.progress;
+    if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
+    const kinds = this.kinds;
+    const found = this.found;
+    let edges = 0;
+    for (let n = 0; n < count; n++) {
+      const k = ample ? (ample[n] as number) : n;
+      const action = acts[k] as A;
+      const succ = this.keyer.key(por ? this.successor(state, action, k) : model.next(state, action));
+      found.generated++;
+      const kind = model.actionKind(action);
+      const counter = kinds.get(kind);
+      if (counter === undefined) kinds.set(kind, { n: 1 });
+      else counter.n++;
+      let r: number;
+      if (this.budgetLeft()) {
+        r = this.visited.insert(index, k);
+      } else {
+        // At the state budget, a state already stored is fine; a new one stops the search.
+        r = this.visited.find();
+        if (r === -1) {
+          this.store.stop('max-states');
+          return false;
+        }
+      }
+      let target = r;
+      if (r < 0) {
+        target = -r - 1;
+        this.discovered(succ, target, depth + 1, out);
+      }
+      if (progress && !progress.isFault(action)) this.edgeTargets[edges++] = target;
+    }
+    if (progress) this.store.setEdges(index, this.edgeTargets, edges);
+    return this.store.stopReason() === undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+/** A finished (or stopped) exploration: the store, what was found, and how it ended. */
+export interface Exploration {
+  readonly visited: Visited<unknown>;
+  readonly tally: Tally;
+  readonly exhausted: boolean;
+  readonly stoppedBy: StopReason | undefined;
+  readonly durationMs: number;
+}
+
+/** Told between segments how far the loop on this thread has got. */
+export type LevelObserver = (sample: {
+  readonly depth: number;
+  readonly queued: number;
+  readonly generated: number;
+  readonly distinct: number;
+}) => void;
+
+let explorationCounter = 0;
+
+/**
+ * Explores every level on this thread, yielding between segments (so an
+ * asynchronous caller can handle signals and print progress; `check` runs it
+ * to the end without yielding to anyone).
+ */
+export function* exploreHere<S, A>(
+  model: Model<S, A>,
+  settings: EngineSettings,
+  limits: RunLimits,
+  observe?: LevelObserver,
+): Generator<void, Exploration, void> {
+  const started = performance.now();
+  const store = new StateStore(createStoreBuffers(model.progress !== undefined), false);
+  const exact = settings.visited === 'exact' ? new ExactKeys() : undefined;
+  const expander = new Expander(model, settings, store, exact, limits);
+  // States kept as objects (a model without a codec) cannot be spilled.
+  const spill = expander.portable ? limits.spill : { ...limits.spill, directory: undefined };
+  const name = `x${process.pid}-${explorationCounter++}`;
+  let writer = new FrontierWriter(false, spill, `${name}-level-0.seg`);
+  expander.discoverInitial(writer);
+  let segments = writer.finish();
+  let depth = 0;
+  while (segments.length > 0 && store.stopReason() === undefined) {
+    const levelEnd = store.claimed;
+    writer = new FrontierWriter(false, spill, `${name}-level-${depth + 1}.seg`);
+    store.resetWork(1);
+    let left = segments.reduce((n, s) => n + s.states, 0);
+    for (let unit = store.claimWork(); unit < segments.length; unit = store.claimWork()) {
+      const segment = segments[unit] as FrontierSegment;
+      const ok = expander.expandSegment(segment, depth, levelEnd, writer);
+      left -= segment.states;
+      observe?.({ depth, queued: left + writer.written, generated: expander.generated, distinct: store.size });
+      yield;
+      if (!ok) break;
+    }
+    store.leave();
+    const next = writer.finish();
+    if (store.stopReason() !== undefined) {
+      discardSegments(limits.spill.account, segments);
+      discardSegments(limits.spill.account, next);
+      break;
+    }
+    removeSegmentFiles(segments);
+    segments = next;
+    depth++;
+  }
+  const stoppedBy = store.stopReason();
+  return {
+    visited: expander.visited as Visited<unknown>,
+    tally: expander.tally,
+    exhausted: stoppedBy === undefined,
+    stoppedBy,
+    durationMs: performance.now() - started,
+  };
+}
