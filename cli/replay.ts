@@ -96,6 +96,8 @@ written by conform, or its ITF trace FILE.itf.json) against a system under
 test, in lockstep with the model, and prints the first divergence or
 "conforms". Expectations in the file are checked against the reference model
 before the system starts; where the file has none, the model's are used.
+An operator trace is read step by step, so a trace of any length replays in
+memory that does not grow with it (unless --out needs it whole).
 
   --sut COMMAND          as for conform ("model", "impl" in-process)
   --level LEVEL          for a cluster trace: cluster or faults (default: the
