@@ -1,4 +1,4 @@
-// streamjoin conform against systems spawned as processes over protocol v1
+// streamjoin conform against systems spawned as processes over the conformance protocol
 // (PROTOCOL.md): the end-to-end tier (npm run test:e2e). The in-process runs,
 // usage errors, replay and serve are in conform.test.ts.
 import { describe, expect, inject, it } from 'vitest';

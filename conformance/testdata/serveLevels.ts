@@ -1,4 +1,4 @@
-// Serves the implementation (impl/) over protocol v1 at some levels only,
+// Serves the implementation (impl/) over the conformance protocol at some levels only,
 // as an implementation that supports only those would: its handshake lists
 // them and it refuses the others (PROTOCOL.md, "Sessions and levels"). For
 // the tests that run `conform` against an operator-only system over the
