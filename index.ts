@@ -154,7 +154,8 @@ export { configuredLogArbitrary, logArbitrary } from './conformance/generate/log
 export type { LogDomain } from './conformance/generate/logs.ts';
 export { clusterTraceArbitrary } from './conformance/generate/clusterTraces.ts';
 export { EXHAUSTIVE_SCENARIOS, coverAnyScenario } from './conformance/generate/exhaustive.ts';
-export type { AnyCover, AnyScenario, ExhaustiveScenario, ScenarioCover } from './conformance/generate/exhaustive.ts';
+export type { AnyCover, AnyScenario, ScenarioCover } from './conformance/generate/exhaustive.ts';
+export type { ExhaustiveScenario } from './conformance/generate/clusterScenarios.ts';
 export type { OperatorCover, OperatorScenario } from './conformance/generate/operatorExhaustive.ts';
 export { MUTANTS } from './conformance/mutants/catalogue.ts';
 export type { Mutant } from './conformance/mutants/catalogue.ts';

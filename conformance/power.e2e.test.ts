@@ -11,15 +11,8 @@ import { inProcessSystem } from './adapters/inProcess.ts';
 import { implSut } from './adapters/implSut.ts';
 import { modelSut } from './adapters/modelSut.ts';
 import { createModelOperator } from './adapters/modelOperator.ts';
-import {
-  CLUSTER_SCENARIOS,
-  coverAnyScenario,
-  coverScenario,
-  exhaustiveScenario,
-  isCrashPoint,
-  type AnyCover,
-  type ExhaustiveScenario,
-} from './generate/exhaustive.ts';
+import { coverAnyScenario, coverScenario, isCrashPoint, type AnyCover } from './generate/exhaustive.ts';
+import { CLUSTER_SCENARIOS, exhaustiveScenario, type ExhaustiveScenario } from './generate/clusterScenarios.ts';
 import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from './generate/operatorExhaustive.ts';
 import { COMMON_SEPARATORS } from './generate/edges.ts';
 import { naiveMatchIdSystem, onePhaseLate, onlyLevels } from './testdata/wrongSystems.ts';
