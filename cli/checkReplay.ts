@@ -1,3 +1,6 @@
+// `streamjoin check --replay FILE`: replay a counterexample file on the
+// preset it names, print each step's changes and the property's verdict at
+// the end (or the JSON report, or CI test cases).
 import { InputError, loadCounterexample } from '../spec/index.ts';
 import { evaluateProperty, jsonDiff, replayPath, resolveBounds, type Model, type ModelPreset } from '../model/index.ts';
 import type { Output } from './output.ts';

@@ -1,3 +1,7 @@
+// A resolved `streamjoin check` run: explore a preset part by part on a
+// CheckSession, or walk it at random (`--simulate`), then print the verdicts
+// and write the report and the counterexample files (checkOutput.ts formats
+// them). check.ts resolves the arguments into RunSettings.
 import {
   CheckSession,
   presetSource,
