@@ -131,7 +131,7 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conformTypes.ts';
 export type { Shard } from './conformance/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';

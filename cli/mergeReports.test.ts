@@ -4,7 +4,8 @@
 import { describe, expect, inject, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runConform, type ConformOptions, type ConformReport } from '../conformance/conform.ts';
+import { runConform } from '../conformance/conform.ts';
+import type { ConformOptions, ConformReport } from '../conformance/conformTypes.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';

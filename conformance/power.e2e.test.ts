@@ -6,7 +6,8 @@
 // every common separator. Each would fail if its deliverable regressed.
 import { describe, expect, inject, it } from 'vitest';
 import type { Level } from '../spec/index.ts';
-import { runConform, type ConformReport } from './conform.ts';
+import { runConform } from './conform.ts';
+import type { ConformReport } from './conformTypes.ts';
 import { inProcessSystem } from './adapters/inProcess.ts';
 import { implSut } from './adapters/implSut.ts';
 import { modelSut } from './adapters/modelSut.ts';
