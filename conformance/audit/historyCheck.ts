@@ -170,7 +170,8 @@ export class HistoryCheck {
         throw new InputError(
           'SJ112',
           `${this.options.logName}:${line}`,
-          `the log holds an invalid record (J1: ${reason}); a system's log holds none (C3): the recording is corrupt, or pass --allow-invalid if the system consumed and rejected it`,
+          `the log holds an invalid record (J1: ${reason}); a system's log holds none (C3): the ` +
+            `recording is corrupt, or pass --allow-invalid if the system consumed and rejected it`,
         );
       }
       return;
