@@ -131,7 +131,7 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conformTypes.ts';
 export type { Shard } from './conformance/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
@@ -154,7 +154,8 @@ export { configuredLogArbitrary, logArbitrary } from './conformance/generate/log
 export type { LogDomain } from './conformance/generate/logs.ts';
 export { clusterTraceArbitrary } from './conformance/generate/clusterTraces.ts';
 export { EXHAUSTIVE_SCENARIOS, coverAnyScenario } from './conformance/generate/exhaustive.ts';
-export type { AnyCover, AnyScenario, ExhaustiveScenario, ScenarioCover } from './conformance/generate/exhaustive.ts';
+export type { AnyCover, AnyScenario, ScenarioCover } from './conformance/generate/exhaustive.ts';
+export type { ExhaustiveScenario } from './conformance/generate/clusterScenarios.ts';
 export type { OperatorCover, OperatorScenario } from './conformance/generate/operatorExhaustive.ts';
 export { MUTANTS } from './conformance/mutants/catalogue.ts';
 export type { Mutant } from './conformance/mutants/catalogue.ts';

@@ -107,7 +107,9 @@ if (flags.child !== undefined) {
 } else {
   const load = loadavg()[0] ?? 0;
   console.log(
-    `streamjoin audit benchmark: seed ${seed}; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load.toFixed(1)} at the start\n`,
+    `streamjoin audit benchmark: seed ${seed}; node ${process.version}, ` +
+      `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ` +
+      `${load.toFixed(1)} at the start\n`,
   );
 
   // 1. The engines.
@@ -133,7 +135,9 @@ if (flags.child !== undefined) {
   engineRows.push([`${n(WINDOW)} live rows per key, ${n(bigWindow.records)} records`, '(hours)', n(bigWindow.records / implBig), '—']);
   table(['window', 'model records/s', 'impl records/s', 'impl / model'], engineRows);
   console.log(
-    '\nThe model scans its retained rows per record, so its rate falls with the window; the implementation indexes them (interval trees, a horizon heap), so its rate barely moves. audit uses the implementation.\n',
+    '\nThe model scans its retained rows per record, so its rate falls with the window; the ' +
+      'implementation indexes them (interval trees, a horizon heap), so its rate barely moves. ' +
+      'audit uses the implementation.\n',
   );
 
   // 2. The audit at scale.
@@ -161,7 +165,8 @@ if (flags.child !== undefined) {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `Audit: sliding histories, about ${n(WINDOW)} live rows per key over ${KEYS} keys, the sink with key, epoch and sequence numbers (every check on), each audited by its own process.\n`,
+    `Audit: sliding histories, about ${n(WINDOW)} live rows per key over ${KEYS} keys, the ` +
+      `sink with key, epoch and sequence numbers (every check on), each audited by its own process.\n`,
   );
   table(
     [
@@ -195,6 +200,9 @@ if (flags.child !== undefined) {
     }),
   );
   console.log(
-    '\nA CPU time ratio near 10 per decade is linear growth (CPU time, which a loaded machine skews less than wall time); an RSS ratio near 1 is memory that retention bounds, not the history. Targets: 10^7 records in under 500 MB, at least 300,000 records per second on one core.',
+    '\nA CPU time ratio near 10 per decade is linear growth (CPU time, which a loaded machine ' +
+      'skews less than wall time); an RSS ratio near 1 is memory that retention bounds, not the ' +
+      'history. Targets: 10^7 records in under 500 MB, at least 300,000 records per second on ' +
+      'one core.',
   );
 }

@@ -107,7 +107,12 @@ function measure(label: string, root: string, preset: string, workers: number, e
 
 const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
 const row = (r: Run): string =>
-  `| ${r.preset} | ${r.label} | ${r.workers} | ${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.cpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.cpuMs)} | ${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ${perState(r.peakRssBytes, r.distinct)} | ${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
+  `| ${r.preset} | ${r.label} | ${r.workers} | ` +
+  `${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.cpuMs / 1000, 1)} | ` +
+  `${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.cpuMs)} | ` +
+  `${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ` +
+  `${perState(r.peakRssBytes, r.distinct)} | ` +
+  `${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
 
 const results: Record<string, unknown> = { load: loadavg(), cores: availableParallelism() };
 out(`# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, load average ${load()} at the start)`);
@@ -115,7 +120,8 @@ const { root: before, cleanup } = baselineRoot();
 try {
   out(`\n## scaling: the explorer at ${values.baseline} (before) and now (after), side by side\n`);
   out(
-    '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
+    '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | ' +
+      'distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
   );
   const scaling: Run[] = [];
   const summaries: string[] = [];
@@ -132,13 +138,18 @@ try {
     const one = now.find((r) => r.workers === 1) ?? (now[0] as Run);
     const rate = (r: Run): number => r.distinct / r.cpuMs;
     summaries.push(
-      `${preset}: distinct states per CPU second ×${fmt(rate(one) / rate(old), 2)} (after, 1 worker, against before; the states counted are fewer after: the checkpoint epoch label is no longer part of a state), time to exhaust ×${fmt(old.cpuMs / one.cpuMs, 2)} less CPU, peak RSS per state ×${fmt(old.peakRssBytes / old.distinct / (one.peakRssBytes / one.distinct), 1)} smaller`,
+      `${preset}: distinct states per CPU second ×${fmt(rate(one) / rate(old), 2)} (after, 1 ` +
+        `worker, against before; the states counted are fewer after: the checkpoint epoch label is ` +
+        `no longer part of a state), time to exhaust ×${fmt(old.cpuMs / one.cpuMs, 2)} less CPU, ` +
+        `peak RSS per state ` +
+        `×${fmt(old.peakRssBytes / old.distinct / (one.peakRssBytes / one.distinct), 1)} smaller`,
     );
     for (const r of now) {
       if (r.workers === 1) continue;
       const speedup = one.wallMs / r.wallMs;
       summaries.push(
-        `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster (efficiency ${fmt((100 * speedup) / r.workers)} % per worker), CPU ×${fmt(r.cpuMs / one.cpuMs, 2)}`,
+        `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster (efficiency ` +
+          `${fmt((100 * speedup) / r.workers)} % per worker), CPU ×${fmt(r.cpuMs / one.cpuMs, 2)}`,
       );
     }
   }
@@ -157,7 +168,9 @@ try {
     simulation.push(r);
     const steps = r.steps ?? 0;
     out(
-      `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} |`,
+      `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ` +
+        `${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ` +
+        `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} |`,
     );
   }
   out('\n(The first walks of a process also build the oracle timelines of a 1,000-record log: a one-time cost inside these figures.)');
@@ -168,7 +181,8 @@ try {
     const w = Math.max(...workerCounts);
     const r = measure('after', here, 'deep', w, ['--bound', 'migrations=2']);
     out(
-      '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
+      '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | ' +
+        'distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
     );
     out(row({ ...r, preset: 'deep migrations=2' }));
     results['deepMigrations2'] = r;

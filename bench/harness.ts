@@ -29,7 +29,8 @@ import { clusterTraceArbitrary } from '../conformance/generate/clusterTraces.ts'
 import { operatorTraceArbitrary } from '../conformance/generate/logs.ts';
 import { levelOfClusterTrace, runTrace } from '../conformance/lockstep/anyTrace.ts';
 import { actionsOf, runClusterLockstepPipelined, type PipelinedTrace } from '../conformance/lockstep/clusterLockstep.ts';
-import { coverScenario, exhaustiveScenario, observedSteps, type ExhaustiveScenario } from '../conformance/generate/exhaustive.ts';
+import { coverScenario, observedSteps } from '../conformance/generate/exhaustive.ts';
+import { exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/clusterScenarios.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';

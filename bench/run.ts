@@ -127,7 +127,10 @@ if (flags.child !== undefined) {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `streamjoin run benchmark: seed ${seed}, sliding window of ~${window} live rows per key over ${KEYS} keys, every step with expectations; node ${process.version}, ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ${load.toFixed(1)} at the start\n`,
+    `streamjoin run benchmark: seed ${seed}, sliding window of ~${window} live rows per key ` +
+      `over ${KEYS} keys, every step with expectations; node ${process.version}, ` +
+      `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ` +
+      `${load.toFixed(1)} at the start\n`,
   );
   console.log(
     '| records | trace MB | seconds | CPU seconds | records/s | peak RSS MB | CPU time ratio per decade | RSS ratio per decade | model CPU seconds | model share |',
@@ -137,10 +140,19 @@ if (flags.child !== undefined) {
     const prev = rows[i - 1];
     const perDecade = (a: number, b: number): string => (prev ? `${(a / b).toFixed(1)}×` : '—');
     console.log(
-      `| ${records.toLocaleString('en-US')} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ${r.cpuSeconds.toFixed(2)} | ${Math.round(records / r.seconds).toLocaleString('en-US')} | ${r.peakRssMb.toFixed(0)} | ${perDecade(r.cpuSeconds, prev?.r.cpuSeconds ?? 1)} | ${perDecade(r.peakRssMb, prev?.r.peakRssMb ?? 1)} | ${r.modelCpuSeconds.toFixed(2)} | ${((100 * r.modelCpuSeconds) / r.cpuSeconds).toFixed(0)}% |`,
+      `| ${records.toLocaleString('en-US')} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ` +
+        `${r.cpuSeconds.toFixed(2)} | ${Math.round(records / r.seconds).toLocaleString('en-US')} | ` +
+        `${r.peakRssMb.toFixed(0)} | ${perDecade(r.cpuSeconds, prev?.r.cpuSeconds ?? 1)} | ` +
+        `${perDecade(r.peakRssMb, prev?.r.peakRssMb ?? 1)} | ${r.modelCpuSeconds.toFixed(2)} | ` +
+        `${((100 * r.modelCpuSeconds) / r.cpuSeconds).toFixed(0)}% |`,
     );
   });
   console.log(
-    '\nEach size runs in its own process (`streamjoin run FILE` in-process there), so seconds and peak RSS are that run alone. A CPU time ratio near 10 per decade is linear growth; an RSS ratio near 1 is memory that does not grow with the trace. The model share is the CPU time stepJoin alone takes over the same records (no parsing, no checks), measured in the same process after the run, over the CPU time of the run (CPU time, not wall time, so that a loaded machine skews it less).',
+    '\nEach size runs in its own process (`streamjoin run FILE` in-process there), so seconds ' +
+      'and peak RSS are that run alone. A CPU time ratio near 10 per decade is linear growth; an ' +
+      'RSS ratio near 1 is memory that does not grow with the trace. The model share is the CPU ' +
+      'time stepJoin alone takes over the same records (no parsing, no checks), measured in the ' +
+      'same process after the run, over the CPU time of the run (CPU time, not wall time, so ' +
+      'that a loaded machine skews it less).',
   );
 }

@@ -89,7 +89,10 @@ function progressReporter(out: Output): { tick: (p: AuditProgress) => void; stop
       const seconds = (now - started) / 1000;
       const share = p.bytes > 0 ? p.bytesRead / p.bytes : 0;
       const eta = share > 0 ? (seconds / share) * (1 - share) : Number.NaN;
-      const text = `audit: ${n(p.logRecords)} log records, ${n(p.sinkChanges)} sink changes, ${(100 * share).toFixed(0)}% read, ${n(Math.round(p.logRecords / seconds))} records/s, ETA ${Number.isFinite(eta) ? `${Math.ceil(eta)} s` : '?'}`;
+      const text =
+        `audit: ${n(p.logRecords)} log records, ${n(p.sinkChanges)} sink changes, ` +
+        `${(100 * share).toFixed(0)}% read, ${n(Math.round(p.logRecords / seconds))} records/s, ` +
+        `ETA ${Number.isFinite(eta) ? `${Math.ceil(eta)} s` : '?'}`;
       if (out.interactive) {
         out.stderr(`\r\x1b[K${text}`);
         live = true;
@@ -119,7 +122,9 @@ function textReport(r: AuditResult, seconds: number): string {
     )}`,
   );
   out.push(
-    `  config L=${r.config.allowedLateness} D=${r.config.maxIntervalLength}; oracle: the implementation's operator (${n(r.stats.oracleInserts)} inserts, ${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
+    `  config L=${r.config.allowedLateness} D=${r.config.maxIntervalLength}; oracle: the ` +
+      `implementation's operator (${n(r.stats.oracleInserts)} inserts, ` +
+      `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
   if (r.incomplete !== null) out.push(`  incomplete: ${r.incomplete}`);
   for (const p of r.properties) {
@@ -247,7 +252,8 @@ function example(
   }
   const configFlag = chosen === 'streamjoin' ? '' : ` --config ${h.config}`;
   const lines = [
-    `wrote a recorded history of the implementation's cluster under random faults (seed ${seed}): ${n(h.actions)} actions, ${n(h.records)} log records, ${n(h.changes)} sink changes`,
+    `wrote a recorded history of the implementation's cluster under random faults (seed ` +
+      `${seed}): ${n(h.actions)} actions, ${n(h.records)} log records, ${n(h.changes)} sink changes`,
     `  log:    ${h.log}`,
     `  sink:   ${h.sink}`,
     `  config: ${h.config}`,

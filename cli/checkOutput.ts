@@ -4,7 +4,7 @@
 // and the report as CI test cases (JUnit, TAP).
 import { join } from 'node:path';
 import { COUNTEREXAMPLE_FORMAT, type Counterexample } from '../spec/index.ts';
-import type { CheckReport, Model, PropertyResult, SimulationReport } from '../model/index.ts';
+import type { CheckReport, Model, ModelPreset, PropertyResult, SimulationReport } from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
 import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
@@ -503,3 +503,14 @@ export function simulationText<S, A>(
   );
   return `${lines.join('\n')}\n`;
 }
+
+/** The preset names, for a message. */
+export function presetList(registry: readonly ModelPreset[]): string {
+  return registry.map((p) => p.name).join(', ');
+}
+
+/** Bounds as NAME=VALUE words. */
+export const boundsText = (bounds: Readonly<Record<string, number>>): string =>
+  Object.entries(bounds)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');

@@ -90,7 +90,8 @@ describe('streamjoin replay', () => {
     const m = /^(.*z\.json):(\d+):(\d+): SJ111 (.*)\n$/.exec(r.stderr);
     expect(m?.[1]).toBe(join(dir, 'z.json'));
     expect(m?.[4]).toBe(
-      'step 4: the file expects observation /sink/fenced to be 0, the reference model gives 1: the file disagrees with the reference model (rewrite its expectations with --write-expected)',
+      'step 4: the file expects observation /sink/fenced to be 0, the reference model gives 1: ' +
+        'the file disagrees with the reference model (rewrite its expectations with --write-expected)',
     );
     // The line and column point at the value the file got wrong.
     const line = readFileSync(join(dir, 'z.json'), 'utf8').split('\n')[Number(m?.[2]) - 1] ?? '';

@@ -1,7 +1,7 @@
 // `streamjoin conform`: parse the arguments, build the system under test,
 // call the harness, write the counterexamples, print, and map the verdict to
 // an exit code.
-import type { TraceSource, ConformReport } from '../conformance/conform.ts';
+import type { TraceSource, ConformReport } from '../conformance/conformTypes.ts';
 import { runConform } from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';

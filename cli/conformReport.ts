@@ -11,7 +11,7 @@ import type {
   RandomResult,
   Unknown,
   ConformVerdict as Verdict,
-} from '../conformance/conform.ts';
+} from '../conformance/conformTypes.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import type { Divergence } from '../conformance/lockstep/divergence.ts';
 import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';

@@ -11,7 +11,7 @@ import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
-import type { ExhaustivePart } from '../conformance/conform.ts';
+import type { ExhaustivePart } from '../conformance/conformTypes.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import { envOf, type Output } from './output.ts';

@@ -151,7 +151,9 @@ describe('serve ends its session on SIGINT, SIGTERM and the end of stdin', () =>
       const data = tmp();
       const run = start(['bin/streamjoin.js', 'serve', '--data', data]);
       run.child.stdin.write(
-        `{"id":1,"type":"init","protocol":${PROTOCOL_VERSION},"level":"faults","config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],"keys":[{"key":"k1","owner":"w1"}]}}\n`,
+        `{"id":1,"type":"init","protocol":${PROTOCOL_VERSION},"level":"faults",` +
+          `"config":{"join":{"allowedLateness":0,"maxIntervalLength":0},"workers":["w1","w2"],` +
+          `"keys":[{"key":"k1","owner":"w1"}]}}\n`,
       );
       // The first reply, whatever it is (a wait for init_ok alone would hang on an error reply).
       await run.until(() => run.stdout().includes('\n'));

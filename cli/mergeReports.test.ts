@@ -4,12 +4,14 @@
 import { describe, expect, inject, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runConform, type ConformOptions, type ConformReport } from '../conformance/conform.ts';
+import { runConform } from '../conformance/conform.ts';
+import type { ConformOptions, ConformReport } from '../conformance/conformTypes.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { createModelCluster } from '../conformance/adapters/modelCluster.ts';
-import { coverScenario, exhaustiveScenario } from '../conformance/generate/exhaustive.ts';
+import { coverScenario } from '../conformance/generate/exhaustive.ts';
+import { exhaustiveScenario } from '../conformance/generate/clusterScenarios.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { inShard, shardCount, type Shard } from '../conformance/shard.ts';
@@ -101,39 +103,43 @@ describe('streamjoin merge-reports', () => {
     ...['records=2', 'failovers=0', 'crashes=0', 'pauses=0', 'duplicates=0', 'checkpoints=0'].flatMap((b) => ['--bound', b]),
   ];
 
-  it('check shards merge to the unsharded report: the parts in order, one verdict, one JUnit file; a missing shard is unknown (exit 2); the same shard twice is refused (SJ109)', async () => {
-    const dir = tmp();
-    const whole = JSON.parse((await runCli(['check', ...small, '--json'])).stdout) as { verdict: string; parts: { part: string }[] };
-    const files: string[] = [];
-    for (const k of [1, 2]) {
-      const r = await runCli(['check', ...small, '--shard', `${k}/2`, '--json']);
-      expect(r.code).toBe(0);
-      files.push(join(dir, `check-${k}.json`));
-      writeFileSync(files[k - 1] as string, r.stdout);
-    }
-    const merged = await runCli(['merge-reports', ...files, '--json', '--reporter', `junit=${join(dir, 'merged.xml')}`]);
-    expect(merged.code).toBe(0);
-    const m = JSON.parse(merged.stdout) as {
-      verdict: string;
-      runs: { shards: number; missing: number[]; report: { verdict: string; parts: { part: string }[] } }[];
-    };
-    expect(m.runs).toHaveLength(1);
-    expect(m.runs[0]?.report.parts.map((p) => p.part)).toEqual(whole.parts.map((p) => p.part));
-    expect([m.verdict, m.runs[0]?.report.verdict]).toEqual([whole.verdict, whole.verdict]);
-    const text = await runCli(['merge-reports', ...files]);
-    expect(text.stdout).toMatch(
-      /^streamjoin check --preset ci, 2 of 2 shards: PASS \(\d+ cases: \d+ passed, 0 failed, 0 unknown, 0 skipped\)$/m,
-    );
-    expect(text.stdout).toMatch(/\nverdict: pass\n$/);
+  it(
+    'check shards merge to the unsharded report: the parts in order, one verdict, one JUnit ' +
+      'file; a missing shard is unknown (exit 2); the same shard twice is refused (SJ109)',
+    async () => {
+      const dir = tmp();
+      const whole = JSON.parse((await runCli(['check', ...small, '--json'])).stdout) as { verdict: string; parts: { part: string }[] };
+      const files: string[] = [];
+      for (const k of [1, 2]) {
+        const r = await runCli(['check', ...small, '--shard', `${k}/2`, '--json']);
+        expect(r.code).toBe(0);
+        files.push(join(dir, `check-${k}.json`));
+        writeFileSync(files[k - 1] as string, r.stdout);
+      }
+      const merged = await runCli(['merge-reports', ...files, '--json', '--reporter', `junit=${join(dir, 'merged.xml')}`]);
+      expect(merged.code).toBe(0);
+      const m = JSON.parse(merged.stdout) as {
+        verdict: string;
+        runs: { shards: number; missing: number[]; report: { verdict: string; parts: { part: string }[] } }[];
+      };
+      expect(m.runs).toHaveLength(1);
+      expect(m.runs[0]?.report.parts.map((p) => p.part)).toEqual(whole.parts.map((p) => p.part));
+      expect([m.verdict, m.runs[0]?.report.verdict]).toEqual([whole.verdict, whole.verdict]);
+      const text = await runCli(['merge-reports', ...files]);
+      expect(text.stdout).toMatch(
+        /^streamjoin check --preset ci, 2 of 2 shards: PASS \(\d+ cases: \d+ passed, 0 failed, 0 unknown, 0 skipped\)$/m,
+      );
+      expect(text.stdout).toMatch(/\nverdict: pass\n$/);
 
-    const missing = await runCli(['merge-reports', files[1] as string]);
-    expect(missing.code).toBe(2);
-    expect(missing.stdout).toContain('missing: shard 1/2');
-    expect(missing.stdout).toMatch(/verdict: UNKNOWN/);
-    const twice = await runCli(['merge-reports', files[0] as string, files[1] as string, files[1] as string]);
-    expect(twice.code).toBe(254);
-    expect(twice.stderr).toMatch(/check-2\.json: SJ109 shard 2\/2 of this run is also .*check-2\.json/);
-  });
+      const missing = await runCli(['merge-reports', files[1] as string]);
+      expect(missing.code).toBe(2);
+      expect(missing.stdout).toContain('missing: shard 1/2');
+      expect(missing.stdout).toMatch(/verdict: UNKNOWN/);
+      const twice = await runCli(['merge-reports', files[0] as string, files[1] as string, files[1] as string]);
+      expect(twice.code).toBe(254);
+      expect(twice.stderr).toMatch(/check-2\.json: SJ109 shard 2\/2 of this run is also .*check-2\.json/);
+    },
+  );
 
   it('--shard and its seed: a shard of random traces needs the seed every shard shares; K/N is checked', async () => {
     const noSeed = await runCli(['conform', '--sut', 'model', '--shard', '1/2'], { env: {} });

@@ -5,7 +5,7 @@
 // that disagree, are bad input (SJ109).
 import { InputError, parseJson, readTextFile, schemaError } from '../spec/index.ts';
 import type { Level } from '../spec/index.ts';
-import type { ExhaustiveResult, RandomResult } from '../conformance/conform.ts';
+import type { ExhaustiveResult, RandomResult } from '../conformance/conformTypes.ts';
 import type { Shard } from '../conformance/shard.ts';
 import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
 import type { Output } from './output.ts';
@@ -318,7 +318,9 @@ export function mergeReportsCommand(args: readonly string[], out: Output): numbe
       const cases = c.suites.flatMap((s) => s.cases);
       const n = (status: string): number => cases.filter((x) => x.status === status).length;
       lines.push(
-        `${c.title}${r.shards !== null ? `, ${r.shards - r.missing.length} of ${r.shards} shards` : ''}: ${r.report.verdict.toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ${n('fail')} failed, ${n('unknown')} unknown, ${n('skipped')} skipped)`,
+        `${c.title}${r.shards !== null ? `, ${r.shards - r.missing.length} of ${r.shards} shards` : ''}: ` +
+          `${r.report.verdict.toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ` +
+          `${n('fail')} failed, ${n('unknown')} unknown, ${n('skipped')} skipped)`,
       );
       if (r.missing.length > 0) lines.push(`  missing: shard ${r.missing.map((k) => `${k}/${r.shards}`).join(', ')}`);
       for (const s of c.suites)

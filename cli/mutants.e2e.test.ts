@@ -28,31 +28,36 @@ interface Row {
 }
 
 describe('streamjoin mutants', () => {
-  it('the unmodified implementation passes every part of the harness (the control), every mutant is killed (exit 0), and each counterexample replays against its mutant served over the protocol and conforms on the implementation', async () => {
-    const out = tmp();
-    const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out], { invocation });
-    expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
-    const report = JSON.parse(r.stdout) as { verdict: string; control: { verdict: string }; mutants: Row[] };
-    expect(schemaError('reports/mutants-report', report)).toBeUndefined();
-    expect(report.control.verdict).toBe('pass');
-    expect(report.mutants.map((m) => [m.name, m.verdict])).toEqual(MUTANTS.map((m) => [m.name, 'killed']));
-    expect(report.verdict).toBe('pass');
-    expect(r.code).toBe(0);
-    for (const m of report.mutants) {
-      expect(existsSync(m.counterexample), m.name).toBe(true);
-      // Short: shrunk or minimized.
-      expect(m.steps, m.name).toBeLessThanOrEqual(10);
-      // The divergence names the rule the mutant breaks (rules.ts: the rule that decides the differing field).
-      expect(m.breaks?.rules, m.name).toContain(m.rule);
-    }
-    // Per kill: the trace, its explanation, its Markdown (Mermaid) and its HTML viewer.
-    expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
-    for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
-    // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
-    const replays = await Promise.all(report.mutants.map((m) => run(m.replay.slice(invocation.length))));
-    replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replayCommand}\n${x.stdout}${x.stderr}`).toBe(1));
-    for (const m of report.mutants) expect((await run(['replay', m.counterexample, '--sut', 'impl'])).code, m.name).toBe(0);
-  });
+  it(
+    'the unmodified implementation passes every part of the harness (the control), every ' +
+      'mutant is killed (exit 0), and each counterexample replays against its mutant served over ' +
+      'the protocol and conforms on the implementation',
+    async () => {
+      const out = tmp();
+      const r = await run(['mutants', `--seed=${seed}`, '--runs', '50', '--json', '--out', out], { invocation });
+      expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
+      const report = JSON.parse(r.stdout) as { verdict: string; control: { verdict: string }; mutants: Row[] };
+      expect(schemaError('reports/mutants-report', report)).toBeUndefined();
+      expect(report.control.verdict).toBe('pass');
+      expect(report.mutants.map((m) => [m.name, m.verdict])).toEqual(MUTANTS.map((m) => [m.name, 'killed']));
+      expect(report.verdict).toBe('pass');
+      expect(r.code).toBe(0);
+      for (const m of report.mutants) {
+        expect(existsSync(m.counterexample), m.name).toBe(true);
+        // Short: shrunk or minimized.
+        expect(m.steps, m.name).toBeLessThanOrEqual(10);
+        // The divergence names the rule the mutant breaks (rules.ts: the rule that decides the differing field).
+        expect(m.breaks?.rules, m.name).toContain(m.rule);
+      }
+      // Per kill: the trace, its explanation, its Markdown (Mermaid) and its HTML viewer.
+      expect(readdirSync(out)).toHaveLength(4 * MUTANTS.length);
+      for (const m of report.mutants) expect(existsSync(m.html as string), m.name).toBe(true);
+      // The printed commands, run as printed: the mutant over the process diverges; the implementation conforms.
+      const replays = await Promise.all(report.mutants.map((m) => run(m.replay.slice(invocation.length))));
+      replays.forEach((x, i) => expect(x.code, `${report.mutants[i]?.replayCommand}\n${x.stdout}${x.stderr}`).toBe(1));
+      for (const m of report.mutants) expect((await run(['replay', m.counterexample, '--sut', 'impl'])).code, m.name).toBe(0);
+    },
+  );
 
   it(
     '--each-part says which parts kill a mutant on their own: reversed intervals swapped are killed by an ' +

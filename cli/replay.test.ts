@@ -41,42 +41,49 @@ function editStep(path: string, step: number, edit: (line: string) => string): v
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('run and replay read a long operator trace step by step', () => {
-  it(`${STEPS.toLocaleString('en-US')} steps: run and replay --sut impl conform; a wrong expectation at step 10,000 is found there (replay: the file is wrong, SJ111; run: the operator diverges from the file); bad input after it wins`, async () => {
-    const dir = tmp();
-    const path = longTrace(dir);
-    const run = await runCli(['run', path]);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^ok +sliding-${STEPS} +${STEPS} steps`, 'm'));
-    const replay = await runCli(['replay', path, '--sut', 'impl']);
-    expect(replay.code).toBe(0);
-    expect(replay.stdout).toContain(`conforms (${STEPS} steps at level operator)`);
-    // A wrong expectation deep in the file.
-    editStep(path, 10_000, (l) => l.replace(/"outcome":\{"code":"[a-z]+"/, '"outcome":{"code":"stale"'));
-    const wrong = await runCli(['replay', path, '--sut', 'impl']);
-    expect(wrong.code).toBe(254);
-    expect(wrong.stdout).toBe('');
-    expect(wrong.stderr).toMatch(
-      new RegExp(
-        `^${escapeRegExp(path)}:\\d+:\\d+: SJ111 step 10000: the file expects outcome /code to be "stale", the reference model gives "[a-z]+"`,
-      ),
-    );
-    const runDiverges = await runCli(['run', path]);
-    expect(runDiverges.code).toBe(1);
-    expect(runDiverges.stdout).toContain('at step 10000');
-    // A step that is not of the schema after the divergence: bad input, nothing judged.
-    editStep(path, STEPS - 1, (l) => l.replace('"record":{', '"record":{"extra":1,'));
-    for (const args of [
-      ['replay', path, '--sut', 'impl'],
-      ['run', path],
-    ]) {
-      const bad = await runCli(args);
-      expect(bad.code, args[0]).toBe(254);
-      expect(bad.stdout).toBe('');
-      expect(bad.stderr).toMatch(
-        new RegExp(`^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS - 1}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`),
+  it(
+    `${STEPS.toLocaleString('en-US')} steps: run and replay --sut impl conform; a wrong ` +
+      `expectation at step 10,000 is found there (replay: the file is wrong, SJ111; run: the ` +
+      `operator diverges from the file); bad input after it wins`,
+    async () => {
+      const dir = tmp();
+      const path = longTrace(dir);
+      const run = await runCli(['run', path]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^ok +sliding-${STEPS} +${STEPS} steps`, 'm'));
+      const replay = await runCli(['replay', path, '--sut', 'impl']);
+      expect(replay.code).toBe(0);
+      expect(replay.stdout).toContain(`conforms (${STEPS} steps at level operator)`);
+      // A wrong expectation deep in the file.
+      editStep(path, 10_000, (l) => l.replace(/"outcome":\{"code":"[a-z]+"/, '"outcome":{"code":"stale"'));
+      const wrong = await runCli(['replay', path, '--sut', 'impl']);
+      expect(wrong.code).toBe(254);
+      expect(wrong.stdout).toBe('');
+      expect(wrong.stderr).toMatch(
+        new RegExp(
+          `^${escapeRegExp(path)}:\\d+:\\d+: SJ111 step 10000: the file expects outcome /code to be "stale", the reference model gives "[a-z]+"`,
+        ),
       );
-    }
-  });
+      const runDiverges = await runCli(['run', path]);
+      expect(runDiverges.code).toBe(1);
+      expect(runDiverges.stdout).toContain('at step 10000');
+      // A step that is not of the schema after the divergence: bad input, nothing judged.
+      editStep(path, STEPS - 1, (l) => l.replace('"record":{', '"record":{"extra":1,'));
+      for (const args of [
+        ['replay', path, '--sut', 'impl'],
+        ['run', path],
+      ]) {
+        const bad = await runCli(args);
+        expect(bad.code, args[0]).toBe(254);
+        expect(bad.stdout).toBe('');
+        expect(bad.stderr).toMatch(
+          new RegExp(
+            `^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS - 1}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`,
+          ),
+        );
+      }
+    },
+  );
 
   it('replay --write-expected fills a long plain trace with the expectations, as the model computes them', async () => {
     const dir = tmp();

@@ -2,197 +2,33 @@
 // supports (or the one asked for), every example trace and then random
 // traces with shrinking, each in lockstep with the model. Returns a report;
 // writing files and printing is the CLI's business.
+// The bounded-exhaustive part is exhaustivePart.ts; the options and the
+// report's shape are conformTypes.ts.
 import fc from 'fast-check';
 import { isAbsolute, relative } from 'node:path';
 import { LEVELS, PACKAGE_ROOT } from '../spec/index.ts';
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../spec/index.ts';
-import { runClusterLockstepPipelined, type PipelinedTrace } from './lockstep/clusterLockstep.ts';
-import { runOperatorLockstepPipelined } from './lockstep/operatorLockstep.ts';
 import { levelOfClusterTrace, runTraceObserved, withExpectations, withoutExpectations, type TraceOutcome } from './lockstep/anyTrace.ts';
 import { minimizeTrace } from './lockstep/minimize.ts';
-import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
-import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from './generate/exhaustive.ts';
+import type { AnyCover } from './generate/exhaustive.ts';
+import { coverageTable, missingCoverage, requiredCoverage } from './generate/exhaustive.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
 import type { Divergence } from './lockstep/divergence.ts';
-import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from './adapters/sut.ts';
+import { SutUnavailable } from './adapters/sut.ts';
 import { abortReason } from './adapters/process.ts';
-import { inShard, shardCount, type Shard } from './shard.ts';
-
-/** A trace file given to the job (examples, or a user's). */
-export interface TraceSource {
-  readonly path: string;
-  readonly trace: AnyTrace;
-}
-
-export type ConformVerdict = 'pass' | 'fail' | 'unknown';
-
-/** A divergence found, with the trace that shows it (expectations filled in by the model). */
-export interface Failure {
-  readonly level: Level;
-  /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
-  readonly origin: 'example' | 'exhaustive' | 'random';
-  /** The example's path. */
-  readonly path?: string;
-  /** The exhaustive scenario. */
-  readonly scenario?: string;
-  /** fast-check's seed and path of the shrunk counterexample (random traces). */
-  readonly seed?: number;
-  readonly fcPath?: string;
-  readonly trace: AnyTrace;
-  readonly divergence: Divergence;
-  /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
-  readonly foundAfterMs?: number;
-  /** An example's own step where it diverged (`divergence.step` is the minimized trace's). */
-  readonly exampleStep?: number;
-  /**
-   * What the system wrote to stderr while the counterexample trace ran (a
-   * process; bounded). Read it after the system is closed: stderr may trail
-   * the replies.
-   */
-  readonly stderr?: () => StderrExcerpt;
-}
-
-/** The system under test could not be judged. */
-export interface Unknown {
-  readonly reason: string;
-  readonly stderrTail: readonly string[];
-  /** What the job was doing. */
-  readonly during: string;
-}
-
-export interface ExampleResult {
-  readonly level: Level;
-  readonly path: string;
-  readonly name: string;
-  readonly steps: number;
-  readonly verdict: 'pass' | 'fail';
-}
-
-/** One bounded-exhaustive scenario as run. */
-export interface ExhaustiveResult {
-  readonly scenario: string;
-  /** `operator`: operator traces (operatorExhaustive.ts); `cluster`: cluster traces, at level cluster or faults (exhaustive.ts). */
-  readonly kind: 'operator' | 'cluster';
-  /** Distinct states and transitions of its bounded graph: every transition is taken by some trace. */
-  readonly states: number;
-  readonly transitions: number;
-  /** Interleavings: the covering traces, and their steps (probes included). */
-  readonly traces: number;
-  readonly steps: number;
-  /** Probes the traces carry in all: actions the model refuses and records it rejects, sent where they must change nothing (§7, J1). */
-  readonly probes: number;
-  /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
-  readonly run: number;
-  readonly skipped: number;
-  /** Probes sent: those of the traces run. */
-  readonly probesSent: number;
-  /** Traces per level run. */
-  readonly levels: Partial<Record<Level, number>>;
-  /**
-   * `skipped`: no trace of the scenario runs at the levels checked (never a
-   * pass); `not run`: an earlier part failed and the job stopped.
-   */
-  readonly verdict: ConformVerdict | 'not run' | 'skipped';
-  readonly ms: number;
-}
-
-export interface RandomResult {
-  readonly level: Level;
-  readonly seed: number;
-  readonly requested: number;
-  /** Runs before the first failure, or all of them. */
-  readonly runs: number;
-  readonly shrinks: number;
-  /** Probes sent by the traces run (shrinking excluded): actions the model refuses (cluster, faults) or invalid records (operator). */
-  readonly probes: number;
-  readonly verdict: ConformVerdict;
-  /** Why it is `unknown` when the budget ran out. */
-  readonly note?: string;
-}
-
-export interface ConformReport {
-  readonly verdict: ConformVerdict;
-  readonly sut: string;
-  readonly implementation?: ImplementationInfo;
-  /** Levels the system supports (from the handshake). */
-  readonly supported: readonly Level[];
-  /** Levels checked. */
-  readonly levels: readonly Level[];
-  readonly seed: number;
-  readonly examples: readonly ExampleResult[];
-  readonly exhaustive: readonly ExhaustiveResult[];
-  /**
-   * With exhaustive scenarios: the coverage labels (crash points among them)
-   * they must take together at the levels checked, those the traces that
-   * ran took, and those they missed. Only traces that ran count.
-   */
-  readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
-  readonly random: readonly RandomResult[];
-  readonly failures: readonly Failure[];
-  readonly unknown?: Unknown;
-  /** Example traces not run, and why. */
-  readonly skipped: readonly { readonly path: string; readonly why: string }[];
-  /** The shard this run was (shard.ts); absent: the whole job. */
-  readonly shard?: Shard;
-  readonly ms: number;
-}
-
-export interface ConformOptions {
-  readonly system: SystemUnderTest;
-  /** Levels to check; default every level the system supports. */
-  readonly levels?: readonly Level[];
-  readonly seed: number;
-  /** Random traces per level. */
-  readonly runs: number;
-  /** fast-check path to replay one random counterexample (with its seed). */
-  readonly path?: string;
-  readonly examples: readonly TraceSource[];
-  /**
-   * Bounded-exhaustive scenarios to run after the examples: covers built
-   * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when
-   * the job gets to them, only if they can run at a level checked.
-   */
-  readonly exhaustive?: readonly ExhaustivePart[];
-  /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
-  readonly stopAtFirstFailure?: boolean;
-  /** Traces in flight at once in the exhaustive part (default 32). */
-  readonly window?: number;
-  /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
-  readonly timeBudgetMs?: number;
-  /** Run only this shard's share of every part (shard.ts): the examples, each scenario's interleavings, each level's random traces. */
-  readonly shard?: Shard;
-  /** Called with every trace run (not the shrinking or minimizing ones): what a shard ran, for tests and tools. */
-  readonly onTrace?: (run: TraceRun) => void;
-  /** Progress lines (for stderr). */
-  readonly progress?: (line: string) => void;
-  /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
-  readonly tick?: (line: string) => void;
-  /**
-   * Aborting it stops the job between traces (a process system at once):
-   * the report so far, with verdict unknown unless a divergence was found.
-   */
-  readonly signal?: AbortSignal;
-}
+import { inShard, shardCount } from './shard.ts';
+import type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, Unknown } from './conformTypes.ts';
+import { runExhaustiveScenario } from './exhaustivePart.ts';
 
 /** SutUnavailable `interrupted: ...` if the job was aborted: the system can no longer be judged. */
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(signal)}`);
 }
 
-/** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
-export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover };
-
 /** Whether any trace of a scenario of this kind can run at these levels. */
 function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
   return kind === 'operator' ? levels.includes('operator') : levels.includes('cluster') || levels.includes('faults');
-}
-
-/** One trace the job runs: which part, at which level. */
-export interface TraceRun {
-  readonly part: 'example' | 'exhaustive' | 'random';
-  readonly level: Level;
-  readonly trace: AnyTrace;
 }
 
 /** Where an example runs: its level among those checked, or why it is skipped. */
@@ -202,131 +38,6 @@ function exampleLevel(trace: AnyTrace, levels: readonly Level[]): Level | string
   if (need === 'cluster' && levels.includes('cluster')) return 'cluster';
   if (levels.includes('faults')) return 'faults';
   return `needs level ${need}`;
-}
-
-/** One exhaustive scenario: its traces pipelined, each at the weakest checked level that has all its actions; the first divergence minimized. */
-async function runExhaustiveScenario(
-  opts: ConformOptions,
-  cover: AnyCover,
-  levels: readonly Level[],
-  since: () => number,
-): Promise<{ result: ExhaustiveResult; failure?: Failure; ran: Set<number> }> {
-  const t0 = performance.now();
-  const ran = new Set<number>();
-  const perLevel: Partial<Record<Level, number>> = {};
-  let run = 0;
-  let skipped = 0;
-  let probesSent = 0;
-  // This shard's share of the scenario (shard.ts): its traces, their steps and probes.
-  let traces = 0;
-  let steps = 0;
-  let probes = 0;
-  const mine = (index: number): boolean => {
-    if (!inShard(index, opts.shard)) return false;
-    traces++;
-    steps += cover.traces[index]?.steps.length ?? 0;
-    probes += cover.probesOf[index] ?? 0;
-    return true;
-  };
-  let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
-  const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
-    if (opts.signal?.aborted) return false;
-    run++;
-    ran.add(r.index);
-    probesSent += cover.probesOf[r.index] ?? 0;
-    perLevel[r.level] = (perLevel[r.level] ?? 0) + 1;
-    opts.onTrace?.({ part: 'exhaustive', level: r.level, trace });
-    if (run % 200 === 0)
-      opts.tick?.(`exhaustive ${cover.scenario.name}: ${run}/${traces - skipped} ${cover.kind === 'operator' ? 'logs' : 'interleavings'}`);
-    if (!r.divergence) return true;
-    first = { trace, level: r.level, divergence: r.divergence, at: since() };
-    return false;
-  };
-  const window = opts.window !== undefined ? { window: opts.window } : {};
-  if (cover.kind === 'operator') {
-    const runnable: { index: number; trace: OperatorTrace }[] = [];
-    for (const [index, trace] of cover.traces.entries()) if (mine(index)) runnable.push({ index, trace });
-    if (levels.includes('operator')) {
-      await runOperatorLockstepPipelined(
-        runnable.map((x) => x.trace),
-        opts.system,
-        {
-          ...window,
-          onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'operator', trace: r.trace }),
-        },
-      );
-    } else skipped = runnable.length;
-  } else {
-    // Each trace at the weakest checked level that has all its actions; indexes kept for the probes and the coverage.
-    const runnable: (PipelinedTrace & { index: number })[] = [];
-    for (const [index, trace] of cover.traces.entries()) {
-      if (!mine(index)) continue;
-      const need = cover.levelOf[index] ?? 'faults';
-      const level: Level | undefined =
-        need === 'cluster' && levels.includes('cluster') ? 'cluster' : levels.includes('faults') ? 'faults' : undefined;
-      if (level === undefined) {
-        skipped++;
-        continue;
-      }
-      const observed = observedSteps(cover, index);
-      runnable.push({ index, trace, level, ...(observed ? { observed } : {}) });
-    }
-    await runClusterLockstepPipelined(runnable, opts.system, {
-      ...window,
-      onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'cluster', trace: r.trace }),
-    });
-  }
-  const base = {
-    scenario: cover.scenario.name,
-    kind: cover.kind,
-    states: cover.states,
-    transitions: cover.transitions,
-    traces,
-    steps,
-    probes,
-    run,
-    skipped,
-    probesSent,
-    levels: perLevel,
-  };
-  if (!first)
-    return {
-      result: { ...base, verdict: opts.signal?.aborted ? 'unknown' : run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 },
-      ran,
-    };
-  const found: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } = first;
-  // A system that dies while being minimized still leaves the divergence found, unminimized.
-  const minimal = await minimizeTrace(opts.system, found.level, found.trace, found.divergence).catch(() => ({
-    trace: found.trace,
-    divergence: found.divergence,
-    stderr: undefined,
-  }));
-  const small = minimal.trace;
-  const name = `exhaustive-${cover.scenario.name}`;
-  const description =
-    `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} ` +
-    `(${cover.scenario.description}), cut at the divergence and minimized by deleting steps. ` +
-    `It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
-  const trace: AnyTrace =
-    small.kind === 'cluster'
-      ? { kind: 'cluster', trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps } }
-      : {
-          kind: 'operator',
-          trace: { format: small.trace.format, name, description, config: small.trace.config, steps: small.trace.steps },
-        };
-  return {
-    result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
-    failure: {
-      level: found.level,
-      origin: 'exhaustive',
-      scenario: cover.scenario.name,
-      trace: withExpectations(trace),
-      divergence: minimal.divergence,
-      foundAfterMs: found.at,
-      ...(minimal.stderr ? { stderr: minimal.stderr } : {}),
-    },
-    ran,
-  };
 }
 
 /** Random traces at one level, shrinking the first failure. */

@@ -6,20 +6,14 @@
 // every common separator. Each would fail if its deliverable regressed.
 import { describe, expect, inject, it } from 'vitest';
 import type { Level } from '../spec/index.ts';
-import { runConform, type ConformReport } from './conform.ts';
+import { runConform } from './conform.ts';
+import type { ConformReport } from './conformTypes.ts';
 import { inProcessSystem } from './adapters/inProcess.ts';
 import { implSut } from './adapters/implSut.ts';
 import { modelSut } from './adapters/modelSut.ts';
 import { createModelOperator } from './adapters/modelOperator.ts';
-import {
-  CLUSTER_SCENARIOS,
-  coverAnyScenario,
-  coverScenario,
-  exhaustiveScenario,
-  isCrashPoint,
-  type AnyCover,
-  type ExhaustiveScenario,
-} from './generate/exhaustive.ts';
+import { coverAnyScenario, coverScenario, isCrashPoint, type AnyCover } from './generate/exhaustive.ts';
+import { CLUSTER_SCENARIOS, exhaustiveScenario, type ExhaustiveScenario } from './generate/clusterScenarios.ts';
 import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from './generate/operatorExhaustive.ts';
 import { COMMON_SEPARATORS } from './generate/edges.ts';
 import { naiveMatchIdSystem, onePhaseLate, onlyLevels } from './testdata/wrongSystems.ts';

@@ -11,7 +11,8 @@ import { globalWatermark, initialJoinState, stepJoin, validityOf, type JoinState
 import { initialClusterState, type ClusterState, type KeyCopy } from '../model/cluster/clusterState.ts';
 import { applyExternal } from '../model/cluster/stateMachine.ts';
 import { whyNotEnabled } from '../model/cluster/guards.ts';
-import { CLUSTER_SCENARIOS, coverScenario, exhaustiveScenario, rejectedRecords, type ExhaustiveScenario } from './generate/exhaustive.ts';
+import { coverScenario, rejectedRecords } from './generate/exhaustive.ts';
+import { CLUSTER_SCENARIOS, exhaustiveScenario, type ExhaustiveScenario } from './generate/clusterScenarios.ts';
 import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from './generate/operatorExhaustive.ts';
 import { ROW_CHECKS } from './generate/edges.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';

@@ -36,6 +36,7 @@ for (const [c, r] of rows) {
   const toVerdict = r.misbehavedAt === undefined ? '-' : seconds(r.verdictAt - r.misbehavedAt);
   const left = [...r.processesLeft.map((p) => `process ${p}`), ...r.filesLeft].join(', ') || 'nothing';
   console.log(
-    `| ${cell(c.does)} | ${seconds(c.timeoutMs)} | ${r.report.verdict} (${r.code ?? r.signal}) | ${cell(reason)} | ${toVerdict} | ${seconds(r.exitAt - r.verdictAt)} | ${cell(left)} |`,
+    `| ${cell(c.does)} | ${seconds(c.timeoutMs)} | ${r.report.verdict} (${r.code ?? r.signal}) ` +
+      `| ${cell(reason)} | ${toVerdict} | ${seconds(r.exitAt - r.verdictAt)} | ${cell(left)} |`,
   );
 }

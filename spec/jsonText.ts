@@ -73,7 +73,9 @@ function scanString(text: string, i: number): number | JsonTextError {
     if (c < 0x20) {
       return {
         offset: at,
-        message: `control character ${describeChar(text, at)} inside a string: write it escaped (\\n, \\t, \\u00XX)${c === 0x0a ? ', or close the string before the line ends' : ''}`,
+        message:
+          `control character ${describeChar(text, at)} inside a string: write it escaped (\\n, \\t, \\u00XX)` +
+          `${c === 0x0a ? ', or close the string before the line ends' : ''}`,
       };
     }
     if (c === 0x5c) {
@@ -192,7 +194,11 @@ export function jsonTextError(text: string, maxDepth = Number.POSITIVE_INFINITY)
     }
     return {
       offset: i,
-      message: `unexpected ${describeChar(text, i)}: expected ',' or '${top.kind === 'array' ? ']' : '}'}' after ${top.kind === 'array' ? 'an array element' : 'a property value'} (the ${top.kind} opens at ${where(text, top.offset)})`,
+      message:
+        `unexpected ${describeChar(text, i)}: expected ',' or ` +
+        `'${top.kind === 'array' ? ']' : '}'}' after ` +
+        `${top.kind === 'array' ? 'an array element' : 'a property value'} (the ${top.kind} opens ` +
+        `at ${where(text, top.offset)})`,
     };
   }
 }

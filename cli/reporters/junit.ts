@@ -41,7 +41,9 @@ function testsuite(s: TestSuite, id: number, timestamp: string): string {
   const n = countCases(s.cases);
   const props = Object.entries(s.properties ?? {});
   const lines = [
-    `  <testsuite name="${xmlAttribute(s.name)}" tests="${n.tests}" failures="${n.failures}" errors="${n.errors}" skipped="${n.skipped}" time="${seconds(n.timeMs)}" timestamp="${timestamp}" id="${id}">`,
+    `  <testsuite name="${xmlAttribute(s.name)}" tests="${n.tests}" failures="${n.failures}" ` +
+      `errors="${n.errors}" skipped="${n.skipped}" time="${seconds(n.timeMs)}" ` +
+      `timestamp="${timestamp}" id="${id}">`,
   ];
   if (props.length > 0) {
     lines.push('    <properties>');

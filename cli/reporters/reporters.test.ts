@@ -183,7 +183,9 @@ describe('GitHub Actions (GITHUB_ACTIONS=true)', () => {
     const lines = githubAnnotations([sample]).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(
-      '::error file=out/a b.trace.json,title=streamjoin%3A suite%3A fails <a> & "b"::diverges at step 3: "events" differ%0Acounterexample: out/a b.trace.json%0Areplay: npx streamjoin replay out/a b.trace.json\u0001\u001b[31m',
+      '::error file=out/a b.trace.json,title=streamjoin%3A suite%3A fails <a> & "b"::diverges at ' +
+        'step 3: "events" differ%0Acounterexample: out/a b.trace.json%0Areplay: npx streamjoin ' +
+        'replay out/a b.trace.json\u0001\u001b[31m',
     );
     expect(lines[1]).toBe('::error title=streamjoin (unknown)%3A suite%3A unknown::the system hung, 100%25: flush stdout');
     expect(githubSummary([sample])).toContain('| suite | 4 | 1 | 1 | 1 | 1 |');
@@ -198,7 +200,9 @@ describe('GitHub Actions (GITHUB_ACTIONS=true)', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^::error file=${join(dir, 'out')}/join-small-retract-tombstone-JoinCorrect\\.json,title=streamjoin%3A check join-small without retract-tombstone%3A JoinCorrect::JoinCorrect is VIOLATED`,
+        `^::error file=${join(dir, 'out')}/join-small-retract-tombstone-JoinCorrect\\.json,` +
+          `title=streamjoin%3A check join-small without retract-tombstone%3A ` +
+          `JoinCorrect::JoinCorrect is VIOLATED`,
         'm',
       ),
     );

@@ -442,7 +442,11 @@ export function spawnSystem(
       const { exchange, stderr: own } = openSession(lvl, config);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
-        return `protocol: inspect refused (${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); inspect never fails at levels cluster and faults`;
+        return (
+          `protocol: inspect refused ` +
+          `(${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); ` +
+          `inspect never fails at levels cluster and faults`
+        );
       };
       const observation = async (r: Reply | undefined): Promise<ClusterObservation> => {
         const o = observeReply(r);

@@ -258,8 +258,10 @@ function result(
       ? `not judged at the end (${incomplete}); ids that are no match of the log are still checked`
       : "at the end, the sink's relation equals the oracle's over the whole log",
     ExactlyOnce: recorded.sequence
-      ? 'no change applied twice, no retracted match re-inserted, write sequence numbers rise, and every prefix of the sink equals the oracle over a prefix of the log that never shrinks'
-      : 'no change applied twice, no retracted match re-inserted, no retraction of a match the sink does not hold (no sequence numbers recorded: the prefix property is not checked)',
+      ? 'no change applied twice, no retracted match re-inserted, write sequence numbers rise, and ' +
+        'every prefix of the sink equals the oracle over a prefix of the log that never shrinks'
+      : 'no change applied twice, no retracted match re-inserted, no retraction of a match the ' +
+        'sink does not hold (no sequence numbers recorded: the prefix property is not checked)',
     Fenced: recorded.epochs ? 'no write below the highest epoch already seen for its key' : 'no epochs recorded',
   };
   const properties: AuditPropertyResult[] = AUDIT_PROPERTIES.map((property) => {

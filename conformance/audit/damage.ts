@@ -154,7 +154,9 @@ export function damageSink(text: string, kind: DamageKind, pick: () => number): 
       return {
         kind,
         text: render(out),
-        description: `a zombie of key ${key} writes again at epoch ${high.epoch - 1} after the key's writes reached epoch ${high.epoch} (lines ${last.end + 1}-${last.end + zombie.length})`,
+        description:
+          `a zombie of key ${key} writes again at epoch ${high.epoch - 1} after the key's writes ` +
+          `reached epoch ${high.epoch} (lines ${last.end + 1}-${last.end + zombie.length})`,
         lines: zombie.map((_, i) => last.end + i + 1),
         matches: zombie.map((l) => (l.change as ChangeLine).match),
         expect: { verdict: 'violation', findings: [{ property: 'Fenced', kind: 'below-fence' }] },

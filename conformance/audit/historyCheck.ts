@@ -13,7 +13,8 @@
 //   seen (Fenced); when write sequence numbers are recorded, the sequence
 //   rises and every prefix of the sink equals the oracle over a prefix of
 //   the log that never shrinks (ExactlyOnce, SPEC §6 P4), greedily: each
-//   write moves the key's prefix to the first point where the two agree.
+//   write moves the key's prefix to the first point where the two agree
+//   (sequencePrefix.ts).
 //
 // Memory is what retention allows, not the history: a match is forgotten
 // once the oracle can no longer change it (its rows are past their horizon,
@@ -27,12 +28,26 @@
 // The log itself is checked too, so that a corrupt recording is not blamed
 // on the system: an invalid record (J1) and a re-used forgotten identity
 // (J9) are bad input, not violations.
-import { InputError, parseMatchId } from '../../spec/index.ts';
+import { InputError } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RejectReason } from '../../spec/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
 import type { AuditProperty, AuditViolation, ViolationKind, WitnessLine } from './findings.ts';
 import type { SinkChange } from './formats.ts';
+import {
+  ABSENT,
+  idProblemOf,
+  INSERTED,
+  type KeyPrefix,
+  keyOfMatch,
+  MatchEntry,
+  oracleLines,
+  RETRACTED,
+  type SetAside,
+  SettleHeap,
+  type SinkState,
+} from './historyState.ts';
 import { IdentityFilter } from './identityFilter.ts';
+import { SequencePrefixCheck } from './sequencePrefix.ts';
 
 export interface HistoryCheckOptions {
   readonly config: JoinConfig;
@@ -51,136 +66,12 @@ export interface HistoryCheckOptions {
   readonly sinkName: string;
 }
 
-const ABSENT = 0;
-const INSERTED = 1;
-const RETRACTED = 2;
-type SinkState = typeof ABSENT | typeof INSERTED | typeof RETRACTED;
-
-/** One match being followed: what the oracle did to it and what the sink did. */
-class MatchEntry {
-  /** Log line of the record whose acceptance inserted the match (0 = not by the oracle). */
-  oIns = 0;
-  /** Log line of the record that retracted it (0 = not retracted). */
-  oRet = 0;
-  /** gw beyond which the oracle can no longer change it (J8): the inserting row's end + L + 2D. */
-  settleAt = Number.POSITIVE_INFINITY;
-  settled = false;
-  /** Dropped from the table (reconciled, or judged). */
-  dropped = false;
-  sink: SinkState = ABSENT;
-  /** Sink lines of the insert and retract the sink applied (the first of each), and of a second insert. */
-  sIns = 0;
-  sRet = 0;
-  sAgain = 0;
-  /** A violation has been reported for it: its final state is still judged, its repeats are not reported twice. */
-  flagged = false;
-  /** Its key's prefix check (sequence numbers recorded), which must pass it before it is forgotten. */
-  prefix: KeyPrefix | undefined = undefined;
-  constructor(
-    readonly match: string,
-    readonly key: string,
-  ) {}
-}
-
-/** A match the sink changed with no entry: the oracle has not produced it (yet), or it was forgotten. */
-interface SetAside {
-  readonly match: string;
-  readonly key: string | undefined;
-  /** Why the id cannot be a match of the log at all, if it cannot. */
-  readonly idProblem: string | undefined;
-  readonly events: { op: 'insert' | 'retract'; line: number }[];
-}
-
-/** One record's changes to one key, as the oracle made them. */
-interface OracleStep {
-  readonly line: number;
-  readonly changes: readonly { readonly op: 'insert' | 'retract'; readonly match: string }[];
-}
-
-/** A sink write (sequence mode): consecutive lines with the same key and sequence number. */
-interface SinkWrite {
-  readonly key: string;
-  readonly seq: number;
-  readonly lines: number[];
-  /** The changes that changed the sink's relation (a repeat changes nothing). */
-  readonly effective: { op: 'insert' | 'retract'; match: string }[];
-}
-
-/** The greedy prefix check of one key (P4). */
-interface KeyPrefix {
-  state: 'ok' | 'failed' | 'unknown';
-  /** Steps of the oracle for this key not yet passed by the sink. */
-  steps: OracleStep[];
-  head: number;
-  /** The log line of the last step the sink has passed (0: none). */
-  at: number;
-  lastSeq: number;
-  lastSeqLine: number;
-}
-
-/** S-only: the sink holds the match and the oracle (at the prefix) does not; R-only: the other way round. */
-type Difference = 'S-only' | 'R-only';
-
-/** A write waiting for the oracle to reach a point where it agrees with the sink. */
-interface PendingPrefix {
-  readonly write: SinkWrite;
-  readonly prefix: KeyPrefix;
-  readonly diff: Map<string, Difference>;
-  /** The prefix before this write, for the witness. */
-  readonly from: number;
-  /** Whether it has passed an oracle step yet. */
-  stepped: boolean;
-}
-
-/** A binary min-heap of entries by settleAt. */
-class SettleHeap {
-  private readonly items: MatchEntry[] = [];
-  get size(): number {
-    return this.items.length;
-  }
-  push(e: MatchEntry): void {
-    const a = this.items;
-    a.push(e);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if ((a[p] as MatchEntry).settleAt <= e.settleAt) break;
-      a[i] = a[p] as MatchEntry;
-      i = p;
-    }
-    a[i] = e;
-  }
-  peek(): MatchEntry | undefined {
-    return this.items[0];
-  }
-  pop(): MatchEntry | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length === 0 || last === undefined) return top;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= a.length) break;
-      const r = l + 1;
-      const c = r < a.length && (a[r] as MatchEntry).settleAt < (a[l] as MatchEntry).settleAt ? r : l;
-      if ((a[c] as MatchEntry).settleAt >= last.settleAt) break;
-      a[i] = a[c] as MatchEntry;
-      i = c;
-    }
-    a[i] = last;
-    return top;
-  }
-}
-
 /**
  * How many forgotten matches are remembered, by default, to name at once
  * what the sink does to one of them (the second pass names the rest): a
  * small map, so that forgetting stays cheap.
  */
 const FORGOTTEN_CACHE = 1 << 12;
-/** A key's pending oracle steps beyond this many: its prefix check gives up (unknown) rather than hold more. */
-const MAX_KEY_STEPS = 1 << 20;
 
 export interface HistoryCounts {
   logRecords: number;
@@ -214,9 +105,7 @@ export class HistoryCheck {
   /** Records the filter flags as possible J9 violations, confirmed after the pass. */
   readonly contractSuspects: { line: number; key: string; side: string; id: string }[] = [];
   private readonly fences = new Map<string, { epoch: number; line: number }>();
-  private readonly prefixes = new Map<string, KeyPrefix>();
-  private open: SinkWrite | undefined;
-  private pending: PendingPrefix | undefined;
+  private readonly prefix: SequencePrefixCheck;
   /** Sequence numbers recorded: on the first change line, and then required on every one. */
   private sequenced: boolean | undefined;
   private epochs = false;
@@ -249,6 +138,19 @@ export class HistoryCheck {
     this.D = options.config.maxIntervalLength;
     this.identities = IdentityFilter.forIdentities(options.expectedRecords);
     this.forgottenRing = new Array<string | undefined>(Math.max(1, options.forgottenCache ?? FORGOTTEN_CACHE));
+    this.prefix = new SequencePrefixCheck({
+      followed: (match) => this.table.get(match),
+      remembered: (match) => this.table.get(match) ?? this.forgotten.get(match),
+      maybeForget: (e) => this.maybeForget(e),
+      logEnded: () => this.logEnded,
+      logCut: () => this.logCut,
+      mayReadAhead: () => this.mayReadAhead(),
+      lookahead: options.lookahead,
+      report: (property, kind, message, match, key, witness) => this.report(property, kind, message, match, key, witness),
+      unknown: (why) => {
+        this.unknownWhy.ExactlyOnce ??= why;
+      },
+    });
   }
 
   // ---------------------------------------------------------------------
@@ -268,7 +170,8 @@ export class HistoryCheck {
         throw new InputError(
           'SJ112',
           `${this.options.logName}:${line}`,
-          `the log holds an invalid record (J1: ${reason}); a system's log holds none (C3): the recording is corrupt, or pass --allow-invalid if the system consumed and rejected it`,
+          `the log holds an invalid record (J1: ${reason}); a system's log holds none (C3): the ` +
+            `recording is corrupt, or pass --allow-invalid if the system consumed and rejected it`,
         );
       }
       return;
@@ -285,13 +188,8 @@ export class HistoryCheck {
       this.contractSuspects.push({ line, key: record.key, side: record.side, id: record.id });
     }
     if (changes.length === 0) return;
-    const prefix = this.sequenced !== false ? this.prefixOf(record.key) : undefined;
-    if (prefix !== undefined && prefix.state === 'ok') {
-      // The operator's own changes (a fresh array per record) are the step.
-      prefix.steps.push({ line, changes });
-      if (prefix.steps.length - prefix.head > MAX_KEY_STEPS)
-        this.giveUpPrefix(prefix, 'its writes lag its log by more than the check holds');
-    }
+    // The operator's own changes (a fresh array per record) are the step.
+    const prefix = this.sequenced !== false ? this.prefix.oracleStep(record.key, line, changes) : undefined;
     for (const c of changes) {
       if (c.op === 'insert') this.oracleInsert(c.match, record.key, line, record.end, prefix);
       else this.oracleRetract(c.match, line);
@@ -365,10 +263,8 @@ export class HistoryCheck {
     }
     const key = change.key ?? keyOfMatch(change.match);
     // A new write closes the one open before it; its prefix check may need more log.
-    if (this.sequenced && this.open !== undefined && (this.open.key !== key || this.open.seq !== change.seq)) {
-      this.closeWrite();
-    }
-    if (this.pending !== undefined && !this.resumePrefix()) return false;
+    if (this.sequenced) this.prefix.nextChange(key, change.seq);
+    if (!this.prefix.resume()) return false;
     let e = this.table.get(change.match);
     if (e === undefined) {
       e = this.forgotten.get(change.match);
@@ -384,11 +280,11 @@ export class HistoryCheck {
 
     this.counts.sinkChanges++;
     if (change.epoch !== undefined) this.checkFence(key, change.epoch, line, change.match);
-    if (this.sequenced) this.addToWrite(key, change.seq as number, line);
+    if (this.sequenced && this.prefix.addToWrite(key, change.seq as number, line)) this.counts.sinkWrites++;
     if (e !== undefined) {
       const before = e.sink;
       this.applySink(e, change.op, line);
-      this.noteEffective(change, before);
+      this.prefix.noteEffective(change, before);
     } else {
       let aside = this.setAside.get(change.match);
       if (aside === undefined) {
@@ -399,7 +295,7 @@ export class HistoryCheck {
       const last = aside.events.at(-1);
       const before: SinkState = last === undefined ? ABSENT : last.op === 'insert' ? INSERTED : RETRACTED;
       aside.events.push({ op: change.op, line });
-      this.noteEffective(change, before);
+      this.prefix.noteEffective(change, before);
     }
     return true;
   }
@@ -412,10 +308,7 @@ export class HistoryCheck {
   /** The sink has ended; `cut` when its last line was cut. `end` is its own last line's word on completeness. */
   endSink(cut: boolean, end: { complete: boolean; why?: string } | undefined): void {
     // A cut file may have cut its last write short: that write is not judged against a prefix.
-    if (this.sequenced && this.open !== undefined) {
-      if (cut) this.open = undefined;
-      else this.closeWrite();
-    }
+    if (this.sequenced) this.prefix.endSink(cut);
     this.sinkEnded = true;
     if (cut) this.incompleteWhy = 'the sink file is cut short (its last line is incomplete)';
     else if (end !== undefined && !end.complete) this.incompleteWhy = `the recording says so${end.why ? `: ${end.why}` : ''}`;
@@ -428,17 +321,12 @@ export class HistoryCheck {
 
   /** Does the check wait for more log before the next sink change? (After the sink ends: whether a write still waits.) */
   waitsForLog(): boolean {
-    return this.pending !== undefined && !this.logEnded;
+    return this.prefix.waiting() && !this.logEnded;
   }
 
   /** Retries a write waiting for more log; true once it is settled. */
   resumePrefix(): boolean {
-    const p = this.pending;
-    if (p === undefined) return true;
-    const outcome = this.advancePrefix(p);
-    if (outcome === 'wait') return false;
-    this.pending = undefined;
-    return true;
+    return this.prefix.resume();
   }
 
   private applySink(e: MatchEntry, op: 'insert' | 'retract', line: number): void {
@@ -447,7 +335,7 @@ export class HistoryCheck {
         this.reportOnce(e, 'ExactlyOnce', 'applied-twice', `match ${e.match} is inserted a second time`, [
           { file: 'sink', line: e.sIns, role: 'first insert' },
           { file: 'sink', line, role: 'the same insert, applied again' },
-          ...this.oracleLines(e),
+          ...oracleLines(e),
         ]);
         e.sAgain ||= line;
       } else if (e.sink === RETRACTED) {
@@ -460,7 +348,7 @@ export class HistoryCheck {
             ...(e.sIns ? [{ file: 'sink' as const, line: e.sIns, role: 'insert' }] : []),
             { file: 'sink', line: e.sRet, role: 'retract' },
             { file: 'sink', line, role: 'insert again' },
-            ...this.oracleLines(e),
+            ...oracleLines(e),
           ],
         );
         e.sink = INSERTED;
@@ -473,7 +361,7 @@ export class HistoryCheck {
       this.reportOnce(e, 'ExactlyOnce', 'applied-twice', `match ${e.match} is retracted a second time`, [
         { file: 'sink', line: e.sRet, role: 'first retract' },
         { file: 'sink', line, role: 'the same retract, applied again' },
-        ...this.oracleLines(e),
+        ...oracleLines(e),
       ]);
     } else {
       if (e.sink === ABSENT) {
@@ -482,7 +370,7 @@ export class HistoryCheck {
           'ExactlyOnce',
           'retract-without-insert',
           `match ${e.match} is retracted, but the sink never applied its insert (lost, or applied after this)`,
-          [{ file: 'sink', line, role: 'retract of a match the sink does not hold' }, ...this.oracleLines(e)],
+          [{ file: 'sink', line, role: 'retract of a match the sink does not hold' }, ...oracleLines(e)],
         );
       }
       e.sink = RETRACTED;
@@ -492,14 +380,6 @@ export class HistoryCheck {
     const at = op === 'insert' ? e.oIns : e.oRet;
     if (at > this.aligned) this.aligned = at;
     this.maybeForget(e);
-  }
-
-  /** The log lines where the oracle inserted and retracted a match (the records that did it). */
-  private oracleLines(e: MatchEntry): WitnessLine[] {
-    const out: WitnessLine[] = [];
-    if (e.oIns) out.push({ file: 'log', line: e.oIns, role: 'the record whose acceptance inserts the match' });
-    if (e.oRet) out.push({ file: 'log', line: e.oRet, role: 'the record whose acceptance retracts the match' });
-    return out;
   }
 
   /**
@@ -561,163 +441,6 @@ export class HistoryCheck {
   }
 
   // ---------------------------------------------------------------------
-  // ExactlyOnce with sequence numbers: the sequence, and the prefix (P4)
-
-  private prefixOf(key: string): KeyPrefix {
-    let p = this.prefixes.get(key);
-    if (p === undefined) {
-      p = { state: 'ok', steps: [], head: 0, at: 0, lastSeq: -1, lastSeqLine: 0 };
-      this.prefixes.set(key, p);
-    }
-    return p;
-  }
-
-  private giveUpPrefix(p: KeyPrefix, why: string): void {
-    p.state = 'unknown';
-    p.steps = [];
-    p.head = 0;
-    this.unknownWhy.ExactlyOnce ??= `the prefix check of a key stopped: ${why}`;
-  }
-
-  private addToWrite(key: string, seq: number, line: number): void {
-    if (this.open !== undefined && this.open.key === key && this.open.seq === seq) {
-      this.open.lines.push(line);
-      return;
-    }
-    this.counts.sinkWrites++;
-    const p = this.prefixOf(key);
-    if (seq <= p.lastSeq) {
-      this.report(
-        'ExactlyOnce',
-        'sequence',
-        `write ${seq} of key ${key} is applied after write ${p.lastSeq} (a write applied twice, or out of order)`,
-        undefined,
-        key,
-        [
-          { file: 'sink', line: p.lastSeqLine, role: `write ${p.lastSeq}` },
-          { file: 'sink', line, role: `write ${seq}` },
-        ],
-      );
-      if (p.state === 'ok') {
-        p.state = 'failed';
-        p.steps = [];
-      }
-    } else {
-      p.lastSeq = seq;
-      p.lastSeqLine = line;
-    }
-    this.open = { key, seq, lines: [line], effective: [] };
-  }
-
-  /** Records the change in the open write if it changed the sink's relation (set semantics). */
-  private noteEffective(change: SinkChange, before: SinkState): void {
-    if (!this.sequenced || this.open === undefined) return;
-    const effective = change.op === 'insert' ? before !== INSERTED : before === INSERTED;
-    if (effective) this.open.effective.push({ op: change.op, match: change.match });
-  }
-
-  /** The open write is complete: find the prefix of the log it brings the sink to. */
-  private closeWrite(): void {
-    const w = this.open as SinkWrite;
-    this.open = undefined;
-    const p = this.prefixOf(w.key);
-    if (p.state !== 'ok') return;
-    const diff = new Map<string, Difference>();
-    for (const c of w.effective) toggle(diff, c.match, c.op === 'insert' ? 'S-only' : 'R-only');
-    const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at, stepped: false };
-    if (this.advancePrefix(pending) === 'wait') this.pending = pending;
-  }
-
-  /**
-   * Moves the key's prefix over the oracle's steps until the sink and the
-   * oracle agree (the difference is empty), or until they cannot agree at
-   * any later prefix (a violation), or the log must be read further.
-   */
-  private advancePrefix(pw: PendingPrefix): 'done' | 'wait' {
-    const { prefix: p, diff } = pw;
-    for (;;) {
-      if (diff.size === 0) return 'done';
-      // (Checked here, between steps: the common write is one record's changes, which the next step cancels at once.)
-      const hopeless = pw.stepped ? this.hopeless(diff, p.at) : undefined;
-      if (hopeless !== undefined) {
-        this.failPrefix(pw, hopeless);
-        return 'done';
-      }
-      pw.stepped = true;
-      const step = p.steps[p.head];
-      if (step === undefined) {
-        if (!this.logEnded) {
-          if (this.mayReadAhead()) return 'wait';
-          this.giveUpPrefix(
-            p,
-            `the sink's write ${pw.write.seq} of key ${pw.write.key} matches no prefix within ${this.options.lookahead} records of where the sink stands`,
-          );
-          return 'done';
-        }
-        if (this.logCut) {
-          this.giveUpPrefix(p, 'the log is cut short');
-          return 'done';
-        }
-        this.failPrefix(pw, this.hopeless(diff, p.at) ?? ([...diff.keys()][0] as string));
-        return 'done';
-      }
-      p.head++;
-      if (p.head > 1024 && p.head * 2 > p.steps.length) {
-        p.steps = p.steps.slice(p.head);
-        p.head = 0;
-      }
-      p.at = step.line;
-      for (const c of step.changes) toggle(diff, c.match, c.op === 'insert' ? 'R-only' : 'S-only');
-      // The prefix has passed these changes: their matches may now be forgotten.
-      for (const c of step.changes) {
-        const e = this.table.get(c.match);
-        if (e !== undefined) this.maybeForget(e);
-      }
-    }
-  }
-
-  /** A difference no later oracle step can cancel, if any: its match. */
-  private hopeless(diff: Map<string, Difference>, at: number): string | undefined {
-    for (const [match, d] of diff) {
-      const e = this.table.get(match) ?? this.forgotten.get(match);
-      if (d === 'S-only') {
-        // Cancelled only by the oracle inserting it later.
-        if (e !== undefined && e.oIns !== 0 && e.oIns <= at) return match;
-        if (e === undefined && idProblemOf(match, undefined) !== undefined) return match;
-      } else if (e === undefined || (e.oRet === 0 && e.settled) || (e.oRet !== 0 && e.oRet <= at)) {
-        // R-only: cancelled only by the oracle retracting it later (the sink skipping an insert and its retraction).
-        return match;
-      }
-    }
-    return undefined;
-  }
-
-  private failPrefix(pw: PendingPrefix, match: string): void {
-    const { write, prefix: p, diff } = pw;
-    p.state = 'failed';
-    p.steps = [];
-    p.head = 0;
-    const d = diff.get(match);
-    const e = this.table.get(match) ?? this.forgotten.get(match);
-    const what =
-      d === 'S-only'
-        ? `the sink holds ${match}, and no later record of the log adds it`
-        : `the sink does not hold ${match}, and no later record of the log removes it`;
-    this.report(
-      'ExactlyOnce',
-      'prefix',
-      `after write ${write.seq} of key ${write.key}, the sink equals the oracle over no prefix of the log at or after the one it equalled before (log line ${pw.from}): ${what}`,
-      match,
-      write.key,
-      [
-        ...(pw.from ? [{ file: 'log' as const, line: pw.from, role: 'the last record the sink had reached' }] : []),
-        ...write.lines.map((line) => ({ file: 'sink' as const, line, role: `write ${write.seq}` })),
-        ...(e ? this.oracleLines(e) : []),
-      ],
-    );
-  }
-
-  // ---------------------------------------------------------------------
   // The end
 
   /** Whether the sink's final relation is judged (a complete history and a whole log). */
@@ -733,12 +456,12 @@ export class HistoryCheck {
     if (!this.judgesFinal()) return;
     if (oracleHolds) {
       this.report('JoinCorrect', 'missing', `the oracle's relation holds ${e.match}; the sink's does not`, e.match, e.key, [
-        ...this.oracleLines(e),
+        ...oracleLines(e),
         ...(e.sRet ? [{ file: 'sink' as const, line: e.sRet, role: 'the sink retracts it' }] : []),
       ]);
     } else {
       this.report('JoinCorrect', 'extra', `the sink's relation holds ${e.match}; the oracle's does not (it retracts it)`, e.match, e.key, [
-        ...this.oracleLines(e),
+        ...oracleLines(e),
         { file: 'sink', line: e.sAgain || e.sIns, role: 'the sink inserts it' },
       ]);
     }
@@ -746,10 +469,7 @@ export class HistoryCheck {
 
   /** After both files: judge what is still followed; what was set aside goes to the exact second pass (witness.ts). */
   finish(): SetAside[] {
-    if (this.pending !== undefined) {
-      this.advancePrefix(this.pending);
-      this.pending = undefined;
-    }
+    this.prefix.finish();
     for (const e of this.table.values()) this.judgeFinal(e);
     this.table.clear();
     return [...this.setAside.values()];
@@ -837,22 +557,4 @@ export class HistoryCheck {
     const v: AuditViolation = { property, kind, message, witness: lines };
     kept.push(match === undefined ? (key === undefined ? v : { ...v, key }) : { ...v, match, ...(key === undefined ? {} : { key }) });
   }
-}
-
-function toggle(diff: Map<string, Difference>, match: string, d: Difference): void {
-  if (diff.has(match)) diff.delete(match);
-  else diff.set(match, d);
-}
-
-/** The key of a match id (J3), or the id itself if it is not one. */
-function keyOfMatch(match: string): string {
-  return parseMatchId(match)?.key ?? match;
-}
-
-/** Why a match id cannot be a match of the log, if it cannot: not of the J3 form, or not of its writer's key. */
-function idProblemOf(match: string, writerKey: string | undefined): string | undefined {
-  const parts = parseMatchId(match);
-  if (parts === undefined) return 'it is not a match id (SPEC J3: key/left/right, escaped)';
-  if (writerKey !== undefined && parts.key !== writerKey) return `it is a match of key ${parts.key}, written by key ${writerKey}`;
-  return undefined;
 }

@@ -22,11 +22,12 @@
 // handoff or a failover to another phase, a choice may send every handoff
 // action the model refuses there (an abort one phase too late, a second
 // commit, a release before the commit, ...), which the system must refuse
-// without a change (§7). Workloads hit the edges of the rules (logs.ts
-// `EdgeStep`: lateness, watermarks, lengths, the time range, horizons) and
-// build rich operator state (live rows out of horizon order, tombstones, a
-// match with an evicted endpoint, both watermarks set) that handoffs then
-// carry.
+// without a change (§7). Workloads (clusterWorkloads.ts) hit the edges of
+// the rules (logs.ts `EdgeStep`: lateness, watermarks, lengths, the time
+// range, horizons) and build rich operator state (live rows out of horizon
+// order, tombstones, a match with an evicted endpoint, both watermarks set)
+// that handoffs then carry; the domains they draw from are in
+// clusterDomains.ts.
 import fc from 'fast-check';
 import { CLUSTER_TRACE_FORMAT, levelOfAction, COORDINATOR } from '../../spec/index.ts';
 import type {
@@ -36,31 +37,26 @@ import type {
   ClusterObservation,
   ClusterTrace,
   ExternalAction,
-  JoinConfig,
   LogRecord,
-  RowRecord,
-  Watermarks,
 } from '../../spec/index.ts';
 import {
   applyExternal,
   initialClusterState,
   observeCluster,
-  validityOf,
   whyNotEnabled,
   type ClusterSetup,
   type ClusterState,
 } from '../../model/index.ts';
 import {
-  boundsArbitrary,
-  collideArbitrary,
-  collisionRecords,
-  edgeRecords,
-  edgeStepArbitrary,
-  keepInContract,
-  trackWatermarks,
-  type EdgeStep,
-} from './logs.ts';
-import { collidingNames, invalidRecords } from './edges.ts';
+  type ClusterDomain,
+  collidingClusterDomain,
+  longClusterDomain,
+  oddClusterDomain,
+  smallClusterDomain,
+  UNDECLARED_KEY,
+} from './clusterDomains.ts';
+import { workloadArbitrary } from './clusterWorkloads.ts';
+import { boundsArbitrary } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
 export interface ControlChoice {
@@ -77,277 +73,7 @@ export interface ControlChoice {
   readonly probeBoundary: boolean;
 }
 
-/** Small domains: two keys, two or three workers, a dozen records, a dozen control actions. */
-export interface ClusterDomain {
-  /** Worker names; a config takes the first two or more. */
-  readonly workers: readonly string[];
-  /** The declared keys. */
-  readonly keys: readonly string[];
-  readonly ids: readonly string[];
-  /** Row times are drawn from [0, maxTime]. */
-  readonly maxTime: number;
-  readonly minRecords: number;
-  readonly maxRecords: number;
-  readonly maxChoices: number;
-  /** Keys and ids collide when concatenated naively with a common separator (J3): workloads then insert colliding pairs together. */
-  readonly colliding?: boolean;
-}
-
-export const smallClusterDomain: ClusterDomain = {
-  workers: ['w1', 'w2', 'w3'],
-  keys: ['k1', 'k2'],
-  ids: ['a', 'b', 'c'],
-  maxTime: 3,
-  minRecords: 3,
-  maxRecords: 12,
-  maxChoices: 12,
-};
-
-/** Longer runs, for lockstep tests that drive a cluster directly (cheap per step; faults compound). */
-export const longClusterDomain: ClusterDomain = { ...smallClusterDomain, maxRecords: 16, maxChoices: 24 };
-
-/**
- * Odd names everywhere: a worker and a key named `__proto__`, a worker named
- * `constructor`, and names and ids with the characters the match-id encoding
- * escapes (`/`, `%`) or an unescaped encoding like `"L:"+a+"|R:"+b` splits on (`|R:`).
- */
-export const oddClusterDomain: ClusterDomain = {
-  ...smallClusterDomain,
-  workers: ['__proto__', 'constructor', 'w/1%2F'],
-  keys: ['__proto__', 'k|R:1/%'],
-  ids: ['a|R:b', 'a', 'constructor'],
-};
-
-/**
- * Keys and ids that collide under a naive match-id encoding with any common
- * separator (edges.ts `collidingNames`, J3); of the keys `k{s}x` that
- * collide across keys, those of `/` (the spec's own separator) and `|`.
- */
-export const collidingClusterDomain: ClusterDomain = { ...smallClusterDomain, ...collidingNames(['/', '|']), colliding: true };
-
-/** A key no domain declares (C3: records of it are rejected before the log). */
-const UNDECLARED_KEY = 'k-undeclared';
 const UNKNOWN_WORKER = 'w-unknown';
-
-/**
- * One workload step. Unlike the operator-level logs (logs.ts), which
- * exercise every J-rule, a cluster workload must above all produce *writes*:
- * matches, and retractions of matched rows, for the handoff, the fence and
- * the sink's dedup to act on. So inserts dominate, some come in overlapping
- * pairs (a match for certain), times are close together, and a retraction
- * names a row inserted before; a few retractions overtake their insert (J6),
- * and a few re-sends conflict (J2).
- */
-type WorkloadOp =
-  | { readonly insert: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number } }
-  | { readonly pair: { key: number; left: number; right: number; start: number; length: number } }
-  | { readonly overtake: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number } }
-  | { readonly retract: number }
-  | { readonly resend: number }
-  | { readonly conflict: number }
-  | { readonly watermark: { side: 'L' | 'R'; wm: number } }
-  | { readonly odd: 'unknown_key' | 'bad_side' }
-  | { readonly invalid: number }
-  | { readonly edge: EdgeStep; readonly key: number }
-  | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
-  | { readonly rich: { key: number; start: number } }
-  | { readonly collide: { t: number; which: number } };
-
-function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<WorkloadOp> {
-  // Lengths within D and times near the domain's: the edge steps reach the extremes (2^50, D + 1) on purpose.
-  const D = Math.min(config.maxIntervalLength, domain.maxTime);
-  const slack = Math.min(config.allowedLateness + config.maxIntervalLength, 2 * domain.maxTime);
-  const row = fc.record({
-    key: fc.nat({ max: domain.keys.length - 1 }),
-    side: fc.constantFrom('L' as const, 'R' as const),
-    id: fc.nat({ max: domain.ids.length - 1 }),
-    start: fc.nat({ max: domain.maxTime }),
-    length: fc.nat({ max: D }),
-    offset: fc.nat({ max: D }),
-  });
-  const pair = fc.record({
-    key: fc.nat({ max: domain.keys.length - 1 }),
-    left: fc.nat({ max: domain.ids.length - 1 }),
-    right: fc.nat({ max: domain.ids.length - 1 }),
-    start: fc.nat({ max: domain.maxTime }),
-    length: fc.nat({ max: D }),
-  });
-  return fc.oneof(
-    { weight: 6, arbitrary: row.map((insert) => ({ insert })) },
-    { weight: 2, arbitrary: pair.map((p) => ({ pair: p })) },
-    { weight: 1, arbitrary: row.map((overtake) => ({ overtake })) },
-    { weight: 3, arbitrary: fc.nat().map((retract) => ({ retract })) },
-    { weight: 1, arbitrary: fc.nat().map((resend) => ({ resend })) },
-    { weight: 1, arbitrary: fc.nat().map((conflict) => ({ conflict })) },
-    {
-      weight: 2,
-      arbitrary: fc
-        .record({ side: fc.constantFrom('L' as const, 'R' as const), wm: fc.nat({ max: domain.maxTime + slack + 1 }) })
-        .map((watermark) => ({ watermark })),
-    },
-    { weight: 1, arbitrary: fc.constantFrom('unknown_key' as const, 'bad_side' as const).map((odd) => ({ odd })) },
-    // Every J1 failure alone and every pair at once, and C3's unknown key with each: rejected before the log, in J1's order.
-    { weight: 2, arbitrary: fc.nat().map((invalid) => ({ invalid })) },
-    {
-      weight: 2,
-      arbitrary: fc.record({ edge: edgeStepArbitrary(domain.ids.length), key: fc.nat({ max: domain.keys.length - 1 }) }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.record({ horizonOf: fc.nat(), delta: fc.integer({ min: -1, max: 1 }), thenRetract: fc.boolean() }),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .record({ key: fc.nat({ max: domain.keys.length - 1 }), start: fc.nat({ max: domain.maxTime }) })
-        .map((rich) => ({ rich })),
-    },
-    ...(domain.colliding ? [{ weight: 4, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) }] : []),
-  );
-}
-
-/**
- * A rich operator state for one key from time t (J6, J8): a long right row
- * d and a left row a bound before a shorter right row b (so horizon order
- * differs from insertion order), a/b and a/d matching; a retraction that
- * overtakes its insert (a tombstone); then both watermarks one past b's
- * horizon, which evicts b and keeps the match a/b with one endpoint gone.
- */
-function richRows(config: JoinConfig, domain: ClusterDomain, key: string, t: number): LogRecord[] {
-  const len = Math.min(config.maxIntervalLength, 2);
-  const id = (i: number): string => domain.ids[i % domain.ids.length] as string;
-  const at = (kind: 'insert' | 'retract', side: 'L' | 'R', i: number, start: number, end: number): RowRecord => ({
-    kind,
-    key,
-    side,
-    id: id(i),
-    ts: start,
-    start,
-    end,
-  });
-  const w = t + config.allowedLateness + config.maxIntervalLength + 1;
-  return [
-    at('insert', 'R', 0, t + Math.min(len, 1), t + Math.min(len, 1) + len),
-    at('insert', 'L', 1, t, t + len),
-    at('insert', 'R', 2, t, t),
-    at('retract', 'R', 1, t + len, t + len),
-    { kind: 'watermark', side: 'L', wm: w },
-    { kind: 'watermark', side: 'R', wm: w },
-  ];
-}
-
-function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: readonly WorkloadOp[]): LogRecord[] {
-  const out: LogRecord[] = [];
-  const rows: RowRecord[] = [];
-  // The watermarks each record will meet: every copy reads the log in order (C3), so the log's own J4 watermarks are theirs.
-  let wm: Watermarks = { L: null, R: null };
-  const put = (r: LogRecord): void => {
-    out.push(r);
-    wm = trackWatermarks(wm, r, config);
-  };
-  // Records of the edge, rich and colliding steps; their valid inserts are rows later steps may retract or re-send.
-  const emit = (records: readonly LogRecord[]): void => {
-    for (const r of records) {
-      put(r);
-      if (r.kind === 'insert' && validityOf(r, config) === undefined) rows.push(r);
-    }
-  };
-  const rowOf = (
-    kind: 'insert' | 'retract',
-    r: { key: number; side: 'L' | 'R'; id: number; start: number; length: number; offset: number },
-  ): RowRecord => ({
-    kind,
-    key: domain.keys[r.key] as string,
-    side: r.side,
-    id: domain.ids[r.id] as string,
-    ts: r.start + (r.offset % (r.length + 1)),
-    start: r.start,
-    end: r.start + r.length,
-  });
-  for (const op of ops) {
-    if ('edge' in op) {
-      emit(edgeRecords(config, wm, op.edge, { key: domain.keys[op.key % domain.keys.length] as string, ids: domain.ids }));
-      continue;
-    }
-    if ('invalid' in op) {
-      // Three in a row: rejected before the log, they cost no state and cover the list three times as fast.
-      const all = invalidRecords(config, { key: domain.keys[0] as string, id: domain.ids[0] as string, unknownKey: UNDECLARED_KEY });
-      for (let i = 0; i < 3; i++) put(all[(op.invalid + i) % all.length] as LogRecord);
-      continue;
-    }
-    if ('rich' in op) {
-      emit(richRows(config, domain, domain.keys[op.rich.key % domain.keys.length] as string, op.rich.start));
-      continue;
-    }
-    if ('collide' in op) {
-      if (domain.colliding) emit(collisionRecords(op.collide, domain.keys, wm, config));
-      continue;
-    }
-    if ('horizonOf' in op) {
-      // Both watermarks at a row's horizon plus delta; then, maybe, its retraction: on time at the horizon, late one past it (J6, J8).
-      const target = rows[op.horizonOf % Math.max(1, rows.length)];
-      if (!target) continue;
-      const w = target.end + config.allowedLateness + config.maxIntervalLength + op.delta;
-      emit([
-        { kind: 'watermark', side: 'L', wm: w },
-        { kind: 'watermark', side: 'R', wm: w },
-        ...(op.thenRetract ? [{ ...target, kind: 'retract' as const }] : []),
-      ]);
-      continue;
-    }
-    if ('pair' in op) {
-      // Two rows of one key that overlap: a match, for certain (J3).
-      const { key, left, right, start, length } = op.pair;
-      for (const [side, id] of [
-        ['L', left],
-        ['R', right],
-      ] as const) {
-        const r: RowRecord = {
-          kind: 'insert',
-          key: domain.keys[key] as string,
-          side,
-          id: domain.ids[id] as string,
-          ts: start,
-          start,
-          end: start + length,
-        };
-        put(r);
-        rows.push(r);
-      }
-    } else if ('insert' in op || 'overtake' in op) {
-      const row = 'insert' in op ? rowOf('insert', op.insert) : rowOf('retract', op.overtake);
-      put(row);
-      rows.push(row);
-    } else if ('retract' in op || 'resend' in op || 'conflict' in op) {
-      const i = 'retract' in op ? op.retract : 'resend' in op ? op.resend : op.conflict;
-      const row = rows[i % Math.max(1, rows.length)];
-      if (!row) continue;
-      if ('retract' in op) put({ ...row, kind: 'retract' });
-      else if ('resend' in op) put({ ...row });
-      // J2: the same identity with other (valid) content: rejected as a conflict.
-      else put({ ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
-    } else if ('watermark' in op) {
-      put({ kind: 'watermark', ...op.watermark });
-    } else if (op.odd === 'unknown_key') {
-      // C3: a valid record of a key the cluster does not declare is rejected before the log.
-      put({ kind: 'insert', key: UNDECLARED_KEY, side: 'L', id: 'a', ts: 1, start: 1, end: 1 });
-    } else {
-      put({ kind: 'watermark', side: 'X', wm: 1 });
-    }
-  }
-  return out;
-}
-
-/** A cluster workload for `config` over the domain's keys, in contract (J9). */
-export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
-  // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
-  const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
-  return fc
-    .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }))
-    .map(([rich, ops]) =>
-      keepInContract(config, materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops)),
-    );
-}
 
 /** Every control action over the config's keys and workers, at a level (the candidates a choice picks from). */
 export function controlActions(config: ClusterConfig, level: 'cluster' | 'faults'): ExternalAction[] {

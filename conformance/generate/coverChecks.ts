@@ -13,7 +13,8 @@ import {
   type ExploredState,
 } from '../../model/cluster/boundedHistories.ts';
 import { whyNotEnabled } from '../../model/cluster/guards.ts';
-import { coverScenario, probeActions, rejectedRecords, type ExhaustiveScenario, type ScenarioCover } from './exhaustive.ts';
+import { coverScenario, probeActions, rejectedRecords, type ScenarioCover } from './exhaustive.ts';
+import type { ExhaustiveScenario } from './clusterScenarios.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 
 export const configOf = (s: ExhaustiveScenario): ClusterModelConfig => ({

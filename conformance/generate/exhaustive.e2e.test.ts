@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  EXHAUSTIVE_SCENARIOS,
-  coverAnyScenario,
-  coverageTable,
-  exhaustiveScenario,
-  isCrashPoint,
-  missingCoverage,
-  requiredCoverage,
-  type ExhaustiveScenario,
-} from './exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, coverageTable, isCrashPoint, missingCoverage, requiredCoverage } from './exhaustive.ts';
+import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
 import { COVER_CHECKS, checkCover } from './coverChecks.ts';
 
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
-import { coverScenario, exhaustiveScenario, withoutPrefixes, type ExhaustiveScenario } from './exhaustive.ts';
+import { coverScenario, withoutPrefixes } from './exhaustive.ts';
+import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
 import { COVER_CHECKS, checkCover } from './coverChecks.ts';
 import { runConform } from '../conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';

@@ -72,7 +72,9 @@ function disagreementAt(step: number, field: string, fileValue: unknown, modelVa
   return {
     step,
     pointer: `/steps/${step}/expect/${field}${path}`,
-    text: `the file expects ${field}${path ? ` ${path}` : ''} to be ${showValue(first ? first.actual : fileValue)}, the reference model gives ${showValue(first ? first.expected : modelValue)}`,
+    text:
+      `the file expects ${field}${path ? ` ${path}` : ''} to be ` +
+      `${showValue(first ? first.actual : fileValue)}, the reference model gives ${showValue(first ? first.expected : modelValue)}`,
   };
 }
 

@@ -17,6 +17,7 @@ import { canonicalEvents, type Divergence } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfRefusal, type RuleRefs } from '../report/rules.ts';
 import { eventText } from '../report/texts.ts';
+import { SharedPrefix } from './sharedPrefix.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { describeClusterAction } from '../../spec/index.ts';
 
@@ -334,33 +335,12 @@ export async function runClusterLockstepPipelined(
   while (inFlight.length > 0 && !stopped) await judgeOldest();
 }
 
-/**
- * The model's expected steps for a run of traces that share prefixes (the
- * exhaustive traces come sorted, so each shares most of its steps with the
- * one before): the model's states along the last trace are kept, and the
- * next trace's expectations are computed only from where it departs. Steps
- * that change nothing — actions the model refuses, records it rejects:
- * the probes — are answered from the state at hand and do not count as a
- * departure, so a trace that carries probes shares its prefix with one
- * that does not. Model states are immutable, so a kept state is exactly
- * the state after that prefix.
- */
-/** An action's JSON, once per action object: the exhaustive traces share their action objects. */
-const actionJson = new WeakMap<object, string>();
-function jsonOf(action: ExternalAction): string {
-  let json = actionJson.get(action);
-  if (json === undefined) actionJson.set(action, (json = JSON.stringify(action)));
-  return json;
-}
-
+/** The model's expected steps for cluster traces that share prefixes (sharedPrefix.ts). */
 export class PrefixSharingModel {
   private configKey = '';
   private setup: ClusterSetup | undefined;
   private initial: { state: ClusterState; observation: ClusterObservation } | undefined;
-  /** The steps of the last trace that changed the state: its action (as JSON), the state after it, what it had to produce. */
-  private actions: string[] = [];
-  private states: ClusterState[] = [];
-  private expected: ExpectedClusterStep[] = [];
+  private readonly prefix = new SharedPrefix<ClusterState, ExpectedClusterStep>();
 
   stepsOf(config: ClusterTrace['config'], actions: readonly ExternalAction[]): ExpectedClusterStep[] {
     const key = JSON.stringify(config);
@@ -370,53 +350,19 @@ export class PrefixSharingModel {
       this.setup = { ...config, checkProperties: false };
       const state = initialClusterState(this.setup);
       this.initial = { state, observation: observeCluster(this.setup, state) };
-      this.actions = [];
-      this.states = [];
-      this.expected = [];
+      this.prefix.clear();
     }
     const setup = this.setup;
-    let { state, observation } = this.initial;
-    const out: ExpectedClusterStep[] = [];
-    const kept = { actions: [] as string[], states: [] as ClusterState[], expected: [] as ExpectedClusterStep[] };
-    let shared = 0;
-    let departed = false;
-    for (const action of actions) {
-      const json = jsonOf(action);
-      if (!departed && shared < this.actions.length && json === this.actions[shared]) {
-        const step = this.expected[shared] as ExpectedClusterStep;
-        state = this.states[shared] as ClusterState;
-        observation = step.observation;
-        kept.actions.push(json);
-        kept.states.push(state);
-        kept.expected.push(step);
-        out.push(step);
-        shared++;
-        continue;
-      }
+    const initial = this.initial;
+    return this.prefix.stepsOf(actions, initial.state, (state, action, last) => {
+      const observation = last?.observation ?? initial.observation;
       // §7: an action that is not enabled is refused and changes nothing.
       const why = whyNotEnabled(setup, state, action);
-      if (why !== undefined) {
-        out.push({ error: why, observation });
-        continue;
-      }
+      if (why !== undefined) return { expected: { error: why, observation } };
       const t = applyExternal(setup, state, action);
-      if (t.state === state) {
-        // Changed nothing (a rejected record): no departure from the shared prefix.
-        out.push({ events: t.events, observation });
-        continue;
-      }
-      departed = true;
-      state = t.state;
-      observation = observeCluster(setup, state);
-      const step: ExpectedClusterStep = { events: t.events, observation };
-      kept.actions.push(json);
-      kept.states.push(state);
-      kept.expected.push(step);
-      out.push(step);
-    }
-    this.actions = kept.actions;
-    this.states = kept.states;
-    this.expected = kept.expected;
-    return out;
+      // Changed nothing (a rejected record): no departure from the shared prefix.
+      if (t.state === state) return { expected: { events: t.events, observation } };
+      return { expected: { events: t.events, observation: observeCluster(setup, t.state) }, next: t.state };
+    });
   }
 }

@@ -6,6 +6,7 @@ import type { Change, ExternalAction, JoinConfig, Level, LogRecord, OperatorTrac
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
 import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
+import { SharedPrefix } from './sharedPrefix.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
 import { rulesOfOperatorField } from '../report/rules.ts';
 import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
@@ -204,76 +205,25 @@ export async function runOperatorLockstepPipelined(
   while (inFlight.length > 0 && !stopped) await judgeOldest();
 }
 
-/**
- * The model's expected steps for operator traces that share prefixes
- * (PrefixSharingModel's counterpart at level operator): the model's states
- * along the last trace are kept; a record that changes nothing (a rejected
- * or stale one: a probe) does not count as a departure.
- */
-/** A record's JSON, once per record object: the exhaustive logs share their record objects. */
-const recordJson = new WeakMap<object, string>();
-function jsonOf(record: LogRecord): string {
-  let json = recordJson.get(record);
-  if (json === undefined) recordJson.set(record, (json = JSON.stringify(record)));
-  return json;
-}
-
+/** The model's expected steps for operator traces that share prefixes (sharedPrefix.ts). */
 export class PrefixSharingOperatorModel {
   private configKey = '';
-  private records: string[] = [];
-  private states: JoinState[] = [];
-  private expected: ExpectedOperatorStep[] = [];
+  private readonly prefix = new SharedPrefix<JoinState, ExpectedOperatorStep>();
 
   stepsOf(config: JoinConfig, records: readonly LogRecord[]): ExpectedOperatorStep[] {
     const key = JSON.stringify(config);
     if (key !== this.configKey) {
       this.configKey = key;
-      this.records = [];
-      this.states = [];
-      this.expected = [];
+      this.prefix.clear();
     }
-    let state = initialJoinState;
-    let retained = retainedCountsOf(state);
-    const out: ExpectedOperatorStep[] = [];
-    const kept = { records: [] as string[], states: [] as JoinState[], expected: [] as ExpectedOperatorStep[] };
-    let shared = 0;
-    let departed = false;
-    for (const record of records) {
-      const json = jsonOf(record);
-      if (!departed && shared < this.records.length && json === this.records[shared]) {
-        const step = this.expected[shared] as ExpectedOperatorStep;
-        state = this.states[shared] as JoinState;
-        retained = step.retained;
-        kept.records.push(json);
-        kept.states.push(state);
-        kept.expected.push(step);
-        out.push(step);
-        shared++;
-        continue;
-      }
+    return this.prefix.stepsOf(records, initialJoinState, (state, record, last) => {
       const step = stepJoin(config, state, record);
-      const changedNothing = step.state === state;
-      if (!changedNothing) {
-        departed = true;
-        state = step.state;
-        retained = retainedCountsOf(state);
-      }
-      const expected: ExpectedOperatorStep = {
-        outcome: canonicalOutcome(step.outcome),
-        changes: canonicalChanges(step.changes),
-        retained,
-      };
-      out.push(expected);
-      if (!changedNothing) {
-        kept.records.push(json);
-        kept.states.push(state);
-        kept.expected.push(expected);
-      }
-    }
-    this.records = kept.records;
-    this.states = kept.states;
-    this.expected = kept.expected;
-    return out;
+      // A record that changes nothing (a rejected or stale one: a probe) is no departure from the shared prefix.
+      const changed = step.state !== state;
+      const retained = changed ? retainedCountsOf(step.state) : (last?.retained ?? retainedCountsOf(state));
+      const expected: ExpectedOperatorStep = { outcome: canonicalOutcome(step.outcome), changes: canonicalChanges(step.changes), retained };
+      return changed ? { expected, next: step.state } : { expected };
+    });
   }
 }
 

@@ -37,7 +37,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'commit before the checkpoint is durable',
     rule: 'C5',
     description:
-      'persist reports the checkpoint written (and the handoff moves on) but never puts it in the durable store, so install sends whatever older checkpoint the store holds, or none',
+      'persist reports the checkpoint written (and the handoff moves on) but never puts it in ' +
+      'the durable store, so install sends whatever older checkpoint the store holds, or none',
     patches: [
       {
         file: 'cluster/effects.ts',
@@ -67,7 +68,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'replay from an older checkpoint without dedup',
     rule: 'C4',
     description:
-      'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and the sink applies a replayed insert of a match it already holds instead of deduplicating it',
+      'failover and restart rebuild a key from cursor 0 instead of the latest checkpoint, and ' +
+      'the sink applies a replayed insert of a match it already holds instead of deduplicating it',
     patches: [
       {
         file: 'cluster/clusterState.ts',
@@ -87,7 +89,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'eviction at wm > ts + L',
     rule: 'J8',
     description:
-      'a row is evicted once the global watermark passes ts + L (a row horizon that ignores the interval), not end + L + D: a long row still overlapped by later inserts is forgotten',
+      'a row is evicted once the global watermark passes ts + L (a row horizon that ignores the ' +
+      'interval), not end + L + D: a long row still overlapped by later inserts is forgotten',
     patches: [
       {
         file: 'operator.ts',
@@ -151,7 +154,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'sink fence computed from caller-supplied epochs',
     rule: 'C9',
     description:
-      "the sink judges a write by an epoch the writer supplies (its own) instead of its own record of the key's highest epoch: it never fences, and a stale write even lowers the fence",
+      'the sink judges a write by an epoch the writer supplies (its own) instead of its own ' +
+      "record of the key's highest epoch: it never fences, and a stale write even lowers the fence",
     patches: [
       {
         file: 'cluster/sink.ts',
@@ -179,7 +183,9 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'ambiguous match ids',
     rule: 'J3',
     description:
-      'the parts of a match id are joined without escaping, the bug of the seed\'s "L:"+a+"|R:"+b: two different pairs can share an id (key "k", ids "a/b" and "c" against "a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
+      "the parts of a match id are joined without escaping, the bug of the seed's " +
+      '"L:"+a+"|R:"+b: two different pairs can share an id (key "k", ids "a/b" and "c" against ' +
+      '"a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
     patches: [
       {
         file: 'matchId.ts',
@@ -203,7 +209,10 @@ export const MUTANTS: readonly Mutant[] = [
       {
         file: 'cluster/inputChecks.ts',
         lines: 1,
-        replace: `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, record.end) }; // MUTANT: swapped`,
+        replace:
+          `      return { kind: record.kind, key: record.key, side: record.side, id: record.id, ts: ` +
+          `record.ts, start: Math.min(record.start, record.end), end: Math.max(record.start, ` +
+          `record.end) }; // MUTANT: swapped`,
       },
     ],
   },

@@ -52,7 +52,10 @@ export function applyPatches(mutant: string, file: string, text: string, patches
   const markers = markersOf(text).filter((m) => m.mutant === marker);
   if (markers.length !== patches.length) {
     throw new MutantPatchError(
-      `mutant ${mutant}: impl/${file} has ${markers.length} marker${markers.length === 1 ? '' : 's'} "// mutant: ${marker}", the catalogue has ${patches.length} patch${patches.length === 1 ? '' : 'es'} for it there: impl/ changed; put the markers back or update the catalogue (conformance/mutants/catalogue.ts)`,
+      `mutant ${mutant}: impl/${file} has ${markers.length} ` +
+        `marker${markers.length === 1 ? '' : 's'} "// mutant: ${marker}", the catalogue has ` +
+        `${patches.length} patch${patches.length === 1 ? '' : 'es'} for it there: impl/ changed; ` +
+        `put the markers back or update the catalogue (conformance/mutants/catalogue.ts)`,
     );
   }
   // From the last site up, so that earlier line numbers stay valid.
@@ -95,7 +98,11 @@ export function patchedFiles(mutant: Mutant, root: string = PROJECT_ROOT): Map<s
  */
 export function mutantBuildProblem(): string | undefined {
   if (import.meta.url.endsWith('.ts')) return undefined;
-  return "mutants patch the implementation's TypeScript sources (impl/*.ts) and load them through tsx, which only a checkout of streamjoin has: run `node bin/streamjoin.js mutants` in a checkout after `npm ci` (this is the compiled package)";
+  return (
+    "mutants patch the implementation's TypeScript sources (impl/*.ts) and load them through " +
+    'tsx, which only a checkout of streamjoin has: run `node bin/streamjoin.js mutants` in a ' +
+    'checkout after `npm ci` (this is the compiled package)'
+  );
 }
 
 const made: string[] = [];

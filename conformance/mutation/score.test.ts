@@ -68,15 +68,19 @@ describe('the mutation score (docs/mutation.md)', () => {
     expect(md).toContain('| impl/x.ts | 3 | EqualityOperator | `a > 0` | `a >= 0` | Survived |');
   });
 
-  it('every mutant argued equivalent is still in impl/ as argued: its line is in its file and holds the code the mutant replaces (a stale argument fails here, not silently)', () => {
-    for (const group of EQUIVALENT_MUTANTS) {
-      expect(group.reason.length, group.reason).toBeGreaterThan(40);
-      for (const m of group.mutants) {
-        const lines = readFileSync(join(root, m.file), 'utf8').split('\n').map(squash);
-        const line = squash(m.line);
-        expect(lines, `${m.file}: ${m.line}`).toContain(line);
-        expect(line, `${m.file}: ${m.mutator} ${m.original}`).toContain(squash(m.original.split('\n')[0] ?? ''));
+  it(
+    'every mutant argued equivalent is still in impl/ as argued: its line is in its file and holds the code the mutant replaces ' +
+      '(a stale argument fails here, not silently)',
+    () => {
+      for (const group of EQUIVALENT_MUTANTS) {
+        expect(group.reason.length, group.reason).toBeGreaterThan(40);
+        for (const m of group.mutants) {
+          const lines = readFileSync(join(root, m.file), 'utf8').split('\n').map(squash);
+          const line = squash(m.line);
+          expect(lines, `${m.file}: ${m.line}`).toContain(line);
+          expect(line, `${m.file}: ${m.mutator} ${m.original}`).toContain(squash(m.original.split('\n')[0] ?? ''));
+        }
       }
-    }
-  });
+    },
+  );
 });

@@ -79,26 +79,30 @@ describe('a divergence cites the rules that decide the differing field for the a
     ).toEqual(['J7']);
   });
 
-  it('a wrong outcome cites the rule of each outcome: identity and conflict J2, lateness J5 or J6 by kind, staleness J4, validity J1 with its check, and J7 when two checks compete', () => {
-    const conflict: Outcome = { code: 'rejected', reason: 'conflict' };
-    expect(operatorRefs(ins('a'), { outcome: conflict }, { outcome: accepted }).rules).toEqual(['J2']);
-    expect(operatorRefs(ins('a'), { outcome: { code: 'duplicate' } }, { outcome: accepted }).rules).toEqual(['J2']);
-    expect(operatorRefs(ret('a'), { outcome: { code: 'duplicate' } }, { outcome: accepted }).rules).toEqual(['J6', 'J2']);
-    expect(operatorRefs(ins('a'), { outcome: accepted }, { outcome: { code: 'late' } }).rules).toEqual(['J5']);
-    expect(operatorRefs(ret('a'), { outcome: accepted }, { outcome: { code: 'late' } }).rules).toEqual(['J6']);
-    expect(operatorRefs(wm('L', 3), { outcome: { code: 'stale' } }, { outcome: accepted }).rules).toEqual(['J4']);
-    const before: Outcome = { code: 'rejected', reason: 'ts_before_start' };
-    const after: Outcome = { code: 'rejected', reason: 'ts_after_end' };
-    expect(operatorRefs(ins('a', 'L', 5, 6, 4), { outcome: before }, { outcome: after })).toEqual({
-      rules: ['J1', 'J7'],
-      properties: ['JoinCorrect'],
-      checks: ['J1 check 5 (ts_before_start)', 'J1 check 6 (ts_after_end)'],
-    });
-    expect(operatorRefs(ins('a', 'L', 5, 6, 4), { outcome: before }, { outcome: accepted }).checks).toEqual([
-      'J1 check 5 (ts_before_start)',
-    ]);
-    expect(operatorRefs(ins('a'), { outcome: { code: 'late' } }, { outcome: conflict }).rules).toEqual(['J5', 'J2', 'J7']);
-  });
+  it(
+    'a wrong outcome cites the rule of each outcome: identity and conflict J2, lateness J5 or ' +
+      'J6 by kind, staleness J4, validity J1 with its check, and J7 when two checks compete',
+    () => {
+      const conflict: Outcome = { code: 'rejected', reason: 'conflict' };
+      expect(operatorRefs(ins('a'), { outcome: conflict }, { outcome: accepted }).rules).toEqual(['J2']);
+      expect(operatorRefs(ins('a'), { outcome: { code: 'duplicate' } }, { outcome: accepted }).rules).toEqual(['J2']);
+      expect(operatorRefs(ret('a'), { outcome: { code: 'duplicate' } }, { outcome: accepted }).rules).toEqual(['J6', 'J2']);
+      expect(operatorRefs(ins('a'), { outcome: accepted }, { outcome: { code: 'late' } }).rules).toEqual(['J5']);
+      expect(operatorRefs(ret('a'), { outcome: accepted }, { outcome: { code: 'late' } }).rules).toEqual(['J6']);
+      expect(operatorRefs(wm('L', 3), { outcome: { code: 'stale' } }, { outcome: accepted }).rules).toEqual(['J4']);
+      const before: Outcome = { code: 'rejected', reason: 'ts_before_start' };
+      const after: Outcome = { code: 'rejected', reason: 'ts_after_end' };
+      expect(operatorRefs(ins('a', 'L', 5, 6, 4), { outcome: before }, { outcome: after })).toEqual({
+        rules: ['J1', 'J7'],
+        properties: ['JoinCorrect'],
+        checks: ['J1 check 5 (ts_before_start)', 'J1 check 6 (ts_after_end)'],
+      });
+      expect(operatorRefs(ins('a', 'L', 5, 6, 4), { outcome: before }, { outcome: accepted }).checks).toEqual([
+        'J1 check 5 (ts_before_start)',
+      ]);
+      expect(operatorRefs(ins('a'), { outcome: { code: 'late' } }, { outcome: conflict }).rules).toEqual(['J5', 'J2', 'J7']);
+    },
+  );
 
   it('wrong retained counts cite J8 after a watermark, the binding after an insert (J2) or a retract (J6)', () => {
     expect(operatorRefs(wm('R', 9), { outcome: accepted, retained: { ...none, live: 1 } }, { outcome: accepted }).rules).toEqual(['J8']);

@@ -122,7 +122,11 @@ export interface CounterexampleView {
 export function stderrHeading(stderr: StderrExcerpt): string {
   if (stderr.lines.length === 0) return 'The system under test wrote nothing to stderr while this trace ran.';
   const n = stderr.lines.length;
-  return `What the system under test wrote to stderr while this trace ran${stderr.earlier > 0 ? ` (the last ${n === 1 ? 'line' : `${n} lines`}; ${stderr.earlier} before ${n === 1 ? 'it' : 'them'} not kept)` : ''}:`;
+  const kept =
+    stderr.earlier > 0
+      ? ` (the last ${n === 1 ? 'line' : `${n} lines`}; ${stderr.earlier} before ${n === 1 ? 'it' : 'them'} not kept)`
+      : '';
+  return `What the system under test wrote to stderr while this trace ran${kept}:`;
 }
 
 // ---------------------------------------------------------------------------

@@ -11,13 +11,8 @@ import type { ClusterEvent, ClusterObservation, ClusterTrace } from '../../spec/
 import { applyExternal, observeCluster } from '../../model/cluster/stateMachine.ts';
 import { initialClusterState, type ClusterSetup } from '../../model/cluster/clusterState.ts';
 import { whyNotEnabled } from '../../model/cluster/guards.ts';
-import {
-  clusterStepsArbitrary,
-  longClusterDomain,
-  oddClusterDomain,
-  type ChoiceStep,
-  type ClusterDomain,
-} from '../../conformance/generate/clusterTraces.ts';
+import { clusterStepsArbitrary, type ChoiceStep } from '../../conformance/generate/clusterTraces.ts';
+import { longClusterDomain, oddClusterDomain, type ClusterDomain } from '../../conformance/generate/clusterDomains.ts';
 import { ImplCluster } from './cluster.ts';
 import { MemoryStorage } from './storage.ts';
 

@@ -163,7 +163,8 @@ export function clusterExplorerModel(
   return {
     name:
       options.name ??
-      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
+      `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ` +
+        `${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
     initialStates: () => [initial],
     actions: (s) => {
       const enabled = enabledClusterActions(config, s);

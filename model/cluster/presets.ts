@@ -159,7 +159,8 @@ export const SIMULATION_PRESETS: readonly ClusterPreset[] = [
   {
     name: 'sim-large',
     description:
-      '8 keys, 5 workers, 1,000 records (a generated workload: matches, duplicates, retractions, overtaking retractions, eviction), every fault budget 10: random walks only (check --simulate)',
+      '8 keys, 5 workers, 1,000 records (a generated workload: matches, duplicates, retractions, ' +
+      'overtaking retractions, eviction), every fault budget 10: random walks only (check --simulate)',
     config: {
       cluster: fiveWorkersEightKeys,
       bounds: {

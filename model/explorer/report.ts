@@ -124,7 +124,10 @@ export function buildReport<S, A>(model: Model<S, A>, exploration: Exploration, 
           name: progress.name,
           kind: 'progress',
           verdict: 'violated',
-          explanation: `from this state no quiescent state is reachable without faults: ${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} state(s) are reachable fault-free and none is quiescent; ${how}`,
+          explanation:
+            `from this state no quiescent state is reachable without faults: ` +
+            `${trap.reachable}${trap.reachable >= TRAP_SEARCH_LIMIT ? '+' : ''} state(s) are reachable ` +
+            `fault-free and none is quiescent; ${how}`,
           path,
           trap,
         };

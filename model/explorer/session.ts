@@ -27,12 +27,12 @@ import {
   mergeTally,
   runInterrupted,
   runTotal,
-  Visited,
   type EngineSettings,
   type Exploration,
   type RunLimits,
   type Tally,
 } from './engine.ts';
+import { Visited } from './visited.ts';
 import {
   discardSegments,
   FrontierWriter,

@@ -49,7 +49,9 @@ export function contractChecker(config: JoinConfig): ContractChecker {
       }
       if (isRetained(binding.end, gw, config)) return undefined; // J7 checks 3-5 against a retained binding: in contract
       return {
-        message: `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ${binding.end} + L + D = ${horizonOf(binding.end, config)} < gw ${String(gw)} (J9)`,
+        message:
+          `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ` +
+          `${binding.end} + L + D = ${horizonOf(binding.end, config)} < gw ${String(gw)} (J9)`,
         boundAt: binding.at,
       };
     },

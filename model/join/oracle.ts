@@ -77,7 +77,9 @@ export function stepOracle(config: JoinConfig, state: OracleState, record: LogRe
   if (bound && !isRetained(bound.end, gw, config)) {
     return {
       ...same(state, { code: 'rejected', reason: 'conflict' }),
-      contractViolation: `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ${bound.end} + L + D = ${horizonOf(bound.end, config)} < gw ${String(gw)} (J9)`,
+      contractViolation:
+        `identity (${row.key}, ${row.side}, ${row.id}) is reused after its row passed its horizon ` +
+        `${bound.end} + L + D = ${horizonOf(bound.end, config)} < gw ${String(gw)} (J9)`,
     };
   }
   if (bound && !sameContent(bound, row)) return same(state, { code: 'rejected', reason: 'conflict' });

@@ -1,0 +1,155 @@
+// What the one-pass history check (historyCheck.ts) keeps while it reads:
+// the entry of each match it follows (the oracle's lifecycle beside the
+// sink's), the matches set aside for the second pass, the per-key state of
+// the prefix check (P4), and the heap that says when the oracle can no
+// longer change a match (J8).
+import { parseMatchId } from '../../spec/index.ts';
+import type { WitnessLine } from './findings.ts';
+
+export const ABSENT = 0;
+export const INSERTED = 1;
+export const RETRACTED = 2;
+export type SinkState = typeof ABSENT | typeof INSERTED | typeof RETRACTED;
+
+/** One match being followed: what the oracle did to it and what the sink did. */
+export class MatchEntry {
+  /** Log line of the record whose acceptance inserted the match (0 = not by the oracle). */
+  oIns = 0;
+  /** Log line of the record that retracted it (0 = not retracted). */
+  oRet = 0;
+  /** gw beyond which the oracle can no longer change it (J8): the inserting row's end + L + 2D. */
+  settleAt = Number.POSITIVE_INFINITY;
+  settled = false;
+  /** Dropped from the table (reconciled, or judged). */
+  dropped = false;
+  sink: SinkState = ABSENT;
+  /** Sink lines of the insert and retract the sink applied (the first of each), and of a second insert. */
+  sIns = 0;
+  sRet = 0;
+  sAgain = 0;
+  /** A violation has been reported for it: its final state is still judged, its repeats are not reported twice. */
+  flagged = false;
+  /** Its key's prefix check (sequence numbers recorded), which must pass it before it is forgotten. */
+  prefix: KeyPrefix | undefined = undefined;
+  constructor(
+    readonly match: string,
+    readonly key: string,
+  ) {}
+}
+
+/** A match the sink changed with no entry: the oracle has not produced it (yet), or it was forgotten. */
+export interface SetAside {
+  readonly match: string;
+  readonly key: string | undefined;
+  /** Why the id cannot be a match of the log at all, if it cannot. */
+  readonly idProblem: string | undefined;
+  readonly events: { op: 'insert' | 'retract'; line: number }[];
+}
+
+/** One record's changes to one key, as the oracle made them. */
+export interface OracleStep {
+  readonly line: number;
+  readonly changes: readonly { readonly op: 'insert' | 'retract'; readonly match: string }[];
+}
+
+/** A sink write (sequence mode): consecutive lines with the same key and sequence number. */
+export interface SinkWrite {
+  readonly key: string;
+  readonly seq: number;
+  readonly lines: number[];
+  /** The changes that changed the sink's relation (a repeat changes nothing). */
+  readonly effective: { op: 'insert' | 'retract'; match: string }[];
+}
+
+/** The greedy prefix check of one key (P4). */
+export interface KeyPrefix {
+  state: 'ok' | 'failed' | 'unknown';
+  /** Steps of the oracle for this key not yet passed by the sink. */
+  steps: OracleStep[];
+  head: number;
+  /** The log line of the last step the sink has passed (0: none). */
+  at: number;
+  lastSeq: number;
+  lastSeqLine: number;
+}
+
+/** S-only: the sink holds the match and the oracle (at the prefix) does not; R-only: the other way round. */
+export type Difference = 'S-only' | 'R-only';
+
+/** A write waiting for the oracle to reach a point where it agrees with the sink. */
+export interface PendingPrefix {
+  readonly write: SinkWrite;
+  readonly prefix: KeyPrefix;
+  readonly diff: Map<string, Difference>;
+  /** The prefix before this write, for the witness. */
+  readonly from: number;
+  /** Whether it has passed an oracle step yet. */
+  stepped: boolean;
+}
+
+/** A binary min-heap of entries by settleAt. */
+export class SettleHeap {
+  private readonly items: MatchEntry[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  push(e: MatchEntry): void {
+    const a = this.items;
+    a.push(e);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if ((a[p] as MatchEntry).settleAt <= e.settleAt) break;
+      a[i] = a[p] as MatchEntry;
+      i = p;
+    }
+    a[i] = e;
+  }
+  peek(): MatchEntry | undefined {
+    return this.items[0];
+  }
+  pop(): MatchEntry | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const r = l + 1;
+      const c = r < a.length && (a[r] as MatchEntry).settleAt < (a[l] as MatchEntry).settleAt ? r : l;
+      if ((a[c] as MatchEntry).settleAt >= last.settleAt) break;
+      a[i] = a[c] as MatchEntry;
+      i = c;
+    }
+    a[i] = last;
+    return top;
+  }
+}
+
+export function toggle(diff: Map<string, Difference>, match: string, d: Difference): void {
+  if (diff.has(match)) diff.delete(match);
+  else diff.set(match, d);
+}
+
+/** The key of a match id (J3), or the id itself if it is not one. */
+export function keyOfMatch(match: string): string {
+  return parseMatchId(match)?.key ?? match;
+}
+
+/** Why a match id cannot be a match of the log, if it cannot: not of the J3 form, or not of its writer's key. */
+export function idProblemOf(match: string, writerKey: string | undefined): string | undefined {
+  const parts = parseMatchId(match);
+  if (parts === undefined) return 'it is not a match id (SPEC J3: key/left/right, escaped)';
+  if (writerKey !== undefined && parts.key !== writerKey) return `it is a match of key ${parts.key}, written by key ${writerKey}`;
+  return undefined;
+}
+
+/** The log lines where the oracle inserted and retracted a match (the records that did it). */
+export function oracleLines(e: MatchEntry): WitnessLine[] {
+  const out: WitnessLine[] = [];
+  if (e.oIns) out.push({ file: 'log', line: e.oIns, role: 'the record whose acceptance inserts the match' });
+  if (e.oRet) out.push({ file: 'log', line: e.oRet, role: 'the record whose acceptance retracts the match' });
+  return out;
+}

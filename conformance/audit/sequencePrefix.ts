@@ -1,0 +1,260 @@
+// ExactlyOnce of a history whose sink records write sequence numbers: per
+// key, the sequence rises, and every prefix of the sink equals the oracle
+// over a prefix of the log that never shrinks (SPEC §6 P4), found greedily:
+// each write moves the key's prefix to the first point where the two agree.
+// The history check (historyCheck.ts) feeds it the oracle's steps and the
+// sink's writes, and answers what it asks about matches and the log.
+import type { AuditProperty, ViolationKind, WitnessLine } from './findings.ts';
+import type { SinkChange } from './formats.ts';
+import {
+  type Difference,
+  INSERTED,
+  idProblemOf,
+  type KeyPrefix,
+  type MatchEntry,
+  type OracleStep,
+  oracleLines,
+  type PendingPrefix,
+  type SinkState,
+  type SinkWrite,
+  toggle,
+} from './historyState.ts';
+
+/** A key's pending oracle steps beyond this many: its prefix check gives up (unknown) rather than hold more. */
+const MAX_KEY_STEPS = 1 << 20;
+
+/** What the prefix check asks of the history check that drives it. */
+export interface PrefixHost {
+  /** The entry of a match followed now. */
+  followed(match: string): MatchEntry | undefined;
+  /** The entry of a match followed now, or forgotten and still remembered. */
+  remembered(match: string): MatchEntry | undefined;
+  /** The prefix has passed a change of this match: it may now be forgotten. */
+  maybeForget(e: MatchEntry): void;
+  logEnded(): boolean;
+  logCut(): boolean;
+  /** Has the log reader room to run further ahead of where the sink stands? */
+  mayReadAhead(): boolean;
+  readonly lookahead: number;
+  report(
+    property: AuditProperty,
+    kind: ViolationKind,
+    message: string,
+    match: string | undefined,
+    key: string | undefined,
+    witness: WitnessLine[],
+  ): void;
+  /** ExactlyOnce cannot be judged, and why (the first reason given stays). */
+  unknown(why: string): void;
+}
+
+export class SequencePrefixCheck {
+  private readonly prefixes = new Map<string, KeyPrefix>();
+  /** The write being read: consecutive sink lines with one key and sequence number. */
+  private open: SinkWrite | undefined;
+  /** A complete write waiting for the log to be read further. */
+  private pending: PendingPrefix | undefined;
+
+  constructor(private readonly host: PrefixHost) {}
+
+  /** One record's changes to its key (the operator's own array): a step of the key's prefix. Returns the key's prefix check. */
+  oracleStep(key: string, line: number, changes: OracleStep['changes']): KeyPrefix {
+    const prefix = this.prefixOf(key);
+    if (prefix.state === 'ok') {
+      prefix.steps.push({ line, changes });
+      if (prefix.steps.length - prefix.head > MAX_KEY_STEPS) this.giveUp(prefix, 'its writes lag its log by more than the check holds');
+    }
+    return prefix;
+  }
+
+  /** A sink change of `key` at `seq` is next: the write open before it is complete unless it is the same write. */
+  nextChange(key: string, seq: number | undefined): void {
+    if (this.open !== undefined && (this.open.key !== key || this.open.seq !== seq)) this.closeWrite();
+  }
+
+  /** Does a complete write wait for more log? */
+  waiting(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** Retries a write waiting for more log; true once it is settled. */
+  resume(): boolean {
+    const p = this.pending;
+    if (p === undefined) return true;
+    const outcome = this.advance(p);
+    if (outcome === 'wait') return false;
+    this.pending = undefined;
+    return true;
+  }
+
+  /** The sink has ended; a cut file may have cut its last write short: that write is not judged against a prefix. */
+  endSink(cut: boolean): void {
+    if (this.open === undefined) return;
+    if (cut) this.open = undefined;
+    else this.closeWrite();
+  }
+
+  /** After both files: the write still waiting is judged on the log as it is. */
+  finish(): void {
+    if (this.pending !== undefined) {
+      this.advance(this.pending);
+      this.pending = undefined;
+    }
+  }
+
+  private prefixOf(key: string): KeyPrefix {
+    let p = this.prefixes.get(key);
+    if (p === undefined) {
+      p = { state: 'ok', steps: [], head: 0, at: 0, lastSeq: -1, lastSeqLine: 0 };
+      this.prefixes.set(key, p);
+    }
+    return p;
+  }
+
+  private giveUp(p: KeyPrefix, why: string): void {
+    p.state = 'unknown';
+    p.steps = [];
+    p.head = 0;
+    this.host.unknown(`the prefix check of a key stopped: ${why}`);
+  }
+
+  /** A sink line of write `seq` of `key`; true when it starts a new write. */
+  addToWrite(key: string, seq: number, line: number): boolean {
+    if (this.open !== undefined && this.open.key === key && this.open.seq === seq) {
+      this.open.lines.push(line);
+      return false;
+    }
+    const p = this.prefixOf(key);
+    if (seq <= p.lastSeq) {
+      this.host.report(
+        'ExactlyOnce',
+        'sequence',
+        `write ${seq} of key ${key} is applied after write ${p.lastSeq} (a write applied twice, or out of order)`,
+        undefined,
+        key,
+        [
+          { file: 'sink', line: p.lastSeqLine, role: `write ${p.lastSeq}` },
+          { file: 'sink', line, role: `write ${seq}` },
+        ],
+      );
+      if (p.state === 'ok') {
+        p.state = 'failed';
+        p.steps = [];
+      }
+    } else {
+      p.lastSeq = seq;
+      p.lastSeqLine = line;
+    }
+    this.open = { key, seq, lines: [line], effective: [] };
+    return true;
+  }
+
+  /** Records the change in the open write if it changed the sink's relation (set semantics). */
+  noteEffective(change: SinkChange, before: SinkState): void {
+    if (this.open === undefined) return;
+    const effective = change.op === 'insert' ? before !== INSERTED : before === INSERTED;
+    if (effective) this.open.effective.push({ op: change.op, match: change.match });
+  }
+
+  /** The open write is complete: find the prefix of the log it brings the sink to. */
+  private closeWrite(): void {
+    const w = this.open as SinkWrite;
+    this.open = undefined;
+    const p = this.prefixOf(w.key);
+    if (p.state !== 'ok') return;
+    const diff = new Map<string, Difference>();
+    for (const c of w.effective) toggle(diff, c.match, c.op === 'insert' ? 'S-only' : 'R-only');
+    const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at, stepped: false };
+    if (this.advance(pending) === 'wait') this.pending = pending;
+  }
+
+  /**
+   * Moves the key's prefix over the oracle's steps until the sink and the
+   * oracle agree (the difference is empty), or until they cannot agree at
+   * any later prefix (a violation), or the log must be read further.
+   */
+  private advance(pw: PendingPrefix): 'done' | 'wait' {
+    const { prefix: p, diff } = pw;
+    for (;;) {
+      if (diff.size === 0) return 'done';
+      // (Checked here, between steps: the common write is one record's changes, which the next step cancels at once.)
+      const hopeless = pw.stepped ? this.hopeless(diff, p.at) : undefined;
+      if (hopeless !== undefined) {
+        this.fail(pw, hopeless);
+        return 'done';
+      }
+      pw.stepped = true;
+      const step = p.steps[p.head];
+      if (step === undefined) {
+        if (!this.host.logEnded()) {
+          if (this.host.mayReadAhead()) return 'wait';
+          this.giveUp(
+            p,
+            `the sink's write ${pw.write.seq} of key ${pw.write.key} matches no prefix within ${this.host.lookahead} records of where the sink stands`,
+          );
+          return 'done';
+        }
+        if (this.host.logCut()) {
+          this.giveUp(p, 'the log is cut short');
+          return 'done';
+        }
+        this.fail(pw, this.hopeless(diff, p.at) ?? ([...diff.keys()][0] as string));
+        return 'done';
+      }
+      p.head++;
+      if (p.head > 1024 && p.head * 2 > p.steps.length) {
+        p.steps = p.steps.slice(p.head);
+        p.head = 0;
+      }
+      p.at = step.line;
+      for (const c of step.changes) toggle(diff, c.match, c.op === 'insert' ? 'R-only' : 'S-only');
+      // The prefix has passed these changes: their matches may now be forgotten.
+      for (const c of step.changes) {
+        const e = this.host.followed(c.match);
+        if (e !== undefined) this.host.maybeForget(e);
+      }
+    }
+  }
+
+  /** A difference no later oracle step can cancel, if any: its match. */
+  private hopeless(diff: Map<string, Difference>, at: number): string | undefined {
+    for (const [match, d] of diff) {
+      const e = this.host.remembered(match);
+      if (d === 'S-only') {
+        // Cancelled only by the oracle inserting it later.
+        if (e !== undefined && e.oIns !== 0 && e.oIns <= at) return match;
+        if (e === undefined && idProblemOf(match, undefined) !== undefined) return match;
+      } else if (e === undefined || (e.oRet === 0 && e.settled) || (e.oRet !== 0 && e.oRet <= at)) {
+        // R-only: cancelled only by the oracle retracting it later (the sink skipping an insert and its retraction).
+        return match;
+      }
+    }
+    return undefined;
+  }
+
+  private fail(pw: PendingPrefix, match: string): void {
+    const { write, prefix: p, diff } = pw;
+    p.state = 'failed';
+    p.steps = [];
+    p.head = 0;
+    const d = diff.get(match);
+    const e = this.host.remembered(match);
+    const what =
+      d === 'S-only'
+        ? `the sink holds ${match}, and no later record of the log adds it`
+        : `the sink does not hold ${match}, and no later record of the log removes it`;
+    this.host.report(
+      'ExactlyOnce',
+      'prefix',
+      `after write ${write.seq} of key ${write.key}, the sink equals the oracle over no prefix of the log ` +
+        `at or after the one it equalled before (log line ${pw.from}): ${what}`,
+      match,
+      write.key,
+      [
+        ...(pw.from ? [{ file: 'log' as const, line: pw.from, role: 'the last record the sink had reached' }] : []),
+        ...write.lines.map((line) => ({ file: 'sink' as const, line, role: `write ${write.seq}` })),
+        ...(e ? oracleLines(e) : []),
+      ],
+    );
+  }
+}

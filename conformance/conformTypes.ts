@@ -1,0 +1,174 @@
+// What the conformance job (conform.ts) takes and what it reports: its
+// options, the traces it runs, and the report of each part (examples, the
+// bounded-exhaustive scenarios, random traces).
+import type { AnyTrace, ImplementationInfo, Level } from '../spec/index.ts';
+import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
+import type { Divergence } from './lockstep/divergence.ts';
+import type { StderrExcerpt, SystemUnderTest } from './adapters/sut.ts';
+import type { Shard } from './shard.ts';
+
+/** A trace file given to the job (examples, or a user's). */
+export interface TraceSource {
+  readonly path: string;
+  readonly trace: AnyTrace;
+}
+
+export type ConformVerdict = 'pass' | 'fail' | 'unknown';
+
+/** A divergence found, with the trace that shows it (expectations filled in by the model). */
+export interface Failure {
+  readonly level: Level;
+  /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
+  readonly origin: 'example' | 'exhaustive' | 'random';
+  /** The example's path. */
+  readonly path?: string;
+  /** The exhaustive scenario. */
+  readonly scenario?: string;
+  /** fast-check's seed and path of the shrunk counterexample (random traces). */
+  readonly seed?: number;
+  readonly fcPath?: string;
+  readonly trace: AnyTrace;
+  readonly divergence: Divergence;
+  /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
+  readonly foundAfterMs?: number;
+  /** An example's own step where it diverged (`divergence.step` is the minimized trace's). */
+  readonly exampleStep?: number;
+  /**
+   * What the system wrote to stderr while the counterexample trace ran (a
+   * process; bounded). Read it after the system is closed: stderr may trail
+   * the replies.
+   */
+  readonly stderr?: () => StderrExcerpt;
+}
+
+/** The system under test could not be judged. */
+export interface Unknown {
+  readonly reason: string;
+  readonly stderrTail: readonly string[];
+  /** What the job was doing. */
+  readonly during: string;
+}
+
+export interface ExampleResult {
+  readonly level: Level;
+  readonly path: string;
+  readonly name: string;
+  readonly steps: number;
+  readonly verdict: 'pass' | 'fail';
+}
+
+/** One bounded-exhaustive scenario as run. */
+export interface ExhaustiveResult {
+  readonly scenario: string;
+  /** `operator`: operator traces (operatorExhaustive.ts); `cluster`: cluster traces, at level cluster or faults (exhaustive.ts). */
+  readonly kind: 'operator' | 'cluster';
+  /** Distinct states and transitions of its bounded graph: every transition is taken by some trace. */
+  readonly states: number;
+  readonly transitions: number;
+  /** Interleavings: the covering traces, and their steps (probes included). */
+  readonly traces: number;
+  readonly steps: number;
+  /** Probes the traces carry in all: actions the model refuses and records it rejects, sent where they must change nothing (§7, J1). */
+  readonly probes: number;
+  /** Traces run (up to the first divergence), and traces skipped because they need a level not checked. */
+  readonly run: number;
+  readonly skipped: number;
+  /** Probes sent: those of the traces run. */
+  readonly probesSent: number;
+  /** Traces per level run. */
+  readonly levels: Partial<Record<Level, number>>;
+  /**
+   * `skipped`: no trace of the scenario runs at the levels checked (never a
+   * pass); `not run`: an earlier part failed and the job stopped.
+   */
+  readonly verdict: ConformVerdict | 'not run' | 'skipped';
+  readonly ms: number;
+}
+
+export interface RandomResult {
+  readonly level: Level;
+  readonly seed: number;
+  readonly requested: number;
+  /** Runs before the first failure, or all of them. */
+  readonly runs: number;
+  readonly shrinks: number;
+  /** Probes sent by the traces run (shrinking excluded): actions the model refuses (cluster, faults) or invalid records (operator). */
+  readonly probes: number;
+  readonly verdict: ConformVerdict;
+  /** Why it is `unknown` when the budget ran out. */
+  readonly note?: string;
+}
+
+export interface ConformReport {
+  readonly verdict: ConformVerdict;
+  readonly sut: string;
+  readonly implementation?: ImplementationInfo;
+  /** Levels the system supports (from the handshake). */
+  readonly supported: readonly Level[];
+  /** Levels checked. */
+  readonly levels: readonly Level[];
+  readonly seed: number;
+  readonly examples: readonly ExampleResult[];
+  readonly exhaustive: readonly ExhaustiveResult[];
+  /**
+   * With exhaustive scenarios: the coverage labels (crash points among them)
+   * they must take together at the levels checked, those the traces that
+   * ran took, and those they missed. Only traces that ran count.
+   */
+  readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
+  readonly random: readonly RandomResult[];
+  readonly failures: readonly Failure[];
+  readonly unknown?: Unknown;
+  /** Example traces not run, and why. */
+  readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  /** The shard this run was (shard.ts); absent: the whole job. */
+  readonly shard?: Shard;
+  readonly ms: number;
+}
+
+export interface ConformOptions {
+  readonly system: SystemUnderTest;
+  /** Levels to check; default every level the system supports. */
+  readonly levels?: readonly Level[];
+  readonly seed: number;
+  /** Random traces per level. */
+  readonly runs: number;
+  /** fast-check path to replay one random counterexample (with its seed). */
+  readonly path?: string;
+  readonly examples: readonly TraceSource[];
+  /**
+   * Bounded-exhaustive scenarios to run after the examples: covers built
+   * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when
+   * the job gets to them, only if they can run at a level checked.
+   */
+  readonly exhaustive?: readonly ExhaustivePart[];
+  /** Stop the whole job at the first divergence (what `streamjoin mutants` wants); default: each part stops at its own first. */
+  readonly stopAtFirstFailure?: boolean;
+  /** Traces in flight at once in the exhaustive part (default 32). */
+  readonly window?: number;
+  /** Stop random runs after this long; runs not reached make the verdict `unknown`. */
+  readonly timeBudgetMs?: number;
+  /** Run only this shard's share of every part (shard.ts): the examples, each scenario's interleavings, each level's random traces. */
+  readonly shard?: Shard;
+  /** Called with every trace run (not the shrinking or minimizing ones): what a shard ran, for tests and tools. */
+  readonly onTrace?: (run: TraceRun) => void;
+  /** Progress lines (for stderr). */
+  readonly progress?: (line: string) => void;
+  /** `true` for a live counter: called with a line to overwrite (for an interactive stderr). */
+  readonly tick?: (line: string) => void;
+  /**
+   * Aborting it stops the job between traces (a process system at once):
+   * the report so far, with verdict unknown unless a divergence was found.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
+export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover };
+
+/** One trace the job runs: which part, at which level. */
+export interface TraceRun {
+  readonly part: 'example' | 'exhaustive' | 'random';
+  readonly level: Level;
+  readonly trace: AnyTrace;
+}

@@ -1,0 +1,54 @@
+// The domains random cluster traces (clusterTraces.ts) are drawn from:
+// worker names, keys, row ids, times, and how many records and choices.
+import { collidingNames } from './edges.ts';
+
+/** Small domains: two keys, two or three workers, a dozen records, a dozen control actions. */
+export interface ClusterDomain {
+  /** Worker names; a config takes the first two or more. */
+  readonly workers: readonly string[];
+  /** The declared keys. */
+  readonly keys: readonly string[];
+  readonly ids: readonly string[];
+  /** Row times are drawn from [0, maxTime]. */
+  readonly maxTime: number;
+  readonly minRecords: number;
+  readonly maxRecords: number;
+  readonly maxChoices: number;
+  /** Keys and ids collide when concatenated naively with a common separator (J3): workloads then insert colliding pairs together. */
+  readonly colliding?: boolean;
+}
+
+export const smallClusterDomain: ClusterDomain = {
+  workers: ['w1', 'w2', 'w3'],
+  keys: ['k1', 'k2'],
+  ids: ['a', 'b', 'c'],
+  maxTime: 3,
+  minRecords: 3,
+  maxRecords: 12,
+  maxChoices: 12,
+};
+
+/** Longer runs, for lockstep tests that drive a cluster directly (cheap per step; faults compound). */
+export const longClusterDomain: ClusterDomain = { ...smallClusterDomain, maxRecords: 16, maxChoices: 24 };
+
+/**
+ * Odd names everywhere: a worker and a key named `__proto__`, a worker named
+ * `constructor`, and names and ids with the characters the match-id encoding
+ * escapes (`/`, `%`) or an unescaped encoding like `"L:"+a+"|R:"+b` splits on (`|R:`).
+ */
+export const oddClusterDomain: ClusterDomain = {
+  ...smallClusterDomain,
+  workers: ['__proto__', 'constructor', 'w/1%2F'],
+  keys: ['__proto__', 'k|R:1/%'],
+  ids: ['a|R:b', 'a', 'constructor'],
+};
+
+/**
+ * Keys and ids that collide under a naive match-id encoding with any common
+ * separator (edges.ts `collidingNames`, J3); of the keys `k{s}x` that
+ * collide across keys, those of `/` (the spec's own separator) and `|`.
+ */
+export const collidingClusterDomain: ClusterDomain = { ...smallClusterDomain, ...collidingNames(['/', '|']), colliding: true };
+
+/** A key no domain declares (C3: records of it are rejected before the log). */
+export const UNDECLARED_KEY = 'k-undeclared';

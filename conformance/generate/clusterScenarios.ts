@@ -1,0 +1,283 @@
+// The named cluster scenarios of the bounded-exhaustive traces
+// (exhaustive.ts): each a cluster, a workload script and budgets per kind of
+// control action and fault, in the explorer's vocabulary
+// (model/cluster/boundedHistories.ts).
+import { rowRecord, watermarkRecord } from '../../spec/index.ts';
+import type { ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+import type { ClusterBounds } from '../../model/index.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator } from './edges.ts';
+
+/** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
+export interface ExhaustiveScenario {
+  readonly kind: 'cluster';
+  readonly name: string;
+  /** One line: what the scenario is about. */
+  readonly description: string;
+  readonly cluster: ClusterConfig;
+  /**
+   * Records appended first in every trace, each processed at once by the
+   * initial owner, before any control action or fault: the operator state
+   * the scenario starts from (valid records of declared keys). The script
+   * is then interleaved with everything else.
+   */
+  readonly prelude?: readonly LogRecord[];
+  readonly bounds: ClusterBounds;
+}
+
+/** A row record with its own ts (rowRecord's is its start). */
+const row = (
+  kind: 'insert' | 'retract',
+  key: string,
+  side: 'L' | 'R',
+  id: string,
+  start: number,
+  end: number,
+  ts: number = start,
+): RowRecord => ({
+  ...rowRecord(kind, key, side, id, start, end),
+  ts,
+});
+const watermark = watermarkRecord;
+
+const none = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates: 0, checkpoints: 0 } as const;
+const join = { allowedLateness: 1, maxIntervalLength: 2 } as const;
+
+/**
+ * A rich operator state for k1 under L = 1, D = 2 (horizon = end + 3, J8),
+ * built before anything else happens. Afterwards: live d [1,3] (horizon 6)
+ * and a [0,2] (horizon 5), bound in that order, so horizon order is not
+ * insertion order; the tombstone e (a retract that overtook its insert,
+ * J6, horizon 5); the matches a/d and a/b, whose right endpoint b (horizon
+ * 3) is evicted (J8); both watermarks at 4, R reaching it from one below
+ * and then sent again equal and one below, both stale (J4).
+ */
+const RICH_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'R', 'd', 1, 3, 2),
+  row('insert', 'k1', 'L', 'a', 0, 2, 1),
+  row('insert', 'k1', 'R', 'b', 0, 0),
+  row('retract', 'k1', 'R', 'e', 2, 2),
+  watermark('L', 4),
+  watermark('R', 3),
+  watermark('R', 4),
+  watermark('R', 4),
+  watermark('R', 3),
+];
+
+/**
+ * The scenarios. Each keeps one key (keys are independent,
+ * SPEC §6) and budgets of one or two, so that every crash point is reached,
+ * and a second fault during the recovery from the first, while the state
+ * graphs stay small enough to run in full against a process (about 41,600
+ * interleavings in all, probes included in them).
+ */
+export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
+  {
+    kind: 'cluster',
+    name: 'migration-under-traffic',
+    description:
+      'a planned migration of k1 from w1 while a match and its retraction arrive; up to two crashes anywhere (source, ' +
+      'destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with ' +
+      'every restart, abort and failover that can follow',
+    cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
+    bounds: {
+      ...none,
+      script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
+      migrations: 1,
+      failovers: 1,
+      crashes: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'failover-replay-from-older-checkpoint',
+    description:
+      'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
+      'between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    bounds: {
+      ...none,
+      script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
+      failovers: 1,
+      crashes: 2,
+      checkpoints: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-after-failover',
+    description:
+      'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
+      'to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    bounds: {
+      ...none,
+      script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'R', 'b', 2, 3)],
+      failovers: 1,
+      crashes: 2,
+      pauses: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'duplicates-and-retractions-across-a-handoff',
+    description:
+      'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its ' +
+      'retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one ' +
+      'crash anywhere',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    bounds: {
+      ...none,
+      // Ids with the characters the match-id encoding escapes (J3).
+      script: [
+        row('retract', 'k1', 'R', 'd%', 1, 1),
+        row('insert', 'k1', 'L', 'a/1', 1, 2),
+        row('insert', 'k1', 'R', 'd%', 1, 1),
+        row('insert', 'k1', 'R', 'b', 2, 3),
+        row('retract', 'k1', 'L', 'a/1', 1, 2),
+      ],
+      migrations: 1,
+      duplicates: 2,
+      crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'watermark-passes-horizon-during-handoff',
+    description:
+      "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
+      'whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    bounds: {
+      ...none,
+      // Horizons (J8, L + D = 3): a at 5, b at 6. At gw = 6, a is evicted, b is
+      // held at its boundary, and so is the match a/b; b's retraction is on time
+      // and must retract a/b although a is gone.
+      script: [
+        row('insert', 'k1', 'L', 'a', 1, 2),
+        row('insert', 'k1', 'R', 'b', 2, 3),
+        watermark('L', 6),
+        watermark('R', 6),
+        row('retract', 'k1', 'R', 'b', 2, 3),
+      ],
+      migrations: 1,
+      crashes: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'rich-state-across-a-handoff',
+    description:
+      'k1 carries a rich operator state (live rows whose horizon order is not their insertion order, a tombstone, a ' +
+      'match whose right endpoint is evicted, both watermarks set) into a migration, a failover or a restart; then ' +
+      'inserts at the lateness edge (ts = gw - L on time, gw - L - 1 late), the retraction of the row whose partner ' +
+      'is evicted, and watermarks one past two horizons and exactly at a third; up to one crash anywhere',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      script: [
+        // gw = 4, L = 1: ts = 3 is exactly on time (J5), ts = 2 one tick late.
+        row('insert', 'k1', 'L', 'f', 2, 3, 3),
+        row('insert', 'k1', 'R', 'g', 2, 2),
+        // a's horizon is 5 >= gw: on time; it retracts a/d and a/b, whose b is evicted (J6, J8).
+        row('retract', 'k1', 'L', 'a', 0, 2, 1),
+        watermark('L', 6),
+        // gw = 6: one past the horizon of e and a (5), they go; d (horizon 6) stays, at its boundary (J8).
+        watermark('R', 6),
+      ],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'failover-with-duplicates-and-failback',
+    description:
+      'k1, with a rich operator state, migrates from w1 to w2; w2 crashes and k1 fails back to w1, its owner before, ' +
+      'while the last install and release messages are delivered again (up to two duplicates, before and after the ' +
+      'failover, to a restarted w2 too): the epoch checks of install and release (C6, C7) decide; at the end a ' +
+      'retraction one tick past its horizon (J6)',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      // gw = 6 = horizon(e) + 1: the retraction of e is late by one tick (J6).
+      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6), row('retract', 'k1', 'R', 'e', 2, 2)],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+      duplicates: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-failback-with-duplicates',
+    description:
+      'k1, with a rich operator state, migrates from w1 to w2; w2 pauses, k1 fails back to w1, and w2 resumes as a ' +
+      'zombie holding epoch 2 while the last install and release messages are delivered again (up to two duplicates): ' +
+      'fenced writes, and the epoch checks of install and release (C6, C7, C9)',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: RICH_PRELUDE,
+    bounds: {
+      ...none,
+      script: [row('retract', 'k1', 'L', 'a', 0, 2, 1), watermark('L', 6), watermark('R', 6)],
+      migrations: 1,
+      failovers: 1,
+      pauses: 1,
+      duplicates: 2,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'colliding-ids',
+    description:
+      'L = D = 0 and ids whose naive concatenation collides for every common separator (|, :, /, comma, -, space, ' +
+      'none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with ' +
+      'one crash anywhere',
+    cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
+    prelude: collidingRowsForEverySeparator('k'),
+    bounds: {
+      ...none,
+      script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
+      migrations: 1,
+      crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'extreme-times',
+    description:
+      'L = D = 2^50 and times at both ends of the range (2^50, -2^50): intervals of length exactly D, an insert at ts ' +
+      '= gw - L = -2^50, the watermark at 2^50, a retraction at a horizon of 3 * 2^50; across a migration or a ' +
+      'failover with one crash anywhere',
+    cluster: {
+      join: { allowedLateness: TIME_EDGES.max, maxIntervalLength: TIME_EDGES.max },
+      workers: ['w1', 'w2'],
+      keys: [{ key: 'k1', owner: 'w1' }],
+    },
+    prelude: [
+      row('insert', 'k1', 'L', 'a', TIME_EDGES.min, 0, TIME_EDGES.min),
+      row('insert', 'k1', 'R', 'b', 0, TIME_EDGES.max, TIME_EDGES.max),
+      watermark('L', TIME_EDGES.max),
+      watermark('R', 0),
+    ],
+    bounds: {
+      ...none,
+      script: [
+        // gw = 0, L = 2^50: ts = -2^50 = gw - L is on time; it overlaps b at 0.
+        row('insert', 'k1', 'L', 'c', TIME_EDGES.min, 0, TIME_EDGES.min),
+        watermark('R', TIME_EDGES.max),
+        // gw = 2^50 <= b's horizon 3 * 2^50: on time, retracts a/b and c/b.
+        row('retract', 'k1', 'R', 'b', 0, TIME_EDGES.max, TIME_EDGES.max),
+      ],
+      migrations: 1,
+      failovers: 1,
+      crashes: 1,
+    },
+  },
+];
+
+export function exhaustiveScenario(name: string): ExhaustiveScenario | undefined {
+  return CLUSTER_SCENARIOS.find((s) => s.name === name);
+}

@@ -1,0 +1,161 @@
+// The arguments that mutants of impl/ are equivalent, by name, and the shape of an entry;
+// the entries themselves sit in one file per area of impl/ (equivalent.ts gathers them).
+
+/** One mutant: its file and source line (the code on it), which mutator, the code it replaces and its replacement (as Stryker reports them). */
+export interface EquivalentSite {
+  readonly file: string;
+  readonly line: string;
+  /** The line before it, when the same line occurs more than once in the file. */
+  readonly before?: string;
+  readonly mutator: string;
+  readonly original: string;
+  readonly replacement: string;
+}
+
+/** Mutants equivalent for one reason. */
+export interface EquivalentMutant {
+  readonly reason: string;
+  readonly mutants: readonly EquivalentSite[];
+}
+
+/** The arguments, by name. */
+export const REASONS = {
+  order:
+    'Order of the ids the sink lists. observe() lists match ids in §0 order, but the ' +
+    "observation's `sink.matches` is a JSON object: §7 compares observations as " +
+    'objects, member order aside, so a mutant that lists the ids in another order, ' +
+    'twice, or merges them late, shows the same observation. The ordering exists for ' +
+    'people reading a trace (a stable layout), and for `relation()`, which the ' +
+    'protocol does not expose.',
+  phantom:
+    'A listed id with no state. An id in the listing that the sink never wrote maps ' +
+    'to no state, and a member whose value is undefined is no member of a JSON ' +
+    'object: the observation is the same (in process and over the protocol alike).',
+  kind:
+    'The kind of a write entry is read back only by applyEntry, which tests for ' +
+    "'fence'; with the in-memory journal the entry is never read again (the on-disk " +
+    "journal, which recovery reads, is outside this measurement). Any other string behaves as 'write'.",
+  raise:
+    'Performance only: raiseFence skips a raise that would not move the fence. ' +
+    'Journaling the no-op raise anyway (or also an equal one) leaves the fence at ' +
+    'max(fence, epoch), unchanged: nothing observable.',
+  fenceReturn:
+    "The result of applying a fence entry is not used: raiseFence ignores it (only a write's result, fenced or not, is returned to the writer).",
+  maxWrite:
+    'A sink rule the protocol makes unreachable: a write that is not fenced has an ' +
+    'epoch equal to the fence, never above it. C7 and C8 raise the fence to the new ' +
+    'epoch before any copy holds that epoch (the fence part runs first), and a ' +
+    'restart recovers at epoch[k], which the fence already reached. So max(fence, ' +
+    'epoch) and min(fence, epoch) are both the fence.',
+  relation:
+    'Not reachable through the protocol: relation() serves ' +
+    'ImplCluster.sinkRelation(), which the durability tests call ' +
+    '(impl/cluster/cluster.durability.e2e.test.ts); no reply or observation uses it.',
+  descriptor:
+    'defineOwn gives a member named `__proto__` its own property; the observation ' +
+    'object it builds is new on every observe() and never written again, so whether ' +
+    'that property is writable or configurable changes nothing anyone can see.',
+  emptyKey:
+    "An empty key's bookkeeping kept: `rowCount` tells when a key has no row left, " +
+    'so that its (empty) state can be dropped. Keeping it holds no row, tombstone or ' +
+    'match, so every retained count, outcome and change is the same; it costs memory only.',
+  changeOrder:
+    "Order of a record's changes. J7: the changes of one record are a set; their " +
+    'canonical order is by match id, and comparisons treat them as sets (the harness ' +
+    'sorts both sides, canonicalChanges). The operator sorts them (compareMatches, ' +
+    'with a fast path for ids without UTF-16 surrogates chosen by the `plain` flags) ' +
+    'for stable output only: a mutant that orders them otherwise, or takes the slow ' +
+    'path for every id, changes nothing the harness may compare.',
+  slotInit:
+    'The initial slot of a match (-1) is overwritten by addMatch before anything ' +
+    'reads it: every match is added to the lists of its endpoints when it is made, ' +
+    'and restored ones too.',
+  j0:
+    "A defensive check: J0's range of L and D. No configuration outside it reaches " +
+    'the operator: the harness checks every configuration against the spec ' +
+    '(clusterConfigProblem, the config schema) before opening a session, and so does ' +
+    'the protocol server (bad_config). Accepting an out-of-range configuration here ' +
+    "is unobservable; the operator's own unit tests pin the refusal (impl/operator.test.ts).",
+  escapeFastPath:
+    'Performance only: escapeMatchIdPart returns a part unchanged when it holds ' +
+    'neither `%` nor `/`, before the loop that escapes. Without the shortcut (or ' +
+    'with a test for the empty string, which every string contains), the loop copies ' +
+    'such a part character by character to the same string.',
+  counters:
+    "Statistics only: the operator's counters (accepted, duplicate, late, stale, " +
+    'rejected by reason, evicted) and its eviction-work counts are read by ' +
+    'benchmarks and carried in snapshots, never by the protocol: no reply or ' +
+    "observation holds them and no decision reads them. A snapshot's counter must be " +
+    'a count (restoring checks it is not negative), so only a mutant that keeps ' +
+    'every counter non-negative is equivalent: the work counts are never ' +
+    'snapshotted; `rejected` restored empty reads as zeros; accepted retractions of ' +
+    'live rows never outnumber the accepted inserts that made those rows.',
+  j0Message: "The text of J0's ConfigError, thrown only for a configuration the harness never sends (see J0's range above); not reached.",
+  defensiveKind:
+    'A defensive check: a record of a kind other than insert, retract and watermark ' +
+    "never reaches the operator (the trace schema and the protocol's request schema " +
+    'refuse it, and the cluster copies records by kind before anything else).',
+  perKeyOperator:
+    '`retained(key)` of an operator holding one key: every copy in the cluster has ' +
+    "its own operator for its one key (C2), so the totals and that key's counts are " +
+    "the same numbers. The same holds for the operator's totals after a restore and " +
+    'for the rows of other keys in a checkpoint (there are none).',
+  uniqueOrder:
+    'The order number of a row is a tie-breaker that only has to be unique (the ' +
+    'interval tree and the horizon heap order rows by it after their times); ' +
+    'counting down instead of up keeps it unique. Snapshots list keys in §0 order ' +
+    'for byte-stable checkpoints; restoring does not depend on that order.',
+  deadCase:
+    'Dead code: a `process` action is never enabled (§7: processing is eager, so ' +
+    "whyNotEnabled refuses every process step), so the effect's case for it never " +
+    'runs; renaming the case label changes nothing that runs.',
+  crashWindow:
+    'Only a crash inside one durable write step makes this differ. A commit in phase ' +
+    '`fenced` re-raises the fence in case the coordinator crashed after writing the ' +
+    'phase and before raising the fence; in the in-memory cluster the harness runs, ' +
+    'a protocol crash falls between actions, so the fence is always already raised ' +
+    'by then and raising it again (or not, or lower) changes nothing. The on-disk ' +
+    "backend's crash tests (cluster.durability.e2e.test.ts) kill a process at every write point.",
+  releaseToDown:
+    'A release sent to a source that is down: it holds no copy (a crash drops them ' +
+    'all, C10), so delivering it drops nothing, as not delivering it does.',
+  abortSource:
+    "The abort's test of the source: a down worker holds no copy (a crash drops them " +
+    'all, C10), and while a migration is in flight before the fence an up source ' +
+    'always holds a copy of the key at epoch `from` (frozen, or active after a ' +
+    'restart recovered it: the table still names it the owner). So the ' +
+    "sub-conditions `src.status === 'up'` and `srcCopy !== undefined` never decide alone.",
+  abortDestination:
+    "The abort's test of the destination: a down worker holds no copy (a crash drops " +
+    'them all, C10), and a frozen copy at the destination of an in-flight migration ' +
+    "is always the one install made, at epoch `from + 1`. So `dst.status === 'up'` " +
+    'and the epoch test never decide alone.',
+  fencePartPhase:
+    "The phase written with a failover's first record is replaced at once: fencePart writes the record with phase `fenced` whatever phase it is given.",
+  watermarkSlot: 'A watermark has no key: looking its slot up by `record.key` (undefined) finds none, as not looking it up does.',
+  wakeHint:
+    'Waking is a hint: `wake` marks copies for eager processing to look at, and ' +
+    'processing decides by itself (canProcess: the worker up, the copy not frozen, a ' +
+    'relevant record at or after its cursor). Waking more copies than the record ' +
+    'concerns (every copy of every up worker, or the copies of a paused worker) ' +
+    'finds nothing more to process.',
+  perfShortcut:
+    'Performance only: a shortcut for an empty or one-element result (return at once ' +
+    'when no match was made, skip sorting a single change) that gives the same ' +
+    'result as the general code it skips.',
+  preallocation:
+    'Performance only: the change list is allocated at its final length; an array that grows as it is filled holds the same changes.',
+  recoveryOnly:
+    "Written for recovery only: the coordinator's durable record (and the other " +
+    "durable parts' contents) are read back only when a cluster is reopened after a " +
+    'whole-cluster crash (recovery.ts, left out above: no protocol action reopens a ' +
+    'cluster). In a running cluster every decision reads the in-memory table and ' +
+    'handoff record, so what the durable copy holds is not observable through the ' +
+    'protocol; cluster.durability.e2e.test.ts checks it by reopening.',
+  configDefensive:
+    "A defensive check: the cluster configuration's shape (workers listed, names " +
+    'non-empty and distinct, keys declared with known owners). No configuration that ' +
+    'fails it reaches the cluster: the harness checks every configuration against ' +
+    'the spec (clusterConfigProblem) before opening a session, and so does the ' +
+    "protocol server (bad_config); the cluster's own unit tests pin the refusal.",
+} as const;
