@@ -163,32 +163,32 @@ async function replayOperatorFile(
     if (!info.levels.includes('operator'))
       throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
     const result = await runOperatorLockstepFile(file, system);
-    const d = result.divergence;
-    return {
-      ...base,
-      steps: result.steps,
-      verdict: d ? 'fail' : 'pass',
-      exitCode: d ? EXIT.fail : EXIT.pass,
-      divergence: d ?? null,
-      reason: null,
-      stderrTail: [],
-      written: null,
-    };
+    return { ...base, steps: result.steps, ...judged(result.divergence, null) };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    return {
-      ...base,
-      steps: 0,
-      verdict: 'unknown',
-      exitCode: EXIT.unknown,
-      divergence: null,
-      reason: e.reason,
-      stderrTail: e.stderrTail,
-      written: null,
-    };
+    return { ...base, steps: 0, ...unjudged(e) };
   } finally {
     await system.close();
   }
+}
+
+/** A replay report's verdict: its fields for a run that was judged (a divergence fails it). */
+type ReplayVerdict = Pick<ReplayJson, 'verdict' | 'exitCode' | 'divergence' | 'reason' | 'stderrTail' | 'written'>;
+
+function judged(d: Divergence | undefined, written: ReplayJson['written']): ReplayVerdict {
+  return {
+    verdict: d ? 'fail' : 'pass',
+    exitCode: d ? EXIT.fail : EXIT.pass,
+    divergence: d ?? null,
+    reason: null,
+    stderrTail: [],
+    written,
+  };
+}
+
+/** The verdict of a run whose system could not be judged (dead, hung, babbling, interrupted): unknown. */
+function unjudged(e: SutUnavailable): ReplayVerdict {
+  return { verdict: 'unknown', exitCode: EXIT.unknown, divergence: null, reason: e.reason, stderrTail: e.stderrTail, written: null };
 }
 
 /** Prints a replay's verdict (text, JSON, CI reporters); its exit code. */
@@ -303,32 +303,22 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     }
     json = {
       ...base,
-      verdict: d ? 'fail' : 'pass',
-      exitCode: d ? EXIT.fail : EXIT.pass,
-      divergence: d ?? null,
-      reason: null,
-      stderrTail: [],
-      written: written
-        ? {
-            trace: written.tracePath,
-            explanation: written.explainPath,
-            markdown: written.markdownPath,
-            html: written.htmlPath,
-            itf: written.itfPath ?? null,
-          }
-        : null,
+      ...judged(
+        d,
+        written
+          ? {
+              trace: written.tracePath,
+              explanation: written.explainPath,
+              markdown: written.markdownPath,
+              html: written.htmlPath,
+              itf: written.itfPath ?? null,
+            }
+          : null,
+      ),
     };
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
-    json = {
-      ...base,
-      verdict: 'unknown',
-      exitCode: EXIT.unknown,
-      divergence: null,
-      reason: e.reason,
-      stderrTail: e.stderrTail,
-      written: null,
-    };
+    json = { ...base, ...unjudged(e) };
   } finally {
     await system.close();
   }
