@@ -9,6 +9,7 @@ import { ImplCluster } from '../../impl/index.ts';
 import { interpretChoices, type ControlChoice } from '../generate/clusterTraces.ts';
 import { slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
 import { HistoryFiles, quiesce } from './recorder.ts';
+import { seededRandom } from '../generate/seededRandom.ts';
 
 export interface RecordedHistory {
   readonly dir: string;
@@ -52,19 +53,6 @@ export function recordClusterHistory(trace: Pick<ClusterTrace, 'config' | 'steps
   }
 }
 
-/** xorshift32. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
-
 /**
  * A random cluster trace under faults from `seed`: a sliding-window
  * workload of `records` records over three keys (generate/slidingLogs.ts:
@@ -81,7 +69,7 @@ export function exampleTrace(seed: number, records: number): ClusterTrace {
     workers: workers as ClusterConfig['workers'],
     keys: [0, 1, 2].map((i) => ({ key: `k${i}`, owner: workers[i] as string })) as ClusterConfig['keys'],
   };
-  const next = random(seed);
+  const next = seededRandom(seed);
   const choices: ControlChoice[] = Array.from({ length: Math.ceil(records / 6) }, () => ({
     records: Math.floor(next() * 12),
     pick: Math.floor(next() * 64),

@@ -11,6 +11,7 @@ import { exampleTrace, recordClusterHistory } from './clusterHistory.ts';
 import { damageSink, type Damage, type DamageKind } from './damage.ts';
 import { logLineAs, sinkLineAs, type HistoryFormat, type SinkChange } from './formats.ts';
 import { CONFIG_FILE, LOG_FILE, SINK_FILE } from './recorder.ts';
+import { seededRandom } from '../generate/seededRandom.ts';
 
 export interface ExampleOptions {
   readonly dir: string;
@@ -33,19 +34,6 @@ export interface ExampleHistory {
   readonly damage?: Damage;
 }
 
-/** xorshift32, for where the damage goes. */
-function random(seed: number): () => number {
-  let x = (seed ^ 0x5bd1e995) >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
-
 /** Writes an example history into `options.dir`; throws if the damage has no place in this history (try another seed). */
 export function writeExampleHistory(options: ExampleOptions): ExampleHistory {
   const recorded = recordClusterHistory(exampleTrace(options.seed, options.records), options.dir);
@@ -54,7 +42,7 @@ export function writeExampleHistory(options: ExampleOptions): ExampleHistory {
   let sinkText = readFileSync(sinkPath, 'utf8');
   let damage: Damage | undefined;
   if (options.damage !== undefined) {
-    damage = damageSink(sinkText, options.damage, random(options.seed));
+    damage = damageSink(sinkText, options.damage, seededRandom(options.seed ^ 0x5bd1e995)); // its own stream: not the trace's;
     if (damage === undefined) throw new Error(`this history has no place for damage "${options.damage}": try another --seed`);
     sinkText = damage.text;
   }

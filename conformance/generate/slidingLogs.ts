@@ -7,6 +7,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
 import type { Change, JoinConfig, LogRecord, Outcome, RetainedCounts, Side } from '../../spec/index.ts';
+import { seededRandom } from './seededRandom.ts';
 
 export interface SlidingLogOptions {
   readonly records: number;
@@ -30,19 +31,6 @@ export function slidingLogConfig(options: SlidingLogOptions): JoinConfig {
   return { allowedLateness: options.allowedLateness ?? 8, maxIntervalLength: options.maxIntervalLength ?? 16 };
 }
 
-/** xorshift32, seeded: every run of a seed gives the same log. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
-
 /**
  * The records of a sliding log. Inserts are spread over the keys; a
  * retraction names one of the last rows inserted, once (held: the lag keeps
@@ -51,7 +39,7 @@ function random(seed: number): () => number {
  */
 export function* slidingLog(options: SlidingLogOptions): Generator<LogRecord> {
   const { allowedLateness: L, maxIntervalLength: D } = slidingLogConfig(options);
-  const next = random(options.seed);
+  const next = seededRandom(options.seed);
   const insertShare = (100 - RETRACTS - WATERMARKS - RESENDS) / 100;
   // Live rows per key ≈ inserts per tick per key × ticks a row is held; a row is held from its insert until gw passes end + L + D.
   const held = Math.max(1, Math.round((options.window * options.keys) / insertShare));
