@@ -2,6 +2,7 @@
 // random choice comes from the seed, printed first), a seeded random source,
 // and how figures are summed up and compared.
 import { parseArgs } from 'node:util';
+import { seededRandom } from '../conformance/generate/seededRandom.ts';
 
 /** `--seed N` (or a fresh one) and `--quick` (fewer, smaller runs). */
 export function seedAndQuickFlags(): { seed: number; quick: boolean } {
@@ -11,18 +12,8 @@ export function seedAndQuickFlags(): { seed: number; quick: boolean } {
   return { seed, quick: values.quick ?? false };
 }
 
-/** xorshift32: tiny, seeded, good enough to spread positions; numbers in [0, 1). */
-export function rng(s: number): () => number {
-  let x = s >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
+/** xorshift32: tiny, seeded, good enough to spread positions; numbers in [0, 1) (the generators' own source). */
+export const rng: (seed: number) => () => number = seededRandom;
 
 /** The median of a non-empty list (the lower middle for an even length). */
 export function median(xs: readonly number[]): number {
