@@ -248,13 +248,6 @@ export const OPERATOR_EQUIVALENTS: readonly EquivalentMutant[] = [
       },
       {
         file: 'impl/operator.ts',
-        line: 'const row = new RowEntry(keyState, side, record.id, record.ts, record.start, record.end, live, this.nextOrder++);',
-        mutator: 'UpdateOperator',
-        original: 'this.nextOrder++',
-        replacement: 'this.nextOrder--',
-      },
-      {
-        file: 'impl/operator.ts',
         line: 'const ids = [...ks.bindings[side].keys()].sort(compareCodePoints);',
         mutator: 'MethodExpression',
         original: '[...ks.bindings[side].keys()].sort(compareCodePoints)',
@@ -273,13 +266,6 @@ export const OPERATOR_EQUIVALENTS: readonly EquivalentMutant[] = [
         mutator: 'ArrowFunction',
         original: '(a, b) => compareCodePoints(a.id, b.id)',
         replacement: '() => undefined',
-      },
-      {
-        file: 'impl/operator.ts',
-        line: 'const row = new RowEntry(ks, r.side, r.id, r.ts, r.start, r.end, r.live, op.nextOrder++);',
-        mutator: 'UpdateOperator',
-        original: 'op.nextOrder++',
-        replacement: 'op.nextOrder--',
       },
     ],
   },

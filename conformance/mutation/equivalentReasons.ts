@@ -101,10 +101,11 @@ export const REASONS = {
     "the same numbers. The same holds for the operator's totals after a restore and " +
     'for the rows of other keys in a checkpoint (there are none).',
   uniqueOrder:
-    'The order number of a row is a tie-breaker that only has to be unique (the ' +
-    'interval tree and the horizon heap order rows by it after their times); ' +
-    'counting down instead of up keeps it unique. Snapshots list keys in §0 order ' +
-    'for byte-stable checkpoints; restoring does not depend on that order.',
+    'Sorting that only fixes a listing order nobody reads: snapshots list keys, ' +
+    'ids and matches in §0 order for byte-stable checkpoints, and restoring, ' +
+    'the observation and the reports do not depend on that order. (Counting row ' +
+    'order numbers down instead of up is not such a change: after a restore the ' +
+    'new numbers meet the restored ones, and the interval tree refuses the duplicate.)',
   deadCase:
     'Dead code: a `process` action is never enabled (§7: processing is eager, so ' +
     "whyNotEnabled refuses every process step), so the effect's case for it never " +
