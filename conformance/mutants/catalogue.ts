@@ -183,8 +183,8 @@ export const MUTANTS: readonly Mutant[] = [
     bugClass: 'ambiguous match ids',
     rule: 'J3',
     description:
-      "the parts of a match id are joined without escaping, the bug of the seed's " +
-      '"L:"+a+"|R:"+b: two different pairs can share an id (key "k", ids "a/b" and "c" against ' +
+      'the parts of a match id are joined without escaping, as a naive ' +
+      '"L:"+a+"|R:"+b does: two different pairs can share an id (key "k", ids "a/b" and "c" against ' +
       '"a" and "b/c"). Ids without "/" or "%" come out as the spec\'s, so only odd ids kill it',
     patches: [
       {
