@@ -3,11 +3,13 @@
 // its default depth, against the implementation as Stryker mutates it. Only
 // Stryker runs this file (vitest.mutation.config.ts); `npm test` never does.
 //
-// One test per example trace, per exhaustive scenario (operator and cluster) and per level of random
-// traces, in the order conform runs them, so that Stryker's per-test coverage
-// runs only the parts that reach a mutant and stops at the first that kills
-// it. Nothing is shrunk or minimized: a kill is all Stryker needs, and
-// `streamjoin conform` shows the counterexample.
+// One test per example trace, per level of random traces and per part of an
+// exhaustive scenario (a few tenths of a second of its traces), cheapest
+// first: Stryker's per-test coverage then runs, for each mutant, only the
+// parts that reach it, stops at the first that kills it, and times it out on
+// the time of those parts. Every part of conform's default run is here; only
+// the order differs. Nothing is shrunk or minimized: a kill is all Stryker
+// needs, and `streamjoin conform` shows the counterexample.
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/cl
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
 import type { Divergence } from '../lockstep/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, observedSteps, type AnyScenario } from '../generate/exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, observedSteps, type AnyCover, type AnyScenario } from '../generate/exhaustive.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { conformExamplePaths } from '../../cli/harnessArgs.ts';
@@ -58,61 +60,154 @@ function sourcesHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** A scenario's traces as conform sends them: cluster traces with the steps each observes (probes of one state observed once). */
-type CachedCover =
+/**
+ * A scenario's traces as conform sends them, as the cache file keeps them:
+ * every distinct step and configuration once (`values`), each
+ * trace a list of their indexes, and for cluster traces the steps it does not
+ * observe (probes of one state observed once). The exhaustive traces share
+ * most of their steps, so the file is a tenth of the traces' JSON, and the
+ * traces rebuilt from it share their step objects as `coverAnyScenario`'s do
+ * (the lockstep's shared-prefix memo keys on them).
+ */
+interface CachedCover {
+  readonly kind: 'operator' | 'cluster';
+  readonly values: readonly unknown[];
+  readonly traces: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly config: number;
+    readonly steps: readonly number[];
+    readonly unobserved: readonly number[];
+  }[];
+}
+
+/** The traces of a cached cover, with their steps shared between traces. */
+type Cover =
   | { readonly kind: 'operator'; readonly traces: readonly OperatorTrace[] }
-  | { readonly kind: 'cluster'; readonly traces: readonly { trace: ClusterTrace; unobserved: number[] }[] };
+  | { readonly kind: 'cluster'; readonly traces: readonly { trace: ClusterTrace; unobserved: readonly number[] }[] };
+
+function interned(cover: AnyCover): CachedCover {
+  const values: unknown[] = [];
+  const index = new Map<string, number>();
+  const intern = (value: unknown): number => {
+    const json = JSON.stringify(value);
+    let i = index.get(json);
+    if (i === undefined) index.set(json, (i = values.push(value) - 1));
+    return i;
+  };
+  const traces = cover.traces.map((trace: OperatorTrace | ClusterTrace, k) => {
+    const observed = cover.kind === 'cluster' ? observedSteps(cover, k) : undefined;
+    const steps: readonly object[] = trace.steps;
+    return {
+      name: trace.name,
+      ...(trace.description === undefined ? {} : { description: trace.description }),
+      config: intern(trace.config),
+      steps: steps.map(intern),
+      unobserved: steps.flatMap((_, i) => (observed && !observed(i) ? [i] : [])),
+    };
+  });
+  return { kind: cover.kind, values, traces };
+}
+
+function rebuilt(cached: CachedCover): Cover {
+  const { values } = cached;
+  if (cached.kind === 'operator')
+    return {
+      kind: 'operator',
+      traces: cached.traces.map(
+        (t): OperatorTrace => ({
+          format: 'streamjoin/operator-trace@1',
+          name: t.name,
+          ...(t.description === undefined ? {} : { description: t.description }),
+          config: values[t.config] as OperatorTrace['config'],
+          steps: t.steps.map((i) => values[i] as OperatorTrace['steps'][number]),
+        }),
+      ),
+    };
+  return {
+    kind: 'cluster',
+    traces: cached.traces.map((t) => ({
+      trace: {
+        format: 'streamjoin/cluster-trace@1',
+        name: t.name,
+        ...(t.description === undefined ? {} : { description: t.description }),
+        config: values[t.config] as ClusterTrace['config'],
+        steps: t.steps.map((i) => values[i] as ClusterTrace['steps'][number]),
+      },
+      unobserved: t.unobserved,
+    })),
+  };
+}
+
+/** The cache file of a scenario's covering traces. */
+const coverPath = (scenario: AnyScenario): string => join(tmpdir(), `streamjoin-mutation-${scenario.name}-${sourcesHash()}.json`);
 
 /**
- * A scenario's covering traces. Building them is the model's work (a
- * quarter of a whole harness run), and Stryker mutates only impl/, so they
- * are built once and kept in the temporary directory, named by the hash of
- * the sources they come from: every mutant is judged on the very traces
- * `coverAnyScenario` builds.
+ * A scenario's covering traces. Building them is the model's work, and
+ * Stryker mutates only impl/, so they are built once and kept in the
+ * temporary directory, named by the hash of the sources they come from:
+ * every mutant is judged on the very traces `coverAnyScenario` builds.
  */
-function coveringTraces(scenario: AnyScenario): CachedCover {
-  const path = join(tmpdir(), `streamjoin-mutation-${scenario.name}-${sourcesHash()}.json`);
+function cachedCover(scenario: AnyScenario): CachedCover {
+  const path = coverPath(scenario);
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as CachedCover;
-  const cover = coverAnyScenario(scenario);
-  const cached: CachedCover =
-    cover.kind === 'operator'
-      ? { kind: 'operator', traces: cover.traces }
-      : {
-          kind: 'cluster',
-          traces: cover.traces.map((trace, k) => {
-            const observed = observedSteps(cover, k);
-            return { trace, unobserved: trace.steps.flatMap((_, i) => (observed && !observed(i) ? [i] : [])) };
-          }),
-        };
+  const cached = interned(coverAnyScenario(scenario));
   const partial = `${path}.${process.pid}.${threadId}.tmp`;
   writeFileSync(partial, JSON.stringify(cached));
   renameSync(partial, path);
   return cached;
 }
 
-describe('exhaustive scenarios', () => {
-  for (const scenario of EXHAUSTIVE_SCENARIOS) {
-    it(scenario.name, async () => {
-      const cover = coveringTraces(scenario);
-      let first: string | undefined;
-      const onResult = (r: { readonly divergence?: Divergence | undefined; readonly index: number }): boolean => {
-        if (!r.divergence) return true;
-        first = `trace ${r.index}: ${show(r.divergence)}`;
-        return false;
-      };
-      if (cover.kind === 'operator') await runOperatorLockstepPipelined(cover.traces, system, { onResult });
-      else {
-        const traces: PipelinedTrace[] = cover.traces.map(({ trace, unobserved }) => {
-          const skip = new Set(unobserved);
-          const level = levelOfClusterTrace(trace);
-          return skip.size === 0 ? { trace, level } : { trace, level, observed: (i: number) => !skip.has(i) };
-        });
-        await runClusterLockstepPipelined(traces, system, { onResult });
-      }
-      expect(first).toBeUndefined();
+/** Steps per test of an exhaustive scenario: a few tenths of a second of the harness each. */
+const STEPS_PER_PART = 20_000;
+
+/**
+ * Where a scenario's traces are cut into tests: consecutive traces of about
+ * STEPS_PER_PART steps each. Finer tests let Stryker's per-test coverage run,
+ * for each mutant, only the parts of a scenario that reach it, and time it
+ * out on their time, not the scenario's. The cuts depend only on the cover,
+ * so the tests' names are stable from run to run (incremental runs rely on it).
+ */
+function partsOf(cached: CachedCover): number[] {
+  const starts = [0];
+  let steps = 0;
+  cached.traces.forEach((t, i) => {
+    if (steps >= STEPS_PER_PART) {
+      starts.push(i);
+      steps = 0;
+    }
+    steps += t.steps.length;
+  });
+  return [...starts, cached.traces.length];
+}
+
+/** The covers of one test run, parsed once for all the parts of a scenario. */
+const covers = new Map<string, Cover>();
+const coverOf = (scenario: AnyScenario): Cover => {
+  let cover = covers.get(scenario.name);
+  if (!cover) covers.set(scenario.name, (cover = rebuilt(cachedCover(scenario))));
+  return cover;
+};
+
+async function runPart(scenario: AnyScenario, from: number, to: number): Promise<string | undefined> {
+  const cover = coverOf(scenario);
+  let first: string | undefined;
+  const onResult = (r: { readonly divergence?: Divergence | undefined; readonly index: number }): boolean => {
+    if (!r.divergence) return true;
+    first = `trace ${from + r.index}: ${show(r.divergence)}`;
+    return false;
+  };
+  if (cover.kind === 'operator') await runOperatorLockstepPipelined(cover.traces.slice(from, to), system, { onResult });
+  else {
+    const traces: PipelinedTrace[] = cover.traces.slice(from, to).map(({ trace, unobserved }) => {
+      const skip = new Set(unobserved);
+      const level = levelOfClusterTrace(trace);
+      return skip.size === 0 ? { trace, level } : { trace, level, observed: (i: number) => !skip.has(i) };
     });
+    await runClusterLockstepPipelined(traces, system, { onResult });
   }
-});
+  return first;
+}
 
 describe('random traces', () => {
   for (const level of LEVELS) {
@@ -126,5 +221,37 @@ describe('random traces', () => {
         expect(d ? `trace ${i}: ${show(d)}` : undefined).toBeUndefined();
       }
     });
+  }
+});
+
+/**
+ * The cuts of every scenario, kept beside the covers: every test run collects
+ * the tests, and reading the cuts must not cost parsing every cover.
+ */
+function cutsOfScenarios(): Record<string, number[]> {
+  const path = join(tmpdir(), `streamjoin-mutation-parts-${STEPS_PER_PART}-${sourcesHash()}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, number[]>;
+  const cuts = Object.fromEntries(EXHAUSTIVE_SCENARIOS.map((scenario) => [scenario.name, partsOf(cachedCover(scenario))]));
+  const partial = `${path}.${process.pid}.${threadId}.tmp`;
+  writeFileSync(partial, JSON.stringify(cuts));
+  renameSync(partial, path);
+  return cuts;
+}
+
+// After the cheap parts: the exhaustive scenarios, operator level first, each
+// cut into parts named `[K/N]` (a bracket ends the number, so no part's name
+// is a prefix of another's: Stryker selects tests by name).
+describe('exhaustive scenarios', () => {
+  const cutsOf = cutsOfScenarios();
+  for (const scenario of EXHAUSTIVE_SCENARIOS) {
+    const cuts = cutsOf[scenario.name] ?? [];
+    const parts = cuts.length - 1;
+    for (let k = 0; k < parts; k++) {
+      const from = cuts[k] as number;
+      const to = cuts[k + 1] as number;
+      it(`${scenario.name} [${k + 1}/${parts}]`, async () => {
+        expect(await runPart(scenario, from, to)).toBeUndefined();
+      });
+    }
   }
 });
