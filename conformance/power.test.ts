@@ -162,6 +162,25 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
     },
   );
 
+  it('J3, J8: random operator traces reach states larger than the small domains (dozens of rows held at once, batch evictions)', () => {
+    // An indexed operator's structures change shape only past a size (a heap
+    // grows, a balanced tree rotates both ways at several depths): a share of
+    // the random traces must hold many rows at once and evict many with one watermark.
+    let largest = 0;
+    let largestEviction = 0;
+    for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 100 })) {
+      let state: JoinState = initialJoinState;
+      for (const { record } of t.steps) {
+        const next = stepJoin(t.config, state, record).state;
+        largestEviction = Math.max(largestEviction, state.rows.length - next.rows.length);
+        state = next;
+        largest = Math.max(largest, state.rows.length);
+      }
+    }
+    expect(largest).toBeGreaterThan(40);
+    expect(largestEviction).toBeGreaterThanOrEqual(8);
+  });
+
   it('random cluster traces reach every edge too, the watermark-relative ones computed from the state the record meets', () => {
     const seen = new Set<string>();
     for (const t of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 400 })) {

@@ -18,6 +18,7 @@ import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { contractChecker, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
+import { wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 
 export interface LogDomain {
   readonly keys: readonly string[];
@@ -341,19 +342,30 @@ export function configuredLogArbitrary(domain: LogDomain = smallDomain): fc.Arbi
 }
 
 /**
+ * The wide share of random operator traces: long enough that state outgrows
+ * every small bound (a few dozen rows live at once across keys, trees deep
+ * enough for every rotation, evictions in batches), short enough to cost a
+ * few milliseconds (wideLogs.ts).
+ */
+const RANDOM_WIDE_DOMAIN: WideDomain = { ...wideDomain, maxRecords: 120 };
+
+/**
  * Random operator traces (level `operator`), in contract (J9): over the
- * small domain mostly, the odd names in one in six, and in one in six keys
+ * small domain mostly, the odd names in one in seven, in one in seven keys
  * and ids that collide under a naive match-id encoding with the common
- * separators (J3); L and D at their edges in some (`boundsArbitrary`).
+ * separators (J3), and in one in seven a wide log whose state outgrows the
+ * small domains (wideLogs.ts); L and D at their edges in some (`boundsArbitrary`).
  */
 export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
-  return fc
+  const small = fc
     .oneof(
       { weight: 4, arbitrary: fc.constant(smallDomain) },
       { weight: 1, arbitrary: fc.constant(oddDomain) },
       { weight: 1, arbitrary: fc.constant(collidingDomain) },
     )
-    .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))))
+    .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))));
+  return fc
+    .oneof({ weight: 6, arbitrary: small }, { weight: 1, arbitrary: wideConfiguredLogArbitrary(RANDOM_WIDE_DOMAIN) })
     .map(({ config, log }: { config: JoinConfig; log: LogRecord[] }) => ({
       format: OPERATOR_TRACE_FORMAT,
       name: 'random-operator',
