@@ -21,9 +21,11 @@ export class HorizonHeap<E extends HorizonEntry> {
   private orders = new Float64Array(16);
   private count = 0;
 
+  // Stryker disable all: read by the unit tests and benchmarks only, never by the operator (docs/mutation.md)
   get size(): number {
     return this.count;
   }
+  // Stryker restore all
 
   /** The row with the smallest end, if any. O(1). */
   peek(): E | undefined {

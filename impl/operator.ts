@@ -203,10 +203,12 @@ export class JoinOperator {
       case 'insert':
       case 'retract':
         return this.applyRow(record as RowRecord);
+      // Stryker disable all: record validation, unreachable through the protocol (docs/mutation.md)
       default:
         throw new TypeError(`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`);
     }
   }
+  // Stryker restore all
 
   /** Retained live rows, tombstones and matches (§3, J8), over all keys or for one key. */
   retained(key?: string): RetainedCounts {
@@ -228,9 +230,11 @@ export class JoinOperator {
     return [...this.keys.keys()].sort(compareCodePoints);
   }
 
+  // Stryker disable all: read by the unit tests and benchmarks only, never by the operator (docs/mutation.md)
   evictionWork(): EvictionWork {
     return { ...this.work };
   }
+  // Stryker restore all
 
   /** J4: the global watermark, null (−∞) until both sides have reported. */
   private globalWatermark(): number | null {

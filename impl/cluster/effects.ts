@@ -29,8 +29,10 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
   switch (a.type) {
     case 'record':
       return appendRecord(c, a.record, events, runnable);
+    // Stryker disable all: dead code: a process action is never enabled (SPEC §7) (docs/mutation.md)
     case 'process':
       return; // never enabled (see whyNotEnabled)
+    // Stryker restore all
     case 'freeze': {
       // C5: record the handoff durably, then stop the source's copy.
       const slot = slotOf(c, a.key);

@@ -157,10 +157,12 @@ export class MemoryStorage implements ClusterStorage {
     this.parts = p;
     this.log = new MemoryInputLog(p.records);
     this.coordinator = {
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       load: () => (p.coordinator === undefined ? undefined : (JSON.parse(p.coordinator) as CoordinatorRecord)),
       save: (record) => {
         p.coordinator = JSON.stringify(record);
       },
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       installMessages: () => [...p.installs.values()],
       saveInstall: (message) => {
         p.installs.set(message.key, message);
@@ -176,6 +178,7 @@ export class MemoryStorage implements ClusterStorage {
     };
   }
 
+  // Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
   /** The same durable parts, for a new cluster that recovers them. This storage must not be used any more. */
   reopen(): MemoryStorage {
     if (this.closed) throw new ClusterStoppedError('this memory storage was closed; reopen the storage it was reopened from');
@@ -190,6 +193,7 @@ export class MemoryStorage implements ClusterStorage {
   where(part: StoragePart): string {
     return `memory:${part}`;
   }
+  // Stryker restore all
 
   close(): void {
     // The parts stay, for reopen(); nothing is held open.
