@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { schemaError } from '../spec/index.ts';
-import type { ClusterTrace, Level } from '../spec/index.ts';
+import type { ClusterObservation, ClusterTrace, Level } from '../spec/index.ts';
 import { whyNotEnabled } from '../model/cluster/guards.ts';
 import { initialClusterState } from '../model/cluster/clusterState.ts';
 import { applyExternal } from '../model/cluster/stateMachine.ts';
@@ -105,6 +105,23 @@ describe('the conform job (SPEC §7): model against model, and a deliberately wr
       ['cluster', 60, 'pass'],
       ['faults', 60, 'pass'],
     ]);
+  });
+
+  it('§7: an in-process system that gives no observation where one is asked for is not judged a pass (unknown, as over the process)', async () => {
+    const silent = inProcessSystem(
+      {
+        implementation: { name: 'model-without-observations', version: '0' },
+        levels: ['cluster'],
+        cluster: (c) => {
+          const model = createModelCluster(c);
+          return { apply: (a) => model.apply(a), observe: () => undefined as unknown as ClusterObservation, close: () => model.close() };
+        },
+      },
+      'silent',
+    );
+    const report = await conform(silent, ['cluster'], 5);
+    expect(report.verdict).toBe('unknown');
+    expect(report.unknown?.reason).toContain('gave no observation');
   });
 
   it('J5 broken by one tick: caught at level operator and shrunk to a few records', async () => {

@@ -2,7 +2,7 @@
 // lockstep runner drives. Everything runs synchronously; a trace costs one
 // promise, not one per request.
 import { PROTOCOL_ERRORS, clusterConfigProblem } from '../../spec/index.ts';
-import type { ClusterConfig, ExternalAction, JoinConfig, Level } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterObservation, ExternalAction, JoinConfig, Level } from '../../spec/index.ts';
 import {
   SutConfigError,
   SutUnavailable,
@@ -27,6 +27,20 @@ function applyGuarded(cluster: ClusterUnderTest, action: ExternalAction): Action
   } catch (e) {
     return internalError(e);
   }
+}
+
+/**
+ * The system's observation (§7). A system that gives none where one is asked
+ * for breaks the protocol, as an `inspect` without `inspect_ok` does over the
+ * process: it cannot be judged, and it must not pass unjudged.
+ */
+function observationOf(cluster: ClusterUnderTest, name: string): ClusterObservation {
+  const observation: unknown = cluster.observe();
+  if (typeof observation !== 'object' || observation === null || Array.isArray(observation))
+    throw new SutUnavailable(
+      `protocol: ${name} gave no observation (observe() returned ${String(observation)}); inspect never fails at levels cluster and faults`,
+    );
+  return observation as ClusterObservation;
 }
 
 /** Wraps an in-process system; `label` names it in messages and replay commands. */
@@ -75,12 +89,12 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
       current = cluster;
       return {
         apply: async (action) => applyGuarded(cluster, action),
-        observe: async () => cluster.observe(),
+        observe: async () => observationOf(cluster, sut.implementation.name),
         async steps(actions, observed) {
           const out: ClusterStepReply[] = [];
           for (const [i, action] of actions.entries()) {
             const reply = applyGuarded(cluster, action);
-            out.push(observed && !observed(i) ? { reply } : { reply, observation: cluster.observe() });
+            out.push(observed && !observed(i) ? { reply } : { reply, observation: observationOf(cluster, sut.implementation.name) });
           }
           return out;
         },
