@@ -139,8 +139,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
 }
 // Stryker restore all
 
-// Stryker disable all: the on-disk backend is left out of the mutation measurement with fileStorage.ts and
-// durableFiles.ts (docs/mutation.md): the harness runs the in-memory backend; this one has its own crash tests.
+// Stryker disable all: the on-disk backend, left out with fileStorage.ts and durableFiles.ts (docs/mutation.md)
+// The harness runs the in-memory backend; this one has its own crash tests.
 /** Points inside a file write where a test (or the cluster's crash injection) may stop the process (see `ReplacePoint`). */
 export type CheckpointWritePoint = ReplacePoint;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
 import { scoreMarkdown, scoreReport, type StrykerReport } from './score.ts';
@@ -83,4 +83,23 @@ describe('the mutation score (docs/mutation.md)', () => {
       }
     },
   );
+
+  it('every Stryker disable comment in impl/ gives its reason, and docs/mutation.md argues that reason (nothing is left out silently)', () => {
+    const docs = squash(readFileSync(join(root, 'docs', 'mutation.md'), 'utf8'));
+    const files = readdirSync(join(root, 'impl'), { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+    );
+    let comments = 0;
+    for (const f of files) {
+      for (const line of readFileSync(join(root, 'impl', f), 'utf8').split('\n')) {
+        const directive = /\/\/ Stryker disable(?: next-line)? all(?:: (.*))?$/.exec(line);
+        if (!directive) continue;
+        comments++;
+        const reason = (directive[1] ?? '').replace(/\s*\(docs\/mutation\.md\)$/, '');
+        expect(reason.length, `impl/${f}: ${line.trim()}`).toBeGreaterThan(20);
+        expect(docs, `impl/${f}: the reason "${reason}" is not in docs/mutation.md`).toContain(squash(reason));
+      }
+    }
+    expect(comments).toBeGreaterThan(0);
+  });
 });
