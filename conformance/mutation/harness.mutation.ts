@@ -224,27 +224,43 @@ describe('random traces', () => {
   }
 });
 
-/**
- * The cuts of every scenario, kept beside the covers: every test run collects
- * the tests, and reading the cuts must not cost parsing every cover.
- */
-function cutsOfScenarios(): Record<string, number[]> {
-  const path = join(tmpdir(), `streamjoin-mutation-parts-${STEPS_PER_PART}-${sourcesHash()}.json`);
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, number[]>;
-  const cuts = Object.fromEntries(EXHAUSTIVE_SCENARIOS.map((scenario) => [scenario.name, partsOf(cachedCover(scenario))]));
-  const partial = `${path}.${process.pid}.${threadId}.tmp`;
-  writeFileSync(partial, JSON.stringify(cuts));
-  renameSync(partial, path);
-  return cuts;
+/** Where a scenario's traces are cut into parts, and how many steps it has in all. */
+interface ScenarioParts {
+  readonly cuts: readonly number[];
+  readonly steps: number;
 }
 
-// After the cheap parts: the exhaustive scenarios, operator level first, each
-// cut into parts named `[K/N]` (a bracket ends the number, so no part's name
-// is a prefix of another's: Stryker selects tests by name).
+/**
+ * The parts of every scenario, kept beside the covers: every test run collects
+ * the tests, and reading the cuts must not cost parsing every cover.
+ */
+function partsOfScenarios(): Record<string, ScenarioParts> {
+  const path = join(tmpdir(), `streamjoin-mutation-parts-${STEPS_PER_PART}-${sourcesHash()}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, ScenarioParts>;
+  const parts = Object.fromEntries(
+    EXHAUSTIVE_SCENARIOS.map((scenario) => {
+      const cover = cachedCover(scenario);
+      return [scenario.name, { cuts: partsOf(cover), steps: cover.traces.reduce((n, t) => n + t.steps.length, 0) }];
+    }),
+  );
+  const partial = `${path}.${process.pid}.${threadId}.tmp`;
+  writeFileSync(partial, JSON.stringify(parts));
+  renameSync(partial, path);
+  return parts;
+}
+
+// After the cheap parts: the exhaustive scenarios, operator level first, the
+// smaller scenarios of each level before the larger (a mutant stops at its
+// first failing part, and the larger scenarios reach few mutants the smaller
+// ones miss), each cut into parts named `[K/N]` (a bracket ends the number, so
+// no part's name is a prefix of another's: Stryker selects tests by name).
 describe('exhaustive scenarios', () => {
-  const cutsOf = cutsOfScenarios();
-  for (const scenario of EXHAUSTIVE_SCENARIOS) {
-    const cuts = cutsOf[scenario.name] ?? [];
+  const partsOf = partsOfScenarios();
+  const size = (scenario: AnyScenario): number => partsOf[scenario.name]?.steps ?? 0;
+  const levelFirst = (scenario: AnyScenario): number => (scenario.kind === 'operator' ? 0 : 1);
+  const ordered = [...EXHAUSTIVE_SCENARIOS].sort((a, b) => levelFirst(a) - levelFirst(b) || size(a) - size(b));
+  for (const scenario of ordered) {
+    const cuts = partsOf[scenario.name]?.cuts ?? [];
     const parts = cuts.length - 1;
     for (let k = 0; k < parts; k++) {
       const from = cuts[k] as number;
