@@ -140,7 +140,17 @@ function rebuilt(cached: CachedCover): Cover {
 }
 
 /** The cache file of a scenario's covering traces. */
-const coverPath = (scenario: AnyScenario): string => join(tmpdir(), `streamjoin-mutation-${scenario.name}-${sourcesHash()}.json`);
+/**
+ * The cache files' format: part of their names, so that a file another
+ * version of this harness left behind is never read as this one's.
+ */
+const CACHE_FORMAT = 2;
+
+/** A cache file of this harness, named by its format, what it holds, and the hash of the sources it comes from. */
+const cachePath = (what: string): string => join(tmpdir(), `streamjoin-mutation-v${CACHE_FORMAT}-${what}-${sourcesHash()}.json`);
+
+/** The cache file of a scenario's covering traces. */
+const coverPath = (scenario: AnyScenario): string => cachePath(`cover-${scenario.name}`);
 
 /**
  * A scenario's covering traces. Building them is the model's work, and
@@ -235,7 +245,7 @@ interface ScenarioParts {
  * the tests, and reading the cuts must not cost parsing every cover.
  */
 function partsOfScenarios(): Record<string, ScenarioParts> {
-  const path = join(tmpdir(), `streamjoin-mutation-parts-${STEPS_PER_PART}-${sourcesHash()}.json`);
+  const path = cachePath(`parts-${STEPS_PER_PART}`);
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as Record<string, ScenarioParts>;
   const parts = Object.fromEntries(
     EXHAUSTIVE_SCENARIOS.map((scenario) => {
@@ -261,6 +271,9 @@ describe('exhaustive scenarios', () => {
   const ordered = [...EXHAUSTIVE_SCENARIOS].sort((a, b) => levelFirst(a) - levelFirst(b) || size(a) - size(b));
   for (const scenario of ordered) {
     const cuts = partsOf[scenario.name]?.cuts ?? [];
+    // A scenario without parts would drop its traces from the killing test without a word.
+    if (cuts.length < 2)
+      throw new Error(`no parts for the exhaustive scenario ${scenario.name} in ${cachePath(`parts-${STEPS_PER_PART}`)}`);
     const parts = cuts.length - 1;
     for (let k = 0; k < parts; k++) {
       const from = cuts[k] as number;
