@@ -10,6 +10,7 @@
 // The arguments sit in equivalentReasons.ts, the entries in one file per area
 // of impl/; this file gathers them into one list, one entry per argument in
 // the order REASONS names them.
+import { ACTION_EQUIVALENTS } from './equivalentActions.ts';
 import { CLUSTER_EQUIVALENTS } from './equivalentCluster.ts';
 import { MATCH_EQUIVALENTS } from './equivalentMatches.ts';
 import { OPERATOR_EQUIVALENTS } from './equivalentOperator.ts';
@@ -20,7 +21,13 @@ export type { EquivalentMutant, EquivalentSite } from './equivalentReasons.ts';
 export { REASONS } from './equivalentReasons.ts';
 
 /** Every area's entries, in the order their mutants are listed under one argument. */
-const AREAS: readonly (readonly EquivalentMutant[])[] = [SINK_EQUIVALENTS, CLUSTER_EQUIVALENTS, OPERATOR_EQUIVALENTS, MATCH_EQUIVALENTS];
+const AREAS: readonly (readonly EquivalentMutant[])[] = [
+  SINK_EQUIVALENTS,
+  CLUSTER_EQUIVALENTS,
+  ACTION_EQUIVALENTS,
+  OPERATOR_EQUIVALENTS,
+  MATCH_EQUIVALENTS,
+];
 
 export const EQUIVALENT_MUTANTS: readonly EquivalentMutant[] = Object.values(REASONS)
   .map((reason: string) => ({

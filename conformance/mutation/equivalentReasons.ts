@@ -159,4 +159,22 @@ export const REASONS = {
     'fails it reaches the cluster: the harness checks every configuration against ' +
     'the spec (clusterConfigProblem) before opening a session, and so does the ' +
     "protocol server (bad_config); the cluster's own unit tests pin the refusal.",
+  noAlias:
+    'The record of a record action is copied before the cluster keeps it, so that the log never aliases an object the ' +
+    'caller still holds. Without the copy the log shares the action object; nothing changes unless the caller edits ' +
+    'that object after sending it, which the harness never does, and over the protocol every action is parsed afresh. ' +
+    '(A record of no known kind is refused by the request schema first.)',
+  refusalText:
+    "The kind and text of a refusal: the protocol's reply to an action that is not enabled is the not_enabled code " +
+    '(§7); its text is for people and is not compared, and the in-process adapter reads only that there is an error.',
+  wokenCopy:
+    'Every copy woken during an action exists when that action is processed: wake is called only for a copy the worker ' +
+    'holds at that moment (its copies, the holders of a key, a copy just installed or unfrozen), no effect drops a copy ' +
+    'after waking it within the same action, and processing one copy drops only that copy. So `copy !== undefined` ' +
+    'never decides.',
+  freezeGuardText:
+    "The text of a freeze refused because the up owner holds no active copy at the key's epoch: no trace reaches that " +
+    'state with no handoff in flight (a crash drops every copy and marks the worker down, restart recovers the copies ' +
+    'the table says the worker owns at their checkpointed epoch, and a handoff ends by unfreezing or moving the copy); ' +
+    'the text is for people in any case (§7 compares the not_enabled code).',
 } as const;
