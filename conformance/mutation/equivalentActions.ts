@@ -61,4 +61,8 @@ export const ACTION_EQUIVALENTS: readonly EquivalentMutant[] = [
       ),
     ],
   },
+  {
+    reason: REASONS.duplicateReleaseNoop,
+    mutants: [site('impl/cluster/effects.ts', "case 'duplicateRelease':", 'StringLiteral', "'duplicateRelease'", '""')],
+  },
 ];

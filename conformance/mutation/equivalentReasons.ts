@@ -177,4 +177,9 @@ export const REASONS = {
     'state with no handoff in flight (a crash drops every copy and marks the worker down, restart recovers the copies ' +
     'the table says the worker owns at their checkpointed epoch, and a handoff ends by unfreezing or moving the copy); ' +
     'the text is for people in any case (§7 compares the not_enabled code).',
+  duplicateReleaseNoop:
+    'A duplicated release never drops anything: it drops only a copy of exactly its epoch (C7), the release action ' +
+    'already delivered it once (dropping that copy, or finding none on a crashed worker, C10), and no copy of that ' +
+    'epoch comes back to its worker (restart recovers only the keys the worker owns, and a key that returns to it ' +
+    'does so at a newer epoch). Not delivering it, as the mutant does, is the same.',
 } as const;
