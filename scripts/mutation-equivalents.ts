@@ -6,23 +6,51 @@
 // MUTATOR: equivalent, …` comment above the line skips them; a line where
 // one mutant of a mutator is argued and another is not keeps being tested.
 //
-//   npx tsx scripts/mutation-equivalents.ts           lists the lines it would mark, and any skip without an argument
-//   npx tsx scripts/mutation-equivalents.ts --write   marks them
+//   npx tsx scripts/mutation-equivalents.ts [REPORT]           lists the lines it would mark, and any skip without an argument
+//   npx tsx scripts/mutation-equivalents.ts --write [REPORT]   marks them
+//
+// REPORT is a Stryker JSON report (reports/mutation/mutation.json by
+// default): a line is marked only once a run has tested its mutants and
+// detected none of them, so no argument is skipped before a run could
+// contradict it.
 //
 // Exit 0 when every skip is argued, 1 when one is not (the comment hides a
 // mutant nobody argued), 254 on bad arguments.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mutantSites, mutatedFiles, unarguedSkips, type MutantSite } from '../conformance/mutation/sites.ts';
-import { EQUIVALENT_DIRECTIVE, equivalenceOf } from '../conformance/mutation/score.ts';
+import { EQUIVALENT_DIRECTIVE, equivalenceOf, type StrykerReport } from '../conformance/mutation/score.ts';
 
 const root = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
-if (args.some((a) => a !== '--write')) {
-  console.error(`usage: npx tsx scripts/mutation-equivalents.ts [--write] (got ${args.join(' ')})`);
+const write = args.includes('--write');
+const reports = args.filter((a) => a !== '--write');
+if (reports.some((a) => a.startsWith('--')) || reports.length > 1) {
+  console.error(`usage: npx tsx scripts/mutation-equivalents.ts [--write] [REPORT.json] (got ${args.join(' ')})`);
   process.exit(254);
 }
-const write = args.includes('--write');
+const reportPath = reports[0] ?? join(root, 'reports', 'mutation', 'mutation.json');
+if (!existsSync(reportPath)) {
+  console.error(
+    `${reportPath}: no Stryker report; run \`npm run mutate\` first (a line is marked only after a run has tested its mutants)`,
+  );
+  process.exit(254);
+}
+
+/**
+ * Where the last run killed or timed out a mutant, by file, line text and
+ * mutator: an argument names a mutant by its line's text, not its column, so
+ * two mutants of one line can share an entry; a line is marked only if the
+ * run found none of its mutants of that mutator detected.
+ */
+const detected = new Set<string>();
+const report = JSON.parse(readFileSync(reportPath, 'utf8')) as StrykerReport;
+for (const [file, f] of Object.entries(report.files)) {
+  const lines = f.source.split('\n');
+  for (const m of f.mutants)
+    if (m.status === 'Killed' || m.status === 'Timeout')
+      detected.add(`${file}\n${(lines[m.location.start.line - 1] ?? '').trim()}\n${m.mutatorName}`);
+}
 
 const sites = await mutantSites(root, mutatedFiles(root));
 const hidden = unarguedSkips(sites);
@@ -38,8 +66,10 @@ for (const m of sites) {
 const marks = new Map<string, Map<number, string[]>>();
 for (const [, onLine] of byLine) {
   const first = onLine[0] as MutantSite;
-  const mutators = [...new Set(onLine.map((m) => m.mutator))].filter((name) =>
-    onLine.filter((m) => m.mutator === name).every((m) => equivalenceOf(m) !== undefined),
+  const mutators = [...new Set(onLine.map((m) => m.mutator))].filter(
+    (name) =>
+      onLine.filter((m) => m.mutator === name).every((m) => equivalenceOf(m) !== undefined) &&
+      !detected.has(`${first.file}\n${first.lineText.trim()}\n${name}`),
   );
   // A comment above `} else {` belongs to the block it closes: Stryker would not read it for the line.
   if (mutators.length === 0 || first.lineText.trim().startsWith('}')) continue;

@@ -172,11 +172,17 @@ export const REASONS = {
     'holds at that moment (its copies, the holders of a key, a copy just installed or unfrozen), no effect drops a copy ' +
     'after waking it within the same action, and processing one copy drops only that copy. So `copy !== undefined` ' +
     'never decides.',
-  freezeGuardText:
-    "The text of a freeze refused because the up owner holds no active copy at the key's epoch: no trace reaches that " +
-    'state with no handoff in flight (a crash drops every copy and marks the worker down, restart recovers the copies ' +
-    'the table says the worker owns at their checkpointed epoch, and a handoff ends by unfreezing or moving the copy); ' +
-    'the text is for people in any case (§7 compares the not_enabled code).',
+  freezeGuard:
+    "The freeze guard's test that the up owner holds an active copy at the key's epoch, and its text: with no handoff " +
+    'in flight (tested first) no trace reaches an up owner without that copy (a crash drops every copy and marks the ' +
+    'worker down, tested before; restart recovers the copies the table says the worker owns at their checkpointed ' +
+    'epoch; a handoff ends by unfreezing or moving the copy). So the test never decides, and weakening it, or any ' +
+    'part of it, changes nothing; the text is for people in any case (§7 compares the not_enabled code).',
+  persistGuard:
+    "The persist guard's parts that never decide alone: a failover's handoff record is written in phase fenced " +
+    "(fencePart), so `h.phase !== 'frozen'` already refuses it and `h.kind !== 'migrate'` never decides; and an up " +
+    'source in phase frozen always holds its copy (a crash drops it but marks the source down, tested before; restart ' +
+    'recovers the copy of a key the source still owns), so `copy === undefined` never decides either.',
   duplicateReleaseNoop:
     'A duplicated release never drops anything: it drops only a copy of exactly its epoch (C7), the release action ' +
     'already delivered it once (dropping that copy, or finding none on a crashed worker, C10), and no copy of that ' +
