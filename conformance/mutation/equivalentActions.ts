@@ -27,6 +27,13 @@ export const ACTION_EQUIVALENTS: readonly EquivalentMutant[] = [
   {
     reason: REASONS.refusalText,
     mutants: [
+      site(
+        'impl/cluster/guards.ts',
+        'return `the destination ${dst.id} holds no installed copy of ${a.key} at epoch ${h.from + 1}`;',
+        'ArithmeticOperator',
+        'h.from + 1',
+        'h.from - 1',
+      ),
       // Every refusal text of the guards (a text is only ever returned, or tested for being a string; the coordinator's
       // "is down", which a guard tests for truth, is not among them).
       site(
@@ -359,7 +366,7 @@ export const ACTION_EQUIVALENTS: readonly EquivalentMutant[] = [
     ],
   },
   {
-    reason: REASONS.persistGuard,
+    reason: REASONS.failoverKind,
     mutants: [
       site(
         'impl/cluster/guards.ts',
@@ -370,9 +377,33 @@ export const ACTION_EQUIVALENTS: readonly EquivalentMutant[] = [
       ),
       site(
         'impl/cluster/guards.ts',
+        "if (h === undefined || h.kind !== 'migrate') return `no migration of ${a.key} is in flight`;",
+        'ConditionalExpression',
+        "h.kind !== 'migrate'",
+        'false',
+      ),
+    ],
+  },
+  {
+    reason: REASONS.sourceCopyExists,
+    mutants: [
+      site(
+        'impl/cluster/guards.ts',
         'if (copy === undefined || !copy.frozen) return `the source ${src.id} holds no frozen copy of ${a.key}`;',
         'ConditionalExpression',
         'copy === undefined',
+        'false',
+      ),
+    ],
+  },
+  {
+    reason: REASONS.commitGuard,
+    mutants: [
+      site(
+        'impl/cluster/guards.ts',
+        'if (copy === undefined || copy.epoch !== h.from + 1)',
+        'ConditionalExpression',
+        'copy.epoch !== h.from + 1',
         'false',
       ),
     ],

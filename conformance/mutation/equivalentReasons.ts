@@ -178,11 +178,17 @@ export const REASONS = {
     'worker down, tested before; restart recovers the copies the table says the worker owns at their checkpointed ' +
     'epoch; a handoff ends by unfreezing or moving the copy). So the test never decides, and weakening it, or any ' +
     'part of it, changes nothing; the text is for people in any case (§7 compares the not_enabled code).',
-  persistGuard:
-    "The persist guard's parts that never decide alone: a failover's handoff record is written in phase fenced " +
-    "(fencePart), so `h.phase !== 'frozen'` already refuses it and `h.kind !== 'migrate'` never decides; and an up " +
-    'source in phase frozen always holds its copy (a crash drops it but marks the source down, tested before; restart ' +
-    'recovers the copy of a key the source still owns), so `copy === undefined` never decides either.',
+  failoverKind:
+    "A guard's test that the handoff in flight is a migration, where a phase test follows: a failover's handoff record " +
+    "is written in phase fenced (fencePart), so persist's `h.phase !== 'frozen'` and abort's test for a phase past the " +
+    "fence already refuse it, and `h.kind !== 'migrate'` never decides.",
+  sourceCopyExists:
+    'An up source in phase frozen always holds its copy (a crash drops it but marks the source down, tested before; ' +
+    "restart recovers the copy of a key the source still owns), so the persist guard's `copy === undefined` never decides.",
+  commitGuard:
+    "The commit guard's epoch test of the destination's copy: during a migration the destination's copy is the one " +
+    'install made, at epoch `from + 1` (a crash drops it and marks the worker down; restart recovers only keys the ' +
+    'worker owns, which the destination does not yet), so when it exists its epoch is always `from + 1`.',
   duplicateReleaseNoop:
     'A duplicated release never drops anything: it drops only a copy of exactly its epoch (C7), the release action ' +
     'already delivered it once (dropping that copy, or finding none on a crashed worker, C10), and no copy of that ' +
