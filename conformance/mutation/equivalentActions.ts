@@ -412,4 +412,40 @@ export const ACTION_EQUIVALENTS: readonly EquivalentMutant[] = [
     reason: REASONS.duplicateReleaseNoop,
     mutants: [site('impl/cluster/effects.ts', "case 'duplicateRelease':", 'StringLiteral', "'duplicateRelease'", '""')],
   },
+  {
+    reason: REASONS.noRecorder,
+    mutants: [
+      site(
+        'impl/cluster/sink.ts',
+        'if (this.onApplied === undefined) return this.applyEntry(entry);',
+        'ConditionalExpression',
+        'this.onApplied === undefined',
+        'true',
+      ),
+    ],
+  },
+  {
+    reason: REASONS.order,
+    mutants: [
+      site(
+        'impl/cluster/sink.ts',
+        'while (i < a.length && j < b.length)',
+        'ConditionalExpression',
+        'i < a.length && j < b.length',
+        'false',
+      ),
+    ],
+  },
+  {
+    reason: REASONS.descriptor,
+    mutants: [
+      site(
+        'impl/cluster/sink.ts',
+        "if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });",
+        'ConditionalExpression',
+        "name === '__proto__'",
+        'true',
+      ),
+    ],
+  },
 ];

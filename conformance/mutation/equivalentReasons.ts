@@ -194,4 +194,7 @@ export const REASONS = {
     'already delivered it once (dropping that copy, or finding none on a crashed worker, C10), and no copy of that ' +
     'epoch comes back to its worker (restart recovers only the keys the worker owns, and a key that returns to it ' +
     'does so at a newer epoch). Not delivering it, as the mutant does, is the same.',
+  noRecorder:
+    'The sink takes its recorder path only when a history recorder listens (serve --record); the harness runs without ' +
+    'one, so taking the plain path always is the same.',
 } as const;

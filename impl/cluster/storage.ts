@@ -143,9 +143,11 @@ export class MemoryStorage implements ClusterStorage {
   readonly checkpoints: CheckpointStore;
   readonly sink: SinkJournal;
   private readonly parts: MemoryParts;
+  // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
   private closed = false;
 
   constructor(parts?: MemoryParts) {
+    // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
     this.recovered = parts !== undefined;
     const p: MemoryParts = parts ?? {
       records: [],
@@ -159,6 +161,7 @@ export class MemoryStorage implements ClusterStorage {
     this.coordinator = {
       // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       load: () => (p.coordinator === undefined ? undefined : (JSON.parse(p.coordinator) as CoordinatorRecord)),
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       save: (record) => {
         p.coordinator = JSON.stringify(record);
       },
