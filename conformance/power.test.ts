@@ -162,7 +162,7 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
     },
   );
 
-  it('J3, J8: random operator traces reach states larger than the small domains (dozens of rows held at once, batch evictions)', () => {
+  it('J3, J8: random operator traces reach states larger than the small domains (dozens of rows held at once, all evicted at once)', () => {
     // An indexed operator's structures change shape only past a size (a heap
     // grows, a balanced tree rotates both ways at several depths): a share of
     // the random traces must hold many rows at once and evict many with one watermark.
@@ -178,7 +178,8 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
       }
     }
     expect(largest).toBeGreaterThan(40);
-    expect(largestEviction).toBeGreaterThanOrEqual(8);
+    // More rows evicted by one watermark than any small bound holds (the eviction queue starts with room for 16).
+    expect(largestEviction).toBeGreaterThan(20);
   });
 
   it('random cluster traces reach every edge too, the watermark-relative ones computed from the state the record meets', () => {

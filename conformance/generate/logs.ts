@@ -18,7 +18,7 @@ import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { contractChecker, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
-import { wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
+import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 
 export interface LogDomain {
   readonly keys: readonly string[];
@@ -345,7 +345,9 @@ export function configuredLogArbitrary(domain: LogDomain = smallDomain): fc.Arbi
  * The wide share of random operator traces: long enough that state outgrows
  * every small bound (a few dozen rows live at once across keys, trees deep
  * enough for every rotation, evictions in batches), short enough to cost a
- * few milliseconds (wideLogs.ts).
+ * few milliseconds (wideLogs.ts). Each ends as a stream does, with both
+ * watermarks past every horizon, so that all the state it built is evicted
+ * at once.
  */
 const RANDOM_WIDE_DOMAIN: WideDomain = { ...wideDomain, maxRecords: 120 };
 
@@ -365,7 +367,16 @@ export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
     )
     .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))));
   return fc
-    .oneof({ weight: 6, arbitrary: small }, { weight: 1, arbitrary: wideConfiguredLogArbitrary(RANDOM_WIDE_DOMAIN) })
+    .oneof(
+      { weight: 6, arbitrary: small },
+      {
+        weight: 1,
+        arbitrary: wideConfiguredLogArbitrary(RANDOM_WIDE_DOMAIN).map(({ config, log }) => ({
+          config,
+          log: [...log, ...drainingWatermarks(config, log)],
+        })),
+      },
+    )
     .map(({ config, log }: { config: JoinConfig; log: LogRecord[] }) => ({
       format: OPERATOR_TRACE_FORMAT,
       name: 'random-operator',

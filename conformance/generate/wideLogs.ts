@@ -140,3 +140,19 @@ export function wideConfiguredLogArbitrary(domain: WideDomain = wideDomain): fc.
         .map(([ops, origin]) => ({ config, log: materializeWide(config, ops, origin) })),
     );
 }
+
+/**
+ * The end of a stream: both watermarks past the horizon of every row of `log`
+ * (J8), so that whatever state the log built is evicted in one sweep. A long
+ * log's watermarks mostly evict rows a few at a time as they age; the sweep
+ * makes the whole state leave at once, in the order of the rows' horizons.
+ */
+export function drainingWatermarks(config: JoinConfig, log: readonly LogRecord[]): LogRecord[] {
+  let end = TIME_MIN;
+  for (const r of log) if (r.kind !== 'watermark') end = Math.max(end, r.end);
+  const wm = Math.min(TIME_MAX, end + config.allowedLateness + config.maxIntervalLength + 1);
+  return [
+    { kind: 'watermark', side: 'L', wm },
+    { kind: 'watermark', side: 'R', wm },
+  ];
+}
