@@ -168,7 +168,7 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
     // the random traces must hold many rows at once and evict many with one watermark.
     let largest = 0;
     let largestEviction = 0;
-    for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 100 })) {
+    for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 300 })) {
       let state: JoinState = initialJoinState;
       for (const { record } of t.steps) {
         const next = stepJoin(t.config, state, record).state;
@@ -177,7 +177,8 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
         largest = Math.max(largest, state.rows.length);
       }
     }
-    expect(largest).toBeGreaterThan(40);
+    // The small domains hold at most 20 rows (2 keys, 2 sides, 5 ids); over 40 seeds the least largest state was 35.
+    expect(largest).toBeGreaterThan(24);
     // More rows evicted by one watermark than any small bound holds (the eviction queue starts with room for 16).
     expect(largestEviction).toBeGreaterThan(20);
   });
