@@ -16,6 +16,7 @@ import { MATCH_EQUIVALENTS } from './equivalentMatches.ts';
 import { OPERATOR_EQUIVALENTS } from './equivalentOperator.ts';
 import { type EquivalentMutant, REASONS } from './equivalentReasons.ts';
 import { SINK_EQUIVALENTS } from './equivalentSink.ts';
+import { STRUCTURE_EQUIVALENTS } from './equivalentStructures.ts';
 
 export type { EquivalentMutant, EquivalentSite } from './equivalentReasons.ts';
 export { REASONS } from './equivalentReasons.ts';
@@ -26,6 +27,7 @@ const AREAS: readonly (readonly EquivalentMutant[])[] = [
   CLUSTER_EQUIVALENTS,
   ACTION_EQUIVALENTS,
   OPERATOR_EQUIVALENTS,
+  STRUCTURE_EQUIVALENTS,
   MATCH_EQUIVALENTS,
 ];
 

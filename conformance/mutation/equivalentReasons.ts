@@ -197,4 +197,14 @@ export const REASONS = {
   noRecorder:
     'The sink takes its recorder path only when a history recorder listens (serve --record); the harness runs without ' +
     'one, so taking the plain path always is the same.',
+  heapTies:
+    'How the eviction queue orders rows of equal end: all of them pass their horizon under the same watermark and are ' +
+    'evicted by the same record, and J8 outcome of that record (the retained counts after it; eviction adds no change) ' +
+    'does not depend on the order they leave in. Each of these mutants keeps the queue a valid min-heap by end: it only ' +
+    'breaks ties otherwise, or moves an equal row past another.',
+  heapSlots:
+    "The eviction queue's slots at and beyond its count are never read as rows: peek and pop test the count first, the " +
+    'operator pops only after peek returned a row, and push writes a slot before it reads it. Leaving a row or a ' +
+    'placeholder in such a slot, or starting the heap construction a step further (at leaves or past the end, which ' +
+    'sift nothing), changes no row the queue gives.',
 } as const;
