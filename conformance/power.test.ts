@@ -162,12 +162,13 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
     },
   );
 
-  it('J3, J8: random operator traces reach states larger than the small domains (dozens of rows held at once, all evicted at once)', () => {
+  it('J3, J8: random operator traces reach states larger than the small domains (dozens of rows held at once, many of one horizon, all evicted at once)', () => {
     // An indexed operator's structures change shape only past a size (a heap
     // grows, a balanced tree rotates both ways at several depths): a share of
     // the random traces must hold many rows at once and evict many with one watermark.
     let largest = 0;
     let largestEviction = 0;
+    let largestTie = 0;
     for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 300 })) {
       let state: JoinState = initialJoinState;
       for (const { record } of t.steps) {
@@ -175,12 +176,17 @@ describe('J0, J1, J4, J5, J6, J8 edges: every numeric field is drawn at the exac
         largestEviction = Math.max(largestEviction, state.rows.length - next.rows.length);
         state = next;
         largest = Math.max(largest, state.rows.length);
+        const ends = new Map<number, number>();
+        for (const r of state.rows) ends.set(r.end, (ends.get(r.end) ?? 0) + 1);
+        largestTie = Math.max(largestTie, ...ends.values(), 0);
       }
     }
     // The small domains hold at most 20 rows (2 keys, 2 sides, 5 ids); over 40 seeds the least largest state was 35.
     expect(largest).toBeGreaterThan(24);
     // More rows evicted by one watermark than any small bound holds (the eviction queue starts with room for 16).
     expect(largestEviction).toBeGreaterThan(20);
+    // Rows that share one horizon (a burst of one instant): more than 16, so eviction breaks ties at scale.
+    expect(largestTie).toBeGreaterThan(16);
   });
 
   it('random cluster traces reach every edge too, the watermark-relative ones computed from the state the record meets', () => {

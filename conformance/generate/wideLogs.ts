@@ -41,7 +41,15 @@ type WideOp =
   | { readonly op: 'overtake'; readonly key: number; readonly side: 'L' | 'R'; readonly offset: number; readonly length: number }
   | { readonly op: 'resend'; readonly pick: number }
   | { readonly op: 'conflict'; readonly pick: number; readonly shift: number }
-  | { readonly op: 'watermark'; readonly side: 'L' | 'R'; readonly step: number };
+  | { readonly op: 'watermark'; readonly side: 'L' | 'R'; readonly step: number }
+  | {
+      readonly op: 'burst';
+      readonly key: number;
+      readonly side: 'L' | 'R';
+      readonly offset: number;
+      readonly length: number;
+      readonly count: number;
+    };
 
 function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
   const key = fc.integer({ min: 0, max: domain.keys - 1 });
@@ -55,6 +63,12 @@ function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
     { weight: 2, arbitrary: fc.record({ op: fc.constant('resend' as const), pick: fc.nat() }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('conflict' as const), pick: fc.nat(), shift: fc.integer({ min: -2, max: 2 }) }) },
     { weight: 4, arbitrary: fc.record({ op: fc.constant('watermark' as const), side, step: fc.integer({ min: -3, max: 12 }) }) },
+    // Rows that arrive together with the same interval (a batch load, events of one instant): many rows share one
+    // horizon, so eviction breaks ties at scale.
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('burst' as const), key, side, offset, length, count: fc.integer({ min: 8, max: 24 }) }),
+    },
   );
 }
 
@@ -95,6 +109,12 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[], origin: num
       case 'overtake':
         emitRow(newRow('retract', op.key, op.side, op.offset, op.length, 0));
         break;
+      case 'burst': {
+        const first = newRow('insert', op.key, op.side, op.offset, op.length, 0);
+        emitRow(first);
+        for (let i = 1; i < op.count; i++) emitRow({ ...first, id: `r${fresh++}` });
+        break;
+      }
       case 'retract':
       case 'resend':
       case 'conflict': {
