@@ -207,4 +207,18 @@ export const REASONS = {
     'operator pops only after peek returned a row, and push writes a slot before it reads it. Leaving a row or a ' +
     'placeholder in such a slot, or starting the heap construction a step further (at leaves or past the end, which ' +
     'sift nothing), changes no row the queue gives.',
+  treeBalance:
+    "The interval tree's balance (node heights, and the rotations they trigger) bounds the cost of a query, not its " +
+    'answer: under any rotations, or none, the tree stays a search tree by (start, order) whose maxEnd values are kept ' +
+    'right, so every query visits the same rows, and the outcomes, changes and counts made from them are the same.',
+  treeBookkeeping:
+    "The tree's entry count and the result of remove are read only by its test helpers (size, checkInvariants); the " +
+    'operator ignores what remove returns, so counting wrong or answering false changes nothing it does.',
+  uniqueEntries:
+    'Tree entries are keyed by (start, order), and every row has its own order number, so two entries never compare ' +
+    'equal: `c < 0` and `c <= 0` choose alike, and the entry found at comparison 0 is always the item itself.',
+  treeShape:
+    'Removing a node with one child through the successor path, instead of lifting the child, leaves a valid search ' +
+    'tree with the same entries and right maxEnd values.',
+  maxEndTies: "Taking a child's maxEnd when it equals the one at hand stores the same number.",
 } as const;

@@ -10,6 +10,27 @@ const heap = (line: string, mutator: string, original: string, replacement: stri
   replacement,
 });
 
+const tree = (line: string, mutator: string, original: string, replacement: string): EquivalentSite => ({
+  file: 'impl/intervalTree.ts',
+  line,
+  mutator,
+  original,
+  replacement,
+});
+
+const LEFT_RIGHT = 'if (heightOf(l.left) < heightOf(l.right)) n.left = this.rotateLeft(l);';
+const RIGHT_LEFT = 'if (heightOf(r.right) < heightOf(r.left)) n.right = this.rotateRight(r);';
+const LEFT_HEAVY = `{
+      const l = n.left as N;
+      ${LEFT_RIGHT}
+      return this.rotateRight(n);
+    }`;
+const RIGHT_HEAVY = `{
+      const r = n.right as N;
+      ${RIGHT_LEFT}
+      return this.rotateLeft(n);
+    }`;
+
 const SIFT_UP = 'if (pe < end || (pe === end && (orders[parent] as number) < order)) break;';
 const CHILD = 'if (re < le || (re === le && (orders[r] as number) < (orders[l] as number))) child = r;';
 const SIFT_DOWN = 'if (ce > end || (ce === end && (orders[child] as number) > order)) break;';
@@ -44,6 +65,57 @@ export const STRUCTURE_EQUIVALENTS: readonly EquivalentMutant[] = [
       heap('if (last > 0) this.siftDown(0, entry, end, order);', 'ConditionalExpression', 'last > 0', 'true'),
       heap('if (last > 0) this.siftDown(0, entry, end, order);', 'EqualityOperator', 'last > 0', 'last >= 0'),
       heap('for (let i = (this.count >> 1) - 1; i >= 0; i--) {', 'ArithmeticOperator', '(this.count >> 1) - 1', '(this.count >> 1) + 1'),
+    ],
+  },
+  {
+    reason: REASONS.treeBalance,
+    mutants: [
+      tree(
+        'const heightOf = (n: IntervalNode | null): number => (n === null ? 0 : n.height);',
+        'ConditionalExpression',
+        'n === null',
+        'true',
+      ),
+      tree('const hl = l === null ? 0 : l.height;', 'ConditionalExpression', 'l === null', 'true'),
+      tree('const hr = r === null ? 0 : r.height;', 'ConditionalExpression', 'r === null', 'true'),
+      tree('n.height = Math.max(hl, hr) + 1;', 'ArithmeticOperator', 'Math.max(hl, hr) + 1', 'Math.max(hl, hr) - 1'),
+      tree('n.height = Math.max(hl, hr) + 1;', 'MethodExpression', 'Math.max(hl, hr)', 'Math.min(hl, hr)'),
+      tree('if (balance > 1) {', 'ConditionalExpression', 'balance > 1', 'false'),
+      tree('if (balance > 1) {', 'EqualityOperator', 'balance > 1', 'balance >= 1'),
+      tree('if (balance > 1) {', 'BlockStatement', LEFT_HEAVY, '{}'),
+      tree(LEFT_RIGHT, 'ConditionalExpression', 'heightOf(l.left) < heightOf(l.right)', 'false'),
+      tree(LEFT_RIGHT, 'EqualityOperator', 'heightOf(l.left) < heightOf(l.right)', 'heightOf(l.left) <= heightOf(l.right)'),
+      tree('if (balance < -1) {', 'ConditionalExpression', 'balance < -1', 'false'),
+      tree('if (balance < -1) {', 'EqualityOperator', 'balance < -1', 'balance <= -1'),
+      tree('if (balance < -1) {', 'BlockStatement', RIGHT_HEAVY, '{}'),
+      tree(RIGHT_LEFT, 'ConditionalExpression', 'heightOf(r.right) < heightOf(r.left)', 'false'),
+      tree(RIGHT_LEFT, 'EqualityOperator', 'heightOf(r.right) < heightOf(r.left)', 'heightOf(r.right) <= heightOf(r.left)'),
+    ],
+  },
+  {
+    reason: REASONS.treeBookkeeping,
+    mutants: [
+      tree('this.count++;', 'UpdateOperator', 'this.count++', 'this.count--'),
+      tree('this.count--;', 'UpdateOperator', 'this.count--', 'this.count++'),
+      tree('return true;', 'BooleanLiteral', 'true', 'false'),
+    ],
+  },
+  {
+    reason: REASONS.uniqueEntries,
+    mutants: [
+      tree('if (c < 0) n.left = this.insertAt(n.left, item);', 'EqualityOperator', 'c < 0', 'c <= 0'),
+      tree('if (n !== item) return n;', 'ConditionalExpression', 'n !== item', 'false'),
+    ],
+  },
+  {
+    reason: REASONS.treeShape,
+    mutants: [tree('if (n.left === null) return n.right;', 'ConditionalExpression', 'n.left === null', 'false')],
+  },
+  {
+    reason: REASONS.maxEndTies,
+    mutants: [
+      tree('if (l !== null && l.maxEnd > m) m = l.maxEnd;', 'EqualityOperator', 'l.maxEnd > m', 'l.maxEnd >= m'),
+      tree('if (r !== null && r.maxEnd > m) m = r.maxEnd;', 'EqualityOperator', 'r.maxEnd > m', 'r.maxEnd >= m'),
     ],
   },
 ];
