@@ -120,20 +120,6 @@ export const OPERATOR_EQUIVALENTS: readonly EquivalentMutant[] = [
       },
       {
         file: 'impl/operator.ts',
-        line: 'evictionWork(): EvictionWork {',
-        mutator: 'BlockStatement',
-        original: '{\n    return { ...this.work };\n  }',
-        replacement: '{}',
-      },
-      {
-        file: 'impl/operator.ts',
-        line: 'return { ...this.work };',
-        mutator: 'ObjectLiteral',
-        original: '{ ...this.work }',
-        replacement: '{}',
-      },
-      {
-        file: 'impl/operator.ts',
         line: 'this.count.accepted++;',
         before: '}',
         mutator: 'UpdateOperator',
@@ -178,27 +164,6 @@ export const OPERATOR_EQUIVALENTS: readonly EquivalentMutant[] = [
         line: 'throw new ConfigError(`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`);',
         mutator: 'StringLiteral',
         original: '`J0: maxIntervalLength must be an integer in [0, 2^50], got ${String(config.maxIntervalLength)}`',
-        replacement: '``',
-      },
-    ],
-  },
-  {
-    reason: REASONS.defensiveKind,
-    mutants: [
-      {
-        file: 'impl/operator.ts',
-        line: 'default:',
-        mutator: 'ConditionalExpression',
-        original:
-          'default:\n        throw new TypeError(`record kind must be insert, retract or watermark, ' +
-          'got ${JSON.stringify((record as { kind: unknown }).kind)}`);',
-        replacement: 'default:',
-      },
-      {
-        file: 'impl/operator.ts',
-        line: 'throw new TypeError(`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`);',
-        mutator: 'StringLiteral',
-        original: '`record kind must be insert, retract or watermark, got ${JSON.stringify((record as { kind: unknown }).kind)}`',
         replacement: '``',
       },
     ],

@@ -47,10 +47,6 @@ export const REASONS = {
     'epoch before any copy holds that epoch (the fence part runs first), and a ' +
     'restart recovers at epoch[k], which the fence already reached. So max(fence, ' +
     'epoch) and min(fence, epoch) are both the fence.',
-  relation:
-    'Not reachable through the protocol: relation() serves ' +
-    'ImplCluster.sinkRelation(), which the durability tests call ' +
-    '(impl/cluster/cluster.durability.e2e.test.ts); no reply or observation uses it.',
   descriptor:
     'defineOwn gives a member named `__proto__` its own property; the observation ' +
     'object it builds is new on every observe() and never written again, so whether ' +
@@ -91,10 +87,6 @@ export const REASONS = {
     'snapshotted; `rejected` restored empty reads as zeros; accepted retractions of ' +
     'live rows never outnumber the accepted inserts that made those rows.',
   j0Message: "The text of J0's ConfigError, thrown only for a configuration the harness never sends (see J0's range above); not reached.",
-  defensiveKind:
-    'A defensive check: a record of a kind other than insert, retract and watermark ' +
-    "never reaches the operator (the trace schema and the protocol's request schema " +
-    'refuse it, and the cluster copies records by kind before anything else).',
   perKeyOperator:
     '`retained(key)` of an operator holding one key: every copy in the cluster has ' +
     "its own operator for its one key (C2), so the totals and that key's counts are " +
@@ -106,10 +98,6 @@ export const REASONS = {
     'the observation and the reports do not depend on that order. (Counting row ' +
     'order numbers down instead of up is not such a change: after a restore the ' +
     'new numbers meet the restored ones, and the interval tree refuses the duplicate.)',
-  deadCase:
-    'Dead code: a `process` action is never enabled (§7: processing is eager, so ' +
-    "whyNotEnabled refuses every process step), so the effect's case for it never " +
-    'runs; renaming the case label changes nothing that runs.',
   crashWindow:
     'Only a crash inside one durable write step makes this differ. A commit in phase ' +
     '`fenced` re-raises the fence in case the coordinator crashed after writing the ' +
@@ -146,19 +134,6 @@ export const REASONS = {
     'result as the general code it skips.',
   preallocation:
     'Performance only: the change list is allocated at its final length; an array that grows as it is filled holds the same changes.',
-  recoveryOnly:
-    "Written for recovery only: the coordinator's durable record (and the other " +
-    "durable parts' contents) are read back only when a cluster is reopened after a " +
-    'whole-cluster crash (recovery.ts, left out above: no protocol action reopens a ' +
-    'cluster). In a running cluster every decision reads the in-memory table and ' +
-    'handoff record, so what the durable copy holds is not observable through the ' +
-    'protocol; cluster.durability.e2e.test.ts checks it by reopening.',
-  configDefensive:
-    "A defensive check: the cluster configuration's shape (workers listed, names " +
-    'non-empty and distinct, keys declared with known owners). No configuration that ' +
-    'fails it reaches the cluster: the harness checks every configuration against ' +
-    'the spec (clusterConfigProblem) before opening a session, and so does the ' +
-    "protocol server (bad_config); the cluster's own unit tests pin the refusal.",
   noAlias:
     'The record of a record action is copied before the cluster keeps it, so that the log never aliases an object the ' +
     'caller still holds. Without the copy the log shares the action object; nothing changes unless the caller edits ' +

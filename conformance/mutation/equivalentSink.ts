@@ -162,60 +162,6 @@ export const SINK_EQUIVALENTS: readonly EquivalentMutant[] = [
     ],
   },
   {
-    reason: REASONS.relation,
-    mutants: [
-      {
-        file: 'impl/cluster/sink.ts',
-        line: 'relation(): string[] {',
-        mutator: 'BlockStatement',
-        original: "{\n    return this.ids().filter((id) => this.matches.get(id) === 'inserted');\n  }",
-        replacement: '{}',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'MethodExpression',
-        original: "this.ids().filter((id) => this.matches.get(id) === 'inserted')",
-        replacement: 'this.ids()',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ArrowFunction',
-        original: "(id) => this.matches.get(id) === 'inserted'",
-        replacement: '() => undefined',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ConditionalExpression',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: 'true',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'ConditionalExpression',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: 'false',
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'EqualityOperator',
-        original: "this.matches.get(id) === 'inserted'",
-        replacement: "this.matches.get(id) !== 'inserted'",
-      },
-      {
-        file: 'impl/cluster/sink.ts',
-        line: "return this.ids().filter((id) => this.matches.get(id) === 'inserted');",
-        mutator: 'StringLiteral',
-        original: "'inserted'",
-        replacement: '""',
-      },
-    ],
-  },
-  {
     reason: REASONS.descriptor,
     mutants: [
       {
