@@ -106,13 +106,6 @@ export const CLUSTER_EQUIVALENTS: readonly EquivalentMutant[] = [
         file: 'impl/cluster/effects.ts',
         line: "if (dst.status === 'up' && dstCopy !== undefined && dstCopy.frozen && dstCopy.epoch === h.from + 1) {",
         mutator: 'ConditionalExpression',
-        original: "dst.status === 'up'",
-        replacement: 'true',
-      },
-      {
-        file: 'impl/cluster/effects.ts',
-        line: "if (dst.status === 'up' && dstCopy !== undefined && dstCopy.frozen && dstCopy.epoch === h.from + 1) {",
-        mutator: 'ConditionalExpression',
         original: 'dstCopy.epoch === h.from + 1',
         replacement: 'true',
       },

@@ -7,6 +7,8 @@ export interface EquivalentSite {
   readonly line: string;
   /** The line before it, when the same line occurs more than once in the file. */
   readonly before?: string;
+  /** The 1-based column the mutant starts at, when its line holds two mutants of the same code and replacement. */
+  readonly column?: number;
   readonly mutator: string;
   readonly original: string;
   readonly replacement: string;
@@ -115,10 +117,9 @@ export const REASONS = {
     'restart recovered it: the table still names it the owner). So the ' +
     "sub-conditions `src.status === 'up'` and `srcCopy !== undefined` never decide alone.",
   abortDestination:
-    "The abort's test of the destination: a down worker holds no copy (a crash drops " +
-    'them all, C10), and a frozen copy at the destination of an in-flight migration ' +
-    "is always the one install made, at epoch `from + 1`. So `dst.status === 'up'` " +
-    'and the epoch test never decide alone.',
+    "The abort's epoch test of the destination's copy: a frozen copy at the destination of an in-flight migration is " +
+    'always the one install made, at epoch `from + 1`, so the test never decides alone. (Its status test does: a paused ' +
+    'destination keeps its copy through an abort; an earlier argument that missed pauses was contradicted by a run.)',
   fencePartPhase:
     "The phase written with a failover's first record is replaced at once: fencePart writes the record with phase `fenced` whatever phase it is given.",
   watermarkSlot: 'A watermark has no key: looking its slot up by `record.key` (undefined) finds none, as not looking it up does.',
@@ -196,4 +197,11 @@ export const REASONS = {
     'Removing a node with one child through the successor path, instead of lifting the child, leaves a valid search ' +
     'tree with the same entries and right maxEnd values.',
   maxEndTies: "Taking a child's maxEnd when it equals the one at hand stores the same number.",
+  snapshotPointers:
+    "The JSON pointers handed to the snapshot's checks say where a check failed; no check fails on a snapshot the " +
+    'cluster took itself (that validation is left out, above), so what they say is never read.',
+  snapshotEcho:
+    "Parts of a snapshot nobody reads back differently: restore takes its bounds from the operator's own config, not " +
+    'from the config readSnapshot returns, and the format tag is written and checked by the same constant, so any ' +
+    'value of it passes the check it is written for.',
 } as const;

@@ -1,4 +1,6 @@
-// Equivalent mutants of the operator's data structures (impl/horizonHeap.ts, impl/intervalTree.ts), each under its
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the entries quote source text, template literals included
+// Equivalent mutants of the operator's data structures and snapshots (impl/horizonHeap.ts, impl/intervalTree.ts,
+// impl/snapshot.ts), each under its
 // argument (equivalentReasons.ts). equivalent.ts gathers every area's list.
 import { type EquivalentMutant, type EquivalentSite, REASONS } from './equivalentReasons.ts';
 
@@ -30,6 +32,14 @@ const RIGHT_HEAVY = `{
       ${RIGHT_LEFT}
       return this.rotateLeft(n);
     }`;
+
+const snapshot = (line: string, mutator: string, original: string, replacement: string): EquivalentSite => ({
+  file: 'impl/snapshot.ts',
+  line,
+  mutator,
+  original,
+  replacement,
+});
 
 const SIFT_UP = 'if (pe < end || (pe === end && (orders[parent] as number) < order)) break;';
 const CHILD = 'if (re < le || (re === le && (orders[r] as number) < (orders[l] as number))) child = r;';
@@ -109,13 +119,69 @@ export const STRUCTURE_EQUIVALENTS: readonly EquivalentMutant[] = [
   },
   {
     reason: REASONS.treeShape,
-    mutants: [tree('if (n.left === null) return n.right;', 'ConditionalExpression', 'n.left === null', 'false')],
+    // In removeAt (after the count), not in removeMin, whose line is the same and whose mutant is killed.
+    mutants: [
+      { ...tree('if (n.left === null) return n.right;', 'ConditionalExpression', 'n.left === null', 'false'), before: 'this.count--;' },
+    ],
   },
   {
     reason: REASONS.maxEndTies,
     mutants: [
       tree('if (l !== null && l.maxEnd > m) m = l.maxEnd;', 'EqualityOperator', 'l.maxEnd > m', 'l.maxEnd >= m'),
       tree('if (r !== null && r.maxEnd > m) m = r.maxEnd;', 'EqualityOperator', 'r.maxEnd > m', 'r.maxEnd >= m'),
+    ],
+  },
+  {
+    reason: REASONS.snapshotPointers,
+    mutants: [
+      snapshot(
+        "const s = objectWith(value, '', ['format', 'config', 'watermarks', 'rows', 'matches', 'counters']);",
+        'StringLiteral',
+        "''",
+        '"Stryker was here!"',
+      ),
+      snapshot("const wmJson = objectWith(s['watermarks'], '/watermarks', ['L', 'R']);", 'StringLiteral', "'/watermarks'", '""'),
+      snapshot("L: wmJson['L'] === null ? null : time(wmJson['L'], '/watermarks/L'),", 'StringLiteral', "'/watermarks/L'", '""'),
+      snapshot("R: wmJson['R'] === null ? null : time(wmJson['R'], '/watermarks/R'),", 'StringLiteral', "'/watermarks/R'", '""'),
+      snapshot('const at = `/rows/${i}`;', 'StringLiteral', '`/rows/${i}`', '``'),
+      snapshot("key: nonEmptyString(r['key'], `${at}/key`),", 'StringLiteral', '`${at}/key`', '``'),
+      snapshot("side: side(r['side'], `${at}/side`),", 'StringLiteral', '`${at}/side`', '``'),
+      snapshot("id: nonEmptyString(r['id'], `${at}/id`),", 'StringLiteral', '`${at}/id`', '``'),
+      snapshot("ts: time(r['ts'], `${at}/ts`),", 'StringLiteral', '`${at}/ts`', '``'),
+      snapshot("start: time(r['start'], `${at}/start`),", 'StringLiteral', '`${at}/start`', '``'),
+      snapshot("end: time(r['end'], `${at}/end`),", 'StringLiteral', '`${at}/end`', '``'),
+      snapshot('const at = `/matches/${i}`;', 'StringLiteral', '`/matches/${i}`', '``'),
+      snapshot("key: nonEmptyString(m['key'], `${at}/key`),", 'StringLiteral', '`${at}/key`', '``'),
+      snapshot("left: nonEmptyString(m['left'], `${at}/left`),", 'StringLiteral', '`${at}/left`', '``'),
+      snapshot("right: nonEmptyString(m['right'], `${at}/right`),", 'StringLiteral', '`${at}/right`', '``'),
+    ],
+  },
+  {
+    reason: REASONS.snapshotEcho,
+    mutants: [
+      snapshot(
+        'config: { allowedLateness: config.allowedLateness, maxIntervalLength: config.maxIntervalLength },',
+        'ObjectLiteral',
+        '{ allowedLateness: config.allowedLateness, maxIntervalLength: config.maxIntervalLength }',
+        '{}',
+      ),
+      snapshot(
+        "export const SNAPSHOT_FORMAT = 'streamjoin/operator-snapshot@1';",
+        'StringLiteral',
+        "'streamjoin/operator-snapshot@1'",
+        '""',
+      ),
+    ],
+  },
+  {
+    reason: REASONS.treeBalance,
+    mutants: [
+      tree(
+        'const heightOf = (n: IntervalNode | null): number => (n === null ? 0 : n.height);',
+        'ArrowFunction',
+        '(n: IntervalNode | null): number => (n === null ? 0 : n.height)',
+        '() => undefined',
+      ),
     ],
   },
 ];

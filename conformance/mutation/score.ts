@@ -34,6 +34,8 @@ export const EQUIVALENT_DIRECTIVE = 'equivalent, each mutant argued in conforman
 export interface ScoredMutant {
   readonly file: string;
   readonly line: number;
+  /** The 1-based column the mutant starts at. */
+  readonly column: number;
   /** The source line the mutant starts on, and the one before it. */
   readonly lineText: string;
   readonly lineBefore: string;
@@ -117,6 +119,7 @@ export function equivalenceOf(m: Omit<ScoredMutant, 'status'>, list: readonly Eq
         site.mutator === m.mutator &&
         squash(site.line) === squash(m.lineText) &&
         (site.before === undefined || squash(site.before) === squash(m.lineBefore)) &&
+        (site.column === undefined || site.column === m.column) &&
         squash(site.original) === squash(m.original) &&
         squash(site.replacement) === squash(m.replacement)
       )
@@ -152,6 +155,7 @@ export function scoreReport(report: StrykerReport, list: readonly EquivalentMuta
       const base = {
         file,
         line: m.location.start.line,
+        column: m.location.start.column,
         lineText: f.source.split('\n')[m.location.start.line - 1] ?? '',
         lineBefore: lineBeforeOf(f.source.split('\n'), m.location.start.line - 1),
         mutator: m.mutatorName,

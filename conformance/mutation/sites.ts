@@ -45,6 +45,7 @@ export async function mutantSites(root: string, files: readonly string[]): Promi
     return {
       file: m.fileName,
       line: at.start.line,
+      column: at.start.column,
       lineText: lines[start.line] ?? '',
       lineBefore: lineBeforeOf(lines, start.line),
       mutator: m.mutatorName,

@@ -167,14 +167,17 @@ export class MemoryStorage implements ClusterStorage {
       },
       // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       installMessages: () => [...p.installs.values()],
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       saveInstall: (message) => {
         p.installs.set(message.key, message);
       },
     };
     this.checkpoints = p.checkpoints;
+    // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
     const recoveredSink = [...p.sink];
     this.sink = {
       recovered: () => recoveredSink,
+      // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
       append: (entry) => {
         p.sink.push(entry);
       },
