@@ -164,7 +164,6 @@ function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
 
 /** Sets an own, enumerable property, whatever the name: plain assignment would set the prototype for "__proto__". */
 export function defineOwn<T>(target: Record<string, T>, name: string, value: T): void {
-  // Stryker disable next-line BooleanLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
   else target[name] = value;
 }
