@@ -49,6 +49,8 @@ type WideOp =
       readonly offset: number;
       readonly length: number;
       readonly count: number;
+      /** How many rows from the middle of the burst are retracted again, before a row of the other side joins it. */
+      readonly withdrawn: number;
     };
 
 function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
@@ -64,10 +66,19 @@ function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
     { weight: 1, arbitrary: fc.record({ op: fc.constant('conflict' as const), pick: fc.nat(), shift: fc.integer({ min: -2, max: 2 }) }) },
     { weight: 4, arbitrary: fc.record({ op: fc.constant('watermark' as const), side, step: fc.integer({ min: -3, max: 12 }) }) },
     // Rows that arrive together with the same interval (a batch load, events of one instant): many rows share one
-    // horizon, so eviction breaks ties at scale.
+    // horizon, so eviction breaks ties at scale. Some of them are withdrawn at once (a batch partly rolled back): the
+    // index then loses rows from its middle, not only its minimum, and the partner probes what is left.
     {
       weight: 1,
-      arbitrary: fc.record({ op: fc.constant('burst' as const), key, side, offset, length, count: fc.integer({ min: 8, max: 24 }) }),
+      arbitrary: fc.record({
+        op: fc.constant('burst' as const),
+        key,
+        side,
+        offset,
+        length,
+        count: fc.integer({ min: 8, max: 24 }),
+        withdrawn: fc.nat({ max: 3 }),
+      }),
     },
   );
 }
@@ -111,8 +122,14 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[], origin: num
         break;
       case 'burst': {
         const first = newRow('insert', op.key, op.side, op.offset, op.length, 0);
-        emitRow(first);
-        for (let i = 1; i < op.count; i++) emitRow({ ...first, id: `r${fresh++}` });
+        const batch = [first];
+        for (let i = 1; i < op.count; i++) batch.push({ ...first, id: `r${fresh++}` });
+        for (const r of batch) emitRow(r);
+        if (op.withdrawn > 0) {
+          for (let k = 1; k <= op.withdrawn; k++)
+            emitRow({ ...(batch[Math.floor((k * batch.length) / (op.withdrawn + 1))] as RowRecord), kind: 'retract' });
+          emitRow({ ...first, side: first.side === 'L' ? 'R' : 'L', id: `r${fresh++}` });
+        }
         break;
       }
       case 'retract':
