@@ -196,6 +196,13 @@ export const REASONS = {
   treeShape:
     'Removing a node with one child through the successor path, instead of lifting the child, leaves a valid search ' +
     'tree with the same entries and right maxEnd values.',
+  searchPruning:
+    'collect skips a subtree whose maxEnd is before the probe only to save time: without the skip it walks that ' +
+    'subtree too, and visits none of it, since each node it reaches is still tested (`n.end >= from`) before it is ' +
+    'visited. Same matches, same order; only slower.',
+  removesHeld:
+    'removeAt reaches an empty subtree only when the item is not in the tree, and the operator removes from its live ' +
+    'index only a live row, which that index holds (retractLive, evictRow): the empty case is never reached.',
   maxEndTies: "Taking a child's maxEnd when it equals the one at hand stores the same number.",
   snapshotPointers:
     "The JSON pointers handed to the snapshot's checks say where a check failed; no check fails on a snapshot the " +

@@ -125,6 +125,14 @@ export const STRUCTURE_EQUIVALENTS: readonly EquivalentMutant[] = [
     ],
   },
   {
+    reason: REASONS.searchPruning,
+    mutants: [tree('if (n.maxEnd < from) return;', 'ConditionalExpression', 'n.maxEnd < from', 'false')],
+  },
+  {
+    reason: REASONS.removesHeld,
+    mutants: [tree('if (n === null) return null;', 'ConditionalExpression', 'n === null', 'false')],
+  },
+  {
     reason: REASONS.maxEndTies,
     mutants: [
       tree('if (l !== null && l.maxEnd > m) m = l.maxEnd;', 'EqualityOperator', 'l.maxEnd > m', 'l.maxEnd >= m'),
