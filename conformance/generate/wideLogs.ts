@@ -179,17 +179,23 @@ export function wideConfiguredLogArbitrary(domain: WideDomain = wideDomain): fc.
 }
 
 /**
- * The end of a stream: both watermarks past the horizon of every row of `log`
- * (J8), so that whatever state the log built is evicted in one sweep. A long
- * log's watermarks mostly evict rows a few at a time as they age; the sweep
- * makes the whole state leave at once, in the order of the rows' horizons.
+ * The end of a stream: both watermarks rise past the horizon of every row of
+ * `log` (J8), first in steps through the rows' horizons (each evicting a share
+ * of a large state, so the eviction queue's order decides what leaves while
+ * many rows stay held), then past the last one, so that whatever state the log
+ * built is evicted. A long log's watermarks mostly evict rows a few at a time
+ * as they age; the stream's end evicts a large state in horizon order.
  */
 export function drainingWatermarks(config: JoinConfig, log: readonly LogRecord[]): LogRecord[] {
-  let end = TIME_MIN;
-  for (const r of log) if (r.kind !== 'watermark') end = Math.max(end, r.end);
-  const wm = Math.min(TIME_MAX, end + config.allowedLateness + config.maxIntervalLength + 1);
-  return [
-    { kind: 'watermark', side: 'L', wm },
-    { kind: 'watermark', side: 'R', wm },
-  ];
+  const slack = config.allowedLateness + config.maxIntervalLength;
+  const ends = [...new Set(log.flatMap((r) => (r.kind === 'watermark' ? [] : [r.end])))].sort((x, y) => x - y);
+  const out: LogRecord[] = [];
+  const steps = 4;
+  for (let k = 1; k <= steps; k++) {
+    const end = ends[Math.floor((k * (ends.length - 1)) / steps)];
+    if (end === undefined) break;
+    const wm = Math.min(TIME_MAX, end + slack + 1);
+    out.push({ kind: 'watermark', side: 'L', wm }, { kind: 'watermark', side: 'R', wm });
+  }
+  return out;
 }
