@@ -52,7 +52,8 @@ export const REASONS = {
   descriptor:
     'defineOwn gives a member named `__proto__` its own property; the observation ' +
     'object it builds is new on every observe() and never written again, so whether ' +
-    'that property is writable or configurable changes nothing anyone can see (whether it is enumerable does: it decides whether the member is serialized).',
+    'that property is writable or configurable changes nothing anyone can see (whether it is enumerable does: it ' +
+    'decides whether the member is serialized).',
   emptyKey:
     "An empty key's bookkeeping kept: `rowCount` tells when a key has no row left, " +
     'so that its (empty) state can be dropped. Keeping it holds no row, tombstone or ' +
