@@ -28,6 +28,7 @@ export type { ModelPreset, PresetModel } from './presets.ts';
 // The join (SPEC §1–§3): reference operator, oracle, and the join's explorer model.
 export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
 export type { JoinState, JoinStep, RowState } from './join/join.ts';
+export { IndexedJoin } from './join/joinIndex.ts';
 export { initialOracleState, stepOracle } from './join/oracle.ts';
 export { contractChecker, firstContractViolation } from './join/contract.ts';
 export type { ContractChecker, ContractViolation } from './join/contract.ts';

@@ -1,16 +1,11 @@
-// The reference model's operator behind the harness's operator interface.
+// The reference model's operator behind the harness's operator interface:
+// the rules of model/join over indexed rows (IndexedJoin), so that a trace
+// of any length runs in time linear in its length, whatever it holds.
 import type { JoinConfig } from '../../spec/index.ts';
-import { initialJoinState, retainedCountsOf, stepJoin } from '../../model/index.ts';
+import { IndexedJoin } from '../../model/index.ts';
 import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
 
 export function createModelOperator(config: JoinConfig): OperatorUnderTest {
-  let state = initialJoinState;
-  return {
-    apply(record) {
-      const step = stepJoin(config, state, record);
-      state = step.state;
-      return { outcome: step.outcome, changes: step.changes };
-    },
-    retained: () => retainedCountsOf(state),
-  };
+  const join = new IndexedJoin(config);
+  return { apply: (record) => join.apply(record), retained: () => join.retained() };
 }

@@ -19,6 +19,12 @@ export interface SlidingLogOptions {
   readonly maxIntervalLength?: number;
   /** Allowed lateness (L); default 8. */
   readonly allowedLateness?: number;
+  /**
+   * A side whose watermark never advances: it reports no watermark, so the
+   * global watermark stays −∞ (J4) and every row is held to the end (J8):
+   * the case where an operator's state grows with the log.
+   */
+  readonly stalled?: Side;
 }
 
 /** Shares of the records, out of 100: the rest are inserts. */
@@ -35,7 +41,8 @@ export function slidingLogConfig(options: SlidingLogOptions): JoinConfig {
  * The records of a sliding log. Inserts are spread over the keys; a
  * retraction names one of the last rows inserted, once (held: the lag keeps
  * the watermark far behind it); a resend repeats a recent insert (a
- * duplicate); watermarks alternate sides at `clock - lag`.
+ * duplicate); watermarks alternate sides at `clock - lag` (only the side
+ * that is not `stalled`, if one is).
  */
 export function* slidingLog(options: SlidingLogOptions): Generator<LogRecord> {
   const { allowedLateness: L, maxIntervalLength: D } = slidingLogConfig(options);
@@ -53,6 +60,7 @@ export function* slidingLog(options: SlidingLogOptions): Generator<LogRecord> {
     const roll = next() * 100;
     if (roll < WATERMARKS) {
       side = side === 'L' ? 'R' : 'L';
+      if (side === options.stalled) side = side === 'L' ? 'R' : 'L';
       yield { kind: 'watermark', side, wm: clock - lag };
       continue;
     }
@@ -101,7 +109,8 @@ export function writeSlidingTrace(
     bytes += writeSync(fd, text);
   };
   try {
-    const head = { format: OPERATOR_TRACE_FORMAT, name: `sliding-${options.records}`, config: slidingLogConfig(options) };
+    const name = `sliding-${options.records}${options.stalled ? `-stalled-${options.stalled}` : ''}`;
+    const head = { format: OPERATOR_TRACE_FORMAT, name, config: slidingLogConfig(options) };
     parts.push(`${JSON.stringify(head).slice(0, -1)},"steps":[`);
     let first = true;
     for (const record of slidingLog(options)) {

@@ -1,6 +1,9 @@
 // The reference join operator: SPEC §1–§3 transcribed rule by rule, with no
-// index and no cleverness. State is immutable plain data, so the explorer can
-// hash it and checkpoints can share it. Read it beside SPEC.md.
+// index and no cleverness. `decideJoin` is the J7 table: what a record's
+// outcome and changes are, and what it does to the state; `stepJoin` carries
+// that out on immutable plain data, so the explorer can hash a state and
+// checkpoints can share it. (joinIndex.ts carries it out on indexes, for
+// long logs.) Read it beside SPEC.md.
 import { matchId, compareByMatchId, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type {
   Change,
@@ -113,66 +116,123 @@ export function isLateRetract(row: RowContent, gw: number | null, config: JoinCo
   return !isRetained(row.end, gw, config);
 }
 
-const unchanged = (state: JoinState, outcome: Outcome): JoinStep => ({ state, outcome, changes: [] });
+/**
+ * What the J7 table reads of a state to decide one record: the watermarks
+ * and three questions about the rows held. The lists of a `JoinState`
+ * answer them by scanning (`stepJoin`); `IndexedJoin` (joinIndex.ts), which
+ * runs logs of any length, answers them from indexes. Either way the rules
+ * are the ones below.
+ */
+export interface HeldRows {
+  readonly wm: Watermarks;
+  /** J2: the binding of `row`'s identity, if it is retained. */
+  bound(row: RowContent): RowState | undefined;
+  /** J7 step 5: the live rows of the opposite side and the same key that overlap `row` (J3). */
+  partners(row: RowContent): readonly RowState[];
+  /** J6: the active matches `row` is an endpoint of. */
+  matchesOf(row: RowContent): readonly MatchState[];
+}
 
-/** J7: apply one record, checks in the precedence of the J7 table. */
-export function stepJoin(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
+/** What an accepted record does to the state (J7 step 5); the holder of the state carries it out. */
+export type JoinEffect =
+  /** An insert binds a live row with its new matches; a retract of an unbound identity binds a tombstone (J6). */
+  | { readonly kind: 'bind'; readonly row: RowState; readonly matches: readonly MatchState[] }
+  /** A retract of a live row: it becomes a tombstone and its active matches go (J6). */
+  | { readonly kind: 'tombstone'; readonly row: RowContent; readonly matches: readonly MatchState[] }
+  /** J4: the side's watermark rises; eviction follows (J8). */
+  | { readonly kind: 'watermark'; readonly side: Side; readonly wm: number };
+
+/** One record decided: its outcome and changes (J7), and its effect (none for every outcome but `accepted`). */
+export interface JoinDecision {
+  readonly outcome: Outcome;
+  readonly changes: readonly Change[];
+  readonly effect?: JoinEffect;
+}
+
+const unchanged = (outcome: Outcome): JoinDecision => ({ outcome, changes: [] });
+
+/** J7: decide one record, checks in the precedence of the J7 table. */
+export function decideJoin(config: JoinConfig, held: HeldRows, record: LogRecord): JoinDecision {
   const invalid = validityOf(record, config);
-  if (invalid) return unchanged(state, { code: 'rejected', reason: invalid });
-  if (record.kind === 'watermark') return applyWatermark(config, state, record.side as Side, record.wm);
+  if (invalid) return unchanged({ code: 'rejected', reason: invalid });
+  if (record.kind === 'watermark') {
+    // J4: a watermark at or below its side's is stale.
+    const side = record.side as Side;
+    const current = held.wm[side];
+    if (current !== null && record.wm <= current) return unchanged({ code: 'stale' });
+    return { outcome: { code: 'accepted' }, changes: [], effect: { kind: 'watermark', side, wm: record.wm } };
+  }
 
   const row = contentOf(record);
-  const gw = globalWatermark(state.wm);
+  const gw = globalWatermark(held.wm);
   const late = record.kind === 'insert' ? isLateInsert(row, gw, config) : isLateRetract(row, gw, config);
-  if (late) return unchanged(state, { code: 'late' });
+  if (late) return unchanged({ code: 'late' });
 
-  const bound = state.rows.find((r) => sameIdentity(r, row));
-  if (bound && !sameContent(bound, row)) return unchanged(state, { code: 'rejected', reason: 'conflict' });
+  const bound = held.bound(row);
+  if (bound && !sameContent(bound, row)) return unchanged({ code: 'rejected', reason: 'conflict' });
 
   if (record.kind === 'insert') {
-    if (bound) return unchanged(state, { code: 'duplicate' });
-    return insertRow(state, row);
+    if (bound) return unchanged({ code: 'duplicate' });
+    // J7 step 5: bind a live row, insert a match with every live overlapping partner.
+    const matches: MatchState[] = held
+      .partners(row)
+      .map((p) => (row.side === 'L' ? { key: row.key, left: row.id, right: p.id } : { key: row.key, left: p.id, right: row.id }));
+    return {
+      outcome: { code: 'accepted' },
+      changes: changesOf('insert', matches),
+      effect: { kind: 'bind', row: { ...row, live: true }, matches },
+    };
   }
-  if (bound && !bound.live) return unchanged(state, { code: 'duplicate' });
-  if (bound) return retractRow(state, row);
+  if (bound && !bound.live) return unchanged({ code: 'duplicate' });
+  if (bound) {
+    // J6: tombstone the live row, retract its active matches.
+    const matches = held.matchesOf(row);
+    return { outcome: { code: 'accepted' }, changes: changesOf('retract', matches), effect: { kind: 'tombstone', row, matches } };
+  }
   // J6: the retract overtook its insert; bind a tombstone.
-  return { state: { ...state, rows: [...state.rows, { ...row, live: false }] }, outcome: { code: 'accepted' }, changes: [] };
+  return { outcome: { code: 'accepted' }, changes: [], effect: { kind: 'bind', row: { ...row, live: false }, matches: [] } };
 }
 
-/** J7 step 5 for an insert: bind a live row, insert a match with every live overlapping partner. */
-function insertRow(state: JoinState, row: RowContent): JoinStep {
-  const partners = state.rows.filter((r) => r.live && r.key === row.key && r.side === opposite(row.side) && overlaps(r, row));
-  const added: MatchState[] = partners.map((p) =>
-    row.side === 'L' ? { key: row.key, left: row.id, right: p.id } : { key: row.key, left: p.id, right: row.id },
-  );
+/** J7: the changes of one record, in canonical order (by match id). */
+function changesOf(op: Change['op'], matches: readonly MatchState[]): Change[] {
+  return matches.map((m) => changeOf(op, m)).sort(compareByMatchId);
+}
+
+/** A `JoinState`'s lists as the rows the J7 table reads, by scanning. */
+function heldRowsOf(state: JoinState): HeldRows {
   return {
-    state: { ...state, rows: [...state.rows, { ...row, live: true }], matches: [...state.matches, ...added] },
-    outcome: { code: 'accepted' },
-    changes: added.map((m) => changeOf('insert', m)).sort(compareByMatchId),
+    wm: state.wm,
+    bound: (row) => state.rows.find((r) => sameIdentity(r, row)),
+    partners: (row) => state.rows.filter((r) => r.live && r.key === row.key && r.side === opposite(row.side) && overlaps(r, row)),
+    matchesOf: (row) => state.matches.filter((m) => isEndpoint(m, row)),
   };
 }
 
-/** J6/J7 step 5 for a retract of a live row: tombstone it, retract its active matches. */
-function retractRow(state: JoinState, row: RowContent): JoinStep {
-  const isEndpoint = (m: MatchState): boolean => m.key === row.key && (row.side === 'L' ? m.left === row.id : m.right === row.id);
-  const retracted = state.matches.filter(isEndpoint);
-  return {
-    state: {
-      ...state,
-      rows: state.rows.map((r) => (sameIdentity(r, row) ? { ...r, live: false } : r)),
-      matches: state.matches.filter((m) => !isEndpoint(m)),
-    },
-    outcome: { code: 'accepted' },
-    changes: retracted.map((m) => changeOf('retract', m)).sort(compareByMatchId),
-  };
+/** Whether `row` is an endpoint of match `m` (J6). */
+export function isEndpoint(m: MatchState, row: { readonly key: string; readonly side: Side; readonly id: string }): boolean {
+  return m.key === row.key && (row.side === 'L' ? m.left === row.id : m.right === row.id);
 }
 
-/** J4 then J8: raise one side's watermark, then evict what passed its horizon. */
-function applyWatermark(config: JoinConfig, state: JoinState, side: Side, w: number): JoinStep {
-  const current = state.wm[side];
-  if (current !== null && w <= current) return unchanged(state, { code: 'stale' });
-  const wm: Watermarks = { ...state.wm, [side]: w };
-  return { state: evict(config, { ...state, wm }), outcome: { code: 'accepted' }, changes: [] };
+/** J7: apply one record. The state is never modified: a record that changes nothing returns it as it was. */
+export function stepJoin(config: JoinConfig, state: JoinState, record: LogRecord): JoinStep {
+  const { outcome, changes, effect } = decideJoin(config, heldRowsOf(state), record);
+  return { state: effect ? withEffect(config, state, effect) : state, outcome, changes };
+}
+
+/** J7 step 5 on the lists of a `JoinState`, then J8 after a watermark. */
+function withEffect(config: JoinConfig, state: JoinState, effect: JoinEffect): JoinState {
+  switch (effect.kind) {
+    case 'bind':
+      return { ...state, rows: [...state.rows, effect.row], matches: [...state.matches, ...effect.matches] };
+    case 'tombstone':
+      return {
+        ...state,
+        rows: state.rows.map((r) => (sameIdentity(r, effect.row) ? { ...r, live: false } : r)),
+        matches: state.matches.filter((m) => !isEndpoint(m, effect.row)),
+      };
+    case 'watermark':
+      return evict(config, { ...state, wm: { ...state.wm, [effect.side]: effect.wm } });
+  }
 }
 
 /** J8: keep rows with gw <= end + L + D, and matches with a retained endpoint. */
