@@ -45,11 +45,15 @@ interface ChildResult {
 }
 
 /** In the child: `streamjoin run FILE`, timed; then the model alone over the same records. */
-function child(file: string, records: number): void {
+async function child(file: string, records: number): Promise<void> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let printed = '';
-  const exit = runTraces([file], { stdout: (t) => (printed += t), stderr: (t) => (printed += t), interactive: false }, { json: false });
+  const exit = await runTraces(
+    [file],
+    { stdout: (t) => (printed += t), stderr: (t) => (printed += t), interactive: false },
+    { json: false },
+  );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
@@ -86,7 +90,7 @@ function child(file: string, records: number): void {
 }
 
 if (flags.child !== undefined) {
-  child(flags.child, Number(flags.records));
+  await child(flags.child, Number(flags.records));
 } else {
   const sizes = flags.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const dir = mkdtempSync(join(tmpdir(), 'sj-bench-run-'));

@@ -23,21 +23,22 @@ function invocation(): string[] {
 const quick = quickAnswer(process.argv.slice(2));
 if (quick !== undefined) process.stdout.write(`${quick}\n`);
 else {
-  const { main, handlesInterrupts } = await import('./main.ts');
+  const { main } = await import('./main.ts');
   const { exitSoon, installInterrupts } = await import('./interrupts.ts');
   const argv = process.argv.slice(2);
   const stderr = (text: string): void => void process.stderr.write(text);
-  // Commands that stop cleanly get SIGINT and SIGTERM as an AbortSignal; the others die of them.
-  const interrupts = handlesInterrupts(argv) ? installInterrupts(stderr) : undefined;
+  // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
+  const interrupts = installInterrupts(stderr);
   const code = await main(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr,
     interactive: Boolean(process.stderr.isTTY),
     invocation: invocation(),
-    ...(interrupts ? { signal: interrupts.signal } : {}),
+    signal: interrupts.signal,
   });
-  interrupts?.dispose();
+  interrupts.dispose();
   process.exitCode = code;
-  // A command that drives systems under test must not be kept alive by one of them.
-  if (interrupts) exitSoon(code, 2000, stderr);
+  // Nothing a command started may keep the process alive (a system under test, a pipe, a server);
+  // after an interrupt the user waits for the exit, so the grace is short.
+  exitSoon(code, interrupts.signal.aborted ? 500 : 2000, stderr);
 }

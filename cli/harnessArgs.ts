@@ -60,13 +60,10 @@ export const SYSTEM_FLAG_OPTIONS = {
   'max-line': { type: 'string' },
 } as const;
 
-/**
- * `--sut model`, `--sut impl` or a command. `signal` interrupts a command's
- * system (in-process systems are interrupted between traces by the job).
- */
+/** `--sut model`, `--sut impl` or a command. `signal` interrupts it: every call of a system then rejects. */
 export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal): SystemUnderTest {
-  if (sut === 'model') return inProcessSystem(modelSut, 'model');
-  if (sut === 'impl') return inProcessSystem(implSut, 'impl');
+  if (sut === 'model') return inProcessSystem(modelSut, 'model', signal);
+  if (sut === 'impl') return inProcessSystem(implSut, 'impl', signal);
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
   const startup =
     flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');

@@ -1,10 +1,12 @@
-// SIGINT and SIGTERM for the commands that can stop cleanly (main.ts,
-// `handlesInterrupts`): the first signal aborts `Output.signal`, and the
-// command stops, reports what it has (verdict unknown), stops its system
-// under test and writes nothing half; a second signal stops at once, taking
-// every system under test's processes along. This is the only place that
-// listens to signals; library code gets the AbortSignal.
+// SIGINT and SIGTERM, for every command (main.ts): the first signal aborts
+// `Output.signal`, and the command stops, reports what it has (verdict
+// unknown), stops its system under test and writes nothing half; a second
+// signal stops at once, taking every system under test's processes and every
+// input read ahead (spec/inputFiles.ts) along. This is the only place that
+// listens to signals; library code gets the AbortSignal, and long work on the
+// main thread yields to the event loop so the handler runs (spec/pacing.ts).
 import { killAllSystems } from '../conformance/adapters/processGroup.ts';
+import { releaseInputs } from '../spec/index.ts';
 
 export interface Interrupts {
   /** Aborted by the first SIGINT or SIGTERM; its reason is an Error whose message is the signal's name. */
@@ -24,6 +26,7 @@ export function installInterrupts(notice: (text: string) => void): Interrupts {
     }
     // Stop at once, as the signal would without us: nothing of the run outlives it.
     killAllSystems();
+    releaseInputs();
     dispose();
     process.kill(process.pid, signal);
   };

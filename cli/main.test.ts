@@ -4,45 +4,45 @@ import { readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CI_PARTS, ciJob, type CiPart } from './main.ts';
-import { runCliSync } from './testSupport.ts';
+import { runCli } from './testSupport.ts';
 
-const capture = runCliSync;
+const capture = runCli;
 
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'horizon-boundary.trace.json');
 const freshDirectory = useTemporaryDirectories('sj-cli-');
 
 describe('streamjoin run', () => {
-  it('exits 0 and prints one line per example trace', () => {
-    const r = capture(['run']);
+  it('exits 0 and prints one line per example trace', async () => {
+    const r = await capture(['run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ok {3}horizon-boundary/m);
     expect(r.stdout).toMatch(/(\d+) of \1 traces met every expectation/);
   });
 
-  it('exits 1 and shows expected versus actual when a step departs', () => {
+  it('exits 1 and shows expected versus actual when a step departs', async () => {
     const dir = freshDirectory();
     const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: { code: string } } }[] };
     (trace.steps[7] as { expect: { outcome: { code: string } } }).expect.outcome.code = 'accepted';
     writeFileSync(join(dir, 't.json'), JSON.stringify(trace));
-    const r = capture(['run', join(dir, 't.json')]);
+    const r = await capture(['run', join(dir, 't.json')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('at step 7');
     expect(r.stdout).toContain('outcome expected {"code":"accepted"}');
     expect(r.stdout).toContain('outcome actual   {"code":"late"}');
   });
 
-  it('exits 254 with file, step and field for a malformed trace, and runs none of the files', () => {
+  it('exits 254 with file, step and field for a malformed trace, and runs none of the files', async () => {
     const dir = freshDirectory();
     const trace = JSON.parse(readFileSync(example, 'utf8')) as { steps: { record: Record<string, unknown> }[] };
     (trace.steps[2] as { record: Record<string, unknown> }).record['side'] = 5;
     writeFileSync(join(dir, 'bad.json'), JSON.stringify(trace));
-    const r = capture(['run', example, join(dir, 'bad.json')]);
+    const r = await capture(['run', example, join(dir, 'bad.json')]);
     expect(r.code).toBe(254);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^[^\n]*bad\.json:1:\d+: SJ102 step 2: \/steps\/2\/record\/side must be string\n$/);
   });
 
-  it('exits 254 with SJ104 for a trace outside the input contract (J9)', () => {
+  it('exits 254 with SJ104 for a trace outside the input contract (J9)', async () => {
     const dir = freshDirectory();
     const row = { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 5, start: 5, end: 5 };
     const trace = {
@@ -57,17 +57,17 @@ describe('streamjoin run', () => {
       ].map((record) => ({ record })),
     };
     writeFileSync(join(dir, 'reuse.json'), JSON.stringify(trace));
-    const r = capture(['run', join(dir, 'reuse.json')]);
+    const r = await capture(['run', join(dir, 'reuse.json')]);
     expect(r.code).toBe(254);
     expect(r.stderr).toMatch(/reuse\.json:1:\d+: SJ104 step 3: identity \(k, L, a\) is reused/);
   });
 
-  it('--write-expected writes the model observables as expectations, atomically', () => {
+  it('--write-expected writes the model observables as expectations, atomically', async () => {
     const dir = freshDirectory();
     const plain = JSON.parse(readFileSync(example, 'utf8')) as { steps: Record<string, unknown>[] };
     for (const s of plain.steps) delete s['expect'];
     writeFileSync(join(dir, 'plain.json'), JSON.stringify(plain));
-    const r = capture(['run', join(dir, 'plain.json'), '--write-expected', join(dir, 'golden.json')]);
+    const r = await capture(['run', join(dir, 'plain.json'), '--write-expected', join(dir, 'golden.json')]);
     expect(r.code).toBe(0);
     const golden = JSON.parse(readFileSync(join(dir, 'golden.json'), 'utf8')) as { steps: { expect?: unknown }[] };
     const original = JSON.parse(readFileSync(example, 'utf8')) as { steps: { expect: { outcome: unknown; changes: unknown } }[] };
@@ -77,9 +77,9 @@ describe('streamjoin run', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('rejects unknown flags with exit 254 and writes nothing', () => {
+  it('rejects unknown flags with exit 254 and writes nothing', async () => {
     const dir = freshDirectory();
-    const r = capture(['run', '--write-expectd', join(dir, 'x.json')]);
+    const r = await capture(['run', '--write-expectd', join(dir, 'x.json')]);
     expect(r.code).toBe(254);
     expect(r.stderr).toMatch(/^usage: SJ105 Unknown option '--write-expectd'/);
     expect(existsSync(join(dir, 'x.json'))).toBe(false);

@@ -1,6 +1,6 @@
 // The streamjoin command line: parses arguments, calls the API, maps results
 // to exit codes. Nothing else lives here.
-import { InputError } from '../spec/index.ts';
+import { InputError, Interrupted, releaseInputs } from '../spec/index.ts';
 import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
@@ -118,25 +118,25 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
 }
 
 /**
- * The commands that stop cleanly on SIGINT or SIGTERM (`Output.signal`):
- * they report what they have, stop their system under test and write
- * nothing half. Other commands die of the signal as any program does.
+ * Runs the CLI; returns the process exit code (a promise for the commands
+ * that read input ahead or drive processes). Every command stops cleanly on
+ * `out.signal` (SIGINT, SIGTERM: cli/interrupts.ts): it reports what it has
+ * with verdict unknown (exit 2, never a pass), stops what it started and
+ * writes nothing half. The servers (`serve`, `explore`) take it as their
+ * ordinary end.
  */
-const INTERRUPTIBLE: ReadonlySet<string> = new Set(['check', 'conform', 'replay', 'serve']);
-
-/** Whether the command `argv` names handles SIGINT and SIGTERM itself (cli/interrupts.ts). */
-export function handlesInterrupts(argv: readonly string[]): boolean {
-  return INTERRUPTIBLE.has(argv[0] ?? '') && !argv.includes('--help') && !argv.includes('-h');
-}
-
-/** Runs the CLI; returns the process exit code (a promise for the commands that drive processes). */
 export function main(argv: readonly string[], out: Output): number | Promise<number> {
   // Under --json every outcome is a JSON document on stdout, errors included.
   const json = argv.includes('--json');
   try {
     const code = dispatch(argv, out);
-    return typeof code === 'number' ? code : code.catch((e: unknown) => failure(e, out, json));
+    if (typeof code === 'number') {
+      releaseInputs();
+      return code;
+    }
+    return code.catch((e: unknown) => failure(e, out, json)).finally(releaseInputs);
   } catch (e) {
+    releaseInputs();
     return failure(e, out, json);
   }
 }
@@ -144,6 +144,7 @@ export function main(argv: readonly string[], out: Output): number | Promise<num
 export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
 
 function failure(e: unknown, out: Output, json: boolean): number {
+  if (e instanceof Interrupted) return interrupted(e, out, json);
   const input = e instanceof InputError;
   const code = input ? EXIT.badInput : EXIT.internal;
   const text = input ? e.format() : `streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
@@ -161,4 +162,24 @@ function failure(e: unknown, out: Output, json: boolean): number {
     );
   }
   return code;
+}
+
+/**
+ * A command interrupted before it had anything to report (while it read its
+ * input): verdict unknown, exit 2; never a pass.
+ */
+function interrupted(e: Interrupted, out: Output, json: boolean): number {
+  const text = `streamjoin: ${e.message}; nothing was judged (exit ${EXIT.unknown})`;
+  out.stderr(`${text}\n`);
+  if (json) {
+    out.stdout(
+      `${JSON.stringify({
+        ...reportHeader(ERROR_REPORT_FORMAT),
+        verdict: 'interrupted',
+        exitCode: EXIT.unknown,
+        error: { code: null, where: null, message: e.message, text },
+      })}\n`,
+    );
+  }
+  return EXIT.unknown;
 }

@@ -1,7 +1,7 @@
 // `streamjoin replay`: one trace file (a counterexample) against a system
 // under test, in lockstep with the model.
 import { resolve } from 'node:path';
-import { InputError, OPERATOR_TRACE_FORMAT, placeInFile } from '../spec/index.ts';
+import { InputError, Interrupted, OPERATOR_TRACE_FORMAT, placeInFile, readInputsAhead } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { fileDisagreement, levelOfClusterTrace, operatorFileDisagreement, withExpectations } from '../conformance/lockstep/anyTrace.ts';
 import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
@@ -147,26 +147,29 @@ async function replayOperatorFile(
   if (level !== undefined && level !== 'operator') throw usageError(`an operator trace replays at level operator, not ${level}`);
   const writeExpected = values['write-expected'];
   if (writeExpected !== undefined) {
-    runTraceFile(file, createModelOperator, { writeExpected, layout: 'pretty' });
+    const run = await runTraceFile(file, createModelOperator, { writeExpected, layout: 'pretty', signal: out.signal });
+    if (run.interrupted !== undefined)
+      throw new Interrupted(`${run.interrupted} at step ${run.steps} of ${file}; ${writeExpected} not written`);
     out.stdout(`wrote ${writeExpected}\n`);
     return EXIT.pass;
   }
   if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
-  const wrong = operatorFileDisagreement(file);
-  if (wrong) throw disagreementError(file, wrong);
   const system = buildSystem(values.sut, values, out.signal);
   const shown = displayPath(file);
   const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: 'operator' as const };
   try {
-    if (out.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(out.signal)}`);
+    // The file against the model first, whole: bad input and a wrong expectation are refused before the system starts.
+    const wrong = await operatorFileDisagreement(file, out.signal);
+    if (wrong) throw disagreementError(file, wrong);
     const info = await system.info();
     if (!info.levels.includes('operator'))
       throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
-    const result = await runOperatorLockstepFile(file, system);
+    const result = await runOperatorLockstepFile(file, system, out.signal);
     return { ...base, steps: result.steps, ...judged(result.divergence, null) };
   } catch (e) {
-    if (!(e instanceof SutUnavailable)) throw e;
-    return { ...base, steps: 0, ...unjudged(e) };
+    const unavailable = asUnavailable(e);
+    if (!unavailable) throw e;
+    return { ...base, steps: 0, ...unjudged(unavailable) };
   } finally {
     await system.close();
   }
@@ -184,6 +187,12 @@ function judged(d: Divergence | undefined, written: ReplayJson['written']): Repl
     stderrTail: [],
     written,
   };
+}
+
+/** Why a replay could not be judged: the system's failure, or the interrupt (a system is then no longer judged either). */
+function asUnavailable(e: unknown): SutUnavailable | undefined {
+  if (e instanceof SutUnavailable) return e;
+  return e instanceof Interrupted ? new SutUnavailable(e.message) : undefined;
 }
 
 /** The verdict of a run whose system could not be judged (dead, hung, babbling, interrupted): unknown. */
@@ -233,6 +242,8 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   if (values.itf && values.out === undefined) throw usageError('--itf writes the counterexample in ITF: give --out DIR too');
   const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, and the interrupt is heard while it is read.
+  await readInputsAhead([file], { signal: out.signal });
   // An operator trace streams (a trace of any length); with --out the counterexample files need the whole trace.
   if (values.out === undefined && sniffTraceFormat(file) === OPERATOR_TRACE_FORMAT) {
     const streamed = await replayOperatorFile(file, level, values, out);
@@ -317,8 +328,9 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
       ),
     };
   } catch (e) {
-    if (!(e instanceof SutUnavailable)) throw e;
-    json = { ...base, ...unjudged(e) };
+    const unavailable = asUnavailable(e);
+    if (!unavailable) throw e;
+    json = { ...base, ...unjudged(unavailable) };
   } finally {
     await system.close();
   }

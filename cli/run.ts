@@ -2,7 +2,7 @@
 // model over them, comparing every step with the trace's expectations.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { packagePath } from '../spec/index.ts';
+import { packagePath, readInputsAhead } from '../spec/index.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
@@ -46,6 +46,7 @@ export function exampleTracePaths(): string[] {
 }
 
 function summaryLine(r: TraceFileResult): string {
+  if (r.interrupted !== undefined) return `STOP ${r.name.padEnd(36)} interrupted (${r.interrupted}) after ${r.steps} steps`;
   const outcomes = Object.entries(r.outcomes)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
@@ -69,7 +70,7 @@ export const RUN_REPORT_FORMAT = 'streamjoin/run-report@1';
 
 /** `streamjoin run --json` (spec/schemas/reports/run-report.schema.json). */
 export interface RunJson extends ReportHeader {
-  readonly verdict: 'pass' | 'fail';
+  readonly verdict: 'pass' | 'fail' | 'unknown';
   readonly exitCode: number;
   readonly traces: readonly {
     readonly path: string;
@@ -82,6 +83,8 @@ export interface RunJson extends ReportHeader {
   }[];
   readonly passed: number;
   readonly failed: number;
+  /** Why the run stopped before its end, and where; null for a run that ended. */
+  readonly interrupted: { readonly reason: string; readonly path: string; readonly steps: number } | null;
 }
 
 /** A run report as CI test cases: one per trace. */
@@ -95,6 +98,16 @@ export function runCases(j: RunJson): CiResult {
         properties: { streamjoin: j.streamjoin, spec: j.spec },
         cases: j.traces.map((t) => {
           const d = t.divergence;
+          const stopped = j.interrupted !== null && j.interrupted.path === t.path && !d ? j.interrupted : undefined;
+          if (stopped) {
+            return {
+              name: `${t.name} (${t.path})`,
+              classname: 'run.traces',
+              status: 'unknown' as const,
+              message: `interrupted (${stopped.reason}) after ${stopped.steps} steps`,
+              file: t.path,
+            };
+          }
           return d
             ? {
                 name: `${t.name} (${t.path})`,
@@ -115,21 +128,34 @@ export function runCases(j: RunJson): CiResult {
   };
 }
 
-/** Runs traces, each read step by step as it runs; returns the exit code. Bad input throws before anything is printed. */
-export function runTraces(
+/**
+ * Runs traces, each read step by step as it runs; returns the exit code.
+ * Bad input throws before anything is printed. Interrupted (`out.signal`),
+ * it reports the traces run and the steps run of the one it was in: verdict
+ * unknown (exit 2) unless a departure was found (that stands, exit 1).
+ */
+export async function runTraces(
   paths: readonly string[],
   out: Output,
   opts: { json: boolean; writeExpected?: string; reporters?: readonly Reporter[] },
-): number {
+): Promise<number> {
   if (opts.writeExpected !== undefined && paths.length !== 1) throw usageError('--write-expected needs exactly one TRACE');
-  const results = paths.map((path) =>
-    runTraceFile(path, createModelOperator, opts.writeExpected === undefined ? {} : { writeExpected: opts.writeExpected }),
-  );
+  await readInputsAhead(paths, { signal: out.signal });
+  const results: TraceFileResult[] = [];
+  for (const path of paths) {
+    const r = await runTraceFile(path, createModelOperator, {
+      signal: out.signal,
+      ...(opts.writeExpected === undefined ? {} : { writeExpected: opts.writeExpected }),
+    });
+    results.push(r);
+    if (r.interrupted !== undefined) break;
+  }
+  const stopped = results.find((r) => r.interrupted !== undefined);
   const failed = results.filter((r) => r.divergence);
   const json: RunJson = {
     ...reportHeader(RUN_REPORT_FORMAT),
-    verdict: failed.length > 0 ? 'fail' : 'pass',
-    exitCode: failed.length > 0 ? EXIT.fail : EXIT.pass,
+    verdict: failed.length > 0 ? 'fail' : stopped ? 'unknown' : 'pass',
+    exitCode: failed.length > 0 ? EXIT.fail : stopped ? EXIT.unknown : EXIT.pass,
     traces: results.map((r) => ({
       path: displayPath(r.path),
       name: r.name,
@@ -139,21 +165,29 @@ export function runTraces(
       changes: r.changes,
       divergence: r.divergence ?? null,
     })),
-    passed: results.length - failed.length,
+    passed: results.filter((r) => !r.divergence && r.interrupted === undefined).length,
     failed: failed.length,
+    interrupted: stopped ? { reason: stopped.interrupted as string, path: displayPath(stopped.path), steps: stopped.steps } : null,
   };
   const reporters = opts.reporters ?? [];
   if (opts.json) {
     out.stdout(`${JSON.stringify(json)}\n`);
   } else if (!reporterOnStdout(reporters)) {
     for (const r of results) out.stdout(`${summaryLine(r)}\n${r.divergence ? `${divergenceText(r)}\n` : ''}`);
-    out.stdout(`${results.length - failed.length} of ${results.length} traces met every expectation\n`);
+    out.stdout(`${json.passed} of ${paths.length} traces met every expectation\n`);
+    if (json.interrupted) {
+      const left = paths.length - results.length;
+      out.stdout(
+        `UNKNOWN: interrupted (${json.interrupted.reason}) after ${json.interrupted.steps} steps of ${json.interrupted.path}` +
+          `${left > 0 ? `; ${left} more trace(s) not run` : ''}; nothing was written\n`,
+      );
+    }
   }
   emitReports([runCases(json)], reporters, out, opts.json);
   return json.exitCode;
 }
 
-export function runCommand(args: readonly string[], out: Output): number {
+export function runCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: [...args],
     allowPositionals: true,

@@ -20,6 +20,7 @@ import { abortReason } from './adapters/process.ts';
 import { inShard, shardCount } from './shard.ts';
 import type { ConformOptions, ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, Unknown } from './conformTypes.ts';
 import { runExhaustiveScenario } from './exhaustivePart.ts';
+import { stopOnAbort } from './generate/stopOnAbort.ts';
 
 /** SutUnavailable `interrupted: ...` if the job was aborted: the system can no longer be judged. */
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
@@ -98,7 +99,10 @@ async function randomAtLevel(
     seed,
     numRuns: runs,
     ...(opts.path !== undefined ? { path: opts.path } : {}),
-    ...(opts.timeBudgetMs !== undefined ? { plugins: [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] } : {}),
+    plugins: [
+      ...(opts.timeBudgetMs !== undefined ? [fc.interruptAfterTimeLimit(opts.timeBudgetMs)] : []),
+      ...(opts.signal ? [stopOnAbort(opts.signal)] : []),
+    ],
   });
   if (harnessError !== undefined) throw harnessError;
   const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks, probes };

@@ -7,6 +7,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { InputError, type ErrorCode } from './errors.ts';
+import { fileToOpen } from './inputFiles.ts';
 import { schemaValidator, describeSchemaError, type SchemaName } from './schemas.ts';
 import { CHECK_CONFIG_FORMAT, CLUSTER_TRACE_FORMAT, COUNTEREXAMPLE_FORMAT, OPERATOR_TRACE_FORMAT } from './constants.ts';
 import { itfDocumentValue } from './itf.ts';
@@ -112,7 +113,7 @@ function readError(path: string, e: unknown): InputError {
 export function readTextFile(path: string): string {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(fileToOpen(path), 'r');
   } catch (e) {
     throw readError(path, e);
   }

@@ -24,6 +24,9 @@ export { rowRecord, watermarkRecord } from './records.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';
 export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
+export { fileToOpen, needsReadAhead, readInputsAhead, releaseInputs } from './inputFiles.ts';
+export type { ReadAheadOptions } from './inputFiles.ts';
+export { Interrupted, PACE_SLICE_MS, abortReason, pace, paceDue, paced, throwIfInterrupted, yieldToEventLoop } from './pacing.ts';
 export {
   MAX_DOCUMENT_BYTES,
   checkAgainstSchema,

@@ -1,7 +1,12 @@
 // An in-process system under test behind the asynchronous interface the
-// lockstep runner drives. Everything runs synchronously; a trace costs one
-// promise, not one per request.
-import { PROTOCOL_ERRORS, clusterConfigProblem } from '../../spec/index.ts';
+// lockstep runner drives. Everything runs synchronously on this thread; a
+// trace costs one promise, not one per request. Since nothing else returns
+// to the event loop while in-process traces run one after another, each
+// request paces itself (spec/pacing.ts): every few milliseconds of work the
+// event loop turns, so SIGINT and SIGTERM are heard, and once `signal` is
+// aborted every call rejects with SutUnavailable `interrupted: ...`, as a
+// process system's does.
+import { Interrupted, PROTOCOL_ERRORS, clusterConfigProblem, pace, paceDue } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterObservation, ExternalAction, JoinConfig, Level } from '../../spec/index.ts';
 import {
   SutConfigError,
@@ -43,9 +48,20 @@ function observationOf(cluster: ClusterUnderTest, name: string): ClusterObservat
   return observation as ClusterObservation;
 }
 
-/** Wraps an in-process system; `label` names it in messages and replay commands. */
-export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnderTest {
+/**
+ * Wraps an in-process system; `label` names it in messages and replay
+ * commands. Aborting `signal` interrupts it (its calls reject).
+ */
+export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: AbortSignal): SystemUnderTest {
   const unsupported = (level: Level) => new SutUnavailable(`${sut.implementation.name} does not support level ${level}`);
+  /** A turn of the event loop now and then; SutUnavailable once interrupted. */
+  const paced = async (): Promise<void> => {
+    try {
+      await pace(signal);
+    } catch (e) {
+      throw e instanceof Interrupted ? new SutUnavailable(e.message) : e;
+    }
+  };
   // One session at a time, as over the protocol: opening one ends the last.
   let current: ClusterUnderTest | undefined;
   const endSession = (): void => {
@@ -54,8 +70,12 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
   };
   return {
     label,
-    info: async () => ({ implementation: sut.implementation, levels: sut.levels }),
+    async info() {
+      await paced();
+      return { implementation: sut.implementation, levels: sut.levels };
+    },
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
+      await paced();
       endSession();
       if (!sut.operator || !sut.levels.includes('operator')) throw unsupported('operator');
       const operator = sut.operator(config);
@@ -63,6 +83,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
         async records(records) {
           const out: RecordReply[] = [];
           for (const record of records) {
+            if (paceDue(signal)) await paced();
             try {
               const { outcome, changes } = operator.apply(record);
               out.push({ outcome, changes, retained: operator.retained() });
@@ -75,6 +96,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
       };
     },
     async openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+      await paced();
       endSession();
       if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
       const problem = clusterConfigProblem(config);
@@ -88,11 +110,18 @@ export function inProcessSystem(sut: InProcessSut, label = 'model'): SystemUnder
       }
       current = cluster;
       return {
-        apply: async (action) => applyGuarded(cluster, action),
-        observe: async () => observationOf(cluster, sut.implementation.name),
+        async apply(action) {
+          await paced();
+          return applyGuarded(cluster, action);
+        },
+        async observe() {
+          await paced();
+          return observationOf(cluster, sut.implementation.name);
+        },
         async steps(actions, observed) {
           const out: ClusterStepReply[] = [];
           for (const [i, action] of actions.entries()) {
+            if (paceDue(signal)) await paced();
             const reply = applyGuarded(cluster, action);
             out.push(observed && !observed(i) ? { reply } : { reply, observation: observationOf(cluster, sut.implementation.name) });
           }

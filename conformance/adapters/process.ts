@@ -15,6 +15,7 @@
 import {
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,
+  abortReason,
   okTypeOf,
   printable,
   protocolErrorName,
@@ -497,9 +498,5 @@ export function spawnSystem(
   };
 }
 
-/** What an abort says: its reason's message (the CLI aborts with the signal's name). */
-export function abortReason(signal: AbortSignal | undefined): string {
-  const r: unknown = signal?.reason;
-  if (r instanceof Error) return r.message;
-  return typeof r === 'string' ? r : 'aborted';
-}
+/** What an abort says (spec/pacing.ts). */
+export { abortReason };

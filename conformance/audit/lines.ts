@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import { InputError } from '../../spec/index.ts';
+import { InputError, fileToOpen } from '../../spec/index.ts';
 
 /** Consecutive lines of a file; `first` is the line number of `lines[0]` (1-based). */
 export interface LineBatch {
@@ -43,7 +43,7 @@ const CHUNK = 1 << 20;
 
 /** Is the file gzip-compressed? By its magic bytes. */
 function isGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
+  const fd = openSync(fileToOpen(path), 'r');
   try {
     const head = Buffer.alloc(2);
     const n = readSync(fd, head, 0, 2, 0);
@@ -58,7 +58,7 @@ export function openLines(path: string): LineFile {
   let bytes: number;
   let gzip: boolean;
   try {
-    const st = statSync(path);
+    const st = statSync(fileToOpen(path));
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     bytes = st.size;
     gzip = isGzip(path);
@@ -66,7 +66,7 @@ export function openLines(path: string): LineFile {
     const code = (e as NodeJS.ErrnoException).code;
     throw new InputError('SJ100', path, code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? String(e)})`);
   }
-  const raw = createReadStream(path, { highWaterMark: CHUNK });
+  const raw = createReadStream(fileToOpen(path), { highWaterMark: CHUNK });
   const stream = gzip ? raw.pipe(createGunzip({ chunkSize: CHUNK })) : raw;
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const decoder = new StringDecoder('utf8');

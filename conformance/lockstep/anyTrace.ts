@@ -1,7 +1,7 @@
 // Either kind of trace (operator or cluster), run in lockstep at a level:
 // the level a cluster trace needs, its expectations from the model, and one
 // lockstep run.
-import { levelOfAction } from '../../spec/index.ts';
+import { levelOfAction, paced } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, Level, OperatorStep } from '../../spec/index.ts';
 import type { OperatorUnderTest } from './operatorTrace.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
@@ -96,14 +96,15 @@ function operatorStepDisagreement(
  * `fileDisagreement` of an operator trace file, read step by step
  * (streams/operatorTraceStream.ts) in memory that does not grow with it.
  * The whole file is read: bad input anywhere in it throws its InputError
- * (SPEC §4) before any disagreement is reported.
+ * (SPEC §4) before any disagreement is reported. It yields to the event
+ * loop as it reads, and rejects with Interrupted once `signal` is aborted.
  */
-export function operatorFileDisagreement(path: string): FileDisagreement | undefined {
-  const items = operatorTraceItems(path);
+export async function operatorFileDisagreement(path: string, signal?: AbortSignal): Promise<FileDisagreement | undefined> {
+  const items = paced(operatorTraceItems(path), signal);
   let model: OperatorUnderTest | undefined;
   let found: FileDisagreement | undefined;
   for (;;) {
-    const next = items.next();
+    const next = await items.next();
     if (next.done) return found;
     const item = next.value;
     if (item.kind === 'start') model = createModelOperator(item.header.config);

@@ -1,7 +1,7 @@
 // Lockstep at level `operator` (SPEC §3, §4): one operator trace fed to the
 // model and to the system under test; after every record the outcome, the
 // change set and the retained counts are compared.
-import { printable, protocolErrorName } from '../../spec/index.ts';
+import { paced, printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
@@ -245,10 +245,11 @@ export interface OperatorFileRunResult {
  * its end even after a divergence, so that bad input anywhere in it is
  * refused (SPEC §4) rather than reported as a divergence. Rejects with
  * SutUnavailable if the system cannot be judged; throws InputError on bad
- * input.
+ * input, Interrupted once `signal` is aborted (it yields to the event loop
+ * as it reads).
  */
-export async function runOperatorLockstepFile(path: string, system: SystemUnderTest): Promise<OperatorFileRunResult> {
-  const items = operatorTraceItems(path);
+export async function runOperatorLockstepFile(path: string, system: SystemUnderTest, signal?: AbortSignal): Promise<OperatorFileRunResult> {
+  const items = paced(operatorTraceItems(path), signal);
   const disagreements: ModelDisagreement[] = [];
   let session: OperatorSession | undefined;
   let model: ReturnType<typeof createModelOperator> | undefined;
@@ -265,7 +266,7 @@ export async function runOperatorLockstepFile(path: string, system: SystemUnderT
     }
   };
   for (;;) {
-    const next = items.next();
+    const next = await items.next();
     if (next.done) {
       await flush();
       return divergence ? { divergence, disagreements, steps: next.value.steps } : { disagreements, steps: next.value.steps };

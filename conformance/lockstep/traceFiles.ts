@@ -4,12 +4,12 @@
 // together, in memory that does not grow with the trace. Bad input throws
 // before anything is written, so it still stops the job before a partial
 // report.
-import { InputError, loadAnyTrace, placeInFile } from '../../spec/index.ts';
+import { InputError, Interrupted, loadAnyTrace, placeInFile } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, LogRecord, OperatorStep, OutcomeCode, RetainedCounts } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
 import { AtomicFileWriter } from '../report/atomicFiles.ts';
 import { PRETTY_WIDTH, prettyJson } from './jsonDiff.ts';
-import { readOperatorTrace, type TraceRead } from '../streams/operatorTraceStream.ts';
+import { readOperatorTracePaced, type TraceRead } from '../streams/operatorTraceStream.ts';
 import { OperatorTraceChecker, type OperatorDivergence, type OperatorFactory, type OperatorObservation } from './operatorTrace.ts';
 
 /** What running one trace file found. Nothing per step is kept: a trace of any length runs in constant memory. */
@@ -25,6 +25,8 @@ export interface TraceFileResult {
   readonly retained: RetainedCounts | undefined;
   /** The first departure from the expectations, if any. */
   readonly divergence?: OperatorDivergence;
+  /** Why the run stopped before the trace's end (`signal` aborted): `steps` counts the steps run. */
+  readonly interrupted?: string;
 }
 
 /**
@@ -89,13 +91,15 @@ class ExpectedTraceWriter {
  * Reads, checks (SJ100–SJ104) and runs one operator trace file step by step
  * against a fresh operator from `makeOperator`; with `writeExpected`, writes
  * the trace back with the operator's observations as its expectations. On
- * bad input it throws the InputError and writes nothing.
+ * bad input it throws the InputError and writes nothing. It yields to the
+ * event loop as it goes (spec/pacing.ts); once `signal` is aborted it stops,
+ * writes nothing, and returns what it ran, `interrupted`.
  */
-export function runTraceFile(
+export async function runTraceFile(
   path: string,
   makeOperator: OperatorFactory,
-  options: { writeExpected?: string; layout?: TraceLayout } = {},
-): TraceFileResult {
+  options: { writeExpected?: string; layout?: TraceLayout; signal?: AbortSignal | undefined } = {},
+): Promise<TraceFileResult> {
   let checker: OperatorTraceChecker | undefined;
   let checkedSteps = 0;
   let changes = 0;
@@ -104,25 +108,36 @@ export function runTraceFile(
   const writer =
     options.writeExpected === undefined ? undefined : new ExpectedTraceWriter(options.writeExpected, options.layout ?? 'indented');
   let read: TraceRead;
+  let name = '';
+  let steps = 0;
   try {
-    read = readOperatorTrace(path, (header, members) => {
-      const run = new OperatorTraceChecker(header.config, makeOperator);
-      checker = run;
-      return {
-        step(index, step) {
-          const seen = run.step(index, step);
-          if (step.expect) checkedSteps++;
-          outcomes[seen.outcome.code] = (outcomes[seen.outcome.code] ?? 0) + 1;
-          changes += seen.changes.length;
-          retained = seen.retained;
-          writer?.step(() => members.beforeSteps(), step, seen);
-        },
-      };
-    });
+    read = await readOperatorTracePaced(
+      path,
+      (header, members) => {
+        name = header.name;
+        const run = new OperatorTraceChecker(header.config, makeOperator);
+        checker = run;
+        return {
+          step(index, step) {
+            steps = index + 1;
+            const seen = run.step(index, step);
+            if (step.expect) checkedSteps++;
+            outcomes[seen.outcome.code] = (outcomes[seen.outcome.code] ?? 0) + 1;
+            changes += seen.changes.length;
+            retained = seen.retained;
+            writer?.step(() => members.beforeSteps(), step, seen);
+          },
+        };
+      },
+      options.signal,
+    );
     writer?.finish(read);
   } catch (e) {
     writer?.abort();
-    throw e;
+    if (!(e instanceof Interrupted)) throw e;
+    const divergence = checker?.divergence();
+    const partial = { path, name, steps, checkedSteps, outcomes, changes, retained, interrupted: e.reason };
+    return divergence ? { ...partial, divergence } : partial;
   }
   const divergence = checker?.divergence();
   const result = { path, name: read.header.name, steps: read.steps, checkedSteps, outcomes, changes, retained };

@@ -7,7 +7,7 @@
 // carries the line and column (1-based, UTF-16 columns, as SPEC §4's SJ101)
 // of where it is in the file.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { MAX_DOCUMENT_BYTES } from '../../spec/index.ts';
+import { MAX_DOCUMENT_BYTES, fileToOpen } from '../../spec/index.ts';
 
 /** A syntax error at a place in the text. */
 export class JsonSyntaxError extends Error {
@@ -62,7 +62,7 @@ const CHUNK_BYTES = 1 << 20;
  * whole-file reader drops it). Bytes that are not UTF-8 throw NotUtf8Error.
  */
 export function fileChunks(path: string): { next: ChunkSource; close: () => void } {
-  const fd = openSync(path, 'r');
+  const fd = openSync(fileToOpen(path), 'r');
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let done = false;

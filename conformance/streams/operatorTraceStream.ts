@@ -19,6 +19,8 @@ import {
   MAX_DOCUMENT_BYTES,
   OPERATOR_TRACE_FORMAT,
   describeSchemaError,
+  fileToOpen,
+  paced,
   lineColumn,
   pointerOffset,
   readDocument,
@@ -122,7 +124,7 @@ function schemaProblem(
 export function sniffTraceFormat(path: string): string | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(fileToOpen(path), 'r');
     const buffer = Buffer.alloc(1 << 16);
     const n = readSync(fd, buffer, 0, buffer.length, 0);
     return /"format"\s*:\s*"([^"\\]*)"/.exec(buffer.toString('utf8', 0, n))?.[1];
@@ -172,7 +174,7 @@ export function* operatorTraceItems(path: string): Generator<TraceItem, TraceRea
  */
 function wholeFileError(path: string): InputError | undefined {
   try {
-    if (statSync(path).size > MAX_DOCUMENT_BYTES) return undefined;
+    if (statSync(fileToOpen(path)).size > MAX_DOCUMENT_BYTES) return undefined;
     readDocument(path);
   } catch (e) {
     if (e instanceof InputError) return e;
@@ -220,6 +222,28 @@ function visitAll(
  */
 export function readOperatorTrace(path: string, start: (header: TraceHeader, members: MembersSoFar) => StepVisitor): TraceRead {
   return visitAll(operatorTraceItems(path), start);
+}
+
+/**
+ * `readOperatorTrace` at the event loop's pace (spec/pacing.ts): a trace of
+ * any length is read and run while signals are heard; rejects with
+ * Interrupted once `signal` is aborted (the visitor has then seen the steps
+ * before).
+ */
+export async function readOperatorTracePaced(
+  path: string,
+  start: (header: TraceHeader, members: MembersSoFar) => StepVisitor,
+  signal: AbortSignal | undefined,
+): Promise<TraceRead> {
+  const items = paced(operatorTraceItems(path), signal);
+  let visitor: StepVisitor | undefined;
+  for (;;) {
+    const next = await items.next();
+    if (next.done) return next.value;
+    const item = next.value;
+    if (item.kind === 'start') visitor = start(item.header, item.members);
+    else visitor?.step(item.index, item.step);
+  }
 }
 
 /** `readOperatorTrace` over text from any source; `where` names it in errors. */

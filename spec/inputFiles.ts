@@ -1,0 +1,119 @@
+// Input that is not a regular file: a FIFO, a pipe (/dev/stdin, a shell's
+// <(...)), a character device. Reading one blocks the thread until bytes
+// come, or forever: even opening a FIFO blocks until a writer opens it, and
+// a blocked read holds Node's main thread (synchronous readers) or a thread
+// of its pool (which then keeps the process from exiting at all). So a
+// command reads such an input ahead, before anything else reads it: the
+// bytes are copied, as they arrive, to a temporary regular file, on the
+// event loop (the FIFO opened without blocking, read as a socket is), so the
+// copy stops at once when the command is interrupted or its budget runs
+// out. Every reader then opens `fileToOpen(path)`: the copy, under the name
+// the user gave (so errors still name that file, its lines and columns),
+// and a second pass (the audit's) reads the same bytes again.
+import { constants, createReadStream, createWriteStream, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { InputError } from './errors.ts';
+import { Interrupted, abortReason } from './pacing.ts';
+
+/** The path as given (and resolved) → the regular file holding its bytes. */
+const copies = new Map<string, string>();
+/** Temporary directories holding copies, removed by `releaseInputs`. */
+const directories = new Set<string>();
+
+/** The file a reader opens for `path`: `path` itself, or the copy of its bytes if it was read ahead. */
+export function fileToOpen(path: string): string {
+  return copies.get(path) ?? copies.get(resolve(path)) ?? path;
+}
+
+/** How a read-ahead may stop early: the command's AbortSignal, and its deadline (milliseconds of performance.now()). */
+export interface ReadAheadOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly deadline?: number | undefined;
+  /** How the deadline is named when it passes (`--max-seconds 10`). */
+  readonly budget?: string | undefined;
+}
+
+/** Whether `path` is something other than a regular file or a directory (a FIFO, a character device); false if it cannot be stat'ed. */
+export function needsReadAhead(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false; // the reader says what is wrong with it
+  }
+}
+
+/**
+ * Reads each input that is not a regular file ahead, into a temporary copy
+ * (above). Resolves once every such input has ended; rejects with
+ * Interrupted when the signal is aborted or the deadline passes first (the
+ * copy is then removed), with InputError SJ100 if one cannot be read.
+ */
+export async function readInputsAhead(paths: readonly (string | undefined)[], options: ReadAheadOptions = {}): Promise<void> {
+  for (const path of paths) if (path !== undefined && !copies.has(path) && needsReadAhead(path)) await readAhead(path, options);
+}
+
+async function readAhead(path: string, options: ReadAheadOptions): Promise<void> {
+  const { signal } = options;
+  if (signal?.aborted) throw new Interrupted(`${abortReason(signal)} before ${path} was read`);
+  const directory = mkdtempSync(join(tmpdir(), 'streamjoin-input-'));
+  directories.add(directory);
+  const copy = join(directory, basename(path) || 'input');
+  const isPipe = statSync(path).isFIFO();
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO no writer has opened yet does not wait for one.
+    fd = openSync(path, isPipe ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
+  } catch (e) {
+    rmSync(directory, { recursive: true, force: true });
+    directories.delete(directory);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError('SJ100', path, code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read (${code ?? String(e)})`);
+  }
+  // A FIFO is read as a pipe is (epoll: no busy waiting; it ends when its last writer closes); a device by plain reads.
+  // Either stream closes the descriptor when it ends or is destroyed.
+  const source: Readable = isPipe ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
+  const sink = createWriteStream(copy);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    await new Promise<void>((done, fail) => {
+      const stop = (e: Error): void => {
+        source.destroy();
+        sink.destroy();
+        fail(e);
+      };
+      onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.deadline !== undefined) {
+        timer = setTimeout(
+          () => stop(new Interrupted(`the time budget (${options.budget ?? 'the budget'}) ran out while reading ${path}`)),
+          Math.max(0, options.deadline - performance.now()),
+        );
+      }
+      source.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
+      sink.on('error', (e: NodeJS.ErrnoException) => stop(new Error(`cannot copy ${path} to ${copy}: ${e.message}`)));
+      sink.on('finish', () => done());
+      source.pipe(sink);
+    });
+  } catch (e) {
+    rmSync(directory, { recursive: true, force: true });
+    directories.delete(directory);
+    throw e;
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+  copies.set(path, copy);
+  copies.set(resolve(path), copy);
+}
+
+/** Removes every copy (the command is done, or stopping at once). Synchronous, so a signal handler can call it. */
+export function releaseInputs(): void {
+  for (const d of directories) rmSync(d, { recursive: true, force: true });
+  directories.clear();
+  copies.clear();
+}

@@ -1,0 +1,81 @@
+// Long work on the main thread, made interruptible. A signal handler (and
+// every timer) runs on the event loop, which synchronous work never returns
+// to: a loop over a long trace, a model run in-process, a cover being built
+// would not hear SIGINT until it ended. Such loops call `pace` now and then:
+// it returns to the event loop once a slice of work has run since the last
+// turn, and throws `Interrupted` once the run's AbortSignal is aborted (the
+// CLI aborts it on SIGINT or SIGTERM, cli/interrupts.ts; a budget aborts it
+// when it runs out).
+
+/** How much synchronous work runs between two turns of the event loop, in milliseconds. */
+export const PACE_SLICE_MS = 20;
+
+/** The work stopped because its AbortSignal was aborted: `reason` says why (the signal's name, a budget). */
+export class Interrupted extends Error {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`interrupted: ${reason}`);
+    this.name = 'Interrupted';
+    this.reason = reason;
+  }
+}
+
+/** What an abort says: its reason's message (the CLI aborts with an Error naming the signal), else `aborted`. */
+export function abortReason(signal: AbortSignal | undefined): string {
+  const r: unknown = signal?.reason;
+  if (r instanceof Error) return r.message;
+  return typeof r === 'string' ? r : 'aborted';
+}
+
+/** Throws Interrupted if `signal` is aborted. */
+export function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new Interrupted(abortReason(signal));
+}
+
+/** One turn of the event loop: pending signals, timers and I/O run before this resolves. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+let lastTurn = performance.now();
+
+/**
+ * Call it often from long synchronous work (it costs a clock read): once
+ * PACE_SLICE_MS of work ran since the last turn of the event loop (taken
+ * here or anywhere else that called `pace`), it takes one, so a signal is
+ * heard; then it throws Interrupted if `signal` is aborted.
+ */
+export async function pace(signal?: AbortSignal): Promise<void> {
+  if (performance.now() - lastTurn >= PACE_SLICE_MS) {
+    await yieldToEventLoop();
+    lastTurn = performance.now();
+  }
+  throwIfInterrupted(signal);
+}
+
+/**
+ * Whether `pace` has anything to do now (a turn of the event loop is due, or
+ * `signal` is aborted): a hot loop calls it (a clock read) and awaits `pace`
+ * only then, saving an await per item.
+ */
+export function paceDue(signal?: AbortSignal): boolean {
+  return performance.now() - lastTurn >= PACE_SLICE_MS || signal?.aborted === true;
+}
+
+/**
+ * A synchronous generator driven at the event loop's pace: its items, and
+ * its return value, as an async generator that calls `pace` before each
+ * pull (so a long read can be interrupted between any two items).
+ */
+export async function* paced<T, R>(items: Generator<T, R, undefined>, signal?: AbortSignal): AsyncGenerator<T, R, undefined> {
+  try {
+    for (;;) {
+      if (paceDue(signal)) await pace(signal);
+      const next = items.next();
+      if (next.done) return next.value;
+      yield next.value;
+    }
+  } finally {
+    items.return(undefined as R);
+  }
+}
