@@ -2,6 +2,7 @@
 // spec, or write an example history to check. Arguments only; the work is in
 // conformance/audit/.
 import { existsSync, statSync } from 'node:fs';
+import { Interrupted, readInputsAhead } from '../spec/index.ts';
 import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
@@ -190,9 +191,14 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   if (values.log === undefined || values.sink === undefined) throw usageError('audit needs --log FILE and --sink FILE (or --example DIR)');
   const logFormat = formatFlag('--log-format', values['log-format']) ?? format ?? 'auto';
   const sinkFormat = formatFlag('--sink-format', values['sink-format']) ?? format ?? 'auto';
+  const lookahead = values.lookahead === undefined ? undefined : positiveIntegerFlag('--lookahead', values.lookahead, 'records');
+  const keep = values.keep === undefined ? undefined : positiveIntegerFlag('--keep', values.keep);
   const progress = values.quiet ? undefined : progressReporter(out);
   const started = performance.now();
+  // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, the interrupt is heard, and the second pass can read it again.
+  await readInputsAhead([values.log, values.sink, values.config], { signal: out.signal });
   let result: AuditResult;
+  let last: AuditProgress | undefined;
   try {
     result = await auditHistory({
       log: values.log,
@@ -202,10 +208,20 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
       sinkFormat,
       incomplete: values.incomplete,
       allowInvalid: values['allow-invalid'],
-      ...(values.lookahead === undefined ? {} : { lookahead: positiveIntegerFlag('--lookahead', values.lookahead, 'records') }),
-      ...(values.keep === undefined ? {} : { keepViolations: positiveIntegerFlag('--keep', values.keep) }),
-      ...(progress === undefined ? {} : { onProgress: progress.tick }),
+      ...(lookahead === undefined ? {} : { lookahead }),
+      ...(keep === undefined ? {} : { keepViolations: keep }),
+      onProgress: (p) => {
+        last = p;
+        progress?.tick(p);
+      },
+      ...(out.signal ? { signal: out.signal } : {}),
     });
+  } catch (e) {
+    // Interrupted: what was read so far, and no verdict (exit 2 by main, never a pass).
+    if (e instanceof Interrupted && last !== undefined) {
+      throw new Interrupted(`${e.reason} after ${n(last.logRecords)} log records and ${n(last.sinkChanges)} sink changes`);
+    }
+    throw e;
   } finally {
     progress?.stop();
   }

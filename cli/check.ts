@@ -6,7 +6,7 @@
 // RunSettings; checkRun.ts runs them and reports, checkReplay.ts replays.
 import type { parseArgs } from 'node:util';
 import { availableParallelism, totalmem } from 'node:os';
-import { InputError, loadCheckConfig } from '../spec/index.ts';
+import { InputError, loadCheckConfig, readInputsAhead, withDeadline } from '../spec/index.ts';
 import type { CheckConfig } from '../spec/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../model/index.ts';
 import type { Output } from './output.ts';
@@ -261,7 +261,28 @@ export async function checkCommand(
     if (others.length > 0) throw usageError(`--replay takes only --json and --reporter, not --${others.join(', --')}`);
     const reporters = parseReporters(values.reporter);
     checkStdoutUse(values.json ?? false, reporters);
+    await readInputsAhead([values.replay], { signal: out.signal });
     return runReplay(registry, values.replay, values.json ?? false, reporters, out);
   }
-  return runCheck(resolveSettings(registry, values, totalMemory), out);
+  // --max-seconds bounds the whole command: reading a --config from a FIFO or a pipe included.
+  const started = performance.now();
+  const flagSeconds = values['max-seconds'] === undefined ? undefined : positiveNumber('--max-seconds', values['max-seconds'], false);
+  const bounded = withDeadline(
+    out.signal,
+    flagSeconds === undefined ? undefined : flagSeconds * 1000,
+    `--max-seconds ${values['max-seconds']}`,
+  );
+  try {
+    await readInputsAhead([values.config], { signal: bounded.signal });
+  } finally {
+    bounded.dispose();
+  }
+  const settings = resolveSettings(registry, values, totalMemory);
+  const spent = (performance.now() - started) / 1000;
+  return runCheck(
+    flagSeconds !== undefined && settings.maxSeconds !== undefined
+      ? { ...settings, maxSeconds: Math.max(0.001, settings.maxSeconds - spent) }
+      : settings,
+    out,
+  );
 }

@@ -2,6 +2,7 @@
 // call the harness, write the counterexamples, print, and map the verdict to
 // an exit code.
 import type { TraceSource, ConformReport } from '../conformance/conformTypes.ts';
+import { withDeadline } from '../spec/index.ts';
 import { runConform } from '../conformance/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
@@ -65,7 +66,9 @@ observation and reports the first divergence.
   --itf                also write each counterexample in the Informal Trace Format
                        of Apalache and Quint (DIR/NAME.itf.json); replay reads it
 ${SYSTEM_FLAGS_HELP}
-  --time-budget SECONDS  stop the random traces after this long
+  --time-budget SECONDS  stop the whole run after this long (verdict unknown
+                       unless a divergence was found); the random traces stop
+                       at it too
   --examples all|none  run the example and regression traces first (default all)
   --exhaustive         also run the bounded-exhaustive scenarios: at level operator
                        every log up to a bound, or every transition of the
@@ -141,9 +144,12 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   // All input is read and checked before the system under test starts.
   const examples: TraceSource[] =
     values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
-  const system = buildSystem(values.sut, values, out.signal);
+  // The budget bounds the whole command: everything stops at it as at an interrupt.
+  const bounded = withDeadline(out.signal, budget === undefined ? undefined : budget * 1000, `--time-budget ${budget}`);
+  const signal = bounded.signal;
+  const system = buildSystem(values.sut, values, signal);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
-  const covers = values.exhaustive ? lazyCovers(scenarios, out) : undefined;
+  const covers = values.exhaustive ? lazyCovers(scenarios, out, signal) : undefined;
   const live = new LiveProgress(out, 'streamjoin conform');
   live.part('conform');
   let report: ConformReport;
@@ -160,9 +166,10 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       ...(shard ? { shard } : {}),
       progress: (line) => live.line(line),
       tick: (line: string) => live.tick(line),
-      ...(out.signal ? { signal: out.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
   } finally {
+    bounded.dispose();
     live.stop();
     await system.close();
   }

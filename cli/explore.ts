@@ -1,8 +1,10 @@
 // `streamjoin explore`: serves the interactive explorer of the model on
 // 127.0.0.1 (a free port unless --port), prints its URL, and runs until
-// SIGINT or SIGTERM, or until stdin ends when stdin is not a terminal (so a
-// parent process can stop it by closing the pipe).
-import { loadCheckConfig, readTextFile } from '../spec/index.ts';
+// SIGINT or SIGTERM (the CLI's abort signal), or until stdin ends when stdin
+// is not a terminal (so a parent process can stop it by closing the pipe).
+// Whichever comes first stops it: the server closes, stdin is let go, and
+// the process ends, whatever stdin still is.
+import { abortReason, loadCheckConfig, readInputsAhead, readTextFile } from '../spec/index.ts';
 import { loadIntoExplorer, type ModelSpec } from '../conformance/explore/session.ts';
 import { startExploreServer } from '../conformance/explore/server.ts';
 import type { Output } from './output.ts';
@@ -29,10 +31,14 @@ state.
   --load FILE         start on a counterexample or trace file (streamjoin or ITF)
   --port N            listen on this port instead of a free one
 
-It stops on SIGINT (Ctrl-C) or SIGTERM, and when its stdin ends if stdin is
-not a terminal. Nothing but 127.0.0.1 is listened on or reached.
+How it stops: on SIGINT (Ctrl-C) or SIGTERM, at once, whatever its stdin is
+(a terminal, a pipe still open, /dev/null); and, when stdin is not a
+terminal, when stdin ends (a parent process stops it by closing the pipe).
+Nothing but 127.0.0.1 is listened on or reached.
 
-Exit codes: 0 stopped; 254 bad input or usage. 255 is an internal error of streamjoin.`;
+Exit codes: 0 stopped (by a signal or the end of stdin); 2 interrupted while
+reading --config or --load (a FIFO, a pipe); 254 bad input or usage. 255 is
+an internal error of streamjoin.`;
 
 function boundsOf(list: readonly string[] | undefined): Record<string, number> {
   const bounds: Record<string, number> = {};
@@ -64,6 +70,7 @@ export async function exploreCommand(
   });
   const sources = [values.preset, values.config, values.load].filter((x) => x !== undefined);
   if (sources.length > 1) throw usageError('give one of --preset, --config and --load');
+  await readInputsAhead([values.config, values.load], { signal: out.signal });
   let start: { spec: ModelSpec; path: unknown[] };
   if (values.load !== undefined) {
     if (values.bound || values.ablate) throw usageError('--load takes the model from the file: no --bound or --ablate');
@@ -87,22 +94,32 @@ export async function exploreCommand(
   const port = values.port === undefined ? 0 : positiveIntegerFlag('--port', values.port);
   const server = await startExploreServer(start, port);
   out.stdout(`streamjoin explore: ${server.url}\n`);
-  out.stderr('serving on 127.0.0.1 only; Ctrl-C (or the end of stdin) stops it\n');
+  out.stderr(`serving on 127.0.0.1 only; Ctrl-C${stdin.isTTY ? '' : ' (or the end of stdin)'} stops it\n`);
+  const signal = out.signal;
+  let why = 'stdin ended';
   await new Promise<void>((resolve) => {
     const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', onSignal);
+      stdin.off('end', stop);
+      stdin.off('close', stop);
+      // Let go of stdin: a pipe still open must not keep the process alive.
+      stdin.pause();
+      if ('destroy' in stdin && typeof stdin.destroy === 'function') stdin.destroy();
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (!stdin.isTTY) {
+    const onSignal = (): void => {
+      why = abortReason(signal);
+      stop();
+    };
+    if (signal?.aborted) onSignal();
+    else signal?.addEventListener('abort', onSignal, { once: true });
+    if (!stdin.isTTY && !signal?.aborted) {
       stdin.on('end', stop);
       stdin.on('close', stop);
       stdin.resume();
     }
   });
   await server.close();
-  out.stderr('streamjoin explore: stopped\n');
+  out.stderr(`streamjoin explore: stopped (${why})\n`);
   return EXIT.pass;
 }

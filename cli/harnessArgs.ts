@@ -4,15 +4,15 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { outDirProblem } from '../conformance/report/atomicFiles.ts';
-import { LEVELS, packagePath, type Level } from '../spec/index.ts';
+import { Interrupted, LEVELS, packagePath, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
-import type { SystemUnderTest } from '../conformance/adapters/sut.ts';
+import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
 import type { ExhaustivePart } from '../conformance/conformTypes.ts';
-import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, coverAnyScenarioPaced, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
 import { exampleTracePaths, examplesDir } from './run.ts';
 import { envOf, type Output } from './output.ts';
 import { positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
@@ -98,23 +98,42 @@ export function scenariosNamed(list: string): AnyScenario[] {
   return EXHAUSTIVE_SCENARIOS.filter((x) => names.includes(x.name));
 }
 
-/** Each scenario's bounded graph and covering traces, with a progress line per scenario. */
-export function buildCovers(scenarios: readonly AnyScenario[], out: Output): AnyCover[] {
-  return scenarios.map((scenario) => {
+/**
+ * Each scenario's bounded graph and covering traces, with a progress line
+ * per scenario, built at the event loop's pace: rejects with Interrupted
+ * once `signal` is aborted.
+ */
+export async function buildCovers(scenarios: readonly AnyScenario[], out: Output, signal = out.signal): Promise<AnyCover[]> {
+  const covers: AnyCover[] = [];
+  for (const scenario of scenarios) {
     const t0 = performance.now();
-    const cover = coverAnyScenario(scenario);
+    const cover = await coverAnyScenarioPaced(scenario, signal);
     const what = cover.kind === 'operator' ? 'logs' : 'interleavings';
     out.stderr(
       `exhaustive ${scenario.name}: ${cover.states} states, ${cover.transitions} transitions, ${cover.traces.length} ` +
         `${what}, ${cover.probes} probes (built in ${Math.round(performance.now() - t0)} ms)\n`,
     );
-    return cover;
-  });
+    covers.push(cover);
+  }
+  return covers;
 }
 
-/** The scenarios as the conform job takes them: each covered when the job gets to it, only if it can run at a level checked. */
-export function lazyCovers(scenarios: readonly AnyScenario[], out: Output): ExhaustivePart[] {
-  return scenarios.map((scenario) => ({ scenario, build: () => buildCovers([scenario], out)[0] as AnyCover }));
+/**
+ * The scenarios as the conform job takes them: each covered when the job
+ * gets to it, only if it can run at a level checked. An interrupt while one
+ * is built stops the job as an interrupted system does (verdict unknown).
+ */
+export function lazyCovers(scenarios: readonly AnyScenario[], out: Output, signal = out.signal): ExhaustivePart[] {
+  return scenarios.map((scenario) => ({
+    scenario,
+    build: async () => {
+      try {
+        return (await buildCovers([scenario], out, signal))[0] as AnyCover;
+      } catch (e) {
+        throw e instanceof Interrupted ? new SutUnavailable(e.message) : e;
+      }
+    },
+  }));
 }
 
 export { outDirProblem };

@@ -60,11 +60,20 @@ export const CI_PARTS: readonly CiPart[] = [
   },
 ];
 
-/** Runs every part, numbered, whatever the earlier ones returned; the worst exit code wins (`worstExit`). */
+/**
+ * Runs every part, numbered, whatever the earlier ones returned; the worst
+ * exit code wins (`worstExit`). Once interrupted, the parts not begun are
+ * listed as not run (unknown: never a pass).
+ */
 export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): Promise<number> {
   const codes: number[] = [];
   for (const [i, part] of parts.entries()) {
     out.stdout(`${i > 0 ? '\n' : ''}== ${i + 1}. ${part.title} ==\n`);
+    if (out.signal?.aborted) {
+      out.stdout('not run: the job was interrupted\n');
+      codes.push(EXIT.unknown);
+      continue;
+    }
     codes.push(await part.run(out));
   }
   return worstExit(codes);

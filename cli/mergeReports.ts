@@ -3,7 +3,7 @@
 // verdict, one JUnit file, one summary. A shard that is missing leaves its
 // run `unknown` (never a pass); the same shard twice, or shards of one run
 // that disagree, are bad input (SJ109).
-import { InputError, parseJson, readTextFile, schemaError } from '../spec/index.ts';
+import { InputError, parseJson, readInputsAhead, readTextFile, schemaError } from '../spec/index.ts';
 import type { Level } from '../spec/index.ts';
 import type { ExhaustiveResult, RandomResult } from '../conformance/conformTypes.ts';
 import type { Shard } from '../conformance/shard.ts';
@@ -292,7 +292,7 @@ export interface MergeJson extends ReportHeader {
   }[];
 }
 
-export function mergeReportsCommand(args: readonly string[], out: Output): number {
+export async function mergeReportsCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: [...args],
     allowPositionals: true,
@@ -301,6 +301,7 @@ export function mergeReportsCommand(args: readonly string[], out: Output): numbe
   if (positionals.length === 0) throw usageError('merge-reports needs one or more REPORT files (the --json reports of the shards)');
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
+  await readInputsAhead(positionals, { signal: out.signal });
   const runs = mergeRuns(positionals.map(load));
   const results = runs.map((r) => casesOf(r.report));
   const verdict = worstVerdict(runs.map((r) => r.report.verdict as Verdict3));

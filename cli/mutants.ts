@@ -4,6 +4,7 @@
 // (replayable against `streamjoin serve --mutant NAME`), and maps the verdict
 // to an exit code.
 import { join } from 'node:path';
+import { abortReason } from '../spec/index.ts';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
 import { mutantBuildProblem } from '../conformance/mutants/load.ts';
 import { shardItems, type Shard } from '../conformance/shard.ts';
@@ -215,7 +216,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   out.stderr(
     `streamjoin mutants: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}: ${mutants.map((m) => m.name).join(', ') || 'no mutant'}` : ''}\n`,
   );
-  const covers = buildCovers(EXHAUSTIVE_SCENARIOS, out);
+  const covers = await buildCovers(EXHAUSTIVE_SCENARIOS, out);
   const live = new LiveProgress(out, 'streamjoin mutants');
   live.part('the unmodified implementation (control)');
   const progress = (line: string): void => {
@@ -224,14 +225,15 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   };
   let report: MutantsReport;
   try {
-    report = await runMutants({ seed, runs, examples, exhaustive: covers, mutants, progress });
+    report = await runMutants({ seed, runs, examples, exhaustive: covers, mutants, progress, signal: out.signal });
   } finally {
     live.stop();
   }
   const byPart: MutantByPart[] = [];
   if (values['each-part'] && report.baseline.verdict === 'pass') {
     for (const m of mutants) {
-      const p = await runMutantByPart(m, { seed, runs, examples, exhaustive: covers });
+      if (out.signal?.aborted) break;
+      const p = await runMutantByPart(m, { seed, runs, examples, exhaustive: covers, signal: out.signal });
       byPart.push(p);
       progress(`each part: ${m.name}: examples ${p.examples.verdict}, exhaustive ${p.exhaustive.verdict}, random ${p.random.verdict}`);
     }
@@ -268,7 +270,11 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   }
   const json = mutantsJson(report, written, seed, shard, byPart);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
-  else if (!reporterOnStdout(reporters)) out.stdout(summary(report, written, seed, byPart));
+  else if (!reporterOnStdout(reporters)) {
+    out.stdout(summary(report, written, seed, byPart));
+    if (out.signal?.aborted)
+      out.stdout(`UNKNOWN: interrupted (${abortReason(out.signal)}); ${mutants.length - report.results.length} mutant(s) not judged\n`);
+  }
   emitReports([mutantsCases(json)], reporters, out, values.json);
   return json.exitCode;
 }

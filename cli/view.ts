@@ -2,6 +2,7 @@
 // Given the NAME.html a run wrote, it prints where it is; given a
 // counterexample or trace file (streamjoin's or ITF), it writes the viewer
 // next to it first. It opens a browser only when asked (--open).
+import { readInputsAhead } from '../spec/index.ts';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -42,7 +43,7 @@ function openInBrowser(url: string): string | undefined {
   }
 }
 
-export function viewCommand(args: readonly string[], out: Output): number {
+export async function viewCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs({
     args: [...args],
     allowPositionals: true,
@@ -50,6 +51,7 @@ export function viewCommand(args: readonly string[], out: Output): number {
   });
   if (positionals.length !== 1) throw usageError(`view takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
+  await readInputsAhead([file], { signal: out.signal });
   const html = file.endsWith('.html') ? file : writeViewerOf(file);
   if (!existsSync(html)) throw usageError(`${file}: no such file`);
   const url = pathToFileURL(resolve(html)).href;

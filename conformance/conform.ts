@@ -330,7 +330,7 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
       }
       during = `exhaustive scenario ${scenario.name}`;
       throwIfInterrupted(opts.signal);
-      const cover = 'build' in part ? part.build() : part;
+      const cover = 'build' in part ? await part.build() : part;
       const r = await runExhaustiveScenario(opts, cover, levels, since);
       covers.push(cover);
       ran.push(r.ran);

@@ -164,7 +164,7 @@ export interface ConformOptions {
 }
 
 /** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */
-export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover };
+export type ExhaustivePart = AnyCover | { readonly scenario: AnyScenario; readonly build: () => AnyCover | Promise<AnyCover> };
 
 /** One trace the job runs: which part, at which level. */
 export interface TraceRun {

@@ -26,7 +26,17 @@ export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts'
 export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
 export { fileToOpen, needsReadAhead, readInputsAhead, releaseInputs } from './inputFiles.ts';
 export type { ReadAheadOptions } from './inputFiles.ts';
-export { Interrupted, PACE_SLICE_MS, abortReason, pace, paceDue, paced, throwIfInterrupted, yieldToEventLoop } from './pacing.ts';
+export {
+  Interrupted,
+  PACE_SLICE_MS,
+  abortReason,
+  pace,
+  paceDue,
+  paced,
+  throwIfInterrupted,
+  withDeadline,
+  yieldToEventLoop,
+} from './pacing.ts';
 export {
   MAX_DOCUMENT_BYTES,
   checkAgainstSchema,

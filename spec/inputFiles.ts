@@ -28,12 +28,9 @@ export function fileToOpen(path: string): string {
   return copies.get(path) ?? copies.get(resolve(path)) ?? path;
 }
 
-/** How a read-ahead may stop early: the command's AbortSignal, and its deadline (milliseconds of performance.now()). */
+/** How a read-ahead may stop early: the command's AbortSignal (an interrupt, or its budget: spec/pacing.ts `withDeadline`). */
 export interface ReadAheadOptions {
   readonly signal?: AbortSignal | undefined;
-  readonly deadline?: number | undefined;
-  /** How the deadline is named when it passes (`--max-seconds 10`). */
-  readonly budget?: string | undefined;
 }
 
 /** Whether `path` is something other than a regular file or a directory (a FIFO, a character device); false if it cannot be stat'ed. */
@@ -49,8 +46,8 @@ export function needsReadAhead(path: string): boolean {
 /**
  * Reads each input that is not a regular file ahead, into a temporary copy
  * (above). Resolves once every such input has ended; rejects with
- * Interrupted when the signal is aborted or the deadline passes first (the
- * copy is then removed), with InputError SJ100 if one cannot be read.
+ * Interrupted when the signal is aborted first (the copy is then removed),
+ * with InputError SJ100 if one cannot be read.
  */
 export async function readInputsAhead(paths: readonly (string | undefined)[], options: ReadAheadOptions = {}): Promise<void> {
   for (const path of paths) if (path !== undefined && !copies.has(path) && needsReadAhead(path)) await readAhead(path, options);
@@ -77,7 +74,6 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
   // Either stream closes the descriptor when it ends or is destroyed.
   const source: Readable = isPipe ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
   const sink = createWriteStream(copy);
-  let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
     await new Promise<void>((done, fail) => {
@@ -88,12 +84,6 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
       };
       onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.deadline !== undefined) {
-        timer = setTimeout(
-          () => stop(new Interrupted(`the time budget (${options.budget ?? 'the budget'}) ran out while reading ${path}`)),
-          Math.max(0, options.deadline - performance.now()),
-        );
-      }
       source.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
       sink.on('error', (e: NodeJS.ErrnoException) => stop(new Error(`cannot copy ${path} to ${copy}: ${e.message}`)));
       sink.on('finish', () => done());
@@ -104,7 +94,6 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
     directories.delete(directory);
     throw e;
   } finally {
-    if (timer) clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
   copies.set(path, copy);

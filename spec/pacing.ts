@@ -79,3 +79,30 @@ export async function* paced<T, R>(items: Generator<T, R, undefined>, signal?: A
     items.return(undefined as R);
   }
 }
+
+/**
+ * `signal`, also aborted once `ms` milliseconds have passed (its reason then
+ * an Error saying `budget`, e.g. "the time budget (--time-budget 60) ran
+ * out"): a budget for a whole command, whose work stops as it stops on an
+ * interrupt. `dispose` clears the timer.
+ */
+export function withDeadline(
+  signal: AbortSignal | undefined,
+  ms: number | undefined,
+  budget: string,
+): { readonly signal: AbortSignal | undefined; dispose(): void } {
+  if (ms === undefined) return { signal, dispose: () => {} };
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new Error(`the time budget (${budget}) ran out`)), ms);
+  timer.unref();
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}

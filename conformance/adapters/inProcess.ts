@@ -62,6 +62,15 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
       throw e instanceof Interrupted ? new SutUnavailable(e.message) : e;
     }
   };
+  // Requests are carried out one at a time, in the order they were made, as over the protocol: a
+  // request that takes a turn of the event loop (pacing) is finished before the next one begins, so a
+  // pipelined runner that opens the next session before the last one's replies are in cannot end it early.
+  let queue: Promise<unknown> = Promise.resolve();
+  const inOrder = <T>(request: () => Promise<T>): Promise<T> => {
+    const done = queue.then(request);
+    queue = done.catch(() => undefined);
+    return done;
+  };
   // One session at a time, as over the protocol: opening one ends the last.
   let current: ClusterUnderTest | undefined;
   const endSession = (): void => {
@@ -70,17 +79,24 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
   };
   return {
     label,
-    async info() {
-      await paced();
-      return { implementation: sut.implementation, levels: sut.levels };
-    },
-    async openOperator(config: JoinConfig): Promise<OperatorSession> {
-      await paced();
-      endSession();
-      if (!sut.operator || !sut.levels.includes('operator')) throw unsupported('operator');
-      const operator = sut.operator(config);
-      return {
-        async records(records) {
+    info: () =>
+      inOrder(async () => {
+        await paced();
+        return { implementation: sut.implementation, levels: sut.levels };
+      }),
+    openOperator: (config: JoinConfig): Promise<OperatorSession> => inOrder(() => openOperator(config)),
+    openCluster: (config: ClusterConfig, level: Level): Promise<ClusterSession> => inOrder(() => openCluster(config, level)),
+    close: () => inOrder(async () => endSession()),
+  };
+
+  async function openOperator(config: JoinConfig): Promise<OperatorSession> {
+    await paced();
+    endSession();
+    if (!sut.operator || !sut.levels.includes('operator')) throw unsupported('operator');
+    const operator = sut.operator(config);
+    return {
+      records: (records) =>
+        inOrder(async () => {
           const out: RecordReply[] = [];
           for (const record of records) {
             if (paceDue(signal)) await paced();
@@ -92,33 +108,37 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
             }
           }
           return out;
-        },
-      };
-    },
-    async openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
-      await paced();
-      endSession();
-      if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
-      const problem = clusterConfigProblem(config);
-      if (problem) throw new SutUnavailable(`bad config: ${problem}`);
-      let cluster: ClusterUnderTest;
-      try {
-        cluster = sut.cluster(config, level);
-      } catch (e) {
-        if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
-        throw e;
-      }
-      current = cluster;
-      return {
-        async apply(action) {
+        }),
+    };
+  }
+
+  async function openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+    await paced();
+    endSession();
+    if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
+    const problem = clusterConfigProblem(config);
+    if (problem) throw new SutUnavailable(`bad config: ${problem}`);
+    let cluster: ClusterUnderTest;
+    try {
+      cluster = sut.cluster(config, level);
+    } catch (e) {
+      if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
+      throw e;
+    }
+    current = cluster;
+    return {
+      apply: (action) =>
+        inOrder(async () => {
           await paced();
           return applyGuarded(cluster, action);
-        },
-        async observe() {
+        }),
+      observe: () =>
+        inOrder(async () => {
           await paced();
           return observationOf(cluster, sut.implementation.name);
-        },
-        async steps(actions, observed) {
+        }),
+      steps: (actions, observed) =>
+        inOrder(async () => {
           const out: ClusterStepReply[] = [];
           for (const [i, action] of actions.entries()) {
             if (paceDue(signal)) await paced();
@@ -126,9 +146,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
             out.push(observed && !observed(i) ? { reply } : { reply, observation: observationOf(cluster, sut.implementation.name) });
           }
           return out;
-        },
-      };
-    },
-    close: async () => endSession(),
-  };
+        }),
+    };
+  }
 }

@@ -2,7 +2,7 @@
 // docs/audit.md) against the spec in one streaming pass over both files
 // (historyCheck.ts), and, only when it found something, a second pass that
 // settles it exactly and gathers the witnesses (secondPass.ts).
-import { InputError, checkAgainstSchema, documentFormat, readDocument } from '../../spec/index.ts';
+import { InputError, checkAgainstSchema, documentFormat, pace, readDocument, throwIfInterrupted } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
 import { HISTORY_LOG_FORMAT, isEnd, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
@@ -29,6 +29,8 @@ export interface AuditOptions {
   readonly forgottenCache?: number;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
+  /** Aborting it stops the audit: it rejects with Interrupted (spec/pacing.ts), with no verdict. */
+  readonly signal?: AbortSignal;
 }
 
 export interface AuditProgress {
@@ -171,6 +173,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       check.pushLog(item, lines[i] as number);
     }
     logAt = end;
+    await pace(options.signal);
     if (logAt < items.length) return;
     logAt = 0;
     logBatch = await log.next();
@@ -194,6 +197,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       while (!check.offerSink(item, line)) await feedLog();
     }
     progress();
+    await pace(options.signal);
   }
   check.endSink(sink.cut(), end);
   while (check.waitsForLog()) {
@@ -205,6 +209,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
   const needSecond =
     setAside.length > 0 || check.contractSuspects.length > 0 || Object.values(check.violations().counted).some((n) => n > 0);
   if (needSecond) {
+    throwIfInterrupted(options.signal);
     const kept = AUDIT_PROPERTIES.flatMap((p) => check.violations().kept[p]);
     const found = await secondPass(
       {

@@ -22,7 +22,7 @@
 // The cluster scenarios are in clusterScenarios.ts, the operator-level ones
 // (and their covers) in operatorExhaustive.ts; this file also holds the list
 // of both kinds that `conform --exhaustive` runs.
-import { CLUSTER_TRACE_FORMAT, levelOfAction } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, levelOfAction, paced as pacedSteps } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
 import {
   clusterActionKind,
@@ -45,6 +45,7 @@ import { invalidRecords } from './edges.ts';
 import {
   OPERATOR_SCENARIOS,
   coverOperatorScenario,
+  coverOperatorScenarioInSteps,
   operatorCoverageLabels,
   type OperatorCover,
   type OperatorScenario,
@@ -60,6 +61,29 @@ export const EXHAUSTIVE_SCENARIOS: readonly AnyScenario[] = [...OPERATOR_SCENARI
 /** The cover of a scenario of either kind. */
 export function coverAnyScenario(scenario: AnyScenario, options: CoverOptions = {}): AnyCover {
   return scenario.kind === 'operator' ? coverOperatorScenario(scenario, options) : coverScenario(scenario, options);
+}
+
+/**
+ * `coverAnyScenario` at the event loop's pace (spec/pacing.ts): a graph of
+ * thousands of states is built while signals are heard; rejects with
+ * Interrupted once `signal` is aborted.
+ */
+export async function coverAnyScenarioPaced(scenario: AnyScenario, signal?: AbortSignal, options: CoverOptions = {}): Promise<AnyCover> {
+  const steps: Generator<void, AnyCover, undefined> =
+    scenario.kind === 'operator' ? coverOperatorScenarioInSteps(scenario, options) : coverScenarioInSteps(scenario, options);
+  const paced = pacedSteps(steps, signal);
+  for (;;) {
+    const next = await paced.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Drives a computation in steps to its end, at once. */
+function toEnd<R>(steps: Generator<void, R, undefined>): R {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
 }
 
 /** One transition of the bounded eager state graph. */
@@ -192,6 +216,15 @@ function situationOf(st: ClusterState): string {
  * order.
  */
 export function coverScenario(scenario: ExhaustiveScenario, options: CoverOptions = {}): ScenarioCover {
+  return toEnd(coverScenarioInSteps(scenario, options));
+}
+
+/**
+ * `coverScenario` in steps: it yields between states and between traces,
+ * so a caller can take turns of the event loop while a large graph is
+ * built (`coverAnyScenarioPaced`).
+ */
+function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptions): Generator<void, ScenarioCover, undefined> {
   const config = modelConfigOf(scenario);
   const prelude = scenario.prelude ?? [];
   // Actions as numbers, so that traces can be compared and sorted cheaply.
@@ -237,6 +270,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
   const edges: Edge[][] = [];
   const labels = new Map<string, number>();
   for (let i = 0; i < states.length; i++) {
+    yield;
     const s = states[i] as ExploredState;
     const out: Edge[] = [];
     for (const a of enabledClusterActions(config, s)) {
@@ -305,6 +339,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
   const sequences: number[][] = [];
   let transitions = 0;
   for (let i = 0; i < n; i++) {
+    yield;
     const prefix = pathTo(i);
     for (const e of edges[i] as Edge[]) {
       transitions++;
@@ -329,6 +364,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
     first[2 * s + 1] = p;
   };
   for (const [k, seq] of kept.entries()) {
+    yield;
     const level = seq.some((id) => faultLevel[id]) ? 'faults' : 'cluster';
     levelOf.push(level);
     const taken: string[] = [];
@@ -368,6 +404,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
       return true;
     };
     for (let s = 0; s < n; s++) {
+      yield;
       const st = (states[s] as ExploredState).cluster;
       const key = encodeExplored(config, { cluster: st, used: unspent }, false);
       if (probedStates.has(key)) continue;
@@ -411,6 +448,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
     steps += all.length;
   };
   for (const [k, seq] of kept.entries()) {
+    yield;
     const at = inserts.get(k) ?? new Map<number, number[]>();
     const ids: number[] = [];
     const batches: number[] = [];

@@ -113,6 +113,18 @@ export function operatorCoverageLabels(): string[] {
 
 /** Builds the scenario's traces (see the file comment). Deterministic. */
 export function coverOperatorScenario(scenario: OperatorScenario, options: { readonly probes?: boolean } = {}): OperatorCover {
+  const steps = coverOperatorScenarioInSteps(scenario, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** `coverOperatorScenario` in steps: it yields between states and between logs, so a caller can take turns of the event loop. */
+export function* coverOperatorScenarioInSteps(
+  scenario: OperatorScenario,
+  options: { readonly probes?: boolean } = {},
+): Generator<void, OperatorCover, undefined> {
   const { config, domain, length } = scenario;
   const probes = options.probes === false ? [] : scenario.probes;
   const labelIds = new Map<string, number>();
@@ -173,7 +185,8 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
   // The logs, as record indexes into the domain, in lexicographic order.
   const logs: number[][] = [];
   if (scenario.mode === 'every-log') {
-    const walk = (prefix: number[], node: Node, oracle: OracleState): void => {
+    const walk = function* (prefix: number[], node: Node, oracle: OracleState): Generator<void, void, undefined> {
+      yield;
       if (prefix.length === length) {
         logs.push(prefix);
         return;
@@ -184,11 +197,11 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
         const o = inContract(oracle, r);
         if (!o) continue;
         extended = true;
-        walk([...prefix, r], (next[r] as { node: Node }).node, o);
+        yield* walk([...prefix, r], (next[r] as { node: Node }).node, o);
       }
       if (!extended && prefix.length > 0) logs.push(prefix);
     };
-    walk([], root, startOracle);
+    yield* walk([], root, startOracle);
   } else {
     // Breadth-first to depth N; a trace per transition: a shortest path, then the record.
     const firstPath = new Map<number, { path: number[]; oracle: OracleState }>([[root.id, { path: [], oracle: startOracle }]]);
@@ -197,6 +210,7 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
     for (let depth = 0; depth < length; depth++) {
       const nextFrontier: Node[] = [];
       for (const node of frontier) {
+        yield;
         const { path, oracle } = firstPath.get(node.id) as { path: number[]; oracle: OracleState };
         for (const [r, t] of successors(node).entries()) {
           const o = inContract(oracle, r);
@@ -224,6 +238,7 @@ export function coverOperatorScenario(scenario: OperatorScenario, options: { rea
   const labelsOf: string[][] = [];
   let steps = 0;
   for (const [k, log] of logs.entries()) {
+    yield;
     const records: LogRecord[] = [...prelude];
     const taken = new Set<number>();
     let node = root;

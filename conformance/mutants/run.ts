@@ -53,6 +53,8 @@ export interface MutantsOptions {
   /** Default: the whole catalogue. */
   readonly mutants?: readonly Mutant[];
   readonly progress?: (line: string) => void;
+  /** Aborting it stops the run: the mutants not judged yet are left out, and the verdict is unknown. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** One mutant through the harness, stopping at its first divergence. */
@@ -66,12 +68,13 @@ export async function runMutant(mutant: Mutant, opts: Omit<MutantsOptions, 'muta
     return { mutant, verdict: 'unknown', note: e.message, totalMs: performance.now() - t0 };
   }
   const report = await runConform({
-    system: inProcessSystem(sut, `mutant:${mutant.name}`),
+    system: inProcessSystem(sut, `mutant:${mutant.name}`, opts.signal),
     seed: opts.seed,
     runs: opts.runs,
     examples: opts.examples,
     exhaustive: opts.exhaustive,
     stopAtFirstFailure: true,
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const totalMs = performance.now() - t0;
   const failure = report.failures[0];
@@ -98,11 +101,12 @@ export async function runMutant(mutant: Mutant, opts: Omit<MutantsOptions, 'muta
 export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
   const t0 = performance.now();
   const baseline = await runConform({
-    system: inProcessSystem(implSut, 'impl'),
+    system: inProcessSystem(implSut, 'impl', opts.signal),
     seed: opts.seed,
     runs: opts.runs,
     examples: opts.examples,
     exhaustive: opts.exhaustive,
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const baselineMs = performance.now() - t0;
   opts.progress?.(
@@ -111,6 +115,7 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
   const results: MutantResult[] = [];
   if (baseline.verdict === 'pass') {
     for (const mutant of opts.mutants ?? MUTANTS) {
+      if (opts.signal?.aborted) break;
       const r = await runMutant(mutant, opts);
       results.push(r);
       opts.progress?.(
@@ -123,13 +128,13 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
       );
     }
   }
-  // A survivor is a verdict whatever else happened; a mutant that could not be judged (or a failing control) leaves it open.
+  // A survivor is a verdict whatever else happened; a mutant that could not be judged (or a failing control, or an interrupt) leaves it open.
   const verdict =
     baseline.verdict !== 'pass'
       ? 'unknown'
       : results.some((r) => r.verdict === 'survived')
         ? 'fail'
-        : results.some((r) => r.verdict === 'unknown')
+        : results.some((r) => r.verdict === 'unknown') || opts.signal?.aborted
           ? 'unknown'
           : 'pass';
   return { verdict, baseline, baselineMs, results };
