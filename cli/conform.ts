@@ -147,7 +147,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   // The budget bounds the whole command: everything stops at it as at an interrupt.
   const bounded = withDeadline(out.signal, budget === undefined ? undefined : budget * 1000, `--time-budget ${budget}`);
   const signal = bounded.signal;
-  const system = buildSystem(values.sut, values, signal);
+  const system = buildSystem(values.sut, values, signal, level === undefined ? undefined : [level]);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   const covers = values.exhaustive ? lazyCovers(scenarios, out, signal) : undefined;
   const live = new LiveProgress(out, 'streamjoin conform');

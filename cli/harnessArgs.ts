@@ -60,8 +60,12 @@ export const SYSTEM_FLAG_OPTIONS = {
   'max-line': { type: 'string' },
 } as const;
 
-/** `--sut model`, `--sut impl` or a command. `signal` interrupts it: every call of a system then rejects. */
-export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal): SystemUnderTest {
+/**
+ * `--sut model`, `--sut impl` or a command. `signal` interrupts it: every
+ * call of a system then rejects. `levels` are the levels the run will ask
+ * for (`--level`): a command's handshake sends `init` at these only.
+ */
+export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal, levels?: readonly Level[]): SystemUnderTest {
   if (sut === 'model') return inProcessSystem(modelSut, 'model', signal);
   if (sut === 'impl') return inProcessSystem(implSut, 'impl', signal);
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
@@ -73,6 +77,7 @@ export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSigna
     startupTimeoutMs: startup ?? timeout ?? DEFAULT_STARTUP_TIMEOUT_MS,
     maxLineBytes: maxLine,
     ...(signal ? { signal } : {}),
+    ...(levels ? { levels } : {}),
   });
 }
 

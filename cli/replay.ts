@@ -154,7 +154,7 @@ async function replayOperatorFile(
     return EXIT.pass;
   }
   if (values.sut === undefined || values.sut === '') throw usageError('replay needs --sut COMMAND (or --sut model, --sut impl)');
-  const system = buildSystem(values.sut, values, out.signal);
+  const system = buildSystem(values.sut, values, out.signal, ['operator']);
   const shown = displayPath(file);
   const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: 'operator' as const };
   try {
@@ -273,7 +273,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   if (values.out !== undefined && resolve(values.out, `${name}.trace.json`) === resolve(file)) {
     throw usageError(`--out ${values.out}: the counterexample would overwrite ${file}; write it to another directory`);
   }
-  const system = buildSystem(values.sut, values, out.signal);
+  const system = buildSystem(values.sut, values, out.signal, [chosen]);
   const shown = displayPath(file);
   const base = { ...reportHeader(REPLAY_REPORT_FORMAT), file: shown, sut: values.sut, level: chosen, steps: trace.trace.steps.length };
   let json: ReplayJson;

@@ -74,12 +74,16 @@ export type { Codec, ItfState, ItfTrace, ItfValue, StreamjoinItfMeta } from './i
 export {
   LEVELS,
   PROTOCOL_ERRORS,
+  PROTOCOL_V1_ERRORS,
   PROTOCOL_VERSION,
   REQUEST_TYPES,
+  isProtocolV1OnlyCode,
   levelAllows,
   levelOfAction,
   okTypeOf,
   protocolErrorName,
+  protocolV1ErrorName,
+  renumberedCodesText,
 } from './protocol.ts';
 export type { ExternalAction } from './protocol.ts';
 export type {

@@ -24,6 +24,39 @@ export const PROTOCOL_ERRORS = {
   internal_error: 1003,
 } as const satisfies Record<string, ProtocolErrorCode>;
 
+/**
+ * The error codes of protocol version 1 (PROTOCOL.md, History), by name:
+ * what a system not yet moved to version 2 answers with. The harness uses
+ * them only to name such a system for what it is.
+ */
+export const PROTOCOL_V1_ERRORS = {
+  malformed_request: 10,
+  unknown_type: 11,
+  not_supported: 12,
+  not_enabled: 13,
+  bad_config: 14,
+  no_session: 15,
+  internal_error: 19,
+} as const satisfies Record<keyof typeof PROTOCOL_ERRORS, number>;
+
+/** The name a code had in protocol 1, if it had one. */
+export function protocolV1ErrorName(code: number): keyof typeof PROTOCOL_V1_ERRORS | undefined {
+  for (const [name, c] of Object.entries(PROTOCOL_V1_ERRORS)) if (c === code) return name as keyof typeof PROTOCOL_V1_ERRORS;
+  return undefined;
+}
+
+/** Whether a code exists in protocol 1 only (a version-2 system never sends it). */
+export function isProtocolV1OnlyCode(code: number): boolean {
+  return protocolV1ErrorName(code) !== undefined && !(Object.values(PROTOCOL_ERRORS) as number[]).includes(code);
+}
+
+/** The renumbering of version 2, one line (PROTOCOL.md, History): `name v1 → v2` for every code. */
+export function renumberedCodesText(): string {
+  return (Object.keys(PROTOCOL_ERRORS) as (keyof typeof PROTOCOL_ERRORS)[])
+    .map((name) => `${name} ${PROTOCOL_V1_ERRORS[name]} → ${PROTOCOL_ERRORS[name]}`)
+    .join(', ');
+}
+
 /** The name of an error code, for messages. */
 export function protocolErrorName(code: number): string {
   for (const [name, c] of Object.entries(PROTOCOL_ERRORS)) if (c === code) return name;

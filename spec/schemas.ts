@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { packagePath } from './packageFiles.ts';
+import { PROTOCOL_VERSION } from './protocol.ts';
 
 const schemaDir = packagePath('spec', 'schemas');
 const SCHEMA_BASE = 'https://schemas.streamjoin.dev/v1/';
@@ -34,7 +35,9 @@ export function schemaValidator(name: SchemaName): ValidateFunction {
   let v = compiled.get(name);
   if (!v) {
     const [file, fragment] = name.split('#');
-    const id = `${SCHEMA_BASE}${file}.schema.json${fragment ? `#${fragment}` : ''}`;
+    // The protocol's schemas name the protocol version they describe (PROTOCOL.md): protocol/X is protocol-v2/X.
+    const path = (file ?? '').replace(/^protocol\//, `protocol-v${PROTOCOL_VERSION}/`);
+    const id = `${SCHEMA_BASE}${path}.schema.json${fragment ? `#${fragment}` : ''}`;
     v = ajv().getSchema(id);
     if (!v) throw new Error(`no schema ${id}`);
     compiled.set(name, v);

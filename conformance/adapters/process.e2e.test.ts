@@ -48,6 +48,50 @@ describe('the process adapter against `streamjoin serve --model` (PROTOCOL.md)',
   });
 });
 
+describe('the handshake asks for the levels the run checks, and error codes are compared at each (PROTOCOL.md, "Sessions and levels")', () => {
+  // Every request is copied to stderr, where the system's stderr tail shows it (a shell loop: its stdio are sockets, no /dev/stderr to open).
+  const logged = `sh -c 'while IFS= read -r line; do printf "%s\\n" "$line" >&2; printf "%s\\n" "$line"; done | ${serveModel}'`;
+  const requests = (system: { stderrTail(): string[] }): { type: string; level?: string }[] =>
+    system
+      .stderrTail()
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { type: string; level?: string });
+
+  it('with levels [cluster] (--level cluster), init goes out at level cluster only', async () => {
+    const system = spawnSystem(logged, { cwd: root, levels: ['cluster'] });
+    try {
+      const info = await system.info();
+      expect(info.levels).toEqual(['operator', 'cluster', 'faults']);
+      await system.close();
+      expect(requests(system).filter((r) => r.type === 'init').map((r) => r.level)).toEqual(['cluster']);
+    } finally {
+      await system.close();
+    }
+  });
+
+  it('the first session at level operator, and at level cluster, sends one request above it, which must be refused with not_supported (10)', async () => {
+    const system = spawnSystem(logged, { cwd: root, stderrLines: 10_000 });
+    try {
+      const operator = (examples.find((e) => e.trace.kind === 'operator') as TraceSource).trace;
+      const cluster = (examples.find((e) => e.trace.kind === 'cluster') as TraceSource).trace;
+      if (operator.kind !== 'operator' || cluster.kind !== 'cluster') throw new Error('unreachable');
+      for (let i = 0; i < 2; i++) expect((await runOperatorLockstep(operator.trace, system)).divergence).toBeUndefined();
+      for (let i = 0; i < 2; i++) expect((await runClusterLockstep(cluster.trace, system, 'cluster')).divergence).toBeUndefined();
+      await system.close();
+      const sent = requests(system).map((r) => r.type);
+      // Once per level, right after the first init at it, and never again (the cluster trace itself has no inspect before its first step).
+      const inits = sent.flatMap((t, i) => (t === 'init' ? [i] : []));
+      expect(inits).toHaveLength(4);
+      expect(sent[(inits[0] as number) + 1]).toBe('inspect');
+      expect(sent[(inits[2] as number) + 1]).toBe('pause');
+      expect(sent.filter((t) => t === 'pause')).toHaveLength(1);
+      expect(sent.slice(0, inits[2]).filter((t) => t === 'inspect')).toHaveLength(1);
+    } finally {
+      await system.close();
+    }
+  });
+});
+
 describe('a dead, hung or babbling system yields unknown with the reason and its stderr, and leaves no process behind', () => {
   // Only the hung system waits for its timeout; every other one is judged on
   // what it does, so its timeouts are generous: a loaded machine must not

@@ -13,12 +13,16 @@
 //   stopped. So does an abort (the harness interrupted).
 // - Its stderr is kept per session (one trace), bounded, for explanations.
 import {
+  LEVELS,
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,
   abortReason,
+  isProtocolV1OnlyCode,
   okTypeOf,
   printable,
   protocolErrorName,
+  protocolV1ErrorName,
+  renumberedCodesText,
   schemaError,
   schemaValidator,
 } from '../../spec/index.ts';
@@ -66,6 +70,11 @@ export interface ProcessOptions {
   readonly onStderr?: (line: string) => void;
   /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */
   readonly signal?: AbortSignal;
+  /**
+   * The levels the run will ask for (`--level`): the handshake (`info`) sends
+   * `init` at these only. Default: every level, the weakest first.
+   */
+  readonly levels?: readonly Level[];
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -114,6 +123,43 @@ function validatorOf(def: string): (value: unknown) => string | undefined {
 
 /** A line of the system's output as a reason quotes it: printable, at most 200 characters. */
 const quote = (line: string): string => printable(line, 200);
+
+/** What a system of protocol 1 is told: what changed, and where it is written. */
+const MOVE_TO_V2 =
+  `this harness speaks protocol ${PROTOCOL_VERSION}, which renumbered the error codes (${renumberedCodesText()}): ` +
+  `see spec/PROTOCOL.md, History; move the system to the new codes and "protocol": ${PROTOCOL_VERSION}`;
+
+/**
+ * Why a reply shows the system speaks protocol 1 (PROTOCOL.md, History), or
+ * undefined: an `init_ok` naming another protocol, or an error code only
+ * protocol 1 has. Said before the schema would say "must be one of".
+ */
+function protocolOneReason(request: ProtocolRequest, value: object): string | undefined {
+  const v = value as { type?: unknown; protocol?: unknown; code?: unknown };
+  if (request.type === 'init' && v.type === 'init_ok' && typeof v.protocol === 'number' && v.protocol !== PROTOCOL_VERSION)
+    return `protocol: this system speaks protocol ${v.protocol} (its init_ok says "protocol": ${v.protocol}); ${MOVE_TO_V2}`;
+  if (v.type === 'error' && typeof v.code === 'number' && isProtocolV1OnlyCode(v.code)) {
+    return (
+      `protocol: this system speaks protocol 1 (or still answers with its error codes): the reply to request ${request.id} ` +
+      `(${request.type}) is error ${v.code}, protocol 1's ${protocolV1ErrorName(v.code)}, a code protocol ${PROTOCOL_VERSION} ` +
+      `does not have; ${MOVE_TO_V2}`
+    );
+  }
+  return undefined;
+}
+
+/**
+ * A request above a session's level, which the system must refuse with
+ * error 10 (not_supported, PROTOCOL.md "Sessions and levels"): sent once
+ * per level after the first `init` at it, so that error codes are compared
+ * at every level (at level `faults` nothing is above; the refusals of the
+ * cluster levels are compared in lockstep too).
+ */
+function aboveLevel(level: Level, config: JoinConfig | ClusterConfig, id: number): ProtocolRequest | undefined {
+  if (level === 'operator') return { id, type: 'inspect' };
+  if (level === 'cluster' && 'workers' in config && config.workers[0] !== undefined) return { id, type: 'pause', worker: config.workers[0] };
+  return undefined;
+}
 
 /** The last `keep` lines written to stderr while something ran, and how many went before them. */
 export class StderrTail {
@@ -167,6 +213,8 @@ export function spawnSystem(
   let level: Level | undefined;
   let info: SutInfo | undefined;
   let session = 0;
+  /** The levels whose refusal of a request above them has been checked (`aboveLevel`). */
+  const probedLevels = new Set<Level>();
   const pending = new Map<number, Pending>();
   const stderr = new StderrTail(keepLines);
   // The session being run gets the stderr lines written from its first request until the next session's.
@@ -233,6 +281,11 @@ export function spawnSystem(
       );
       return;
     }
+    const speaksV1 = protocolOneReason(p.request, value);
+    if (speaksV1) {
+      fail(speaksV1);
+      return;
+    }
     const type = (value as { type?: unknown }).type;
     const isError = type === 'error';
     if (!isError && type !== okTypeOf(p.request.type)) {
@@ -277,6 +330,14 @@ export function spawnSystem(
     const stdoutEnded = new Promise<void>((resolve) => {
       c.stdout.once('end', resolve);
       c.stdout.once('close', resolve);
+    });
+    // A system that closes its stdout can never reply again: that is the verdict, at once. (Exiting closes
+    // stdout too; that is `dead` with the exit status, below: a moment's wait for the exit tells them apart.)
+    void stdoutEnded.then(async () => {
+      if (closing || failing || (await within(p.exited, 100)) || closing || failing) return;
+      fail(
+        `dead: it closed its stdout while it still runs${pending.size > 0 ? ', with requests outstanding' : ''}: it can send no reply any more`,
+      );
     });
     c.stdout.on('data', (chunk: Buffer) => {
       for (const e of splitter.push(chunk)) {
@@ -365,6 +426,8 @@ export function spawnSystem(
     const mine = ++session;
     const own = new StderrTail(keepLines);
     let head: ProtocolRequest | undefined = { id: id(), type: 'init', protocol: PROTOCOL_VERSION, level: lvl, config };
+    const probe = probedLevels.has(lvl) ? undefined : aboveLevel(lvl, config, id());
+    probedLevels.add(lvl);
     const exchange = async (requests: readonly ProtocolRequest[]): Promise<Reply[]> => {
       if (failing) throw await failing;
       if (mine !== session) throw new Error('this session was ended by a later init');
@@ -376,7 +439,7 @@ export function spawnSystem(
       if (failing) throw await failing;
       level = lvl;
       sessionStderr = own;
-      const [reply, ...rest] = await send([init, ...requests]);
+      const [reply, ...more] = await send([init, ...(probe ? [probe] : []), ...requests]);
       if (reply?.type === 'error') {
         // The requests after a refused init were answered with errors (no session); they mean nothing.
         throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)}`, tail());
@@ -386,6 +449,13 @@ export function spawnSystem(
         throw await (failing as unknown as Promise<SutUnavailable>);
       }
       info ??= { implementation: reply.implementation, levels: reply.levels };
+      if (!probe) return more;
+      const [refusal, ...rest] = more;
+      const wrong = aboveLevelProblem(probe, lvl, refusal);
+      if (wrong) {
+        fail(wrong);
+        throw await (failing as unknown as Promise<SutUnavailable>);
+      }
       return rest;
     };
     return { exchange, stderr: own };
@@ -406,20 +476,32 @@ export function spawnSystem(
 
     async info(): Promise<SutInfo> {
       if (info) return info;
-      // Probe: the first init that succeeds tells every level.
-      const probes: [Level, JoinConfig | ClusterConfig][] = [
-        ['operator', { allowedLateness: 0, maxIntervalLength: 0 }],
-        ['faults', { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1'], keys: [{ key: 'k1', owner: 'w1' }] }],
-        ['cluster', { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1'], keys: [{ key: 'k1', owner: 'w1' }] }],
-      ];
-      const refusals: string[] = [];
+      // Probe: the first init that succeeds tells every level. Only at the levels the run asks for (--level).
+      const cluster: ClusterConfig = { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1'], keys: [{ key: 'k1', owner: 'w1' }] };
+      const wanted = options.levels ?? LEVELS;
+      const probes = (
+        [
+          ['operator', { allowedLateness: 0, maxIntervalLength: 0 }],
+          ['faults', cluster],
+          ['cluster', cluster],
+        ] as [Level, JoinConfig | ClusterConfig][]
+      ).filter(([lvl]) => wanted.includes(lvl));
+      const refusals: { level: Level; code: number; text: string }[] = [];
       for (const [lvl, config] of probes) {
         const reply = await init(lvl, config);
         if (reply.type === 'init_ok') return { implementation: reply.implementation, levels: reply.levels };
-        refusals.push(`${lvl}: ${protocolErrorName(reply.code)} (${quote(reply.text)})`);
+        refusals.push({ level: lvl, code: reply.code, text: reply.text });
         if (reply.code !== PROTOCOL_ERRORS.not_supported) break;
       }
-      throw new SutUnavailable(`init refused at every level: ${refusals.join('; ')}`, tail());
+      if (refusals.every((r) => r.code === PROTOCOL_ERRORS.not_supported)) {
+        // Protocol 1 numbered malformed_request 10: a system of protocol 1 refuses a protocol-2 init with it at every
+        // level. A request before any session tells them apart: protocol 2 answers it no_session (1002), protocol 1
+        // with its own code (15), which fails this system there (protocolOneReason).
+        await send([{ id: id(), type: 'record', record: { kind: 'watermark', side: 'L', wm: 0 } }]);
+      }
+      const where = probes.length === LEVELS.length ? 'at every level' : `at level ${probes.map(([l]) => l).join(', ')}`;
+      const why = refusals.map((r) => `${r.level}: ${protocolErrorName(r.code)} (${quote(r.text)})`).join('; ');
+      throw new SutUnavailable(`init refused ${where}: ${why}`, tail());
     },
 
     async openOperator(config: JoinConfig): Promise<OperatorSession> {
@@ -496,6 +578,18 @@ export function spawnSystem(
       else failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
     },
   };
+}
+
+/** Why the reply to a request above the session's level is not the refusal PROTOCOL.md asks for (error 10), or undefined. */
+function aboveLevelProblem(probe: ProtocolRequest, level: Level, reply: Reply | undefined): string | undefined {
+  const asked = `${probe.type} at level ${level} (a request above the session's level, which protocol ${PROTOCOL_VERSION} answers with error 10, not_supported)`;
+  if (reply?.type !== 'error') return `protocol: ${asked} was carried out`;
+  if (reply.code === PROTOCOL_ERRORS.not_supported) return undefined;
+  const v1 =
+    protocolV1ErrorName(reply.code) === 'not_supported'
+      ? `; ${reply.code} was not_supported in protocol 1: this system still answers with protocol 1's error codes; ${MOVE_TO_V2}`
+      : '';
+  return `protocol: ${asked} was refused with error ${reply.code} (${protocolErrorName(reply.code)}: ${quote(reply.text)})${v1}`;
 }
 
 /** What an abort says (spec/pacing.ts). */

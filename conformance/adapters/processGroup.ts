@@ -1,5 +1,6 @@
 // The life of a system under test's processes, apart from what they say:
-// started by `/bin/sh -c COMMAND` in a process group of its own, its
+// started by `/bin/sh -c COMMAND` in a process group of its own (a simple
+// command exec'd, so the shell does not stay around it), its
 // environment marked so that descendants that leave the group (setsid, a
 // daemon) are still found, and ended so that nothing of it outlives the
 // harness and nothing of it keeps the harness alive:
@@ -215,10 +216,30 @@ function ended(stream: NodeJS.ReadableStream & { readonly readableEnded?: boolea
 
 let spawned = 0;
 
+/** Words that make a command more than one program the shell runs (reserved words; `exec` already). */
+const SHELL_WORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', '{', '}', '!', 'function', 'exec']);
+
+/**
+ * The command the shell runs: a simple command (one program and its
+ * arguments, no operator, redirection, subshell or leading assignment)
+ * prefixed with `exec`, so that the shell becomes the program instead of
+ * waiting for it. Then the process is the system itself, and its stdout is
+ * held by nobody else: when the system closes it, the harness sees the end
+ * at once (a waiting shell would keep the pipe open). Anything else runs as
+ * given.
+ */
+export function shellCommand(command: string): string {
+  const trimmed = command.trim();
+  if (trimmed === '' || /[;&|<>()`\n\\#]/.test(trimmed)) return command;
+  const first = trimmed.split(/\s+/)[0] as string;
+  if (SHELL_WORDS.has(first) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(first)) return command;
+  return `exec ${trimmed}`;
+}
+
 /** Starts `command` through the shell in a process group of its own, its environment marked. */
 export function spawnInGroup(command: string, options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {}): GroupProcess {
   const marker = `${process.pid}-${++spawned}-${randomBytes(6).toString('hex')}`;
-  const child = spawn(command, {
+  const child = spawn(shellCommand(command), {
     shell: true,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],

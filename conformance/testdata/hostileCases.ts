@@ -8,12 +8,16 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUFFERING_HINT } from '../adapters/process.ts';
+import { renumberedCodesText } from '../../spec/index.ts';
 import { livingWithEnvironment } from '../adapters/processGroup.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
 export const misbehave = (mode: string, after = 4, delay?: number): string =>
   `node --import tsx conformance/testdata/misbehave.ts ${mode} ${after}${delay !== undefined ? ` ${delay}` : ''}`;
+
+/** The renumbering of protocol 2, as every protocol-1 verdict names it. */
+const RENUMBERED = renumberedCodesText();
 
 /** Generous: only hung systems wait for their timeout. */
 export const PATIENT = 60_000;
@@ -139,6 +143,56 @@ export function hostileCases(seed: number): readonly HostileCase[] {
       timeoutMs: HUNG,
       verdict: 'unknown',
       reason: new RegExp(`^hung: no reply to request \\d+ \\(record\\) within ${HUNG} ms; `),
+    },
+    {
+      // Given the hung system's timeout: were its closed stdout not seen at once, the verdict would be "hung".
+      does: 'closes its stdout and runs on',
+      sut: misbehave('close-stdout', 6),
+      run: conform('--runs', '1'),
+      timeoutMs: HUNG,
+      verdict: 'unknown',
+      reason: /^dead: it closed its stdout while it still runs, with requests outstanding: it can send no reply any more$/,
+    },
+    {
+      does: 'speaks protocol 1 (refuses a protocol-2 init with its malformed_request, 10)',
+      sut: misbehave('v1'),
+      run: conform('--runs', '1'),
+      timeoutMs: PATIENT,
+      verdict: 'unknown',
+      reason: new RegExp(
+        `^protocol: this system speaks protocol 1 \\(or still answers with its error codes\\): the reply to request 4 \\(record\\) is error 15, protocol 1's no_session, .*${escapeRegExp(RENUMBERED)}`,
+      ),
+    },
+    {
+      does: 'answers init with "protocol": 1',
+      sut: misbehave('v1-ok'),
+      run: conform('--runs', '1'),
+      timeoutMs: PATIENT,
+      verdict: 'unknown',
+      reason: new RegExp(`^protocol: this system speaks protocol 1 \\(its init_ok says "protocol": 1\\); .*${escapeRegExp(RENUMBERED)}`),
+    },
+    {
+      does: 'says protocol 2 but answers with the error codes of protocol 1 (at level operator)',
+      sut: misbehave('v1-codes'),
+      run: conform('--level', 'operator', '--runs', '1'),
+      timeoutMs: PATIENT,
+      verdict: 'unknown',
+      reason: new RegExp(
+        `^protocol: inspect at level operator \\(a request above the session's level, which protocol 2 answers with error 10, not_supported\\) ` +
+          `was refused with error 12 \\(malformed_request: inspect is not part of level operator\\); 12 was not_supported in protocol 1: .*${escapeRegExp(RENUMBERED)}`,
+      ),
+    },
+    {
+      does: 'says protocol 2 but answers with the error codes of protocol 1 (at level cluster: a refused action)',
+      sut: misbehave('v1-codes'),
+      run: conform('--level', 'cluster', '--runs', '1'),
+      timeoutMs: PATIENT,
+      verdict: 'unknown',
+      // The first refusal it sends is a code protocol 2 does not have.
+      reason: new RegExp(
+        `^protocol: this system speaks protocol 1 \\(or still answers with its error codes\\): the reply to request \\d+ \\(\\w+\\) ` +
+          `is error 13, protocol 1's not_enabled, a code protocol 2 does not have; .*${escapeRegExp(RENUMBERED)}`,
+      ),
     },
     {
       does: 'does not flush its stdout (Python, block-buffered)',

@@ -27,6 +27,17 @@
 //   setsid-hang     starts a grandchild in a session of its own that holds
 //                   stdout (`sleep 300`, outside the process group), then stops
 //                   answering
+//   close-stdout    closes its stdout and goes on running (it reads stdin,
+//                   answers nothing: it cannot)
+//
+// Systems of protocol version 1 (PROTOCOL.md, History), from the first
+// request on (N is ignored):
+//   v1              a system of protocol 1 as it was: an init of protocol 2
+//                   is malformed to it (its code 10), any other request before
+//                   a session has none (its code 15)
+//   v1-ok           answers init with "protocol": 1 and serves the model
+//   v1-codes        half-migrated: "protocol": 2, but every error reply keeps
+//                   its protocol-1 code (not_supported 12, not_enabled 13, ...)
 //
 // Systems that conform (the verdict is pass), however awkwardly:
 //   reverse         answers the lines of each chunk it reads in reverse order
@@ -42,12 +53,13 @@
 //
 // Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N] [DELAY]
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createProtocolServer } from '../adapters/protocolServer.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/clusterState.ts';
+import { PROTOCOL_ERRORS, PROTOCOL_V1_ERRORS } from '../../spec/index.ts';
 
 // stderr is written synchronously: a line logged before a reply is in the pipe before it, even if the process is killed at once.
 function log(text: string): void {
@@ -125,6 +137,25 @@ function replySlowly(line: string): void {
   setTimeout(next, delayMs);
 }
 
+/** The reply a system of protocol 1 gives (modes v1, v1-ok, v1-codes; see the top). */
+let v1Session = false;
+function asProtocolOne(line: string): string {
+  const request = JSON.parse(line) as { id: number; type: string; protocol?: number };
+  const error = (code: number, text: string): string => JSON.stringify({ in_reply_to: request.id, type: 'error', code, text });
+  if (mode === 'v1') {
+    if (request.type === 'init' && request.protocol !== 1) return error(PROTOCOL_V1_ERRORS.malformed_request, '/protocol must be 1');
+    if (!v1Session) return error(PROTOCOL_V1_ERRORS.no_session, 'no session: send init first');
+  }
+  const reply = JSON.parse(server.handle(line)) as { type: string; code?: number; protocol?: number };
+  if (request.type === 'init' && reply.type === 'init_ok') v1Session = true;
+  if (mode === 'v1-ok' && reply.type === 'init_ok') reply.protocol = 1;
+  if (mode === 'v1-codes' && reply.type === 'error') {
+    const name = (Object.keys(PROTOCOL_ERRORS) as (keyof typeof PROTOCOL_ERRORS)[]).find((n) => PROTOCOL_ERRORS[n] === reply.code);
+    if (name !== undefined) reply.code = PROTOCOL_V1_ERRORS[name];
+  }
+  return JSON.stringify(reply);
+}
+
 let seen = 0;
 let stopped = false;
 let misbehaving = false;
@@ -133,6 +164,11 @@ lines.on('line', (line) => {
   if (stopped) return;
   seen++;
   log(`misbehave: request ${seen}\n`);
+  if (mode === 'v1' || mode === 'v1-ok' || mode === 'v1-codes') {
+    if (seen === 1) log(`misbehave: misbehaving now (t=${Date.now()})\n`);
+    reply(asProtocolOne(line));
+    return;
+  }
   if (mode === 'stderr-flood') {
     for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
   }
@@ -200,6 +236,14 @@ lines.on('line', (line) => {
       log('misbehave: leaving a grandchild that holds stdout, and exiting\n');
       spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] });
       process.exit(3);
+      return;
+    case 'close-stdout':
+      stopped = true;
+      log('misbehave: closing stdout, running on\n');
+      // process.stdout.destroy() leaves the descriptor open: close it (a reply still queued then fails, quietly).
+      process.stdout.on('error', () => {});
+      closeSync(1);
+      stayAlive();
       return;
     case 'setsid-hang':
       stopped = true;
