@@ -8,7 +8,8 @@ import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
 import { HISTORY_FORMATS, type HistoryFormat } from '../conformance/audit/formats.ts';
 import type { Output } from './output.ts';
-import { EXIT, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import { reportHeader, type ReportHeader } from './version.ts';
 
 export const AUDIT_REPORT_FORMAT = 'streamjoin/audit-report@1';
@@ -159,29 +160,32 @@ function textReport(r: AuditResult, seconds: number): string {
 }
 
 export async function auditCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: false,
-    options: {
-      log: { type: 'string' },
-      sink: { type: 'string' },
-      config: { type: 'string' },
-      format: { type: 'string' },
-      'log-format': { type: 'string' },
-      'sink-format': { type: 'string' },
-      incomplete: { type: 'boolean', default: false },
-      'allow-invalid': { type: 'boolean', default: false },
-      lookahead: { type: 'string' },
-      keep: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-      example: { type: 'string' },
-      seed: { type: 'string' },
-      records: { type: 'string' },
-      gzip: { type: 'boolean', default: false },
-      damage: { type: 'string' },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: false,
+      options: {
+        log: { type: 'string' },
+        sink: { type: 'string' },
+        config: { type: 'string' },
+        format: { type: 'string' },
+        'log-format': { type: 'string' },
+        'sink-format': { type: 'string' },
+        incomplete: { type: 'boolean', default: false },
+        'allow-invalid': { type: 'boolean', default: false },
+        lookahead: { type: 'string' },
+        keep: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        quiet: { type: 'boolean', default: false },
+        example: { type: 'string' },
+        seed: { type: 'string' },
+        records: { type: 'string' },
+        gzip: { type: 'boolean', default: false },
+        damage: { type: 'string' },
+      },
     },
-  });
+    'audit',
+  );
   if (positionals.length > 0) throw usageError(`audit takes no positional arguments, got ${positionals.join(' ')}`);
   const format = formatFlag('--format', values.format);
   if (values.example !== undefined) return example(values, format, out);

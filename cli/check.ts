@@ -10,7 +10,8 @@ import { InputError, loadCheckConfig, readInputsAhead, withDeadline } from '../s
 import type { CheckConfig } from '../spec/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../model/index.ts';
 import type { Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import { shardFlag } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from './reporters/emit.ts';
 import { presetList } from './checkOutput.ts';
@@ -254,7 +255,7 @@ export async function checkCommand(
   registry: readonly ModelPreset[] = PRESETS,
   totalMemory = totalmem(),
 ): Promise<number> {
-  const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false });
+  const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false }, 'check');
   if (values.list) return listPresets(registry, out);
   if (values.replay !== undefined) {
     const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json' && k !== 'reporter');

@@ -8,7 +8,8 @@ import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
-import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import {
   SHARD_HELP,
   SYSTEM_FLAGS_HELP,
@@ -100,27 +101,30 @@ the example's own, and the minimized counterexample's.
 ${HARNESS_EXIT_TEXT}`;
 
 export async function conformCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      sut: { type: 'string' },
-      level: { type: 'string' },
-      seed: { type: 'string' },
-      runs: { type: 'string' },
-      path: { type: 'string' },
-      out: { type: 'string', default: 'out' },
-      json: { type: 'boolean', default: false },
-      itf: { type: 'boolean', default: false },
-      ...SYSTEM_FLAG_OPTIONS,
-      'time-budget': { type: 'string' },
-      examples: { type: 'string' },
-      exhaustive: { type: 'boolean', default: false },
-      scenario: { type: 'string' },
-      shard: { type: 'string' },
-      ...REPORTER_OPTION,
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        sut: { type: 'string' },
+        level: { type: 'string' },
+        seed: { type: 'string' },
+        runs: { type: 'string' },
+        path: { type: 'string' },
+        out: { type: 'string', default: 'out' },
+        json: { type: 'boolean', default: false },
+        itf: { type: 'boolean', default: false },
+        ...SYSTEM_FLAG_OPTIONS,
+        'time-budget': { type: 'string' },
+        examples: { type: 'string' },
+        exhaustive: { type: 'boolean', default: false },
+        scenario: { type: 'string' },
+        shard: { type: 'string' },
+        ...REPORTER_OPTION,
+      },
     },
-  });
+    'conform',
+  );
   if (positionals.length > 0) throw usageError(`conform takes no positional arguments, got "${positionals[0]}"`);
   if (values.scenario !== undefined && !values.exhaustive)
     throw usageError('--scenario selects exhaustive scenarios: give --exhaustive too');

@@ -1,7 +1,6 @@
 // The one exit-code convention of every streamjoin command (SPEC §8), and the
 // typed usage error that every command throws and `main` alone turns into a
 // message and an exit code.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError } from '../spec/index.ts';
 
 export const EXIT = {
@@ -42,17 +41,6 @@ export class UsageError extends InputError {
 
 export function usageError(message: string): UsageError {
   return new UsageError(message);
-}
-
-/** `parseArgs`, with its own errors (unknown flag, missing value) turned into UsageError. */
-export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
-  try {
-    return parseArgs<T>(config);
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
-    throw e;
-  }
 }
 
 /** A positive integer flag value, or a usage error naming the flag. */

@@ -8,7 +8,8 @@ import { abortReason, loadCheckConfig, readInputsAhead, readTextFile } from '../
 import { loadIntoExplorer, type ModelSpec } from '../conformance/explore/session.ts';
 import { startExploreServer } from '../conformance/explore/server.ts';
 import type { Output } from './output.ts';
-import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 
 export const exploreHelp = `streamjoin explore [--preset NAME | --config FILE | --load FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                    [--port N]
@@ -56,18 +57,21 @@ export async function exploreCommand(
   out: Output,
   stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
 ): Promise<number> {
-  const { values } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: false,
-    options: {
-      preset: { type: 'string' },
-      config: { type: 'string' },
-      bound: { type: 'string', multiple: true },
-      ablate: { type: 'string' },
-      load: { type: 'string' },
-      port: { type: 'string' },
+  const { values } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: false,
+      options: {
+        preset: { type: 'string' },
+        config: { type: 'string' },
+        bound: { type: 'string', multiple: true },
+        ablate: { type: 'string' },
+        load: { type: 'string' },
+        port: { type: 'string' },
+      },
     },
-  });
+    'explore',
+  );
   const sources = [values.preset, values.config, values.load].filter((x) => x !== undefined);
   if (sources.length > 1) throw usageError('give one of --preset, --config and --load');
   await readInputsAhead([values.config, values.load], { signal: out.signal });

@@ -66,12 +66,13 @@ export const SYSTEM_FLAG_OPTIONS = {
  * for (`--level`): a command's handshake sends `init` at these only.
  */
 export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal, levels?: readonly Level[]): SystemUnderTest {
-  if (sut === 'model') return inProcessSystem(modelSut, 'model', signal);
-  if (sut === 'impl') return inProcessSystem(implSut, 'impl', signal);
+  // Checked whatever the system: a bad value is a usage error with an in-process system too, where it has no use.
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
   const startup =
     flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');
   const maxLine = flags['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', flags['max-line'], 'bytes');
+  if (sut === 'model') return inProcessSystem(modelSut, 'model', signal);
+  if (sut === 'impl') return inProcessSystem(implSut, 'impl', signal);
   return spawnSystem(sut, {
     timeoutMs: timeout ?? DEFAULT_TIMEOUT_MS,
     startupTimeoutMs: startup ?? timeout ?? DEFAULT_STARTUP_TIMEOUT_MS,

@@ -7,7 +7,8 @@ import { InputError, parseJson, readInputsAhead, readTextFile, schemaError } fro
 import type { Level } from '../spec/index.ts';
 import type { ExhaustiveResult, RandomResult } from '../conformance/conformTypes.ts';
 import type { Shard } from '../conformance/shard.ts';
-import { EXIT, parseCommandArgs, usageError, worstExit } from './exitCodes.ts';
+import { EXIT, usageError, worstExit } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import type { Output } from './output.ts';
 import { CONFORM_REPORT_FORMAT, conformCases, type ConformJson } from './conformReport.ts';
 import { CHECK_REPORT_FORMAT, checkCases, type CheckJson } from './checkOutput.ts';
@@ -293,11 +294,14 @@ export interface MergeJson extends ReportHeader {
 }
 
 export async function mergeReportsCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, ...REPORTER_OPTION },
-  });
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false }, ...REPORTER_OPTION },
+    },
+    'merge-reports',
+  );
   if (positionals.length === 0) throw usageError('merge-reports needs one or more REPORT files (the --json reports of the shards)');
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);

@@ -12,7 +12,8 @@ import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, parseCommandArgs, usageError } from './exitCodes.ts';
+import { EXIT, nonNegativeIntegerFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import { SHARD_HELP, buildCovers, outDirProblem, shardFlag, shardSeed, specExamplePaths } from './harnessArgs.ts';
 import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { LiveProgress } from './progress.ts';
@@ -173,23 +174,26 @@ function summary(
 }
 
 export async function mutantsCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: false,
-    options: {
-      seed: { type: 'string' },
-      runs: { type: 'string' },
-      mutant: { type: 'string' },
-      out: { type: 'string', default: 'out' },
-      json: { type: 'boolean', default: false },
-      itf: { type: 'boolean', default: false },
-      'each-part': { type: 'boolean', default: false },
-      regressions: { type: 'string' },
-      list: { type: 'boolean', default: false },
-      shard: { type: 'string' },
-      ...REPORTER_OPTION,
+  const { values } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: false,
+      options: {
+        seed: { type: 'string' },
+        runs: { type: 'string' },
+        mutant: { type: 'string' },
+        out: { type: 'string', default: 'out' },
+        json: { type: 'boolean', default: false },
+        itf: { type: 'boolean', default: false },
+        'each-part': { type: 'boolean', default: false },
+        regressions: { type: 'string' },
+        list: { type: 'boolean', default: false },
+        shard: { type: 'string' },
+        ...REPORTER_OPTION,
+      },
     },
-  });
+    'mutants',
+  );
   if (values.list) {
     out.stdout(
       `${table(

@@ -18,7 +18,8 @@ import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import type { Divergence } from '../conformance/lockstep/divergence.ts';
 import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
+import { EXIT, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel, type SystemFlags } from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 import { displayPath } from './conformReport.ts';
@@ -77,7 +78,7 @@ export function replayCases(j: ReplayJson): CiResult {
                   classname,
                   status: 'unknown',
                   message: j.reason ?? 'not judged',
-                  details: j.stderrTail.map((l) => `| ${l}`).join('\\n'),
+                  details: j.stderrTail.map((l) => `| ${l}`).join('\n'),
                   file: j.file,
                 },
         ],
@@ -220,20 +221,23 @@ function printReplay(json: ReplayJson, values: { json: boolean }, reporters: Ret
 }
 
 export async function replayCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      sut: { type: 'string' },
-      level: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      out: { type: 'string' },
-      itf: { type: 'boolean', default: false },
-      ...SYSTEM_FLAG_OPTIONS,
-      'write-expected': { type: 'string' },
-      ...REPORTER_OPTION,
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        sut: { type: 'string' },
+        level: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        itf: { type: 'boolean', default: false },
+        ...SYSTEM_FLAG_OPTIONS,
+        'write-expected': { type: 'string' },
+        ...REPORTER_OPTION,
+      },
     },
-  });
+    'replay',
+  );
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
   if (positionals.length !== 1) throw usageError(`replay takes exactly one FILE, got ${positionals.length}`);

@@ -6,7 +6,8 @@ import { packagePath, readInputsAhead } from '../spec/index.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import type { Output } from './output.ts';
-import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
+import { EXIT, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 import { displayPath } from './conformReport.ts';
 import {
   REPORTER_HELP,
@@ -188,11 +189,14 @@ export async function runTraces(
 }
 
 export function runCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, 'write-expected': { type: 'string' }, ...REPORTER_OPTION },
-  });
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false }, 'write-expected': { type: 'string' }, ...REPORTER_OPTION },
+    },
+    'run',
+  );
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
   const paths = positionals.length > 0 ? positionals : exampleTracePaths();

@@ -13,7 +13,8 @@ import type { InProcessSut } from '../conformance/adapters/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
 import { mutantBuildProblem, mutantSut } from '../conformance/mutants/load.ts';
 import type { Output } from './output.ts';
-import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--record DIR] [--max-line BYTES]
 
@@ -44,17 +45,20 @@ directory removed). Exit codes: the one table of \`streamjoin help\` (SPEC
 §8). Here 0: ended; 254: usage, or --data not writable.`;
 
 export async function serveCommand(args: readonly string[], out: Output, input: NodeJS.ReadableStream): Promise<number> {
-  const { values } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: false,
-    options: {
-      model: { type: 'boolean', default: false },
-      mutant: { type: 'string' },
-      data: { type: 'string' },
-      record: { type: 'string' },
-      'max-line': { type: 'string' },
+  const { values } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: false,
+      options: {
+        model: { type: 'boolean', default: false },
+        mutant: { type: 'string' },
+        data: { type: 'string' },
+        record: { type: 'string' },
+        'max-line': { type: 'string' },
+      },
     },
-  });
+    'serve',
+  );
   if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
   const dirs = {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeViewerOf } from '../conformance/report/viewFiles.ts';
 import type { Output } from './output.ts';
-import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
+import { EXIT, usageError } from './exitCodes.ts';
+import { parseCommandArgs } from './options.ts';
 
 export const viewHelp = `streamjoin view FILE [--open]
 
@@ -44,11 +45,14 @@ function openInBrowser(url: string): string | undefined {
 }
 
 export async function viewCommand(args: readonly string[], out: Output): Promise<number> {
-  const { values, positionals } = parseCommandArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { open: { type: 'boolean', default: false } },
-  });
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: [...args],
+      allowPositionals: true,
+      options: { open: { type: 'boolean', default: false } },
+    },
+    'view',
+  );
   if (positionals.length !== 1) throw usageError(`view takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
   await readInputsAhead([file], { signal: out.signal });

@@ -63,7 +63,11 @@ describe('the handshake asks for the levels the run checks, and error codes are 
       const info = await system.info();
       expect(info.levels).toEqual(['operator', 'cluster', 'faults']);
       await system.close();
-      expect(requests(system).filter((r) => r.type === 'init').map((r) => r.level)).toEqual(['cluster']);
+      expect(
+        requests(system)
+          .filter((r) => r.type === 'init')
+          .map((r) => r.level),
+      ).toEqual(['cluster']);
     } finally {
       await system.close();
     }

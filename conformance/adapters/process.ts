@@ -157,7 +157,8 @@ function protocolOneReason(request: ProtocolRequest, value: object): string | un
  */
 function aboveLevel(level: Level, config: JoinConfig | ClusterConfig, id: number): ProtocolRequest | undefined {
   if (level === 'operator') return { id, type: 'inspect' };
-  if (level === 'cluster' && 'workers' in config && config.workers[0] !== undefined) return { id, type: 'pause', worker: config.workers[0] };
+  if (level === 'cluster' && 'workers' in config && config.workers[0] !== undefined)
+    return { id, type: 'pause', worker: config.workers[0] };
   return undefined;
 }
 
@@ -477,7 +478,11 @@ export function spawnSystem(
     async info(): Promise<SutInfo> {
       if (info) return info;
       // Probe: the first init that succeeds tells every level. Only at the levels the run asks for (--level).
-      const cluster: ClusterConfig = { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1'], keys: [{ key: 'k1', owner: 'w1' }] };
+      const cluster: ClusterConfig = {
+        join: { allowedLateness: 0, maxIntervalLength: 0 },
+        workers: ['w1'],
+        keys: [{ key: 'k1', owner: 'w1' }],
+      };
       const wanted = options.levels ?? LEVELS;
       const probes = (
         [

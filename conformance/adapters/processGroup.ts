@@ -217,7 +217,26 @@ function ended(stream: NodeJS.ReadableStream & { readonly readableEnded?: boolea
 let spawned = 0;
 
 /** Words that make a command more than one program the shell runs (reserved words; `exec` already). */
-const SHELL_WORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'in', '{', '}', '!', 'function', 'exec']);
+const SHELL_WORDS = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'for',
+  'in',
+  '{',
+  '}',
+  '!',
+  'function',
+  'exec',
+]);
 
 /**
  * The command the shell runs: a simple command (one program and its

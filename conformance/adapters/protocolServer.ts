@@ -116,7 +116,11 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
       // PROTOCOL.md, Requests: an init of a protocol version this server does not speak is not_supported, not malformed.
       const version = (value as { protocol?: unknown }).protocol;
       if (type === 'init' && typeof version === 'number' && version !== PROTOCOL_VERSION) {
-        return errorLine(id, PROTOCOL_ERRORS.not_supported, `protocol ${version} is not supported; this system speaks protocol ${PROTOCOL_VERSION}`);
+        return errorLine(
+          id,
+          PROTOCOL_ERRORS.not_supported,
+          `protocol ${version} is not supported; this system speaks protocol ${PROTOCOL_VERSION}`,
+        );
       }
       const bad = schemaError('protocol/request', value);
       if (bad) return errorLine(id, PROTOCOL_ERRORS.malformed_request, bad.text);
