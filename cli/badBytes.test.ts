@@ -2,11 +2,12 @@
 // bytes no document should hold, answers with exactly one printable line
 // that names the file, line and column, exits 254, and writes nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { inject } from 'vitest';
-import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { useTemporaryDirectories, writeFifoWhenRead } from '../conformance/testFixtures.ts';
 import { modelCounterexample } from '../conformance/report/counterexampleFixtures.ts';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH } from '../spec/documents.ts';
 import { runCli } from './testSupport.ts';
@@ -184,4 +185,68 @@ describe('SPEC §8: bad bytes in any document: one printable line with the file,
     expect(r.code).toBe(0);
     expect(readdirSync(dir)).toEqual(['bom.json']);
   });
+});
+
+/** A FIFO at `dir/name` (mkfifo(1): Node makes none). */
+function fifo(dir: string, name: string): string {
+  const path = join(dir, name);
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+describe('the same bytes through a FIFO (a pipe the command reads ahead, spec/inputFiles.ts): the same line, naming the FIFO; exit 254', () => {
+  // A few kinds, each in the pipe's own way: nothing at all, bytes in one chunk, a document longer than the pipe's buffer.
+  const kinds = [
+    'empty',
+    'binary',
+    'not UTF-8 (Latin-1 in a string)',
+    'a field named with a newline and a forged error line',
+    '100,000 levels of nested arrays',
+  ];
+  const through = BAD.filter((b) => kinds.includes(b.name));
+  expect(through).toHaveLength(kinds.length);
+  for (const reader of READERS) {
+    for (const bad of through) {
+      it(`${reader.name}: ${bad.name}`, async () => {
+        const dir = tmp();
+        const out = tmp();
+        const path = fifo(dir, 'input.json');
+        const writing = writeFifoWhenRead(path, readFileSync(files.get(`${bad.name}/${reader.kind}`) as string));
+        const r = await runCli(reader.argv(path, out));
+        await writing;
+        expect(r.code, r.stderr).toBe(254);
+        const m = /^(.*):(\d+):(\d+): (SJ\d{3} .*)$/.exec(r.stderr.slice(0, -1));
+        expect(m, r.stderr).not.toBeNull();
+        expect(m?.[1]).toBe(path);
+        expect(m?.[4]).toMatch((reader.streams && bad.streamedSays) || bad.says);
+        expect(readdirSync(out)).toEqual([]);
+        expect(readdirSync(dir)).toEqual(['input.json']);
+      });
+    }
+  }
+
+  it('a valid trace through a FIFO runs as from a file (run: exit 0)', async () => {
+    const dir = tmp();
+    const path = fifo(dir, 'trace.json');
+    const writing = writeFifoWhenRead(path, trace);
+    const r = await runCli(['run', path]);
+    await writing;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ok +horizon-boundary/);
+  });
+
+  for (const reader of READERS) {
+    it(`${reader.name}: a FIFO nobody writes is no hang: an interrupt ends the read (exit 2, one line naming it, nothing written)`, async () => {
+      const dir = tmp();
+      const out = tmp();
+      const path = fifo(dir, 'silent.json');
+      const interrupt = new AbortController();
+      setTimeout(() => interrupt.abort(new Error('SIGINT')), 100);
+      const r = await runCli(reader.argv(path, out), { signal: interrupt.signal });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`streamjoin: interrupted: SIGINT while reading ${path}; nothing was judged (exit 2)\n`);
+      expect(readdirSync(out)).toEqual([]);
+      expect(readdirSync(dir)).toEqual(['silent.json']);
+    });
+  }
 });

@@ -46,7 +46,10 @@ describe('streamjoin conform', () => {
       ],
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
-      [['conform', '--sut', 'model', '--exhasutive', '--out', out], /^usage: SJ105 Unknown option '--exhasutive'/],
+      [
+        ['conform', '--sut', 'model', '--exhasutive', '--out', out],
+        /^usage: SJ105 unknown option --exhasutive; did you mean --exhaustive\?/,
+      ],
       [
         ['conform', '--sut', 'model', '--scenario', 'zombie-after-failover', '--out', out],
         /^usage: SJ105 --scenario selects exhaustive scenarios: give --exhaustive too/,
@@ -170,7 +173,7 @@ describe('streamjoin serve', () => {
     const cases: [string[], RegExp][] = [
       [['serve', '--model', '--data', tmp()], /^usage: SJ105 --data is for the implementation/],
       [['serve', '--data', join(tmp(), 'missing')], /^usage: SJ105 --data .*missing: not an existing directory/],
-      [['serve', '--modle'], /^usage: SJ105 Unknown option '--modle'/],
+      [['serve', '--modle'], /^usage: SJ105 unknown option --modle; did you mean --model\?/],
       // A directory where no session directory can be made (checked at start, not at the first init): /sys, even for root.
       [
         ['serve', '--data', '/sys'],

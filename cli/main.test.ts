@@ -81,7 +81,7 @@ describe('streamjoin run', () => {
     const dir = freshDirectory();
     const r = await capture(['run', '--write-expectd', join(dir, 'x.json')]);
     expect(r.code).toBe(254);
-    expect(r.stderr).toMatch(/^usage: SJ105 Unknown option '--write-expectd'/);
+    expect(r.stderr).toMatch(/^usage: SJ105 unknown option --write-expectd; did you mean --write-expected\?/);
     expect(existsSync(join(dir, 'x.json'))).toBe(false);
   });
 });

@@ -11,6 +11,8 @@ export interface CliRun {
 export interface CliContext {
   readonly invocation?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  /** What SIGINT or SIGTERM would abort (cli/interrupts.ts): a test interrupts the command with it. */
+  readonly signal?: AbortSignal;
 }
 
 function capture(

@@ -3,7 +3,8 @@
 // the cluster example traces, and temporary directories removed after each
 // test.
 import { afterAll, afterEach } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { constants, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -75,4 +76,30 @@ export function clusterExample(name: string): ClusterTrace {
 /** The rule ids an example's description begins with ("C5-C7: …" gives "C5-C7"). */
 export function rulesOfExample(trace: ClusterTrace): string {
   return /^([^:]+):/.exec(trace.description ?? '')?.[1] ?? trace.name;
+}
+
+/**
+ * Writes `content` into the FIFO at `path` once a reader has it open (a
+ * command reading it ahead, spec/inputFiles.ts), then closes it: the reader
+ * sees the end. Never blocks a thread: the FIFO is opened without waiting
+ * (retried every 5 ms while no reader is there, up to `ms`) and written as
+ * a pipe is. Resolves when all is written; rejects if no reader came.
+ */
+export async function writeFifoWhenRead(path: string, content: string | Buffer, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  let fd: number | undefined;
+  while (fd === undefined) {
+    try {
+      fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENXIO' || Date.now() > until) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  const pipe = new Socket({ fd, readable: false, writable: true });
+  await new Promise<void>((resolve, reject) => {
+    pipe.on('error', reject);
+    pipe.end(content, () => resolve());
+  });
+  pipe.destroy();
 }
