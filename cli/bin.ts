@@ -23,12 +23,13 @@ function invocation(): string[] {
 const quick = quickAnswer(process.argv.slice(2));
 if (quick !== undefined) process.stdout.write(`${quick}\n`);
 else {
-  const { main } = await import('./main.ts');
   const { exitSoon, installInterrupts } = await import('./interrupts.ts');
   const argv = process.argv.slice(2);
   const stderr = (text: string): void => void process.stderr.write(text);
   // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
+  // Installed before the commands load, so that a signal while they load is heard too (the command then stops at once).
   const interrupts = installInterrupts(stderr);
+  const { main } = await import('./main.ts');
   const code = await main(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr,

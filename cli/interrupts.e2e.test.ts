@@ -2,77 +2,15 @@
 // (verdict unknown), writes nothing half and stops its system under test;
 // serve removes its session directory; a second signal stops at once. The
 // CLI runs as a process, as a user runs it.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { livingWithEnvironment } from '../conformance/adapters/processGroup.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { startProcess as start } from './testProcesses.ts';
 import { PROTOCOL_VERSION } from '../spec/index.ts';
 
-const root = join(import.meta.dirname, '..');
 const seed = String(inject('fcSeed'));
 const tmp = useTemporaryDirectories('sj-interrupts-', 'all');
-
-interface Running {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly tag: string;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves once `condition` holds of what it wrote so far, or rejects when it exits first. */
-  until(condition: () => boolean): Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** Starts `node ARGS` in the project, its environment marked so that everything it starts can be found. */
-function start(args: readonly string[]): Running {
-  const tag = randomBytes(8).toString('hex');
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, HOSTILE_TAG: tag }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const waiting: (() => void)[] = [];
-  const check = (): void => {
-    for (const w of waiting.splice(0)) w();
-  };
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (t: string) => {
-    out += t;
-    check();
-  });
-  child.stderr.on('data', (t: string) => {
-    err += t;
-    check();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => {
-      check();
-      resolve({ code, signal });
-    });
-  });
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  return {
-    child,
-    tag,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    until(condition) {
-      return new Promise((resolve, reject) => {
-        const test = (): void => {
-          if (condition()) resolve();
-          else if (gone) reject(new Error(`exited first; stdout:\n${out}\nstderr:\n${err}`));
-          else waiting.push(test);
-        };
-        test();
-      });
-    },
-  };
-}
 
 /** Polls the file system (every 20 ms) until `condition` holds: no event says when a directory appears. */
 async function poll(condition: () => boolean): Promise<void> {

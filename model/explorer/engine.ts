@@ -297,10 +297,23 @@ export class Expander<S, A> {
     }
   }
 
-  /** Expands one segment; false when the exploration must stop. */
-  expandSegment(segment: FrontierSegment, depth: number, levelEnd: number, out: FrontierWriter): boolean {
+  /**
+   * Expands one segment; false when the exploration must stop. With
+   * `turnMs`, it returns `'turn'` once that long has passed (checked every
+   * 64 states), and a call with `resume` goes on where it left off: so a
+   * caller on the main thread can yield to the event loop (and hear a
+   * signal) within a segment, however long the segment takes.
+   */
+  expandSegment(
+    segment: FrontierSegment,
+    depth: number,
+    levelEnd: number,
+    out: FrontierWriter,
+    turn?: { readonly turnMs: number; readonly resume: boolean },
+  ): boolean | 'turn' {
     const reader = this.reader;
-    reader.open(segment);
+    if (!turn?.resume) reader.open(segment);
+    const turnEnds = turn === undefined ? undefined : performance.now() + turn.turnMs;
     const store = this.store;
     while (reader.next()) {
       if (store.pauseRequested()) store.pauseHere();
@@ -318,6 +331,7 @@ export class Expander<S, A> {
         }
         return false;
       }
+      if (turnEnds !== undefined && this.sinceClock === 0 && performance.now() >= turnEnds) return 'turn';
     }
     return true;
   }
@@ -438,6 +452,9 @@ export type LevelObserver = (sample: {
 
 let explorationCounter = 0;
 
+/** How long the loop on this thread works before it yields (to its caller, and so to the event loop). */
+const TURN_MS = 20;
+
 /**
  * Explores every level on this thread, yielding between segments (so an
  * asynchronous caller can handle signals and print progress; `check` runs it
@@ -467,7 +484,12 @@ export function* exploreHere<S, A>(
     let left = segments.reduce((n, s) => n + s.states, 0);
     for (let unit = store.claimWork(); unit < segments.length; unit = store.claimWork()) {
       const segment = segments[unit] as FrontierSegment;
-      const ok = expander.expandSegment(segment, depth, levelEnd, writer);
+      // In turns of TURN_MS, yielding between them: a segment can take seconds.
+      let ok = expander.expandSegment(segment, depth, levelEnd, writer, { turnMs: TURN_MS, resume: false });
+      while (ok === 'turn') {
+        yield;
+        ok = expander.expandSegment(segment, depth, levelEnd, writer, { turnMs: TURN_MS, resume: true });
+      }
       left -= segment.states;
       observe?.({ depth, queued: left + writer.written, generated: expander.generated, distinct: store.size });
       yield;
