@@ -235,6 +235,14 @@ describe('the same bytes through a FIFO (a pipe the command reads ahead, spec/in
     expect(r.stdout).toMatch(/^ok +horizon-boundary/);
   });
 
+  it('check --config FIFO --max-seconds 1: the budget bounds the whole command, reading its input included (exit 2)', async () => {
+    const dir = tmp();
+    const path = fifo(dir, 'silent.json');
+    const r = await runCli(['check', '--config', path, '--max-seconds', '1']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe(`streamjoin: interrupted: the time budget (--max-seconds 1) ran out while reading ${path}; nothing was judged (exit 2)\n`);
+  });
+
   for (const reader of READERS) {
     it(`${reader.name}: a FIFO nobody writes is no hang: an interrupt ends the read (exit 2, one line naming it, nothing written)`, async () => {
       const dir = tmp();

@@ -3,10 +3,12 @@
 // --json a usage or input error is JSON too. And the progress a long run
 // shows: a live line on a terminal, a heartbeat line elsewhere.
 import { describe, expect, inject, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { schemaError } from '../spec/index.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { writeSlidingTrace } from '../conformance/generate/slidingLogs.ts';
 import { runCli } from './testSupport.ts';
 import { LiveProgress } from './progress.ts';
 import { STREAMJOIN_VERSION } from './version.ts';
@@ -75,6 +77,26 @@ describe('--json reports: the header, and the schema of each', () => {
     // Without --json, the one line on stderr only.
     const plain = await runCli(['conform', '--sut', 'model', '--runs', 'many']);
     expect([plain.code, plain.stdout]).toEqual([254, '']);
+  });
+
+  it('interrupted: run --json reports the traces run and where it stopped (verdict unknown, exit 2); an interrupt before anything is judged is an error report', async () => {
+    const dir = tmp();
+    const long = join(dir, 'stalled.trace.json');
+    writeSlidingTrace(long, { records: 100_000, keys: 4, window: 50, seed: Number(seed) >>> 0, stalled: 'R' });
+    const interrupt = new AbortController();
+    setTimeout(() => interrupt.abort(new Error('SIGINT')), 150);
+    const r = await runCli(['run', join(root, 'spec', 'examples', 'horizon-boundary.trace.json'), long, '--json'], { signal: interrupt.signal });
+    expect(r.code, r.stdout).toBe(2);
+    const doc = report(r.stdout, 'run-report') as { verdict: string; interrupted: { reason: string; steps: number } | null; traces: unknown[] };
+    expect(doc.verdict).toBe('unknown');
+    expect(doc.interrupted?.reason).toBe('SIGINT');
+    expect(doc.traces).toHaveLength(2);
+    // Interrupted while it reads its input ahead (a FIFO): nothing to report but the interrupt.
+    const fifo = join(dir, 'silent.json');
+    execFileSync('mkfifo', [fifo]);
+    const early = await runCli(['run', fifo, '--json'], { signal: AbortSignal.abort(new Error('SIGTERM')) });
+    expect(early.code).toBe(2);
+    expect(report(early.stdout, 'error-report')).toMatchObject({ verdict: 'interrupted', exitCode: 2, error: { code: null } });
   });
 
   it('a report file a shard wrote is read back by merge-reports only if it is a streamjoin report that matches its schema', async () => {
