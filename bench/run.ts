@@ -1,10 +1,13 @@
 // `streamjoin run` at scale: operator traces of 10^4, 10^5 and 10^6 records
 // (a sliding window, with every step's expectations), each run by a fresh
 // child process exactly as `streamjoin run FILE` runs it, so its time and
-// its peak RSS are its own. Growth per decade of records shows the run is
-// linear (a ratio near 10 for time, near 1 for memory); the model's own
-// share is the time its `stepJoin` takes over the same records, measured
-// in the same child after the run.
+// its peak RSS are its own. Each size runs twice, side by side: with both
+// watermarks moving (rows are evicted as they age) and with the right one
+// stalled (it never reports: every row is held to the end, J8), the model's
+// worst case. Growth per decade of records shows the run is linear either
+// way (a ratio near 10 for time); the model's own share is the time its
+// operator (IndexedJoin, what `run` uses) takes over the same records,
+// measured in the same child after the run.
 //
 //   node --import tsx bench/run.ts [--seed N] [--quick] [--window ROWS]
 //
@@ -15,7 +18,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogRecord } from '../spec/index.ts';
-import { initialJoinState, stepJoin } from '../model/index.ts';
+import { IndexedJoin } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { runTraces } from '../cli/run.ts';
 import { slidingLog, slidingLogConfig, writeSlidingTrace, type SlidingLogOptions } from '../conformance/generate/slidingLogs.ts';
@@ -27,13 +30,20 @@ const { values: flags } = parseArgs({
     window: { type: 'string' },
     child: { type: 'string' },
     records: { type: 'string' },
+    stalled: { type: 'boolean', default: false },
   },
 });
 const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
 const KEYS = 4;
 const window = flags.window !== undefined ? Number(flags.window) : 50;
-const logOptions = (records: number): SlidingLogOptions => ({ records, keys: KEYS, window, seed });
+const logOptions = (records: number, stalled: boolean): SlidingLogOptions => ({
+  records,
+  keys: KEYS,
+  window,
+  seed,
+  ...(stalled ? { stalled: 'R' as const } : {}),
+});
 
 interface ChildResult {
   readonly exit: number;
@@ -45,7 +55,7 @@ interface ChildResult {
 }
 
 /** In the child: `streamjoin run FILE`, timed; then the model alone over the same records. */
-async function child(file: string, records: number): Promise<void> {
+async function child(file: string, records: number, stalled: boolean): Promise<void> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let printed = '';
@@ -58,22 +68,22 @@ async function child(file: string, records: number): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
   if (exit !== 0) throw new Error(`run exited ${exit}: ${printed}`);
-  // The model's share: stepJoin over the same records, generated in batches outside the timing.
-  const config = slidingLogConfig(logOptions(records));
-  let state = initialJoinState;
+  // The model's share: its operator over the same records, generated in batches outside the timing.
+  const config = slidingLogConfig(logOptions(records, stalled));
+  const model = new IndexedJoin(config);
   let modelMs = 0;
   let modelCpu = 0;
   let batch: LogRecord[] = [];
   const runBatch = (): void => {
     const t = performance.now();
     const c = process.cpuUsage();
-    for (const r of batch) state = stepJoin(config, state, r).state;
+    for (const r of batch) model.apply(r);
     const used = process.cpuUsage(c);
     modelCpu += (used.user + used.system) / 1e6;
     modelMs += performance.now() - t;
     batch = [];
   };
-  for (const r of slidingLog(logOptions(records))) {
+  for (const r of slidingLog(logOptions(records, stalled))) {
     batch.push(r);
     if (batch.length === 10_000) runBatch();
   }
@@ -90,42 +100,46 @@ async function child(file: string, records: number): Promise<void> {
 }
 
 if (flags.child !== undefined) {
-  await child(flags.child, Number(flags.records));
+  await child(flags.child, Number(flags.records), flags.stalled);
 } else {
   const sizes = flags.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const dir = mkdtempSync(join(tmpdir(), 'sj-bench-run-'));
   const load = loadavg()[0] ?? 0;
-  const rows: { records: number; mb: number; r: ChildResult }[] = [];
+  const rows: { records: number; stalled: boolean; mb: number; r: ChildResult }[] = [];
   try {
     for (const records of sizes) {
-      const file = join(dir, `sliding-${records}.trace.json`);
-      const config = slidingLogConfig(logOptions(records));
-      const operator = new JoinOperator(config);
-      writeSlidingTrace(file, logOptions(records), (record) => {
-        const { outcome, changes } = operator.apply(record);
-        return { outcome, changes, retained: operator.retained() };
-      });
-      const child = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(import.meta.dirname, 'run.ts'),
-          '--child',
-          file,
-          '--records',
-          String(records),
-          '--seed',
-          String(seed),
-          '--window',
-          String(window),
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 24 },
-      );
-      if (child.status !== 0) throw new Error(`child for ${records} records failed: ${child.stderr}`);
-      const r = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as ChildResult;
-      rows.push({ records, mb: statSync(file).size / 2 ** 20, r });
-      rmSync(file, { force: true });
+      // Side by side: the same size with both watermarks moving, then with the right one stalled.
+      for (const stalled of [false, true]) {
+        const file = join(dir, `sliding-${records}${stalled ? '-stalled' : ''}.trace.json`);
+        const options = logOptions(records, stalled);
+        const operator = new JoinOperator(slidingLogConfig(options));
+        writeSlidingTrace(file, options, (record) => {
+          const { outcome, changes } = operator.apply(record);
+          return { outcome, changes, retained: operator.retained() };
+        });
+        const child = spawnSync(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join(import.meta.dirname, 'run.ts'),
+            '--child',
+            file,
+            '--records',
+            String(records),
+            '--seed',
+            String(seed),
+            '--window',
+            String(window),
+            ...(stalled ? ['--stalled'] : []),
+          ],
+          { encoding: 'utf8', maxBuffer: 1 << 24 },
+        );
+        if (child.status !== 0) throw new Error(`child for ${records} records failed: ${child.stderr}`);
+        const r = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as ChildResult;
+        rows.push({ records, stalled, mb: statSync(file).size / 2 ** 20, r });
+        rmSync(file, { force: true });
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -134,29 +148,30 @@ if (flags.child !== undefined) {
     `streamjoin run benchmark: seed ${seed}, sliding window of ~${window} live rows per key ` +
       `over ${KEYS} keys, every step with expectations; node ${process.version}, ` +
       `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), load average ` +
-      `${load.toFixed(1)} at the start\n`,
+      `${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end\n`,
   );
   console.log(
-    '| records | trace MB | seconds | CPU seconds | records/s | peak RSS MB | CPU time ratio per decade | RSS ratio per decade | model CPU seconds | model share |',
+    '| records | watermarks | trace MB | seconds | CPU seconds | records/s | peak RSS MB | CPU time ratio per decade | stalled / moving CPU | model CPU seconds | model share |',
   );
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  rows.forEach(({ records, mb, r }, i) => {
-    const prev = rows[i - 1];
-    const perDecade = (a: number, b: number): string => (prev ? `${(a / b).toFixed(1)}×` : '—');
+  console.log('|---:|:--|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { records, stalled, mb, r } of rows) {
+    const prev = rows.find((x) => x.stalled === stalled && x.records * 10 === records);
+    const moving = rows.find((x) => !x.stalled && x.records === records);
     console.log(
-      `| ${records.toLocaleString('en-US')} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ` +
+      `| ${records.toLocaleString('en-US')} | ${stalled ? 'right stalled' : 'both moving'} | ${mb.toFixed(1)} | ${r.seconds.toFixed(2)} | ` +
         `${r.cpuSeconds.toFixed(2)} | ${Math.round(records / r.seconds).toLocaleString('en-US')} | ` +
-        `${r.peakRssMb.toFixed(0)} | ${perDecade(r.cpuSeconds, prev?.r.cpuSeconds ?? 1)} | ` +
-        `${perDecade(r.peakRssMb, prev?.r.peakRssMb ?? 1)} | ${r.modelCpuSeconds.toFixed(2)} | ` +
+        `${r.peakRssMb.toFixed(0)} | ${prev ? `${(r.cpuSeconds / prev.r.cpuSeconds).toFixed(1)}×` : '—'} | ` +
+        `${stalled && moving ? `${(r.cpuSeconds / moving.r.cpuSeconds).toFixed(2)}×` : '—'} | ${r.modelCpuSeconds.toFixed(2)} | ` +
         `${((100 * r.modelCpuSeconds) / r.cpuSeconds).toFixed(0)}% |`,
     );
-  });
+  }
   console.log(
     '\nEach size runs in its own process (`streamjoin run FILE` in-process there), so seconds ' +
-      'and peak RSS are that run alone. A CPU time ratio near 10 per decade is linear growth; an ' +
-      'RSS ratio near 1 is memory that does not grow with the trace. The model share is the CPU ' +
-      'time stepJoin alone takes over the same records (no parsing, no checks), measured in the ' +
-      'same process after the run, over the CPU time of the run (CPU time, not wall time, so ' +
-      'that a loaded machine skews it less).',
+      'and peak RSS are that run alone. A CPU time ratio near 10 per decade is linear growth. With ' +
+      'the right watermark stalled every row is held to the end, so memory grows with the trace ' +
+      '(it is the retained state, J8); with both moving it does not. The model share is the CPU ' +
+      'time the model operator alone (IndexedJoin) takes over the same records (no parsing, no ' +
+      'checks), measured in the same process after the run, over the CPU time of the run (CPU ' +
+      'time, not wall time, so that a loaded machine skews it less).',
   );
 }
