@@ -58,8 +58,11 @@ bad input, not a violation.
   --gzip               compress both files
   --damage KIND        damage its sink: ${DAMAGE_KINDS.join(', ')}
 
+SIGINT or SIGTERM stops it: how far it read is printed, no verdict (exit 2).
+
 Exit codes: 0 valid (every property holds); 1 a property is violated; 2 unknown
-(the history is incomplete or cut short, and nothing is violated); 254 bad
+(the history is incomplete or cut short, and nothing is violated, or the
+audit was interrupted); 254 bad
 input (unreadable, malformed line, invalid or out-of-contract log) or usage;
 255 internal error.`;
 

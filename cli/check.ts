@@ -41,7 +41,8 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        are the same for every N
   --max-states N       stop after N distinct states over the whole command
                        (the bound is then NOT exhausted: exit 2, never a pass)
-  --max-seconds N      stop after N seconds, for the whole command (likewise;
+  --max-seconds N      stop after N seconds, for the whole command, reading a
+                       --config from a FIFO or a pipe included (likewise;
                        with --simulate: how long to walk)
   --frontier-memory MB keep at most this much of the breadth-first frontier in
                        memory; past it, frontier segments spill to disk

@@ -29,8 +29,8 @@ Commands:
 Exit codes (every command, SPEC §8):
   0    pass: every check holds (conforms, every mutant killed, bound exhausted)
   1    failure: a violation, a divergence, a surviving mutant, an unmet expectation
-  2    unknown: a budget ran out, or the system under test is dead, hung or
-       babbling; never a pass
+  2    unknown: a budget ran out, the system under test is dead, hung or
+       babbling, or the command was interrupted; never a pass
   254  bad input or usage: one line \`where: SJnnn message\`
   255  internal error: a bug in streamjoin (please report it with the command line)
 
@@ -41,6 +41,11 @@ under --json a usage or input error is a JSON document on stdout too
 junit=FILE and --reporter tap[=FILE] write CI reports; on GitHub Actions
 failures become annotations and a step summary. --shard K/N splits a run
 across CI machines. Set-up for CI: docs/ci.md.
+
+SIGINT or SIGTERM (Ctrl-C) stops any command within a second: it prints what
+it has (verdict unknown, exit 2), writes nothing half and stops what it
+started; a second signal stops it at once. An input that is a FIFO or a pipe
+is read ahead, so no command waits on one past an interrupt or its budget.
 
 Environment: STREAMJOIN_SEED fixes the seed of every random run.`;
 

@@ -33,9 +33,14 @@ step with the trace's expectations. With no TRACE, runs spec/examples/.
                          changes and retained counts as its expectations
 ${REPORTER_HELP}
 
+SIGINT or SIGTERM stops it: the traces run so far are reported, and the steps
+run of the one it was in (verdict unknown, exit 2, unless a step already
+departed: exit 1); --write-expected writes nothing then.
+
 Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
-expectation met; 1: a step departs from its expectation; 254 also for a trace
-that is unreadable, not JSON, off its schema or out of contract (J9).`;
+expectation met; 1: a step departs from its expectation; 2: interrupted; 254
+also for a trace that is unreadable, not JSON, off its schema or out of
+contract (J9).`;
 
 export const examplesDir = packagePath('spec', 'examples');
 
