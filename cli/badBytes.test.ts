@@ -240,7 +240,9 @@ describe('the same bytes through a FIFO (a pipe the command reads ahead, spec/in
     const path = fifo(dir, 'silent.json');
     const r = await runCli(['check', '--config', path, '--max-seconds', '1']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toBe(`streamjoin: interrupted: the time budget (--max-seconds 1) ran out while reading ${path}; nothing was judged (exit 2)\n`);
+    expect(r.stderr).toBe(
+      `streamjoin: interrupted: the time budget (--max-seconds 1) ran out while reading ${path}; nothing was judged (exit 2)\n`,
+    );
   });
 
   for (const reader of READERS) {

@@ -38,7 +38,19 @@ describe('streamjoin conform', () => {
 
   it('--time-budget bounds the whole command, not only the random traces: a 1 s budget stops --exhaustive there, verdict unknown (exit 2)', async () => {
     const out = tmp();
-    const r = await run(['conform', '--sut', 'impl', '--exhaustive', '--runs', '100000', `--seed=${seed}`, '--time-budget', '1', '--out', out]);
+    const r = await run([
+      'conform',
+      '--sut',
+      'impl',
+      '--exhaustive',
+      '--runs',
+      '100000',
+      `--seed=${seed}`,
+      '--time-budget',
+      '1',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stdout).toBe(2);
     expect(r.stdout).toMatch(/UNKNOWN during (example|exhaustive scenario) .*: interrupted: the time budget \(--time-budget 1\) ran out/);
     expect(r.stdout).toMatch(/verdict: UNKNOWN\n$/);

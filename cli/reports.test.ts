@@ -85,9 +85,15 @@ describe('--json reports: the header, and the schema of each', () => {
     writeSlidingTrace(long, { records: 100_000, keys: 4, window: 50, seed: Number(seed) >>> 0, stalled: 'R' });
     const interrupt = new AbortController();
     setTimeout(() => interrupt.abort(new Error('SIGINT')), 150);
-    const r = await runCli(['run', join(root, 'spec', 'examples', 'horizon-boundary.trace.json'), long, '--json'], { signal: interrupt.signal });
+    const r = await runCli(['run', join(root, 'spec', 'examples', 'horizon-boundary.trace.json'), long, '--json'], {
+      signal: interrupt.signal,
+    });
     expect(r.code, r.stdout).toBe(2);
-    const doc = report(r.stdout, 'run-report') as { verdict: string; interrupted: { reason: string; steps: number } | null; traces: unknown[] };
+    const doc = report(r.stdout, 'run-report') as {
+      verdict: string;
+      interrupted: { reason: string; steps: number } | null;
+      traces: unknown[];
+    };
     expect(doc.verdict).toBe('unknown');
     expect(doc.interrupted?.reason).toBe('SIGINT');
     expect(doc.traces).toHaveLength(2);
