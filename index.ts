@@ -130,9 +130,9 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // conformance/: the conform job, the systems under test (in-process, over
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
-export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conformTypes.ts';
-export type { Shard } from './conformance/shard.ts';
+export { runConform } from './conformance/job/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
+export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
 export { inProcessSystem } from './conformance/adapters/inProcess.ts';

@@ -8,7 +8,7 @@ import type { CheckReport, Model, ModelPreset, PropertyResult, SimulationReport 
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
 import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
-import type { Shard } from '../conformance/shard.ts';
+import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import type { ReportHeader } from './version.ts';

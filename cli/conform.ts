@@ -1,10 +1,11 @@
 // `streamjoin conform`: parse the arguments, build the system under test,
 // call the harness, write the counterexamples, print, and map the verdict to
 // an exit code.
-import type { TraceSource, ConformReport } from '../conformance/conformTypes.ts';
-import { runConform } from '../conformance/conform.ts';
+import type { TraceSource, ConformReport } from '../conformance/job/conformTypes.ts';
+import { runConform } from '../conformance/job/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
+import { regressionTracePaths, specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
@@ -14,7 +15,6 @@ import {
   SYSTEM_FLAG_OPTIONS,
   buildSystem,
   lazyCovers,
-  conformExamplePaths,
   outDirProblem,
   parseLevel,
   scenariosNamed,
@@ -139,8 +139,10 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // All input is read and checked before the system under test starts.
-  const examples: TraceSource[] =
-    values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const load = (paths: readonly string[]): TraceSource[] =>
+    values.examples === 'none' ? [] : paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const examples = load(specExamplePaths());
+  const regressions = load(regressionTracePaths());
   const system = buildSystem(values.sut, values, out.signal);
   out.stderr(`streamjoin conform: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   const covers = values.exhaustive ? lazyCovers(scenarios, out) : undefined;
@@ -155,6 +157,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       runs,
       ...(values.path !== undefined ? { path: values.path } : {}),
       examples,
+      regressions,
       ...(covers !== undefined ? { exhaustive: covers } : {}),
       ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
       ...(shard ? { shard } : {}),

@@ -12,7 +12,7 @@ import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { abortReason } from '../conformance/adapters/process.ts';
-import type { Failure } from '../conformance/conformTypes.ts';
+import type { Failure } from '../conformance/job/conformTypes.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
 import type { Divergence } from '../conformance/lockstep/divergence.ts';

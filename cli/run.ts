@@ -1,10 +1,8 @@
 // `streamjoin run [TRACE...]`: validate operator traces and run the reference
 // model over them, comparing every step with the trace's expectations.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { packagePath } from '../spec/index.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
+import { operatorExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, usageError } from './exitCodes.ts';
 import { displayPath } from './conformReport.ts';
@@ -35,15 +33,6 @@ ${REPORTER_HELP}
 Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 expectation met; 1: a step departs from its expectation; 254 also for a trace
 that is unreadable, not JSON, off its schema or out of contract (J9).`;
-
-export const examplesDir = packagePath('spec', 'examples');
-
-export function exampleTracePaths(): string[] {
-  return readdirSync(examplesDir)
-    .filter((f) => f.endsWith('.trace.json'))
-    .sort()
-    .map((f) => join(examplesDir, f));
-}
 
 function summaryLine(r: TraceFileResult): string {
   const outcomes = Object.entries(r.outcomes)
@@ -161,7 +150,7 @@ export function runCommand(args: readonly string[], out: Output): number {
   });
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
-  const paths = positionals.length > 0 ? positionals : exampleTracePaths();
+  const paths = positionals.length > 0 ? positionals : operatorExamplePaths();
   if (values['write-expected'] !== undefined && paths.length !== 1) throw usageError('--write-expected needs exactly one TRACE');
   return runTraces(paths, out, {
     json: values.json,

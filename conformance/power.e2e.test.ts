@@ -6,8 +6,8 @@
 // every common separator. Each would fail if its deliverable regressed.
 import { describe, expect, inject, it } from 'vitest';
 import type { Level } from '../spec/index.ts';
-import { runConform } from './conform.ts';
-import type { ConformReport } from './conformTypes.ts';
+import { runConform } from './job/conform.ts';
+import type { ConformReport } from './job/conformTypes.ts';
 import { inProcessSystem } from './adapters/inProcess.ts';
 import { implSut } from './adapters/implSut.ts';
 import { modelSut } from './adapters/modelSut.ts';

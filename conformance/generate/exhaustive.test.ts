@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { coverScenario, withoutPrefixes } from './exhaustive.ts';
 import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
 import { COVER_CHECKS, checkCover } from './coverChecks.ts';
-import { runConform } from '../conform.ts';
+import { runConform } from '../job/conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';

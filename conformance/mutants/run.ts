@@ -7,8 +7,8 @@
 import type { Level } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { implSut } from '../adapters/implSut.ts';
-import { runConform } from '../conform.ts';
-import type { ConformReport, Failure, TraceSource } from '../conformTypes.ts';
+import { runConform } from '../job/conform.ts';
+import type { ConformReport, Failure, TraceSource } from '../job/conformTypes.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from './catalogue.ts';

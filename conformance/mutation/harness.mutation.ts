@@ -28,7 +28,7 @@ import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, observedSteps, type AnyCover, type AnyScenario } from '../generate/exhaustive.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
-import { conformExamplePaths } from '../../cli/harnessArgs.ts';
+import { regressionTracePaths, specExamplePaths } from '../job/traceFilesPart.ts';
 import { MUTATION_RANDOM_RUNS, MUTATION_SEED } from './settings.ts';
 
 const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
@@ -38,7 +38,7 @@ const system = inProcessSystem(implSut, 'impl');
 const show = (d: Divergence | undefined): string | undefined => (d ? `step ${d.step}: ${d.summary}` : undefined);
 
 describe('examples and regression traces', () => {
-  for (const path of conformExamplePaths()) {
+  for (const path of [...specExamplePaths(), ...regressionTracePaths()]) {
     // Loaded by the test itself: Stryker runs only the tests that reach a mutant, and each run starts afresh.
     it(relative(PROJECT_ROOT, path), async () => {
       const trace = loadCheckedTrace(path);

@@ -4,7 +4,7 @@
 // atomically, under names derived from where the failure came from, with the
 // command that replays it.
 import { join } from 'node:path';
-import type { ConformReport, Failure } from '../conformTypes.ts';
+import type { ConformReport, Failure } from '../job/conformTypes.ts';
 import { prettyJson } from '../lockstep/jsonDiff.ts';
 import { writeFilesAtomic } from './atomicFiles.ts';
 import { explainView } from './explain.ts';

@@ -10,7 +10,7 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import type { Failure } from '../conformTypes.ts';
+import type { Failure } from '../job/conformTypes.ts';
 import { runTrace, withExpectations } from '../lockstep/anyTrace.ts';
 
 const examples = packagePath('spec', 'examples');

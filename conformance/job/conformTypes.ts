@@ -1,10 +1,10 @@
 // What the conformance job (conform.ts) takes and what it reports: its
-// options, the traces it runs, and the report of each part (examples, the
-// bounded-exhaustive scenarios, random traces).
-import type { AnyTrace, ImplementationInfo, Level } from '../spec/index.ts';
-import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
-import type { Divergence } from './lockstep/divergence.ts';
-import type { StderrExcerpt, SystemUnderTest } from './adapters/sut.ts';
+// options, the traces it runs, and the report of each part (the trace
+// files, the bounded-exhaustive scenarios, random traces).
+import type { AnyTrace, ImplementationInfo, Level } from '../../spec/index.ts';
+import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
+import type { Divergence } from '../lockstep/divergence.ts';
+import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import type { Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
@@ -136,6 +136,8 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
+  /** Regression traces (counterexamples kept, such as the mutant catalogue's): run after the examples, reported with them. */
+  readonly regressions?: readonly TraceSource[];
   /**
    * Bounded-exhaustive scenarios to run after the examples: covers built
    * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when
