@@ -131,7 +131,8 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/job/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
+export type { Failure } from './conformance/report/failure.ts';
 export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
@@ -145,11 +146,10 @@ export type { ClusterUnderTest, InProcessSut, StderrExcerpt, SystemUnderTest } f
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorFactory, OperatorTraceResult, OperatorUnderTest } from './conformance/lockstep/operatorTrace.ts';
-export { runClusterLockstep } from './conformance/lockstep/clusterLockstep.ts';
-export type { ClusterRunResult } from './conformance/lockstep/clusterLockstep.ts';
-export { runOperatorLockstep } from './conformance/lockstep/operatorLockstep.ts';
-export type { OperatorRunResult } from './conformance/lockstep/operatorLockstep.ts';
-export type { Divergence } from './conformance/lockstep/divergence.ts';
+// A trace in lockstep: judged by lockstep/, its divergence explained by report/.
+export { runClusterLockstep, runOperatorLockstep } from './conformance/report/explainedRuns.ts';
+export type { ClusterRunResult, OperatorRunResult } from './conformance/report/explainedRuns.ts';
+export type { Divergence } from './conformance/report/divergence.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
 export type { LogDomain } from './conformance/generate/logs.ts';
 export { clusterTraceArbitrary } from './conformance/generate/clusterTraces.ts';

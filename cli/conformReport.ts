@@ -7,13 +7,13 @@ import type {
   ConformReport,
   ExampleResult,
   ExhaustiveResult,
-  Failure,
   RandomResult,
   Unknown,
   ConformVerdict as Verdict,
 } from '../conformance/job/conformTypes.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
-import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import type { Divergence } from '../conformance/report/divergence.ts';
+import type { Failure } from '../conformance/report/failure.ts';
 import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import type { Shard } from '../conformance/job/shard.ts';

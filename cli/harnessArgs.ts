@@ -1,6 +1,6 @@
 // What the harness commands (conform, replay, mutants) share: the checks
 // of their flags, and the system under test a --sut word names.
-import { outDirProblem } from '../conformance/report/atomicFiles.ts';
+import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
 import { LEVELS, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';

@@ -19,7 +19,7 @@ import { LiveProgress } from './progress.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
-import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 
 export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]

@@ -7,8 +7,7 @@ import type { TraceSource } from '../job/conformTypes.ts';
 import { BUFFERING_HINT, spawnSystem } from './process.ts';
 import { livingInGroup, livingWithEnvironment, SUT_MARKER_VARIABLE } from './processGroup.ts';
 import { SutUnavailable } from './sut.ts';
-import { runOperatorLockstep } from '../lockstep/operatorLockstep.ts';
-import { runClusterLockstep } from '../lockstep/clusterLockstep.ts';
+import { runClusterLockstep, runOperatorLockstep } from '../report/explainedRuns.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const seed = inject('fcSeed');

@@ -8,10 +8,11 @@ import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/cl
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
 import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from '../generate/exhaustive.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../lockstep/divergence.ts';
 import { inShard, shardCount } from './shard.ts';
-import type { ExhaustivePart, ExhaustiveResult, Failure } from './conformTypes.ts';
-import { minimizeOrKeep, namedCounterexample } from './counterexample.ts';
+import type { ExhaustivePart, ExhaustiveResult } from './conformTypes.ts';
+import type { Failure } from '../report/failure.ts';
+import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
 import type { ConformPart, PartJob } from './part.ts';
 
 /** Whether any trace of a scenario of this kind can run at these levels. */
@@ -117,8 +118,8 @@ async function runExhaustiveScenario(
     probes += cover.probesOf[index] ?? 0;
     return true;
   };
-  let first: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } | undefined;
-  const onResult = (r: { index: number; level: Level; divergence?: Divergence }, trace: AnyTrace): boolean => {
+  let first: { trace: AnyTrace; level: Level; divergence: DivergenceFacts; at: number } | undefined;
+  const onResult = (r: { index: number; level: Level; divergence?: DivergenceFacts }, trace: AnyTrace): boolean => {
     if (job.signal?.aborted) return false;
     run++;
     ran.add(r.index);
@@ -183,8 +184,8 @@ async function runExhaustiveScenario(
       result: { ...base, verdict: job.signal?.aborted ? 'unknown' : run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 },
       ran,
     };
-  const found: { trace: AnyTrace; level: Level; divergence: Divergence; at: number } = first;
-  const minimal = await minimizeOrKeep(job.system, found.level, found.trace, found.divergence);
+  const found: { trace: AnyTrace; level: Level; divergence: DivergenceFacts; at: number } = first;
+  const minimal = await minimizedCounterexample(job.system, found.level, found.trace, found.divergence);
   const description =
     `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} ` +
     `(${cover.scenario.description}), cut at the divergence and minimized by deleting steps. ` +

@@ -8,7 +8,8 @@
 // runConform.
 import type { Level } from '../../spec/index.ts';
 import type { SystemUnderTest } from '../adapters/sut.ts';
-import type { ConformReport, ExampleResult, ExhaustiveResult, Failure, RandomResult, TraceRun } from './conformTypes.ts';
+import type { Failure } from '../report/failure.ts';
+import type { ConformReport, ExampleResult, ExhaustiveResult, RandomResult, TraceRun } from './conformTypes.ts';
 import type { Shard } from './shard.ts';
 
 /** One part of the job: what it runs, at the levels checked, and what it reports. */

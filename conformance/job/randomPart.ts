@@ -9,9 +9,10 @@ import { abortReason } from '../adapters/process.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { runTraceObserved, type TraceOutcome } from '../lockstep/anyTrace.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
-import type { Failure, RandomResult } from './conformTypes.ts';
-import { minimizeOrKeep, namedCounterexample } from './counterexample.ts';
+import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { RandomResult } from './conformTypes.ts';
+import type { Failure } from '../report/failure.ts';
+import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
 import type { ConformPart, PartJob } from './part.ts';
 import { inShard, shardCount } from './shard.ts';
 
@@ -50,7 +51,7 @@ async function randomAtLevel(
   path: string | undefined,
 ): Promise<{ result: RandomResult; failure?: Failure; unknown?: SutUnavailable }> {
   const { system, seed } = job;
-  const failing = new Map<AnyTrace, TraceOutcome & { divergence: Divergence }>();
+  const failing = new Map<AnyTrace, TraceOutcome & { divergence: DivergenceFacts }>();
   let firstSeen: number | undefined;
   let unavailable: SutUnavailable | undefined;
   let harnessError: unknown;
@@ -111,7 +112,7 @@ async function randomAtLevel(
     const seen = failing.get(trace) ?? (await runTraceObserved(system, trace, level).catch(() => undefined));
     const found = seen?.divergence;
     if (found) {
-      const minimal = await minimizeOrKeep(system, level, trace, found, seen?.stderr);
+      const minimal = await minimizedCounterexample(system, level, trace, found, seen?.stderr);
       const { divergence } = minimal;
       const description = `${fcDescription(seed, details.counterexamplePath)} It diverged at step ${divergence.step}: ${divergence.summary}`;
       return {

@@ -10,7 +10,7 @@ import { LEVELS, PACKAGE_ROOT, packagePath } from '../../spec/index.ts';
 import type { AnyTrace, Level } from '../../spec/index.ts';
 import { levelOfClusterTrace, runTraceObserved, withoutExpectations } from '../lockstep/anyTrace.ts';
 import type { TraceSource } from './conformTypes.ts';
-import { minimizeOrKeep, namedCounterexample } from './counterexample.ts';
+import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
 import type { ConformPart, PartJob } from './part.ts';
 import { inShard } from './shard.ts';
 
@@ -91,7 +91,7 @@ export function traceFilesPart(name: 'examples' | 'regressions', files: readonly
         const foundAfterMs = job.since();
         // Without the file's expectations: a deleted step would make them stale; the model's are the same (the examples are checked against it).
         const plain = withoutExpectations(file.trace);
-        const minimal = await minimizeOrKeep(job.system, level, plain, d, run.stderr);
+        const minimal = await minimizedCounterexample(job.system, level, plain, d, run.stderr);
         const steps = minimal.trace.trace.steps.length;
         const { divergence } = minimal;
         // Both numberings: the file's own step (what it shows) and the counterexample's.

@@ -7,7 +7,7 @@
 import { InputError, loadAnyTrace, placeInFile } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, LogRecord, OperatorStep, OutcomeCode, RetainedCounts } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
-import { AtomicFileWriter } from '../report/atomicFiles.ts';
+import { AtomicFileWriter } from '../streams/atomicFiles.ts';
 import { PRETTY_WIDTH, prettyJson } from './jsonDiff.ts';
 import { readOperatorTrace, type TraceRead } from '../streams/operatorTraceStream.ts';
 import { OperatorTraceChecker, type OperatorDivergence, type OperatorFactory, type OperatorObservation } from './operatorTrace.ts';

@@ -6,6 +6,7 @@ import type { ItfTrace } from '../../spec/index.ts';
 import { runCli } from '../../cli/testSupport.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { writeCounterexample } from './counterexampleFiles.ts';
+import { explainDivergence } from './divergence.ts';
 import { clusterFailure, modelCounterexample, operatorFailure, unfencedSystem } from './counterexampleFixtures.ts';
 import { conformanceItf, modelItf } from './itf.ts';
 import { writeModelCounterexampleViews } from './modelCounterexampleFiles.ts';
@@ -102,7 +103,8 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
     expect(itf.states[1]?.['mbt::nondetPicks']).toMatchObject({ record: { tag: 'Some' }, key: { tag: 'None' } });
     const back = loadAnyTrace(w.itfPath as string);
     expect(back).toEqual(f.trace);
-    const again = await runTrace(unfencedSystem(), back, 'faults');
+    const found = await runTrace(unfencedSystem(), back, 'faults');
+    const again = found && explainDivergence(found);
     expect(again?.step).toBe(f.divergence.step);
     expect(again?.summary).toBe(f.divergence.summary);
     const replay = await runCli(['replay', w.itfPath as string, '--sut', 'model']);
