@@ -142,10 +142,17 @@ export type { ProtocolServer } from './conformance/adapters/protocolServer.ts';
 export { implSut } from './conformance/adapters/implSut.ts';
 export { modelSut } from './conformance/adapters/modelSut.ts';
 export { SutConfigError, SutUnavailable } from './conformance/adapters/sut.ts';
-export type { ClusterUnderTest, InProcessSut, StderrExcerpt, SystemUnderTest } from './conformance/adapters/sut.ts';
+export type {
+  ClusterUnderTest,
+  InProcessSut,
+  OperatorFactory,
+  OperatorUnderTest,
+  StderrExcerpt,
+  SystemUnderTest,
+} from './conformance/adapters/sut.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
-export type { OperatorFactory, OperatorTraceResult, OperatorUnderTest } from './conformance/lockstep/operatorTrace.ts';
+export type { OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 // A trace in lockstep: judged by lockstep/, its divergence explained by report/.
 export { runClusterLockstep, runOperatorLockstep } from './conformance/report/explainedRuns.ts';
 export type { ClusterRunResult, OperatorRunResult } from './conformance/report/explainedRuns.ts';
@@ -159,8 +166,8 @@ export type { ExhaustiveScenario } from './conformance/generate/clusterScenarios
 export type { OperatorCover, OperatorScenario } from './conformance/generate/operatorExhaustive.ts';
 export { MUTANTS } from './conformance/mutants/catalogue.ts';
 export type { Mutant } from './conformance/mutants/catalogue.ts';
-export { runMutants } from './conformance/mutants/run.ts';
-export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
+export { runMutants } from './conformance/job/mutantsJob.ts';
+export type { MutantsOptions, MutantsReport } from './conformance/job/mutantsJob.ts';
 export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
 export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
 // Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
@@ -171,8 +178,8 @@ export { counterexampleHtml } from './conformance/report/html.ts';
 export { conformanceItf, modelItf } from './conformance/report/itf.ts';
 export { itfToClusterTrace, itfToCounterexample, itfToOperatorTrace } from './spec/index.ts';
 export type { ItfTrace, ItfValue } from './spec/index.ts';
-export { startExploreServer } from './conformance/explore/server.ts';
-export type { ExploreServer } from './conformance/explore/server.ts';
+export { startExploreServer } from './explore/server.ts';
+export type { ExploreServer } from './explore/server.ts';
 // Recorded histories (docs/audit.md): streamjoin audit, the recorder the cluster writes them with, example histories.
 export { auditHistory, loadAuditConfig } from './conformance/audit/audit.ts';
 export type { AuditOptions, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';

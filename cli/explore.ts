@@ -3,8 +3,8 @@
 // SIGINT or SIGTERM, or until stdin ends when stdin is not a terminal (so a
 // parent process can stop it by closing the pipe).
 import { loadCheckConfig, readTextFile } from '../spec/index.ts';
-import { loadIntoExplorer, type ModelSpec } from '../conformance/explore/session.ts';
-import { startExploreServer } from '../conformance/explore/server.ts';
+import { loadIntoExplorer, type ModelSpec } from '../explore/session.ts';
+import { startExploreServer } from '../explore/server.ts';
 import type { Output } from './output.ts';
 import { EXIT, parseCommandArgs, positiveIntegerFlag, usageError } from './exitCodes.ts';
 

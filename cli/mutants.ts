@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
 import { mutantBuildProblem } from '../conformance/mutants/load.ts';
 import { shardItems, type Shard } from '../conformance/job/shard.ts';
-import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/mutants/run.ts';
+import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/job/mutantsJob.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';

@@ -1,7 +1,7 @@
 // The reference model's operator behind the harness's operator interface.
 import type { JoinConfig } from '../../spec/index.ts';
 import { initialJoinState, retainedCountsOf, stepJoin } from '../../model/index.ts';
-import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
+import type { OperatorUnderTest } from './sut.ts';
 
 export function createModelOperator(config: JoinConfig): OperatorUnderTest {
   let state = initialJoinState;

@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { coverScenario, withoutPrefixes } from './exhaustive.ts';
 import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
-import { COVER_CHECKS, checkCover } from './coverChecks.ts';
+import { COVER_CHECKS, checkCover } from '../testdata/coverChecks.ts';
 import { runConform } from '../job/conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../adapters/modelSut.ts';

@@ -3,9 +3,8 @@
 // lockstep run.
 import { levelOfAction } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, Level, OperatorStep } from '../../spec/index.ts';
-import type { OperatorUnderTest } from './operatorTrace.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
-import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { OperatorUnderTest, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import { actionsOf, judgeClusterTrace, modelClusterSteps, withClusterExpectations } from './clusterLockstep.ts';
 import { canonicalChanges, canonicalEvents, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';

@@ -10,7 +10,8 @@ import { firstContractViolation } from '../../model/index.ts';
 import { AtomicFileWriter } from '../streams/atomicFiles.ts';
 import { PRETTY_WIDTH, prettyJson } from './jsonDiff.ts';
 import { readOperatorTrace, type TraceRead } from '../streams/operatorTraceStream.ts';
-import { OperatorTraceChecker, type OperatorDivergence, type OperatorFactory, type OperatorObservation } from './operatorTrace.ts';
+import type { OperatorFactory } from '../adapters/sut.ts';
+import { OperatorTraceChecker, type OperatorDivergence, type OperatorObservation } from './operatorTrace.ts';
 
 /** What running one trace file found. Nothing per step is kept: a trace of any length runs in constant memory. */
 export interface TraceFileResult {

@@ -11,7 +11,7 @@ import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import { observeCluster, settle, transition } from '../../model/cluster/stateMachine.ts';
 import { naiveMatchId } from '../generate/edges.ts';
 import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
-import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
+import type { OperatorUnderTest } from '../adapters/sut.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
