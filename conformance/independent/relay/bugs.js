@@ -7,7 +7,7 @@
 export const BUGS = new Map([
   ['naive-sink-id', "C9/J3: the sink files a key's matches under 'L:'+left+'|R:'+right"],
   ['horizon-early', 'J8: a row is evicted once gw reaches its horizon, one tick early'],
-  ['retract-late-by-ts', "J6: a retract is judged late by the insert rule, ts < gw - L"],
+  ['snapshot-without-watermarks', "C2/C4: a checkpoint's snapshot leaves out the copy's watermarks"],
   ['fenced-writer-keeps-copy', 'C9: a fenced writer is refused but keeps its copy and goes on'],
   ['release-no-epoch-check', "C7: a release drops the source's copy whatever its epoch"],
   ['install-equal-epoch', 'C6: the install epoch check refuses only older epochs, not an equal one'],

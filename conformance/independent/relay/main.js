@@ -1,11 +1,11 @@
 // relay: a streamjoin system under test written from SPEC.md and PROTOCOL.md alone.
-// Run as `node conformance/independent/relay/main.mjs`; it speaks protocol 2 on
+// Run as `node conformance/independent/relay/main.js`; it speaks protocol 2 on
 // stdin/stdout at the levels operator, cluster and faults. SJ_BUG=NAME injects
-// one of the bugs of bugs.mjs. It imports nothing from the project.
+// one of the bugs of bugs.js. It imports nothing from the project.
 
-import { activeBug } from './bugs.mjs';
-import { Cluster, NotEnabled } from './cluster.mjs';
-import { Operator, TIME_LIMIT } from './join.mjs';
+import { activeBug } from './bugs.js';
+import { Cluster, NotEnabled } from './cluster.js';
+import { Operator, TIME_LIMIT } from './join.js';
 
 const LEVELS = ['operator', 'cluster', 'faults'];
 const FAULTS = new Set(['crash', 'restart', 'pause', 'resume', 'failover', 'duplicateInstall', 'duplicateRelease']);
@@ -65,7 +65,8 @@ function joinConfig(config, where) {
   exactFields(where, config, ['allowedLateness', 'maxIntervalLength']);
   for (const name of ['allowedLateness', 'maxIntervalLength']) {
     const value = config[name];
-    if (!Number.isInteger(value) || value < 0 || value > TIME_LIMIT) throw new ProtocolError(12, `${where}/${name} must be an integer in [0, 2^50]`);
+    if (!Number.isInteger(value) || value < 0 || value > TIME_LIMIT)
+      throw new ProtocolError(12, `${where}/${name} must be an integer in [0, 2^50]`);
   }
   return { allowedLateness: config.allowedLateness, maxIntervalLength: config.maxIntervalLength };
 }
@@ -89,7 +90,8 @@ function clusterConfig(config) {
   }
   const declared = new Set();
   keys.forEach(({ key, owner }, index) => {
-    if (!workers.includes(owner)) throw new ProtocolError(1001, `/config/keys/${index}/owner: ${JSON.stringify(owner)} is not a listed worker`);
+    if (!workers.includes(owner))
+      throw new ProtocolError(1001, `/config/keys/${index}/owner: ${JSON.stringify(owner)} is not a listed worker`);
     if (declared.has(key)) throw new ProtocolError(1001, `/config/keys/${index}/key: ${JSON.stringify(key)} is declared twice`);
     declared.add(key);
   });
@@ -103,7 +105,8 @@ function checkBody(request) {
   for (const [name, [type]] of Object.entries(fields)) {
     if (!has(request, name)) continue;
     const value = request[name];
-    if (type === 'string' && (typeof value !== 'string' || value === '')) throw new ProtocolError(12, `/${name} must be a non-empty string`);
+    if (type === 'string' && (typeof value !== 'string' || value === ''))
+      throw new ProtocolError(12, `/${name} must be a non-empty string`);
     if (type === 'boolean' && typeof value !== 'boolean') throw new ProtocolError(12, `/${name} must be a boolean`);
     if (type === 'protocol' && value !== 2) throw new ProtocolError(12, '/protocol must be 2');
     if (type === 'level' && !LEVELS.includes(value)) throw new ProtocolError(12, '/level must be operator, cluster or faults');

@@ -2,8 +2,8 @@
 // a coordinator with its durable table, workers holding copies (each copy its
 // own Operator), a checkpoint store of snapshots, and the sink.
 
-import { bug } from './bugs.mjs';
-import { Operator, rejectReason } from './join.mjs';
+import { bug } from './bugs.js';
+import { Operator, rejectReason } from './join.js';
 
 export class NotEnabled extends Error {}
 
@@ -163,7 +163,10 @@ export class Cluster {
 
   migration(key, phases) {
     const handoff = this.coordinator.handoff;
-    require(handoff !== null && handoff.kind === 'migrate' && handoff.key === key && phases.includes(handoff.phase), `no migration of ${key} in ${phases.join('/')}`);
+    require(handoff !== null &&
+      handoff.kind === 'migrate' &&
+      handoff.key === key &&
+      phases.includes(handoff.phase), `no migration of ${key} in ${phases.join('/')}`);
     return handoff;
   }
 
@@ -213,7 +216,9 @@ export class Cluster {
   // -- the actions (§5) -----------------------------------------------------------------
 
   record({ record }, events) {
-    const reason = rejectReason(record, this.join.maxIntervalLength) ?? (record.kind !== 'watermark' && !this.coordinator.table.has(record.key) ? 'unknown_key' : null);
+    const reason =
+      rejectReason(record, this.join.maxIntervalLength) ??
+      (record.kind !== 'watermark' && !this.coordinator.table.has(record.key) ? 'unknown_key' : null);
     if (reason !== null) {
       events.push({ type: 'rejected', outcome: { code: 'rejected', reason } });
       return;
@@ -298,7 +303,10 @@ export class Cluster {
     this.coordinatorUp();
     const handoff = this.coordinator.handoff;
     const ours = bug('abort-any-key') || handoff?.key === key;
-    require(handoff !== null && ours && handoff.kind === 'migrate' && ['frozen', 'persisted', 'installed'].includes(handoff.phase), `no migration of ${key} to abort`);
+    require(handoff !== null &&
+      ours &&
+      handoff.kind === 'migrate' &&
+      ['frozen', 'persisted', 'installed'].includes(handoff.phase), `no migration of ${key} to abort`);
     const source = this.workers.get(handoff.src);
     require(source.status !== 'paused', `${handoff.src} is paused`);
     this.coordinator.handoff = null;
@@ -389,11 +397,20 @@ export class Cluster {
   }
 
   observe() {
-    const copyView = (copy, key) => ({ epoch: copy.epoch, cursor: copy.cursor, frozen: copy.frozen, retained: copy.operator.retained(key) });
+    const copyView = (copy, key) => ({
+      epoch: copy.epoch,
+      cursor: copy.cursor,
+      frozen: copy.frozen,
+      retained: copy.operator.retained(key),
+    });
     const { handoff, up, table } = this.coordinator;
     return {
       log: this.log.length,
-      coordinator: { up, handoff: handoff === null ? null : { ...handoff }, keys: plain([...table].map(([key, { owner, epoch }]) => [key, { owner, epoch }])) },
+      coordinator: {
+        up,
+        handoff: handoff === null ? null : { ...handoff },
+        keys: plain([...table].map(([key, { owner, epoch }]) => [key, { owner, epoch }])),
+      },
       workers: plain(
         [...this.workers.values()].map((worker) => [
           worker.id,
@@ -401,7 +418,10 @@ export class Cluster {
         ]),
       ),
       store: plain(
-        [...this.store].map(([key, { epoch, cursor, snapshot }]) => [key, { epoch, cursor, retained: Operator.restore(snapshot).retained(key) }]),
+        [...this.store].map(([key, { epoch, cursor, snapshot }]) => [
+          key,
+          { epoch, cursor, retained: Operator.restore(snapshot).retained(key) },
+        ]),
       ),
       sink: this.sink.observe(),
     };
