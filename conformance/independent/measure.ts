@@ -11,12 +11,12 @@
 // run this after changing the harness's generators or scenarios, and update
 // the test's table (expectations.ts) and the doc from what it prints.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { conformArguments, describeCatch, type PartName, type PartResult, readReport, summarise } from './measurement.ts';
+import { conformArguments, type PartName, type PartResult, readReport, summarise } from './measurement.ts';
 import { type IndependentSystem, independentSystems, repositoryRoot } from './systems.ts';
 
 const { values } = parseArgs({
@@ -94,15 +94,34 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|');
 const resultOf = (system: IndependentSystem, bug: string | null, part: PartName): PartResult | undefined =>
   results.get(work.find((j) => j.system === system && j.bug === bug && j.part === part) as Job);
 
-function describePart(result: PartResult | undefined, part: PartName): string {
+/** `4 of 43: a (3), b (5), …; outcome, events; J5` (an example has no trace number; random and exhaustive ones do). */
+function describePart(result: PartResult | undefined, part: PartName, correct: boolean): string {
   if (result === undefined) return '';
   if (result.unknown !== null) return `**unknown** (${cell(result.unknown)})`;
-  if (result.catches.length === 0) return result.verdict === 'pass' ? 'missed' : result.verdict;
-  const shown = part === 'examples' ? result.catches.slice(0, 2) : result.catches;
-  const more = result.catches.length - shown.length;
-  return `**caught** by ${result.catches.length}: ${shown.map((c) => cell(describeCatch(c))).join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  const ran = result.catches.length + result.passed.length;
+  if (result.catches.length === 0 && result.verdict === 'pass') {
+    const what = part === 'random' ? `at ${result.passed.join(', ')}` : `by all ${ran}`;
+    return correct ? `conforms ${what}, in ${(result.ms / 1000).toFixed(0)} s` : `missed ${what}`;
+  }
+  if (result.catches.length === 0) return result.verdict;
+  if (part === 'random') {
+    const levels = result.catches.map((c) => `${c.where} #${c.trace} (${c.steps} steps; ${c.field}; ${cell(c.rules.join(' '))})`);
+    return `**caught**: ${[...levels, ...result.passed.map((l) => `${l} missed`)].join(' · ')}`;
+  }
+  const shown = part === 'examples' ? result.catches.slice(0, 3) : result.catches;
+  const items = shown.map((c) => `${c.where}${c.trace === null ? '' : ` #${c.trace}`} (${c.steps})`);
+  if (shown.length < result.catches.length) items.push(`${result.catches.length - shown.length} more`);
+  const fields = [...new Set(result.catches.map((c) => c.field))].join(', ');
+  const rules = [...new Set(result.catches.flatMap((c) => c.rules))].join(' ');
+  return `**${result.catches.length} of ${ran}**: ${items.join(', ')}; ${fields}; ${cell(rules)}`;
 }
 
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repositoryRoot, encoding: 'utf8' }).stdout.trim();
+const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+const load = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(', ');
+console.log(`Measured at ${commit} in ${minutes} min, ${jobs} jobs at a time, load average at the end ${load}.`);
 console.log(`Seed ${seed}; random: ${runs} traces per level; exhaustive: every scenario; each part alone (the others off).\n`);
 console.log('| system | bug | rule | examples | random | exhaustive |');
 console.log('|---|---|---|---|---|---|');
@@ -111,7 +130,7 @@ for (const system of systems) {
     if (onlyBugs !== undefined && (bug === null || !onlyBugs.includes(bug.name))) continue;
     const name = bug?.name ?? null;
     const label = bug === null ? '(correct)' : `\`${bug.name}\``;
-    const cells = parts.map((part) => describePart(resultOf(system, name, part), part));
+    const cells = parts.map((part) => describePart(resultOf(system, name, part), part, bug === null));
     console.log(`| ${system.name} | ${label} | ${bug?.rule ?? ''} | ${cells.join(' | ')} |`);
   }
 }
