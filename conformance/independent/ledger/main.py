@@ -6,15 +6,13 @@ injects one of the bugs of bugs.py.
 """
 
 import json
-import os
 import sys
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from bugs import ACTIVE  # noqa: E402
-from cluster import Cluster, NotEnabled  # noqa: E402
-from join import TIME_LIMIT, JoinState, step  # noqa: E402
+# Run as a script, Python puts this file's folder first on sys.path: the sibling modules import as they are.
+from bugs import ACTIVE
+from cluster import Cluster, NotEnabled
+from join import TIME_LIMIT, JoinState, step
 
 LEVELS = ["operator", "cluster", "faults"]
 FAULTS = {"crash", "restart", "pause", "resume", "failover", "duplicateInstall", "duplicateRelease"}
@@ -165,7 +163,7 @@ class Session:
         try:
             if kind == "record":
                 cluster.record(request["record"], events)
-            elif kind in ("commit",):
+            elif kind == "commit":
                 cluster.commit(request["key"], crash_after_fence, events)
             elif kind == "failover":
                 cluster.failover(request["key"], request["to"], crash_after_fence, events)
@@ -198,7 +196,7 @@ class Server:
         try:
             try:
                 request = json.loads(line)
-            except ValueError as error:
+            except (ValueError, RecursionError) as error:
                 raise ProtocolError(12, f"not JSON: {error}") from None
             if not isinstance(request, dict):
                 raise ProtocolError(12, "a request is a JSON object")
