@@ -130,9 +130,10 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // conformance/: the conform job, the systems under test (in-process, over
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
-export { runConform } from './conformance/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, Failure, TraceRun, TraceSource } from './conformance/conformTypes.ts';
-export type { Shard } from './conformance/shard.ts';
+export { runConform } from './conformance/job/conform.ts';
+export type { ConformOptions, ConformReport, ConformVerdict, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
+export type { Failure } from './conformance/report/failure.ts';
+export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';
 export { inProcessSystem } from './conformance/adapters/inProcess.ts';
@@ -141,15 +142,21 @@ export type { ProtocolServer } from './conformance/adapters/protocolServer.ts';
 export { implSut } from './conformance/adapters/implSut.ts';
 export { modelSut } from './conformance/adapters/modelSut.ts';
 export { SutConfigError, SutUnavailable } from './conformance/adapters/sut.ts';
-export type { ClusterUnderTest, InProcessSut, StderrExcerpt, SystemUnderTest } from './conformance/adapters/sut.ts';
+export type {
+  ClusterUnderTest,
+  InProcessSut,
+  OperatorFactory,
+  OperatorUnderTest,
+  StderrExcerpt,
+  SystemUnderTest,
+} from './conformance/adapters/sut.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
-export type { OperatorFactory, OperatorTraceResult, OperatorUnderTest } from './conformance/lockstep/operatorTrace.ts';
-export { runClusterLockstep } from './conformance/lockstep/clusterLockstep.ts';
-export type { ClusterRunResult } from './conformance/lockstep/clusterLockstep.ts';
-export { runOperatorLockstep } from './conformance/lockstep/operatorLockstep.ts';
-export type { OperatorRunResult } from './conformance/lockstep/operatorLockstep.ts';
-export type { Divergence } from './conformance/lockstep/divergence.ts';
+export type { OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
+// A trace in lockstep: judged by lockstep/, its divergence explained by report/.
+export { runClusterLockstep, runOperatorLockstep } from './conformance/report/explainedRuns.ts';
+export type { ClusterRunResult, OperatorRunResult } from './conformance/report/explainedRuns.ts';
+export type { Divergence } from './conformance/report/divergence.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
 export type { LogDomain } from './conformance/generate/logs.ts';
 export { clusterTraceArbitrary } from './conformance/generate/clusterTraces.ts';
@@ -159,8 +166,8 @@ export type { ExhaustiveScenario } from './conformance/generate/clusterScenarios
 export type { OperatorCover, OperatorScenario } from './conformance/generate/operatorExhaustive.ts';
 export { MUTANTS } from './conformance/mutants/catalogue.ts';
 export type { Mutant } from './conformance/mutants/catalogue.ts';
-export { runMutants } from './conformance/mutants/run.ts';
-export type { MutantsOptions, MutantsReport } from './conformance/mutants/run.ts';
+export { runMutants } from './conformance/job/mutantsJob.ts';
+export type { MutantsOptions, MutantsReport } from './conformance/job/mutantsJob.ts';
 export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
 export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
 // Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
@@ -171,8 +178,8 @@ export { counterexampleHtml } from './conformance/report/html.ts';
 export { conformanceItf, modelItf } from './conformance/report/itf.ts';
 export { itfToClusterTrace, itfToCounterexample, itfToOperatorTrace } from './spec/index.ts';
 export type { ItfTrace, ItfValue } from './spec/index.ts';
-export { startExploreServer } from './conformance/explore/server.ts';
-export type { ExploreServer } from './conformance/explore/server.ts';
+export { startExploreServer } from './explore/server.ts';
+export type { ExploreServer } from './explore/server.ts';
 // Recorded histories (docs/audit.md): streamjoin audit, the recorder the cluster writes them with, example histories.
 export { auditHistory, loadAuditConfig } from './conformance/audit/audit.ts';
 export type { AuditOptions, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';

@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { COUNTEREXAMPLE_FORMAT, type Counterexample } from '../spec/index.ts';
 import type { CheckReport, Model, ModelPreset, PropertyResult, SimulationReport } from '../model/index.ts';
-import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
+import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
 import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
-import type { Shard } from '../conformance/shard.ts';
+import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import type { ReportHeader } from './version.ts';

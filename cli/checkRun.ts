@@ -15,7 +15,7 @@ import {
   type SimulationProgress,
   type SimulationReport,
 } from '../model/index.ts';
-import { shardItems, type Shard } from '../conformance/shard.ts';
+import { shardItems, type Shard } from '../conformance/job/shard.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, worstExit } from './exitCodes.ts';
 import { LiveProgress } from './progress.ts';

@@ -1,11 +1,12 @@
 // `streamjoin conform`: parse the arguments, build the system under test,
 // call the harness, write the counterexamples, print, and map the verdict to
 // an exit code.
-import type { TraceSource, ConformReport } from '../conformance/conformTypes.ts';
+import type { TraceSource, ConformReport } from '../conformance/job/conformTypes.ts';
 import { withDeadline } from '../spec/index.ts';
-import { runConform } from '../conformance/conform.ts';
+import { runConform } from '../conformance/job/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
+import { regressionTracePaths, specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
@@ -16,7 +17,6 @@ import {
   SYSTEM_FLAG_OPTIONS,
   buildSystem,
   lazyCovers,
-  conformExamplePaths,
   outDirProblem,
   parseLevel,
   scenariosNamed,
@@ -146,8 +146,10 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // All input is read and checked before the system under test starts.
-  const examples: TraceSource[] =
-    values.examples === 'none' ? [] : conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const load = (paths: readonly string[]): TraceSource[] =>
+    values.examples === 'none' ? [] : paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const examples = load(specExamplePaths());
+  const regressions = load(regressionTracePaths());
   // The budget bounds the whole command: everything stops at it as at an interrupt.
   const bounded = withDeadline(out.signal, budget === undefined ? undefined : budget * 1000, `--time-budget ${budget}`);
   const signal = bounded.signal;
@@ -165,6 +167,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
       runs,
       ...(values.path !== undefined ? { path: values.path } : {}),
       examples,
+      regressions,
       ...(covers !== undefined ? { exhaustive: covers } : {}),
       ...(budget !== undefined ? { timeBudgetMs: budget * 1000 } : {}),
       ...(shard ? { shard } : {}),

@@ -4,8 +4,8 @@
 // levels checked, which after a stopped run are only those fully checked.
 import { describe, expect, inject, it } from 'vitest';
 import { join } from 'node:path';
-import { runConform } from '../conformance/conform.ts';
-import type { TraceSource } from '../conformance/conformTypes.ts';
+import { runConform } from '../conformance/job/conform.ts';
+import type { TraceSource } from '../conformance/job/conformTypes.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { noRetractionsSystem } from '../conformance/report/counterexampleFixtures.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';

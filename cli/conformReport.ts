@@ -2,21 +2,21 @@
 // report for tools.
 import { isAbsolute, relative } from 'node:path';
 import type { ImplementationInfo, Level } from '../spec/index.ts';
-import { exampleStepText } from '../conformance/conform.ts';
+import { exampleStepText } from '../conformance/job/traceFilesPart.ts';
 import type {
   ConformReport,
   ExampleResult,
   ExhaustiveResult,
-  Failure,
   RandomResult,
   Unknown,
   ConformVerdict as Verdict,
-} from '../conformance/conformTypes.ts';
+} from '../conformance/job/conformTypes.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
-import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import type { Divergence } from '../conformance/report/divergence.ts';
+import type { Failure } from '../conformance/report/failure.ts';
 import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
-import type { Shard } from '../conformance/shard.ts';
+import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';

@@ -5,8 +5,8 @@
 // Whichever comes first stops it: the server closes, stdin is let go, and
 // the process ends, whatever stdin still is.
 import { abortReason, loadCheckConfig, readInputsAhead, readTextFile } from '../spec/index.ts';
-import { loadIntoExplorer, type ModelSpec } from '../conformance/explore/session.ts';
-import { startExploreServer } from '../conformance/explore/server.ts';
+import { loadIntoExplorer, type ModelSpec } from '../explore/session.ts';
+import { startExploreServer } from '../explore/server.ts';
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';

@@ -1,43 +1,18 @@
-// What the harness commands (conform, replay, mutants) share: the trace
-// files they run first, the checks of their flags, and the system under
-// test a --sut word names.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { outDirProblem } from '../conformance/report/atomicFiles.ts';
-import { Interrupted, LEVELS, packagePath, type Level } from '../spec/index.ts';
+// What the harness commands (conform, replay, mutants) share: the checks
+// of their flags, and the system under test a --sut word names.
+import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
+import { Interrupted, LEVELS, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, spawnSystem } from '../conformance/adapters/process.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
-import type { ExhaustivePart } from '../conformance/conformTypes.ts';
+import type { ExhaustivePart } from '../conformance/job/conformTypes.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenarioPaced, type AnyCover, type AnyScenario } from '../conformance/generate/exhaustive.ts';
-import { exampleTracePaths, examplesDir } from './run.ts';
 import { envOf, type Output } from './output.ts';
 import { positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
-import { parseShard, type Shard } from '../conformance/shard.ts';
-
-const clusterExamplesDir = join(examplesDir, 'cluster');
-
-/** The mutant catalogue's regression traces: each kill's shortest counterexample, kept (streamjoin mutants --regressions). */
-export const regressionsDir = packagePath('conformance', 'mutants', 'regressions');
-
-const traceFilesIn = (dir: string): string[] =>
-  readdirSync(dir)
-    .filter((f) => f.endsWith('.trace.json'))
-    .sort()
-    .map((f) => join(dir, f));
-
-/** The hand-checked examples of spec/: operator examples, then cluster examples. */
-export function specExamplePaths(): string[] {
-  return [...exampleTracePaths(), ...traceFilesIn(clusterExamplesDir)];
-}
-
-/** The traces conform runs before the exhaustive and random ones: the spec's examples, then the mutant catalogue's regression traces. */
-export function conformExamplePaths(): string[] {
-  return [...specExamplePaths(), ...traceFilesIn(regressionsDir)];
-}
+import { parseShard, type Shard } from '../conformance/job/shard.ts';
 
 export interface SystemFlags {
   timeout?: string | undefined;

@@ -1,7 +1,8 @@
 // The streamjoin command line: parses arguments, calls the API, maps results
 // to exit codes. Nothing else lives here.
 import { InputError, Interrupted, releaseInputs } from '../spec/index.ts';
-import { runCommand, runHelp, exampleTracePaths, runTraces } from './run.ts';
+import { runCommand, runHelp, runTraces } from './run.ts';
+import { operatorExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
@@ -44,7 +45,7 @@ export interface CiPart {
  * STREAMJOIN_SEED fixes their seed).
  */
 export const CI_PARTS: readonly CiPart[] = [
-  { title: 'example traces through the reference model', run: (out) => runTraces(exampleTracePaths(), out, { json: false }) },
+  { title: 'example traces through the reference model', run: (out) => runTraces(operatorExamplePaths(), out, { json: false }) },
   { title: 'streamjoin check --preset ci', run: (out) => checkCommand(['--preset', 'ci'], out) },
   {
     title: 'streamjoin conform --sut impl --exhaustive: the implementation against the model',

@@ -4,8 +4,8 @@
 import { describe, expect, inject, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runConform } from '../conformance/conform.ts';
-import type { ConformOptions, ConformReport } from '../conformance/conformTypes.ts';
+import { runConform } from '../conformance/job/conform.ts';
+import type { ConformOptions, ConformReport } from '../conformance/job/conformTypes.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
@@ -14,8 +14,8 @@ import { coverScenario } from '../conformance/generate/exhaustive.ts';
 import { exhaustiveScenario } from '../conformance/generate/clusterScenarios.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
-import { inShard, shardCount, type Shard } from '../conformance/shard.ts';
-import { conformExamplePaths } from './harnessArgs.ts';
+import { inShard, shardCount, type Shard } from '../conformance/job/shard.ts';
+import { regressionTracePaths, specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { conformJson, type ConformJson } from './conformReport.ts';
 import { mergeRuns } from './mergeReports.ts';
 import type { MutantsJson } from './mutants.ts';
@@ -39,7 +39,9 @@ describe('--shard K/N splits deterministically', () => {
 });
 
 describe('conform: the union of the shards is the unsharded run', () => {
-  const examples = conformExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const load = (paths: readonly string[]) => paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  const examples = load(specExamplePaths());
+  const regressions = load(regressionTracePaths());
   const scenario = exhaustiveScenario('failover-replay-from-older-checkpoint');
   if (!scenario) throw new Error('scenario failover-replay-from-older-checkpoint is gone');
   const covers = [coverScenario(scenario)];
@@ -51,7 +53,7 @@ describe('conform: the union of the shards is the unsharded run', () => {
   }
 
   it('3 shards run exactly the examples, interleavings and random traces of the unsharded run, each once; merged, the same verdict and counts', async () => {
-    const base = { seed, runs: 30, examples, exhaustive: covers };
+    const base = { seed, runs: 30, examples, regressions, exhaustive: covers };
     const whole = await traced({ ...base, system: inProcessSystem(implSut, 'impl') });
     const shards = [];
     for (let k = 1; k <= 3; k++)

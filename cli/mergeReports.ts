@@ -5,8 +5,8 @@
 // that disagree, are bad input (SJ109).
 import { InputError, parseJson, readInputsAhead, readTextFile, schemaError } from '../spec/index.ts';
 import type { Level } from '../spec/index.ts';
-import type { ExhaustiveResult, RandomResult } from '../conformance/conformTypes.ts';
-import type { Shard } from '../conformance/shard.ts';
+import type { ExhaustiveResult, RandomResult } from '../conformance/job/conformTypes.ts';
+import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import type { Output } from './output.ts';

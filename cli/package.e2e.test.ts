@@ -68,13 +68,14 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
       'spec/examples/horizon-boundary.trace.json',
       'docs/ci.md',
       'conformance/report/assets/viewer.js',
+      'explore/assets/explore.js',
       'examples/python/join.py',
     ])
       expect(paths, needed).toContain(needed);
     for (const p of paths) {
       expect(p, 'no tests').not.toMatch(/\.test\.(ts|js)$|testdata|testFixtures|testSupport|crashChild/);
       expect(p, 'no TypeScript sources, benches, scripts or CI files').not.toMatch(
-        /^(bench|scripts|test-setup|\.ci)\/|^[^/]+\.ts$|^(cli|model|impl|spec|conformance)\/.*\.ts$/,
+        /^(bench|scripts|test-setup|\.ci)\/|^[^/]+\.ts$|^(cli|model|impl|spec|conformance|explore)\/.*\.ts$/,
       );
     }
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'streamjoin', 'package.json'), 'utf8')) as Record<string, unknown>;

@@ -4,18 +4,18 @@ import { resolve } from 'node:path';
 import { InputError, Interrupted, OPERATOR_TRACE_FORMAT, placeInFile, readInputsAhead } from '../spec/index.ts';
 import type { AnyTrace, Level } from '../spec/index.ts';
 import { fileDisagreement, levelOfClusterTrace, operatorFileDisagreement, withExpectations } from '../conformance/lockstep/anyTrace.ts';
-import { runClusterLockstep } from '../conformance/lockstep/clusterLockstep.ts';
-import { runOperatorLockstep, runOperatorLockstepFile } from '../conformance/lockstep/operatorLockstep.ts';
+import { runClusterLockstep, runOperatorLockstep } from '../conformance/report/explainedRuns.ts';
+import { judgeOperatorTraceFile } from '../conformance/lockstep/operatorLockstep.ts';
 import { loadCheckedTrace, runTraceFile } from '../conformance/lockstep/traceFiles.ts';
 import { sniffTraceFormat } from '../conformance/streams/operatorTraceStream.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
 import { SutUnavailable } from '../conformance/adapters/sut.ts';
 import { abortReason } from '../conformance/adapters/process.ts';
-import type { Failure } from '../conformance/conformTypes.ts';
+import type { Failure } from '../conformance/report/failure.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
-import { writeFileAtomic } from '../conformance/report/atomicFiles.ts';
-import type { Divergence } from '../conformance/lockstep/divergence.ts';
+import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
+import { explainDivergence, type Divergence } from '../conformance/report/divergence.ts';
 import { failureName, writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
@@ -165,8 +165,8 @@ async function replayOperatorFile(
     const info = await system.info();
     if (!info.levels.includes('operator'))
       throw new SutUnavailable(`it does not support level operator (it supports ${info.levels.join(', ')})`);
-    const result = await runOperatorLockstepFile(file, system, out.signal);
-    return { ...base, steps: result.steps, ...judged(result.divergence, null) };
+    const result = await judgeOperatorTraceFile(file, system, out.signal);
+    return { ...base, steps: result.steps, ...judged(result.divergence && explainDivergence(result.divergence), null) };
   } catch (e) {
     const unavailable = asUnavailable(e);
     if (!unavailable) throw e;

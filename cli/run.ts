@@ -1,10 +1,9 @@
 // `streamjoin run [TRACE...]`: validate operator traces and run the reference
 // model over them, comparing every step with the trace's expectations.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { packagePath, readInputsAhead } from '../spec/index.ts';
+import { readInputsAhead } from '../spec/index.ts';
 import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
 import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
+import { operatorExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import type { Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
@@ -41,15 +40,6 @@ Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 expectation met; 1: a step departs from its expectation; 2: interrupted; 254
 also for a trace that is unreadable, not JSON, off its schema or out of
 contract (J9).`;
-
-export const examplesDir = packagePath('spec', 'examples');
-
-export function exampleTracePaths(): string[] {
-  return readdirSync(examplesDir)
-    .filter((f) => f.endsWith('.trace.json'))
-    .sort()
-    .map((f) => join(examplesDir, f));
-}
 
 function summaryLine(r: TraceFileResult): string {
   if (r.interrupted !== undefined) return `STOP ${r.name.padEnd(36)} interrupted (${r.interrupted}) after ${r.steps} steps`;
@@ -204,7 +194,7 @@ export function runCommand(args: readonly string[], out: Output): Promise<number
   );
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
-  const paths = positionals.length > 0 ? positionals : exampleTracePaths();
+  const paths = positionals.length > 0 ? positionals : operatorExamplePaths();
   if (values['write-expected'] !== undefined && paths.length !== 1) throw usageError('--write-expected needs exactly one TRACE');
   return runTraces(paths, out, {
     json: values.json,

@@ -1,7 +1,8 @@
 // The harness's power (issue 9), in its generators: rule edges in random
 // traces and in the exhaustive scenarios of each level, and rich operator
 // state carried across handoffs. The runs of the whole job against wrong
-// systems are in power.e2e.test.ts. Each would fail if its deliverable
+// systems, as `streamjoin conform` shows them, are in
+// cli/conformPower.e2e.test.ts. Each would fail if its deliverable
 // regressed.
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';

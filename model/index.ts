@@ -34,7 +34,8 @@ export { contractChecker, firstContractViolation } from './join/contract.ts';
 export type { ContractChecker, ContractViolation } from './join/contract.ts';
 export type { OracleState } from './join/oracle.ts';
 export { describeRecord, joinModel, recordDomain } from './join/joinModel.ts';
-export type { JoinModelBounds, JoinModelOptions, JoinModelState } from './join/joinModel.ts';
+export type { JoinModelBounds, JoinModelOptions } from './join/joinModel.ts';
+export type { JoinModelState } from './join/joinModelState.ts';
 export { validityOf } from './join/join.ts';
 // The cluster (SPEC §5): state, guards, effects; its bounded histories, explorer model and presets (§6).
 export { PROTOCOL_ELEMENTS, initialClusterState } from './cluster/clusterState.ts';

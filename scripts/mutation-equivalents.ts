@@ -2,7 +2,7 @@
 // equivalent (docs/mutation.md): an equivalent mutant survives every harness
 // run, so testing it costs a whole run of the killing test and tells nothing
 // new. Where every mutant of one mutator on a line is argued in
-// conformance/mutation/equivalent.ts, a `// Stryker disable next-line
+// conformance/mutation/equivalents.json, a `// Stryker disable next-line
 // MUTATOR: equivalent, …` comment above the line skips them; a line where
 // one mutant of a mutator is argued and another is not keeps being tested.
 //

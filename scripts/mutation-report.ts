@@ -3,7 +3,7 @@
 // merged, e.g. runs of one file each) as the Markdown tables of
 // docs/mutation.md: counts per file, the score over the non-equivalent
 // mutants, and every survivor not argued equivalent
-// (conformance/mutation/equivalent.ts). `--open` prints those survivors as
+// (conformance/mutation/equivalents.json). `--open` prints those survivors as
 // JSON lines instead, to argue or kill; `--reasons` lists the arguments for
 // equivalence with how many mutants each covers.
 import { readFileSync } from 'node:fs';

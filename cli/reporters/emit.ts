@@ -3,7 +3,7 @@
 // every command that judges something.
 import { appendFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { outDirProblem, writeFileAtomic } from '../../conformance/report/atomicFiles.ts';
+import { outDirProblem, writeFileAtomic } from '../../conformance/streams/atomicFiles.ts';
 import { usageError } from '../exitCodes.ts';
 import { envOf, type Output } from '../output.ts';
 import { githubAnnotations, githubSummary } from './github.ts';

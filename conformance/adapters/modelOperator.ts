@@ -3,7 +3,7 @@
 // of any length runs in time linear in its length, whatever it holds.
 import type { JoinConfig } from '../../spec/index.ts';
 import { IndexedJoin } from '../../model/index.ts';
-import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
+import type { OperatorUnderTest } from './sut.ts';
 
 export function createModelOperator(config: JoinConfig): OperatorUnderTest {
   const join = new IndexedJoin(config);

@@ -2,13 +2,12 @@ import { describe, expect, inject, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { runConform } from '../conform.ts';
-import type { TraceSource } from '../conformTypes.ts';
+import { runConform } from '../job/conform.ts';
+import type { TraceSource } from '../job/conformTypes.ts';
 import { BUFFERING_HINT, spawnSystem } from './process.ts';
 import { livingInGroup, livingWithEnvironment, SUT_MARKER_VARIABLE } from './processGroup.ts';
 import { SutUnavailable } from './sut.ts';
-import { runOperatorLockstep } from '../lockstep/operatorLockstep.ts';
-import { runClusterLockstep } from '../lockstep/clusterLockstep.ts';
+import { runClusterLockstep, runOperatorLockstep } from '../report/explainedRuns.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const seed = inject('fcSeed');

@@ -1,8 +1,8 @@
 // What the harness needs from a system under test, at each capability level
 // (spec/PROTOCOL.md, "Levels"). Two layers:
 //
-// - in-process, synchronous: `OperatorUnderTest` (operatorTrace.ts) and
-//   `ClusterUnderTest` below, bundled with a name and levels as an
+// - in-process, synchronous: `OperatorUnderTest` and `ClusterUnderTest`
+//   below, bundled with a name and levels as an
 //   `InProcessSut`. The reference model is one; so are the
 //   implementation and every mutant. `streamjoin serve` wraps one in
 //   the protocol server.
@@ -22,7 +22,14 @@ import type {
   Outcome,
   RetainedCounts,
 } from '../../spec/index.ts';
-import type { OperatorFactory } from '../lockstep/operatorTrace.ts';
+
+/** What the harness needs from a single-partition operator. */
+export interface OperatorUnderTest {
+  apply(record: LogRecord): { outcome: Outcome; changes: readonly Change[] };
+  retained(): RetainedCounts;
+}
+
+export type OperatorFactory = (config: JoinConfig) => OperatorUnderTest;
 
 /** A refusal, as the protocol's error reply carries it (code from PROTOCOL_ERRORS). */
 export interface SutError {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, coverageTable, isCrashPoint, missingCoverage, requiredCoverage } from './exhaustive.ts';
 import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
-import { COVER_CHECKS, checkCover } from './coverChecks.ts';
+import { COVER_CHECKS, checkCover } from '../testdata/coverChecks.ts';
 
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;
 

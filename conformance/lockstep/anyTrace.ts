@@ -3,14 +3,13 @@
 // lockstep run.
 import { levelOfAction, paced } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, Level, OperatorStep } from '../../spec/index.ts';
-import type { OperatorUnderTest } from './operatorTrace.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
-import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { OperatorUnderTest, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
-import { actionsOf, modelClusterSteps, runClusterLockstep, withClusterExpectations } from './clusterLockstep.ts';
-import { canonicalChanges, canonicalEvents, canonicalOutcome, type Divergence } from './divergence.ts';
+import { actionsOf, judgeClusterTrace, modelClusterSteps, withClusterExpectations } from './clusterLockstep.ts';
+import { canonicalChanges, canonicalEvents, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
 import { diffJson, sameJson, showValue } from './jsonDiff.ts';
-import { modelOperatorSteps, runOperatorLockstep, withOperatorExpectations, type ExpectedOperatorStep } from './operatorLockstep.ts';
+import { judgeOperatorTrace, modelOperatorSteps, withOperatorExpectations } from './operatorLockstep.ts';
 
 /** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
 export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
@@ -26,7 +25,7 @@ export function withExpectations(trace: AnyTrace): AnyTrace {
 
 /** One trace run in lockstep: its divergence, if any, the probes it sent, and the system's stderr while it ran (a process). */
 export interface TraceOutcome {
-  readonly divergence?: Divergence;
+  readonly divergence?: DivergenceFacts;
   /** Probes sent: actions the model refuses (cluster), invalid records (operator). */
   readonly probes: number;
   /** Read it late (after the next trace started, or the system closed): stderr may trail the replies. */
@@ -36,7 +35,7 @@ export interface TraceOutcome {
 /** Runs one trace in lockstep at a level. Rejects with SutUnavailable. */
 export async function runTraceObserved(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<TraceOutcome> {
   const result =
-    trace.kind === 'cluster' ? await runClusterLockstep(trace.trace, system, level) : await runOperatorLockstep(trace.trace, system);
+    trace.kind === 'cluster' ? await judgeClusterTrace(trace.trace, system, level) : await judgeOperatorTrace(trace.trace, system);
   return {
     probes: result.probes,
     ...(result.divergence ? { divergence: result.divergence } : {}),
@@ -45,7 +44,7 @@ export async function runTraceObserved(system: SystemUnderTest, trace: AnyTrace,
 }
 
 /** Runs one trace in lockstep at a level; the divergence or undefined. Rejects with SutUnavailable. */
-export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<Divergence | undefined> {
+export async function runTrace(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<DivergenceFacts | undefined> {
   return (await runTraceObserved(system, trace, level)).divergence;
 }
 

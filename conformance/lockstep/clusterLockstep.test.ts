@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROTOCOL_ERRORS, loadClusterTrace } from '../../spec/index.ts';
+import { loadClusterTrace } from '../../spec/index.ts';
 import type { ClusterTrace, ExternalAction, OperatorTrace } from '../../spec/index.ts';
 import {
   PrefixSharingModel,
   actionsOf,
   expectedClusterSteps,
   modelClusterSteps,
-  runClusterLockstep,
+  judgeClusterTrace,
   runClusterLockstepPipelined,
 } from './clusterLockstep.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
@@ -19,19 +19,12 @@ import { sameJson } from './jsonDiff.ts';
 import { levelOfClusterTrace } from './anyTrace.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../adapters/modelSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
-import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
+import { wrongClusterModel } from '../testdata/wrongSystems.ts';
 
 const clusterDir = join(import.meta.dirname, '..', '..', 'spec', 'examples', 'cluster');
 const examples = readdirSync(clusterDir).filter((f) => f.endsWith('.trace.json'));
 const load = (name: string): ClusterTrace => loadClusterTrace(join(clusterDir, name));
 const model = inProcessSystem(modelSut);
-
-/** The model with `change` applied to every cluster it builds: a deliberately wrong system. */
-function wrong(change: (inner: ClusterUnderTest) => ClusterUnderTest): ReturnType<typeof inProcessSystem> {
-  const sut: InProcessSut = { ...modelSut, implementation: { name: 'wrong', version: '0' }, cluster: (c) => change(createModelCluster(c)) };
-  return inProcessSystem(sut, 'wrong');
-}
 
 describe('§5/§7 cluster examples: the hand-checked traces agree with the model', () => {
   for (const f of examples) {
@@ -39,7 +32,7 @@ describe('§5/§7 cluster examples: the hand-checked traces agree with the model
       const trace = load(f);
       // The file's expectations are the model's, step for step and field for field.
       expect(expectedClusterSteps(trace).disagreements).toEqual([]);
-      const result = await runClusterLockstep(trace, model, levelOfClusterTrace(trace));
+      const result = await judgeClusterTrace(trace, model, levelOfClusterTrace(trace));
       expect(result.divergence).toBeUndefined();
       expect(result.replies).toHaveLength(trace.steps.length);
     });
@@ -57,75 +50,6 @@ describe('§5/§7 cluster examples: the hand-checked traces agree with the model
     const events = examples.flatMap((f) => load(f).steps.flatMap((s) => s.expect?.events ?? []));
     expect(events.some((e) => e.type === 'processed' && e.fenced)).toBe(true);
     expect(events.some((e) => e.type === 'refused')).toBe(true);
-  });
-});
-
-describe('§7 lockstep: the first divergence, with the step, the field and the rules', () => {
-  const zombie = load('zombie-fenced.trace.json');
-
-  it("C9: a sink that does not fence shows at the zombie's write, as an event difference", async () => {
-    const noFence = inProcessSystem({ ...modelSut, cluster: (c) => createModelCluster({ ...c, ablate: ['sink-fence'] }) }, 'no-fence');
-    const r = await runClusterLockstep(zombie, noFence, 'faults');
-    expect(r.divergence).toMatchObject({ step: 4, field: 'events', refs: { rules: ['C9'], properties: ['Fenced'] } });
-    expect(r.divergence?.summary).toBe(
-      'resume w1: the events differ at [0] processed w1 k1 #1 e1 accepted +k1/a/b FENCED: fenced expected true, actual false',
-    );
-  });
-
-  it('an observation difference lists only the paths that differ, mapped to rules', async () => {
-    const liar = wrong((inner) => ({
-      ...inner,
-      observe: () => {
-        const o = inner.observe();
-        return { ...o, sink: { ...o.sink, deduped: o.sink.deduped + (o.log >= 3 ? 1 : 0) } };
-      },
-    }));
-    const r = await runClusterLockstep(load('failover-with-replay.trace.json'), liar, 'faults');
-    expect(r.divergence).toMatchObject({ step: 4, field: 'observation', diff: [{ path: '/sink/deduped', expected: 0, actual: 1 }] });
-    expect(r.divergence?.refs.rules).toContain('C9');
-  });
-
-  it('§7: carrying out an action that is not enabled is a divergence; so is refusing one that is', async () => {
-    const eager = wrong((inner) => ({
-      ...inner,
-      apply: (a) => {
-        const r = inner.apply(a);
-        return 'error' in r ? { events: [] } : r;
-      },
-    }));
-    const abort = load('abort-before-fence.trace.json');
-    const r1 = await runClusterLockstep(abort, eager, 'cluster');
-    expect(r1.divergence).toMatchObject({ step: 6, field: 'reply' });
-    expect(r1.divergence?.summary).toContain('not enabled (no handoff of k1 awaits commit)');
-    const stubborn = wrong((inner) => ({
-      ...inner,
-      apply: (a) => (a.type === 'persist' ? { error: { code: PROTOCOL_ERRORS.not_enabled, text: 'no' } } : inner.apply(a)),
-    }));
-    const r2 = await runClusterLockstep(abort, stubborn, 'cluster');
-    expect(r2.divergence).toMatchObject({ step: 2, field: 'reply', refs: { rules: ['C5', '§7'] } });
-  });
-
-  it('a refusal with the wrong code is a divergence: not_enabled is the only right one (§7)', async () => {
-    const wrongCode = wrong((inner) => ({
-      ...inner,
-      apply: (a) => {
-        const r = inner.apply(a);
-        return 'error' in r ? { error: { code: PROTOCOL_ERRORS.internal_error, text: r.error.text } } : r;
-      },
-    }));
-    const r = await runClusterLockstep(load('crash-between-commit-parts.trace.json'), wrongCode, 'faults');
-    expect(r.divergence).toMatchObject({ step: 6, field: 'reply' });
-    expect(r.divergence?.summary).toMatch(/refused with internal_error .* expected not_enabled/);
-  });
-
-  it('a trace whose expectations disagree with the model is checked against the file, and the disagreement reported', async () => {
-    const edited = structuredClone(zombie);
-    const step = edited.steps[3];
-    if (!step?.expect?.observation) throw new Error('example changed');
-    step.expect.observation.sink.applied = 5;
-    const r = await runClusterLockstep(edited, model, 'faults');
-    expect(r.disagreements).toEqual([{ step: 3, field: 'observation' }]);
-    expect(r.divergence).toMatchObject({ step: 3, field: 'observation', diff: [{ path: '/sink/applied', expected: 5, actual: 1 }] });
   });
 });
 
@@ -193,7 +117,7 @@ describe('pipelined runs share the model work of common prefixes', () => {
     const seen: number[] = [];
     await runClusterLockstepPipelined(traces, model, { window: 3, onResult: (r) => void seen.push(r.divergence ? -1 : r.index) });
     expect(seen).toEqual(traces.map((_, i) => i));
-    const dropsFences = wrong((inner) => ({
+    const dropsFences = wrongClusterModel((inner) => ({
       ...inner,
       observe: () => ({ ...inner.observe(), sink: { ...inner.observe().sink, fence: {} } }),
     }));

@@ -2,8 +2,8 @@
 // to the model and to the system under test; after every step the events
 // (C12, in order) and the observation are compared, and the first
 // divergence is the verdict.
-import { PROTOCOL_ERRORS, printable, protocolErrorName } from '../../spec/index.ts';
-import type { ClusterEvent, ClusterObservation, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
+import { PROTOCOL_ERRORS } from '../../spec/index.ts';
+import type { ClusterObservation, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
 import {
   applyExternal,
   observeCluster,
@@ -13,18 +13,10 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { canonicalEvents, type Divergence } from './divergence.ts';
-import { diffJson, sameJson, showValue } from './jsonDiff.ts';
-import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfRefusal, type RuleRefs } from '../report/rules.ts';
-import { eventText } from '../report/texts.ts';
+import { canonicalEvents, type DivergenceFacts, type ExpectedClusterStep } from './divergence.ts';
+import { diffJson, sameJson } from './jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
-import { describeClusterAction } from '../../spec/index.ts';
-
-/** What one step must produce: the events, or the reason it is not enabled; then the observation. */
-export type ExpectedClusterStep =
-  | { readonly events: readonly ClusterEvent[]; readonly observation: ClusterObservation }
-  | { readonly error: string; readonly observation: ClusterObservation };
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
 export function actionsOf(trace: ClusterTrace): ExternalAction[] {
@@ -90,19 +82,6 @@ export function expectedClusterSteps(trace: ClusterTrace): { steps: ExpectedClus
   return { steps, disagreements };
 }
 
-function divergence(
-  step: number,
-  action: ExternalAction,
-  field: Divergence['field'],
-  summary: string,
-  expected: unknown,
-  actual: unknown,
-  diff: Divergence['diff'],
-  refs: RuleRefs,
-): Divergence {
-  return { step, action, field, summary, expected, actual, diff, refs };
-}
-
 /**
  * The log records of a trace by index, from the model's `appended` events
  * (what a `processed` event applies, for naming the rule that decides it).
@@ -117,22 +96,10 @@ export function logOfTrace(actions: readonly ExternalAction[], expected: readonl
   return log;
 }
 
-/** One line naming where two event lists first differ: the kinds of events when they differ, else the field. */
-function eventsDifference(want: readonly ClusterEvent[], got: readonly ClusterEvent[], path: string, e: unknown, a: unknown): string {
-  const index = Number(path.split('/')[1] ?? 0);
-  const w = want[index];
-  const g = got[index];
-  if (!w || !g || w.type !== g.type) {
-    return ` at [${index}]: expected ${w ? eventText(w) : 'no event'}, actual ${g ? eventText(g) : 'no event'}`;
-  }
-  const field = path.split('/').slice(2).join('/');
-  return ` at [${index}] ${eventText(w)}: ${field} expected ${showValue(e)}, actual ${showValue(a)}`;
-}
-
 /**
  * Compares one step; undefined if it conforms. `recordAt` gives the log
- * record at an index (`logOfTrace`), used only to name rules once a
- * divergence is found.
+ * record at an index (`logOfTrace`): a divergence in the events carries the
+ * records its `processed` events apply.
  */
 export function compareClusterStep(
   step: number,
@@ -140,78 +107,44 @@ export function compareClusterStep(
   expected: ExpectedClusterStep,
   actual: ClusterStepReply,
   recordAt?: (index: number) => LogRecord | undefined,
-): Divergence | undefined {
-  const what = describeClusterAction(action);
+): DivergenceFacts | undefined {
   const reply = actual.reply;
+  const facts = (
+    field: DivergenceFacts['field'],
+    e: unknown,
+    a: unknown,
+    diff: DivergenceFacts['diff'],
+    records = {},
+  ): DivergenceFacts => ({
+    step,
+    action,
+    field,
+    expected: e,
+    actual: a,
+    diff,
+    at: { level: 'cluster', expected, actual, records },
+  });
   if ('error' in expected) {
-    const actionRefs = rulesOfRefusal(action, expected.error);
     // §7: an action that is not enabled is refused with not_enabled and changes nothing.
-    if (!('error' in reply)) {
-      return divergence(
-        step,
-        action,
-        'reply',
-        `${what}: carried out, but it is not enabled (${expected.error})`,
-        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
-        { events: reply.events },
-        [],
-        actionRefs,
-      );
-    }
-    if (reply.error.code !== PROTOCOL_ERRORS.not_enabled) {
-      return divergence(
-        step,
-        action,
-        'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), expected not_enabled (${expected.error})`,
-        { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } },
-        { error: reply.error },
-        [],
-        actionRefs,
-      );
-    }
+    const want = { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } };
+    if (!('error' in reply)) return facts('reply', want, { events: reply.events }, []);
+    if (reply.error.code !== PROTOCOL_ERRORS.not_enabled) return facts('reply', want, { error: reply.error }, []);
   } else {
-    if ('error' in reply) {
-      const actionRefs = rulesOfRefusal(action, reply.error.text);
-      return divergence(
-        step,
-        action,
-        'reply',
-        `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)}), but it is enabled`,
-        { events: expected.events },
-        { error: reply.error },
-        [],
-        actionRefs,
-      );
-    }
+    if ('error' in reply) return facts('reply', { events: expected.events }, { error: reply.error }, []);
     const want = canonicalEvents(expected.events);
     const got = canonicalEvents(reply.events);
     if (!sameJson(want, got)) {
-      const diff = diffJson(want, got);
-      const first = diff[0];
-      const index = Number(first?.path.split('/')[1] ?? 0);
-      const refs = first ? rulesOfEventPath(first.path, want[index], got[index], action, recordAt) : rulesOfRefusal(action, undefined);
-      const where = first ? eventsDifference(want, got, first.path, first.expected, first.actual) : '';
-      return divergence(step, action, 'events', `${what}: the events differ${where}`, want, got, diff, refs);
+      const records: Record<number, LogRecord> = {};
+      for (const e of [...want, ...got]) {
+        const r = e.type === 'processed' ? recordAt?.(e.index) : undefined;
+        if (e.type === 'processed' && r) records[e.index] = r;
+      }
+      return facts('events', want, got, diffJson(want, got), records);
     }
   }
   // A step not observed (a probe followed by another probe of the same state) is judged by its reply alone.
   if (actual.observation !== undefined && !sameJson(expected.observation, actual.observation)) {
-    const diff = diffJson(expected.observation, actual.observation);
-    const refs = mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path, action)));
-    const first = diff[0];
-    const where = first ? ` at ${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
-    const more = diff.length > 1 ? ` (and ${diff.length - 1} more)` : '';
-    return divergence(
-      step,
-      action,
-      'observation',
-      `${what}: the observation differs${where}${more}`,
-      expected.observation,
-      actual.observation,
-      diff,
-      refs,
-    );
+    return facts('observation', expected.observation, actual.observation, diffJson(expected.observation, actual.observation));
   }
   return undefined;
 }
@@ -222,9 +155,10 @@ function lazyLog(actions: readonly ExternalAction[], expected: readonly Expected
   return (index) => (log ??= logOfTrace(actions, expected))[index];
 }
 
-export interface ClusterRunResult {
+/** A cluster trace judged: report/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */
+export interface ClusterJudgement {
   /** The first divergence; absent if the system conforms on this trace. */
-  readonly divergence?: Divergence;
+  readonly divergence?: DivergenceFacts;
   /** What the system answered, step by step. */
   readonly replies: readonly ClusterStepReply[];
   /** Steps where the trace's own expectations disagree with the model. */
@@ -236,10 +170,11 @@ export interface ClusterRunResult {
 }
 
 /**
- * Runs a cluster trace against a system at `level` (`cluster` or `faults`).
- * Rejects with SutUnavailable if the system cannot be judged.
+ * Runs a cluster trace against a system at `level` (`cluster` or `faults`)
+ * and judges it step by step. Rejects with SutUnavailable if the system
+ * cannot be judged.
  */
-export async function runClusterLockstep(trace: ClusterTrace, system: SystemUnderTest, level: Level): Promise<ClusterRunResult> {
+export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnderTest, level: Level): Promise<ClusterJudgement> {
   const actions = actionsOf(trace);
   const session = await system.openCluster(trace.config, level);
   // The requests go out first; the model runs while the system answers.
@@ -268,7 +203,7 @@ export interface PipelinedResult {
   readonly index: number;
   readonly trace: ClusterTrace;
   readonly level: Level;
-  readonly divergence?: Divergence;
+  readonly divergence?: DivergenceFacts;
 }
 
 /** One trace to run in a pipeline: at a level, and which steps to observe (default every step). */
@@ -309,7 +244,7 @@ export async function runClusterLockstepPipelined(
     const actions = actionsOf(f.trace);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
     const replies = await f.answered;
-    let divergence: Divergence | undefined;
+    let divergence: DivergenceFacts | undefined;
     const recordAt = lazyLog(actions, expected);
     for (let i = 0; i < actions.length && !divergence; i++) {
       divergence = compareClusterStep(

@@ -1,11 +1,37 @@
-// The first place a system under test departs from the model: the verdict
-// `fail` of a lockstep run, at either level.
+// The first place a system under test departs from the model, as lockstep
+// finds it: the verdict `fail` of a lockstep run, at either level, as facts
+// (the step, the action, the field that differs with what was expected and
+// what came, and both sides of the whole step). Which rules a divergence
+// breaks, and the line that tells it, are report/'s (report/divergence.ts).
 import { compareByMatchId } from '../../spec/index.ts';
-import type { Change, ClusterEvent, ExternalAction, Outcome } from '../../spec/index.ts';
+import type { Change, ClusterEvent, ClusterObservation, ExternalAction, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
+import type { ClusterStepReply, RecordReply } from '../adapters/sut.ts';
 import type { PathDiff } from './jsonDiff.ts';
-import type { RuleRefs } from '../report/rules.ts';
 
-export interface Divergence {
+/** What one record must produce (§3). */
+export interface ExpectedOperatorStep {
+  readonly outcome: Outcome;
+  readonly changes: readonly Change[];
+  readonly retained: RetainedCounts;
+}
+
+/** What one cluster step must produce: the events, or the reason it is not enabled; then the observation. */
+export type ExpectedClusterStep =
+  | { readonly events: readonly ClusterEvent[]; readonly observation: ClusterObservation }
+  | { readonly error: string; readonly observation: ClusterObservation };
+
+/** Both sides of the step that diverged, whole: what the model expected and what the system answered. */
+export type DivergentStep =
+  | { readonly level: 'operator'; readonly record: LogRecord; readonly expected: ExpectedOperatorStep; readonly actual: RecordReply }
+  | {
+      readonly level: 'cluster';
+      readonly expected: ExpectedClusterStep;
+      readonly actual: ClusterStepReply;
+      /** The log records the step's `processed` events (expected or actual) apply, by log index. */
+      readonly records: Readonly<Record<number, LogRecord>>;
+    };
+
+export interface DivergenceFacts {
   /** Index of the step (0-based) in the trace. */
   readonly step: number;
   /** The request of that step; at level `operator` a `record` action. */
@@ -16,13 +42,11 @@ export interface Divergence {
    * `outcome`, `changes`, `retained` (§3).
    */
   readonly field: 'reply' | 'events' | 'observation' | 'outcome' | 'changes' | 'retained';
-  /** One line for people. */
-  readonly summary: string;
   readonly expected: unknown;
   readonly actual: unknown;
   /** Only the paths that differ (for `events` and `observation`; one entry otherwise). */
   readonly diff: readonly PathDiff[];
-  readonly refs: RuleRefs;
+  readonly at: DivergentStep;
 }
 
 /** J7: outcomes compare by code, and by reason only when rejected. */

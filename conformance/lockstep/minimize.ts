@@ -4,7 +4,7 @@ import type { AnyTrace, Level } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
 import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { runTraceObserved } from './anyTrace.ts';
-import type { Divergence } from './divergence.ts';
+import type { DivergenceFacts } from './divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
 
 /** The trace without step `i` (or with only its first `n` steps). */
@@ -27,7 +27,7 @@ function inContract(trace: AnyTrace): boolean {
 /** A minimized counterexample: the trace, its divergence, and the system's stderr while that trace ran. */
 export interface Minimized {
   readonly trace: AnyTrace;
-  readonly divergence: Divergence;
+  readonly divergence: DivergenceFacts;
   readonly stderr?: () => StderrExcerpt;
 }
 
@@ -46,7 +46,7 @@ export async function minimizeTrace(
   system: SystemUnderTest,
   level: Level,
   trace: AnyTrace,
-  divergence: Divergence,
+  divergence: DivergenceFacts,
   maxAttempts = 300,
   stderr?: () => StderrExcerpt,
 ): Promise<Minimized> {
@@ -55,7 +55,7 @@ export async function minimizeTrace(
   let bestStderr = stderr;
   const again = await runTraceObserved(system, best, level);
   if (again.divergence) {
-    best = withSteps(best, (j) => j <= (again.divergence as Divergence).step);
+    best = withSteps(best, (j) => j <= (again.divergence as DivergenceFacts).step);
     bestDivergence = again.divergence;
     bestStderr = again.stderr;
   }

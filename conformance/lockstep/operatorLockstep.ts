@@ -1,24 +1,16 @@
 // Lockstep at level `operator` (SPEC §3, §4): one operator trace fed to the
 // model and to the system under test; after every record the outcome, the
 // change set and the retained counts are compared.
-import { paced, printable, protocolErrorName } from '../../spec/index.ts';
-import type { Change, ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
+import { paced } from '../../spec/index.ts';
+import type { ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
-import { canonicalChanges, canonicalOutcome, type Divergence } from './divergence.ts';
+import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
-import { diffJson, sameJson, showValue } from './jsonDiff.ts';
-import { rulesOfOperatorField } from '../report/rules.ts';
+import { diffJson, sameJson } from './jsonDiff.ts';
 import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
-
-/** What one record must produce (§3). */
-export interface ExpectedOperatorStep {
-  readonly outcome: Outcome;
-  readonly changes: readonly Change[];
-  readonly retained: RetainedCounts;
-}
 
 /** The model's answer to every record. */
 export function modelOperatorSteps(trace: OperatorTrace): ExpectedOperatorStep[] {
@@ -59,74 +51,44 @@ export function withOperatorExpectations(trace: OperatorTrace): OperatorTrace {
   };
 }
 
-function describeRecord(r: LogRecord): string {
-  return r.kind === 'watermark'
-    ? `record watermark ${r.side}=${r.wm}`
-    : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
-}
-
 /** Compares one record's reply; undefined if it conforms. */
 export function compareOperatorStep(
   step: number,
   record: LogRecord,
   expected: ExpectedOperatorStep,
   reply: RecordReply,
-): Divergence | undefined {
+): DivergenceFacts | undefined {
   const action: ExternalAction = { type: 'record', record };
-  const what = describeRecord(record);
-  const at = (field: 'outcome' | 'changes' | 'retained', e: unknown, a: unknown, summary: string): Divergence => ({
+  const facts = (field: DivergenceFacts['field'], e: unknown, a: unknown, diff: DivergenceFacts['diff']): DivergenceFacts => ({
     step,
     action,
     field,
-    summary: `${what}: ${summary}`,
     expected: e,
     actual: a,
-    diff:
+    diff,
+    at: { level: 'operator', record, expected, actual: reply },
+  });
+  const at = (field: 'outcome' | 'changes' | 'retained', e: unknown, a: unknown): DivergenceFacts =>
+    facts(
+      field,
+      e,
+      a,
       field === 'changes'
         ? [{ path: '/changes', expected: e, actual: a }]
         : diffJson(e, a).map((d) => ({ ...d, path: `/${field}${d.path === '/' ? '' : d.path}` })),
-    refs: rulesOfOperatorField(field, record, expected, 'error' in reply ? undefined : reply),
-  });
-  if ('error' in reply) {
-    return {
-      step,
-      action,
-      field: 'reply',
-      summary: `${what}: refused with ${protocolErrorName(reply.error.code)} (${printable(reply.error.text, 200)})`,
-      expected: expected,
-      actual: { error: reply.error },
-      diff: [],
-      refs: rulesOfOperatorField('error', record, expected),
-    };
-  }
+    );
+  if ('error' in reply) return facts('reply', expected, { error: reply.error }, []);
   const outcome = canonicalOutcome(reply.outcome);
-  if (!sameJson(outcome, expected.outcome)) {
-    return at('outcome', expected.outcome, outcome, `outcome expected ${showValue(expected.outcome)}, actual ${showValue(outcome)}`);
-  }
+  if (!sameJson(outcome, expected.outcome)) return at('outcome', expected.outcome, outcome);
   const changes = canonicalChanges(reply.changes);
-  if (!sameJson(changes, expected.changes)) {
-    const want = new Set(expected.changes.map((c) => `${c.op} ${c.match}`));
-    const got = new Set(changes.map((c) => `${c.op} ${c.match}`));
-    const missing = [...want].filter((c) => !got.has(c));
-    const extra = [...got].filter((c) => !want.has(c));
-    const parts = [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `unexpected ${extra.join(', ')}` : ''].filter(
-      Boolean,
-    );
-    return at('changes', expected.changes, changes, `the change set differs: ${parts.join('; ') || 'same ids, different fields'}`);
-  }
-  if (!sameJson(reply.retained, expected.retained)) {
-    return at(
-      'retained',
-      expected.retained,
-      reply.retained,
-      `retained counts expected ${showValue(expected.retained)}, actual ${showValue(reply.retained)}`,
-    );
-  }
+  if (!sameJson(changes, expected.changes)) return at('changes', expected.changes, changes);
+  if (!sameJson(reply.retained, expected.retained)) return at('retained', expected.retained, reply.retained);
   return undefined;
 }
 
-export interface OperatorRunResult {
-  readonly divergence?: Divergence;
+/** An operator trace judged: report/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
+export interface OperatorJudgement {
+  readonly divergence?: DivergenceFacts;
   readonly replies: readonly RecordReply[];
   readonly disagreements: readonly ModelDisagreement[];
   /** Records the model rejects as invalid (J1): probes sent. */
@@ -135,8 +97,8 @@ export interface OperatorRunResult {
   readonly stderr?: () => StderrExcerpt;
 }
 
-/** Runs an operator trace against a system at level `operator`. Rejects with SutUnavailable if it cannot be judged. */
-export async function runOperatorLockstep(trace: OperatorTrace, system: SystemUnderTest): Promise<OperatorRunResult> {
+/** Runs an operator trace against a system at level `operator` and judges it record by record. Rejects with SutUnavailable if it cannot be judged. */
+export async function judgeOperatorTrace(trace: OperatorTrace, system: SystemUnderTest): Promise<OperatorJudgement> {
   const session = await system.openOperator(trace.config);
   // The requests go out first; the model runs while the system answers.
   const answered = session.records(trace.steps.map((s) => s.record));
@@ -161,7 +123,7 @@ export interface PipelinedOperatorResult {
   readonly index: number;
   readonly trace: OperatorTrace;
   readonly level: Level;
-  readonly divergence?: Divergence;
+  readonly divergence?: DivergenceFacts;
 }
 
 /**
@@ -186,7 +148,7 @@ export async function runOperatorLockstepPipelined(
     const records = f.trace.steps.map((st) => st.record);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedOperatorSteps(f.trace).steps : model.stepsOf(f.trace.config, records);
     const replies = await f.answered;
-    let divergence: Divergence | undefined;
+    let divergence: DivergenceFacts | undefined;
     for (let i = 0; i < records.length && !divergence; i++) {
       divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
     }
@@ -231,8 +193,8 @@ export class PrefixSharingOperatorModel {
 const FILE_BATCH = 2048;
 
 /** What replaying a trace file found. */
-export interface OperatorFileRunResult {
-  readonly divergence?: Divergence;
+export interface OperatorFileJudgement {
+  readonly divergence?: DivergenceFacts;
   readonly disagreements: readonly ModelDisagreement[];
   readonly steps: number;
 }
@@ -248,12 +210,12 @@ export interface OperatorFileRunResult {
  * input, Interrupted once `signal` is aborted (it yields to the event loop
  * as it reads).
  */
-export async function runOperatorLockstepFile(path: string, system: SystemUnderTest, signal?: AbortSignal): Promise<OperatorFileRunResult> {
+export async function judgeOperatorTraceFile(path: string, system: SystemUnderTest, signal?: AbortSignal): Promise<OperatorFileJudgement> {
   const items = paced(operatorTraceItems(path), signal);
   const disagreements: ModelDisagreement[] = [];
   let session: OperatorSession | undefined;
   let model: ReturnType<typeof createModelOperator> | undefined;
-  let divergence: Divergence | undefined;
+  let divergence: DivergenceFacts | undefined;
   let batch: { index: number; record: LogRecord; expected: ExpectedOperatorStep }[] = [];
   const flush = async (): Promise<void> => {
     if (batch.length === 0 || session === undefined || divergence !== undefined) return;

@@ -1,15 +1,8 @@
 // Runs an operator trace (SPEC §4) against any single-partition operator and
 // reports the first step where it departs from the trace's expectations.
 import type { Change, JoinConfig, LogRecord, OperatorStep, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
+import type { OperatorFactory, OperatorUnderTest } from '../adapters/sut.ts';
 import { canonicalChanges, canonicalOutcome } from './divergence.ts';
-
-/** What the harness needs from a single-partition operator. */
-export interface OperatorUnderTest {
-  apply(record: LogRecord): { outcome: Outcome; changes: readonly Change[] };
-  retained(): RetainedCounts;
-}
-
-export type OperatorFactory = (config: JoinConfig) => OperatorUnderTest;
 
 /** What an operator did at one step. */
 export interface OperatorObservation {

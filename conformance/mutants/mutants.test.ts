@@ -19,7 +19,7 @@ import {
   patchedFiles,
   removeDir,
 } from './load.ts';
-import { runMutants } from './run.ts';
+import { runMutants } from '../job/mutantsJob.ts';
 
 const seed = inject('fcSeed');
 const examplesDir = join(PROJECT_ROOT, 'spec', 'examples');

@@ -23,22 +23,23 @@ import { inProcessSystem } from '../adapters/inProcess.ts';
 import { levelOfClusterTrace, runTrace } from '../lockstep/anyTrace.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import { explainDivergence } from '../report/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, observedSteps, type AnyCover, type AnyScenario } from '../generate/exhaustive.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
-import { conformExamplePaths } from '../../cli/harnessArgs.ts';
+import { regressionTracePaths, specExamplePaths } from '../job/traceFilesPart.ts';
 import { MUTATION_RANDOM_RUNS, MUTATION_SEED } from './settings.ts';
 
 const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 const system = inProcessSystem(implSut, 'impl');
 
 /** The first divergence, as a message that names where (a failed expectation is a kill). */
-const show = (d: Divergence | undefined): string | undefined => (d ? `step ${d.step}: ${d.summary}` : undefined);
+const show = (d: DivergenceFacts | undefined): string | undefined => (d ? `step ${d.step}: ${explainDivergence(d).summary}` : undefined);
 
 describe('examples and regression traces', () => {
-  for (const path of conformExamplePaths()) {
+  for (const path of [...specExamplePaths(), ...regressionTracePaths()]) {
     // Loaded by the test itself: Stryker runs only the tests that reach a mutant, and each run starts afresh.
     it(relative(PROJECT_ROOT, path), async () => {
       const trace = loadCheckedTrace(path);
@@ -202,7 +203,7 @@ const coverOf = (scenario: AnyScenario): Cover => {
 async function runPart(scenario: AnyScenario, from: number, to: number): Promise<string | undefined> {
   const cover = coverOf(scenario);
   let first: string | undefined;
-  const onResult = (r: { readonly divergence?: Divergence | undefined; readonly index: number }): boolean => {
+  const onResult = (r: { readonly divergence?: DivergenceFacts | undefined; readonly index: number }): boolean => {
     if (!r.divergence) return true;
     first = `trace ${from + r.index}: ${show(r.divergence)}`;
     return false;

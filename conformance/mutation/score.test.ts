@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EQUIVALENT_MUTANTS, type EquivalentMutant } from './equivalent.ts';
+import { EQUIVALENT_MUTANTS, readEquivalents, type EquivalentMutant } from './equivalent.ts';
 import { EQUIVALENT_DIRECTIVE, equivalenceOf, scoreMarkdown, scoreReport, type StrykerReport } from './score.ts';
 import { mutantSites, mutatedFiles, unarguedSkips } from './sites.ts';
+import { useTemporaryDirectories } from '../testFixtures.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const squash = (code: string): string => code.replace(/\s+/g, ' ').trim();
+const tmp = useTemporaryDirectories('sj-equivalents-');
 
 describe('the mutation score (docs/mutation.md)', () => {
   it('counts per file, sets survivors argued equivalent apart from the open ones, and scores killed or timed out over the rest', () => {
@@ -134,5 +136,43 @@ describe('the mutation score (docs/mutation.md)', () => {
     const skipped = sites.filter((m) => m.ignoredBecause?.startsWith(EQUIVALENT_DIRECTIVE));
     expect(skipped.length).toBeGreaterThan(0);
     expect(unarguedSkips(sites).map((m) => `${m.file}:${m.line} ${m.mutator} ${m.replacement}`)).toEqual([]);
+  });
+
+  it('every argument in equivalents.json is argued in docs/mutation.md, word for word and with the number of mutants it covers', () => {
+    const docs = squash(readFileSync(join(root, 'docs', 'mutation.md'), 'utf8'));
+    expect(EQUIVALENT_MUTANTS.length).toBeGreaterThan(30);
+    for (const e of EQUIVALENT_MUTANTS) {
+      const n = e.mutants.length;
+      expect(docs, `${e.name}: not argued in docs/mutation.md as listed by mutation-report.ts --reasons`).toContain(
+        squash(`- (${n} mutant${n === 1 ? '' : 's'}) ${e.reason}`),
+      );
+    }
+  });
+
+  it('a malformed equivalents file is refused with the file and the JSON pointer of the first thing wrong', () => {
+    const file = join(tmp(), 'equivalents.json');
+    const refused = (data: unknown): string => {
+      writeFileSync(file, typeof data === 'string' ? data : JSON.stringify(data));
+      try {
+        readEquivalents(file);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    const site = { file: 'impl/x.ts', line: 'f();', mutator: 'BlockStatement', original: 'f()', replacement: '{}' };
+    expect(refused('{')).toMatch(new RegExp(`^${file}: : not JSON`));
+    expect(refused({ arguments: {} })).toBe(`${file}: /arguments: expected an array of arguments`);
+    expect(refused({ arguments: [{ name: 'a', reason: 'r', mutants: [{ ...site, line: 7 }] }] })).toBe(
+      `${file}: /arguments/0/mutants/0/line: expected a non-empty string`,
+    );
+    expect(refused({ arguments: [{ name: 'a', reason: 'r', mutants: [{ ...site, column: 0 }] }] })).toBe(
+      `${file}: /arguments/0/mutants/0/column: expected a positive integer`,
+    );
+    const a = { name: 'a', reason: 'r', mutants: [site] };
+    expect(refused({ arguments: [a, a] })).toBe(`${file}: /arguments/1/name: "a" names two arguments`);
+    expect(refused({ arguments: [{ ...a, mutants: [] }] })).toBe(`${file}: /arguments/0/mutants: expected a non-empty array of mutants`);
+    writeFileSync(file, JSON.stringify({ arguments: [a] }));
+    expect(readEquivalents(file)).toEqual([a]);
   });
 });

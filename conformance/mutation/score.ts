@@ -244,7 +244,7 @@ export function scoreMarkdown(s: MutationScore): string {
     `Mutation score: ${(100 * s.score).toFixed(1)} % of the non-equivalent mutants killed (killed or timed out, over killed, timed out, survived and no coverage).`,
   ];
   if (s.contradicted.length > 0) {
-    lines.push('', 'Argued equivalent, yet killed (the argument is wrong; fix equivalent.ts):', '');
+    lines.push('', 'Argued equivalent, yet killed (the argument is wrong; fix equivalents.json):', '');
     for (const m of s.contradicted)
       lines.push(`- ${m.file}:${m.line} ${m.mutator} \`${squash(m.original)}\` → \`${squash(m.replacement)}\``);
   }

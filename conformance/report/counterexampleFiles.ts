@@ -4,9 +4,10 @@
 // atomically, under names derived from where the failure came from, with the
 // command that replays it.
 import { join } from 'node:path';
-import type { ConformReport, Failure } from '../conformTypes.ts';
+import type { ImplementationInfo } from '../../spec/index.ts';
+import type { Failure } from './failure.ts';
 import { prettyJson } from '../lockstep/jsonDiff.ts';
-import { writeFilesAtomic } from './atomicFiles.ts';
+import { writeFilesAtomic } from '../streams/atomicFiles.ts';
 import { explainView } from './explain.ts';
 import { counterexampleHtml } from './html.ts';
 import { conformanceItf } from './itf.ts';
@@ -133,9 +134,9 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
   };
 }
 
-/** Writes every counterexample of a report; call it once the system is closed (each failure's stderr is read then). */
+/** Writes every counterexample of a conform report; call it once the system is closed (each failure's stderr is read then). */
 export function writeCounterexamples(
-  report: ConformReport,
+  report: { readonly failures: readonly Failure[]; readonly sut: string; readonly implementation?: ImplementationInfo },
   outDir: string,
   invocation: Argv,
   sutCommand: string,

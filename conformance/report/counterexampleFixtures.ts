@@ -10,7 +10,8 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import type { Failure } from '../conformTypes.ts';
+import { explainDivergence } from './divergence.ts';
+import type { Failure } from './failure.ts';
 import { runTrace, withExpectations } from '../lockstep/anyTrace.ts';
 
 const examples = packagePath('spec', 'examples');
@@ -53,9 +54,9 @@ async function failureOf(
   path: string,
 ): Promise<Failure> {
   try {
-    const divergence = await runTrace(system, trace, level);
-    if (!divergence) throw new Error(`${path} does not diverge`);
-    return { level, origin: 'example', path, trace: withExpectations(trace), divergence };
+    const found = await runTrace(system, trace, level);
+    if (!found) throw new Error(`${path} does not diverge`);
+    return { level, origin: 'example', path, trace: withExpectations(trace), divergence: explainDivergence(found) };
   } finally {
     await system.close();
   }

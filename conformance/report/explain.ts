@@ -4,7 +4,7 @@
 // diagram with one column per node. Everything comes from the counterexample's
 // view (view.ts), which the Markdown and HTML renderings read too.
 import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
+import type { Divergence } from './divergence.ts';
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { describeRules } from './rules.ts';
 import { conformanceView, stderrHeading, type ConformanceContext, type CounterexampleView } from './view.ts';

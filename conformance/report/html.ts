@@ -13,13 +13,14 @@ import type { CounterexampleView } from './view.ts';
 // From the package root: the same files from the sources and from the compiled package (dist/ has no assets).
 const ASSETS = packagePath('conformance', 'report', 'assets');
 
-/** An asset of the pages (read once). */
+/** An asset of the pages (read once): from this folder's assets/, or from `dir` (another page's own, under the package root too). */
 const assetCache = new Map<string, string>();
-export function asset(name: string): string {
-  let text = assetCache.get(name);
+export function asset(name: string, dir = ASSETS): string {
+  const path = join(dir, name);
+  let text = assetCache.get(path);
   if (text === undefined) {
-    text = readFileSync(join(ASSETS, name), 'utf8');
-    assetCache.set(name, text);
+    text = readFileSync(path, 'utf8');
+    assetCache.set(path, text);
   }
   return text;
 }

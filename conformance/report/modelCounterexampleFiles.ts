@@ -4,7 +4,7 @@
 // Format, which `check --replay` reads back). One call from the command.
 import { dirname } from 'node:path';
 import type { Counterexample } from '../../spec/index.ts';
-import { writeFilesAtomic } from './atomicFiles.ts';
+import { writeFilesAtomic } from '../streams/atomicFiles.ts';
 import { counterexampleHtml } from './html.ts';
 import { modelItf } from './itf.ts';
 import { counterexampleMarkdown } from './markdown.ts';

@@ -4,12 +4,14 @@ import type { Change, ClusterConfig, ClusterEvent, ExternalAction, LogRecord, Ou
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { compareClusterStep, type ExpectedClusterStep } from '../lockstep/clusterLockstep.ts';
+import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
 import { compareOperatorStep } from '../lockstep/operatorLockstep.ts';
 import { levelOfClusterTrace, runTrace } from '../lockstep/anyTrace.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { MUTANTS } from '../mutants/catalogue.ts';
 import { mutantSut } from '../mutants/load.ts';
+import { explainDivergence, type Divergence } from './divergence.ts';
 import { describeDivergence } from './explain.ts';
 import { isSpecMatchId } from './rules.ts';
 
@@ -42,6 +44,12 @@ const change = (op: Change['op'], left: string, right: string, match = `k/${left
 });
 const accepted: Outcome = { code: 'accepted' };
 
+/** What lockstep found at one step, explained (report/divergence.ts). */
+function explained(facts: DivergenceFacts | undefined): Divergence {
+  if (!facts) throw new Error('no divergence');
+  return explainDivergence(facts);
+}
+
 /** The refs of one operator step where the system answers `actual` instead of `expected`. */
 function operatorRefs(
   record: LogRecord,
@@ -50,9 +58,7 @@ function operatorRefs(
 ) {
   const e = { outcome: expected.outcome, changes: expected.changes ?? [], retained: expected.retained ?? none };
   const a = { outcome: actual.outcome, changes: actual.changes ?? [], retained: actual.retained ?? none };
-  const d = compareOperatorStep(0, record, e, a);
-  if (!d) throw new Error('no divergence');
-  return d.refs;
+  return explained(compareOperatorStep(0, record, e, a)).refs;
 }
 
 describe('a divergence cites the rules that decide the differing field for the action at hand (SPEC J1–J8)', () => {
@@ -126,9 +132,7 @@ const observation = createModelCluster(cluster).observe();
 
 function clusterStep(action: ExternalAction, expected: ExpectedClusterStep, reply: ExpectedClusterStep, log: LogRecord[] = []) {
   const actual = 'error' in reply ? { error: { code: PROTOCOL_ERRORS.not_enabled, text: reply.error } } : { events: reply.events };
-  const d = compareClusterStep(0, action, expected, { reply: actual, observation: reply.observation }, (i) => log[i]);
-  if (!d) throw new Error('no divergence');
-  return d;
+  return explained(compareClusterStep(0, action, expected, { reply: actual, observation: reply.observation }, (i) => log[i]));
 }
 
 describe('a cluster divergence cites the guard or the event rule of the action at hand (SPEC C3–C11)', () => {
@@ -196,7 +200,8 @@ describe("each catalogue mutant's counterexample cites the mutant's rule", () =>
     for (const m of MUTANTS) {
       const trace = loadCheckedTrace(join(import.meta.dirname, '..', 'mutants', 'regressions', `${m.name}.trace.json`));
       const level = trace.kind === 'operator' ? 'operator' : levelOfClusterTrace(trace.trace);
-      const d = await runTrace(inProcessSystem(await mutantSut(m)), trace, level);
+      const found = await runTrace(inProcessSystem(await mutantSut(m)), trace, level);
+      const d = found && explainDivergence(found);
       expect(d?.refs.rules, `${m.name}: ${d?.summary}`).toContain(m.rule);
     }
   });

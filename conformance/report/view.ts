@@ -31,9 +31,10 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import type { ExploredState, JoinModelState } from '../../model/index.ts';
-import { expectedClusterSteps, type ExpectedClusterStep } from '../lockstep/clusterLockstep.ts';
+import { expectedClusterSteps } from '../lockstep/clusterLockstep.ts';
+import type { ExpectedClusterStep } from '../lockstep/divergence.ts';
 import { expectedOperatorSteps } from '../lockstep/operatorLockstep.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
+import type { Divergence } from './divergence.ts';
 import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from './rules.ts';
 import { ruleLink, type RuleLink } from './specLinks.ts';
 import { actionText, changesText, eventText, outcomeText, recordText } from './texts.ts';

@@ -8,8 +8,8 @@ import { documentFormat, isItfTrace, itfKind, loadCounterexample, parseJson, rea
 import type { ItfTrace } from '../../spec/index.ts';
 import { COUNTEREXAMPLE_FORMAT, InputError } from '../../spec/index.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import type { Divergence } from '../lockstep/divergence.ts';
-import { writeFileAtomic } from './atomicFiles.ts';
+import type { Divergence } from './divergence.ts';
+import { writeFileAtomic } from '../streams/atomicFiles.ts';
 import { counterexampleHtml } from './html.ts';
 import { conformanceView, modelCounterexampleView, type CounterexampleView } from './view.ts';
 

@@ -11,9 +11,10 @@ import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import { observeCluster, settle, transition } from '../../model/cluster/stateMachine.ts';
 import { naiveMatchId } from '../generate/edges.ts';
 import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
-import type { OperatorUnderTest } from '../lockstep/operatorTrace.ts';
+import type { OperatorUnderTest } from '../adapters/sut.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
+import { inProcessSystem } from '../adapters/inProcess.ts';
 
 /**
  * An operator whose matches are identified by the naive concatenation of
@@ -123,4 +124,10 @@ export function onePhaseLate(type: 'abort' | 'install' | 'persist' | 'commit', p
 /** `sut` restricted to some levels: what an implementation that supports only those says in its handshake. */
 export function onlyLevels(sut: InProcessSut, levels: readonly Level[]): InProcessSut {
   return { ...sut, implementation: { ...sut.implementation, name: `${sut.implementation.name} (${levels.join(', ')} only)` }, levels };
+}
+
+/** The model with `change` applied to every cluster it builds: a deliberately wrong system. */
+export function wrongClusterModel(change: (inner: ClusterUnderTest) => ClusterUnderTest): ReturnType<typeof inProcessSystem> {
+  const sut: InProcessSut = { ...modelSut, implementation: { name: 'wrong', version: '0' }, cluster: (c) => change(createModelCluster(c)) };
+  return inProcessSystem(sut, 'wrong');
 }

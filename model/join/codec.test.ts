@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ByteReader, ByteWriter, check, type Invariant, type Model } from '../explorer/index.ts';
-import { joinModel, type JoinAction, type JoinModelState } from './joinModel.ts';
+import { joinModel, type JoinAction } from './joinModel.ts';
+import type { JoinModelState } from './joinModelState.ts';
 
 const bounds = { records: 3, keys: 2, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: true };
 

@@ -7,7 +7,7 @@
 // one state. The text of a mismatch identifies nothing and follows.
 import type { ByteReader, ByteWriter, StateCodec } from '../explorer/index.ts';
 import type { JoinState, MatchState, RowState } from './join.ts';
-import type { JoinModelState } from './joinModel.ts';
+import type { JoinModelState } from './joinModelState.ts';
 import type { Side } from '../../spec/index.ts';
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -11,9 +11,9 @@ import {
   renameState,
   symmetryGroup,
   type JoinModelBounds,
-  type JoinModelState,
   type OperatorStepFunction,
 } from './joinModel.ts';
+import type { JoinModelState } from './joinModelState.ts';
 
 /** Reaches every goal with N = 4 (a match outliving an endpoint needs 2 rows and 2 watermarks). */
 const small: JoinModelBounds = { records: 4, keys: 1, ids: 1, maxTime: 1, allowedLateness: 0, maxIntervalLength: 1, invalid: true };

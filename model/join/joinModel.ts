@@ -10,9 +10,9 @@ import type { JoinConfig, LogRecord, Side } from '../../spec/index.ts';
 import { initialJoinState, isRetained, globalWatermark, stepJoin } from './join.ts';
 import type { JoinState, JoinStep, MatchState, RowState } from './join.ts';
 import { horizonRetained, identityString, initialOracleState, stepOracle } from './oracle.ts';
-import type { OracleState } from './oracle.ts';
 import type { Goal, Invariant, Model } from '../explorer/index.ts';
 import { joinCodec } from './codec.ts';
+import type { JoinModelState } from './joinModelState.ts';
 
 /** The bound: the record domain and the log length. */
 export interface JoinModelBounds {
@@ -32,24 +32,6 @@ export interface JoinModelBounds {
 
 /** The operator's step function: `stepJoin`, or a deliberately broken variant in tests and ablations. */
 export type OperatorStepFunction = (config: JoinConfig, state: JoinState, record: LogRecord) => JoinStep;
-
-export interface JoinModelState {
-  readonly op: JoinState;
-  readonly oracle: OracleState;
-  /** Records appended so far. */
-  readonly length: number;
-  /** `kind:outcome[:reason]` of the last record ('' before the first): what the goals look at. */
-  readonly last: string;
-  /**
-   * JoinCorrect: the first record whose outcome or changes differed between
-   * operator and oracle. Only whether it is set belongs to the state (the
-   * encoding); the text, for people, is that of the first path found, and a
-   * counterexample's replay recomputes it for its own path.
-   */
-  readonly mismatch?: string;
-  /** The last record broke the input contract (J9): the state is outside the model and not expanded. */
-  readonly outOfContract: boolean;
-}
 
 /** An action appends this record to the log. */
 export type JoinAction = LogRecord;

@@ -4,10 +4,10 @@
 // Content-Security-Policy allows requests to this server only.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InputError } from '../../spec/index.ts';
-import { PRESETS } from '../../model/index.ts';
-import { asset, contentSecurityPolicy, escapeHtml, scriptJson } from '../report/html.ts';
-import { VERSIONS } from '../report/versions.ts';
+import { InputError, packagePath } from '../spec/index.ts';
+import { PRESETS } from '../model/index.ts';
+import { asset, contentSecurityPolicy, escapeHtml, scriptJson } from '../conformance/report/html.ts';
+import { VERSIONS } from '../conformance/report/versions.ts';
 import { loadIntoExplorer, snapshot, type ModelSpec } from './session.ts';
 
 export interface ExploreServer {
@@ -17,12 +17,16 @@ export interface ExploreServer {
   close(): Promise<void>;
 }
 
+// From the package root: the same files from the sources and from the compiled package.
+const ASSETS = packagePath('explore', 'assets');
+
 /** The largest request body accepted (a counterexample file loaded from the page). */
 const MAX_BODY = 8 * 1024 * 1024;
 
 function page(start: { spec: ModelSpec; path: unknown[] }): string {
-  const script = `\n${asset('draw.js')}\n${asset('explore.js')}\n`;
-  const style = `\n${asset('viewer.css')}\n${asset('explore.css')}\n`;
+  // The viewer's drawing and style (conformance/report/assets/), then the explorer's own.
+  const script = `\n${asset('draw.js')}\n${asset('explore.js', ASSETS)}\n`;
+  const style = `\n${asset('viewer.css')}\n${asset('explore.css', ASSETS)}\n`;
   const presets = PRESETS.map((p) => ({ name: p.name, description: p.description }));
   const data = scriptJson({ start, presets, versions: VERSIONS });
   return `<!doctype html>

@@ -4,9 +4,9 @@
 import { describe, expect, inject, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTemporaryDirectories } from './testFixtures.ts';
-import { runCli } from '../cli/testSupport.ts';
-import type { ConformJson } from '../cli/conformReport.ts';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { runCli } from './testSupport.ts';
+import type { ConformJson } from './conformReport.ts';
 
 const seed = String(inject('fcSeed'));
 const tmp = useTemporaryDirectories('sj-python-', 'all');

@@ -1,10 +1,10 @@
 // What the conformance job (conform.ts) takes and what it reports: its
-// options, the traces it runs, and the report of each part (examples, the
-// bounded-exhaustive scenarios, random traces).
-import type { AnyTrace, ImplementationInfo, Level } from '../spec/index.ts';
-import type { AnyCover, AnyScenario } from './generate/exhaustive.ts';
-import type { Divergence } from './lockstep/divergence.ts';
-import type { StderrExcerpt, SystemUnderTest } from './adapters/sut.ts';
+// options, the traces it runs, and the report of each part (the trace
+// files, the bounded-exhaustive scenarios, random traces).
+import type { AnyTrace, ImplementationInfo, Level } from '../../spec/index.ts';
+import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
+import type { SystemUnderTest } from '../adapters/sut.ts';
+import type { Failure } from '../report/failure.ts';
 import type { Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
@@ -14,32 +14,6 @@ export interface TraceSource {
 }
 
 export type ConformVerdict = 'pass' | 'fail' | 'unknown';
-
-/** A divergence found, with the trace that shows it (expectations filled in by the model). */
-export interface Failure {
-  readonly level: Level;
-  /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
-  readonly origin: 'example' | 'exhaustive' | 'random';
-  /** The example's path. */
-  readonly path?: string;
-  /** The exhaustive scenario. */
-  readonly scenario?: string;
-  /** fast-check's seed and path of the shrunk counterexample (random traces). */
-  readonly seed?: number;
-  readonly fcPath?: string;
-  readonly trace: AnyTrace;
-  readonly divergence: Divergence;
-  /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
-  readonly foundAfterMs?: number;
-  /** An example's own step where it diverged (`divergence.step` is the minimized trace's). */
-  readonly exampleStep?: number;
-  /**
-   * What the system wrote to stderr while the counterexample trace ran (a
-   * process; bounded). Read it after the system is closed: stderr may trail
-   * the replies.
-   */
-  readonly stderr?: () => StderrExcerpt;
-}
 
 /** The system under test could not be judged. */
 export interface Unknown {
@@ -136,6 +110,8 @@ export interface ConformOptions {
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
   readonly examples: readonly TraceSource[];
+  /** Regression traces (counterexamples kept, such as the mutant catalogue's): run after the examples, reported with them. */
+  readonly regressions?: readonly TraceSource[];
   /**
    * Bounded-exhaustive scenarios to run after the examples: covers built
    * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when

@@ -7,15 +7,15 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../report/browser.ts';
-import { modelCounterexample } from '../report/counterexampleFixtures.ts';
-import { useTemporaryDirectories } from '../testFixtures.ts';
+import { launchBrowser, type TestBrowser } from '../conformance/report/browser.ts';
+import { modelCounterexample } from '../conformance/report/counterexampleFixtures.ts';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { clusterTraceIntoExplorer, snapshot } from './session.ts';
 import { startExploreServer, type ExploreServer } from './server.ts';
-import { loadClusterTrace } from '../../spec/index.ts';
+import { loadClusterTrace } from '../spec/index.ts';
 
 const tmp = useTemporaryDirectories('sj-explore-', 'all');
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..');
 
 describe('the explorer model (C1–C12, the smoke preset)', () => {
   it('offers exactly the enabled actions, and gives a reason for every refused one: the guard of SPEC §5 or a spent budget', () => {

@@ -1,5 +1,6 @@
-// Report files written completely or not at all (temporary file, then
-// rename), so an interrupted run never leaves half a counterexample.
+// Files written completely or not at all (temporary file, then rename), so
+// an interrupted run never leaves half a counterexample or half a report;
+// piece by piece for output of any length (a trace of a million steps).
 import {
   accessSync,
   closeSync,

@@ -1,24 +1,25 @@
-// The harness's power (issue 9), as the whole job shows it against systems
-// wrong in one way each: a handoff step accepted one phase late is caught by
+// The harness's power (issue 9), as the whole job shows it (the report, and
+// streamjoin conform's summary and JSON) against systems wrong in one way
+// each: a handoff step accepted one phase late is caught by
 // the refusal probes alone; an operator-only system gets a real exhaustive
 // verdict with counts and never a vacuous pass; a naive match identity is
 // caught by random traces alone and by the exhaustive scenarios alone, for
 // every common separator. Each would fail if its deliverable regressed.
 import { describe, expect, inject, it } from 'vitest';
 import type { Level } from '../spec/index.ts';
-import { runConform } from './conform.ts';
-import type { ConformReport } from './conformTypes.ts';
-import { inProcessSystem } from './adapters/inProcess.ts';
-import { implSut } from './adapters/implSut.ts';
-import { modelSut } from './adapters/modelSut.ts';
-import { createModelOperator } from './adapters/modelOperator.ts';
-import { coverAnyScenario, coverScenario, isCrashPoint, type AnyCover } from './generate/exhaustive.ts';
-import { CLUSTER_SCENARIOS, exhaustiveScenario, type ExhaustiveScenario } from './generate/clusterScenarios.ts';
-import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from './generate/operatorExhaustive.ts';
-import { COMMON_SEPARATORS } from './generate/edges.ts';
-import { naiveMatchIdSystem, onePhaseLate, onlyLevels } from './testdata/wrongSystems.ts';
-import { conformJson, conformSummary } from '../cli/conformReport.ts';
-import { runCli } from '../cli/testSupport.ts';
+import { runConform } from '../conformance/job/conform.ts';
+import type { ConformReport } from '../conformance/job/conformTypes.ts';
+import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
+import { implSut } from '../conformance/adapters/implSut.ts';
+import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
+import { coverAnyScenario, coverScenario, isCrashPoint, type AnyCover } from '../conformance/generate/exhaustive.ts';
+import { CLUSTER_SCENARIOS, exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/clusterScenarios.ts';
+import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover } from '../conformance/generate/operatorExhaustive.ts';
+import { COMMON_SEPARATORS } from '../conformance/generate/edges.ts';
+import { naiveMatchIdSystem, onePhaseLate, onlyLevels } from '../conformance/testdata/wrongSystems.ts';
+import { conformJson, conformSummary } from './conformReport.ts';
+import { runCli } from './testSupport.ts';
 
 const seed = inject('fcSeed');
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;

@@ -4,9 +4,9 @@
 // ones with the reason the model gives (`whyNotEnabled`, or a budget), and the
 // properties' verdicts. Stateless: every request replays its path, so a URL
 // holding the model and the path is a state anyone can open again.
-import type { ClusterAction, ClusterConfig, ClusterTrace, Counterexample, LogRecord } from '../../spec/index.ts';
-import { COORDINATOR, InputError, isItfTrace, itfKind, parseJson, documentFormat, COUNTEREXAMPLE_FORMAT } from '../../spec/index.ts';
-import type { ItfTrace } from '../../spec/index.ts';
+import type { ClusterAction, ClusterConfig, ClusterTrace, Counterexample, LogRecord } from '../spec/index.ts';
+import { COORDINATOR, InputError, isItfTrace, itfKind, parseJson, documentFormat, COUNTEREXAMPLE_FORMAT } from '../spec/index.ts';
+import type { ItfTrace } from '../spec/index.ts';
 import {
   PRESETS,
   budgetOf,
@@ -20,10 +20,10 @@ import {
   resolveBounds,
   validityOf,
   whyNotEnabled,
-} from '../../model/index.ts';
-import type { ClusterModelConfig, ExploredState, JoinModelState, LabelledAction, Model } from '../../model/index.ts';
-import { actionText } from '../report/texts.ts';
-import { itfAsDocument, parseClusterTrace, parseOperatorTrace } from '../../spec/index.ts';
+} from '../model/index.ts';
+import type { ClusterModelConfig, ExploredState, JoinModelState, LabelledAction, Model } from '../model/index.ts';
+import { actionText } from '../conformance/report/texts.ts';
+import { itfAsDocument, parseClusterTrace, parseOperatorTrace } from '../spec/index.ts';
 
 /** Which model: a preset (its bounds, an ablated element, a part), or the cluster or operator of a trace with its log as the workload. */
 export type ModelSpec =

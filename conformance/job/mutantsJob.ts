@@ -1,5 +1,5 @@
-// Runs the harness against every mutant of the catalogue : the
-// example traces, the bounded-exhaustive scenarios, then random traces,
+// The mutants job: the conformance job against every mutant of the catalogue
+// (mutants/): the example traces, the bounded-exhaustive scenarios, then random traces,
 // stopping each mutant at its first divergence (a kill), which is then cut
 // and minimized (or shrunk). The unmodified implementation runs first, as
 // the control: a kill means something only if the implementation as it is
@@ -7,12 +7,13 @@
 import type { Level } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { implSut } from '../adapters/implSut.ts';
-import { runConform } from '../conform.ts';
-import type { ConformReport, Failure, TraceSource } from '../conformTypes.ts';
+import { runConform } from './conform.ts';
+import type { ConformReport, TraceSource } from './conformTypes.ts';
+import type { Failure } from '../report/failure.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
-import { MUTANTS, type Mutant } from './catalogue.ts';
-import { MutantPatchError, mutantSut } from './load.ts';
+import { MUTANTS, type Mutant } from '../mutants/catalogue.ts';
+import { MutantPatchError, mutantSut } from '../mutants/load.ts';
 
 export interface MutantResult {
   readonly mutant: Mutant;

@@ -1,4 +1,4 @@
-// Test support for the exhaustive scenarios (exhaustive.test.ts and
+// Test support for the exhaustive scenarios (generate/exhaustive.test.ts and
 // exhaustive.e2e.test.ts): a cover's traces replayed through the model, and
 // the checks every cover must pass.
 import { expect } from 'vitest';
@@ -13,8 +13,8 @@ import {
   type ExploredState,
 } from '../../model/cluster/boundedHistories.ts';
 import { whyNotEnabled } from '../../model/cluster/guards.ts';
-import { coverScenario, probeActions, rejectedRecords, type ScenarioCover } from './exhaustive.ts';
-import type { ExhaustiveScenario } from './clusterScenarios.ts';
+import { coverScenario, probeActions, rejectedRecords, type ScenarioCover } from '../generate/exhaustive.ts';
+import type { ExhaustiveScenario } from '../generate/clusterScenarios.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 
 export const configOf = (s: ExhaustiveScenario): ClusterModelConfig => ({

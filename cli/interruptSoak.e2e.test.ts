@@ -6,10 +6,10 @@
 // must never end in a pass: exit 2 (unknown) every time, within a second of
 // the signal, with its report and nothing left running.
 import { describe, expect, inject, it } from 'vitest';
-import { livingWithEnvironment } from './adapters/processGroup.ts';
-import { seededRandom } from './generate/seededRandom.ts';
-import { useTemporaryDirectories } from './testFixtures.ts';
-import { startProcess } from '../cli/testProcesses.ts';
+import { livingWithEnvironment } from '../conformance/adapters/processGroup.ts';
+import { seededRandom } from '../conformance/generate/seededRandom.ts';
+import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { startProcess } from './testProcesses.ts';
 
 const seed = inject('fcSeed');
 const tmp = useTemporaryDirectories('sj-interrupt-soak-', 'all');

@@ -1,0 +1,148 @@
+// What the harness catches of each injected bug today, part by part, with the
+// examples off: the table the standing test (independent.e2e.test.ts) holds
+// the harness to. A cell that says `caught` and stops catching is a
+// regression of the harness's power and fails the test; a cell that says
+// `missed` and starts catching fails it too, so that this table (and
+// docs/independent-systems.md) is updated when the harness improves. Re-measure
+// everything with `npx tsx conformance/independent/measure.ts`.
+//
+// Bounds, chosen to keep the whole test near a minute on two cores: random
+// traces at the fixed seed RANDOM_SEED, `runs` per level at every level; the
+// exhaustive part over the scenarios named, each the cheapest one that catches
+// the bug, or for a miss the ones whose class the bug belongs to (where a
+// better generator would catch it first). The full measurement (1,000 random
+// traces per level, every scenario) is in docs/independent-systems.md.
+
+import type { LevelName } from './measurement.ts';
+import type { SystemName } from './systems.ts';
+
+export type Expected = 'caught' | 'missed';
+
+export interface BugExpectation {
+  readonly system: SystemName;
+  readonly bug: string;
+  readonly random: { readonly runs: number; readonly levels: Readonly<Record<LevelName, Expected>> };
+  readonly exhaustive: Readonly<Record<string, Expected>>;
+  /** Why a part misses it, where it does. */
+  readonly misses?: string;
+}
+
+export const RANDOM_SEED = 1;
+const RUNS = 200;
+const clusterOnly = (cluster: Expected, faults: Expected) => ({ operator: 'missed', cluster, faults }) as const;
+const everywhere = { operator: 'caught', cluster: 'caught', faults: 'caught' } as const;
+const nowhere = { operator: 'missed', cluster: 'missed', faults: 'missed' } as const;
+
+export const bugExpectations: readonly BugExpectation[] = [
+  {
+    system: 'ledger',
+    bug: 'naive-match-id',
+    random: { runs: RUNS, levels: nowhere },
+    exhaustive: { 'operator-colliding-ids': 'missed', 'colliding-ids': 'missed' },
+    misses: "the colliding names collide for one-character separators only; 'L:'+a+'|R:'+b needs ids such as x|R:y (issue 21, item 1)",
+  },
+  {
+    system: 'ledger',
+    bug: 'late-inclusive',
+    random: { runs: RUNS, levels: everywhere },
+    exhaustive: { 'operator-edges': 'caught', 'extreme-times': 'caught' },
+  },
+  {
+    system: 'ledger',
+    bug: 'retract-unbound-dropped',
+    random: { runs: RUNS, levels: everywhere },
+    exhaustive: { 'operator-every-log': 'caught', 'duplicates-and-retractions-across-a-handoff': 'caught' },
+  },
+  {
+    system: 'ledger',
+    bug: 'no-terminal-retract',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'colliding-ids': 'caught', 'failover-with-duplicates-and-failback': 'caught' },
+    misses: 'a replay after a retraction needs a failover or a restart: random cluster traces have none',
+  },
+  {
+    system: 'ledger',
+    bug: 'checkpoint-coordinator-epoch',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'failover-replay-from-older-checkpoint': 'caught', 'zombie-after-failover': 'missed' },
+    misses:
+      "only a checkpoint written by a copy whose epoch is behind the table's shows it, a zombie's; zombie-after-failover pauses the owner but takes no checkpoint (item 3)",
+  },
+  {
+    system: 'ledger',
+    bug: 'eager-string-order',
+    random: { runs: RUNS, levels: nowhere },
+    exhaustive: { 'zombie-after-failover': 'missed' },
+    misses:
+      'needs more than ten worker-key pairs, so that ordinals 2 and 10 have work at once; random configurations have at most 3 workers and 2 keys, every scenario one key (item 2)',
+  },
+  {
+    system: 'ledger',
+    bug: 'install-check-any-key',
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'colliding-ids': 'missed' },
+    misses: 'needs a destination that holds a copy of another key: every scenario has one key (item 2)',
+  },
+  {
+    system: 'ledger',
+    bug: 'install-fresh',
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'colliding-ids': 'caught', 'zombie-after-failover': 'missed' },
+    misses: 'zombie-after-failover has no migration, so no install',
+  },
+  {
+    system: 'relay',
+    bug: 'naive-sink-id',
+    random: { runs: RUNS, levels: nowhere },
+    exhaustive: { 'colliding-ids': 'missed' },
+    misses: "no example reaches it either: only the operator example has ids with '|R:', and the sink is a cluster's (item 1)",
+  },
+  {
+    system: 'relay',
+    bug: 'horizon-early',
+    random: { runs: RUNS, levels: everywhere },
+    exhaustive: { 'operator-edges': 'caught', 'watermark-passes-horizon-during-handoff': 'caught' },
+  },
+  {
+    system: 'relay',
+    bug: 'snapshot-without-watermarks',
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'rich-state-across-a-handoff': 'caught', 'colliding-ids': 'missed' },
+    misses: 'colliding-ids hands off a key with no watermark set; the report cites the symptom (J4, J5, J8), not C2/C4 (items 5, 6)',
+  },
+  {
+    system: 'relay',
+    bug: 'fenced-writer-keeps-copy',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'zombie-after-failover': 'caught' },
+    misses: 'a fenced write needs a zombie: level cluster has none',
+  },
+  {
+    system: 'relay',
+    bug: 'release-no-epoch-check',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'zombie-failback-with-duplicates': 'caught', 'colliding-ids': 'missed' },
+    misses: 'a release can meet a newer copy only after a duplicated release: a fault',
+  },
+  {
+    system: 'relay',
+    bug: 'install-equal-epoch',
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'colliding-ids': 'caught' },
+  },
+  {
+    system: 'relay',
+    bug: 'restart-fresh',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'failover-replay-from-older-checkpoint': 'caught', 'zombie-after-failover': 'missed' },
+    misses: 'restart is a fault; zombie-after-failover restarts no owner that has a checkpoint',
+  },
+  {
+    system: 'relay',
+    bug: 'abort-any-key',
+    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
+    exhaustive: { 'colliding-ids': 'missed' },
+    misses:
+      'needs an abort of one key while another is migrating: every scenario has one key (item 2); random cluster traces catch it at trace 440 of seed 1, past this bound',
+  },
+];
