@@ -1,5 +1,5 @@
 // What the harness catches of each injected bug today, part by part, with the
-// examples off: the table the standing test (independent.e2e.test.ts) holds
+// examples off: the table the standing test (cli/independentSystems.e2e.test.ts) holds
 // the harness to. A cell that says `caught` and stops catching is a
 // regression of the harness's power and fails the test; a cell that says
 // `missed` and starts catching fails it too, so that this table (and

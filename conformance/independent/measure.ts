@@ -7,7 +7,7 @@
 //
 // Usage: npx tsx conformance/independent/measure.ts [--seed N] [--runs N] [--jobs N]
 //                                                    [--system NAME] [--bug NAME,...] [--json FILE]
-// The standing test (independent.e2e.test.ts) pins a bounded part of this;
+// The standing test (cli/independentSystems.e2e.test.ts) pins a bounded part of this;
 // run this after changing the harness's generators or scenarios, and update
 // the test's table (expectations.ts) and the doc from what it prints.
 

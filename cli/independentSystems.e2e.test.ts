@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/testSupport.ts';
-import { type BugExpectation, bugExpectations, type Expected, RANDOM_SEED } from './expectations.ts';
+import { runCli } from './testSupport.ts';
+import { type BugExpectation, bugExpectations, type Expected, RANDOM_SEED } from '../conformance/independent/expectations.ts';
 import {
   conformArguments,
   describeCatch,
@@ -24,8 +24,8 @@ import {
   type PartResult,
   readReport,
   summarise,
-} from './measurement.ts';
-import { type IndependentSystem, independentSystems, repositoryRoot } from './systems.ts';
+} from '../conformance/independent/measurement.ts';
+import { type IndependentSystem, independentSystems, repositoryRoot } from '../conformance/independent/systems.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sj-independent-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
