@@ -2,7 +2,7 @@
 // docs/audit.md) against the spec in one streaming pass over both files
 // (historyCheck.ts), and, only when it found something, a second pass that
 // settles it exactly and gathers the witnesses (secondPass.ts).
-import { InputError, checkAgainstSchema, documentFormat, pace, readDocument, throwIfInterrupted } from '../../spec/index.ts';
+import { InputError, checkAgainstSchema, documentFormat, pace, paceDue, readDocument, throwIfInterrupted } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
 import { HISTORY_LOG_FORMAT, isEnd, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
@@ -195,6 +195,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       }
       // Once the log has ended the check takes every change, so this ends.
       while (!check.offerSink(item, line)) await feedLog();
+      if (paceDue(options.signal)) await pace(options.signal);
     }
     progress();
     await pace(options.signal);
