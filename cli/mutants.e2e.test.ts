@@ -89,7 +89,7 @@ describe('streamjoin mutants', () => {
       [['mutants', '--mutant', 'no-such'], /^usage: SJ105 --mutant: unknown mutant "no-such"/],
       [['mutants', '--runs', 'many'], /^usage: SJ105 --runs must be a non-negative integer/],
       [['mutants', '--seed', 'x'], /^usage: SJ105 --seed must be an integer/],
-      [['mutants', '--frobnicate'], /^usage: SJ105 unknown option --frobnicate \(streamjoin mutants --help lists the options\)$/],
+      [['mutants', '--frobnicate'], /^usage: SJ105 unknown option --frobnicate \(streamjoin mutants --help lists the options\)\n$/],
       [
         ['serve', '--mutant', 'no-such'],
         /^usage: SJ105 --mutant: unknown mutant "no-such"; the mutants are commit-before-durable-checkpoint, /,

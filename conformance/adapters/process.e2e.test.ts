@@ -202,16 +202,17 @@ describe('a dead, hung or babbling system yields unknown with the reason and its
       const first = await system.openOperator(config);
       await first.records([{ kind: 'watermark', side: 'L', wm: 1 }]);
       // stderr is another pipe: its lines may trail the replies. Wait for them before the next session.
-      await until(() => system.stderrTail().includes('misbehave: request 2'));
+      await until(() => system.stderrTail().includes('misbehave: request 3'));
       const second = await system.openOperator(config);
       await second.records([
         { kind: 'watermark', side: 'L', wm: 1 },
         { kind: 'watermark', side: 'R', wm: 1 },
       ]);
-      await until(() => system.stderrTail().includes('misbehave: request 5'));
-      // misbehave logs each request it reads: the handshake is no session's; each session has its init and records.
-      expect(first.stderr?.().lines).toEqual(['misbehave: request 1', 'misbehave: request 2']);
-      expect(second.stderr?.().lines).toEqual(['misbehave: request 3', 'misbehave: request 4', 'misbehave: request 5']);
+      await until(() => system.stderrTail().includes('misbehave: request 6'));
+      // misbehave logs each request it reads: each session has its init and records, the first at level operator
+      // also the one request above the level that must be refused (process.ts, `aboveLevel`).
+      expect(first.stderr?.().lines).toEqual(['misbehave: request 1', 'misbehave: request 2', 'misbehave: request 3']);
+      expect(second.stderr?.().lines).toEqual(['misbehave: request 4', 'misbehave: request 5', 'misbehave: request 6']);
     } finally {
       await system.close();
     }
