@@ -212,6 +212,11 @@ export class Expander<S, A> {
   private shouldStop(): boolean {
     if (++this.sinceClock < 64) return false;
     this.sinceClock = 0;
+    return this.mustStop();
+  }
+
+  /** The budgets and the interrupt flag, now; true once the exploration must stop. */
+  private mustStop(): boolean {
     if (this.store.stopReason() !== undefined) return true;
     if (Atomics.load(this.runControl, INTERRUPTED) !== 0) {
       this.store.stop('interrupted');
@@ -299,10 +304,12 @@ export class Expander<S, A> {
 
   /**
    * Expands one segment; false when the exploration must stop. With
-   * `turnMs`, it returns `'turn'` once that long has passed (checked every
-   * 64 states), and a call with `resume` goes on where it left off: so a
-   * caller on the main thread can yield to the event loop (and hear a
-   * signal) within a segment, however long the segment takes.
+   * `turnMs`, it returns `'turn'` once that long has passed, and a call with
+   * `resume` goes on where it left off: so a caller on the main thread can
+   * yield to the event loop (and hear a signal) within a segment, however
+   * long the segment takes. Then the budgets and the interrupt are checked
+   * at every state, not every 64th (a state of a large model can take
+   * milliseconds).
    */
   expandSegment(
     segment: FrontierSegment,
@@ -317,7 +324,7 @@ export class Expander<S, A> {
     const store = this.store;
     while (reader.next()) {
       if (store.pauseRequested()) store.pauseHere();
-      if (this.shouldStop()) {
+      if (turnEnds !== undefined ? this.mustStop() : this.shouldStop()) {
         while (reader.next()) {
           // drain, so the segment's memory is released
         }
@@ -331,7 +338,7 @@ export class Expander<S, A> {
         }
         return false;
       }
-      if (turnEnds !== undefined && this.sinceClock === 0 && performance.now() >= turnEnds) return 'turn';
+      if (turnEnds !== undefined && performance.now() >= turnEnds) return 'turn';
     }
     return true;
   }
