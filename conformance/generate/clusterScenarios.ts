@@ -64,6 +64,19 @@ const RICH_PRELUDE: readonly LogRecord[] = [
 ];
 
 /**
+ * The state a zombie checkpoints (C4, C10): live rows a and b matched, a
+ * watermark on one side; then a row that matches a and a's retraction,
+ * so that a copy restored from the checkpoint and one restored empty differ
+ * at once.
+ */
+const ZOMBIE_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'L', 'a', 0, 2, 1),
+  row('insert', 'k1', 'R', 'b', 1, 1),
+  watermark('L', 1),
+];
+const ZOMBIE_SCRIPT: readonly LogRecord[] = [row('insert', 'k1', 'R', 'c', 2, 2), row('retract', 'k1', 'L', 'a', 0, 2, 1)];
+
+/**
  * The scenarios. Each keeps one key (keys are independent,
  * SPEC §6) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
@@ -275,6 +288,28 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       failovers: 1,
       crashes: 1,
     },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-checkpoint-installed',
+    description:
+      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie ' +
+      'holding epoch 1 and writes a periodic checkpoint under it (C4: the store keeps the epoch of the copy that wrote ' +
+      'it); then k1 migrates, and an install may send the zombie’s checkpoint (C6), which is read again',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: ZOMBIE_PRELUDE,
+    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, migrations: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-checkpoint-recovered',
+    description:
+      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie and ' +
+      'checkpoints under epoch 1; up to one crash anywhere, so that the owner restarts and recovers k1 from the ' +
+      'zombie’s checkpoint (C4, C10) and replays the log from its cursor',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: ZOMBIE_PRELUDE,
+    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, crashes: 1 },
   },
 ];
 

@@ -229,6 +229,34 @@ function scenarios(
           weight: 2,
           sequence: [{ type: 'pause', worker: from }, { type: 'failover', key, to }, { records: 3 }, { type: 'resume', worker: from }],
         });
+        // The zombie checkpoints under its old epoch (C4), and the store is read again: by the owner's restart (C10), by a
+        // failover to the zombie's worker (C8), or by an install of a migration back to it (C6). Nothing is appended between the
+        // failover and the checkpoint: the zombie's first write would be fenced and drop its copy (C9).
+        const zombie: ScenarioStep[] = [
+          { type: 'pause', worker: from },
+          { type: 'failover', key, to },
+          { type: 'resume', worker: from },
+          { type: 'checkpoint', worker: from, key },
+        ];
+        out.push(
+          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { records: 1 }, { type: 'restart', node: to }, { records: 2 }] },
+          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { type: 'failover', key, to: from }, { records: 2 }] },
+          {
+            weight: 1,
+            sequence: [
+              { type: 'pause', worker: from },
+              { type: 'failover', key, to },
+              { type: 'resume', worker: from },
+              { type: 'freeze', key, to: from },
+              { type: 'persist', key },
+              { type: 'checkpoint', worker: from, key },
+              { type: 'install', key },
+              { type: 'commit', key },
+              { records: 2 },
+              { type: 'release', key },
+            ],
+          },
+        );
         // The owner crashes: the new owner replays from the latest checkpoint (C8, C9 dedup and terminal retract).
         out.push({
           weight: 3,
