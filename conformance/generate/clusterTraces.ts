@@ -54,6 +54,7 @@ import {
   oddClusterDomain,
   smallClusterDomain,
   UNDECLARED_KEY,
+  wideClusterDomain,
 } from './clusterDomains.ts';
 import { workloadArbitrary } from './clusterWorkloads.ts';
 import { boundsArbitrary } from './logs.ts';
@@ -257,6 +258,14 @@ function scenarios(
             ],
           },
         );
+        // The owner stalls while records of its keys arrive, then catches up on all of them at once: eager processing
+        // orders its copies (SPEC §7), more than ten of them in a wide config.
+        if (config.keys.filter((k) => owner[k.key] === from).length >= 2) {
+          out.push(
+            { weight: 2, sequence: [{ type: 'pause', worker: from }, { records: 4 }, { type: 'resume', worker: from }] },
+            { weight: 1, sequence: [{ type: 'crash', node: from }, { records: 4 }, { type: 'restart', node: from }] },
+          );
+        }
         // The owner crashes: the new owner replays from the latest checkpoint (C8, C9 dedup and terminal retract).
         out.push({
           weight: 3,
@@ -431,7 +440,8 @@ function clusterConfigArbitrary(domain: ClusterDomain): fc.Arbitrary<ClusterConf
   return fc
     .record({
       join: boundsArbitrary(),
-      workers: fc.integer({ min: 2, max: domain.workers.length }),
+      // Most configs of a wide domain use three workers or more, so that copies are numbered past ten.
+      workers: fc.integer({ min: 2, max: domain.workers.length }).map((n) => (domain.workers.length >= 5 && n === 2 ? 3 : n)),
       owners: fc.array(fc.nat(), { minLength: domain.keys.length, maxLength: domain.keys.length }),
     })
     .map(({ join, workers, owners }): ClusterConfig => {
@@ -456,10 +466,11 @@ function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
   });
 }
 
-/** The domain of a random trace: the small one four times in six, the odd names or the colliding ones otherwise. */
+/** The domain of a random trace: the small one four times in eight, the wide one twice, the odd names or the colliding ones otherwise. */
 function domainArbitrary(): fc.Arbitrary<ClusterDomain> {
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant(smallClusterDomain) },
+    { weight: 2, arbitrary: fc.constant(wideClusterDomain) },
     { weight: 1, arbitrary: fc.constant(oddClusterDomain) },
     { weight: 1, arbitrary: fc.constant(collidingClusterDomain) },
   );
