@@ -77,8 +77,26 @@ const ZOMBIE_PRELUDE: readonly LogRecord[] = [
 const ZOMBIE_SCRIPT: readonly LogRecord[] = [row('insert', 'k1', 'R', 'c', 2, 2), row('retract', 'k1', 'L', 'a', 0, 2, 1)];
 
 /**
- * The scenarios. Each keeps one key (keys are independent,
- * SPEC §6) and budgets of one or two, so that every crash point is reached,
+ * Two keys with state of their own (C3: each copy reads only its key's
+ * records): k1 a match a/b, k2 a live row a, a watermark; then a row that
+ * matches in each and a retraction in k1.
+ */
+const TWO_KEYS_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'L', 'a', 0, 2),
+  row('insert', 'k1', 'R', 'b', 1, 1),
+  row('insert', 'k2', 'L', 'a', 0, 2),
+  watermark('L', 1),
+];
+const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
+  row('insert', 'k1', 'R', 'c', 2, 2),
+  row('insert', 'k2', 'R', 'c', 2, 2),
+  row('retract', 'k1', 'L', 'a', 0, 2),
+];
+
+/**
+ * The scenarios. Most keep one key (keys are independent,
+ * SPEC §6; the two-key ones are there for the guards and recoveries that
+ * must tell keys apart) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
  * graphs stay small enough to run in full against a process (about 41,600
  * interleavings in all, probes included in them).
@@ -310,6 +328,42 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
     prelude: ZOMBIE_PRELUDE,
     bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, crashes: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'two-keys-handoff-while-the-other-runs',
+    description:
+      'k1 on w1 and k2 on w2, each with rows and a match: one of them migrates (to the worker that holds the other key, ' +
+      'so the install epoch check meets a copy of another key, C6) while records of both arrive; an abort, a commit ' +
+      'or a release of the key not in flight is refused (C5); up to one crash anywhere',
+    cluster: {
+      join,
+      workers: ['w1', 'w2'],
+      keys: [
+        { key: 'k1', owner: 'w1' },
+        { key: 'k2', owner: 'w2' },
+      ],
+    },
+    prelude: TWO_KEYS_PRELUDE,
+    bounds: { ...none, script: TWO_KEYS_SCRIPT, migrations: 1, crashes: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'two-keys-failover-of-a-shared-owner',
+    description:
+      'w1 owns both k1 and k2; it crashes (or the coordinator does), and each key fails over on its own, one checkpoint ' +
+      'at any point; the restarted w1 recovers whatever the table still gives it (C8, C10): recoveries that must tell ' +
+      'the keys apart',
+    cluster: {
+      join,
+      workers: ['w1', 'w2'],
+      keys: [
+        { key: 'k1', owner: 'w1' },
+        { key: 'k2', owner: 'w1' },
+      ],
+    },
+    prelude: TWO_KEYS_PRELUDE,
+    bounds: { ...none, script: TWO_KEYS_SCRIPT, failovers: 2, crashes: 1, checkpoints: 1 },
   },
 ];
 
