@@ -5,7 +5,7 @@
 import { rowRecord, watermarkRecord } from '../../spec/index.ts';
 import type { ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import type { ClusterBounds } from '../../model/index.ts';
-import { TIME_EDGES, collidingRowsForEverySeparator } from './edges.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator, heldState } from './edges.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
@@ -110,6 +110,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with ' +
       'every restart, abort and failover that can follow',
     cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
@@ -125,6 +126,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
       'between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
@@ -140,6 +142,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
       'to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'R', 'b', 2, 3)],
@@ -156,6 +159,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one ' +
       'crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       // Ids with the characters the match-id encoding escapes (J3).
@@ -178,6 +182,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
       'whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       // Horizons (J8, L + D = 3): a at 5, b at 6. At gw = 6, a is evicted, b is
@@ -267,7 +272,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with ' +
       'one crash anywhere',
     cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
-    prelude: collidingRowsForEverySeparator('k'),
+    prelude: [...heldState('k'), ...collidingRowsForEverySeparator('k')],
     bounds: {
       ...none,
       script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
@@ -315,7 +320,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'holding epoch 1 and writes a periodic checkpoint under it (C4: the store keeps the epoch of the copy that wrote ' +
       'it); then k1 migrates, and an install may send the zombie’s checkpoint (C6), which is read again',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-    prelude: ZOMBIE_PRELUDE,
+    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
     bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, migrations: 1 },
   },
   {
@@ -326,7 +331,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'checkpoints under epoch 1; up to one crash anywhere, so that the owner restarts and recovers k1 from the ' +
       'zombie’s checkpoint (C4, C10) and replays the log from its cursor',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-    prelude: ZOMBIE_PRELUDE,
+    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
     bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, crashes: 1 },
   },
   {
@@ -344,7 +349,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
         { key: 'k2', owner: 'w2' },
       ],
     },
-    prelude: TWO_KEYS_PRELUDE,
+    prelude: [...heldState('k1', 'k2'), ...TWO_KEYS_PRELUDE],
     bounds: { ...none, script: TWO_KEYS_SCRIPT, migrations: 1, crashes: 1 },
   },
   {
@@ -362,7 +367,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
         { key: 'k2', owner: 'w1' },
       ],
     },
-    prelude: TWO_KEYS_PRELUDE,
+    prelude: [...heldState('k1', 'k2'), ...TWO_KEYS_PRELUDE],
     bounds: { ...none, script: TWO_KEYS_SCRIPT, failovers: 2, crashes: 1, checkpoints: 1 },
   },
 ];

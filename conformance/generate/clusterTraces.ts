@@ -56,7 +56,7 @@ import {
   UNDECLARED_KEY,
   wideClusterDomain,
 } from './clusterDomains.ts';
-import { workloadArbitrary } from './clusterWorkloads.ts';
+import { workloadArbitrary, workloadPrelude } from './clusterWorkloads.ts';
 import { boundsArbitrary } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
@@ -349,6 +349,8 @@ export function interpretChoiceItems(
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
   };
+  // The workload's prelude (state in every key) comes before any control action: every handoff moves it (C6).
+  records(workloadPrelude({ ...smallClusterDomain, keys: config.keys.map((k) => k.key) }).length);
   for (const choice of choices) {
     probe = choice.probe;
     boundaryProbes = choice.probeBoundary;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { JoinConfig, LogRecord, RowRecord, Watermarks } from '../../spec/index.ts';
 import { validityOf } from '../../model/index.ts';
 import { type ClusterDomain, UNDECLARED_KEY } from './clusterDomains.ts';
-import { invalidRecords } from './edges.ts';
+import { heldState, invalidRecords } from './edges.ts';
 import { collisionOf, collisionRows, randomCollisionArbitrary, type CollisionRecipe } from './separators.ts';
 import {
   collideArbitrary,
@@ -255,13 +255,26 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
   return out;
 }
 
-/** A cluster workload for `config` over the domain's keys, in contract (J9). */
+/**
+ * The records every workload starts with (edges.ts `heldState`): in every
+ * key, rows, a tombstone and both watermarks, so that whatever handoff,
+ * failover or restart comes moves state a fresh copy lacks (C6, C8, C10).
+ * The trace sends them before its first control choice.
+ */
+export function workloadPrelude(domain: ClusterDomain): LogRecord[] {
+  return heldState(...domain.keys);
+}
+
+/** A cluster workload for `config` over the domain's keys, in contract (J9), after its prelude (`workloadPrelude`). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
   // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
   const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
   return fc
     .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }))
     .map(([rich, ops]) =>
-      keepInContract(config, materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops)),
+      keepInContract(config, [
+        ...workloadPrelude(domain),
+        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops),
+      ]),
     );
 }
