@@ -264,7 +264,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       kept,
     );
     if (found.contract !== undefined) throw contractError(options.log, found.contract);
-    for (const a of setAside) check.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 });
+    for (const a of setAside)
+      check.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 }, found.dropped.get(a.match));
     // Violations found while judging what was set aside need their witnesses too.
     const all = AUDIT_PROPERTIES.flatMap((p) => check.violations().kept[p]);
     const fresh = all.filter((v) => !kept.includes(v));

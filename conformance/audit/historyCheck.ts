@@ -508,13 +508,21 @@ export class HistoryCheck {
    * 0 = never): the sink's changes to it, on top of what the sink held when
    * it was forgotten if the oracle had produced it.
    */
-  judgeSetAside(a: SetAside, oracle: { insert: number; retract: number }): void {
+  judgeSetAside(
+    a: SetAside,
+    oracle: { insert: number; retract: number },
+    dropped: readonly { readonly why: string; readonly witness: readonly WitnessLine[] }[] = [],
+  ): void {
     if (a.idProblem !== undefined || oracle.insert === 0) {
-      const why = a.idProblem ?? 'no record of the log makes this match';
+      // A row the oracle dropped (late, or a conflicting update) explains why it makes no match: cite it.
+      const first = dropped[0];
+      const why =
+        a.idProblem ?? (first === undefined ? 'no record of the log makes this match' : `no accepted record makes it: ${first.why}`);
       const e = new MatchEntry(a.match, a.key ?? keyOfMatch(a.match));
       for (const ev of a.events) this.applySink(e, ev.op, ev.line);
       if (e.sink === INSERTED && (this.judgesFinal() || a.idProblem !== undefined)) {
         this.report('JoinCorrect', 'wrong-id', `the sink holds ${a.match}, which is not a match of the log: ${why}`, a.match, e.key, [
+          ...(a.idProblem === undefined ? dropped.flatMap((d) => d.witness) : []),
           { file: 'sink', line: e.sAgain || e.sIns, role: 'the sink inserts it' },
         ]);
       }

@@ -250,15 +250,17 @@ export class SequencePrefixCheck {
     p.head = 0;
     const d = diff.get(match);
     const e = this.host.remembered(match);
-    const what =
-      d === 'S-only'
-        ? `the sink holds ${match}, and no later record of the log adds it`
-        : `the sink does not hold ${match}, and no later record of the log removes it`;
+    const more = write.lines.length > 4 ? ` and ${write.lines.length - 4} more` : '';
+    const sinkLines = write.lines.length === 1 ? `sink line ${write.lines[0]}` : `sink lines ${write.lines.slice(0, 4).join(', ')}${more}`;
+    const reached = pw.from
+      ? `its previous write had brought it to the log up to line ${pw.from}`
+      : 'it had applied nothing of this key before';
     this.host.report(
       'ExactlyOnce',
       'prefix',
-      `after write ${write.seq} of key ${write.key}, the sink equals the oracle over no prefix of the log ` +
-        `at or after the one it equalled before (log line ${pw.from}): ${what}`,
+      `after write ${write.seq} of key ${write.key} (${sinkLines}) the sink ${d === 'S-only' ? 'holds' : 'does not hold'} ` +
+        `${match}, but ${oracleFate(e, d === 'S-only')}; ${reached}, and no prefix of the log from there on ` +
+        `agrees with the sink (P4: the prefix never shrinks)`,
       match,
       write.key,
       [
@@ -268,4 +270,18 @@ export class SequencePrefixCheck {
       ],
     );
   }
+}
+
+/** What the oracle does with a match, in words, for a prefix message: why the sink's holding it (or not) matches no later prefix. */
+function oracleFate(e: MatchEntry | undefined, sinkHolds: boolean): string {
+  if (e === undefined) return sinkHolds ? 'no record of the log makes it' : 'the oracle holds it from a record the check no longer follows';
+  if (e.oIns === 0) return 'no record of the log makes it';
+  if (sinkHolds) {
+    return e.oRet
+      ? `the oracle retracts it at log line ${e.oRet} (inserted at log line ${e.oIns}), at or before that point`
+      : `the oracle inserts it at log line ${e.oIns}, after records the sink has already applied`;
+  }
+  return e.oRet
+    ? `the oracle inserts it at log line ${e.oIns} and retracts it only at log line ${e.oRet}`
+    : `the oracle inserts it at log line ${e.oIns} and never retracts it`;
 }
