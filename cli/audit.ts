@@ -10,6 +10,8 @@ import { writeExampleHistory } from '../conformance/audit/example.ts';
 import { HISTORY_FORMATS, type HistoryFormat } from '../conformance/audit/formats.ts';
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import type { Shard } from '../conformance/job/shard.ts';
+import { shardFlag } from './harnessArgs.ts';
 import { parseCommandArgs } from './options.ts';
 import { reportHeader, type ReportHeader } from './version.ts';
 
@@ -46,6 +48,9 @@ bad input, not a violation.
                        which must be 0 or 1 at every write's end
   --no-lateness        the engine has no watermark lateness (L unbounded): no
                        row is late, none is evicted; the config's L is ignored
+  --shard K/N          judge only the keys whose hash falls to shard K of N
+                       (both files are read whole; state is kept for those keys
+                       only): merge the shards' --json reports with merge-reports
   --incomplete         the recording stopped while the system ran: the final
                        relation is not judged (the sink's last line may say so too)
   --allow-invalid      invalid records (J1) were consumed and rejected by the
@@ -133,6 +138,7 @@ function textReport(r: AuditResult, seconds: number): string {
       `${n(r.sink.changes)} changes${r.sink.writes === null ? '' : ` in ${n(r.sink.writes)} writes`}${recorded ? `; ${recorded} recorded` : ''}`,
     )}`,
   );
+  if (r.shard !== null) out.push(`  shard ${r.shard.index}/${r.shard.count}: only the keys whose hash falls to it are judged`);
   const lateness = r.profile.lateness === 'none' ? 'no lateness (L unbounded)' : `L=${r.config.allowedLateness}`;
   out.push(
     `  profile: ${lateness} D=${r.config.maxIntervalLength}, sink read as ${r.profile.sinkModel === 'diff' ? 'signed multiplicities (diff)' : 'set changes (set)'}; oracle: the ` +
@@ -184,6 +190,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         'sink-format': { type: 'string' },
         'sink-model': { type: 'string' },
         'no-lateness': { type: 'boolean', default: false },
+        shard: { type: 'string' },
         incomplete: { type: 'boolean', default: false },
         'allow-invalid': { type: 'boolean', default: false },
         lookahead: { type: 'string' },
@@ -228,6 +235,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
       sinkFormat,
       ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
       noLateness: values['no-lateness'],
+      ...(values.shard === undefined ? {} : { shard: shardFlag(values.shard) as Shard }),
       incomplete: values.incomplete,
       allowInvalid: values['allow-invalid'],
       ...(lookahead === undefined ? {} : { lookahead }),

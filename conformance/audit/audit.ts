@@ -8,6 +8,8 @@ import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type Au
 import { HISTORY_LOG_FORMAT, isEnd, type HistoryFormat, type LogItem, type SinkChange, type SinkItem } from './formats.ts';
 import { DiffSinkBatcher, type SinkModel, weightOf } from './diffSink.ts';
 import { HistoryCheck } from './historyCheck.ts';
+import { keyOfMatch } from './historyState.ts';
+import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 
@@ -36,6 +38,8 @@ export interface AuditOptions {
   readonly sinkModel?: SinkModel;
   /** The engine has no watermark lateness (L unbounded): the config's L is replaced by the largest, 2^50. */
   readonly noLateness?: boolean;
+  /** Judge only the keys that hash to this shard (keyShard.ts); merge the shards' reports with merge-reports. */
+  readonly shard?: KeyShard;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
   /** Aborting it stops the audit: it rejects with Interrupted (spec/pacing.ts), with no verdict. */
@@ -69,6 +73,8 @@ export interface AuditResult {
   readonly verdict: AuditVerdict;
   readonly config: JoinConfig;
   readonly profile: AuditProfile;
+  /** The shard of the keys judged (`--shard K/N`), or null: every key. */
+  readonly shard: KeyShard | null;
   readonly engine: 'impl';
   readonly log: {
     readonly path: string;
@@ -159,6 +165,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
   }
   if (options.noLateness === true) config = { ...config, allowedLateness: UNBOUNDED_LATENESS };
   const sinkModel = options.sinkModel ?? 'set';
+  const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : undefined;
   const check = new HistoryCheck({
     config,
     lookahead: options.lookahead ?? 100_000,
@@ -194,6 +201,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     for (let i = logAt; i < end; i++) {
       const item = items[i] as LogItem;
       if (item.kind === 'config') throw new InputError('SJ102', `${options.log}:${lines[i]}`, 'a header line may only be the first line');
+      // Another shard's key: its records are not ours to follow (watermarks are everyone's, J4).
+      if (shard !== undefined && item.kind !== 'watermark' && !keyInShard(item.key, shard)) continue;
       check.pushLog(item, lines[i] as number);
     }
     logAt = end;
@@ -222,6 +231,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
         endLine = line;
         continue;
       }
+      if (shard !== undefined && !keyInShard(item.key ?? keyOfMatch(item.match), shard)) continue;
       if (batcher !== undefined) {
         const net = batcher.push(item, line);
         if (net.length > 0) await offerNet(net);
@@ -346,6 +356,7 @@ function result(
     verdict,
     config: ctx.config,
     profile: ctx.profile,
+    shard: options.shard !== undefined && options.shard.count > 1 ? options.shard : null,
     engine: 'impl',
     log: {
       path: options.log,
