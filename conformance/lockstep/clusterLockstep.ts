@@ -13,7 +13,7 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { canonicalEvents, type DivergenceFacts, type ExpectedClusterStep } from './divergence.ts';
+import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep } from './divergence.ts';
 import { diffJson, sameJson } from './jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
@@ -180,11 +180,11 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
   // The requests go out first; the model runs while the system answers.
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
-  const replies = await answered;
+  const { replies, broken } = await clusterRepliesSoFar(answered);
   const probes = expected.filter((e) => 'error' in e).length;
   const recordAt = lazyLog(actions, expected);
   const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
-  for (let i = 0; i < actions.length; i++) {
+  for (let i = 0; i < replies.length; i++) {
     const d = compareClusterStep(
       i,
       actions[i] as ExternalAction,
@@ -194,6 +194,7 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
     );
     if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
   }
+  if (broken) throw broken;
   return { replies, disagreements, probes, ...stderr };
 }
 
@@ -243,10 +244,10 @@ export async function runClusterLockstepPipelined(
     if (!f) return;
     const actions = actionsOf(f.trace);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
-    const replies = await f.answered;
+    const { replies, broken } = await clusterRepliesSoFar(f.answered);
     let divergence: DivergenceFacts | undefined;
     const recordAt = lazyLog(actions, expected);
-    for (let i = 0; i < actions.length && !divergence; i++) {
+    for (let i = 0; i < replies.length && !divergence; i++) {
       divergence = compareClusterStep(
         i,
         actions[i] as ExternalAction,
@@ -255,6 +256,7 @@ export async function runClusterLockstepPipelined(
         recordAt,
       );
     }
+    if (!divergence && broken) throw broken;
     if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };

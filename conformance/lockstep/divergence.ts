@@ -5,7 +5,7 @@
 // breaks, and the line that tells it, are report/'s (report/divergence.ts).
 import { compareByMatchId } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ClusterObservation, ExternalAction, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
-import type { ClusterStepReply, RecordReply } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterStepReply, type RecordReply } from '../adapters/sut.ts';
 import type { PathDiff } from './jsonDiff.ts';
 
 /** What one record must produce (§3). */
@@ -64,4 +64,34 @@ export function canonicalEvents(events: readonly ClusterEvent[]): ClusterEvent[]
   return events.map((e) =>
     e.type === 'processed' ? { ...e, outcome: canonicalOutcome(e.outcome), changes: canonicalChanges(e.changes) } : e,
   );
+}
+
+/**
+ * A session's replies, or those it got before the system became unavailable
+ * with why (SutUnavailable.answered). The caller judges them in order and
+ * throws `broken` only if they conform: an error reply to a valid request is
+ * a divergence (PROTOCOL.md), which a refused inspect or a death after it
+ * must never hide as `unknown`.
+ */
+export async function clusterRepliesSoFar(
+  answered: Promise<readonly ClusterStepReply[]>,
+): Promise<{ replies: readonly ClusterStepReply[]; broken?: SutUnavailable }> {
+  try {
+    return { replies: await answered };
+  } catch (e) {
+    if (!(e instanceof SutUnavailable) || e.answered?.level !== 'cluster') throw e;
+    return { replies: e.answered.steps, broken: e };
+  }
+}
+
+/** clusterRepliesSoFar at level operator. */
+export async function recordRepliesSoFar(
+  answered: Promise<readonly RecordReply[]>,
+): Promise<{ replies: readonly RecordReply[]; broken?: SutUnavailable }> {
+  try {
+    return { replies: await answered };
+  } catch (e) {
+    if (!(e instanceof SutUnavailable) || e.answered?.level !== 'operator') throw e;
+    return { replies: e.answered.records, broken: e };
+  }
 }
