@@ -13,7 +13,7 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep } from './divergence.ts';
+import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep, type StoreWrite } from './divergence.ts';
 import { diffJson, sameJson } from './jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
@@ -97,17 +97,43 @@ export function logOfTrace(actions: readonly ExternalAction[], expected: readonl
 }
 
 /**
- * Compares one step; undefined if it conforms. `recordAt` gives the log
- * record at an index (`logOfTrace`): a divergence in the events carries the
- * records its `processed` events apply.
+ * The step at or before `upTo` whose action last wrote `key`'s checkpoint in
+ * the model (its expected store entry changed there), or undefined.
+ */
+export function storeWriterOf(
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+  key: string,
+  upTo: number,
+): StoreWrite | undefined {
+  for (let s = Math.min(upTo, expected.length - 1); s >= 0; s--) {
+    const now = expected[s]?.observation.store[key];
+    const before = s > 0 ? expected[s - 1]?.observation.store[key] : undefined;
+    if (now !== undefined && !sameJson(now, before)) return { step: s, action: actions[s] as ExternalAction };
+  }
+  return undefined;
+}
+
+/** What judging one step may look up in the rest of the trace (built only when a divergence asks). */
+export interface TraceLookups {
+  /** The log record at an index (`logOfTrace`): a divergence in the events carries the records its `processed` events apply. */
+  readonly recordAt?: (index: number) => LogRecord | undefined;
+  /** storeWriterOf over the trace: a divergence in the store carries the step that wrote each key that differs. */
+  readonly storeWriter?: (key: string, upTo: number) => StoreWrite | undefined;
+}
+
+/**
+ * Compares one step; undefined if it conforms. `lookups` (or, alone, the
+ * log's `recordAt`) lets a divergence carry the facts around it.
  */
 export function compareClusterStep(
   step: number,
   action: ExternalAction,
   expected: ExpectedClusterStep,
   actual: ClusterStepReply,
-  recordAt?: (index: number) => LogRecord | undefined,
+  lookups?: TraceLookups | ((index: number) => LogRecord | undefined),
 ): DivergenceFacts | undefined {
+  const { recordAt, storeWriter } = typeof lookups === 'function' ? { recordAt: lookups, storeWriter: undefined } : (lookups ?? {});
   const reply = actual.reply;
   const facts = (
     field: DivergenceFacts['field'],
@@ -115,6 +141,7 @@ export function compareClusterStep(
     a: unknown,
     diff: DivergenceFacts['diff'],
     records = {},
+    storeWriters?: Record<string, StoreWrite>,
   ): DivergenceFacts => ({
     step,
     action,
@@ -122,7 +149,7 @@ export function compareClusterStep(
     expected: e,
     actual: a,
     diff,
-    at: { level: 'cluster', expected, actual, records },
+    at: { level: 'cluster', expected, actual, records, ...(storeWriters ? { storeWriters } : {}) },
   });
   if ('error' in expected) {
     // §7: an action that is not enabled is refused with not_enabled and changes nothing.
@@ -144,15 +171,28 @@ export function compareClusterStep(
   }
   // A step not observed (a probe followed by another probe of the same state) is judged by its reply alone.
   if (actual.observation !== undefined && !sameJson(expected.observation, actual.observation)) {
-    return facts('observation', expected.observation, actual.observation, diffJson(expected.observation, actual.observation));
+    const diff = diffJson(expected.observation, actual.observation);
+    const storeKeys = new Set(diff.filter((d) => d.path.startsWith('/store/')).map((d) => decodePointer(d.path.split('/')[2] ?? '')));
+    const storeWriters: Record<string, StoreWrite> = {};
+    for (const key of storeKeys) {
+      const w = storeWriter?.(key, step);
+      if (w) storeWriters[key] = w;
+    }
+    return facts('observation', expected.observation, actual.observation, diff, {}, storeKeys.size > 0 ? storeWriters : undefined);
   }
   return undefined;
 }
 
-/** `recordAt` for compareClusterStep: the log is built only if a divergence asks for it. */
-function lazyLog(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): (index: number) => LogRecord | undefined {
+/** A JSON pointer segment as the key it names (jsonDiff.ts escapes `~` and `/`). */
+const decodePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The lookups for compareClusterStep: the log is built only if a divergence asks for it. */
+function lazyLog(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): TraceLookups {
   let log: LogRecord[] | undefined;
-  return (index) => (log ??= logOfTrace(actions, expected))[index];
+  return {
+    recordAt: (index) => (log ??= logOfTrace(actions, expected))[index],
+    storeWriter: (key, upTo) => storeWriterOf(actions, expected, key, upTo),
+  };
 }
 
 /** A cluster trace judged: report/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */

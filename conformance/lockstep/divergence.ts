@@ -29,7 +29,20 @@ export type DivergentStep =
       readonly actual: ClusterStepReply;
       /** The log records the step's `processed` events (expected or actual) apply, by log index. */
       readonly records: Readonly<Record<number, LogRecord>>;
+      /**
+       * For an observation whose store differs: per key that differs there,
+       * the step (at or before this one) whose action last wrote that key's
+       * checkpoint in the model, and that action; absent for a key the model
+       * never wrote (the system wrote what nobody should have).
+       */
+      readonly storeWriters?: Readonly<Record<string, StoreWrite>>;
     };
+
+/** A step whose action wrote a key's checkpoint into the store (C4: a periodic checkpoint; C5: persist). */
+export interface StoreWrite {
+  readonly step: number;
+  readonly action: ExternalAction;
+}
 
 export interface DivergenceFacts {
   /** Index of the step (0-based) in the trace. */
