@@ -16,6 +16,7 @@ import { createModelCluster } from '../adapters/modelCluster.ts';
 import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep, type StoreWrite } from './divergence.ts';
 import { diffJson, sameJson } from './jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
+import { freshInstallBehind } from './freshInstall.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
@@ -195,6 +196,18 @@ function lazyLog(actions: readonly ExternalAction[], expected: readonly Expected
   };
 }
 
+/** A divergence with what the rest of the trace tells of it: an install behind it that ignored its checkpoint (freshInstall.ts). */
+function withHistory(
+  d: DivergenceFacts,
+  config: ClusterTrace['config'],
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+): DivergenceFacts {
+  if (d.at.level !== 'cluster' || d.field === 'reply') return d;
+  const freshInstall = freshInstallBehind(config, actions, expected, d.step, d.at.actual);
+  return freshInstall ? { ...d, at: { ...d.at, freshInstall } } : d;
+}
+
 /** A cluster trace judged: report/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */
 export interface ClusterJudgement {
   /** The first divergence; absent if the system conforms on this trace. */
@@ -232,7 +245,7 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
       replies[i] as ClusterStepReply,
       recordAt,
     );
-    if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
+    if (d) return { divergence: withHistory(d, trace.config, actions, expected), replies, disagreements, probes, ...stderr };
   }
   if (broken) throw broken;
   return { replies, disagreements, probes, ...stderr };
@@ -297,6 +310,7 @@ export async function runClusterLockstepPipelined(
       );
     }
     if (!divergence && broken) throw broken;
+    if (divergence) divergence = withHistory(divergence, f.trace.config, actions, expected);
     if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };

@@ -36,7 +36,17 @@ export type DivergentStep =
        * never wrote (the system wrote what nobody should have).
        */
       readonly storeWriters?: Readonly<Record<string, StoreWrite>>;
+      /** The system answered this step as the model does when this install restores an empty copy, ignoring its checkpoint's state (freshInstall.ts). */
+      readonly freshInstall?: FreshInstall;
     };
+
+/** An install whose restore without the checkpoint's join state explains a divergence found later (C6). */
+export interface FreshInstall {
+  readonly step: number;
+  readonly action: ExternalAction;
+  readonly worker: string;
+  readonly key: string;
+}
 
 /** A step whose action wrote a key's checkpoint into the store (C4: a periodic checkpoint; C5: persist). */
 export interface StoreWrite {

@@ -42,8 +42,26 @@ export interface Divergence {
 /** The divergence lockstep found, with its summary and the rules it breaks. */
 export function explainDivergence(facts: DivergenceFacts): Divergence {
   const { step, action, field, expected, actual, diff } = facts;
-  const { summary, refs } = facts.at.level === 'operator' ? explainOperatorStep(facts, facts.at) : explainClusterStep(facts, facts.at);
+  const { summary, refs } = facts.at.level === 'operator' ? explainOperatorStep(facts, facts.at) : explainInstalledCopy(facts, facts.at);
   return { step, action, field, summary, expected, actual, diff, refs };
+}
+
+/**
+ * A cluster step; when lockstep found the install behind it (a copy
+ * restored without its checkpoint's join state reproduces the system's
+ * step), the install's rule C6 comes first: the earliest broken decision,
+ * of which the differing field is the symptom.
+ */
+function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep, { level: 'cluster' }>): Explained {
+  const explained = explainClusterStep(facts, at);
+  const fresh = at.freshInstall;
+  if (!fresh) return explained;
+  return {
+    summary:
+      `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ` +
+      `${fresh.worker} an empty copy of ${fresh.key}, without its checkpoint's state (C6)`,
+    refs: mergeRefs({ rules: ['C6'], properties: [] }, explained.refs),
+  };
 }
 
 type Explained = { readonly summary: string; readonly refs: RuleRefs };
