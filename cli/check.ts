@@ -19,7 +19,7 @@ import { runCheck, type RunSettings } from './checkRun.ts';
 import { runReplay } from './checkReplay.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N]
+                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N] [--stop-at-first]
                  [--json] [--out DIR] [--itf] [--visited exact|fingerprint] [--no-symmetry] [--no-por] [--joint]
                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
@@ -44,6 +44,11 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --max-seconds N      stop after N seconds, for the whole command, reading a
                        --config from a FIFO or a pipe included (likewise;
                        with --simulate: how long to walk)
+  --stop-at-first      end the whole command at the first invariant violation
+                       (in any part) with its shortest counterexample, instead
+                       of exploring on for the other properties; the parts
+                       left are not exhausted (a simulation always stops at
+                       its first violation)
   --frontier-memory MB keep at most this much of the breadth-first frontier in
                        memory; past it, frontier segments spill to disk
                        (default: a quarter of the machine's memory, at most 4096)
@@ -64,7 +69,8 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --simulate           random walks on the (joint) model: every invariant after
                        every step, Progress where a walk ends with nothing
                        enabled; a violation is minimized and written like any
-                       counterexample. Never a pass: no violation exits 2
+                       counterexample. No violation within the budget exits 0
+                       (the report says it is not exhaustive: no proof)
   --seed S             the walks' seed (default: STREAMJOIN_SEED, else a fresh
                        one, printed); walk K of seed S is always the same walk
   --walks N            walk N times (default: until --max-seconds, 60 s if
@@ -90,9 +96,10 @@ Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 property holds over an exhausted bound; 1: a property is violated (an
 invariant, Progress, a goal never reached, an expected action kind never
 taken), or --replay reproduced the violation; 2 unknown: a time or
-state budget ran out before the bound was exhausted, the run was
-interrupted, or a simulation found nothing (never a pass); 254 also for an
-unknown preset, bound or element, a malformed file, a replayed action that
+state budget ran out before the bound was exhausted (--stop-at-first
+included, when nothing was violated), or the run was interrupted. A
+simulation exits 0 when its walks found no violation within the budget.
+254 also for an unknown preset, bound or element, a malformed file, a replayed action that
 is not enabled.`;
 
 function listPresets(registry: readonly ModelPreset[], out: Output): number {
@@ -162,6 +169,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
   if (visited !== 'exact' && visited !== 'fingerprint') throw usageError(`--visited wants exact or fingerprint, got "${visited}"`);
   const maxStates = values['max-states'] !== undefined ? positiveNumber('--max-states', values['max-states'], true) : config?.maxStates;
   let maxSeconds = values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
+  const stopAtFirst = values['stop-at-first'] ?? config?.stopAtFirst ?? false;
   const workers = values.workers !== undefined ? positiveIntegerFlag('--workers', values.workers, 'threads') : availableParallelism();
   const frontierMemory =
     values['frontier-memory'] !== undefined
@@ -200,6 +208,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
       // Unset means "use it when the model has it"; only an explicit choice is passed on.
       ...(values['no-symmetry'] ? { symmetry: false } : config?.symmetry !== undefined ? { symmetry: config.symmetry } : {}),
       ...(values['no-por'] ? { partialOrder: false } : config?.partialOrder !== undefined ? { partialOrder: config.partialOrder } : {}),
+      ...(stopAtFirst ? { stopAtFirstViolation: true } : {}),
     },
     workers,
     maxStates,
@@ -239,6 +248,7 @@ const checkOptions = {
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
   shard: { type: 'string' },
+  'stop-at-first': { type: 'boolean' },
   ...REPORTER_OPTION,
   itf: { type: 'boolean' },
 } as const;

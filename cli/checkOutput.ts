@@ -197,11 +197,15 @@ export function explorationExit<S, A>(report: CheckReport<S, A>): number {
   return report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
 }
 
-/** A simulation finds violations or nothing: 1, or 2 (sampling is never a pass). */
+/**
+ * A simulation's exit: 1 for a violation; 2 when interrupted; otherwise 0,
+ * "no violation within the budget" (as TLC's and Quint's simulators do), with
+ * every property left `unknown` in the report, which says that the walks
+ * sampled the state space and proved nothing.
+ */
 export function simulationExit<S, A>(report: SimulationReport<S, A>): number {
-  return [...report.invariants, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated')
-    ? EXIT.fail
-    : EXIT.unknown;
+  if ([...report.invariants, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated')) return EXIT.fail;
+  return report.stoppedBy === 'interrupted' ? EXIT.unknown : EXIT.pass;
 }
 
 // ---------------------------------------------------------------------------
@@ -323,16 +327,28 @@ export function checkCases(j: CheckJson): CiResult {
     const classname = `check.${j.preset}${p.part !== null ? `.${p.part}` : ''}`;
     const name = `check ${j.preset}${j.ablate !== null ? ` without ${j.ablate}` : ''}${p.part !== null ? ` part ${p.part}` : ''}`;
     if (isSimulated(p)) {
-      const why = `${p.status === 'interrupted' ? 'interrupted' : 'sampled'} by ${p.walks} random walk(s) of seed ${p.seed}: no verdict`;
-      const walks: TestCase = { name: 'random walks', classname, status: 'unknown', message: why, timeMs: p.durationMs };
+      // Walks that found nothing pass (not exhaustive: the report says so); an interrupted simulation has no verdict.
+      const interrupted = p.status === 'interrupted';
+      const why = interrupted
+        ? `interrupted after ${p.walks} random walk(s) of seed ${p.seed}: no verdict`
+        : p.violation
+          ? `walk ${p.violation.walk} of seed ${p.seed} broke a property`
+          : `no violation in ${p.walks} random walk(s) of seed ${p.seed} (not exhaustive)`;
+      const walks: TestCase = {
+        name: 'random walks',
+        classname,
+        status: interrupted ? 'unknown' : p.violation ? 'fail' : 'pass',
+        message: why,
+        timeMs: p.durationMs,
+      };
+      const sampled = (x: PropertyJson): TestCase =>
+        x.verdict === 'violated' || interrupted
+          ? propertyCase(x, classname, false, why)
+          : { name: x.name, classname, status: 'pass', message: why };
       return {
         name: `${name} (simulation)`,
         properties,
-        cases: [
-          walks,
-          ...p.invariants.map((x) => propertyCase(x, classname, false, why)),
-          ...(p.progress ? [propertyCase(p.progress, classname, false, why)] : []),
-        ],
+        cases: [walks, ...p.invariants.map(sampled), ...(p.progress ? [sampled(p.progress)] : [])],
       };
     }
     const bound: TestCase = p.exhausted
@@ -444,7 +460,11 @@ export function explorationText<S, A>(
       ? '  exhausted: every state within the bound was explored'
       : status === 'interrupted'
         ? `  INTERRUPTED after ${report.distinct} distinct states: every property unknown; nothing below is a verdict`
-        : `  NOT exhausted: out of budget (${report.stoppedBy ?? 'budget'}); nothing below is a pass`,
+        : report.stoppedBy === 'violation'
+          ? report.invariants.some((r) => r.verdict === 'violated')
+            ? '  NOT exhausted: stopped at the first violation (--stop-at-first)'
+            : '  NOT exhausted: stopped by a violation in another part (--stop-at-first); nothing below is a pass'
+          : `  NOT exhausted: out of budget (${report.stoppedBy ?? 'budget'}); nothing below is a pass`,
   );
   for (const r of report.invariants) lines.push(...propertyLines(model, r, written.get(r.name), replay));
   if (report.progress) lines.push(...propertyLines(model, report.progress, written.get(report.progress.name), replay));
@@ -459,7 +479,9 @@ export function explorationText<S, A>(
       : code === EXIT.unknown
         ? status === 'interrupted'
           ? 'INTERRUPTED: no verdict'
-          : 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
+          : report.stoppedBy === 'violation'
+            ? 'NOT EXHAUSTED: stopped by a violation in another part; none found here so far, and no verdict'
+            : 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
         : 'FAIL',
   );
   return `${lines.join('\n')}\n`;
@@ -484,7 +506,7 @@ export function simulationText<S, A>(
   lines.push(
     status === 'interrupted'
       ? `  INTERRUPTED after ${report.walks} walk(s): nothing below is a verdict`
-      : `  simulated (stopped by ${report.stoppedBy}): random walks sample the state space; no property is proven`,
+      : `  simulated, NOT exhaustive (stopped by ${report.stoppedBy}): random walks sample the state space; no property is proven`,
   );
   if (report.violation) {
     lines.push(
@@ -499,7 +521,7 @@ export function simulationText<S, A>(
       ? 'FAIL'
       : status === 'interrupted'
         ? 'INTERRUPTED: no verdict'
-        : 'SIMULATED: no violation found; sampling is not a proof, so no verdict',
+        : `PASS (not exhaustive): no violation in ${report.walks} walk(s); random walks sample the state space and prove nothing`,
   );
   return `${lines.join('\n')}\n`;
 }

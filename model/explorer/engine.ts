@@ -81,6 +81,12 @@ export interface EngineSettings {
 const TOTAL = 0;
 /** Set when the run is interrupted (read by simulations too). */
 export const INTERRUPTED = 1;
+/**
+ * Set when an exploration that stops at its first violation found one: the
+ * run's other explorations that stop at the first violation stop too (so
+ * `check --stop-at-first` ends the whole command, every part).
+ */
+const VIOLATION_FOUND = 2;
 
 /** The budgets of a whole run, shared by its explorations and their threads. */
 export interface RunLimits {
@@ -222,6 +228,10 @@ export class Expander<S, A> {
       this.store.stop('interrupted');
       return true;
     }
+    if (this.settings.stopAtFirstViolation && Atomics.load(this.runControl, VIOLATION_FOUND) !== 0) {
+      this.store.stop('violation');
+      return true;
+    }
     if (Date.now() >= this.limits.deadline) {
       this.store.stop('max-seconds');
       return true;
@@ -261,7 +271,10 @@ export class Expander<S, A> {
         if (why !== undefined) {
           this.found.violations[p] = { index, depth, text: why };
           this.violationsOpen--;
-          if (this.settings.stopAtFirstViolation) this.store.stop('violation');
+          if (this.settings.stopAtFirstViolation) {
+            this.store.stop('violation');
+            Atomics.store(this.runControl, VIOLATION_FOUND, 1);
+          }
         }
       }
     }

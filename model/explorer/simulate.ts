@@ -14,8 +14,9 @@
 // replays (every action enabled where it is taken) and still breaks the same
 // property, then reported as a path like any counterexample.
 //
-// Simulation never proves a property: a run without a violation has no
-// verdict (`unknown`).
+// Simulation never proves a property: after a run without a violation every
+// property stays `unknown` (`check --simulate` exits 0 then, "nothing found
+// within the budget", and says the run was not exhaustive).
 import { INTERRUPTED } from './engine.ts';
 import type { Model, Path, PropertyResult } from './types.ts';
 
