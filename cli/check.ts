@@ -10,9 +10,9 @@ import { InputError, loadCheckConfig, readInputsAhead, withDeadline } from '../s
 import type { CheckConfig } from '../spec/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../model/index.ts';
 import type { Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { shardFlag } from './harnessArgs.ts';
+import { shardFlag, shardSeed } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from './reporters/emit.ts';
 import { presetList } from './checkOutput.ts';
 import { runCheck, type RunSettings } from './checkRun.ts';
@@ -23,7 +23,8 @@ export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bo
                  [--json] [--out DIR] [--itf] [--visited exact|fingerprint] [--no-symmetry] [--no-por] [--joint]
                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--json] [--out DIR]
+                 [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--shard K/N]
+                 [--json] [--out DIR]
 streamjoin check --replay FILE [--json] [--reporter ...]
 streamjoin check --list
 
@@ -64,8 +65,11 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
   --shard K/N          check only shard K of N of the preset's parts (part i goes
-                       to shard (i mod N) + 1; a preset of one part is shard 1's):
-                       merge the shards' --json reports with merge-reports
+                       to shard (i mod N) + 1; a preset of one part is shard 1's);
+                       with --simulate, run only the seed's walks K-1, K-1+N,
+                       K-1+2N, ... (disjoint across shards, the same on every
+                       run; --walks counts the shard's): merge the shards'
+                       --json reports with merge-reports
   --simulate           random walks on the (joint) model: every invariant after
                        every step, Progress where a walk ends with nothing
                        enabled; a violation is minimized and written like any
@@ -134,7 +138,7 @@ function defaultFrontierMemory(totalMemory: number): number {
   return Math.min(totalMemory / 4, 4096 * 1048576);
 }
 
-function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number): RunSettings {
+function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number, out: Output): RunSettings {
   if (values.preset !== undefined && values.config !== undefined) throw usageError('give --preset or --config, not both');
   let config: CheckConfig | undefined;
   if (values.config !== undefined) config = loadCheckConfig(values.config);
@@ -183,11 +187,13 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     const walks = values.walks !== undefined ? positiveIntegerFlag('--walks', values.walks) : undefined;
     const walk = values.walk !== undefined ? nonNegativeIntegerFlag('--walk', values.walk) : undefined;
     if (walks !== undefined && walk !== undefined) throw usageError('give --walks N or --walk K, not both');
-    if (values.shard !== undefined) throw usageError('--shard splits the parts of an exhaustive search; --simulate walks the joint model');
+    if (values.shard !== undefined && walk !== undefined)
+      throw usageError('--walk K names a walk of the whole seed: give it without --shard');
     if (walks === undefined && walk === undefined && maxSeconds === undefined) maxSeconds = 60;
     const depth = values.depth !== undefined ? positiveIntegerFlag('--depth', values.depth, 'steps') : (preset.simulation?.depth ?? 10_000);
     simulate = {
-      seed: seedFlag(values.seed),
+      // The shards of one simulation share its seed (their walks are one run's).
+      seed: shardSeed(values.seed, shardFlag(values.shard), true, out),
       ...(walks !== undefined ? { walks } : {}),
       ...(walk !== undefined ? { walk } : {}),
       depth,
@@ -289,7 +295,7 @@ export async function checkCommand(
   } finally {
     bounded.dispose();
   }
-  const settings = resolveSettings(registry, values, totalMemory);
+  const settings = resolveSettings(registry, values, totalMemory, out);
   const spent = (performance.now() - started) / 1000;
   return runCheck(
     flagSeconds !== undefined && settings.maxSeconds !== undefined

@@ -253,13 +253,20 @@ async function runSimulation(
   live: LiveProgress,
 ): Promise<CheckJson> {
   const text = !s.json && !reporterOnStdout(s.reporters);
-  if (text) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}\n`);
+  const shardText = s.shard
+    ? `, shard ${s.shard.index}/${s.shard.count} (walks ${s.shard.index - 1}, ${s.shard.index - 1 + s.shard.count}, ...)`
+    : '';
+  if (text) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}${shardText}\n`);
   live.part(`simulation of preset ${s.preset.name}`);
   const onProgress = (p: SimulationProgress): void =>
     live.tick(`${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`);
   const source = s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, undefined) : undefined;
   const outcome = await s.preset.build(s.bounds, s.ablate).use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
-    const report: SimulationReport<S, A> = await session.simulate(model, source, { ...sim, onProgress });
+    const report: SimulationReport<S, A> = await session.simulate(model, source, {
+      ...sim,
+      ...(s.shard !== undefined ? { shard: s.shard } : {}),
+      onProgress,
+    });
     const written =
       report.stoppedBy === 'interrupted'
         ? new Map<string, string>()

@@ -409,7 +409,12 @@ export async function simulateInSession<S, A>(
             type: 'simulate',
             id,
             source,
-            options: { seed: options.seed, depth: options.depth, ...(options.walks !== undefined ? { walks: options.walks } : {}) },
+            options: {
+              seed: options.seed,
+              depth: options.depth,
+              ...(options.walks !== undefined ? { walks: options.walks } : {}),
+              ...(options.shard !== undefined ? { shard: options.shard } : {}),
+            },
             first: i,
             stride: threads.length,
             limits,

@@ -49,7 +49,7 @@ export type ToWorker =
       readonly type: 'simulate';
       readonly id: number;
       readonly source: ModelSource;
-      readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth'>;
+      readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth' | 'shard'>;
       /** This thread runs walks first, first + stride, ... */
       readonly first: number;
       readonly stride: number;
