@@ -17,6 +17,7 @@ import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from '
 import { presetList } from './checkOutput.ts';
 import { runCheck, type RunSettings } from './checkRun.ts';
 import { runReplay } from './checkReplay.ts';
+import { loadUserModel, userModelArgs } from './checkModel.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N] [--stop-at-first]
@@ -25,7 +26,8 @@ export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bo
 streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--shard K/N]
                  [--json] [--out DIR]
-streamjoin check --replay FILE [--json] [--reporter ...]
+streamjoin check --model FILE [--export NAME] [any option above but --preset, --config, --bound, --ablate, --joint]
+streamjoin check --replay FILE [--model FILE [--export NAME]] [--json] [--reporter ...]
 streamjoin check --list
 
 Explores every state of a preset model within its bounds (breadth-first) and
@@ -35,6 +37,11 @@ preset checked key by key (ci, deep) explores its parts side by side. With
 
   --preset NAME        the model and bounds to check (see --list)
   --config FILE        a saved run (streamjoin/check-config@1); flags override it
+  --model FILE         check your own model instead of a preset: a module
+                       (JavaScript, or TypeScript where tsx is installed)
+                       whose default export (or export "model") is an object
+                       of the Model interface (docs/check.md, "Your own model")
+  --export NAME        the module's export that holds the model
   --bound NAME=VALUE   override one bound of the preset (repeatable)
   --ablate ELEMENT     switch off one protocol element (the preset lists them)
   --workers N          threads exploring (default: the machine's cores, here
@@ -83,7 +90,8 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --depth D            steps per walk at most (default: the preset's, else 10000)
   --replay FILE        replay a counterexample file (or its .itf.json) step by
                        step, showing what each action changed, and check the
-                       property at the end
+                       property at the end (with --model FILE for a file your
+                       own model wrote)
   --list               list the presets, their bounds and ablatable elements
 ${REPORTER_HELP}
 
@@ -255,6 +263,8 @@ const checkOptions = {
   joint: { type: 'boolean' },
   shard: { type: 'string' },
   'stop-at-first': { type: 'boolean' },
+  model: { type: 'string' },
+  export: { type: 'string' },
   ...REPORTER_OPTION,
   itf: { type: 'boolean' },
 } as const;
@@ -274,13 +284,20 @@ export async function checkCommand(
 ): Promise<number> {
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false }, 'check');
   if (values.list) return listPresets(registry, out);
+  if (values.export !== undefined && values.model === undefined) throw usageError('--export NAME goes with --model FILE');
+  if (values.model !== undefined) {
+    const presetFlags = (['preset', 'config', 'bound', 'ablate', 'joint'] as const).filter((f) => values[f] !== undefined);
+    if (presetFlags.length > 0) throw usageError(`--model checks your own model: --${presetFlags.join(', --')} belong to the presets`);
+  }
+  const user = values.model !== undefined ? await loadUserModel(values.model, values.export) : undefined;
+  const presets = user ? [user.preset] : registry;
   if (values.replay !== undefined) {
-    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json' && k !== 'reporter');
-    if (others.length > 0) throw usageError(`--replay takes only --json and --reporter, not --${others.join(', --')}`);
+    const others = Object.keys(values).filter((k) => !['replay', 'json', 'reporter', 'model', 'export'].includes(k));
+    if (others.length > 0) throw usageError(`--replay takes only --json, --reporter and --model, not --${others.join(', --')}`);
     const reporters = parseReporters(values.reporter);
     checkStdoutUse(values.json ?? false, reporters);
     await readInputsAhead([values.replay], { signal: out.signal });
-    return runReplay(registry, values.replay, values.json ?? false, reporters, out);
+    return runReplay(presets, values.replay, values.json ?? false, reporters, out);
   }
   // --max-seconds bounds the whole command: reading a --config from a FIFO or a pipe included.
   const started = performance.now();
@@ -295,7 +312,8 @@ export async function checkCommand(
   } finally {
     bounded.dispose();
   }
-  const settings = resolveSettings(registry, values, totalMemory, out);
+  const resolved = resolveSettings(presets, user ? { ...values, preset: user.preset.name } : values, totalMemory, out);
+  const settings: RunSettings = user ? { ...resolved, userModel: { source: user.source, args: userModelArgs(user) } } : resolved;
   const spent = (performance.now() - started) / 1000;
   return runCheck(
     flagSeconds !== undefined && settings.maxSeconds !== undefined

@@ -127,6 +127,8 @@ export interface CounterexampleOrigin {
   readonly check?: NonNullable<Counterexample['check']>;
   /** For a simulation: the seed and the walk that found it. */
   readonly simulation?: { readonly seed: number; readonly walk: number };
+  /** Draw the .md and .html views (streamjoin's own models; a user's model has the JSON file and --replay). Default true. */
+  readonly views?: boolean;
 }
 
 /** The file a counterexample of `property` goes to. */
@@ -170,7 +172,7 @@ export function writeCounterexamples<S, A>(
     };
     const path = counterexamplePath(origin, r.name);
     writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
-    writeModelCounterexampleViews(doc, path, { itf: origin.itf });
+    if (origin.views !== false) writeModelCounterexampleViews(doc, path, { itf: origin.itf });
     written.set(r.name, path);
   }
   return written;
