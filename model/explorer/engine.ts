@@ -304,8 +304,9 @@ export class Expander<S, A> {
    * segments until none is left or the exploration stops, writing new states
    * to `out`.
    */
-  expandLevel(segments: readonly FrontierSegment[], depth: number, levelEnd: number, out: FrontierWriter): void {
-    this.store.refresh();
+  expandLevel(segments: readonly FrontierSegment[], depth: number, levelEnd: number, out: FrontierWriter, late = false): void {
+    if (late) this.store.joinWork();
+    else this.store.refresh();
     try {
       for (let unit = this.store.claimWork(); unit < segments.length; unit = this.store.claimWork()) {
         if (!this.expandSegment(segments[unit] as FrontierSegment, depth, levelEnd, out)) return;

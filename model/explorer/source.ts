@@ -90,6 +90,8 @@ export type ToWorker =
       readonly levelEnd: number;
       /** This thread's spill file for the level. */
       readonly file: string;
+      /** The thread joins the level after it started (it fell idle while the others expand it). */
+      readonly late?: boolean;
     }
   | { readonly type: 'finish'; readonly id: number }
   | {
