@@ -68,6 +68,8 @@ export interface CheckPartJson {
 export interface SimulatedPartJson {
   readonly part: null;
   readonly status: 'simulated' | 'interrupted';
+  /** Always false: walks sample the state space, so even a pass (no violation within the budget) proves nothing. */
+  readonly exhaustive: false;
   readonly model: string;
   readonly seed: number;
   readonly depth: number;
@@ -274,6 +276,7 @@ export function simulationJson<S, A>(
   return {
     part: null,
     status: simulationStatus(report),
+    exhaustive: false,
     ...figures,
     violation: violation ?? null,
     invariants: invariants.map((r) => propertyJson(model, r, written.get(r.name), replay)),
