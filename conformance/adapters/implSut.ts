@@ -25,7 +25,8 @@ export function implSutOf(impl: ImplModule, options: ImplSutOptions = {}): InPro
     implementation: options.implementation ?? IMPL_INFO,
     levels: LEVELS,
     operator: implOperatorFactory(impl),
-    cluster: (config) => createImplCluster(config, clusterOptions, impl),
+    cluster: (config, _level, open) =>
+      createImplCluster(config, { ...clusterOptions, ...(open?.recover === true ? { recover: true } : {}) }, impl),
   };
 }
 

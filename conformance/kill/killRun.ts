@@ -1,0 +1,203 @@
+// One trace in kill mode (PROTOCOL.md, "Kill mode"): the system under test
+// runs as a command with a fresh data directory of its own (`{data}` in the
+// command), and at each kill step of the trace (killTraces.ts) its whole
+// process group gets SIGKILL; the command is started again on the same
+// directory, re-attaches (`init` with `recover: true`), and its observation
+// is compared with the model's after a crash of every node (C10). Between
+// kills, steps are judged as in any lockstep run (clusterLockstep.ts).
+//
+// An in-flight kill (the request sent, the process killed before its reply
+// is read) is resolved by the observation after the restart: it must be the
+// model's state before the request or after it, both after the crash of
+// every node; the run follows whichever it is and writes it into the trace
+// (`kill.resolved`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import {
+  initialClusterState,
+  observeCluster,
+  whyNotEnabled,
+  applyExternal,
+  type ClusterSetup,
+  type ClusterState,
+} from '../../model/index.ts';
+import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
+import type { ClusterSession, StderrExcerpt } from '../adapters/sut.ts';
+import { crashEverything } from '../generate/clusterTraces.ts';
+import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
+import { sameJson } from '../lockstep/jsonDiff.ts';
+import { killNote } from './killTraces.ts';
+
+/** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
+export const DATA_PLACEHOLDER = '{data}';
+
+/** The command with every `{data}` replaced by `dir`, quoted for the shell. */
+export function commandWithData(command: string, dir: string): string {
+  const quoted = `'${dir.replaceAll("'", "'\\''")}'`;
+  return command.replaceAll(DATA_PLACEHOLDER, quoted);
+}
+
+/** Kills of one run, by kind and outcome. */
+export interface KillCounts {
+  /** Kills after a step's reply (at the crash points). */
+  readonly afterReply: number;
+  /** In-flight kills the observation resolved as lost (the state before the request) and as applied (after it). */
+  readonly inFlightLost: number;
+  readonly inFlightApplied: number;
+}
+
+export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0 };
+
+export function addKills(a: KillCounts, b: KillCounts): KillCounts {
+  return {
+    afterReply: a.afterReply + b.afterReply,
+    inFlightLost: a.inFlightLost + b.inFlightLost,
+    inFlightApplied: a.inFlightApplied + b.inFlightApplied,
+  };
+}
+
+export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied;
+
+/** One trace run in kill mode. */
+export interface KillTraceResult {
+  /** The trace as run: in-flight kills carry how they resolved. */
+  readonly trace: ClusterTrace;
+  /** The first divergence; `killed` when it is the observation right after a restart. */
+  readonly divergence?: DivergenceFacts;
+  readonly killed?: boolean;
+  readonly kills: KillCounts;
+  /** Per kill, ms from the SIGKILL to the re-attached system's first observation (the restart included). */
+  readonly restartMs: readonly number[];
+  /** The stderr of the system's last incarnation while it ran this trace. */
+  readonly stderr?: () => StderrExcerpt;
+}
+
+export interface KillRunOptions {
+  /** The command, with `{data}` where the data directory goes. */
+  readonly command: string;
+  /** How each incarnation is run (timeouts, abort signal). */
+  readonly process?: ProcessOptions;
+  /** Where the per-trace data directories are made (default the OS's temporary directory). */
+  readonly dataRoot?: string;
+}
+
+/** The model's answer to an action in `state`: what the step must produce, and the state after it. */
+function modelStep(
+  setup: ClusterSetup,
+  state: ClusterState,
+  action: ExternalAction,
+): { expected: ExpectedClusterStep; next: ClusterState } {
+  const why = whyNotEnabled(setup, state, action);
+  if (why !== undefined) return { expected: { error: why, observation: observeCluster(setup, state) }, next: state };
+  const t = applyExternal(setup, state, action);
+  return { expected: { events: t.events, observation: observeCluster(setup, t.state) }, next: t.state };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs one trace in kill mode. Rejects with SutUnavailable when the system
+ * cannot be judged (it died on its own, hung, refused to re-attach, ...).
+ */
+export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions): Promise<KillTraceResult> {
+  const setup: ClusterSetup = { ...trace.config, checkProperties: false };
+  const dir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
+  const command = commandWithData(options.command, dir);
+  let system = spawnSystem(command, options.process ?? {});
+  const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
+  let kills = NO_KILLS;
+  const restartMs: number[] = [];
+  let state = initialClusterState(setup);
+  const result = (divergence?: DivergenceFacts, killed?: boolean): KillTraceResult => {
+    const last = session;
+    return {
+      trace: { ...trace, steps },
+      ...(divergence ? { divergence } : {}),
+      ...(killed ? { killed } : {}),
+      kills,
+      restartMs,
+      ...(last.stderr ? { stderr: () => (last.stderr as () => StderrExcerpt)() } : {}),
+    };
+  };
+  let session: ClusterSession = await system.openCluster(trace.config, 'faults');
+  try {
+    let i = 0;
+    while (i < steps.length) {
+      // The steps up to the next kill go out pipelined, each observed.
+      let j = i;
+      while (j < steps.length && steps[j]?.kill === undefined) j++;
+      if (j > i) {
+        const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
+        const replies = await session.steps(actions);
+        for (const [k, action] of actions.entries()) {
+          const m = modelStep(setup, state, action);
+          const d = compareClusterStep(i + k, action, m.expected, replies[k] as (typeof replies)[number]);
+          if (d) return result(d);
+          state = m.next;
+        }
+      }
+      i = j;
+      const step = steps[i];
+      if (step === undefined) break;
+      const kill = step.kill as NonNullable<ClusterStep['kill']>;
+      const action = step.action as ExternalAction;
+      const m = modelStep(setup, state, action);
+      let startedAt: number;
+      if (kill.when === 'after-reply') {
+        // The reply is judged (events, or the refusal), then the kill.
+        const [reply] = await session.steps([action], () => false);
+        const d = compareClusterStep(i, action, m.expected, { reply: (reply as { reply: never }).reply });
+        if (d) return result(d);
+        startedAt = performance.now();
+        await system.kill();
+      } else {
+        if (kill.timing === 'unread') system.freeze();
+        const sent = session.apply(action);
+        sent.catch(() => undefined);
+        // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request.
+        if (kill.timing === 'answered') await sent;
+        else await turn();
+        startedAt = performance.now();
+        await system.kill();
+      }
+      system = spawnSystem(command, options.process ?? {});
+      session = await system.openCluster(trace.config, 'faults', { recover: true });
+      const observation = await session.observe();
+      restartMs.push(performance.now() - startedAt);
+      const applied = crashEverything(setup, m.next);
+      if (kill.when === 'after-reply') {
+        kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });
+        const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
+        const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+        if (d) return result(d, true);
+        state = applied;
+      } else {
+        // Resolved by observation: the state after the request, or before it (both after the crash of every node).
+        const lost = crashEverything(setup, state);
+        const afterObservation = observeCluster(setup, applied);
+        const resolved: 'applied' | 'lost' | undefined = sameJson(afterObservation, observation)
+          ? 'applied'
+          : sameJson(observeCluster(setup, lost), observation)
+            ? 'lost'
+            : undefined;
+        if (resolved === undefined) {
+          // Neither: judged against the state after the request, the one the system acknowledged nothing of.
+          const d = compareClusterStep(i, action, { events: [], observation: afterObservation }, { reply: { events: [] }, observation });
+          if (d) return result({ ...d, expected: { before: observeCluster(setup, lost), after: afterObservation } }, true);
+        }
+        const resolvedKill: ClusterKill = { ...kill, resolved: resolved ?? 'applied' };
+        steps[i] = { ...step, kill: resolvedKill, note: killNote(resolvedKill) };
+        kills = addKills(kills, resolved === 'lost' ? { ...NO_KILLS, inFlightLost: 1 } : { ...NO_KILLS, inFlightApplied: 1 });
+        state = resolved === 'lost' ? lost : applied;
+      }
+      i++;
+    }
+    return result();
+  } finally {
+    await system.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
