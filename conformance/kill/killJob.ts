@@ -106,9 +106,11 @@ const without = (trace: ClusterTrace, drop: (index: number) => boolean): Cluster
 });
 
 /**
- * Deletes steps (chunks first, halving, then single steps) while some
- * divergence remains and the log stays in contract (J9); each try reruns
- * the trace in kill mode. In-flight kills are rerun with the timing they had.
+ * Deletes steps while some divergence remains and the log stays in contract
+ * (J9); each try reruns the trace in kill mode (in-flight kills with the
+ * timing they had). The step that diverged is kept; before it, chunks go
+ * first, from the front: all of them, then halves, down to single steps
+ * (a divergence at a kill often needs little of what came before).
  */
 async function minimize(
   first: KillTraceResult & { divergence: DivergenceFacts },
@@ -116,32 +118,40 @@ async function minimize(
 ): Promise<{ best: KillTraceResult & { divergence: DivergenceFacts }; shrinks: number }> {
   let best = first;
   let shrinks = 0;
-  const budget = options.maxShrinkRuns ?? 40;
+  const budget = options.maxShrinkRuns ?? 30;
   const cut = (r: KillTraceResult & { divergence: DivergenceFacts }): ClusterTrace => without(r.trace, (i) => i > r.divergence.step);
   let trace = cut(best);
-  for (let size = Math.max(1, Math.floor(trace.steps.length / 2)); size >= 1 && shrinks < budget; ) {
+  let size = trace.steps.length - 1;
+  while (size >= 1 && shrinks < budget && !options.signal?.aborted) {
     let changed = false;
-    for (let start = trace.steps.length - size; start >= 0 && shrinks < budget; start -= size) {
+    // Never the last step: the one that diverged.
+    for (let start = 0; start + size <= trace.steps.length - 1 && shrinks < budget; ) {
       const candidate = without(trace, (i) => i >= start && i < start + size);
-      if (candidate.steps.length === 0 || clusterContractViolation(candidate) !== undefined) continue;
+      if (clusterContractViolation(candidate) !== undefined) {
+        start += size;
+        continue;
+      }
       shrinks++;
-      if (options.signal?.aborted) return { best, shrinks };
       let run: KillTraceResult;
       try {
         run = await runKillTrace(unresolved(candidate), runOptions(options));
       } catch (e) {
         // A candidate the system cannot be judged on is no smaller counterexample; the one in hand stands.
-        if (e instanceof SutUnavailable && !options.signal?.aborted) continue;
+        if (e instanceof SutUnavailable && !options.signal?.aborted) {
+          start += size;
+          continue;
+        }
         throw e;
       }
-      if (run.divergence === undefined) continue;
+      if (run.divergence === undefined) {
+        start += size;
+        continue;
+      }
       best = run as KillTraceResult & { divergence: DivergenceFacts };
       trace = cut(best);
       changed = true;
-      start = Math.min(start, trace.steps.length - size + 1);
     }
-    if (!changed) size = Math.floor(size / 2);
-    else size = Math.min(size, Math.max(1, Math.floor(trace.steps.length / 2)));
+    if (!changed || size > trace.steps.length - 1) size = Math.min(Math.floor(size / 2), trace.steps.length - 1);
   }
   return { best: { ...best, trace: cut(best) }, shrinks };
 }
