@@ -70,7 +70,7 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
     `  traces: ${report.examples} examples, ${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
   lines.push(
-    `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied}: lost ${k.inFlightLost}, applied ${k.inFlightApplied})`,
+    `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly})`,
   );
   if (report.restarts.count > 0)
     lines.push(

@@ -617,9 +617,9 @@ export interface ClusterKill {
    */
   timing?: 'unread' | 'answered';
   /**
-   * In flight only, written by the harness: the state after the restart was the one before the request (`lost`) or after it (`applied`).
+   * In flight only, written by the harness: the state after the restart was the one before the request (`lost`), after it (`applied`), or a model state in between (`partly`: the action's own effect and part of the processing it caused, a crash between process steps, SPEC §7; or a commit's or failover's fence without its ownership part, C7, C8).
    */
-  resolved?: 'lost' | 'applied';
+  resolved?: 'lost' | 'applied' | 'partly';
 }
 /**
  * The events (in order) and the observation after the step, or the error if the action is not enabled.

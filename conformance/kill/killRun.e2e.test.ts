@@ -43,7 +43,7 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(r.divergence).toBeUndefined();
     expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'unread', resolved: 'lost' });
     expect(r.trace.steps[2]?.note).toMatch(/resolved: lost/);
-    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 1, inFlightApplied: 0 });
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 1, inFlightApplied: 0, inFlightPartly: 0 });
     expect(r.restartMs).toHaveLength(1);
   });
 
@@ -51,7 +51,7 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     const r = await runKillTrace(inFlightTrace('answered'), { command: SERVE });
     expect(r.divergence).toBeUndefined();
     expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'answered', resolved: 'applied' });
-    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1 });
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1, inFlightPartly: 0 });
   });
 
   it('a system whose durable parts are in memory diverges at the kill: after the restart its nodes are up and its log empty (C2, C10)', async () => {

@@ -8,9 +8,9 @@
 //
 // An in-flight kill (the request sent, the process killed before its reply
 // is read) is resolved by the observation after the restart: it must be the
-// model's state before the request or after it, both after the crash of
-// every node; the run follows whichever it is and writes it into the trace
-// (`kill.resolved`).
+// model's state before the request or after it (or a model state in between,
+// inFlight.ts), after the crash of every node; the run follows whichever it
+// is and writes it into the trace (`kill.resolved`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,11 +25,10 @@ import {
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import type { ClusterSession, StderrExcerpt } from '../adapters/sut.ts';
-import { crashEverything } from '../generate/clusterTraces.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
-import { sameJson } from '../lockstep/jsonDiff.ts';
-import { killNote } from './killTraces.ts';
+import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
+import { crashAll, killNote } from './killTraces.ts';
 
 /** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
 export const DATA_PLACEHOLDER = '{data}';
@@ -47,19 +46,22 @@ export interface KillCounts {
   /** In-flight kills the observation resolved as lost (the state before the request) and as applied (after it). */
   readonly inFlightLost: number;
   readonly inFlightApplied: number;
+  /** In-flight kills that left a model state in between: the action's own effect and part of its processing (inFlight.ts). */
+  readonly inFlightPartly: number;
 }
 
-export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0 };
+export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0, inFlightPartly: 0 };
 
 export function addKills(a: KillCounts, b: KillCounts): KillCounts {
   return {
     afterReply: a.afterReply + b.afterReply,
     inFlightLost: a.inFlightLost + b.inFlightLost,
     inFlightApplied: a.inFlightApplied + b.inFlightApplied,
+    inFlightPartly: a.inFlightPartly + b.inFlightPartly,
   };
 }
 
-export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied;
+export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied + k.inFlightPartly;
 
 /** One trace run in kill mode. */
 export interface KillTraceResult {
@@ -167,7 +169,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       session = await system.openCluster(trace.config, 'faults', { recover: true });
       const observation = await session.observe();
       restartMs.push(performance.now() - startedAt);
-      const applied = crashEverything(setup, m.next);
+      const applied = crashAll(setup, m.next);
       if (kill.when === 'after-reply') {
         kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });
         const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
@@ -175,23 +177,23 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         if (d) return result(d, true);
         state = applied;
       } else {
-        // Resolved by observation: the state after the request, or before it (both after the crash of every node).
-        const lost = crashEverything(setup, state);
-        const afterObservation = observeCluster(setup, applied);
-        const resolved: 'applied' | 'lost' | undefined = sameJson(afterObservation, observation)
-          ? 'applied'
-          : sameJson(observeCluster(setup, lost), observation)
-            ? 'lost'
-            : undefined;
-        if (resolved === undefined) {
-          // Neither: judged against the state after the request, the one the system acknowledged nothing of.
-          const d = compareClusterStep(i, action, { events: [], observation: afterObservation }, { reply: { events: [] }, observation });
-          if (d) return result({ ...d, expected: { before: observeCluster(setup, lost), after: afterObservation } }, true);
+        // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in between.
+        const candidates = inFlightCandidates(setup, state, action);
+        const found = resolveInFlight(setup, candidates, observation);
+        if (found === undefined) {
+          // None: the difference shown is the one from the state after the request.
+          const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
+          const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+          if (d) return result(d, true);
         }
-        const resolvedKill: ClusterKill = { ...kill, resolved: resolved ?? 'applied' };
+        const resolved = found?.resolved ?? 'applied';
+        const resolvedKill: ClusterKill = { ...kill, resolved };
         steps[i] = { ...step, kill: resolvedKill, note: killNote(resolvedKill) };
-        kills = addKills(kills, resolved === 'lost' ? { ...NO_KILLS, inFlightLost: 1 } : { ...NO_KILLS, inFlightApplied: 1 });
-        state = resolved === 'lost' ? lost : applied;
+        kills = addKills(kills, {
+          ...NO_KILLS,
+          ...(resolved === 'lost' ? { inFlightLost: 1 } : resolved === 'applied' ? { inFlightApplied: 1 } : { inFlightPartly: 1 }),
+        });
+        state = found?.state ?? applied;
       }
       i++;
     }

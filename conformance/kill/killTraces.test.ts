@@ -7,10 +7,9 @@ import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { initialClusterState, type ClusterSetup } from '../../model/index.ts';
 import { insertRow } from '../testFixtures.ts';
-import { crashEverything } from '../generate/clusterTraces.ts';
 import { randomKillTraces } from './killJob.ts';
 import { commandWithData } from './killRun.ts';
-import { isCrashPoint, killsIn, modelAfter, withKills } from './killTraces.ts';
+import { crashAll, isCrashPoint, killsIn, modelAfter, withKills } from './killTraces.ts';
 
 const seed = Number(inject('fcSeed'));
 
@@ -82,7 +81,7 @@ describe('withKills', () => {
         const taken = [state.coordinator.up ? COORDINATOR : undefined, ...s.workers.filter((w) => state.workers[w]?.status !== 'down')];
         const restarts = t.steps.slice(i + 1, i + 1 + taken.filter(Boolean).length).map((x) => x.action);
         expect(restarts, `${t.name} step ${i}`).toEqual(taken.filter(Boolean).map((node) => ({ type: 'restart', node })));
-        state = crashEverything(s, state);
+        state = crashAll(s, state);
       });
     }
   });

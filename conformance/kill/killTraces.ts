@@ -14,8 +14,7 @@
 // the process killed before its reply is read.
 import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import { applyExternal, initialClusterState, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
-import { crashEverything } from '../generate/clusterTraces.ts';
+import { applyExternal, initialClusterState, transition, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
 
 /** Whether an action is a crash point at level `faults`: it takes a node down by itself (C7, C8, C10). */
 export function isCrashPoint(action: ExternalAction): boolean {
@@ -26,6 +25,21 @@ export function isCrashPoint(action: ExternalAction): boolean {
 /** Whether an action changes which nodes are up (an in-flight kill there could not say which nodes to restart). */
 function changesLiveness(action: ExternalAction): boolean {
   return isCrashPoint(action) || action.type === 'restart' || action.type === 'pause' || action.type === 'resume';
+}
+
+/**
+ * A kill of the whole process (C10): every node that is not down crashes at
+ * once, with no processing between the crashes (unlike a sequence of crash
+ * actions, each followed by eager processing, §7: a state left between
+ * process steps must stay as it is).
+ */
+export function crashAll(setup: ClusterSetup, state: ClusterState): ClusterState {
+  let next = state;
+  for (const node of [COORDINATOR, ...setup.workers]) {
+    const a: ExternalAction = { type: 'crash', node };
+    if (whyNotEnabled(setup, next, a) === undefined) next = transition(setup, next, a).state;
+  }
+  return next;
 }
 
 /** The nodes a kill in `state` takes down: every node not down, the coordinator first. */
@@ -60,7 +74,9 @@ export function killNote(kill: ClusterKill): string {
       ? ''
       : kill.resolved === 'lost'
         ? '; resolved: lost (the state before it)'
-        : '; resolved: applied (the state after it)';
+        : kill.resolved === 'applied'
+          ? '; resolved: applied (the state after it)'
+          : '; resolved: partly (a model state in between: its own effect and part of its processing, or a fence without its ownership part)';
   return `killed here, in flight: ${how}; restarted on the same data directory and re-attached${resolved}`;
 }
 
@@ -94,7 +110,7 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
     }
     steps.push({ action, kill, note: killNote(kill) });
     const taken = nodesTakenBy(setup, after);
-    state = crashEverything(setup, after);
+    state = crashAll(setup, after);
     for (const node of taken) {
       const restart: ExternalAction = { type: 'restart', node };
       steps.push({ action: restart, note: 'restarted after the kill' });
