@@ -613,9 +613,13 @@ export interface ClusterStep {
 export interface ClusterKill {
   when: 'after-reply' | 'in-flight';
   /**
-   * In flight only: `unread`, the process group was stopped (SIGSTOP) before the request was written, so it never read it; `answered`, the reply arrived and was not read.
+   * In flight only: `unread`, the process group was stopped (SIGSTOP) before the request was written, so it never read it; `answered`, the reply arrived and was not read; `at-write`, the system was started with `STREAMJOIN_KILL_AT_WRITE=L:N` (PROTOCOL.md, "Kill mode") and killed itself at the Nth durable write point of this request (`write`), inside its own writes (a system without the hook answers, and is killed then).
    */
-  timing?: 'unread' | 'answered';
+  timing?: 'unread' | 'answered' | 'at-write';
+  /**
+   * With timing `at-write`: which durable write point of the request the system kills itself at.
+   */
+  write?: number;
   /**
    * In flight only, written by the harness: the state after the restart was the one before the request (`lost`), after it (`applied`), or a model state in between (`partly`: the action's own effect and part of the processing it caused, a crash between process steps, SPEC §7; or a commit's or failover's fence without its ownership part, C7, C8).
    */

@@ -32,6 +32,8 @@ export interface ImplClusterOptions {
    * too. Without a data directory there is nothing to recover: a fresh session.
    */
   readonly recover?: boolean;
+  /** Called at every point of every durable write (impl's crash-injection hook): `serve`'s kill-at-write hook for kill mode. */
+  readonly onWritePoint?: (point: string, path: string) => void;
 }
 
 /** The session directory a killed process left under `dataDir` (the newest), or undefined. */
@@ -65,6 +67,7 @@ export function createImplCluster(
       ...(sessionDir === undefined ? {} : { dataDir: sessionDir }),
       ...(recorder === undefined ? {} : { recorder }),
       ...(recovering ? { crashed: true } : {}),
+      ...(sessionDir !== undefined && options.onWritePoint !== undefined ? { onWritePoint: options.onWritePoint } : {}),
     });
   } catch (e) {
     recorder?.end(undefined);

@@ -20,6 +20,7 @@ export function implSutOf(impl: ImplModule, options: ImplSutOptions = {}): InPro
   const clusterOptions: ImplClusterOptions = {
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.recordDir === undefined ? {} : { recordDir: options.recordDir }),
+    ...(options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint }),
   };
   return {
     implementation: options.implementation ?? IMPL_INFO,

@@ -91,7 +91,11 @@ function capKills(trace: ClusterTrace, max: number): ClusterTrace {
 /** Seeded random kill traces: random `faults` traces, each with kills at its crash points and one or two in flight. */
 export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 4): ClusterTrace[] {
   if (runs === 0) return [];
-  const inFlight: fc.Arbitrary<InFlightChoice> = fc.record({ at: fc.nat(), timing: fc.constantFrom('unread', 'answered') });
+  const inFlight: fc.Arbitrary<InFlightChoice> = fc.record({
+    at: fc.nat(),
+    timing: fc.constantFrom('unread', 'answered', 'at-write'),
+    write: fc.integer({ min: 1, max: 8 }),
+  });
   const arbitrary = fc.tuple(clusterTraceArbitrary('faults'), fc.array(inFlight, { minLength: 1, maxLength: 2 }));
   return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, choices], n) => ({
     ...capKills(withKills(trace, choices), maxKillsPerTrace),

@@ -20,7 +20,7 @@ const rec = (id: string, side: string, start: number): ExternalAction => ({
 });
 
 /** Two records (a match), then a third in flight, killed; the nodes restarted; a fourth record after. */
-function inFlightTrace(timing: 'unread' | 'answered'): ClusterTrace {
+function inFlightTrace(timing: 'unread' | 'answered' | 'at-write'): ClusterTrace {
   return {
     format: CLUSTER_TRACE_FORMAT,
     name: `in-flight-${timing}`,
@@ -28,7 +28,7 @@ function inFlightTrace(timing: 'unread' | 'answered'): ClusterTrace {
     steps: [
       { action: rec('a', 'L', 1) },
       { action: rec('b', 'R', 2) },
-      { action: rec('c', 'R', 1), kill: { when: 'in-flight', timing } },
+      { action: rec('c', 'R', 1), kill: { when: 'in-flight', timing, ...(timing === 'at-write' ? { write: 1 } : {}) } },
       { action: { type: 'restart', node: COORDINATOR } },
       { action: { type: 'restart', node: 'w1' } },
       { action: { type: 'restart', node: 'w2' } },
@@ -52,6 +52,22 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(r.divergence).toBeUndefined();
     expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'answered', resolved: 'applied' });
     expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1, inFlightPartly: 0 });
+  });
+
+  it('killed inside its own writes (STREAMJOIN_KILL_AT_WRITE): the log line half written is cut off (lost), the record appended but its match not yet in the sink (partly), the sink write synced (applied)', async () => {
+    // A record that makes a match: its durable writes are the log append (half a line, synced), then the sink's (the same two points).
+    const at = async (write: number): Promise<string | undefined> => {
+      const trace = inFlightTrace('at-write');
+      const steps = trace.steps.map((s, i) =>
+        i === 2 ? { ...s, kill: { when: 'in-flight' as const, timing: 'at-write' as const, write } } : s,
+      );
+      const r = await runKillTrace({ ...trace, steps }, { command: SERVE });
+      expect(r.divergence, `write ${write}`).toBeUndefined();
+      return r.trace.steps[2]?.kill?.resolved;
+    };
+    expect(await at(1)).toBe('lost');
+    expect(await at(2)).toBe('partly');
+    expect(await at(4)).toBe('applied');
   });
 
   it('a system whose durable parts are in memory diverges at the kill: after the restart its nodes are up and its log empty (C2, C10)', async () => {

@@ -24,7 +24,7 @@ import {
   type ClusterState,
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
-import type { ClusterSession, StderrExcerpt } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterSession, type StderrExcerpt } from '../adapters/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
 import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
@@ -100,6 +100,15 @@ function modelStep(
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** The environment variable of kill mode's write hook (PROTOCOL.md, "Kill mode"): `LINE:WRITE`. */
+export const KILL_AT_WRITE_VARIABLE = 'STREAMJOIN_KILL_AT_WRITE';
+
+/** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
+function expectedDeath(e: unknown): void {
+  if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return;
+  throw e;
+}
+
 /**
  * Runs one trace in kill mode. Rejects with SutUnavailable when the system
  * cannot be judged (it died on its own, hung, refused to re-attach, ...).
@@ -108,8 +117,23 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   const setup: ClusterSetup = { ...trace.config, checkProperties: false };
   const dir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
   const command = commandWithData(options.command, dir);
-  let system = spawnSystem(command, options.process ?? {});
   const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
+  /**
+   * An incarnation of the system from step `from` on. When the next kill is
+   * at a write, its environment names the request line to die in: an
+   * incarnation reads its `init` (and after a kill an `inspect`), then each
+   * step and its `inspect`, up to the kill step's request.
+   */
+  const incarnation = (from: number, recovering: boolean): ReturnType<typeof spawnSystem> => {
+    let next = from;
+    while (next < steps.length && steps[next]?.kill === undefined) next++;
+    const kill = steps[next]?.kill;
+    const base = options.process ?? {};
+    if (kill?.timing !== 'at-write') return spawnSystem(command, base);
+    const line = (recovering ? 2 : 1) + 2 * (next - from) + 1;
+    return spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${kill.write ?? 1}` } });
+  };
+  let system = incarnation(0, false);
   let kills = NO_KILLS;
   const restartMs: number[] = [];
   let state = initialClusterState(setup);
@@ -159,13 +183,15 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         if (kill.timing === 'unread') system.freeze();
         const sent = session.apply(action);
         sent.catch(() => undefined);
-        // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request.
+        // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request;
+        // 'at-write': the system kills itself inside the request's writes (its death is the point), or answers.
         if (kill.timing === 'answered') await sent;
+        else if (kill.timing === 'at-write') await sent.catch((e: unknown) => expectedDeath(e));
         else await turn();
         startedAt = performance.now();
         await system.kill();
       }
-      system = spawnSystem(command, options.process ?? {});
+      system = incarnation(i + 1, true);
       session = await system.openCluster(trace.config, 'faults', { recover: true });
       const observation = await session.observe();
       restartMs.push(performance.now() - startedAt);

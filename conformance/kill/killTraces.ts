@@ -58,7 +58,9 @@ export function modelAfter(setup: ClusterSetup, state: ClusterState, action: Ext
 /** An in-flight kill a random trace asks for: at which step (modulo the steps), and how it is timed. */
 export interface InFlightChoice {
   readonly at: number;
-  readonly timing: 'unread' | 'answered';
+  readonly timing: 'unread' | 'answered' | 'at-write';
+  /** With `at-write`: the durable write point of the request to die at (1 = the first). */
+  readonly write?: number;
 }
 
 /** What a kill step says, for people: the trace's note and the counterexample's "killed here". */
@@ -68,7 +70,9 @@ export function killNote(kill: ClusterKill): string {
   const how =
     kill.timing === 'unread'
       ? 'the process group stopped (SIGSTOP), the request written, then SIGKILL: it never read it'
-      : 'the reply arrived and was not read, then SIGKILL';
+      : kill.timing === 'at-write'
+        ? `SIGKILL at durable write point ${kill.write ?? 1} of the request (STREAMJOIN_KILL_AT_WRITE)`
+        : 'the reply arrived and was not read, then SIGKILL';
   const resolved =
     kill.resolved === undefined
       ? ''
@@ -102,7 +106,7 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
     const wanted = inFlightAt.get(i);
     if (kill === undefined && enabled && isCrashPoint(action)) kill = { when: 'after-reply' };
     else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
-      kill = { when: 'in-flight', timing: wanted.timing };
+      kill = { when: 'in-flight', timing: wanted.timing, ...(wanted.timing === 'at-write' ? { write: wanted.write ?? 1 } : {}) };
     if (kill === undefined) {
       steps.push({ action, ...(s.note !== undefined ? { note: s.note } : {}) });
       state = after;
