@@ -22,12 +22,17 @@ import { openPostgres, pgliteJoin } from './pglite.ts';
 export const ENGINES = ['d2ts', 'pglite'] as const;
 export type EngineName = (typeof ENGINES)[number];
 
-/** Starts engines of one kind; a Postgres database is started once and shared by every session. */
-export function engineStarter(name: EngineName, overlap: Overlap): { start: () => Promise<IncrementalJoin>; close: () => Promise<void> } {
-  if (name === 'd2ts') return { start: async () => d2tsJoin(overlap), close: async () => undefined };
+/** Starts engines of one kind, correct or with the overlap bug; a Postgres database is started once and shared by every session. */
+export interface EngineStarter {
+  start(overlap: Overlap): Promise<IncrementalJoin>;
+  close(): Promise<void>;
+}
+
+export function engineStarter(name: EngineName): EngineStarter {
+  if (name === 'd2ts') return { start: async (overlap) => d2tsJoin(overlap), close: async () => undefined };
   let db: Promise<PGlite> | undefined;
   return {
-    start: async () => pgliteJoin(await (db ??= openPostgres()), overlap),
+    start: async (overlap) => pgliteJoin(await (db ??= openPostgres()), overlap),
     close: async () => {
       if (db) await (await db).close();
     },
@@ -35,10 +40,10 @@ export function engineStarter(name: EngineName, overlap: Overlap): { start: () =
 }
 
 /** The engine as a system under test at level operator: streamjoin keeps the spec's books, the engine matches. */
-export function engineSystem(name: EngineName, start: () => Promise<IncrementalJoin>, overlap: Overlap): SystemUnderTest {
+export function engineSystem(name: EngineName, engines: EngineStarter, overlap: Overlap): SystemUnderTest {
   return matchingEngineSystem({
     implementation: { name: `${name}-interval-join${overlap === 'strict' ? '-strict' : ''}`, version: '1' },
-    engine: async (_config: JoinConfig) => liveMatcher(await start()),
+    engine: async (_config: JoinConfig) => liveMatcher(await engines.start(overlap)),
   });
 }
 
@@ -92,13 +97,13 @@ async function main(argv: string[]): Promise<number> {
     !['inclusive', 'strict'].includes(overlap)
   )
     throw new Error('usage: job.ts d2ts|pglite changelog|conform [options] (see the head of this file)');
-  const engines = engineStarter(name as EngineName, overlap);
+  const engines = engineStarter(name as EngineName);
   try {
     if (command === 'changelog') {
       if (values.log === undefined || values.sink === undefined) throw new Error('usage: changelog needs --log LOG --sink SINK');
       const gate = values.gate === 'none' ? 'none' : 'spec';
       const { config, records } = readLog(values.log);
-      const lines = await writeChangelog(await engines.start(), config, records, { batch: Number(values.batch), gate });
+      const lines = await writeChangelog(await engines.start(overlap), config, records, { batch: Number(values.batch), gate });
       writeFileSync(values.sink, `${lines.join('\n')}\n`);
       process.stderr.write(
         `${name}: ${records.length} records in batches of ${values.batch} (gate ${gate}): ${lines.length - 1} sink changes\n`,
@@ -106,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const report = await runConform({
-      system: engineSystem(name as EngineName, engines.start, overlap),
+      system: engineSystem(name as EngineName, engines, overlap),
       seed: Number(values.seed),
       runs: Number(values.runs),
       ...exampleTraces(),
