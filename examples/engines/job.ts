@@ -10,7 +10,7 @@
 // the reference model; it prints the verdict and the first divergence.
 // Exit codes as streamjoin's: 0 pass, 1 fail, 2 unknown, 254 usage.
 import { readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
@@ -68,7 +68,7 @@ export function conformSummary(report: ConformReport): string {
   const lines = [`${report.sut}: ${report.verdict}, seed ${report.seed}`];
   const failure = report.failures[0];
   if (failure) {
-    lines.push(`first divergence (${failure.origin}${failure.path ? ` ${failure.path}` : ''}): ${failure.divergence.summary}`);
+    lines.push(`first divergence (${failure.origin}${failure.path ? ` ${relative(process.cwd(), failure.path)}` : ''}): ${failure.divergence.summary}`);
     if (failure.trace.kind === 'operator') for (const step of failure.trace.trace.steps) lines.push(`  ${JSON.stringify(step.record)}`);
   }
   if (report.unknown) lines.push(`unknown: ${report.unknown.reason}`);
