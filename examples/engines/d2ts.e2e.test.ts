@@ -17,5 +17,7 @@ describeEngine('d2ts', {
     'a late retraction': { sink: ['insert@2', 'retract@5'], verdict: 'violation' },
     // The retraction's row (other content) is a row of multiplicity -1 of its own: it cancels the match, not the row.
     'a retraction with other content': { sink: ['insert@2', 'retract@3'], verdict: 'violation' },
+    // ... and that row of multiplicity -1 stays: a later row it overlaps gets a match of multiplicity -1.
+    'a retraction with other content, then a row only it overlaps': { sink: ['insert@2', 'retract@3', 'retract@4'], verdict: 'violation' },
   },
 });

@@ -78,6 +78,12 @@ export const DIFFERENCES: readonly Difference[] = [
     config,
     records: [a('insert'), x('insert'), row('retract', 'R', 'x', 2, 1, 2)],
   },
+  {
+    name: 'a retraction with other content, then a row only it overlaps',
+    rule: 'J2: a conflict changes nothing',
+    config,
+    records: [a('insert'), x('insert'), row('retract', 'R', 'x', 2, 1, 2), row('insert', 'L', 'b', 1, 0, 1)],
+  },
 ];
 
 /** What the audit said of the changelog an engine wrote for one history. */

@@ -68,7 +68,9 @@ export function conformSummary(report: ConformReport): string {
   const lines = [`${report.sut}: ${report.verdict}, seed ${report.seed}`];
   const failure = report.failures[0];
   if (failure) {
-    lines.push(`first divergence (${failure.origin}${failure.path ? ` ${relative(process.cwd(), failure.path)}` : ''}): ${failure.divergence.summary}`);
+    lines.push(
+      `first divergence (${failure.origin}${failure.path ? ` ${relative(process.cwd(), failure.path)}` : ''}): ${failure.divergence.summary}`,
+    );
     if (failure.trace.kind === 'operator') for (const step of failure.trace.trace.steps) lines.push(`  ${JSON.stringify(step.record)}`);
   }
   if (report.unknown) lines.push(`unknown: ${report.unknown.reason}`);

@@ -18,5 +18,6 @@ describeEngine('pglite', {
     'a late retraction': { sink: ['insert@2', 'retract@5'], verdict: 'violation' },
     // The DELETE is by identity: other content deletes the row all the same.
     'a retraction with other content': { sink: ['insert@2', 'retract@3'], verdict: 'violation' },
+    'a retraction with other content, then a row only it overlaps': { sink: ['insert@2', 'retract@3'], verdict: 'violation' },
   },
 });
