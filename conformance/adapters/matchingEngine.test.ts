@@ -38,7 +38,7 @@ const system = (overlaps: (a: RowRecord, b: RowRecord) => boolean, name = 'naive
 
 describe('JoinBookkeeping: the spec decides, the engine sees only what changes the live rows', () => {
   const config: JoinConfig = { allowedLateness: 1, maxIntervalLength: 4 };
-  const row = (kind: 'insert' | 'retract', side: 'L' | 'R', id: string, ts: number): LogRecord => ({
+  const row = (kind: 'insert' | 'retract', side: 'L' | 'R', id: string, ts: number, other: Partial<RowRecord> = {}): LogRecord => ({
     kind,
     key: 'k',
     side,
@@ -46,6 +46,7 @@ describe('JoinBookkeeping: the spec decides, the engine sees only what changes t
     ts,
     start: ts,
     end: ts + 1,
+    ...other,
   });
   it('J2, J5, J6: an accepted insert and the retract of a live row are forwarded; a duplicate, a late insert, a retract before its insert and the insert after it are not', () => {
     const books = new Bookkeeper(config);
@@ -60,6 +61,17 @@ describe('JoinBookkeeping: the spec decides, the engine sees only what changes t
     expect(books.admit({ kind: 'watermark', side: 'R', wm: 20 })).toEqual({ code: 'stale', forwarded: false });
     expect(books.admit(row('insert', 'L', 'b', 18))).toEqual({ code: 'late', forwarded: false });
     expect(books.admit(row('insert', 'L', 'c', 19))).toEqual({ code: 'accepted', forwarded: true });
+  });
+
+  it('J1, J2, J6: an invalid retract (ts after end), a conflicting retract of a live row and a late retract are not forwarded', () => {
+    const books = new Bookkeeper(config);
+    expect(books.admit(row('insert', 'L', 'a', 5))).toEqual({ code: 'accepted', forwarded: true });
+    expect(books.admit(row('retract', 'L', 'a', 5, { end: 4 }))).toEqual({ code: 'rejected', forwarded: false });
+    expect(books.admit(row('retract', 'L', 'a', 5, { start: 4 }))).toEqual({ code: 'rejected', forwarded: false });
+    expect(books.admit({ kind: 'watermark', side: 'L', wm: 12 })).toEqual({ code: 'accepted', forwarded: false });
+    expect(books.admit({ kind: 'watermark', side: 'R', wm: 12 })).toEqual({ code: 'accepted', forwarded: false });
+    // gw 12 > end 6 + L 1 + D 4: the row is past its horizon, its retraction late.
+    expect(books.admit(row('retract', 'L', 'a', 5))).toEqual({ code: 'late', forwarded: false });
   });
 });
 
@@ -101,6 +113,27 @@ describe('matchingEngineSystem: an engine that decides matches only, checked liv
     const failure = report.failures[0];
     expect(failure?.divergence.field).toBe('changes');
     expect(failure?.trace.trace.steps.length).toBeLessThanOrEqual(4);
+  });
+
+  it('an engine may stream its matches (an async iterable): they are read to the end, in order', async () => {
+    const sut = matchingEngineSystem({
+      implementation: { name: 'streaming', version: '1' },
+      engine: () => ({
+        apply: async function* (record) {
+          if (record.side === 'R') {
+            yield { op: 'insert' as const, key: 'k', left: 'a', right: record.id };
+            yield { op: 'insert' as const, key: 'k', left: 'b', right: record.id };
+          }
+        },
+      }),
+    });
+    const session = await sut.openOperator({ allowedLateness: 0, maxIntervalLength: 0 });
+    const [, reply] = await session.records([
+      { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 0, start: 0, end: 0 },
+      { kind: 'insert', key: 'k', side: 'R', id: 'x/y', ts: 0, start: 0, end: 0 },
+    ]);
+    expect(reply && 'changes' in reply ? reply.changes.map((c) => c.match) : []).toEqual(['k/a/x%2Fy', 'k/b/x%2Fy']);
+    await sut.close();
   });
 
   it('an engine that throws, or returns what is no match, gets an internal_error reply: a divergence, not a crash', async () => {

@@ -53,14 +53,14 @@ export interface EngineMatch {
  * with a late, stale, duplicate, conflicting or invalid record, nor with the
  * retract that overtakes its insert (J6: that binds a tombstone, and the
  * insert, when it comes, is a duplicate). It returns the matches the record
- * makes (`insert`) or withdraws (`retract`), as an array or a promise of
- * one. Watermarks are not passed on: by J8 no later accepted record can
+ * makes (`insert`) or withdraws (`retract`), as an array, a promise of
+ * one, or an async iterable (an engine's output stream, read to its end). Watermarks are not passed on: by J8 no later accepted record can
  * match a row past its horizon, so an engine that keeps every row forever
  * gives the same matches.
  */
 export interface MatchingEngine {
-  /** The matches `record` makes (an insert) or withdraws (a retract). */
-  apply(record: RowRecord): readonly EngineMatch[] | Promise<readonly EngineMatch[]>;
+  /** The matches `record` makes (an insert) or withdraws (a retract): all at once, or streamed as the engine emits them. */
+  apply(record: RowRecord): readonly EngineMatch[] | Promise<readonly EngineMatch[]> | AsyncIterable<EngineMatch>;
   /** Called when its session ends (the next one opens, or the system closes). */
   close?(): void | Promise<void>;
 }
@@ -132,6 +132,16 @@ function changesOf(matches: unknown): Change[] | string {
   return changes;
 }
 
+/** An engine's answer as a value: a streamed one read to its end. */
+async function collected(answer: ReturnType<MatchingEngine['apply']>): Promise<unknown> {
+  if (typeof answer === 'object' && answer !== null && Symbol.asyncIterator in answer) {
+    const all: EngineMatch[] = [];
+    for await (const m of answer) all.push(m);
+    return all;
+  }
+  return answer;
+}
+
 const internalError = (text: string): RecordReply => ({ error: { code: PROTOCOL_ERRORS.internal_error, text } });
 
 /**
@@ -186,7 +196,7 @@ export function matchingEngineSystem(options: MatchingEngineOptions): SystemUnde
       if (!forward) return { outcome, changes: [], retained };
       let matches: unknown;
       try {
-        matches = await engine.apply(forward);
+        matches = await collected(engine.apply(forward));
       } catch (e) {
         return internalError(e instanceof Error ? e.message : String(e));
       }
