@@ -718,6 +718,7 @@ export interface DebeziumSinkLine {
   key?: string;
   epoch?: number;
   seq?: number;
+  diff?: number;
 }
 /**
  * The last line of a sink, optional (every format): whether the system had consumed the whole log and applied every write when the recording stopped (complete), or not (then the final relation is not judged). Without it the history is taken as complete.
@@ -749,6 +750,7 @@ export interface FlinkSinkLine {
   key?: string;
   epoch?: number;
   seq?: number;
+  diff?: number;
 }
 /**
  * The first line of a log, optional: the join config the history ran under (SPEC J0); `streamjoin audit --config` overrides it.
@@ -772,9 +774,13 @@ export interface HistorySinkChange {
    */
   epoch?: number;
   /**
-   * The write's number among the writes of its key, rising in the order the sink applied them; consecutive lines with the same key and seq are one write. When present, property ExactlyOnce also checks that every prefix of the sink equals the oracle over a prefix of the log (SPEC §6 P4).
+   * The write's number: among the writes of its key, or the engine's batch or transaction number. The lines of one key that share one seq are one write, a consistent point of the sink, even when lines of other keys come between them; seq rises per key in the order the sink applied them. When present, property ExactlyOnce also checks that the sink at every consistent point equals the oracle over a prefix of the log (SPEC §6 P4).
    */
   seq?: number;
+  /**
+   * The signed multiplicity change of the line, read with --sink-model diff: positive for an insert, negative for a retraction (default +1 and -1).
+   */
+  diff?: number;
 }
 /**
  * A trace in the Informal Trace Format of Apalache and Quint (Apalache ADR-015, `*.itf.json`), as far as a JSON Schema can state it: a trace object with `vars`, `states` and optionally `#meta`, `params` and `loop`; each state an object of expressions with optionally `#meta`; expressions are Booleans, strings, integers (a JSON integer in [-(2^53)+1, 2^53-1], or `{"#bigint": "[-][0-9]+"}`, the only form since the revision of 2023-09-14), lists, records (field names not starting with `#`), `#tup`, `#set`, `#map` (two-element arrays) and `#unserializable`, and Quint's variants (`tag`, `value`). That every state sets every variable and the initial state every parameter is checked by spec/itf.ts (`itfStructureProblem`).

@@ -40,7 +40,15 @@ function applyGuarded(cluster: ClusterUnderTest, action: ExternalAction): Action
  * process: it cannot be judged, and it must not pass unjudged.
  */
 function observationOf(cluster: ClusterUnderTest, name: string): ClusterObservation {
-  const observation: unknown = cluster.observe();
+  let observation: unknown;
+  try {
+    observation = cluster.observe();
+  } catch (e) {
+    // Over the protocol: an inspect answered with internal_error.
+    throw new SutUnavailable(
+      `protocol: inspect refused (internal_error: ${e instanceof Error ? e.message : String(e)}); inspect never fails at levels cluster and faults`,
+    );
+  }
   if (typeof observation !== 'object' || observation === null || Array.isArray(observation))
     throw new SutUnavailable(
       `protocol: ${name} gave no observation (observe() returned ${String(observation)}); inspect never fails at levels cluster and faults`,
@@ -143,7 +151,18 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
           for (const [i, action] of actions.entries()) {
             if (paceDue(signal)) await paced();
             const reply = applyGuarded(cluster, action);
-            out.push(observed && !observed(i) ? { reply } : { reply, observation: observationOf(cluster, sut.implementation.name) });
+            if (observed && !observed(i)) {
+              out.push({ reply });
+              continue;
+            }
+            try {
+              out.push({ reply, observation: observationOf(cluster, sut.implementation.name) });
+            } catch (e) {
+              // The replies so far, this one included, are judged before the verdict is unknown (SutUnavailable.answered).
+              if (e instanceof SutUnavailable)
+                throw new SutUnavailable(e.reason, e.stderrTail, { level: 'cluster', steps: [...out, { reply }] });
+              throw e;
+            }
           }
           return out;
         }),

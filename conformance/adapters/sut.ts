@@ -149,10 +149,24 @@ export interface SystemUnderTest {
 export class SutUnavailable extends Error {
   readonly reason: string;
   readonly stderrTail: readonly string[];
-  constructor(reason: string, stderrTail: readonly string[] = []) {
+  /**
+   * What the session had answered before the system became unavailable, in
+   * request order (the last cluster step may lack its observation: the
+   * inspect after it was refused or never answered). Lockstep judges these
+   * first: a wrong reply is a divergence whatever follows it (PROTOCOL.md,
+   * an error reply to a valid request is a difference).
+   */
+  readonly answered?: AnsweredBefore;
+  constructor(reason: string, stderrTail: readonly string[] = [], answered?: AnsweredBefore) {
     super(reason);
     this.name = 'SutUnavailable';
     this.reason = reason;
     this.stderrTail = stderrTail;
+    if (answered) this.answered = answered;
   }
 }
+
+/** The replies a session got before its system became unavailable (SutUnavailable.answered). */
+export type AnsweredBefore =
+  | { readonly level: 'cluster'; readonly steps: readonly ClusterStepReply[] }
+  | { readonly level: 'operator'; readonly records: readonly RecordReply[] };
