@@ -12,6 +12,7 @@ import {
   SutConfigError,
   SutUnavailable,
   type ActionReply,
+  type ClusterOpenOptions,
   type ClusterSession,
   type ClusterStepReply,
   type ClusterUnderTest,
@@ -93,7 +94,8 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
         return { implementation: sut.implementation, levels: sut.levels };
       }),
     openOperator: (config: JoinConfig): Promise<OperatorSession> => inOrder(() => openOperator(config)),
-    openCluster: (config: ClusterConfig, level: Level): Promise<ClusterSession> => inOrder(() => openCluster(config, level)),
+    openCluster: (config: ClusterConfig, level: Level, options?: ClusterOpenOptions): Promise<ClusterSession> =>
+      inOrder(() => openCluster(config, level, options)),
     close: () => inOrder(async () => endSession()),
   };
 
@@ -120,7 +122,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
     };
   }
 
-  async function openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+  async function openCluster(config: ClusterConfig, level: Level, options: ClusterOpenOptions = {}): Promise<ClusterSession> {
     await paced();
     endSession();
     if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
@@ -128,7 +130,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
     if (problem) throw new SutUnavailable(`bad config: ${problem}`);
     let cluster: ClusterUnderTest;
     try {
-      cluster = sut.cluster(config, level);
+      cluster = sut.cluster(config, level, options);
     } catch (e) {
       if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
       throw e;

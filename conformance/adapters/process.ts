@@ -45,6 +45,7 @@ import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
   type ActionReply,
+  type ClusterOpenOptions,
   type ClusterSession,
   type ClusterStepReply,
   type OperatorSession,
@@ -214,6 +215,14 @@ export function spawnSystem(
   readonly marker: string | undefined;
   /** The last stderr lines. */
   stderrTail(): string[];
+  /**
+   * Kill mode: SIGKILL to its whole process group now (processGroup.ts
+   * `kill`); every pending and later call rejects with SutUnavailable
+   * (`killed: ...`). Resolves once nothing of it is alive.
+   */
+  kill(): Promise<void>;
+  /** Kill mode: SIGSTOP to its process group, so that it reads no further request until killed. */
+  freeze(): void;
 } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
@@ -444,10 +453,18 @@ export function spawnSystem(
   function openSession(
     lvl: Level,
     config: JoinConfig | ClusterConfig,
+    recover = false,
   ): { exchange: (requests: readonly ProtocolRequest[]) => Promise<Reply[]>; stderr: StderrTail } {
     const mine = ++session;
     const own = new StderrTail(keepLines);
-    let head: ProtocolRequest | undefined = { id: id(), type: 'init', protocol: PROTOCOL_VERSION, level: lvl, config };
+    let head: ProtocolRequest | undefined = {
+      id: id(),
+      type: 'init',
+      protocol: PROTOCOL_VERSION,
+      level: lvl,
+      ...(recover ? { recover: true } : {}),
+      config,
+    };
     const probe = probedLevels.has(lvl) ? undefined : aboveLevel(lvl, config, id());
     probedLevels.add(lvl);
     const exchange = async (requests: readonly ProtocolRequest[]): Promise<Reply[]> => {
@@ -559,9 +576,9 @@ export function spawnSystem(
       };
     },
 
-    async openCluster(config: ClusterConfig, lvl: Level): Promise<ClusterSession> {
+    async openCluster(config: ClusterConfig, lvl: Level, open: ClusterOpenOptions = {}): Promise<ClusterSession> {
       if (failing) throw await failing;
-      const { exchange, stderr: own } = openSession(lvl, config);
+      const { exchange, stderr: own } = openSession(lvl, config, open.recover === true);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
         return (
@@ -625,6 +642,22 @@ export function spawnSystem(
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
+    },
+
+    async kill(): Promise<void> {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      closing = true;
+      if (proc) await proc.kill();
+      const killed = new SutUnavailable('killed: the harness killed it with SIGKILL (kill mode)', tail());
+      failing ??= Promise.resolve(killed);
+      const waiting = [...pending.values()];
+      pending.clear();
+      for (const p of waiting) p.reject(killed);
+    },
+
+    freeze(): void {
+      proc?.freeze();
     },
 
     /** Ends the system: stdin closed, then its processes stopped (processGroup.ts); resolves once none is left and the pipes are closed. */
