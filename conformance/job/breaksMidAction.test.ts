@@ -110,8 +110,11 @@ describe('a system that answers a valid action with an error, then refuses inspe
     expect(minimal.divergence.field).toBe('reply');
   });
 
-  it('fast-check shrinking passes over candidates the system cannot be judged on (seeds 1-3)', { timeout: 120_000 }, async () => {
-    for (const fixedSeed of [1, 2, 3]) {
+  it('shrinking and minimizing pass over candidates the system cannot be judged on: the counterexample stays short (seeds 1-8 where one is met)', {
+    timeout: 180_000,
+  }, async () => {
+    const met: number[] = [];
+    for (let fixedSeed = 1; fixedSeed <= 8; fixedSeed++) {
       // Once it has broken, the system dies on any trace with a control action: shrinking must go on past those.
       const inner = inProcessSystem(breaksAtFirstMatch());
       let broke = false;
@@ -127,11 +130,10 @@ describe('a system that answers a valid action with an error, then refuses inspe
                 unknownCandidates++;
                 throw new SutUnavailable('dead: the process exited with code 3');
               }
-              const replies = await session.steps(actions, observed).catch((e: unknown) => {
+              return session.steps(actions, observed).catch((e: unknown) => {
                 broke = true;
                 throw e;
               });
-              return replies;
             },
           };
         },
@@ -141,10 +143,14 @@ describe('a system that answers a valid action with an error, then refuses inspe
         report.random.map((r) => r.verdict),
         `seed ${fixedSeed}`,
       ).toEqual(['fail']);
-      expect(unknownCandidates, `seed ${fixedSeed}`).toBeGreaterThan(0);
+      // A seed whose failing trace has no control action never meets an unknown candidate: it tells nothing here.
+      if (unknownCandidates === 0) continue;
+      met.push(fixedSeed);
       const steps = report.failures[0]?.trace.trace.steps.length;
       expect(steps, `seed ${fixedSeed}: ${report.failures[0]?.divergence.summary}`).toBeLessThanOrEqual(3);
     }
+    // Enough seeds meet one for this to be a test (if the generators change so that none does, it says so).
+    expect(met.length).toBeGreaterThanOrEqual(2);
   });
 
   it('whose replies conform but whose inspect is refused cannot be judged: unknown, with the refusal as the reason', async () => {
