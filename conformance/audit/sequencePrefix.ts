@@ -62,6 +62,9 @@ export class SequencePrefixCheck {
   /** Complete writes waiting for the log to be read further, in the order they closed. */
   private readonly pending: PendingPrefix[] = [];
 
+  /** Oracle steps held for the keys' prefixes (memory the check holds). */
+  heldSteps = 0;
+
   constructor(private readonly host: PrefixHost) {}
 
   /** One record's changes to its key (the operator's own array): a step of the key's prefix. Returns the key's prefix check. */
@@ -69,6 +72,7 @@ export class SequencePrefixCheck {
     const prefix = this.prefixOf(key);
     if (prefix.state === 'ok') {
       prefix.steps.push({ line, changes });
+      this.heldSteps++;
       if (prefix.steps.length - prefix.head > MAX_KEY_STEPS) this.giveUp(prefix, 'its writes lag its log by more than the check holds');
     }
     return prefix;
@@ -121,6 +125,7 @@ export class SequencePrefixCheck {
   }
 
   private giveUp(p: KeyPrefix, why: string): void {
+    this.heldSteps -= p.steps.length - p.head;
     p.state = 'unknown';
     p.steps = [];
     p.head = 0;
@@ -148,8 +153,10 @@ export class SequencePrefixCheck {
         ],
       );
       if (p.state === 'ok') {
+        this.heldSteps -= p.steps.length - p.head;
         p.state = 'failed';
         p.steps = [];
+        p.head = 0;
       }
     } else {
       p.lastSeq = seq;
@@ -213,6 +220,7 @@ export class SequencePrefixCheck {
         return 'done';
       }
       p.head++;
+      this.heldSteps--;
       if (p.head > 1024 && p.head * 2 > p.steps.length) {
         p.steps = p.steps.slice(p.head);
         p.head = 0;
@@ -245,6 +253,7 @@ export class SequencePrefixCheck {
 
   private fail(pw: PendingPrefix, match: string): void {
     const { write, prefix: p, diff } = pw;
+    this.heldSteps -= p.steps.length - p.head;
     p.state = 'failed';
     p.steps = [];
     p.head = 0;
