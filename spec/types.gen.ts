@@ -245,6 +245,10 @@ export interface CheckConfig {
   partialOrder?: boolean;
   maxStates?: number;
   maxSeconds?: number;
+  /**
+   * End the search at the first invariant violation, in any part, with its shortest counterexample (`--stop-at-first`).
+   */
+  stopAtFirst?: boolean;
 }
 /**
  * Append a record to the log (C3).
@@ -604,7 +608,26 @@ export interface ClusterTrace {
 export interface ClusterStep {
   action: ClusterAction;
   note?: string;
+  kill?: ClusterKill;
   expect?: ClusterExpectation;
+}
+/**
+ * Kill mode (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill mode"): at this step the harness kills the system's process group with SIGKILL, restarts the command on the same data directory and re-attaches; every node that was not down crashes with it (C10). `after-reply`: the step's request was answered first. `in-flight`: the request was sent and the process killed before its reply was read (`timing` says how); the observation after the restart shows whether it took effect, and `resolved` says which way the run found it. The step's expectation is the state after the restart.
+ */
+export interface ClusterKill {
+  when: 'after-reply' | 'in-flight';
+  /**
+   * In flight only: `unread`, the process group was stopped (SIGSTOP) before the request was written, so it never read it; `answered`, the reply arrived and was not read; `at-write`, the system was started with `STREAMJOIN_KILL_AT_WRITE=L:N` (PROTOCOL.md, "Kill mode") and killed itself at the Nth durable write point of this request (`write`), inside its own writes (a system without the hook answers, and is killed then).
+   */
+  timing?: 'unread' | 'answered' | 'at-write';
+  /**
+   * With timing `at-write`: which durable write point of the request the system kills itself at.
+   */
+  write?: number;
+  /**
+   * In flight only, written by the harness: the state after the restart was the one before the request (`lost`), after it (`applied`), or a model state in between (`partly`: the action's own effect and part of the processing it caused, a crash between process steps, SPEC §7; or a commit's or failover's fence without its ownership part, C7, C8).
+   */
+  resolved?: 'lost' | 'applied' | 'partly';
 }
 /**
  * The events (in order) and the observation after the step, or the error if the action is not enabled.
@@ -923,6 +946,10 @@ export interface InitRequest {
    */
   protocol: 2;
   level: Level;
+  /**
+   * Kill mode's re-attach (PROTOCOL.md, "Kill mode"): at levels `cluster` and `faults`, true resumes the session the system's data directory holds, as after a crash of every node (the coordinator and every worker down); false or absent starts a fresh one.
+   */
+  recover?: boolean;
   /**
    * A join config (J0) at level `operator`; a cluster config (C1) at `cluster` and `faults`.
    */
