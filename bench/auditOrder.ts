@@ -5,7 +5,7 @@
 // seconds, records per CPU second and peak RSS, side by side.
 //
 //   node --import tsx bench/auditOrder.ts [--seed N] [--sizes 100000,1000000] [--keys K] [--window ROWS]
-//                                         [--max-interval D] [--parts P]
+//                                         [--max-interval D] [--parts P] [--heap MB]
 //
 // Prints a Markdown table and the machine's load.
 import { spawnSync } from 'node:child_process';
@@ -26,6 +26,7 @@ const { values: flags } = parseArgs({
     window: { type: 'string' },
     parts: { type: 'string' },
     'max-interval': { type: 'string' },
+    heap: { type: 'string' },
     child: { type: 'string' },
     sink: { type: 'string' },
   },
@@ -37,6 +38,8 @@ const KEYS = Number(flags.keys ?? 1000);
 const WINDOW = Number(flags.window ?? 30);
 const MAX_INTERVAL = Number(flags['max-interval'] ?? 12_000);
 const PARTS = Number(flags.parts ?? 8);
+/** --heap MB: the children's V8 old-space limit (node's --max-old-space-size); by default node's own. */
+const HEAP = flags.heap === undefined ? [] : [`--max-old-space-size=${Number(flags.heap)}`];
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 interface ChildResult {
@@ -107,10 +110,14 @@ function groupByKey(sink: string, out: string, parts: number): void {
 const readSyncInto = (fd: number, buffer: Buffer): number => readSync(fd, buffer, 0, buffer.length, null);
 
 function audit(log: string, sink: string): ChildResult {
-  const c = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'auditOrder.ts'), '--child', log, '--sink', sink], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
+  const c = spawnSync(
+    process.execPath,
+    [...HEAP, '--import', 'tsx', join(import.meta.dirname, 'auditOrder.ts'), '--child', log, '--sink', sink],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    },
+  );
   if (c.status !== 0) throw new Error(`audit failed: ${c.stderr}`);
   const r = JSON.parse(c.stdout.trim().split('\n').at(-1) ?? '') as ChildResult;
   if (r.verdict !== 'valid') throw new Error(`the history audits ${r.verdict}: the benchmark needs valid histories`);
@@ -125,6 +132,20 @@ if (flags.child !== undefined) {
     `streamjoin audit by sink order: seed ${seed}; node ${process.version}, ${availableParallelism()} cores ` +
       `(${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(1)} at the start\n`,
   );
+  const header = [
+    'records',
+    'sink order',
+    'sink changes',
+    'log + sink MB',
+    'seconds',
+    'CPU seconds',
+    'records per CPU second',
+    'peak RSS MB',
+    'partitions',
+    'load after',
+  ];
+  console.log(`| ${header.join(' | ')} |`);
+  console.log(`|${header.map((_, i) => (i < 2 ? ':---' : '---:')).join('|')}|`);
   const dir = mkdtempSync(join(tmpdir(), 'sj-bench-order-'));
   const rows: string[][] = [];
   try {
@@ -152,6 +173,8 @@ if (flags.child !== undefined) {
           String(r.partitions),
           (loadavg()[0] ?? 0).toFixed(1),
         ]);
+        // Each row as it is measured: a long run shows what it has.
+        console.log(`| ${(rows.at(-1) as string[]).join(' | ')} |`);
       }
       rmSync(log, { force: true });
       rmSync(sink, { force: true });
@@ -160,21 +183,6 @@ if (flags.child !== undefined) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const header = [
-    'records',
-    'sink order',
-    'sink changes',
-    'log + sink MB',
-    'seconds',
-    'CPU seconds',
-    'records per CPU second',
-    'peak RSS MB',
-    'partitions',
-    'load after',
-  ];
-  console.log(`| ${header.join(' | ')} |`);
-  console.log(`|${header.map((_, i) => (i < 2 ? ':---' : '---:')).join('|')}|`);
-  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
   console.log(
     `\nSliding histories over ${n(KEYS)} keys, about ${WINDOW} live rows per key; the sink with key, epoch and sequence numbers.`,
   );
