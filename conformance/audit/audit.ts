@@ -48,7 +48,7 @@ export interface AuditOptions {
    */
   readonly spill?: 'auto' | 'always' | 'never';
   readonly spillAt?: number;
-  /** How many partitions, when it checks by partitions (default: about one per 100,000 log records, at least 2). */
+  /** How many partitions, when it checks by partitions (default: about one per 50,000 log records, at least 2). */
   readonly partitions?: number;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
@@ -77,9 +77,9 @@ export interface AuditProfile {
 }
 
 /** What the one-pass check may hold (matches, set-aside changes, oracle steps) before the audit goes on by partitions. */
-const SPILL_AT = 400_000;
+const SPILL_AT = 150_000;
 /** Log records per partition, about. */
-const PARTITION_RECORDS = 100_000;
+const PARTITION_RECORDS = 50_000;
 const MAX_PARTITIONS = 512;
 
 export interface AuditResult {

@@ -221,7 +221,12 @@ export class SequencePrefixCheck {
       }
       p.head++;
       this.heldSteps--;
-      if (p.head > 1024 && p.head * 2 > p.steps.length) {
+      // Passed steps go at once when none is left (the common case), else once they are half the array:
+      // a key with few steps would otherwise keep every one it ever passed (memory that grows with the history).
+      if (p.head === p.steps.length) {
+        p.steps = [];
+        p.head = 0;
+      } else if (p.head > 32 && p.head * 2 > p.steps.length) {
         p.steps = p.steps.slice(p.head);
         p.head = 0;
       }
