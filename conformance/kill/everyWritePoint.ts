@@ -7,7 +7,7 @@
 // writer, its journals and its checkpoint store that the request passes.
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import type { DivergenceFacts } from '../lockstep/divergence.ts';
-import { runKillTrace, type KillRunOptions } from './killRun.ts';
+import { runKillTrace, type KillRunOptions, type KillTraceResult } from './killRun.ts';
 import { withKills } from './killTraces.ts';
 
 export interface WritePointRun {
@@ -16,6 +16,16 @@ export interface WritePointRun {
   /** How the observation after the restart resolved it. */
   readonly resolved: 'lost' | 'applied' | 'partly' | undefined;
   readonly divergence?: DivergenceFacts;
+  /** The run itself (the trace as run, its kills and restart times). */
+  readonly result: KillTraceResult;
+}
+
+/** The steps of `trace` an in-flight kill can go to: enabled, and changing no node's liveness (killTraces.ts). */
+export function killableSteps(trace: ClusterTrace): number[] {
+  const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
+  return plain.steps
+    .map((_, i) => i)
+    .filter((i) => withKills(plain, [{ at: i, timing: 'at-write', write: 1 }]).steps.some((s) => s.kill?.timing === 'at-write'));
 }
 
 /**
@@ -38,7 +48,7 @@ export async function killAtEveryWritePoint(
       throw new Error(`step ${at} cannot be killed in flight (refused, or it changes a node's liveness)`);
     const r = await runKillTrace(killed, options);
     const step = r.trace.steps.find((s) => s.kill?.timing === 'at-write');
-    runs.push({ write, resolved: step?.kill?.resolved, ...(r.divergence ? { divergence: r.divergence } : {}) });
+    runs.push({ write, resolved: step?.kill?.resolved, ...(r.divergence ? { divergence: r.divergence } : {}), result: r });
     if (r.divergence || r.answeredAtWrite > 0) return { runs, complete: r.divergence === undefined };
   }
   return { runs, complete: false };
