@@ -151,6 +151,15 @@ export type {
   SystemUnderTest,
 } from './conformance/adapters/sut.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
+// Engines that decide matches only (a dataflow engine, a database): streamjoin keeps the spec's books, the engine matches.
+export { JoinBookkeeping, matchingEngineSystem } from './conformance/adapters/matchingEngine.ts';
+export type {
+  Admission,
+  EngineMatch,
+  MatchingEngine,
+  MatchingEngineFactory,
+  MatchingEngineOptions,
+} from './conformance/adapters/matchingEngine.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 // A trace in lockstep: judged by lockstep/, its divergence explained by report/.

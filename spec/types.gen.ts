@@ -245,6 +245,10 @@ export interface CheckConfig {
   partialOrder?: boolean;
   maxStates?: number;
   maxSeconds?: number;
+  /**
+   * End the search at the first invariant violation, in any part, with its shortest counterexample (`--stop-at-first`).
+   */
+  stopAtFirst?: boolean;
 }
 /**
  * Append a record to the log (C3).
