@@ -14,7 +14,7 @@ import type { StderrExcerpt } from '../adapters/sut.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import type { DivergenceFacts } from '../lockstep/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
-import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
+import { addKills, NO_KILLS, runKillTrace, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
 
@@ -282,5 +282,3 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     ms: performance.now() - started,
   };
 }
-
-export { totalKills };

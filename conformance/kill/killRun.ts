@@ -24,7 +24,7 @@ import {
   type ClusterState,
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
-import { SutUnavailable, type ClusterSession, type StderrExcerpt } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../adapters/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
 import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
@@ -178,8 +178,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       let startedAt: number;
       if (kill.when === 'after-reply') {
         // The reply is judged (events, or the refusal), then the kill.
-        const [reply] = await session.steps([action], () => false);
-        const d = compareClusterStep(i, action, m.expected, { reply: (reply as { reply: never }).reply });
+        const [answered] = await session.steps([action], () => false);
+        const d = compareClusterStep(i, action, m.expected, { reply: (answered as ClusterStepReply).reply });
         if (d) return result(d);
         startedAt = performance.now();
         await system.kill();
