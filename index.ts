@@ -133,6 +133,8 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 export { runConform } from './conformance/job/conform.ts';
 export type { ConformOptions, ConformReport, ConformVerdict, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
 export type { Failure } from './conformance/report/failure.ts';
+export { causeOf, groupByCause } from './conformance/report/causes.ts';
+export type { AttachCandidate, CauseGroup } from './conformance/report/causes.ts';
 export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';

@@ -48,8 +48,9 @@ under --out and replays with the printed command against
                     (Mermaid) and NAME.html (the viewer) beside its trace
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
-  --regressions DIR also write each kill's counterexample as DIR/NAME.trace.json, a
-                    regression trace (conform runs those in
+  --regressions DIR also write each kill's counterexample as a regression trace,
+                    DIR/NAME.trace.json, NAME the catalogue's name of what it
+                    exercises (conform runs those in
                     conformance/mutants/regressions/ with the examples)
   --list            list the catalogue and exit
 ${SHARD_HELP.replace(/^ {2}--shard K\/N {10}/, '  --shard K/N       ')}
@@ -263,13 +264,12 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     for (const r of report.results) {
       if (!r.failure) continue;
       const t = r.failure.trace.trace;
-      const description = (
-        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); ` +
-        `found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`
-      ).trim();
+      // Named and described by what it exercises: a system that fails it need not have the mutant's bug.
+      const description =
+        `A regression trace for ${r.mutant.rule}; kept (found by streamjoin mutants --seed ${seed}). ${t.description ?? ''}`.trim();
       writeFileAtomic(
-        join(values.regressions, `${r.mutant.name}.trace.json`),
-        `${prettyJson({ ...t, name: r.mutant.name, description })}\n`,
+        join(values.regressions, `${r.mutant.regression}.trace.json`),
+        `${prettyJson({ ...t, name: r.mutant.regression, description })}\n`,
       );
     }
   }

@@ -13,6 +13,7 @@ import { exhaustiveScenariosPart } from './exhaustivePart.ts';
 import type { ConformPart, PartJob, PartReport } from './part.ts';
 import { randomTracesPart } from './randomPart.ts';
 import { traceFilesPart } from './traceFilesPart.ts';
+import { causeOf, groupByCause } from '../report/causes.ts';
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
 export async function runConform(opts: ConformOptions): Promise<ConformReport> {
@@ -47,6 +48,9 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     levels,
     seed: opts.seed,
     ...found,
+    causes: groupByCause(
+      found.failures.map((f) => ({ cause: causeOf(f.level, f.divergence), steps: f.trace.trace.steps.length, origin: f.origin })),
+    ),
     ...(unknown ? { unknown } : {}),
     ...(opts.shard ? { shard: opts.shard } : {}),
     ms: performance.now() - started,

@@ -5,6 +5,7 @@ import type { AnyTrace, ImplementationInfo, Level } from '../../spec/index.ts';
 import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
 import type { SystemUnderTest } from '../adapters/sut.ts';
 import type { Failure } from '../report/failure.ts';
+import type { CauseGroup } from '../report/causes.ts';
 import type { Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
@@ -92,6 +93,8 @@ export interface ConformReport {
   readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
+  /** The failures grouped by cause (report/causes.ts), each group with the one to attach to a bug report. */
+  readonly causes: readonly CauseGroup[];
   readonly unknown?: Unknown;
   /** Example traces not run, and why. */
   readonly skipped: readonly { readonly path: string; readonly why: string }[];

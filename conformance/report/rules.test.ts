@@ -198,7 +198,7 @@ describe('a cluster divergence cites the guard or the event rule of the action a
 describe("each catalogue mutant's counterexample cites the mutant's rule", () => {
   it('the kept counterexample of every mutant (its regression trace), run against the mutant, diverges citing Mutant.rule', async () => {
     for (const m of MUTANTS) {
-      const trace = loadCheckedTrace(join(import.meta.dirname, '..', 'mutants', 'regressions', `${m.name}.trace.json`));
+      const trace = loadCheckedTrace(join(import.meta.dirname, '..', 'mutants', 'regressions', `${m.regression}.trace.json`));
       const level = trace.kind === 'operator' ? 'operator' : levelOfClusterTrace(trace.trace);
       const found = await runTrace(inProcessSystem(await mutantSut(m)), trace, level);
       const d = found && explainDivergence(found);
