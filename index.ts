@@ -135,6 +135,8 @@ export type { ConformOptions, ConformReport, ConformVerdict, TraceRun, TraceSour
 export type { Failure } from './conformance/report/failure.ts';
 export { causeOf, groupByCause } from './conformance/report/causes.ts';
 export type { AttachCandidate, CauseGroup } from './conformance/report/causes.ts';
+export { DEFAULT_LINK_BASE } from './conformance/report/specLinks.ts';
+export type { LinkBase } from './conformance/report/specLinks.ts';
 export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';

@@ -11,7 +11,8 @@ import { noRetractionsSystem } from '../conformance/report/counterexampleFixture
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
-import { conformSummary, displayPath } from './conformReport.ts';
+import { conformSummary } from './conformReport.ts';
+import { portablePath } from '../conformance/report/counterexampleFiles.ts';
 
 const seed = inject('fcSeed');
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'multi-match-retraction.trace.json');
@@ -36,7 +37,7 @@ describe("an example's divergence: the example's step and the counterexample's, 
     const summary = conformSummary(report, [
       { failure: f, tracePath: 'T', explainPath: 'E', markdownPath: 'M', htmlPath: 'H', replay: 'R', replayArgv: ['R'] },
     ]);
-    expect(summary).toContain(`FAIL at level operator: example ${displayPath(example)}: ${both}`);
+    expect(summary).toContain(`FAIL at level operator: example ${portablePath(example)}: ${both}`);
     expect(summary).toContain(`Divergence at step ${f.divergence.step}:`);
   });
 });

@@ -14,7 +14,7 @@ import type {
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import type { Divergence } from '../conformance/report/divergence.ts';
 import type { Failure } from '../conformance/report/failure.ts';
-import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
+import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
 import { causeOf } from '../conformance/report/causes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
@@ -94,7 +94,7 @@ function failureOrigin(f: Failure): string {
     ? `random trace, shrunk to ${plural(steps, 'step')}`
     : f.origin === 'exhaustive'
       ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${plural(steps, 'step')}`
-      : `example ${f.path !== undefined ? displayPath(f.path) : ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, steps)}`;
+      : `example ${f.path !== undefined ? portablePath(f.path) : ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, steps)}`;
 }
 
 /**

@@ -14,7 +14,16 @@ import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { SHARD_HELP, buildCovers, outDirProblem, shardFlag, shardSeed } from './harnessArgs.ts';
+import {
+  LINK_BASE_HELP,
+  LINK_BASE_OPTION,
+  SHARD_HELP,
+  buildCovers,
+  linkBaseFlag,
+  outDirProblem,
+  shardFlag,
+  shardSeed,
+} from './harnessArgs.ts';
 import { specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { LiveProgress } from './progress.ts';
@@ -46,6 +55,7 @@ under --out and replays with the printed command against
   --itf             also write each counterexample as DIR/NAME.itf.json (Informal
                     Trace Format); each kill also leaves NAME.explain.txt, NAME.md
                     (Mermaid) and NAME.html (the viewer) beside its trace
+${LINK_BASE_HELP.replace(/^ {2}--link-base URL\|file /, '  --link-base URL|file\n                       ')}
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
   --regressions DIR also write each kill's counterexample as a regression trace,
@@ -187,6 +197,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         out: { type: 'string', default: 'out' },
         json: { type: 'boolean', default: false },
         itf: { type: 'boolean', default: false },
+        ...LINK_BASE_OPTION,
         'each-part': { type: 'boolean', default: false },
         regressions: { type: 'string' },
         list: { type: 'boolean', default: false },
@@ -215,6 +226,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   const mutants = shardItems(values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant), shard);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  const linkBase = linkBaseFlag(values['link-base']);
   const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
   if (regressionsProblem) throw usageError(`--regressions ${values.regressions}: ${regressionsProblem}`);
   // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
@@ -257,6 +269,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
         itf: values.itf,
+        ...(linkBase !== undefined ? { linkBase } : {}),
       }),
     );
   }

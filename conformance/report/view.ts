@@ -433,7 +433,7 @@ function modelFound(cx: Counterexample, file: string | undefined): [string, stri
   if (cx.ablate !== undefined) lines.push(['protocol element switched off', cx.ablate]);
   if (cx.part !== undefined) lines.push(['part (SPEC §6, key independence)', cx.part]);
   lines.push(['found by', `streamjoin check: a shortest path to a state that breaks ${cx.property.name}`]);
-  if (file !== undefined) lines.push(['replay', `streamjoin check --replay ${file}`]);
+  if (file !== undefined) lines.push(['replay', `npx streamjoin check --replay ${file}`]);
   return lines;
 }
 
