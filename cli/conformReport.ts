@@ -291,7 +291,7 @@ function failureCase(name: string, classname: string, f: FailureJson, timeMs?: n
     name,
     classname,
     status: 'fail',
-    message: `diverges at step ${f.divergence.step} (level ${f.level}): ${f.divergence.summary}`,
+    message: `diverges at step ${f.divergence.step + 1} (level ${f.level}): ${f.divergence.summary}`,
     details: failureDetails(f),
     file: f.counterexample,
     ...(timeMs !== undefined ? { timeMs } : {}),

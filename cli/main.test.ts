@@ -26,7 +26,7 @@ describe('streamjoin run', () => {
     writeFileSync(join(dir, 't.json'), JSON.stringify(trace));
     const r = await capture(['run', join(dir, 't.json')]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('at step 7');
+    expect(r.stdout).toContain('at step 8');
     expect(r.stdout).toContain('outcome expected {"code":"accepted"}');
     expect(r.stdout).toContain('outcome actual   {"code":"late"}');
   });

@@ -139,7 +139,7 @@ function summary(
   if (b.verdict !== 'pass') {
     lines.push('the mutants were not run: a kill means something only if the implementation as it is passes the same harness');
     for (const f of b.failures)
-      lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`);
+      lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step + 1}: ${f.divergence.summary}`);
     if (b.unknown) lines.push(`  unknown: ${b.unknown.reason}`);
   }
   if (report.results.length > 0) {
@@ -359,7 +359,9 @@ function mutantsJson(
     b.verdict === 'pass'
       ? null
       : [
-          ...b.failures.map((f) => `${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`),
+          ...b.failures.map(
+            (f) => `${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step + 1}: ${f.divergence.summary}`,
+          ),
           ...(b.unknown ? [`unknown: ${b.unknown.reason}`] : []),
         ].join('; ');
   return {

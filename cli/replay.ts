@@ -79,7 +79,7 @@ export function replayCases(j: ReplayJson): CiResult {
                   name,
                   classname,
                   status: 'fail',
-                  message: `diverges at step ${j.divergence.step}: ${j.divergence.summary}`,
+                  message: `diverges at step ${j.divergence.step + 1}: ${j.divergence.summary}`,
                   details: describeDivergence(j.divergence),
                   file: j.file,
                 }
@@ -139,7 +139,7 @@ function disagreementError(file: string, wrong: { step: number; pointer: string;
   return new InputError(
     'SJ111',
     placeInFile(file, wrong.pointer),
-    `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
+    `step ${wrong.step + 1}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
   );
 }
 

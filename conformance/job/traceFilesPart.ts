@@ -54,9 +54,9 @@ function projectRelative(path: string): string {
   return r.startsWith('..') || isAbsolute(r) ? path : r;
 }
 
-/** An example's divergence in both numberings: the example's step, and the minimized counterexample's. */
-export function exampleStepText(exampleStep: number, step: number, steps: number): string {
-  return `step ${exampleStep} of the example (step ${step} of the ${steps}-step counterexample)`;
+/** An example's divergence in both traces (indices in, steps counted from 1 out): the example's step, and the minimized counterexample's. */
+export function exampleStepText(exampleIndex: number, index: number, steps: number): string {
+  return `step ${exampleIndex + 1} of the example (step ${index + 1} of the ${steps}-step counterexample)`;
 }
 
 /**
@@ -98,7 +98,7 @@ export function traceFilesPart(name: 'examples' | 'regressions', files: readonly
         job.progress(`FAIL ${level.padEnd(8)} ${trace.name}: ${exampleStepText(d.step, divergence.step, steps)}: ${divergence.summary}`);
         const description =
           `Cut from the ${what} ${projectRelative(file.path)} at its divergence and minimized by deleting steps ` +
-          `(${steps} of ${trace.steps.length} steps). It diverged at step ${divergence.step}: ${divergence.summary}`;
+          `(${steps} of ${trace.steps.length} steps). It diverged at step ${divergence.step + 1}: ${divergence.summary}`;
         job.report.failures.push({
           level,
           origin: 'example',

@@ -136,9 +136,11 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
     );
     const md = readFileSync(w.markdownPath, 'utf8');
     expect(md).toContain(`| streamjoin | \`${STREAMJOIN_VERSION}\` |`);
-    expect(md).toContain(`## Divergence at step ${f.divergence.step}`);
+    expect(md).toContain(`## Divergence at step ${f.divergence.step + 1}`);
     expect(md).toContain('| event | expected | actual |');
     expect(md).toContain('| ✗ 0 | `processed w1 k1 #1 e1 accepted +k1/a/b FENCED` | `processed w1 k1 #1 e1 accepted +k1/a/b` |');
+    // The zombie's write refused at the sink (C9), in the diagram as in the viewer: a dotted line ending in a cross.
+    expect(md).toMatch(/N\d--xN\d: FENCED, refused#58; /);
     expect(md).toMatch(
       /```mermaid\nsequenceDiagram\n {2}participant N0 as log\n {2}participant N1 as coordinator\n {2}participant N2 as w1\n/,
     );
