@@ -13,6 +13,7 @@ import type { TraceSource } from './conformTypes.ts';
 import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
 import type { ConformPart, PartJob } from './part.ts';
 import { inShard } from './shard.ts';
+import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 
 const traceFilesIn = (dir: string): string[] =>
   readdirSync(dir)
@@ -35,6 +36,16 @@ export const REGRESSIONS_DIR = packagePath('conformance', 'mutants', 'regression
 
 export function regressionTracePaths(): string[] {
   return traceFilesIn(REGRESSIONS_DIR);
+}
+
+/**
+ * streamjoin's own traces, loaded and checked: the spec's examples (operator,
+ * then cluster) and the mutant catalogue's regression traces, as `conform`
+ * runs them: `runConform({ system, seed, runs, ...builtInTraces() })`.
+ */
+export function builtInTraces(): { readonly examples: TraceSource[]; readonly regressions: TraceSource[] } {
+  const load = (paths: readonly string[]): TraceSource[] => paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  return { examples: load(specExamplePaths()), regressions: load(regressionTracePaths()) };
 }
 
 /** Where a trace file runs: its level among those checked, or why it is skipped. */
