@@ -58,7 +58,7 @@ function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep,
   if (!fresh) return explained;
   return {
     summary:
-      `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ` +
+      `${explained.summary}; as if the install at step ${fresh.step + 1} (${describeClusterAction(fresh.action)}) had given ` +
       `${fresh.worker} an empty copy of ${fresh.key}, without its checkpoint's state (C6)`,
     refs: mergeRefs({ rules: ['C6'], properties: [] }, explained.refs),
   };
