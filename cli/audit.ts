@@ -8,7 +8,7 @@ import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { SINK_MODELS, type SinkModel } from '../conformance/audit/diffSink.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
 import { HISTORY_FORMATS, type HistoryFormat } from '../conformance/audit/formats.ts';
-import type { Output } from './output.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { shardFlag } from './harnessArgs.ts';
@@ -317,7 +317,7 @@ function example(
       : [`  the cluster did not come back to quiescence (${h.incomplete}): the sink's last line says the history is incomplete`]),
     ...(h.damage === undefined ? [] : [`  damage: ${h.damage.kind}: ${h.damage.description}`]),
     `audit it with:`,
-    `  streamjoin audit --log ${h.log} --sink ${h.sink}${configFlag}`,
+    `  ${invocationOf(out).join(' ')} audit --log ${h.log} --sink ${h.sink}${configFlag}`,
   ];
   if (values.json) out.stdout(`${JSON.stringify({ seed, ...h })}\n`);
   else out.stdout(`${lines.join('\n')}\n`);

@@ -73,7 +73,7 @@ export interface ProcessOptions {
   /** Working directory of the process (default: the harness's). */
   readonly cwd?: string;
   /** Environment of the process (default: the harness's). */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with each stderr line as it arrives (for progress or logs), unescaped. */
   readonly onStderr?: (line: string) => void;
   /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */

@@ -57,7 +57,7 @@ export interface StoreWrite {
 }
 
 export interface DivergenceFacts {
-  /** Index of the step (0-based) in the trace. */
+  /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
   readonly step: number;
   /** The request of that step; at level `operator` a `record` action. */
   readonly action: ExternalAction;

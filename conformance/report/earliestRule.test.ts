@@ -210,7 +210,7 @@ describe('an install that ignores its checkpoint cites C6 where its loss shows (
     expect(d.step).toBe(6);
     expect(d.refs.rules).toEqual(['C6', 'C4', 'J5']);
     expect(d.summary).toContain(
-      "as if the install at step 4 (install k1) had given w2 an empty copy of k1, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)",
+      "as if the install at step 5 (install k1) had given w2 an empty copy of k1, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)",
     );
   });
 
