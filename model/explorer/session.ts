@@ -9,9 +9,10 @@
 // the exploration holds, over the shared store, and the session gives the
 // threads to whichever exploration starts a level next; so the parts of a
 // preset run side by side, and one part left alone gets every thread. A
-// thread that falls idle while no exploration waits for a level joins a
+// thread goes back to the pool as soon as it has no segment of its level
+// left to claim; idle while no exploration waits for a level, it joins a
 // level under way (the threads claim its frontier segments one at a time),
-// so a long level does not run on one thread after a small part ends. The
+// so no thread idles at the tail of a level while another part has work. The
 // states stored, the verdicts and the depth of every counterexample are the
 // same as with one thread (engine.ts says why).
 import { availableParallelism } from 'node:os';
@@ -341,12 +342,15 @@ export class CheckSession {
               replies.push(reply);
               // Once a thread is done, every unit of the level is taken: no one else need join.
               withdraw();
-            });
-        // A thread that falls idle meanwhile joins this level; it goes back to the pool when done.
+            })
+            // Each thread goes back to the pool as soon as it is done: to the next level of a part
+            // waiting for one, or to help a level under way, rather than idle till this level's end.
+            .finally(() => pool.release([t]));
+        // A thread that falls idle meanwhile joins this level.
         const withdraw = pool.offerHelp((t) => {
           late++;
           joinExploration(t);
-          pending.push(expand(t, true).finally(() => pool.release([t])));
+          pending.push(expand(t, true));
         });
         try {
           for (const t of threads) joinExploration(t);
@@ -354,7 +358,6 @@ export class CheckSession {
           while (pending.length > 0) await Promise.all(pending.splice(0));
         } finally {
           withdraw();
-          pool.release(threads);
         }
         maxThreads = Math.max(maxThreads, threads.length + late);
         const next: FrontierSegment[] = [];
