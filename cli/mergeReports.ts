@@ -18,11 +18,13 @@ import { REPLAY_REPORT_FORMAT, replayCases, type ReplayJson } from './replay.ts'
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
+import { AUDIT_REPORT_FORMAT, type AuditJson } from './audit.ts';
+import { auditCases, auditRunKey, auditVerdict3, mergeAudit } from './auditMerge.ts';
 
 export const mergeReportsHelp = `streamjoin merge-reports REPORT... [--json] [--reporter junit=FILE] [--reporter tap[=FILE]]
 
-Combines the --json reports of sharded runs (conform, check and mutants with
---shard K/N; the shards of one run share its settings and seed) into one
+Combines the --json reports of sharded runs (conform, check, mutants and audit
+with --shard K/N; the shards of one run share its settings and seed) into one
 report per run: the examples, interleavings, random traces, parts and
 mutants of all its shards, and one verdict, the worst. The shards of a
 check --simulate are one simulation: the total walks and steps, each
@@ -40,7 +42,7 @@ not a streamjoin report, or holds the same shard twice (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 
-type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson;
+type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson;
 type Verdict3 = 'pass' | 'fail' | 'unknown';
 
 const SCHEMAS: Readonly<Record<string, string>> = {
@@ -49,6 +51,7 @@ const SCHEMAS: Readonly<Record<string, string>> = {
   [MUTANTS_REPORT_FORMAT]: 'reports/mutants-report',
   [RUN_REPORT_FORMAT]: 'reports/run-report',
   [REPLAY_REPORT_FORMAT]: 'reports/replay-report',
+  [AUDIT_REPORT_FORMAT]: 'reports/audit-report',
 };
 
 interface Loaded {
@@ -98,10 +101,16 @@ function runKey(r: AnyReport): string {
       const m = r as MutantsJson;
       return JSON.stringify([m.format, m.seed, m.runs]);
     }
+    case AUDIT_REPORT_FORMAT:
+      return auditRunKey(r as AuditJson);
     default:
       return JSON.stringify([r.format]);
   }
 }
+
+/** A report's verdict as pass, fail or unknown (an audit says valid, violation, unknown). */
+const verdictOf = (r: AnyReport): Verdict3 =>
+  r.format === AUDIT_REPORT_FORMAT ? auditVerdict3((r as AuditJson).verdict) : (r.verdict as Verdict3);
 
 const worstVerdict = (vs: readonly Verdict3[]): Verdict3 => (vs.includes('fail') ? 'fail' : vs.includes('unknown') ? 'unknown' : 'pass');
 const exitOf = (v: Verdict3): number => (v === 'pass' ? EXIT.pass : v === 'fail' ? EXIT.fail : EXIT.unknown);
@@ -330,7 +339,9 @@ export function mergeRuns(loaded: readonly Loaded[]): MergedRun[] {
         ? mergeConform(reports as ConformJson[], count, missing)
         : format === CHECK_REPORT_FORMAT
           ? mergeCheck(reports as CheckJson[], count, missing)
-          : mergeMutants(reports as MutantsJson[], count, missing);
+          : format === AUDIT_REPORT_FORMAT
+            ? mergeAudit(reports as AuditJson[], missing)
+            : mergeMutants(reports as MutantsJson[], count, missing);
     runs.push({ report, files, shards: count, missing });
   }
   return runs;
@@ -346,6 +357,8 @@ export function casesOf(r: AnyReport): CiResult {
       return mutantsCases(r as MutantsJson);
     case RUN_REPORT_FORMAT:
       return runCases(r as RunJson);
+    case AUDIT_REPORT_FORMAT:
+      return auditCases(r as AuditJson);
     default:
       return replayCases(r as ReplayJson);
   }
@@ -378,7 +391,7 @@ export async function mergeReportsCommand(args: readonly string[], out: Output):
   await readInputsAhead(positionals, { signal: out.signal });
   const runs = mergeRuns(positionals.map(load));
   const results = runs.map((r) => casesOf(r.report));
-  const verdict = worstVerdict(runs.map((r) => r.report.verdict as Verdict3));
+  const verdict = worstVerdict(runs.map((r) => verdictOf(r.report)));
   const json: MergeJson = {
     ...reportHeader(MERGE_REPORT_FORMAT),
     verdict,
@@ -394,7 +407,7 @@ export async function mergeReportsCommand(args: readonly string[], out: Output):
       const n = (status: string): number => cases.filter((x) => x.status === status).length;
       lines.push(
         `${c.title}${r.shards !== null ? `, ${r.shards - r.missing.length} of ${r.shards} shards` : ''}: ` +
-          `${r.report.verdict.toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ` +
+          `${verdictOf(r.report).toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ` +
           `${n('fail')} failed, ${n('unknown')} unknown, ${n('skipped')} skipped)`,
       );
       if (r.missing.length > 0) lines.push(`  missing: shard ${r.missing.map((k) => `${k}/${r.shards}`).join(', ')}`);

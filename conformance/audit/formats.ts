@@ -43,6 +43,8 @@ export interface SinkChange {
   readonly key?: string;
   readonly epoch?: number;
   readonly seq?: number;
+  /** The line's signed multiplicity change (`--sink-model diff`); absent: +1 for an insert, −1 for a retraction. */
+  readonly diff?: number;
   /** Set when the line names a match inconsistently (a match id and key/left/right that disagree). */
   readonly idProblem?: string;
 }
@@ -123,6 +125,7 @@ function matchOf(row: Record<string, unknown>, meta: Record<string, unknown>, op
   if (typeof meta['key'] === 'string') change.key = meta['key'];
   if (typeof meta['epoch'] === 'number') change.epoch = meta['epoch'];
   if (typeof meta['seq'] === 'number') change.seq = meta['seq'];
+  if (typeof meta['diff'] === 'number') change.diff = meta['diff'];
   return change;
 }
 
