@@ -115,7 +115,9 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/\(model cluster k1, commit without the fence\)/);
     expect(r.stdout).toMatch(/Fenced +VIOLATED/);
-    expect(r.stdout).toMatch(/--replay out\/commit-without-fence-Fenced\.json --model node_modules\/streamjoin\/examples\/models\/commit-without-fence\.mjs/);
+    expect(r.stdout).toMatch(
+      /--replay out\/commit-without-fence-Fenced\.json --model node_modules\/streamjoin\/examples\/models\/commit-without-fence\.mjs/,
+    );
   });
 
   it('a printed replay command works where it is printed: npx streamjoin, the counterexample relative to the working directory', () => {
