@@ -25,7 +25,7 @@ import {
 } from './harnessArgs.ts';
 import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
-import { KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
+import { KILL_EXHAUSTIVE_EXAMPLE, KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
 import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
 import type { ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
@@ -48,7 +48,7 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
                    [--reporter junit=FILE] [--reporter tap[=FILE]]
                    [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                    [--time-budget SECONDS] [--path PATH]
-streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--out DIR]
+streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--exhaustive] [--out DIR]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -111,7 +111,7 @@ async function conformKill(
   values: { [name: string]: string | boolean | (string | boolean)[] | undefined } & SystemFlags,
   out: Output,
 ): Promise<number> {
-  for (const flag of ['exhaustive', 'json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
+  for (const flag of ['json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
     if (values[flag] !== undefined && values[flag] !== false)
       throw usageError(`--${flag} is not available with --kill (kill mode runs the cluster examples and random traces at level faults)`);
   if (values.level !== undefined && values.level !== 'faults') throw usageError('--kill runs at level faults');
@@ -134,8 +134,18 @@ async function conformKill(
           if (t.kind !== 'cluster' || !t.trace.steps.some((s) => isCrashPoint(s.action as ExternalAction))) return [];
           return [{ path, trace: withKills(t.trace) }];
         });
+  // --exhaustive: the planned migration under traffic, each of its steps killed at every durable write point.
+  const exhaustive =
+    values.exhaustive === true
+      ? specExamplePaths()
+          .filter((path) => path.endsWith(KILL_EXHAUSTIVE_EXAMPLE))
+          .flatMap((path) => {
+            const t = loadCheckedTrace(path);
+            return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+          })
+      : [];
   out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})\n`);
-  return killConformCommand({ sut, seed, runs, examples, outDir, flags: values }, out);
+  return killConformCommand({ sut, seed, runs, examples, exhaustive, outDir, flags: values }, out);
 }
 
 export async function conformCommand(args: readonly string[], out: Output): Promise<number> {

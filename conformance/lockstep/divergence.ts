@@ -40,12 +40,14 @@ export type DivergentStep =
       readonly freshInstall?: FreshInstall;
     };
 
-/** An install whose restore without the checkpoint's join state explains a divergence found later (C6). */
+/** An install whose restore without (part of) the checkpoint's join state explains a divergence found later (C6). */
 export interface FreshInstall {
   readonly step: number;
   readonly action: ExternalAction;
   readonly worker: string;
   readonly key: string;
+  /** What the restored copy lacked: the whole join state (an empty copy), or only its watermarks (C2: they are part of it). */
+  readonly lost: 'state' | 'watermarks';
 }
 
 /** A step whose action wrote a key's checkpoint into the store (C4: a periodic checkpoint; C5: persist). */

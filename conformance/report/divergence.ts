@@ -56,11 +56,14 @@ function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep,
   const explained = explainClusterStep(facts, at);
   const fresh = at.freshInstall;
   if (!fresh) return explained;
+  // The install ignored (part of) the checkpoint (C6), or the checkpoint lacked it (C4; the watermarks are part of a copy's state, C2).
+  const lacked =
+    fresh.lost === 'state'
+      ? `an empty copy of ${fresh.key}, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)`
+      : `a copy of ${fresh.key} without the watermarks of its checkpoint's state (C6), or from a checkpoint that lacked them (C2, C4)`;
   return {
-    summary:
-      `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ` +
-      `${fresh.worker} an empty copy of ${fresh.key}, without its checkpoint's state (C6)`,
-    refs: mergeRefs({ rules: ['C6'], properties: [] }, explained.refs),
+    summary: `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ${fresh.worker} ${lacked}`,
+    refs: mergeRefs({ rules: fresh.lost === 'state' ? ['C6', 'C4'] : ['C6', 'C4', 'C2'], properties: [] }, explained.refs),
   };
 }
 
