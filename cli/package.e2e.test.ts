@@ -133,6 +133,17 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     expect(r.stdout).toContain('PASS: every part passes');
   });
 
+  it('npx streamjoin check --model checks the handoff variant shipped for docs/check.md, importing the installed package, on two threads (exit 1: Fenced broken)', () => {
+    const model = join('node_modules', 'streamjoin', 'examples', 'models', 'commit-without-fence.mjs');
+    const r = inProject('npx', ['streamjoin', 'check', '--model', model, '--stop-at-first', '--workers', '2']);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/\(model cluster k1, commit without the fence\)/);
+    expect(r.stdout).toMatch(/Fenced +VIOLATED/);
+    expect(r.stdout).toMatch(
+      /--replay out\/commit-without-fence-Fenced\.json --model node_modules\/streamjoin\/examples\/models\/commit-without-fence\.mjs/,
+    );
+  });
+
   it('a printed replay command works where it is printed: npx streamjoin, the counterexample relative to the working directory', () => {
     const r = inProject('npx', ['streamjoin', 'check', '--preset', 'join-small', '--ablate', 'retract-tombstone']);
     expect(r.status, r.stderr).toBe(1);
