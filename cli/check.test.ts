@@ -283,7 +283,7 @@ describe('streamjoin check on the cluster presets (SPEC §6)', () => {
     const bounds = ['--bound', 'migrations=0', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0'];
     const r = await capture(['check', '--preset', 'smoke', '--ablate', 'sink-dedup', ...bounds, '--out', dir]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/preset smoke in 1 parts \(key independence, SPEC §6\): k1/);
+    expect(r.stdout).toMatch(/preset smoke in 1 part \(key independence, SPEC §6\): k1/);
     expect(r.stdout).toMatch(/ExactlyOnce +VIOLATED/);
     const file = join(dir, 'smoke-sink-dedup-k1-ExactlyOnce.json');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ preset: 'smoke', part: 'k1', ablate: 'sink-dedup' });

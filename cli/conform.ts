@@ -15,7 +15,10 @@ import {
   SHARD_HELP,
   SYSTEM_FLAGS_HELP,
   SYSTEM_FLAG_OPTIONS,
+  LINK_BASE_HELP,
+  LINK_BASE_OPTION,
   buildSystem,
+  linkBaseFlag,
   lazyCovers,
   outDirProblem,
   parseLevel,
@@ -71,6 +74,7 @@ observation and reports the first divergence.
                        (streamjoin/conform-report@1, spec/schemas/reports/)
   --itf                also write each counterexample in the Informal Trace Format
                        of Apalache and Quint (DIR/NAME.itf.json); replay reads it
+${LINK_BASE_HELP}
 ${SYSTEM_FLAGS_HELP}
   --time-budget SECONDS  stop the whole run after this long (verdict unknown
                        unless a divergence was found); the random traces stop
@@ -163,6 +167,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
         json: { type: 'boolean', default: false },
         itf: { type: 'boolean', default: false },
         ...SYSTEM_FLAG_OPTIONS,
+        ...LINK_BASE_OPTION,
         'time-budget': { type: 'string' },
         examples: { type: 'string' },
         exhaustive: { type: 'boolean', default: false },
@@ -193,6 +198,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
   }
+  const linkBase = linkBaseFlag(values['link-base']);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // All input is read and checked before the system under test starts.
@@ -231,7 +237,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     await system.close();
   }
   // After the system is closed: each counterexample's stderr (its own trace's) is complete by now.
-  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf);
+  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf, linkBase);
   const json = conformJson(report, written);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
   else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));

@@ -1,6 +1,6 @@
 // Splits a byte stream into lines (JSON Lines, spec/PROTOCOL.md), with a cap
 // on the length of a line so that a babbling peer cannot make us buffer
-// without bound; and keeps the last lines of a stderr, bounded.
+// without bound.
 
 /** The protocol's default cap on a line, in bytes, newline excluded (PROTOCOL.md). */
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
@@ -77,30 +77,5 @@ export class LineSplitter {
     this.pending = [];
     this.pendingBytes = 0;
     return [{ line }];
-  }
-}
-
-/** The last `keep` lines written to stderr while something ran, and how many went before them. */
-export class StderrTail {
-  private readonly keep: number;
-  private readonly kept: string[] = [];
-  private dropped = 0;
-  constructor(keep: number) {
-    this.keep = keep;
-  }
-  push(line: string): void {
-    this.kept.push(line);
-    if (this.kept.length > this.keep) {
-      this.kept.shift();
-      this.dropped++;
-    }
-  }
-  /** The lines kept, oldest first (each printable and bounded). */
-  lines(): string[] {
-    return [...this.kept];
-  }
-  /** Lines written before the ones kept. */
-  get earlier(): number {
-    return this.dropped;
   }
 }

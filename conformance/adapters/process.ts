@@ -1,16 +1,16 @@
 // A system under test in another process, in any language, speaking
-// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout: the protocol
-// client. Its processes' life (process group, stopping, leftovers) is
-// processGroup.ts's.
-//
+// protocol v2 (spec/PROTOCOL.md) over stdin and stdout: the protocol client.
+// Its processes' life is processGroup.ts's; what a reply must be, protocolReplies.ts's.
 // - Requests of a trace are pipelined: all lines go out in one write and
 //   replies are matched by `in_reply_to`.
 // - Every message in both directions is schema-validated (ajv, compiled once).
 // - A dead, hung or babbling process (it exits, no reply in time, bad JSON, a
 //   reply to no outstanding request, a line over the cap, a reply off its
 //   schema) makes every pending and later call reject with SutUnavailable,
-//   carrying the reason and the last stderr lines; its processes are
-//   stopped. So does an abort (the harness interrupted).
+//   carrying the reason, the last stderr lines and the replies in before
+//   (`answered`, judged first); its processes are stopped. So does an abort.
+//   A refused inspect ends the trace (unknown unless a reply before it is
+//   wrong), not the process.
 // - Its stderr is kept per session (one trace), bounded, for explanations.
 import {
   LEVELS,
@@ -26,7 +26,6 @@ import type {
   ClusterConfig,
   ClusterObservation,
   ErrorReply,
-  EventsOk,
   ExternalAction,
   InitOk,
   JoinConfig,
@@ -35,8 +34,20 @@ import type {
   OperatorRecordOk,
   ProtocolRequest,
 } from '../../spec/index.ts';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter, StderrTail } from './lines.ts';
-import { aboveLevel, aboveLevelProblem, protocolOneReason, quote, replyDef, validatorOf, type Reply } from './replyChecks.ts';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
+import {
+  RepliesCut,
+  aboveLevel,
+  aboveLevelProblem,
+  clusterStepReplies,
+  observeReply,
+  toAction,
+  protocolOneReason,
+  quote,
+  replyDef,
+  validatorOf,
+  type Reply,
+} from './protocolReplies.ts';
 import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
@@ -62,7 +73,7 @@ export interface ProcessOptions {
   /** Working directory of the process (default: the harness's). */
   readonly cwd?: string;
   /** Environment of the process (default: the harness's). */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with each stderr line as it arrives (for progress or logs), unescaped. */
   readonly onStderr?: (line: string) => void;
   /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */
@@ -84,24 +95,36 @@ const STDERR_LINE_CHARS = 500;
 export const BUFFERING_HINT =
   "a system whose stdout is block-buffered looks exactly like this (C's stdio, Python without -u or flush=True, Java's PrintStream to a pipe): flush stdout after every reply";
 
-/**
- * The system became unavailable before it answered every request of a
- * batch: the replies it had sent, in request order, travel with the reason,
- * so that the session can hand them on to be judged (SutUnavailable.answered).
- */
-class RepliesCut extends SutUnavailable {
-  readonly received: readonly Reply[];
-  constructor(broken: SutUnavailable, received: readonly Reply[]) {
-    super(broken.reason, broken.stderrTail);
-    this.received = received;
-  }
-}
-
 interface Pending {
   readonly request: ProtocolRequest;
   readonly def: string;
   readonly resolve: (reply: Reply) => void;
   readonly reject: (e: SutUnavailable) => void;
+}
+
+/** The last `keep` lines written to stderr while something ran, and how many went before them. */
+export class StderrTail {
+  private readonly keep: number;
+  private readonly kept: string[] = [];
+  private dropped = 0;
+  constructor(keep: number) {
+    this.keep = keep;
+  }
+  push(line: string): void {
+    this.kept.push(line);
+    if (this.kept.length > this.keep) {
+      this.kept.shift();
+      this.dropped++;
+    }
+  }
+  /** The lines kept, oldest first (each printable and bounded). */
+  lines(): string[] {
+    return [...this.kept];
+  }
+  /** Lines written before the ones kept. */
+  get earlier(): number {
+    return this.dropped;
+  }
 }
 
 /**
@@ -412,9 +435,6 @@ export function spawnSystem(
     return { exchange, stderr: own };
   }
 
-  const toAction = (r: Reply): ActionReply =>
-    r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events };
-
   return {
     label: command,
     get pgid() {
@@ -482,14 +502,6 @@ export function spawnSystem(
     async openCluster(config: ClusterConfig, lvl: Level, open: ClusterOpenOptions = {}): Promise<ClusterSession> {
       if (failing) throw await failing;
       const { exchange, stderr: own } = openSession(lvl, config, open.recover === true);
-      const observeReply = (r: Reply | undefined): ClusterObservation | string => {
-        if (r?.type === 'inspect_ok') return r.observation;
-        return (
-          `protocol: inspect refused ` +
-          `(${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); ` +
-          `inspect never fails at levels cluster and faults`
-        );
-      };
       const observation = async (r: Reply | undefined): Promise<ClusterObservation> => {
         const o = observeReply(r);
         if (typeof o !== 'string') return o;
@@ -519,29 +531,8 @@ export function spawnSystem(
             cut = e;
             return e.received;
           });
-          // What the system answered before it broke, or before an inspect it refused, is judged first
-          // (SutUnavailable.answered): a wrong reply is a divergence whatever follows it. A refused inspect
-          // ends this trace, not the system: the next session (a shorter candidate, when minimizing) runs.
-          const out: ClusterStepReply[] = [];
-          let at = 0;
-          const broken = (why: SutUnavailable | string, last?: ClusterStepReply): SutUnavailable =>
-            typeof why === 'string'
-              ? new SutUnavailable(why, tail(), { level: 'cluster', steps: last ? [...out, last] : out })
-              : new SutUnavailable(why.reason, why.stderrTail, { level: 'cluster', steps: last ? [...out, last] : out });
-          for (let i = 0; i < actions.length; i++) {
-            const r = replies[at++];
-            if (r === undefined) throw broken(cut as RepliesCut);
-            const reply = toAction(r);
-            if (!inspected[i]) {
-              out.push({ reply });
-              continue;
-            }
-            const seen = replies[at++];
-            const o = seen === undefined ? (cut as RepliesCut) : observeReply(seen);
-            if (typeof o === 'string' || o instanceof SutUnavailable) throw broken(o, { reply });
-            out.push({ reply, observation: o });
-          }
-          return out;
+          // The replies before a break or a refused inspect are judged first; a refused inspect ends this trace, not the system.
+          return clusterStepReplies(inspected, replies, cut, tail);
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };

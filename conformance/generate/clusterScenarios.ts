@@ -98,7 +98,7 @@ const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
  * SPEC §6; the two-key ones are there for the guards and recoveries that
  * must tell keys apart) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
- * graphs stay small enough to run in full against a process (about 41,600
+ * graphs stay small enough to run in full against a process (about 45,200
  * interleavings in all, probes included in them).
  */
 export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [

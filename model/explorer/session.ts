@@ -95,7 +95,8 @@ function startThread(): Worker {
 
 /** One worker thread: sends messages and awaits the matching replies. */
 class PoolThread {
-  readonly worker: Worker;
+  // Private: the declarations then name no Node type (a TypeScript user needs no @types/node).
+  private readonly worker: Worker;
   /** Explorations this thread has joined. */
   readonly joined = new Set<number>();
   private readonly waiting = new Map<number, { resolve: (m: FromWorker) => void; reject: (e: Error) => void }>();
@@ -123,6 +124,11 @@ class PoolThread {
 
   send(m: ToWorker): void {
     this.worker.postMessage(m);
+  }
+
+  /** Stops the thread. */
+  terminate(): Promise<number> {
+    return this.worker.terminate();
   }
 
   /** Sends `m` and resolves with the thread's reply about the same exploration. */
@@ -197,7 +203,7 @@ class ThreadPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    await Promise.all(this.threads.map((t) => t.terminate()));
     this.threads.length = 0;
     this.idle.length = 0;
   }

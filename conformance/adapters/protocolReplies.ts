@@ -1,7 +1,8 @@
-// What the protocol client (process.ts) checks of a reply beyond its
-// matching: the schema each reply must match (compiled once), a system that
-// speaks protocol 1 (PROTOCOL.md, History), and the refusal of a request
-// above the session's level (error 10, "Sessions and levels").
+// What the protocol client (process.ts) makes of replies, apart from the
+// transport: which schema each must match, the signs of a system of
+// protocol 1, the request above a session's level and its refusal; a
+// cluster session's steps from its replies; and RepliesCut, the replies a
+// batch got before the system broke.
 import {
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,
@@ -15,6 +16,7 @@ import {
 } from '../../spec/index.ts';
 import type {
   ClusterConfig,
+  ClusterObservation,
   ErrorReply,
   EventsOk,
   InitOk,
@@ -24,8 +26,22 @@ import type {
   OperatorRecordOk,
   ProtocolRequest,
 } from '../../spec/index.ts';
+import { SutUnavailable, type ActionReply, type ClusterStepReply } from './sut.ts';
 
 export type Reply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
+
+/**
+ * The system became unavailable before it answered every request of a
+ * batch: the replies it had sent, in request order, travel with the reason,
+ * so that the session can hand them on to be judged (SutUnavailable.answered).
+ */
+export class RepliesCut extends SutUnavailable {
+  readonly received: readonly Reply[];
+  constructor(broken: SutUnavailable, received: readonly Reply[]) {
+    super(broken.reason, broken.stderrTail);
+    this.received = received;
+  }
+}
 
 /** Which schema a reply to this request must match (PROTOCOL.md, "Requests"). */
 export function replyDef(request: ProtocolRequest, level: Level | undefined): string {
@@ -56,7 +72,7 @@ export function validatorOf(def: string): (value: unknown) => string | undefined
 export const quote = (line: string): string => printable(line, 200);
 
 /** What a system of protocol 1 is told: what changed, and where it is written. */
-const MOVE_TO_V2 =
+export const MOVE_TO_V2 =
   `this harness speaks protocol ${PROTOCOL_VERSION}, which renumbered the error codes (${renumberedCodesText()}): ` +
   `see spec/PROTOCOL.md, History; move the system to the new codes and "protocol": ${PROTOCOL_VERSION}`;
 
@@ -103,4 +119,54 @@ export function aboveLevelProblem(probe: ProtocolRequest, level: Level, reply: R
       ? `; ${reply.code} was not_supported in protocol 1: this system still answers with protocol 1's error codes; ${MOVE_TO_V2}`
       : '';
   return `protocol: ${asked} was refused with error ${reply.code} (${protocolErrorName(reply.code)}: ${quote(reply.text)})${v1}`;
+}
+
+/** An action's reply as the session hands it on: its events, or its error. */
+export const toAction = (r: Reply): ActionReply =>
+  r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events };
+
+/** An inspect's observation, or why there is none (a protocol breach at levels cluster and faults). */
+export function observeReply(r: Reply | undefined): ClusterObservation | string {
+  if (r?.type === 'inspect_ok') return r.observation;
+  return (
+    `protocol: inspect refused ` +
+    `(${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); ` +
+    `inspect never fails at levels cluster and faults`
+  );
+}
+
+/**
+ * A cluster session's steps from its replies in request order (each
+ * action's, then its inspect's where `inspected` says one was sent). Where
+ * the replies stop (`cut`: the system broke) or an inspect was refused, it
+ * throws SutUnavailable with the steps answered before (`answered`, the last
+ * without its observation), so that lockstep judges them first: a wrong
+ * reply is a divergence whatever follows it.
+ */
+export function clusterStepReplies(
+  inspected: readonly boolean[],
+  replies: readonly Reply[],
+  cut: SutUnavailable | undefined,
+  tail: () => string[],
+): ClusterStepReply[] {
+  const out: ClusterStepReply[] = [];
+  const broken = (why: SutUnavailable | string, last?: ClusterStepReply): SutUnavailable => {
+    const answered = { level: 'cluster' as const, steps: last ? [...out, last] : out };
+    return typeof why === 'string' ? new SutUnavailable(why, tail(), answered) : new SutUnavailable(why.reason, why.stderrTail, answered);
+  };
+  let at = 0;
+  for (const asked of inspected) {
+    const r = replies[at++];
+    if (r === undefined) throw broken(cut ?? 'no reply');
+    const reply = toAction(r);
+    if (!asked) {
+      out.push({ reply });
+      continue;
+    }
+    const seen = replies[at++];
+    const o = seen === undefined ? (cut ?? 'no reply') : observeReply(seen);
+    if (typeof o === 'string' || o instanceof SutUnavailable) throw broken(o, { reply });
+    out.push({ reply, observation: o });
+  }
+  return out;
 }
