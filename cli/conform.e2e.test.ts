@@ -139,7 +139,7 @@ describe('streamjoin replay --sut COMMAND', () => {
     expect(r.stdout).toContain(`written: ${base}.trace.json, ${base}.explain.txt, ${base}.md, ${base}.html`);
     const written = JSON.parse(readFileSync(join(dir, 'zombie-fenced.faults.trace.json'), 'utf8')) as { steps: unknown[] };
     const step = Number(/Divergence at step (\d+)/.exec(r.stdout)?.[1]);
-    expect(written.steps).toHaveLength(step + 1);
+    expect(written.steps).toHaveLength(step); // steps count from 1: the cut trace ends at the step that diverges
     // The explanation shows this run's stderr: misbehave logs each request, the handshake's and then the trace's
     // (its init, then an action and an inspect per step of the whole file).
     const explanation = readFileSync(join(dir, 'zombie-fenced.faults.explain.txt'), 'utf8');
