@@ -18,6 +18,7 @@ import { reportHeader, type ReportHeader } from './version.ts';
 export const AUDIT_REPORT_FORMAT = 'streamjoin/audit-report@1';
 
 export const auditHelp = `streamjoin audit --log FILE --sink FILE [--config FILE] [options]
+streamjoin audit --log LEFT --log-right RIGHT --sink FILE [options]
 streamjoin audit --example DIR [--seed N] [--records N] [--format F] [--gzip] [--damage KIND]
 
 Checks a recorded history against the spec (docs/audit.md): the log (the
@@ -36,6 +37,11 @@ The log itself must be valid (J1) and in contract (J9): a corrupt recording is
 bad input, not a violation.
 
   --log FILE           the input records (formats below)
+  --log-right FILE     the log in two files recorded apart (two topics): --log
+                       holds the left side's records and watermarks, this the
+                       right side's, each in the order the system consumed it;
+                       a row whose lateness depends on how the system
+                       interleaved the two is counted, not judged
   --sink FILE          the applied changes
   --config FILE        the join config (SPEC J0), or a cluster config; default:
                        the log's header line
@@ -150,6 +156,15 @@ function textReport(r: AuditResult, seconds: number): string {
       `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
   if (r.incomplete !== null) out.push(`  incomplete: ${r.incomplete}`);
+  if (r.twoInputs !== null) {
+    const t = r.twoInputs;
+    out.push(
+      `  two inputs recorded apart (left ${t.left}, right ${t.right}): ${n(t.orderDependentRows)} row(s) depend on the processing order` +
+        (t.orderDependentRows > 0 ? ` (${n(t.orderDependentRecords)} record(s)): late or on time depending on how the system interleaved the two; their matches are not judged` : ''),
+    );
+    for (const e of t.examples) out.push(`    ${`${e.path}:${e.line}`.padEnd(24)} row (${e.key}, ${e.side}, ${e.id}): ${e.why}`);
+    if (t.orderDependentRecords > t.examples.length) out.push(`    ... and ${n(t.orderDependentRecords - t.examples.length)} more`);
+  }
   for (const p of r.properties) {
     const mark =
       p.verdict === 'violated' ? 'VIOLATED' : p.verdict === 'unknown' ? 'UNKNOWN' : p.verdict === 'not-checked' ? 'not checked' : 'holds';
@@ -162,7 +177,7 @@ function textReport(r: AuditResult, seconds: number): string {
       `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${v.message}`,
     );
     for (const w of v.witness) {
-      const path = w.file === 'log' ? r.log.path : r.sink.path;
+      const path = w.path ?? (w.file === 'log' ? r.log.path : r.sink.path);
       out.push(`    ${`${path}:${w.line}`.padEnd(24)} ${w.role}${w.text !== undefined ? `\n      ${w.text}` : ''}`);
     }
   });
@@ -187,6 +202,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
       allowPositionals: false,
       options: {
         log: { type: 'string' },
+        'log-right': { type: 'string' },
         sink: { type: 'string' },
         config: { type: 'string' },
         format: { type: 'string' },
@@ -231,12 +247,13 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   const progress = values.quiet ? undefined : progressReporter(out);
   const started = performance.now();
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, the interrupt is heard, and the second pass can read it again.
-  await readInputsAhead([values.log, values.sink, values.config], { signal: out.signal });
+  await readInputsAhead([values.log, values['log-right'], values.sink, values.config], { signal: out.signal });
   let result: AuditResult;
   let last: AuditProgress | undefined;
   try {
     result = await auditHistory({
       log: values.log,
+      ...(values['log-right'] === undefined ? {} : { logRight: values['log-right'] }),
       sink: values.sink,
       ...(values.config === undefined ? {} : { config: values.config }),
       logFormat,

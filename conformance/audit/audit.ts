@@ -13,9 +13,17 @@ import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 import { partitionHistory, type Partitions } from './spill.ts';
+import { type MergedLog, mergeTwoInputs, originalError, type TwoInputsSummary } from './twoInputs.ts';
 
 export interface AuditOptions {
+  /** The log; with `logRight`, the left side's records and watermarks only. */
   readonly log: string;
+  /**
+   * The right side's records and watermarks, recorded apart from the left's
+   * (two topics): their interleaving is unknown, so a row whose lateness
+   * depends on it is counted as order-dependent, not judged (twoInputs.ts).
+   */
+  readonly logRight?: string;
   readonly sink: string;
   /** A file with the join config (SPEC J0), a cluster config, or a history log header; else the log's own header. */
   readonly config?: string;
@@ -89,6 +97,8 @@ export interface AuditResult {
   /** The shard of the keys judged (`--shard K/N`), or null: every key. */
   readonly shard: KeyShard | null;
   readonly engine: 'impl';
+  /** The log given as two files (`logRight`): they and the rows whose lateness depends on the order the engine consumed them; else null. */
+  readonly twoInputs: TwoInputsSummary | null;
   readonly log: {
     readonly path: string;
     readonly format: HistoryFormat;
@@ -149,17 +159,68 @@ export function loadAuditConfig(path: string): JoinConfig {
 
 /** Audits a recorded history. Throws InputError for bad input (unreadable, malformed, J1/J9 of the log, no config). */
 export async function auditHistory(options: AuditOptions): Promise<AuditResult> {
+  if (options.logRight !== undefined) return auditTwoInputs(options, options.logRight);
+  return auditOne(options, undefined);
+}
+
+async function auditOne(options: AuditOptions, merged: MergedLog | undefined): Promise<AuditResult> {
   const log = new HistoryFile<LogItem>(options.log, 'log', options.logFormat ?? 'auto');
   const sink = new HistoryFile<SinkItem>(options.sink, 'sink', options.sinkFormat ?? 'auto');
   try {
-    return await run(options, log, sink);
+    return await run(options, log, sink, merged);
   } finally {
     log.close();
     sink.close();
   }
 }
 
-async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: HistoryFile<SinkItem>): Promise<AuditResult> {
+/** A log in two files: merged in a canonical order, audited with the order-dependent rows passed over, and cited back in the two files. */
+async function auditTwoInputs(options: AuditOptions, right: string): Promise<AuditResult> {
+  const merged = await mergeTwoInputs({
+    left: options.log,
+    right,
+    format: options.logFormat ?? 'auto',
+    config: options.config !== undefined ? loadAuditConfig(options.config) : undefined,
+    noLateness: options.noLateness === true,
+    signal: options.signal,
+  });
+  try {
+    let r: AuditResult;
+    try {
+      r = await auditOne({ ...options, log: merged.path, logFormat: 'streamjoin' }, merged);
+    } catch (e) {
+      throw originalError(e, merged);
+    }
+    // Witness lines of the merged log, said of the file and line they came from, with that line's own text.
+    const refill: AuditViolation[] = [];
+    const violations = r.violations.map((v) => ({
+      ...v,
+      witness: v.witness.map((w) => {
+        const o = w.file === 'log' ? merged.origin(w.line) : undefined;
+        if (o === undefined) return w;
+        const moved = { file: 'log' as const, line: o.line, role: w.role, path: o.path };
+        refill.push({ ...v, witness: [moved] });
+        return moved;
+      }),
+    }));
+    for (const path of [options.log, right])
+      await fillWitnessTexts(
+        { path },
+        { path: options.sink },
+        refill.filter((v) => v.witness[0]?.path === path),
+      );
+    return { ...r, twoInputs: merged.summary, log: { ...r.log, path: `${options.log} + ${right}` }, violations };
+  } finally {
+    merged.remove();
+  }
+}
+
+async function run(
+  options: AuditOptions,
+  log: HistoryFile<LogItem>,
+  sink: HistoryFile<SinkItem>,
+  merged: MergedLog | undefined,
+): Promise<AuditResult> {
   const logFormat = await log.format();
   const sinkFormat = await sink.format();
   const logBatch = await log.next();
@@ -195,6 +256,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       sinkName: options.sink,
       sinkModel,
       noLateness: options.noLateness === true,
+      ...(merged === undefined ? {} : { interleavingUnknown: true }),
+      ...(merged?.orderDependent === undefined ? {} : { orderDependent: merged.orderDependent }),
       ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
     });
     if (options.incomplete === true) check.markIncomplete('--incomplete: the recording was cut while the system ran');
@@ -309,6 +372,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     profile: { lateness: options.noLateness === true ? 'none' : 'bounded', sinkModel },
     sinkLines: pass.sinkLines,
     partitions,
+    twoInputs: merged !== undefined,
   });
 }
 
@@ -345,6 +409,8 @@ function result(
     /** Diff sinks: the change lines read (the check saw their net changes). */
     sinkLines: number | undefined;
     partitions: number;
+    /** The log was given as two files: their interleaving is unknown. */
+    twoInputs: boolean;
   },
 ): AuditResult {
   const { kept, counted, unknown } = check.violations();
@@ -354,11 +420,14 @@ function result(
     JoinCorrect: incomplete
       ? `not judged at the end (${incomplete}); ids that are no match of the log are still checked`
       : "at the end, the sink's relation equals the oracle's over the whole log",
-    ExactlyOnce: recorded.sequence
-      ? 'no change applied twice, no retracted match re-inserted, write sequence numbers rise, and ' +
-        'every prefix of the sink equals the oracle over a prefix of the log that never shrinks'
-      : 'no change applied twice, no retracted match re-inserted, no retraction of a match the ' +
-        'sink does not hold (no sequence numbers recorded: the prefix property is not checked)',
+    ExactlyOnce: ctx.twoInputs
+      ? 'no change applied twice, no retracted match re-inserted, no retraction of a match the sink does not hold ' +
+        "(the log's two inputs were recorded apart: with their interleaving unknown, the prefix property is not checked)"
+      : recorded.sequence
+        ? 'no change applied twice, no retracted match re-inserted, write sequence numbers rise, and ' +
+          'every prefix of the sink equals the oracle over a prefix of the log that never shrinks'
+        : 'no change applied twice, no retracted match re-inserted, no retraction of a match the ' +
+          'sink does not hold (no sequence numbers recorded: the prefix property is not checked)',
     Fenced: recorded.epochs ? 'no write below the highest epoch already seen for its key' : 'no epochs recorded',
   };
   const properties: AuditPropertyResult[] = AUDIT_PROPERTIES.map((property) => {
@@ -384,6 +453,7 @@ function result(
     profile: ctx.profile,
     shard: options.shard !== undefined && options.shard.count > 1 ? options.shard : null,
     engine: 'impl',
+    twoInputs: null,
     log: {
       path: options.log,
       format: ctx.logFormat,

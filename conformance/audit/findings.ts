@@ -32,6 +32,8 @@ export interface WitnessLine {
   readonly line: number;
   /** What this line is in the story (`inserts the row`, `first insert`, `the write below the fence`). */
   readonly role: string;
+  /** The file, when it is not the one `file` names in the report: one of the two files of a log given as two (left, right). */
+  readonly path?: string;
   text?: string;
 }
 

@@ -59,6 +59,12 @@ export type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
  */
 const FORGOTTEN_CACHE = 1 << 12;
 
+/** A change without its write sequence number. */
+function unsequenced(change: SinkChange): SinkChange {
+  const { seq: _seq, ...rest } = change;
+  return rest;
+}
+
 export class HistoryCheck {
   private readonly engine: JoinOperator;
   private readonly L: number;
@@ -169,10 +175,13 @@ export class HistoryCheck {
     if (bindsAnew && this.identities?.add(record.key, record.side, record.id) === true) {
       this.contractSuspects.push({ line, key: record.key, side: record.side, id: record.id });
     }
-    if (changes.length === 0) return;
+    const dependent = this.options.orderDependent;
+    const judged = dependent === undefined ? changes : changes.filter((c) => !dependent(c.match));
+    if (judged.length === 0) return;
     // The operator's own changes (a fresh array per record) are the step.
-    const prefix = this.sequenced !== false ? this.prefix.oracleStep(record.key, line, changes) : undefined;
-    for (const c of changes) {
+    const prefix =
+      this.sequenced !== false && this.options.interleavingUnknown !== true ? this.prefix.oracleStep(record.key, line, judged) : undefined;
+    for (const c of judged) {
       if (c.op === 'insert') this.oracleInsert(c.match, record.key, line, record.end, prefix);
       else this.oracleRetract(c.match, line);
     }
@@ -234,7 +243,10 @@ export class HistoryCheck {
    * when the log must be read further first (the driver then feeds log
    * records and offers the change again).
    */
-  offerSink(change: SinkChange, line: number): boolean {
+  offerSink(offered: SinkChange, line: number): boolean {
+    // Two inputs (twoInputs.ts): a match of an order-dependent row is either allowed; without the interleaving, no prefix of the log to compare with.
+    if (this.options.orderDependent?.(offered.match) === true) return true;
+    const change = this.options.interleavingUnknown === true && offered.seq !== undefined ? unsequenced(offered) : offered;
     if (this.sequenced === undefined) this.sequenced = change.seq !== undefined;
     else if (this.sequenced !== (change.seq !== undefined)) {
       throw new InputError(

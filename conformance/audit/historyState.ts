@@ -28,6 +28,14 @@ export interface HistoryCheckOptions {
   readonly sinkModel?: SinkModel;
   /** The no-lateness profile (L = 2^50): a record the oracle still finds late makes the verdict unknown, never a pass. */
   readonly noLateness?: boolean;
+  /**
+   * A log given as two files (twoInputs.ts): a match in a row whose lateness
+   * depends on the order the engine consumed them is judged neither way (the
+   * oracle's and the sink's changes to it are passed over).
+   */
+  readonly orderDependent?: (match: string) => boolean;
+  /** The log's interleaving is not recorded (two files): the prefix part of ExactlyOnce, which compares against log prefixes, is not checked. */
+  readonly interleavingUnknown?: boolean;
 }
 
 /** What the history check counts as it reads. */
