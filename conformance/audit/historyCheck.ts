@@ -245,7 +245,10 @@ export class HistoryCheck {
    */
   offerSink(offered: SinkChange, line: number): boolean {
     // Two inputs (twoInputs.ts): a match of an order-dependent row is either allowed; without the interleaving, no prefix of the log to compare with.
-    if (this.options.orderDependent?.(offered.match) === true) return true;
+    if (this.options.orderDependent?.(offered.match) === true) {
+      this.counts.sinkChanges++;
+      return true;
+    }
     const change = this.options.interleavingUnknown === true && offered.seq !== undefined ? unsequenced(offered) : offered;
     if (this.sequenced === undefined) this.sequenced = change.seq !== undefined;
     else if (this.sequenced !== (change.seq !== undefined)) {
