@@ -206,6 +206,7 @@ export type { ExploreServer } from './explore/server.ts';
 export { auditHistory, loadAuditConfig } from './conformance/audit/audit.ts';
 export { UNBOUNDED_LATENESS } from './conformance/audit/audit.ts';
 export type { AuditOptions, AuditProfile, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';
+export type { OrderDependentRecord, TwoInputsSummary } from './conformance/audit/twoInputs.ts';
 export { SINK_MODELS } from './conformance/audit/diffSink.ts';
 export type { SinkModel } from './conformance/audit/diffSink.ts';
 export type { AuditProperty, AuditPropertyResult, AuditViolation, ViolationKind, WitnessLine } from './conformance/audit/findings.ts';
