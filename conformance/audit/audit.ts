@@ -13,7 +13,7 @@ import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 import { partitionHistory, type Partitions } from './spill.ts';
-import { type MergedLog, mergeTwoInputs, originalError, type TwoInputsSummary } from './twoInputs.ts';
+import { type MergedLog, mergeTwoInputs, originalError, originalLines, type TwoInputsSummary } from './twoInputs.ts';
 
 export interface AuditOptions {
   /** The log; with `logRight`, the left side's records and watermarks only. */
@@ -195,10 +195,11 @@ async function auditTwoInputs(options: AuditOptions, right: string): Promise<Aud
     const refill: AuditViolation[] = [];
     const violations = r.violations.map((v) => ({
       ...v,
+      message: originalLines(v.message, merged),
       witness: v.witness.map((w) => {
         const o = w.file === 'log' ? merged.origin(w.line) : undefined;
         if (o === undefined) return w;
-        const moved = { file: 'log' as const, line: o.line, role: w.role, path: o.path };
+        const moved = { file: 'log' as const, line: o.line, role: originalLines(w.role, merged), path: o.path };
         refill.push({ ...v, witness: [moved] });
         return moved;
       }),

@@ -88,6 +88,20 @@ describe('two inputs recorded apart', () => {
     expect(v?.witness.find((w) => w.path?.endsWith('right.jsonl'))?.text).toBe(JSON.stringify(x));
   });
 
+  it('a conflicting update (J2) the sink joined is a violation whose message cites the line in its own file', async () => {
+    const r = await auditTwo(
+      [row('k', 'L', 'a', 1, 1, 1), row('k', 'L', 'a', 6, 6, 6)],
+      [row('k', 'R', 'x', 1, 1, 1), row('k', 'R', 'y', 6, 6, 6)],
+      [
+        { op: 'insert', match: 'k/a/x', key: 'k' },
+        { op: 'insert', match: 'k/a/y', key: 'k' },
+      ],
+    );
+    expect(r.violations.map((v) => v.kind)).toEqual(['wrong-id']);
+    expect(r.violations[0]?.message).toMatch(/left\.jsonl:3 re-uses row \(k, L, a\)'s identity with other content \(J2/);
+    expect(r.violations[0]?.witness.find((w) => w.path?.endsWith('left.jsonl') && w.line === 3)?.text).toContain('"start":6');
+  });
+
   it('a record of the other side in a file is bad input naming file and line', async () => {
     await expect(auditTwo([a, x], right, [])).rejects.toMatchObject({ code: 'SJ102', where: expect.stringMatching(/left\.jsonl:3$/) });
   });

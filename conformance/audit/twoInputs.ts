@@ -284,11 +284,19 @@ export async function mergeTwoInputs(options: {
   };
 }
 
+/** A message that names lines of the merged log (`log line 5`, `bound at line 3`), said of the files and lines they came from. */
+export function originalLines(message: string, merged: MergedLog): string {
+  return message.replace(/\b(log line|at line) (\d+)/g, (text, _words: string, digits: string) => {
+    const o = merged.origin(Number(digits));
+    return o === undefined ? text : `${text.startsWith('log') ? '' : 'at '}${o.path}:${o.line}`;
+  });
+}
+
 /** An error about the merged log, said of the file and line it came from. */
 export function originalError(e: unknown, merged: MergedLog): unknown {
   if (!(e instanceof InputError) || !e.where.startsWith(merged.path)) return e;
   const line = Number(/^.*:(\d+)(?::\d+)?$/.exec(e.where)?.[1]);
   const o = Number.isFinite(line) ? merged.origin(line) : undefined;
-  const message = e.message.split(merged.path).join('the merged log');
+  const message = originalLines(e.message.split(merged.path).join('the merged log'), merged);
   return new InputError(e.code, o === undefined ? `${merged.summary.left} + ${merged.summary.right}` : `${o.path}:${o.line}`, message);
 }
