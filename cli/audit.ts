@@ -196,6 +196,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
     if (values[flag] !== undefined && values[flag] !== false) throw usageError(`--${flag} goes with --example`);
   }
   if (values.log === undefined || values.sink === undefined) throw usageError('audit needs --log FILE and --sink FILE (or --example DIR)');
+  if (values.log === '-' && values.sink === '-') throw usageError('--log and --sink cannot both be - (the standard input is one stream)');
   const logFormat = formatFlag('--log-format', values['log-format']) ?? format ?? 'auto';
   const sinkFormat = formatFlag('--sink-format', values['sink-format']) ?? format ?? 'auto';
   const lookahead = values.lookahead === undefined ? undefined : positiveIntegerFlag('--lookahead', values.lookahead, 'records');

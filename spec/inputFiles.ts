@@ -9,7 +9,9 @@
 // copy stops at once when the command is interrupted or its budget runs
 // out. Every reader then opens `fileToOpen(path)`: the copy, under the name
 // the user gave (so errors still name that file, its lines and columns),
-// and a second pass (the audit's) reads the same bytes again.
+// and a second pass (the audit's) reads the same bytes again. `-` names the
+// standard input, whatever it is (a pipe, a file, a terminal): it is always
+// read ahead.
 import { constants, createReadStream, createWriteStream, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,9 @@ import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError } from './errors.ts';
 import { Interrupted, abortReason } from './pacing.ts';
+
+/** The name that stands for the standard input. */
+export const STDIN_PATH = '-';
 
 /** The path as given (and resolved) → the regular file holding its bytes. */
 const copies = new Map<string, string>();
@@ -35,6 +40,7 @@ export interface ReadAheadOptions {
 
 /** Whether `path` is something other than a regular file or a directory (a FIFO, a character device); false if it cannot be stat'ed. */
 export function needsReadAhead(path: string): boolean {
+  if (path === STDIN_PATH) return true;
   try {
     const st = statSync(path);
     return !st.isFile() && !st.isDirectory();
@@ -55,15 +61,24 @@ export async function readInputsAhead(paths: readonly (string | undefined)[], op
 
 async function readAhead(path: string, options: ReadAheadOptions): Promise<void> {
   const { signal } = options;
+  // The standard input is opened by its name in /dev: a pipe, a file or a terminal, as it is.
+  const source = path === STDIN_PATH ? '/dev/stdin' : path;
   if (signal?.aborted) throw new Interrupted(`${abortReason(signal)} before ${path} was read`);
   const directory = mkdtempSync(join(tmpdir(), 'streamjoin-input-'));
   directories.add(directory);
-  const copy = join(directory, basename(path) || 'input');
-  const isPipe = statSync(path).isFIFO();
+  const copy = join(directory, path === STDIN_PATH ? 'stdin' : basename(path) || 'input');
+  let isPipe: boolean;
+  try {
+    isPipe = statSync(source).isFIFO();
+  } catch (e) {
+    rmSync(directory, { recursive: true, force: true });
+    directories.delete(directory);
+    throw new InputError('SJ100', path, `cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO no writer has opened yet does not wait for one.
-    fd = openSync(path, isPipe ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
+    fd = openSync(source, isPipe ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
   } catch (e) {
     rmSync(directory, { recursive: true, force: true });
     directories.delete(directory);
@@ -72,22 +87,22 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
   }
   // A FIFO is read as a pipe is (epoll: no busy waiting; it ends when its last writer closes); a device by plain reads.
   // Either stream closes the descriptor when it ends or is destroyed.
-  const source: Readable = isPipe ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
+  const input: Readable = isPipe ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
   const sink = createWriteStream(copy);
   let onAbort: (() => void) | undefined;
   try {
     await new Promise<void>((done, fail) => {
       const stop = (e: Error): void => {
-        source.destroy();
+        input.destroy();
         sink.destroy();
         fail(e);
       };
       onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
       signal?.addEventListener('abort', onAbort, { once: true });
-      source.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
+      input.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
       sink.on('error', (e: NodeJS.ErrnoException) => stop(new Error(`cannot copy ${path} to ${copy}: ${e.message}`)));
       sink.on('finish', () => done());
-      source.pipe(sink);
+      input.pipe(sink);
     });
   } catch (e) {
     rmSync(directory, { recursive: true, force: true });

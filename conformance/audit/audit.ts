@@ -130,6 +130,13 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     config ??= first.config;
     logAt = 1;
   }
+  if (config === undefined && logBatch === undefined && log.cut()) {
+    throw new InputError(
+      'SJ105',
+      options.log,
+      `the log file is cut short (${log.cutHow()}) before its first whole line, so it has no header with the join config; pass --config FILE to audit what is there`,
+    );
+  }
   if (config === undefined) {
     throw new InputError(
       'SJ105',
@@ -157,7 +164,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       bytes: log.bytes + sink.bytes,
     });
 
-  if (logBatch === undefined) check.endLog(log.cut());
+  if (logBatch === undefined) check.endLog(log.cut(), log.cutHow());
   /**
    * Feeds the next few log records (a slice of the current batch, so that
    * the log runs only a little ahead of what the sink needs), reading the
@@ -177,7 +184,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     if (logAt < items.length) return;
     logAt = 0;
     logBatch = await log.next();
-    if (logBatch === undefined) check.endLog(log.cut());
+    if (logBatch === undefined) check.endLog(log.cut(), log.cutHow());
     progress();
   };
 
@@ -200,7 +207,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     progress();
     await pace(options.signal);
   }
-  check.endSink(sink.cut(), end);
+  check.endSink(sink.cut(), end, sink.cutHow());
   while (check.waitsForLog()) {
     await feedLog();
     check.resumePrefix();

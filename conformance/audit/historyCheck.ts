@@ -114,6 +114,7 @@ export class HistoryCheck {
   private logLine = 0;
   private logEnded = false;
   private logCut = false;
+  private logCutHow = '';
   private sinkEnded = false;
   /** The sink's own last line says the history is incomplete, or a caller says so. */
   private incompleteWhy: string | undefined;
@@ -196,10 +197,11 @@ export class HistoryCheck {
     }
   }
 
-  /** The log has ended; `cut` when its last line was cut (a truncated recording). */
-  endLog(cut: boolean): void {
+  /** The log has ended; `cut` when its last line was cut (a truncated recording), `how` saying how it ends. */
+  endLog(cut: boolean, how = 'its last line is incomplete'): void {
     this.logEnded = true;
     this.logCut = cut;
+    this.logCutHow = how;
   }
 
   private raiseWatermark(side: 'L' | 'R', wm: number): void {
@@ -306,11 +308,11 @@ export class HistoryCheck {
   }
 
   /** The sink has ended; `cut` when its last line was cut. `end` is its own last line's word on completeness. */
-  endSink(cut: boolean, end: { complete: boolean; why?: string } | undefined): void {
+  endSink(cut: boolean, end: { complete: boolean; why?: string } | undefined, how = 'its last line is incomplete'): void {
     // A cut file may have cut its last write short: that write is not judged against a prefix.
     if (this.sequenced) this.prefix.endSink(cut);
     this.sinkEnded = true;
-    if (cut) this.incompleteWhy = 'the sink file is cut short (its last line is incomplete)';
+    if (cut) this.incompleteWhy = `the sink file is cut short (${how})`;
     else if (end !== undefined && !end.complete) this.incompleteWhy = `the recording says so${end.why ? `: ${end.why}` : ''}`;
   }
 
@@ -509,7 +511,7 @@ export class HistoryCheck {
 
   /** Why the final relation is not judged, if it is not. */
   incompleteness(): string | undefined {
-    if (this.logCut) return 'the log file is cut short (its last line is incomplete)';
+    if (this.logCut) return `the log file is cut short (${this.logCutHow})`;
     return this.incompleteWhy;
   }
 

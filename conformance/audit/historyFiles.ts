@@ -112,6 +112,11 @@ export class HistoryFile<Item> {
     return this.cutLine || this.file.ending().cutGzip;
   }
 
+  /** How the file is cut short, in words (after the end). */
+  cutHow(): string {
+    return this.file.ending().cutGzip ? 'its gzip stream ends before its end marker' : 'its last line is incomplete';
+  }
+
   close(): void {
     this.file.close();
   }
