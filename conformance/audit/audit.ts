@@ -5,7 +5,8 @@
 import { InputError, checkAgainstSchema, documentFormat, pace, paceDue, readDocument, throwIfInterrupted } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
-import { HISTORY_LOG_FORMAT, isEnd, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
+import type { ReadingOptions } from './columns.ts';
+import { HISTORY_LOG_FORMAT, isEnd, type LogItem, type ReadFormat, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
@@ -15,8 +16,10 @@ export interface AuditOptions {
   readonly sink: string;
   /** A file with the join config (SPEC J0), a cluster config, or a history log header; else the log's own header. */
   readonly config?: string;
-  readonly logFormat?: HistoryFormat | 'auto';
-  readonly sinkFormat?: HistoryFormat | 'auto';
+  readonly logFormat?: ReadFormat | 'auto';
+  readonly sinkFormat?: ReadFormat | 'auto';
+  /** How rows are read: the user's column names, the unit of the log's times (docs/audit.md). */
+  readonly reading?: ReadingOptions;
   /** The recording was cut while the system ran: the final relation is not judged. */
   readonly incomplete?: boolean;
   /** Invalid records (J1) in the log are the system's to reject, not a corrupt recording. */
@@ -52,17 +55,19 @@ export interface AuditResult {
   readonly engine: 'impl';
   readonly log: {
     readonly path: string;
-    readonly format: HistoryFormat;
+    readonly format: ReadFormat;
     readonly gzip: boolean;
     readonly lines: number;
     readonly records: number;
     readonly watermarks: number;
     readonly rejected: Partial<Record<RejectReason, number>>;
     readonly cut: boolean;
+    /** What the reader skipped or resolved (tombstones, key-only deletes, the time origin). */
+    readonly notes: readonly string[];
   };
   readonly sink: {
     readonly path: string;
-    readonly format: HistoryFormat;
+    readonly format: ReadFormat;
     readonly gzip: boolean;
     readonly lines: number;
     readonly changes: number;
@@ -73,6 +78,8 @@ export interface AuditResult {
     readonly cut: boolean;
     /** The sink's own last line, if it has one. */
     readonly end: { readonly complete: boolean; readonly why?: string } | null;
+    /** What the reader skipped or resolved (tombstones, updates that keep their match, fields outside the payload). */
+    readonly notes: readonly string[];
   };
   /** Why the final relation is not judged, if it is not. */
   readonly incomplete: string | null;
@@ -108,8 +115,8 @@ export function loadAuditConfig(path: string): JoinConfig {
 
 /** Audits a recorded history. Throws InputError for bad input (unreadable, malformed, J1/J9 of the log, no config). */
 export async function auditHistory(options: AuditOptions): Promise<AuditResult> {
-  const log = new HistoryFile<LogItem>(options.log, 'log', options.logFormat ?? 'auto');
-  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', options.sinkFormat ?? 'auto');
+  const log = new HistoryFile<LogItem>(options.log, 'log', options.logFormat ?? 'auto', options.reading);
+  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', options.sinkFormat ?? 'auto', options.reading);
   try {
     return await run(options, log, sink);
   } finally {
@@ -222,7 +229,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     const found = await secondPass(
       {
         config,
-        log: { path: options.log, format: logFormat },
+        log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
         sink: { path: options.sink, format: sinkFormat },
         matches: setAside.map((a) => a.match),
         suspects: check.contractSuspects,
@@ -238,7 +245,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       await secondPass(
         {
           config,
-          log: { path: options.log, format: logFormat },
+          log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
           sink: { path: options.sink, format: sinkFormat },
           matches: [],
           suspects: [],
@@ -256,8 +263,8 @@ function result(
   ctx: {
     log: HistoryFile<LogItem>;
     sink: HistoryFile<SinkItem>;
-    logFormat: HistoryFormat;
-    sinkFormat: HistoryFormat;
+    logFormat: ReadFormat;
+    sinkFormat: ReadFormat;
     config: JoinConfig;
     end: { complete: boolean; why?: string } | undefined;
     secondPass: boolean;
@@ -307,6 +314,7 @@ function result(
       watermarks: check.counts.watermarks,
       rejected: check.counts.rejected,
       cut: ctx.log.cut(),
+      notes: ctx.log.notes(),
     },
     sink: {
       path: options.sink,
@@ -319,6 +327,7 @@ function result(
       epochs: recorded.epochs,
       cut: ctx.sink.cut(),
       end: ctx.end ?? null,
+      notes: ctx.sink.notes(),
     },
     incomplete: incomplete ?? null,
     properties,
