@@ -50,7 +50,10 @@ function parsePrinted(text: string): unknown {
 /** A printed row as an object of the user's columns. */
 function printedObject(row: PrintedRow, order: readonly string[]): Record<string, unknown> {
   if (row.fields.length !== order.length)
-    throw problemAt('', `the row has ${row.fields.length} field(s), the order names ${order.length} (${order.join(', ')}): give the order with --columns order=...`);
+    throw problemAt(
+      '',
+      `the row has ${row.fields.length} field(s), the order names ${order.length} (${order.join(', ')}): give the order with --columns order=...`,
+    );
   const out: Record<string, unknown> = {};
   for (const [i, column] of order.entries()) out[column] = row.fields[i];
   return out;

@@ -207,7 +207,10 @@ export class RowReader {
     );
     const named = `the row ${JSON.stringify([wantKey ?? '?', wantSide ?? '?', id])} (key, side, id)`;
     if (found.length === 0)
-      throw problemAt(pointer, `holds only the row's key columns, and ${named} is no live row of the log before this line: its content is unknown`);
+      throw problemAt(
+        pointer,
+        `holds only the row's key columns, and ${named} is no live row of the log before this line: its content is unknown`,
+      );
     if (found.length > 1) throw problemAt(pointer, `holds only the row's key columns, and ${named} names ${found.length} live rows`);
     const { record } = found[0] as KnownRow;
     this.keyOnly++;
@@ -217,7 +220,11 @@ export class RowReader {
 
   /** The identity (key, side, id) a row names, for an update whose `before` is absent. */
   identityOnly(row: Record<string, unknown>): Record<string, unknown> {
-    return { [this.column('key')]: row[this.column('key')], [this.column('side')]: row[this.column('side')], [this.column('id')]: row[this.column('id')] };
+    return {
+      [this.column('key')]: row[this.column('key')],
+      [this.column('side')]: row[this.column('side')],
+      [this.column('id')]: row[this.column('id')],
+    };
   }
 
   private forget(key: string, side: string, id: string): void {

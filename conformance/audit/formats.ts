@@ -111,7 +111,12 @@ function unwrap(value: unknown): Unwrapped {
   if (value === null) return { tombstone: true };
   if (!isObject(value) || !('payload' in value) || 'op' in value) return { tombstone: false, line: value, pointer: '', outside: [] };
   if (value['payload'] === null) return { tombstone: true };
-  return { tombstone: false, line: value['payload'], pointer: '/payload', outside: Object.keys(value).filter((k) => k !== 'schema' && k !== 'payload') };
+  return {
+    tombstone: false,
+    line: value['payload'],
+    pointer: '/payload',
+    outside: Object.keys(value).filter((k) => k !== 'schema' && k !== 'payload'),
+  };
 }
 
 const DEBEZIUM_OPS = ['c', 'r', 'u', 'd', 't', 'm'];
@@ -245,7 +250,8 @@ export function formatOfLine(text: string): ReadFormat | undefined {
   if (typeof op === 'string' && DEBEZIUM_OPS.includes(op)) return 'debezium';
   const type = line['type'];
   if (Array.isArray(line['data']) || 'isDdl' in line || 'pkNames' in line) return 'canal';
-  if (typeof type === 'string' && ('database' in line || 'table' in line) && (isObject(line['data']) || !('data' in line))) return 'maxwell';
+  if (typeof type === 'string' && ('database' in line || 'table' in line) && (isObject(line['data']) || !('data' in line)))
+    return 'maxwell';
   return undefined;
 }
 

@@ -67,7 +67,8 @@ export function watermarkItem(value: Record<string, unknown>, rows: RowReader, p
   const w = value['watermark'];
   const extra = Object.keys(value).find((k) => k !== 'watermark');
   if (extra !== undefined) throw problemAt(pointer, `a watermark line holds only "watermark", not "${extra}"`);
-  if (!isObject(w) || typeof w['side'] !== 'string') throw problemAt(`${pointer}/watermark`, 'a watermark is {"side": "L" or "R", "wm": time}');
+  if (!isObject(w) || typeof w['side'] !== 'string')
+    throw problemAt(`${pointer}/watermark`, 'a watermark is {"side": "L" or "R", "wm": time}');
   const side = rows.sideName(w['side']);
   return { kind: 'watermark', side, wm: rows.times.read(w['wm'], `${pointer}/watermark/wm`) };
 }
@@ -103,7 +104,7 @@ export const ROW_KINDS: Readonly<Record<string, 'insert' | 'retract'>> = {
 
 export function rowKind(op: unknown, pointer: string): 'insert' | 'retract' {
   const kind = typeof op === 'string' ? ROW_KINDS[op] : undefined;
-  if (kind === undefined) throw problemAt(pointer, `a row kind is one of ${Object.keys(ROW_KINDS).join(', ')}, got ${JSON.stringify(op) ?? 'nothing'}`);
+  if (kind === undefined)
+    throw problemAt(pointer, `a row kind is one of ${Object.keys(ROW_KINDS).join(', ')}, got ${JSON.stringify(op) ?? 'nothing'}`);
   return kind;
 }
-

@@ -63,7 +63,10 @@ export class LogTimes {
       if (typeof iso === 'string') throw problemAt(pointer, `the time "${value}" ${iso}`);
       t = iso;
     } else {
-      throw problemAt(pointer, `a time must be an integer or an ISO-8601 date-time, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+      throw problemAt(
+        pointer,
+        `a time must be an integer or an ISO-8601 date-time, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`,
+      );
     }
     // The first time fixes the origin: 0 when it is in SPEC's range, else itself.
     this.origin ??= t >= -LIMIT && t <= LIMIT ? 0n : t;
