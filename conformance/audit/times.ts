@@ -10,6 +10,7 @@
 // unit.
 import { problemAt } from './jsonLine.ts';
 
+/** The units a log's times may be in (`--time-unit`): seconds, milliseconds, microseconds, nanoseconds. */
 export const TIME_UNITS = ['s', 'ms', 'us', 'ns'] as const;
 /** The unit of a log's times: how an ISO-8601 date-time is read, and the unit of L and D. */
 export type TimeUnit = (typeof TIME_UNITS)[number];
