@@ -15,6 +15,7 @@ import { JoinOperator } from '../../impl/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { auditHistory, type AuditOptions, type AuditResult } from './audit.ts';
+import { loadColumnMapping } from './columns.ts';
 import type { ReadFormat } from './formats.ts';
 
 const freshDirectory = useTemporaryDirectories('sj-real-formats-');
@@ -350,5 +351,24 @@ describe('formats as real pipelines write them (JoinCorrect, ExactlyOnce on each
     const r = await auditLines(debezium.log(apart), claim, {});
     expect(r.verdict).toBe('violation');
     expect(r.violations[0]?.kind).toBe('wrong-id');
+  });
+});
+
+describe('the mapped examples of docs/audit.md (spec/examples/histories/)', () => {
+  const examples = join(import.meta.dirname, '..', '..', 'spec', 'examples', 'histories');
+  it('Debezium from Postgres (default replica identity, microsecond timestamps, tombstones) and a Flink job printing its sink audit valid', async () => {
+    for (const [dir, sink] of [
+      ['debezium-postgres', 'sink.jsonl'],
+      ['flink-print', 'sink.txt'],
+    ] as const) {
+      const r = await auditHistory({
+        log: join(examples, dir, 'log.jsonl'),
+        sink: join(examples, dir, sink),
+        config: join(examples, dir, 'config.json'),
+        reading: { columns: loadColumnMapping(join(examples, dir, 'columns.json')) },
+      });
+      expect(verdicts(r), dir).toBe('JoinCorrect:holds ExactlyOnce:holds Fenced:not-checked');
+      expect([r.stats.oracleInserts, r.stats.oracleRetracts], dir).toEqual([1, 1]);
+    }
   });
 });
