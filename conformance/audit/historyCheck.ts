@@ -233,6 +233,8 @@ export class HistoryCheck {
     if (early !== undefined) {
       // The sink applied these before the log reader got here: apply them now, in their order.
       this.setAside.delete(match);
+      // Set aside for its writer's key (the match is the oracle's, so its id is one): the write is a wrong id all the same.
+      if (early.idProblem !== undefined) this.reportWrongWriter(match, early.key, early.idProblem, early.events[0]?.line ?? 0);
       for (const ev of early.events) this.applySink(e, ev.op, ev.line);
     }
   }
@@ -281,6 +283,17 @@ export class HistoryCheck {
     if (e === undefined && !this.setAside.has(change.match) && idProblem === undefined && this.mayReadAhead()) return false;
 
     this.counts.sinkChanges++;
+    // A followed match written under another key than its own (J3): the write is a wrong id, whatever else it does.
+    const keyProblem = e !== undefined && change.key !== undefined ? idProblemOf(change.match, change.key) : undefined;
+    if (keyProblem !== undefined)
+      this.report(
+        'JoinCorrect',
+        'wrong-id',
+        `a write changes ${change.match}, which is not a match of its writer: ${keyProblem}`,
+        change.match,
+        change.key,
+        [{ file: 'sink', line, role: `the write of key ${change.key}` }],
+      );
     if (change.epoch !== undefined) this.checkFence(key, change.epoch, line, change.match);
     if (this.sequenced && this.prefix.addToWrite(key, change.seq as number, line)) this.counts.sinkWrites++;
     if (e !== undefined) {
@@ -526,6 +539,13 @@ export class HistoryCheck {
   /** Matches followed now (memory that retention allows). */
   followed(): number {
     return this.table.size + this.setAside.size;
+  }
+
+  /** A write of `match` under a key that is not the match's (J3): a wrong id. */
+  private reportWrongWriter(match: string, writer: string | undefined, problem: string, line: number): void {
+    this.report('JoinCorrect', 'wrong-id', `a write changes ${match}, which is not a match of its writer: ${problem}`, match, writer, [
+      { file: 'sink', line, role: `the write of key ${writer ?? '?'}` },
+    ]);
   }
 
   private reportOnce(e: MatchEntry, property: AuditProperty, kind: ViolationKind, message: string, witness: WitnessLine[]): void {

@@ -122,6 +122,24 @@ describe('errors say where, by column', () => {
   });
 });
 
+describe("the writer's key against the match's key (J3)", () => {
+  it('a write under another key is a wrong id, with sequence numbers or without, the match followed or not', async () => {
+    const log = [...logLines, '{"kind":"insert","key":"k","side":"L","id":"b","ts":1,"start":1,"end":1}'];
+    // The first write makes the audit read the whole log: k/a/x is followed when the second write names it.
+    for (const [first, second] of [
+      ['{"op":"insert","match":"k/b/x","key":"k"}', '{"op":"insert","match":"k/a/x","key":"j"}'],
+      ['{"op":"insert","match":"k/b/x","key":"k","seq":1}', '{"op":"insert","match":"k/a/x","key":"j","seq":1}'],
+      ['{"op":"insert","match":"k/a/x","key":"j"}', '{"op":"insert","match":"k/b/x","key":"k"}'],
+    ]) {
+      const r = await audit(lines(log), lines([first as string, second as string]));
+      expect(r.verdict, `${first} ${second}`).toBe('violation');
+      const wrong = r.violations.filter((v) => v.kind === 'wrong-id');
+      expect(wrong.map((v) => v.match)).toEqual(['k/a/x']);
+      expect(wrong[0]?.message).toMatch(/it is a match of key k, written by key j/);
+    }
+  });
+});
+
 async function configFile(): Promise<string> {
   const path = join(freshDirectory(), 'config.json');
   writeFileSync(path, '{"allowedLateness":1,"maxIntervalLength":2}');
