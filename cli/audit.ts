@@ -2,7 +2,7 @@
 // spec, or write an example history to check. Arguments only; the work is in
 // conformance/audit/.
 import { existsSync, statSync } from 'node:fs';
-import { Interrupted, readInputsAhead } from '../spec/index.ts';
+import { Interrupted, printable, readInputsAhead } from '../spec/index.ts';
 import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
@@ -140,8 +140,9 @@ function textReport(r: AuditResult, seconds: number): string {
       `implementation's operator (${n(r.stats.oracleInserts)} inserts, ` +
       `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
-  for (const note of r.log.notes) out.push(`  log: ${note}`);
-  for (const note of r.sink.notes) out.push(`  sink: ${note}`);
+  // What comes from the files (ids, field names, the lines themselves) is printed printable and bounded: one line each.
+  for (const note of r.log.notes) out.push(`  log: ${printable(note)}`);
+  for (const note of r.sink.notes) out.push(`  sink: ${printable(note)}`);
   if (r.incomplete !== null) out.push(`  incomplete: ${r.incomplete}`);
   for (const p of r.properties) {
     const mark =
@@ -152,11 +153,13 @@ function textReport(r: AuditResult, seconds: number): string {
   r.violations.forEach((v, i) => {
     out.push(
       '',
-      `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${v.message}`,
+      `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${printable(v.message, 1000)}`,
     );
     for (const w of v.witness) {
       const path = w.file === 'log' ? r.log.path : r.sink.path;
-      out.push(`    ${`${path}:${w.line}`.padEnd(24)} ${w.role}${w.text !== undefined ? `\n      ${w.text}` : ''}`);
+      out.push(
+        `    ${`${path}:${w.line}`.padEnd(24)} ${printable(w.role)}${w.text !== undefined ? `\n      ${printable(w.text, 1000)}` : ''}`,
+      );
     }
   });
   out.push(
