@@ -128,10 +128,12 @@ export async function auditHistory(options: AuditOptions): Promise<AuditResult> 
 async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: HistoryFile<SinkItem>): Promise<AuditResult> {
   const logFormat = await log.format();
   const sinkFormat = await sink.format();
+  // The config: --config, else the log's header line (its first item). Given, the log's reader has it
+  // before its first line, as in the second pass (it forgets rows past their horizon at the same lines).
+  let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
+  if (config !== undefined) await log.useConfig(config);
   let logBatch = await log.next();
   let logAt = 0;
-  // The config: --config, else the log's header line (its first item).
-  let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
   const first = logBatch?.items[0];
   if (first?.kind === 'config') {
     config ??= first.config;
@@ -151,6 +153,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       `no join config: pass --config FILE (a join config, a cluster config) or start ${options.log} with a header line {"format":"${HISTORY_LOG_FORMAT}","config":{...}}`,
     );
   }
+  if (options.config === undefined) await log.useConfig(config);
   const check = new HistoryCheck({
     config,
     lookahead: options.lookahead ?? 100_000,

@@ -80,6 +80,7 @@ function printReaders(rows: RowReader): LineReaders {
       emit(sinkChange(rowKind(value.printed, ''), rows.match(printedObject(value, order), ''), {}));
     },
     notes: () => rows.notes(),
+    useConfig: (config) => rows.useConfig(config),
   };
 }
 
@@ -167,6 +168,7 @@ function cdcReaders(format: 'canal' | 'maxwell', rows: RowReader): LineReaders {
         emit(sinkChange(kind, match, line));
       }
     },
+    useConfig: (config) => rows.useConfig(config),
     notes() {
       const out = rows.notes();
       if (skipped > 0) out.push(`${skipped} line(s) that name no row change (DDL, bootstrap markers) skipped`);

@@ -7,7 +7,7 @@
 // optional table of names (`"sides": {"orders": "L", "payments": "R"}`),
 // times by times.ts.
 import { InputError, matchId, readDocument } from '../../spec/index.ts';
-import type { LogRecord } from '../../spec/index.ts';
+import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { problemAt } from './jsonLine.ts';
 import { LogTimes, type TimeUnit } from './times.ts';
 
@@ -112,10 +112,26 @@ export class RowReader {
   /** Live rows by id (then key and side): what a key-only `before` resolves to. */
   private readonly live = new Map<string, KnownRow[]>();
   private keyOnly = 0;
+  private lateKeyOnly = 0;
+  /** L and D (J0), once known. */
+  private bounds: { L: number; D: number } | undefined;
+  /** The log's watermarks so far, per side (J4). */
+  private readonly wm = { L: Number.NEGATIVE_INFINITY, R: Number.NEGATIVE_INFINITY };
+  private sinceSweep = 0;
+  /** Whether a remembered row was ever forgotten past its horizon. */
+  private swept = false;
   /** The order of the fields in a positional row, as user column names. */
   readonly order: readonly string[] | undefined;
 
-  constructor(reading: ReadingOptions = {}) {
+  /**
+   * `remember`: keep each live row's content, for a key-only `before` (only
+   * Debezium writes one; the other formats' rows are whole, and remembering
+   * would cost memory for every live row).
+   */
+  constructor(
+    reading: ReadingOptions = {},
+    private readonly remember = false,
+  ) {
     this.times = new LogTimes(reading.timeUnit ?? 'ms');
     this.columns = reading.columns?.columns ?? {};
     this.sides = reading.columns?.sides ?? {};
@@ -171,6 +187,8 @@ export class RowReader {
       start: this.time(row, 'start', pointer),
       end: this.time(row, 'end', pointer),
     };
+    if (!this.remember) return record;
+    this.sweep();
     const known = this.live.get(record.id);
     const same = known?.findIndex((k) => k.record.key === record.key && k.record.side === record.side) ?? -1;
     if (known === undefined) this.live.set(record.id, [{ record }]);
@@ -184,7 +202,7 @@ export class RowReader {
    * its key columns is the live row they name (SJ102 if none is, or more than one).
    */
   retract(row: Record<string, unknown>, pointer: string): LogRecord {
-    if (this.hasContent(row)) {
+    if (!this.remember || this.hasContent(row)) {
       const record: LogRecord = {
         kind: 'retract',
         key: this.text(row, 'key', pointer),
@@ -194,7 +212,7 @@ export class RowReader {
         start: this.time(row, 'start', pointer),
         end: this.time(row, 'end', pointer),
       };
-      this.forget(record.key, record.side, record.id);
+      if (this.remember) this.forget(record.key, record.side, record.id);
       return record;
     }
     const id = this.text(row, 'id', pointer);
@@ -206,6 +224,10 @@ export class RowReader {
       (k) => (wantKey === undefined || k.record.key === wantKey) && (wantSide === undefined || k.record.side === wantSide),
     );
     const named = `the row ${JSON.stringify([wantKey ?? '?', wantSide ?? '?', id])} (key, side, id)`;
+    if (found.length === 0 && wantKey !== undefined && wantSide !== undefined) {
+      const late = this.lateRetraction(wantKey, wantSide, id);
+      if (late !== undefined) return late;
+    }
     if (found.length === 0)
       throw problemAt(
         pointer,
@@ -216,6 +238,54 @@ export class RowReader {
     this.keyOnly++;
     this.forget(record.key, record.side, record.id);
     return { ...record, kind: 'retract' };
+  }
+
+  /** The join config, once known: rows past their horizon (J8) are then forgotten. */
+  useConfig(config: JoinConfig): void {
+    this.bounds = { L: config.allowedLateness, D: config.maxIntervalLength };
+  }
+
+  /** A watermark read from the log (J4): the global watermark decides which remembered rows are past their horizon. */
+  noteWatermark(side: string, wm: number): void {
+    if ((side === 'L' || side === 'R') && wm > this.wm[side]) this.wm[side] = wm;
+  }
+
+  private globalWatermark(): number {
+    return Math.min(this.wm.L, this.wm.R);
+  }
+
+  /**
+   * Forgets the remembered rows past their horizon (J8: the global watermark
+   * beyond end + L + D), now and then: once as many rows were inserted as
+   * are remembered, so that the sweeps cost O(1) a row.
+   */
+  private sweep(): void {
+    if (this.bounds === undefined || ++this.sinceSweep < Math.max(1024, this.live.size)) return;
+    this.sinceSweep = 0;
+    const gw = this.globalWatermark();
+    if (gw === Number.NEGATIVE_INFINITY) return;
+    const past = (k: KnownRow): boolean =>
+      gw > k.record.end + (this.bounds as { L: number; D: number }).L + (this.bounds as { L: number; D: number }).D;
+    for (const [id, rows] of this.live) {
+      if (!rows.some(past)) continue;
+      const rest = rows.filter((k) => !past(k));
+      if (rest.length === 0) this.live.delete(id);
+      else this.live.set(id, rest);
+      this.swept = true;
+    }
+  }
+
+  /**
+   * A key-only retraction of a row no longer remembered, once rows have been
+   * forgotten past their horizon: the retraction of such a row is late
+   * whatever its content (J6: gw > end + L + D), so it is read as a
+   * retraction with an end that far back. Undefined when nothing was forgotten.
+   */
+  private lateRetraction(key: string, side: string, id: string): LogRecord | undefined {
+    if (!this.swept || this.bounds === undefined) return undefined;
+    const end = this.globalWatermark() - this.bounds.L - this.bounds.D - 1;
+    this.lateKeyOnly++;
+    return { kind: 'retract', key, side, id, ts: end, start: end, end };
   }
 
   /** The identity (key, side, id) a row names, for an update whose `before` is absent. */
@@ -259,6 +329,10 @@ export class RowReader {
     const out: string[] = [];
     const t = this.times.note();
     if (t !== undefined) out.push(t);
+    if (this.lateKeyOnly > 0)
+      out.push(
+        `${this.lateKeyOnly} retraction(s) named only the key columns of a row past its horizon (J8), no longer held: each read as a late retraction (J6)`,
+      );
     if (this.keyOnly > 0) out.push(`${this.keyOnly} retraction(s) named only the row's key columns; each retracted the live row they name`);
     return out;
   }

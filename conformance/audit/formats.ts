@@ -74,6 +74,7 @@ function streamjoinReaders(rows: RowReader): LineReaders {
       emit(value as unknown as SinkChange);
     },
     notes: () => rows.notes(),
+    useConfig: (config) => rows.useConfig(config),
   };
 }
 
@@ -96,6 +97,7 @@ function flinkReaders(rows: RowReader): LineReaders {
       emit(sinkChange(kind, rows.match(data, '/data'), line));
     },
     notes: () => rows.notes(),
+    useConfig: (config) => rows.useConfig(config),
   };
 }
 
@@ -202,6 +204,7 @@ function debeziumReaders(rows: RowReader): LineReaders {
       if (op === 'd') emit(sinkChange('retract', rows.match(rowAt(e, at, 'before'), `${at}/before`), e, at));
       if (op === 'c' || op === 'r') emit(sinkChange('insert', rows.match(rowAt(e, at, 'after'), `${at}/after`), e, at));
     },
+    useConfig: (config) => rows.useConfig(config),
     notes() {
       const out = rows.notes();
       if (tombstones > 0) out.push(`${tombstones} tombstone line(s) (null, after a delete) skipped: they name no change`);
@@ -218,7 +221,7 @@ function debeziumReaders(rows: RowReader): LineReaders {
 
 /** The readers of one file in `format`, reading rows under `reading` (each file gets its own: they keep state). */
 export function readersOf(format: ReadFormat, reading: ReadingOptions = {}): LineReaders {
-  const rows = new RowReader(reading);
+  const rows = new RowReader(reading, format === 'debezium');
   if (format === 'streamjoin') return streamjoinReaders(rows);
   if (format === 'flink') return flinkReaders(rows);
   if (format === 'debezium') return debeziumReaders(rows);

@@ -6,6 +6,7 @@
 // (a recording that stopped mid-line), which the audit judges as an
 // incomplete history, not as bad input.
 import { InputError, lineColumn, pointerOffset } from '../../spec/index.ts';
+import type { JoinConfig } from '../../spec/index.ts';
 import type { ReadingOptions } from './columns.ts';
 import { formatOfLine, LineProblem, readersOf, type LineReaders, type ReadFormat } from './formats.ts';
 import { openLines, type LineBatch, type LineFile } from './lines.ts';
@@ -110,6 +111,12 @@ export class HistoryFile<Item> {
       }
       if (items.length > 0) return { items, lines };
     }
+  }
+
+  /** The join config, once known: the readers may then forget rows past their horizon (J8). */
+  async useConfig(config: JoinConfig): Promise<void> {
+    await this.format();
+    this.readers?.useConfig(config);
   }
 
   /** What the readers skipped or resolved that the user should know (after the end: all of it). */

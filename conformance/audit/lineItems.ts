@@ -44,6 +44,8 @@ export interface LineReaders {
   sink(value: unknown, emit: (item: SinkItem) => void, line: number): void;
   /** What the reader skipped or resolved that the user should know. */
   notes(): string[];
+  /** The join config, once known (the reader may then forget rows past their horizon). */
+  useConfig(config: JoinConfig): void;
 }
 
 /** Validates against a schema (or one of its `$defs`); SJ102 naming the field. */
@@ -70,7 +72,9 @@ export function watermarkItem(value: Record<string, unknown>, rows: RowReader, p
   if (!isObject(w) || typeof w['side'] !== 'string')
     throw problemAt(`${pointer}/watermark`, 'a watermark is {"side": "L" or "R", "wm": time}');
   const side = rows.sideName(w['side']);
-  return { kind: 'watermark', side, wm: rows.times.read(w['wm'], `${pointer}/watermark/wm`) };
+  const wm = rows.times.read(w['wm'], `${pointer}/watermark/wm`);
+  rows.noteWatermark(side, wm);
+  return { kind: 'watermark', side, wm };
 }
 
 /** The writer's key, epoch and write sequence number beside a sink line's row (each optional). */

@@ -180,6 +180,24 @@ describe('Debezium lines read explicitly', () => {
     expect(e.message).toMatch(/holds only the row's key columns, and the row \["k","L","b"\] \(key, side, id\) is no live row/);
   });
 
+  it('rows past their horizon are forgotten (memory that retention bounds); a key-only delete of one is read as the late retraction it is (J6)', async () => {
+    const rows: string[] = [];
+    for (let i = 0; i < 1200; i++) {
+      rows.push(`{"op":"c","before":null,"after":{"key":"k","side":"L","id":"r${i}","ts":${i},"start":${i},"end":${i}}}`);
+      rows.push(`{"watermark":{"side":"L","wm":${i}}}`, `{"watermark":{"side":"R","wm":${i}}}`);
+    }
+    const keyOnly = (id: string): string => `{"op":"d","before":{"key":"k","side":"L","id":"${id}","ts":null,"start":null,"end":null},"after":null}`;
+    rows.push('{"op":"c","before":null,"after":{"key":"k","side":"R","id":"x","ts":1199,"start":1199,"end":1199}}', keyOnly('r0'), keyOnly('r1199'));
+    const sink = ['{"op":"c","after":{"match":"k/r1199/x"}}', '{"op":"d","before":{"match":"k/r1199/x"}}'];
+    const r = await audit(lines(rows), lines(sink), { config: await configFile() });
+    expect(r.verdict).toBe('valid');
+    expect([r.stats.oracleInserts, r.stats.oracleRetracts]).toEqual([1, 1]);
+    expect(r.log.notes).toEqual([
+      '1 retraction(s) named only the key columns of a row past its horizon (J8), no longer held: each read as a late retraction (J6)',
+      "1 retraction(s) named only the row's key columns; each retracted the live row they name",
+    ]);
+  });
+
   it('an update with no before (default replica identity) retracts the row its after names', async () => {
     const update = '{"op":"u","before":null,"after":{"key":"k","side":"R","id":"x","ts":5,"start":5,"end":5}}';
     // x moves to 5: k/a/x is retracted, and x (now at 5) matches nothing.

@@ -51,9 +51,15 @@ function rowsOf(match: string): string[] {
 }
 
 /** Every record of `path` with its line, in order. */
-async function* records(path: string, format: ReadFormat, reading?: ReadingOptions): AsyncGenerator<{ record: LogRecord; line: number }> {
+async function* records(
+  path: string,
+  format: ReadFormat,
+  config: JoinConfig,
+  reading?: ReadingOptions,
+): AsyncGenerator<{ record: LogRecord; line: number }> {
   // The same readers as the first pass: the same records, times and key-only deletes resolved the same way.
   const file = new HistoryFile<LogItem>(path, 'log', format, reading);
+  await file.useConfig(config);
   try {
     for (let batch = await file.next(); batch !== undefined; batch = await file.next()) {
       for (let i = 0; i < batch.items.length; i++) {
@@ -88,7 +94,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   const engine = new JoinOperator(input.config);
   const checker = contractChecker(input.config);
   let contract: SecondPassResult['contract'];
-  for await (const { record, line } of records(input.log.path, input.log.format, input.log.reading)) {
+  for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
       engine.apply(record);
       checker.check(record, line);
