@@ -151,6 +151,15 @@ export type {
   SystemUnderTest,
 } from './conformance/adapters/sut.ts';
 export { createModelOperator } from './conformance/adapters/modelOperator.ts';
+// Engines that decide matches only (a dataflow engine, a database): streamjoin keeps the spec's books, the engine matches.
+export { JoinBookkeeping, matchingEngineSystem } from './conformance/adapters/matchingEngine.ts';
+export type {
+  Admission,
+  EngineMatch,
+  MatchingEngine,
+  MatchingEngineFactory,
+  MatchingEngineOptions,
+} from './conformance/adapters/matchingEngine.ts';
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 // A trace in lockstep: judged by lockstep/, its divergence explained by report/.
@@ -182,7 +191,10 @@ export { startExploreServer } from './explore/server.ts';
 export type { ExploreServer } from './explore/server.ts';
 // Recorded histories (docs/audit.md): streamjoin audit, the recorder the cluster writes them with, example histories.
 export { auditHistory, loadAuditConfig } from './conformance/audit/audit.ts';
-export type { AuditOptions, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';
+export { UNBOUNDED_LATENESS } from './conformance/audit/audit.ts';
+export type { AuditOptions, AuditProfile, AuditProgress, AuditResult, AuditVerdict } from './conformance/audit/audit.ts';
+export { SINK_MODELS } from './conformance/audit/diffSink.ts';
+export type { SinkModel } from './conformance/audit/diffSink.ts';
 export type { AuditProperty, AuditPropertyResult, AuditViolation, ViolationKind, WitnessLine } from './conformance/audit/findings.ts';
 export { HISTORY_FORMATS, READ_FORMATS } from './conformance/audit/formats.ts';
 export type { HistoryFormat, ReadFormat } from './conformance/audit/formats.ts';

@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 // process protocol, SIGKILLed durable storage, the browser tests (npm run
 // test:e2e). `npm test` (and CI) runs both, the unit tier first, into one
 // JSON report.
-const suites = '{spec,model,impl,conformance,explore,cli,bench,scripts}/**/';
+const suites = '{spec,model,impl,conformance,explore,cli,bench,scripts,examples}/**/';
 
 export default defineConfig({
   test: {

@@ -5,12 +5,15 @@ import { existsSync, statSync } from 'node:fs';
 import { Interrupted, printable, readInputsAhead } from '../spec/index.ts';
 import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
+import { SINK_MODELS, type SinkModel } from '../conformance/audit/diffSink.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
 import { loadColumnMapping } from '../conformance/audit/columns.ts';
 import { HISTORY_FORMATS, READ_FORMATS, type HistoryFormat, type ReadFormat } from '../conformance/audit/formats.ts';
 import { TIME_UNITS, type TimeUnit } from '../conformance/audit/times.ts';
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import type { Shard } from '../conformance/job/shard.ts';
+import { shardFlag } from './harnessArgs.ts';
 import { parseCommandArgs } from './options.ts';
 import { reportHeader, type ReportHeader } from './version.ts';
 
@@ -48,6 +51,15 @@ bad input, not a violation.
                        JSON file with the same (docs/audit.md)
   --time-unit U        the unit of the log's times, for ISO-8601 ones (and of
                        L and D): s, ms (default), us, ns
+  --sink-model M       how the sink's lines are read: set (default), each line
+                       an insert or a retraction of its match; diff, signed
+                       multiplicities (+1/-1, or a diff field) netted per write,
+                       which must be 0 or 1 at every write's end
+  --no-lateness        the engine has no watermark lateness (L unbounded): no
+                       row is late, none is evicted; the config's L is ignored
+  --shard K/N          judge only the keys whose hash falls to shard K of N
+                       (both files are read whole; state is kept for those keys
+                       only): merge the shards' --json reports with merge-reports
   --incomplete         the recording stopped while the system ran: the final
                        relation is not judged (the sink's last line may say so too)
   --allow-invalid      invalid records (J1) were consumed and rejected by the
@@ -135,8 +147,10 @@ function textReport(r: AuditResult, seconds: number): string {
       `${n(r.sink.changes)} changes${r.sink.writes === null ? '' : ` in ${n(r.sink.writes)} writes`}${recorded ? `; ${recorded} recorded` : ''}`,
     )}`,
   );
+  if (r.shard !== null) out.push(`  shard ${r.shard.index}/${r.shard.count}: only the keys whose hash falls to it are judged`);
+  const lateness = r.profile.lateness === 'none' ? 'no lateness (L unbounded)' : `L=${r.config.allowedLateness}`;
   out.push(
-    `  config L=${r.config.allowedLateness} D=${r.config.maxIntervalLength}; oracle: the ` +
+    `  profile: ${lateness} D=${r.config.maxIntervalLength}, sink read as ${r.profile.sinkModel === 'diff' ? 'signed multiplicities (diff)' : 'set changes (set)'}; oracle: the ` +
       `implementation's operator (${n(r.stats.oracleInserts)} inserts, ` +
       `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
@@ -188,6 +202,9 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         format: { type: 'string' },
         'log-format': { type: 'string' },
         'sink-format': { type: 'string' },
+        'sink-model': { type: 'string' },
+        'no-lateness': { type: 'boolean', default: false },
+        shard: { type: 'string' },
         incomplete: { type: 'boolean', default: false },
         'allow-invalid': { type: 'boolean', default: false },
         lookahead: { type: 'string' },
@@ -224,6 +241,9 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
     throw usageError(`--time-unit must be one of ${TIME_UNITS.join(', ')}, got "${timeUnit}"`);
   const lookahead = values.lookahead === undefined ? undefined : positiveIntegerFlag('--lookahead', values.lookahead, 'records');
   const keep = values.keep === undefined ? undefined : positiveIntegerFlag('--keep', values.keep);
+  const sinkModel = values['sink-model'];
+  if (sinkModel !== undefined && !(SINK_MODELS as readonly string[]).includes(sinkModel))
+    throw usageError(`--sink-model must be one of ${SINK_MODELS.join(', ')}, got "${sinkModel}"`);
   const progress = values.quiet ? undefined : progressReporter(out);
   const started = performance.now();
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, the interrupt is heard, and the second pass can read it again.
@@ -243,6 +263,9 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         ...(values.columns === undefined ? {} : { columns: loadColumnMapping(values.columns) }),
         ...(timeUnit === undefined ? {} : { timeUnit: timeUnit as TimeUnit }),
       },
+      ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
+      noLateness: values['no-lateness'],
+      ...(values.shard === undefined ? {} : { shard: shardFlag(values.shard) as Shard }),
       incomplete: values.incomplete,
       allowInvalid: values['allow-invalid'],
       ...(lookahead === undefined ? {} : { lookahead }),

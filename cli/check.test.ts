@@ -387,13 +387,108 @@ describe('streamjoin check: budgets, threads and simulation', () => {
     expect(report.parts[0]?.violation.walk).toBe(doc.simulation.walk);
   });
 
-  it('--simulate without a violation has no verdict (exit 2); the flags go together', async () => {
-    const r = await capture(['check', '--simulate', '--preset', 'smoke', '--seed', '5', '--walks', '3', '--workers', '1', '--out', tmp()]);
-    expect(r.code).toBe(2);
+  it('--simulate without a violation within its budget exits 0 and says it is not exhaustive; the flags go together', async () => {
+    const dir = tmp();
+    const args = ['check', '--simulate', '--preset', 'smoke', '--seed', '5', '--walks', '3', '--workers', '1', '--out', dir];
+    const r = await capture(args);
+    expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/3 walk\(s\) of at most 10000 steps/);
-    expect(r.stdout).toMatch(/^SIMULATED: no violation found; sampling is not a proof, so no verdict$/m);
+    expect(r.stdout).toMatch(/simulated, NOT exhaustive \(stopped by walks\)/);
+    expect(r.stdout).toMatch(
+      /^PASS \(not exhaustive\): no violation in 3 walk\(s\); random walks sample the state space and prove nothing$/m,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    // The JSON report: a pass whose properties stay unknown (nothing is proven); JUnit has no failure and no error.
+    const junit = join(tmp(), 'check.xml');
+    const json = await capture([...args, '--json', '--reporter', `junit=${junit}`]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      verdict: string;
+      parts: { verdict: string; exitCode: number; invariants: { verdict: string }[] }[];
+    };
+    expect(schemaError('reports/check-report', report)).toBeUndefined();
+    expect(report.verdict).toBe('pass');
+    expect(report.parts[0]).toMatchObject({ verdict: 'pass', exitCode: 0, exhaustive: false });
+    expect(report.parts[0]?.invariants.every((i) => i.verdict === 'unknown')).toBe(true);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).not.toMatch(/<failure|<error/);
+    expect(xml).toMatch(/<testcase name="random walks" classname="check.smoke"/);
     expect((await capture(['check', '--preset', 'smoke', '--walks', '3'])).stderr).toMatch(/SJ105 --walks go with --simulate/);
     expect((await capture(['check', '--preset', 'sim-large'])).stderr).toMatch(/SJ105 preset sim-large .* check it with --simulate/);
     expect((await capture(['check', '--simulate', '--preset', 'smoke', '--max-states', '5'])).code).toBe(254);
+  });
+});
+
+describe('streamjoin check --stop-at-first', () => {
+  const small = ['--bound', 'records=3', '--bound', 'pauses=0', '--bound', 'duplicates=0', '--bound', 'checkpoints=0'];
+  type Part = {
+    part: string;
+    status: string;
+    stoppedBy: string | null;
+    invariants: { name: string; verdict: string; path?: { actions: unknown[] } }[];
+  };
+  const violatedOf = (p: Part | undefined): [string, number | undefined][] =>
+    (p?.invariants ?? []).filter((i) => i.verdict === 'violated').map((i) => [i.name, i.path?.actions.length]);
+
+  it('ends the whole command (every part) at the first violation, with the same shortest counterexample as the full search', async () => {
+    const run = async (extra: string[]): Promise<{ code: number; parts: Part[] }> => {
+      const r = await capture([
+        'check',
+        '--preset',
+        'ci',
+        ...small,
+        '--ablate',
+        'sink-dedup',
+        '--workers',
+        '1',
+        '--json',
+        '--out',
+        tmp(),
+        ...extra,
+      ]);
+      const report = JSON.parse(r.stdout) as { parts: Part[] };
+      expect(schemaError('reports/check-report', report)).toBeUndefined();
+      return { code: r.code, parts: report.parts };
+    };
+    const full = await run([]);
+    const first = await run(['--stop-at-first']);
+    expect(full.code).toBe(1);
+    expect(first.code).toBe(1);
+    const k1 = first.parts.find((p) => p.part === 'k1');
+    const k2 = first.parts.find((p) => p.part === 'k2');
+    expect(k1).toMatchObject({ status: 'budget', stoppedBy: 'violation' });
+    // One property broken, and its counterexample is as short as the exhaustive search's.
+    const found = violatedOf(k1);
+    expect(found).toHaveLength(1);
+    const [name, steps] = found[0] as [string, number | undefined];
+    expect(violatedOf(full.parts.find((p) => p.part === 'k1'))).toContainEqual([name, steps]);
+    // The other part stops too, with no verdict of its own.
+    expect(k2).toMatchObject({ status: 'budget', stoppedBy: 'violation' });
+    expect(k2?.invariants.every((i) => i.verdict === 'unknown')).toBe(true);
+  });
+
+  it('is a field of a saved run (stopAtFirst), and a run without a violation still exhausts its bound and passes', async () => {
+    const dir = tmp();
+    const config = join(dir, 'run.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        format: 'streamjoin/check-config@1',
+        preset: 'join-small',
+        bounds: { records: 2 },
+        ablate: 'retract-tombstone',
+        stopAtFirst: true,
+      }),
+    );
+    const r = await capture(['check', '--config', config, '--workers', '1', '--out', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/NOT exhausted: stopped at the first violation \(--stop-at-first\)/);
+    // The first violation found is the shallowest (breadth-first): BoundedState after one retraction.
+    expect(r.stdout).toMatch(/BoundedState +VIOLATED/);
+    expect(r.stdout).toMatch(/counterexample, 1 step\(s\) from initial state 0:\n +1\. retract /);
+    expect(r.stdout.match(/VIOLATED/g)).toHaveLength(1);
+    const clean = await capture(['check', '--preset', 'join-small', '--stop-at-first', '--workers', '1', '--out', dir]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toMatch(/exhausted: every state within the bound was explored/);
   });
 });

@@ -10,21 +10,24 @@ import { InputError, loadCheckConfig, readInputsAhead, withDeadline } from '../s
 import type { CheckConfig } from '../spec/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../model/index.ts';
 import type { Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
+import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { shardFlag } from './harnessArgs.ts';
+import { shardFlag, shardSeed } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from './reporters/emit.ts';
 import { presetList } from './checkOutput.ts';
 import { runCheck, type RunSettings } from './checkRun.ts';
 import { runReplay } from './checkReplay.ts';
+import { loadUserModel, userModelArgs } from './checkModel.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N]
+                 [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N] [--stop-at-first]
                  [--json] [--out DIR] [--itf] [--visited exact|fingerprint] [--no-symmetry] [--no-por] [--joint]
                  [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
-                 [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--json] [--out DIR]
-streamjoin check --replay FILE [--json] [--reporter ...]
+                 [--seed S] [--walks N | --max-seconds T] [--walk K] [--depth D] [--workers N] [--shard K/N]
+                 [--json] [--out DIR]
+streamjoin check --model FILE [--export NAME] [any option above but --preset, --config, --bound, --ablate, --joint]
+streamjoin check --replay FILE [--model FILE [--export NAME]] [--json] [--reporter ...]
 streamjoin check --list
 
 Explores every state of a preset model within its bounds (breadth-first) and
@@ -34,6 +37,11 @@ preset checked key by key (ci, deep) explores its parts side by side. With
 
   --preset NAME        the model and bounds to check (see --list)
   --config FILE        a saved run (streamjoin/check-config@1); flags override it
+  --model FILE         check your own model instead of a preset: a module
+                       (JavaScript, or TypeScript where tsx is installed)
+                       whose default export (or export "model") is an object
+                       of the Model interface (docs/check.md, "Your own model")
+  --export NAME        the module's export that holds the model
   --bound NAME=VALUE   override one bound of the preset (repeatable)
   --ablate ELEMENT     switch off one protocol element (the preset lists them)
   --workers N          threads exploring (default: the machine's cores, here
@@ -44,6 +52,11 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --max-seconds N      stop after N seconds, for the whole command, reading a
                        --config from a FIFO or a pipe included (likewise;
                        with --simulate: how long to walk)
+  --stop-at-first      end the whole command at the first invariant violation
+                       (in any part) with its shortest counterexample, instead
+                       of exploring on for the other properties; the parts
+                       left are not exhausted (a simulation always stops at
+                       its first violation)
   --frontier-memory MB keep at most this much of the breadth-first frontier in
                        memory; past it, frontier segments spill to disk
                        (default: a quarter of the machine's memory, at most 4096)
@@ -59,12 +72,16 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --joint              for a preset checked key by key (ci, deep): explore all
                        its keys together in one model instead (SPEC §6)
   --shard K/N          check only shard K of N of the preset's parts (part i goes
-                       to shard (i mod N) + 1; a preset of one part is shard 1's):
-                       merge the shards' --json reports with merge-reports
+                       to shard (i mod N) + 1; a preset of one part is shard 1's);
+                       with --simulate, run only the seed's walks K-1, K-1+N,
+                       K-1+2N, ... (disjoint across shards, the same on every
+                       run; --walks counts the shard's): merge the shards'
+                       --json reports with merge-reports
   --simulate           random walks on the (joint) model: every invariant after
                        every step, Progress where a walk ends with nothing
                        enabled; a violation is minimized and written like any
-                       counterexample. Never a pass: no violation exits 2
+                       counterexample. No violation within the budget exits 0
+                       (the report says it is not exhaustive: no proof)
   --seed S             the walks' seed (default: STREAMJOIN_SEED, else a fresh
                        one, printed); walk K of seed S is always the same walk
   --walks N            walk N times (default: until --max-seconds, 60 s if
@@ -73,7 +90,8 @@ preset checked key by key (ci, deep) explores its parts side by side. With
   --depth D            steps per walk at most (default: the preset's, else 10000)
   --replay FILE        replay a counterexample file (or its .itf.json) step by
                        step, showing what each action changed, and check the
-                       property at the end
+                       property at the end (with --model FILE for a file your
+                       own model wrote)
   --list               list the presets, their bounds and ablatable elements
 ${REPORTER_HELP}
 
@@ -90,9 +108,10 @@ Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: every
 property holds over an exhausted bound; 1: a property is violated (an
 invariant, Progress, a goal never reached, an expected action kind never
 taken), or --replay reproduced the violation; 2 unknown: a time or
-state budget ran out before the bound was exhausted, the run was
-interrupted, or a simulation found nothing (never a pass); 254 also for an
-unknown preset, bound or element, a malformed file, a replayed action that
+state budget ran out before the bound was exhausted (--stop-at-first
+included, when nothing was violated), or the run was interrupted. A
+simulation exits 0 when its walks found no violation within the budget.
+254 also for an unknown preset, bound or element, a malformed file, a replayed action that
 is not enabled.`;
 
 function listPresets(registry: readonly ModelPreset[], out: Output): number {
@@ -127,7 +146,7 @@ function defaultFrontierMemory(totalMemory: number): number {
   return Math.min(totalMemory / 4, 4096 * 1048576);
 }
 
-function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number): RunSettings {
+function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number, out: Output): RunSettings {
   if (values.preset !== undefined && values.config !== undefined) throw usageError('give --preset or --config, not both');
   let config: CheckConfig | undefined;
   if (values.config !== undefined) config = loadCheckConfig(values.config);
@@ -162,6 +181,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
   if (visited !== 'exact' && visited !== 'fingerprint') throw usageError(`--visited wants exact or fingerprint, got "${visited}"`);
   const maxStates = values['max-states'] !== undefined ? positiveNumber('--max-states', values['max-states'], true) : config?.maxStates;
   let maxSeconds = values['max-seconds'] !== undefined ? positiveNumber('--max-seconds', values['max-seconds'], false) : config?.maxSeconds;
+  const stopAtFirst = values['stop-at-first'] ?? config?.stopAtFirst ?? false;
   const workers = values.workers !== undefined ? positiveIntegerFlag('--workers', values.workers, 'threads') : availableParallelism();
   const frontierMemory =
     values['frontier-memory'] !== undefined
@@ -175,11 +195,13 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     const walks = values.walks !== undefined ? positiveIntegerFlag('--walks', values.walks) : undefined;
     const walk = values.walk !== undefined ? nonNegativeIntegerFlag('--walk', values.walk) : undefined;
     if (walks !== undefined && walk !== undefined) throw usageError('give --walks N or --walk K, not both');
-    if (values.shard !== undefined) throw usageError('--shard splits the parts of an exhaustive search; --simulate walks the joint model');
+    if (values.shard !== undefined && walk !== undefined)
+      throw usageError('--walk K names a walk of the whole seed: give it without --shard');
     if (walks === undefined && walk === undefined && maxSeconds === undefined) maxSeconds = 60;
     const depth = values.depth !== undefined ? positiveIntegerFlag('--depth', values.depth, 'steps') : (preset.simulation?.depth ?? 10_000);
     simulate = {
-      seed: seedFlag(values.seed),
+      // The shards of one simulation share its seed (their walks are one run's).
+      seed: shardSeed(values.seed, shardFlag(values.shard), true, out),
       ...(walks !== undefined ? { walks } : {}),
       ...(walk !== undefined ? { walk } : {}),
       depth,
@@ -200,6 +222,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
       // Unset means "use it when the model has it"; only an explicit choice is passed on.
       ...(values['no-symmetry'] ? { symmetry: false } : config?.symmetry !== undefined ? { symmetry: config.symmetry } : {}),
       ...(values['no-por'] ? { partialOrder: false } : config?.partialOrder !== undefined ? { partialOrder: config.partialOrder } : {}),
+      ...(stopAtFirst ? { stopAtFirstViolation: true } : {}),
     },
     workers,
     maxStates,
@@ -239,6 +262,9 @@ const checkOptions = {
   list: { type: 'boolean' },
   joint: { type: 'boolean' },
   shard: { type: 'string' },
+  'stop-at-first': { type: 'boolean' },
+  model: { type: 'string' },
+  export: { type: 'string' },
   ...REPORTER_OPTION,
   itf: { type: 'boolean' },
 } as const;
@@ -258,13 +284,20 @@ export async function checkCommand(
 ): Promise<number> {
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false }, 'check');
   if (values.list) return listPresets(registry, out);
+  if (values.export !== undefined && values.model === undefined) throw usageError('--export NAME goes with --model FILE');
+  if (values.model !== undefined) {
+    const presetFlags = (['preset', 'config', 'bound', 'ablate', 'joint'] as const).filter((f) => values[f] !== undefined);
+    if (presetFlags.length > 0) throw usageError(`--model checks your own model: --${presetFlags.join(', --')} belong to the presets`);
+  }
+  const user = values.model !== undefined ? await loadUserModel(values.model, values.export) : undefined;
+  const presets = user ? [user.preset] : registry;
   if (values.replay !== undefined) {
-    const others = Object.keys(values).filter((k) => k !== 'replay' && k !== 'json' && k !== 'reporter');
-    if (others.length > 0) throw usageError(`--replay takes only --json and --reporter, not --${others.join(', --')}`);
+    const others = Object.keys(values).filter((k) => !['replay', 'json', 'reporter', 'model', 'export'].includes(k));
+    if (others.length > 0) throw usageError(`--replay takes only --json, --reporter and --model, not --${others.join(', --')}`);
     const reporters = parseReporters(values.reporter);
     checkStdoutUse(values.json ?? false, reporters);
     await readInputsAhead([values.replay], { signal: out.signal });
-    return runReplay(registry, values.replay, values.json ?? false, reporters, out);
+    return runReplay(presets, values.replay, values.json ?? false, reporters, out);
   }
   // --max-seconds bounds the whole command: reading a --config from a FIFO or a pipe included.
   const started = performance.now();
@@ -279,7 +312,8 @@ export async function checkCommand(
   } finally {
     bounded.dispose();
   }
-  const settings = resolveSettings(registry, values, totalMemory);
+  const resolved = resolveSettings(presets, user ? { ...values, preset: user.preset.name } : values, totalMemory, out);
+  const settings: RunSettings = user ? { ...resolved, userModel: { source: user.source, args: userModelArgs(user) } } : resolved;
   const spent = (performance.now() - started) / 1000;
   return runCheck(
     flagSeconds !== undefined && settings.maxSeconds !== undefined

@@ -68,6 +68,8 @@ export interface CheckPartJson {
 export interface SimulatedPartJson {
   readonly part: null;
   readonly status: 'simulated' | 'interrupted';
+  /** Always false: walks sample the state space, so even a pass (no violation within the budget) proves nothing. */
+  readonly exhaustive: false;
   readonly model: string;
   readonly seed: number;
   readonly depth: number;
@@ -127,6 +129,8 @@ export interface CounterexampleOrigin {
   readonly check?: NonNullable<Counterexample['check']>;
   /** For a simulation: the seed and the walk that found it. */
   readonly simulation?: { readonly seed: number; readonly walk: number };
+  /** Draw the .md and .html views (streamjoin's own models; a user's model has the JSON file and --replay). Default true. */
+  readonly views?: boolean;
 }
 
 /** The file a counterexample of `property` goes to. */
@@ -170,7 +174,7 @@ export function writeCounterexamples<S, A>(
     };
     const path = counterexamplePath(origin, r.name);
     writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
-    writeModelCounterexampleViews(doc, path, { itf: origin.itf });
+    if (origin.views !== false) writeModelCounterexampleViews(doc, path, { itf: origin.itf });
     written.set(r.name, path);
   }
   return written;
@@ -197,11 +201,15 @@ export function explorationExit<S, A>(report: CheckReport<S, A>): number {
   return report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
 }
 
-/** A simulation finds violations or nothing: 1, or 2 (sampling is never a pass). */
+/**
+ * A simulation's exit: 1 for a violation; 2 when interrupted; otherwise 0,
+ * "no violation within the budget" (as TLC's and Quint's simulators do), with
+ * every property left `unknown` in the report, which says that the walks
+ * sampled the state space and proved nothing.
+ */
 export function simulationExit<S, A>(report: SimulationReport<S, A>): number {
-  return [...report.invariants, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated')
-    ? EXIT.fail
-    : EXIT.unknown;
+  if ([...report.invariants, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated')) return EXIT.fail;
+  return report.stoppedBy === 'interrupted' ? EXIT.unknown : EXIT.pass;
 }
 
 // ---------------------------------------------------------------------------
@@ -268,6 +276,7 @@ export function simulationJson<S, A>(
   return {
     part: null,
     status: simulationStatus(report),
+    exhaustive: false,
     ...figures,
     violation: violation ?? null,
     invariants: invariants.map((r) => propertyJson(model, r, written.get(r.name), replay)),
@@ -323,16 +332,28 @@ export function checkCases(j: CheckJson): CiResult {
     const classname = `check.${j.preset}${p.part !== null ? `.${p.part}` : ''}`;
     const name = `check ${j.preset}${j.ablate !== null ? ` without ${j.ablate}` : ''}${p.part !== null ? ` part ${p.part}` : ''}`;
     if (isSimulated(p)) {
-      const why = `${p.status === 'interrupted' ? 'interrupted' : 'sampled'} by ${p.walks} random walk(s) of seed ${p.seed}: no verdict`;
-      const walks: TestCase = { name: 'random walks', classname, status: 'unknown', message: why, timeMs: p.durationMs };
+      // Walks that found nothing pass (not exhaustive: the report says so); an interrupted simulation has no verdict.
+      const interrupted = p.status === 'interrupted';
+      const why = interrupted
+        ? `interrupted after ${p.walks} random walk(s) of seed ${p.seed}: no verdict`
+        : p.violation
+          ? `walk ${p.violation.walk} of seed ${p.seed} broke a property`
+          : `no violation in ${p.walks} random walk(s) of seed ${p.seed} (not exhaustive)`;
+      const walks: TestCase = {
+        name: 'random walks',
+        classname,
+        status: interrupted ? 'unknown' : p.violation ? 'fail' : 'pass',
+        message: why,
+        timeMs: p.durationMs,
+      };
+      const sampled = (x: PropertyJson): TestCase =>
+        x.verdict === 'violated' || interrupted
+          ? propertyCase(x, classname, false, why)
+          : { name: x.name, classname, status: 'pass', message: why };
       return {
         name: `${name} (simulation)`,
         properties,
-        cases: [
-          walks,
-          ...p.invariants.map((x) => propertyCase(x, classname, false, why)),
-          ...(p.progress ? [propertyCase(p.progress, classname, false, why)] : []),
-        ],
+        cases: [walks, ...p.invariants.map(sampled), ...(p.progress ? [sampled(p.progress)] : [])],
       };
     }
     const bound: TestCase = p.exhausted
@@ -444,7 +465,11 @@ export function explorationText<S, A>(
       ? '  exhausted: every state within the bound was explored'
       : status === 'interrupted'
         ? `  INTERRUPTED after ${report.distinct} distinct states: every property unknown; nothing below is a verdict`
-        : `  NOT exhausted: out of budget (${report.stoppedBy ?? 'budget'}); nothing below is a pass`,
+        : report.stoppedBy === 'violation'
+          ? report.invariants.some((r) => r.verdict === 'violated')
+            ? '  NOT exhausted: stopped at the first violation (--stop-at-first)'
+            : '  NOT exhausted: stopped by a violation in another part (--stop-at-first); nothing below is a pass'
+          : `  NOT exhausted: out of budget (${report.stoppedBy ?? 'budget'}); nothing below is a pass`,
   );
   for (const r of report.invariants) lines.push(...propertyLines(model, r, written.get(r.name), replay));
   if (report.progress) lines.push(...propertyLines(model, report.progress, written.get(report.progress.name), replay));
@@ -459,7 +484,9 @@ export function explorationText<S, A>(
       : code === EXIT.unknown
         ? status === 'interrupted'
           ? 'INTERRUPTED: no verdict'
-          : 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
+          : report.stoppedBy === 'violation'
+            ? 'NOT EXHAUSTED: stopped by a violation in another part; none found here so far, and no verdict'
+            : 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
         : 'FAIL',
   );
   return `${lines.join('\n')}\n`;
@@ -484,7 +511,7 @@ export function simulationText<S, A>(
   lines.push(
     status === 'interrupted'
       ? `  INTERRUPTED after ${report.walks} walk(s): nothing below is a verdict`
-      : `  simulated (stopped by ${report.stoppedBy}): random walks sample the state space; no property is proven`,
+      : `  simulated, NOT exhaustive (stopped by ${report.stoppedBy}): random walks sample the state space; no property is proven`,
   );
   if (report.violation) {
     lines.push(
@@ -499,7 +526,7 @@ export function simulationText<S, A>(
       ? 'FAIL'
       : status === 'interrupted'
         ? 'INTERRUPTED: no verdict'
-        : 'SIMULATED: no violation found; sampling is not a proof, so no verdict',
+        : `PASS (not exhaustive): no violation in ${report.walks} walk(s); random walks sample the state space and prove nothing`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -58,6 +58,23 @@ export interface RunSettings {
   readonly simulate?: { readonly seed: number; readonly walks?: number; readonly walk?: number; readonly depth: number };
   /** Worker threads can build the preset's models (the built-in registry); a test's own registry explores on this thread. */
   readonly builtIn: boolean;
+  /** A user's model (`--model FILE`): where threads load it, and the flags that name it again. */
+  readonly userModel?: { readonly source: ModelSource; readonly args: readonly string[] };
+}
+
+/** Where a worker thread builds the model of `part`: a built-in preset's, or the user's module; none for a test's own registry. */
+function sourceOf(s: RunSettings, part: string | undefined): ModelSource | undefined {
+  if (s.userModel) return s.userModel.source;
+  return s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, part) : undefined;
+}
+
+/** `, bounds ...` for a heading; nothing for a model without bounds (a user's). */
+const boundsPart = (bounds: Readonly<Record<string, number>>): string =>
+  Object.keys(bounds).length > 0 ? `, bounds ${boundsText(bounds)}` : '';
+
+/** How the run names its model in headings: the preset, or the user's model file. */
+function subjectOf(s: RunSettings): string {
+  return s.userModel ? `model file ${s.userModel.args[1] ?? s.preset.name}` : `preset ${s.preset.name}`;
 }
 
 /**
@@ -112,8 +129,8 @@ function progressOf(live: LiveProgress): (label: string, sample: ProgressSample)
 
 /** The command that replays a counterexample file, as words. */
 const replayArgv =
-  (out: Output) =>
-  (file: string): string[] => [...invocationOf(out), 'check', '--replay', file];
+  (out: Output, s: RunSettings) =>
+  (file: string): string[] => [...invocationOf(out), 'check', '--replay', file, ...(s.userModel?.args ?? [])];
 
 export async function runCheck(s: RunSettings, out: Output): Promise<number> {
   const session = new CheckSession({
@@ -163,8 +180,7 @@ function reportOf(
 /** A decomposed preset (SPEC §6) is checked part by part, the parts side by side; it passes iff every part does. */
 async function runExploration(s: RunSettings, session: CheckSession, out: Output, live: LiveProgress): Promise<CheckJson> {
   const all = !s.joint && s.preset.parts ? s.preset.parts(s.bounds, s.ablate) : undefined;
-  const source = (part: string | undefined): ModelSource | undefined =>
-    s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, part) : undefined;
+  const source = (part: string | undefined): ModelSource | undefined => sourceOf(s, part);
   const parts: Part[] = shardItems(
     all
       ? all.map((p) => ({ label: p.label as string | undefined, model: p.model, source: source(p.label) }))
@@ -179,9 +195,9 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
     out.stdout(
       all
         ? `streamjoin check: preset ${s.preset.name} in ${all.length} parts (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
-        : `streamjoin check: preset ${s.preset.name}${shardText}\n`,
+        : `streamjoin check: ${subjectOf(s)}${shardText}\n`,
     );
-  live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : `preset ${s.preset.name}`);
+  live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : subjectOf(s));
   const progress = progressOf(live);
   const outcomes = await Promise.all(
     parts.map((part) =>
@@ -236,12 +252,13 @@ function explorationOutcome<S, A>(
           part,
           outDir: s.outDir,
           itf: s.itf,
+          ...(s.userModel ? { views: false } : {}),
           check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
         });
   const heading =
-    `${part !== undefined ? `part ${part}` : 'streamjoin check'}: preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} ` +
-    `(model ${report.model}), bounds ${boundsText(s.bounds)}`;
-  const replay = replayArgv(out);
+    `${part !== undefined ? `part ${part}` : 'streamjoin check'}: ${subjectOf(s)}${s.ablate ? ` without ${s.ablate}` : ''} ` +
+    `(model ${report.model})${boundsPart(s.bounds)}`;
+  const replay = replayArgv(out, s);
   return { text: explorationText(model, heading, report, written, replay), json: explorationJson(model, part, report, written, replay) };
 }
 
@@ -253,13 +270,20 @@ async function runSimulation(
   live: LiveProgress,
 ): Promise<CheckJson> {
   const text = !s.json && !reporterOnStdout(s.reporters);
-  if (text) out.stdout(`streamjoin check --simulate: preset ${s.preset.name}, seed ${sim.seed}\n`);
-  live.part(`simulation of preset ${s.preset.name}`);
+  const shardText = s.shard
+    ? `, shard ${s.shard.index}/${s.shard.count} (walks ${s.shard.index - 1}, ${s.shard.index - 1 + s.shard.count}, ...)`
+    : '';
+  if (text) out.stdout(`streamjoin check --simulate: ${subjectOf(s)}, seed ${sim.seed}${shardText}\n`);
+  live.part(`simulation of ${subjectOf(s)}`);
   const onProgress = (p: SimulationProgress): void =>
     live.tick(`${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`);
-  const source = s.builtIn ? presetSource(s.preset.name, s.bounds, s.ablate, undefined) : undefined;
+  const source = sourceOf(s, undefined);
   const outcome = await s.preset.build(s.bounds, s.ablate).use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
-    const report: SimulationReport<S, A> = await session.simulate(model, source, { ...sim, onProgress });
+    const report: SimulationReport<S, A> = await session.simulate(model, source, {
+      ...sim,
+      ...(s.shard !== undefined ? { shard: s.shard } : {}),
+      onProgress,
+    });
     const written =
       report.stoppedBy === 'interrupted'
         ? new Map<string, string>()
@@ -270,16 +294,16 @@ async function runSimulation(
             part: undefined,
             outDir: s.outDir,
             itf: s.itf,
+            ...(s.userModel ? { views: false } : {}),
             ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
           });
     const bounds = Object.entries(s.bounds)
       .map(([k, v]) => ` --bound ${k}=${v}`)
       .join('');
-    const again = `streamjoin check --simulate --preset ${s.preset.name}${bounds}${s.ablate ? ` --ablate ${s.ablate}` : ''} --seed ${sim.seed} --depth ${sim.depth}`;
-    const heading =
-      `simulation of preset ${s.preset.name}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model}), ` +
-      `bounds ${boundsText(s.bounds)}`;
-    const replay = replayArgv(out);
+    const subject = s.userModel ? s.userModel.args.join(' ') : `--preset ${s.preset.name}`;
+    const again = `streamjoin check --simulate ${subject}${bounds}${s.ablate ? ` --ablate ${s.ablate}` : ''} --seed ${sim.seed} --depth ${sim.depth}`;
+    const heading = `simulation of ${subjectOf(s)}${s.ablate ? ` without ${s.ablate}` : ''} (model ${report.model})${boundsPart(s.bounds)}`;
+    const replay = replayArgv(out, s);
     return { text: simulationText(model, heading, report, written, replay, again), json: simulationJson(model, report, written, replay) };
   });
   live.clear();

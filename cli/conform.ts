@@ -25,6 +25,10 @@ import {
 } from './harnessArgs.ts';
 import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
+import { KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
+import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
+import type { ExternalAction } from '../spec/index.ts';
+import type { SystemFlags } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
 export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
@@ -44,6 +48,7 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
                    [--reporter junit=FILE] [--reporter tap[=FILE]]
                    [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                    [--time-budget SECONDS] [--path PATH]
+streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--out DIR]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -86,6 +91,7 @@ ${SYSTEM_FLAGS_HELP}
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 ${SHARD_HELP}
 ${REPORTER_HELP}
+${KILL_HELP}
 
 Progress goes to stderr: a live line on a terminal, else a heartbeat line
 every few seconds. A divergence writes, atomically: DIR/NAME.trace.json
@@ -99,6 +105,38 @@ the command that replays it. A divergence in an example names both steps:
 the example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
+
+/** `conform --kill` (cli/kill.ts): the flags it takes, checked; the cluster examples with a crash point, kills added there. */
+async function conformKill(
+  values: { [name: string]: string | boolean | (string | boolean)[] | undefined } & SystemFlags,
+  out: Output,
+): Promise<number> {
+  for (const flag of ['exhaustive', 'json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
+    if (values[flag] !== undefined && values[flag] !== false)
+      throw usageError(`--${flag} is not available with --kill (kill mode runs the cluster examples and random traces at level faults)`);
+  if (values.level !== undefined && values.level !== 'faults') throw usageError('--kill runs at level faults');
+  const sut = values.sut;
+  if (typeof sut !== 'string' || sut === '') throw usageError('conform --kill needs --sut COMMAND, naming its data directory with {data}');
+  checkKillCommand(sut);
+  const runs = values.runs === undefined ? 20 : nonNegativeIntegerFlag('--runs', String(values.runs));
+  const seed = shardSeed(typeof values.seed === 'string' ? values.seed : undefined, undefined, runs > 0, out);
+  if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
+    throw usageError(`--examples must be "all" or "none", got "${String(values.examples)}"`);
+  }
+  const outDir = String(values.out);
+  const outProblem = outDirProblem(outDir);
+  if (outProblem) throw usageError(`--out ${outDir}: ${outProblem}`);
+  const examples =
+    values.examples === 'none'
+      ? []
+      : specExamplePaths().flatMap((path) => {
+          const t = loadCheckedTrace(path);
+          if (t.kind !== 'cluster' || !t.trace.steps.some((s) => isCrashPoint(s.action as ExternalAction))) return [];
+          return [{ path, trace: withKills(t.trace) }];
+        });
+  out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})\n`);
+  return killConformCommand({ sut, seed, runs, examples, outDir, flags: values }, out);
+}
 
 export async function conformCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -120,11 +158,13 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
         exhaustive: { type: 'boolean', default: false },
         scenario: { type: 'string' },
         shard: { type: 'string' },
+        kill: { type: 'boolean', default: false },
         ...REPORTER_OPTION,
       },
     },
     'conform',
   );
+  if (values.kill) return conformKill(values, out);
   if (positionals.length > 0) throw usageError(`conform takes no positional arguments, got "${positionals[0]}"`);
   if (values.scenario !== undefined && !values.exhaustive)
     throw usageError('--scenario selects exhaustive scenarios: give --exhaustive too');

@@ -27,7 +27,11 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   lines.push(`streamjoin conform: ${impl} (--sut ${shellQuote(report.sut)})`);
   lines.push(`${levelsLine(report)}; seed ${report.seed}`);
   const failedExamples = report.examples.filter((e) => e.verdict === 'fail').length;
-  lines.push(`examples: ${report.examples.length - failedExamples} conform, ${failedExamples} diverge, ${report.skipped.length} skipped`);
+  const unknownExamples = report.examples.filter((e) => e.verdict === 'unknown').length;
+  lines.push(
+    `examples: ${report.examples.length - failedExamples - unknownExamples} conform, ${failedExamples} diverge, ` +
+      `${unknownExamples > 0 ? `${unknownExamples} unknown, ` : ''}${report.skipped.length} skipped`,
+  );
   lines.push(...exhaustiveLines(report));
   for (const r of report.random) {
     lines.push(
@@ -270,7 +274,7 @@ export function conformCases(j: ConformJson): CiResult {
     const f = j.failures.find((x) => x.origin === 'example' && x.path === e.path && x.level === e.level);
     const name = `${e.name} (${e.path})`;
     const classname = `conform.examples.${e.level}`;
-    examples.push(f ? failureCase(name, classname, f) : { name, classname, status: e.verdict === 'fail' ? 'fail' : 'pass' });
+    examples.push(f ? failureCase(name, classname, f) : { name, classname, status: e.verdict });
   }
   for (const s of j.skipped) examples.push({ name: s.path, classname: 'conform.examples', status: 'skipped', message: s.why });
   const exhaustive: TestCase[] = j.exhaustive.map((x) => {

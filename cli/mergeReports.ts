@@ -11,20 +11,24 @@ import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import type { Output } from './output.ts';
 import { CONFORM_REPORT_FORMAT, conformCases, type ConformJson } from './conformReport.ts';
-import { CHECK_REPORT_FORMAT, checkCases, type CheckJson } from './checkOutput.ts';
+import { CHECK_REPORT_FORMAT, checkCases, type CheckJson, type PropertyJson, type SimulatedPartJson } from './checkOutput.ts';
 import { MUTANTS_REPORT_FORMAT, mutantsCases, type MutantsJson } from './mutants.ts';
 import { RUN_REPORT_FORMAT, runCases, type RunJson } from './run.ts';
 import { REPLAY_REPORT_FORMAT, replayCases, type ReplayJson } from './replay.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
+import { AUDIT_REPORT_FORMAT, type AuditJson } from './audit.ts';
+import { auditCases, auditRunKey, auditVerdict3, mergeAudit } from './auditMerge.ts';
 
 export const mergeReportsHelp = `streamjoin merge-reports REPORT... [--json] [--reporter junit=FILE] [--reporter tap[=FILE]]
 
-Combines the --json reports of sharded runs (conform, check and mutants with
---shard K/N; the shards of one run share its settings and seed) into one
+Combines the --json reports of sharded runs (conform, check, mutants and audit
+with --shard K/N; the shards of one run share its settings and seed) into one
 report per run: the examples, interleavings, random traces, parts and
-mutants of all its shards, and one verdict, the worst. Reports of unsharded
+mutants of all its shards, and one verdict, the worst. The shards of a
+check --simulate are one simulation: the total walks and steps, each
+property's shortest counterexample. Reports of unsharded
 runs (and of run and replay) are taken as they are. Prints a summary, or
 with --json one document (streamjoin/merge-report@1) holding every merged
 report; --reporter writes one JUnit or TAP file for all of them.
@@ -38,7 +42,7 @@ not a streamjoin report, or holds the same shard twice (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 
-type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson;
+type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson;
 type Verdict3 = 'pass' | 'fail' | 'unknown';
 
 const SCHEMAS: Readonly<Record<string, string>> = {
@@ -47,6 +51,7 @@ const SCHEMAS: Readonly<Record<string, string>> = {
   [MUTANTS_REPORT_FORMAT]: 'reports/mutants-report',
   [RUN_REPORT_FORMAT]: 'reports/run-report',
   [REPLAY_REPORT_FORMAT]: 'reports/replay-report',
+  [AUDIT_REPORT_FORMAT]: 'reports/audit-report',
 };
 
 interface Loaded {
@@ -80,16 +85,32 @@ function runKey(r: AnyReport): string {
     }
     case CHECK_REPORT_FORMAT: {
       const c = r as CheckJson;
-      return JSON.stringify([c.format, c.preset, c.bounds, c.ablate, c.joint, c.partsTotal]);
+      // A simulation's shards share its seed too: another seed is another run.
+      return JSON.stringify([
+        c.format,
+        c.preset,
+        c.bounds,
+        c.ablate,
+        c.joint,
+        c.partsTotal,
+        c.mode,
+        c.mode === 'simulation' ? c.seed : null,
+      ]);
     }
     case MUTANTS_REPORT_FORMAT: {
       const m = r as MutantsJson;
       return JSON.stringify([m.format, m.seed, m.runs]);
     }
+    case AUDIT_REPORT_FORMAT:
+      return auditRunKey(r as AuditJson);
     default:
       return JSON.stringify([r.format]);
   }
 }
+
+/** A report's verdict as pass, fail or unknown (an audit says valid, violation, unknown). */
+const verdictOf = (r: AnyReport): Verdict3 =>
+  r.format === AUDIT_REPORT_FORMAT ? auditVerdict3((r as AuditJson).verdict) : (r.verdict as Verdict3);
 
 const worstVerdict = (vs: readonly Verdict3[]): Verdict3 => (vs.includes('fail') ? 'fail' : vs.includes('unknown') ? 'unknown' : 'pass');
 const exitOf = (v: Verdict3): number => (v === 'pass' ? EXIT.pass : v === 'fail' ? EXIT.fail : EXIT.unknown);
@@ -182,8 +203,66 @@ function mergeConform(shards: readonly ConformJson[], count: number, missing: re
   };
 }
 
+/** Steps of a property's counterexample; a property without one sorts last. */
+const pathLength = (p: PropertyJson): number => p.path?.actions.length ?? Number.POSITIVE_INFINITY;
+
+/**
+ * The walks of a simulation's shards as one simulation (the shards ran
+ * disjoint walks of one seed): the walks and steps add up; each property is
+ * violated if some shard broke it, with the shortest counterexample found;
+ * the violation named is the shortest of all. Rates add up (the shards ran
+ * side by side); the duration is the longest shard's.
+ */
+function mergeSimulation(parts: readonly SimulatedPartJson[], missing: readonly number[]): SimulatedPartJson {
+  const first = parts[0] as SimulatedPartJson;
+  const shortest = (name: string, pick: (p: SimulatedPartJson) => PropertyJson | null | undefined): PropertyJson => {
+    const candidates = parts.map(pick).filter((x): x is PropertyJson => x !== null && x !== undefined);
+    const violated = candidates.filter((x) => x.verdict === 'violated').sort((a, b) => pathLength(a) - pathLength(b));
+    return violated[0] ?? candidates.find((x) => x.name === name) ?? (candidates[0] as PropertyJson);
+  };
+  const invariants = first.invariants.map((inv) => shortest(inv.name, (p) => p.invariants.find((x) => x.name === inv.name)));
+  const progress = first.progress ? shortest(first.progress.name, (p) => p.progress) : null;
+  const broken = parts
+    .filter((p) => p.violation !== null)
+    .map((p) => ({
+      p,
+      length: Math.min(...[...p.invariants, ...(p.progress ? [p.progress] : [])].filter((x) => x.verdict === 'violated').map(pathLength)),
+    }))
+    .sort((a, b) => a.length - b.length || (a.p.violation?.walk ?? 0) - (b.p.violation?.walk ?? 0))[0]?.p;
+  const kinds: Record<string, number> = {};
+  for (const p of parts) for (const [k, n] of Object.entries(p.actionKindCounts)) kinds[k] = (kinds[k] ?? 0) + n;
+  const interrupted = parts.some((p) => p.status === 'interrupted');
+  const code = worstExit([...parts.map((p) => p.exitCode), ...(missing.length > 0 ? [EXIT.unknown] : [])]);
+  return {
+    ...first,
+    status: interrupted ? 'interrupted' : 'simulated',
+    walks: parts.reduce((n, p) => n + p.walks, 0),
+    steps: parts.reduce((n, p) => n + p.steps, 0),
+    durationMs: Math.max(...parts.map((p) => p.durationMs)),
+    walksPerSecond: parts.reduce((n, p) => n + p.walksPerSecond, 0),
+    stepsPerSecond: parts.reduce((n, p) => n + p.stepsPerSecond, 0),
+    longestWalk: Math.max(...parts.map((p) => p.longestWalk)),
+    deadEnds: parts.reduce((n, p) => n + p.deadEnds, 0),
+    workers: parts.reduce((n, p) => n + p.workers, 0),
+    stoppedBy: broken ? broken.stoppedBy : interrupted ? 'interrupted' : first.stoppedBy,
+    violation: broken?.violation ?? null,
+    invariants,
+    progress,
+    actionKindCounts: Object.fromEntries(Object.entries(kinds).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    verdict: code === EXIT.pass ? 'pass' : code === EXIT.unknown ? 'unknown' : 'fail',
+    exitCode: code,
+  };
+}
+
 function mergeCheck(shards: readonly CheckJson[], count: number, missing: readonly number[]): CheckJson {
   const first = shards[0] as CheckJson;
+  if (first.mode === 'simulation') {
+    const merged = mergeSimulation(
+      shards.map((s) => s.parts[0] as SimulatedPartJson),
+      missing,
+    );
+    return { ...first, shard: null, parts: [merged], verdict: merged.verdict, exitCode: merged.exitCode };
+  }
   const parts = interleave(new Map(shards.map((s) => [(s.shard as Shard).index, s.parts])), count);
   const code = worstExit([...parts.map((p) => p.exitCode), ...(missing.length > 0 ? [EXIT.unknown] : [])]);
   return {
@@ -260,7 +339,9 @@ export function mergeRuns(loaded: readonly Loaded[]): MergedRun[] {
         ? mergeConform(reports as ConformJson[], count, missing)
         : format === CHECK_REPORT_FORMAT
           ? mergeCheck(reports as CheckJson[], count, missing)
-          : mergeMutants(reports as MutantsJson[], count, missing);
+          : format === AUDIT_REPORT_FORMAT
+            ? mergeAudit(reports as AuditJson[], missing)
+            : mergeMutants(reports as MutantsJson[], count, missing);
     runs.push({ report, files, shards: count, missing });
   }
   return runs;
@@ -276,6 +357,8 @@ export function casesOf(r: AnyReport): CiResult {
       return mutantsCases(r as MutantsJson);
     case RUN_REPORT_FORMAT:
       return runCases(r as RunJson);
+    case AUDIT_REPORT_FORMAT:
+      return auditCases(r as AuditJson);
     default:
       return replayCases(r as ReplayJson);
   }
@@ -308,7 +391,7 @@ export async function mergeReportsCommand(args: readonly string[], out: Output):
   await readInputsAhead(positionals, { signal: out.signal });
   const runs = mergeRuns(positionals.map(load));
   const results = runs.map((r) => casesOf(r.report));
-  const verdict = worstVerdict(runs.map((r) => r.report.verdict as Verdict3));
+  const verdict = worstVerdict(runs.map((r) => verdictOf(r.report)));
   const json: MergeJson = {
     ...reportHeader(MERGE_REPORT_FORMAT),
     verdict,
@@ -324,7 +407,7 @@ export async function mergeReportsCommand(args: readonly string[], out: Output):
       const n = (status: string): number => cases.filter((x) => x.status === status).length;
       lines.push(
         `${c.title}${r.shards !== null ? `, ${r.shards - r.missing.length} of ${r.shards} shards` : ''}: ` +
-          `${r.report.verdict.toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ` +
+          `${verdictOf(r.report).toUpperCase()} (${cases.length} cases: ${n('pass')} passed, ` +
           `${n('fail')} failed, ${n('unknown')} unknown, ${n('skipped')} skipped)`,
       );
       if (r.missing.length > 0) lines.push(`  missing: shard ${r.missing.map((k) => `${k}/${r.shards}`).join(', ')}`);

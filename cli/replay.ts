@@ -26,6 +26,7 @@ import { displayPath } from './conformReport.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
+import { REPLAY_KILL_HELP, killReplayCommand } from './kill.ts';
 
 export const REPLAY_REPORT_FORMAT = 'streamjoin/replay-report@1';
 
@@ -91,6 +92,7 @@ export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] 
                   [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                   [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
+streamjoin replay FILE --kill --sut "COMMAND ... {data} ..."
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
 written by conform, or its ITF trace FILE.itf.json) against a system under
@@ -115,6 +117,7 @@ ${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
 ${REPORTER_HELP}
+${REPLAY_KILL_HELP}
 
 A file whose own expectation disagrees with the reference model is refused
 (254, SJ111, at the step and field): the file is wrong, not the system, and
@@ -233,6 +236,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
         itf: { type: 'boolean', default: false },
         ...SYSTEM_FLAG_OPTIONS,
         'write-expected': { type: 'string' },
+        kill: { type: 'boolean', default: false },
         ...REPORTER_OPTION,
       },
     },
@@ -254,6 +258,18 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     return typeof streamed === 'number' ? streamed : printReplay(streamed, values, reporters, out);
   }
   const trace: AnyTrace = loadCheckedTrace(file);
+  const hasKills = trace.kind === 'cluster' && trace.trace.steps.some((s) => s.kill !== undefined);
+  if (values.kill) {
+    for (const flag of ['json', 'out', 'itf', 'write-expected', 'reporter'] as const)
+      if (values[flag] !== undefined && values[flag] !== false) throw usageError(`--${flag} is not available with --kill`);
+    if (trace.kind !== 'cluster') throw usageError('--kill replays a cluster trace (kill mode runs at level faults)');
+    if (level !== undefined && level !== 'faults') throw usageError('--kill runs at level faults');
+    if (values.sut === undefined || values.sut === '')
+      throw usageError('replay --kill needs --sut COMMAND, naming its data directory with {data}');
+    return killReplayCommand({ file: displayPath(file), trace: trace.trace, sut: values.sut, flags: values }, out);
+  }
+  if (hasKills)
+    throw usageError(`${file} has kill steps (a kill-mode counterexample): replay it with --kill --sut "COMMAND --data {data}"`);
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
     out.stdout(`wrote ${values['write-expected']}\n`);

@@ -4,7 +4,9 @@
 // the reference model instead.
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createProtocolServer, serveStream } from '../conformance/adapters/protocolServer.ts';
+import { createProtocolServer, serveStream, type ProtocolServer } from '../conformance/adapters/protocolServer.ts';
+import { envOf } from './output.ts';
+import { KILL_AT_WRITE_VARIABLE } from '../conformance/kill/killRun.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { implSut, implSutOf } from '../conformance/adapters/implSut.ts';
@@ -60,9 +62,13 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
     'serve',
   );
   if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
+  const killHook = killAtWriteHook(envOf(out)[KILL_AT_WRITE_VARIABLE]);
+  if (killHook !== undefined && values.data === undefined)
+    throw usageError(`${KILL_AT_WRITE_VARIABLE} needs --data: it kills at a durable write`);
   const dirs = {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
     ...(values.record !== undefined ? { recordDir: values.record } : {}),
+    ...(killHook !== undefined ? { onWritePoint: killHook.writePoint } : {}),
   };
   const maxLine = values['max-line'] === undefined ? DEFAULT_MAX_LINE_BYTES : positiveIntegerFlag('--max-line', values['max-line']);
   if (values.model && values.data !== undefined) throw usageError('--data is for the implementation; the model keeps no durable parts');
@@ -85,10 +91,48 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   else if (mutant !== undefined) sut = await mutantSut(mutant, dirs);
   else if (values.data !== undefined || values.record !== undefined) sut = implSutOf(builtInImpl, dirs);
   else sut = implSut;
-  await serveStream(createProtocolServer(sut), input, (text) => out.stdout(text), maxLine, out.signal);
+  const server = createProtocolServer(sut);
+  const counted: ProtocolServer =
+    killHook === undefined
+      ? server
+      : {
+          ...server,
+          handle(line) {
+            killHook.request();
+            return server.handle(line);
+          },
+        };
+  await serveStream(counted, input, (text) => out.stdout(text), maxLine, out.signal);
   // Interrupted: stdin is still open; let go of it so the process can end.
   if (out.signal?.aborted && 'destroy' in input && typeof input.destroy === 'function') input.destroy();
   return EXIT.pass;
+}
+
+/**
+ * Kill mode's test hook (PROTOCOL.md, "Kill mode"): with
+ * `STREAMJOIN_KILL_AT_WRITE=L:N` in its environment, `serve --data` kills
+ * itself with SIGKILL at the Nth durable write point (a journal half
+ * written, synced; a temporary file written, renamed; ...) of the Lth
+ * request line it reads, counting from 1 since it started. So the harness
+ * reaches the crash points inside the implementation's own writes.
+ */
+function killAtWriteHook(value: string | undefined): { request(): void; writePoint(): void } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const m = /^([1-9][0-9]*):([1-9][0-9]*)$/.exec(value);
+  if (m === null) throw usageError(`${KILL_AT_WRITE_VARIABLE}=${value}: expected LINE:WRITE, two positive integers`);
+  const line = Number(m[1]);
+  const write = Number(m[2]);
+  let lines = 0;
+  let writes = 0;
+  return {
+    request() {
+      lines++;
+      writes = 0;
+    },
+    writePoint() {
+      if (lines === line && ++writes === write) process.kill(process.pid, 'SIGKILL');
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The CLI run as a process from tests, as a user runs it: its output as it
 // comes, a wait for a condition on it, its exit. Test support only.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -68,3 +69,45 @@ export function startProcess(args: readonly string[], env: NodeJS.ProcessEnv = {
     },
   };
 }
+
+/** User plus system CPU time of process `pid` so far, in ms (Linux, /proc; every thread counted), or undefined once it is gone. */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * Sends SIGINT; the exit status, the time from the signal to the exit, and the CPU time the
+ * process spent after the signal (sampled every 5 ms until it is gone). "Heard within a second"
+ * is judged on the CPU time: on a loaded machine the wall time measures the machine's other
+ * work, not how often the command looks at its signals; the wall time only rules out a hang.
+ */
+export async function interruptAndMeasure(run: Running): Promise<{ code: number | null; ms: number; cpuMs: number }> {
+  const pid = run.child.pid;
+  const before = cpuMsOf(pid) ?? 0;
+  let last = before;
+  let gone = false;
+  const t0 = performance.now();
+  run.child.kill('SIGINT');
+  const sampling = (async () => {
+    while (!gone) {
+      last = cpuMsOf(pid) ?? last;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const { code } = await run.exited;
+  gone = true;
+  await sampling;
+  return { code, ms: performance.now() - t0, cpuMs: last - before };
+}
+
+/** The bound on the wall time from the signal to the exit: far above a second, far below the runs' minutes; only a hang exceeds it. */
+export const HANG_MS = 20_000;

@@ -24,8 +24,9 @@ describe.concurrent('hostile systems under test: the verdict, its reason, its ti
       if (c.verdict === 'unknown') {
         expect(r.reason).toMatch(c.reason as RegExp);
         // From the moment it misbehaved (or started) to the verdict: within ten timeouts if it hung, well within one otherwise.
-        expect(r.misbehavedAt, r.stdout).toBeDefined();
-        const toVerdict = r.verdictAt - (r.misbehavedAt as number);
+        // A hung system on a loaded machine may not even have said it started before its timeout: then from the harness's start.
+        if (c.timeoutMs !== HUNG) expect(r.misbehavedAt, r.stdout).toBeDefined();
+        const toVerdict = r.verdictAt - (r.misbehavedAt ?? r.startedAt);
         if (c.timeoutMs === HUNG) expect(toVerdict).toBeLessThan(10 * c.timeoutMs);
         else expect(toVerdict).toBeLessThan(c.timeoutMs / 4);
       }

@@ -93,6 +93,7 @@ export type {
   ClusterConfig,
   ClusterEvent,
   ClusterExpectation,
+  ClusterKill,
   ClusterObservation,
   ClusterStep,
   ClusterTrace,

@@ -245,6 +245,10 @@ export interface CheckConfig {
   partialOrder?: boolean;
   maxStates?: number;
   maxSeconds?: number;
+  /**
+   * End the search at the first invariant violation, in any part, with its shortest counterexample (`--stop-at-first`).
+   */
+  stopAtFirst?: boolean;
 }
 /**
  * Append a record to the log (C3).
@@ -604,7 +608,26 @@ export interface ClusterTrace {
 export interface ClusterStep {
   action: ClusterAction;
   note?: string;
+  kill?: ClusterKill;
   expect?: ClusterExpectation;
+}
+/**
+ * Kill mode (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill mode"): at this step the harness kills the system's process group with SIGKILL, restarts the command on the same data directory and re-attaches; every node that was not down crashes with it (C10). `after-reply`: the step's request was answered first. `in-flight`: the request was sent and the process killed before its reply was read (`timing` says how); the observation after the restart shows whether it took effect, and `resolved` says which way the run found it. The step's expectation is the state after the restart.
+ */
+export interface ClusterKill {
+  when: 'after-reply' | 'in-flight';
+  /**
+   * In flight only: `unread`, the process group was stopped (SIGSTOP) before the request was written, so it never read it; `answered`, the reply arrived and was not read; `at-write`, the system was started with `STREAMJOIN_KILL_AT_WRITE=L:N` (PROTOCOL.md, "Kill mode") and killed itself at the Nth durable write point of this request (`write`), inside its own writes (a system without the hook answers, and is killed then).
+   */
+  timing?: 'unread' | 'answered' | 'at-write';
+  /**
+   * With timing `at-write`: which durable write point of the request the system kills itself at.
+   */
+  write?: number;
+  /**
+   * In flight only, written by the harness: the state after the restart was the one before the request (`lost`), after it (`applied`), or a model state in between (`partly`: the action's own effect and part of the processing it caused, a crash between process steps, SPEC §7; or a commit's or failover's fence without its ownership part, C7, C8).
+   */
+  resolved?: 'lost' | 'applied' | 'partly';
 }
 /**
  * The events (in order) and the observation after the step, or the error if the action is not enabled.
@@ -718,6 +741,7 @@ export interface DebeziumSinkLine {
   key?: string;
   epoch?: number;
   seq?: number;
+  diff?: number;
 }
 /**
  * The last line of a sink, optional (every format): whether the system had consumed the whole log and applied every write when the recording stopped (complete), or not (then the final relation is not judged). Without it the history is taken as complete.
@@ -749,6 +773,7 @@ export interface FlinkSinkLine {
   key?: string;
   epoch?: number;
   seq?: number;
+  diff?: number;
 }
 /**
  * The first line of a log, optional: the join config the history ran under (SPEC J0); `streamjoin audit --config` overrides it.
@@ -772,9 +797,13 @@ export interface HistorySinkChange {
    */
   epoch?: number;
   /**
-   * The write's number among the writes of its key, rising in the order the sink applied them; consecutive lines with the same key and seq are one write. When present, property ExactlyOnce also checks that every prefix of the sink equals the oracle over a prefix of the log (SPEC §6 P4).
+   * The write's number: among the writes of its key, or the engine's batch or transaction number. The lines of one key that share one seq are one write, a consistent point of the sink, even when lines of other keys come between them; seq rises per key in the order the sink applied them. When present, property ExactlyOnce also checks that the sink at every consistent point equals the oracle over a prefix of the log (SPEC §6 P4).
    */
   seq?: number;
+  /**
+   * The signed multiplicity change of the line, read with --sink-model diff: positive for an insert, negative for a retraction (default +1 and -1).
+   */
+  diff?: number;
 }
 /**
  * A trace in the Informal Trace Format of Apalache and Quint (Apalache ADR-015, `*.itf.json`), as far as a JSON Schema can state it: a trace object with `vars`, `states` and optionally `#meta`, `params` and `loop`; each state an object of expressions with optionally `#meta`; expressions are Booleans, strings, integers (a JSON integer in [-(2^53)+1, 2^53-1], or `{"#bigint": "[-][0-9]+"}`, the only form since the revision of 2023-09-14), lists, records (field names not starting with `#`), `#tup`, `#set`, `#map` (two-element arrays) and `#unserializable`, and Quint's variants (`tag`, `value`). That every state sets every variable and the initial state every parameter is checked by spec/itf.ts (`itfStructureProblem`).
@@ -917,6 +946,10 @@ export interface InitRequest {
    */
   protocol: 2;
   level: Level;
+  /**
+   * Kill mode's re-attach (PROTOCOL.md, "Kill mode"): at levels `cluster` and `faults`, true resumes the session the system's data directory holds, as after a crash of every node (the coordinator and every worker down); false or absent starts a fresh one.
+   */
+  recover?: boolean;
   /**
    * A join config (J0) at level `operator`; a cluster config (C1) at `cluster` and `faults`.
    */

@@ -3,7 +3,7 @@
 // (SPEC §7); this maps its refusals to the protocol's error codes and, with a
 // data directory, gives each session a directory of its own; with a record
 // directory, each session's history (the two files `streamjoin audit` reads).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
@@ -25,6 +25,27 @@ export interface ImplClusterOptions {
    * the history is complete and its final relation can be judged.
    */
   readonly recordDir?: string;
+  /**
+   * Kill mode's re-attach (PROTOCOL.md, "Kill mode"): with a data directory,
+   * reopen the session directory a killed process left there (the newest),
+   * as after a crash of every node; with none left, an empty one, crashed
+   * too. Without a data directory there is nothing to recover: a fresh session.
+   */
+  readonly recover?: boolean;
+  /** Called at every point of every durable write (impl's crash-injection hook): `serve`'s kill-at-write hook for kill mode. */
+  readonly onWritePoint?: (point: string, path: string) => void;
+}
+
+/** The session directory a killed process left under `dataDir` (the newest), or undefined. */
+function leftSessionDir(dataDir: string): string | undefined {
+  let newest: { path: string; ms: number } | undefined;
+  for (const name of readdirSync(dataDir)) {
+    if (!name.startsWith('session-')) continue;
+    const path = join(dataDir, name);
+    const ms = statSync(path).mtimeMs;
+    if (newest === undefined || ms > newest.ms) newest = { path, ms };
+  }
+  return newest?.path;
 }
 
 /** A fresh cluster of `impl` (the built-in one by default). */
@@ -33,7 +54,11 @@ export function createImplCluster(
   options: ImplClusterOptions = {},
   impl: ImplModule = builtInImpl,
 ): ClusterUnderTest {
-  const sessionDir = options.dataDir === undefined ? undefined : mkdtempSync(join(options.dataDir, 'session-'));
+  const recovering = options.recover === true && options.dataDir !== undefined;
+  const sessionDir =
+    options.dataDir === undefined
+      ? undefined
+      : ((recovering ? leftSessionDir(options.dataDir) : undefined) ?? mkdtempSync(join(options.dataDir, 'session-')));
   let cluster: ReturnType<ImplModule['ImplCluster']['open']>;
   let recorder: HistoryFiles | undefined;
   try {
@@ -41,6 +66,8 @@ export function createImplCluster(
     cluster = impl.ImplCluster.open(config, {
       ...(sessionDir === undefined ? {} : { dataDir: sessionDir }),
       ...(recorder === undefined ? {} : { recorder }),
+      ...(recovering ? { crashed: true } : {}),
+      ...(sessionDir !== undefined && options.onWritePoint !== undefined ? { onWritePoint: options.onWritePoint } : {}),
     });
   } catch (e) {
     recorder?.end(undefined);

@@ -20,12 +20,14 @@ export function implSutOf(impl: ImplModule, options: ImplSutOptions = {}): InPro
   const clusterOptions: ImplClusterOptions = {
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.recordDir === undefined ? {} : { recordDir: options.recordDir }),
+    ...(options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint }),
   };
   return {
     implementation: options.implementation ?? IMPL_INFO,
     levels: LEVELS,
     operator: implOperatorFactory(impl),
-    cluster: (config) => createImplCluster(config, clusterOptions, impl),
+    cluster: (config, _level, open) =>
+      createImplCluster(config, { ...clusterOptions, ...(open?.recover === true ? { recover: true } : {}) }, impl),
   };
 }
 

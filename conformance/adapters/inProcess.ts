@@ -12,6 +12,7 @@ import {
   SutConfigError,
   SutUnavailable,
   type ActionReply,
+  type ClusterOpenOptions,
   type ClusterSession,
   type ClusterStepReply,
   type ClusterUnderTest,
@@ -40,7 +41,15 @@ function applyGuarded(cluster: ClusterUnderTest, action: ExternalAction): Action
  * process: it cannot be judged, and it must not pass unjudged.
  */
 function observationOf(cluster: ClusterUnderTest, name: string): ClusterObservation {
-  const observation: unknown = cluster.observe();
+  let observation: unknown;
+  try {
+    observation = cluster.observe();
+  } catch (e) {
+    // Over the protocol: an inspect answered with internal_error.
+    throw new SutUnavailable(
+      `protocol: inspect refused (internal_error: ${e instanceof Error ? e.message : String(e)}); inspect never fails at levels cluster and faults`,
+    );
+  }
   if (typeof observation !== 'object' || observation === null || Array.isArray(observation))
     throw new SutUnavailable(
       `protocol: ${name} gave no observation (observe() returned ${String(observation)}); inspect never fails at levels cluster and faults`,
@@ -85,7 +94,8 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
         return { implementation: sut.implementation, levels: sut.levels };
       }),
     openOperator: (config: JoinConfig): Promise<OperatorSession> => inOrder(() => openOperator(config)),
-    openCluster: (config: ClusterConfig, level: Level): Promise<ClusterSession> => inOrder(() => openCluster(config, level)),
+    openCluster: (config: ClusterConfig, level: Level, options?: ClusterOpenOptions): Promise<ClusterSession> =>
+      inOrder(() => openCluster(config, level, options)),
     close: () => inOrder(async () => endSession()),
   };
 
@@ -112,7 +122,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
     };
   }
 
-  async function openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession> {
+  async function openCluster(config: ClusterConfig, level: Level, options: ClusterOpenOptions = {}): Promise<ClusterSession> {
     await paced();
     endSession();
     if (!sut.cluster || !sut.levels.includes(level) || level === 'operator') throw unsupported(level);
@@ -120,7 +130,7 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
     if (problem) throw new SutUnavailable(`bad config: ${problem}`);
     let cluster: ClusterUnderTest;
     try {
-      cluster = sut.cluster(config, level);
+      cluster = sut.cluster(config, level, options);
     } catch (e) {
       if (e instanceof SutConfigError) throw new SutUnavailable(`${sut.implementation.name} refused the config: ${e.message}`);
       throw e;
@@ -143,7 +153,18 @@ export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: Abo
           for (const [i, action] of actions.entries()) {
             if (paceDue(signal)) await paced();
             const reply = applyGuarded(cluster, action);
-            out.push(observed && !observed(i) ? { reply } : { reply, observation: observationOf(cluster, sut.implementation.name) });
+            if (observed && !observed(i)) {
+              out.push({ reply });
+              continue;
+            }
+            try {
+              out.push({ reply, observation: observationOf(cluster, sut.implementation.name) });
+            } catch (e) {
+              // The replies so far, this one included, are judged before the verdict is unknown (SutUnavailable.answered).
+              if (e instanceof SutUnavailable)
+                throw new SutUnavailable(e.reason, e.stderrTail, { level: 'cluster', steps: [...out, { reply }] });
+              throw e;
+            }
           }
           return out;
         }),

@@ -45,6 +45,7 @@ import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
   type ActionReply,
+  type ClusterOpenOptions,
   type ClusterSession,
   type ClusterStepReply,
   type OperatorSession,
@@ -88,6 +89,19 @@ export const BUFFERING_HINT =
   "a system whose stdout is block-buffered looks exactly like this (C's stdio, Python without -u or flush=True, Java's PrintStream to a pipe): flush stdout after every reply";
 
 type Reply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
+
+/**
+ * The system became unavailable before it answered every request of a
+ * batch: the replies it had sent, in request order, travel with the reason,
+ * so that the session can hand them on to be judged (SutUnavailable.answered).
+ */
+class RepliesCut extends SutUnavailable {
+  readonly received: readonly Reply[];
+  constructor(broken: SutUnavailable, received: readonly Reply[]) {
+    super(broken.reason, broken.stderrTail);
+    this.received = received;
+  }
+}
 
 /** Which schema a reply to this request must match (PROTOCOL.md, "Requests"). */
 function replyDef(request: ProtocolRequest, level: Level | undefined): string {
@@ -201,6 +215,14 @@ export function spawnSystem(
   readonly marker: string | undefined;
   /** The last stderr lines. */
   stderrTail(): string[];
+  /**
+   * Kill mode: SIGKILL to its whole process group now (processGroup.ts
+   * `kill`); every pending and later call rejects with SutUnavailable
+   * (`killed: ...`). Resolves once nothing of it is alive.
+   */
+  kill(): Promise<void>;
+  /** Kill mode: SIGSTOP to its process group, so that it reads no further request until killed. */
+  freeze(): void;
 } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
@@ -396,7 +418,15 @@ export function spawnSystem(
     );
     (proc as GroupProcess).child.stdin.write(text);
     armTimer();
-    return Promise.all(replies);
+    // Once the system fails every reply still pending rejects at once; those in before are kept (RepliesCut).
+    return Promise.allSettled(replies).then((settled) => {
+      const received: Reply[] = [];
+      for (const s of settled) {
+        if (s.status === 'rejected') throw s.reason instanceof SutUnavailable ? new RepliesCut(s.reason, received) : s.reason;
+        received.push(s.value);
+      }
+      return received;
+    });
   }
 
   const id = (): number => nextId++;
@@ -423,10 +453,18 @@ export function spawnSystem(
   function openSession(
     lvl: Level,
     config: JoinConfig | ClusterConfig,
+    recover = false,
   ): { exchange: (requests: readonly ProtocolRequest[]) => Promise<Reply[]>; stderr: StderrTail } {
     const mine = ++session;
     const own = new StderrTail(keepLines);
-    let head: ProtocolRequest | undefined = { id: id(), type: 'init', protocol: PROTOCOL_VERSION, level: lvl, config };
+    let head: ProtocolRequest | undefined = {
+      id: id(),
+      type: 'init',
+      protocol: PROTOCOL_VERSION,
+      level: lvl,
+      ...(recover ? { recover: true } : {}),
+      config,
+    };
     const probe = probedLevels.has(lvl) ? undefined : aboveLevel(lvl, config, id());
     probedLevels.add(lvl);
     const exchange = async (requests: readonly ProtocolRequest[]): Promise<Reply[]> => {
@@ -440,7 +478,16 @@ export function spawnSystem(
       if (failing) throw await failing;
       level = lvl;
       sessionStderr = own;
-      const [reply, ...more] = await send([init, ...(probe ? [probe] : []), ...requests]);
+      const skip = 1 + (probe ? 1 : 0);
+      const [reply, ...more] = await send([init, ...(probe ? [probe] : []), ...requests]).catch((e: unknown) => {
+        // Cut after the session began: the session's own replies are what it answered.
+        const ok = e instanceof RepliesCut && e.received.length >= skip && e.received[0]?.type === 'init_ok';
+        if (!(e instanceof RepliesCut)) throw e;
+        // Cut before the session began: nothing of it was answered.
+        throw ok && (!probe || !aboveLevelProblem(probe, lvl, e.received[1]))
+          ? new RepliesCut(e, e.received.slice(skip))
+          : new SutUnavailable(e.reason, e.stderrTail);
+      });
       if (reply?.type === 'error') {
         // The requests after a refused init were answered with errors (no session); they mean nothing.
         throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)}`, tail());
@@ -514,20 +561,24 @@ export function spawnSystem(
       const { exchange, stderr: own } = openSession('operator', config);
       return {
         async records(records: readonly LogRecord[]): Promise<RecordReply[]> {
-          const replies = await exchange(records.map((record) => ({ id: id(), type: 'record', record })));
-          return replies.map((r) =>
+          const toRecord = (r: Reply): RecordReply =>
             r.type === 'error'
               ? { error: { code: r.code, text: r.text } }
-              : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk),
-          );
+              : (({ outcome, changes, retained }) => ({ outcome, changes, retained }))(r as OperatorRecordOk);
+          const replies = await exchange(records.map((record) => ({ id: id(), type: 'record', record }))).catch((e: unknown) => {
+            // The records answered before the system broke are judged first (SutUnavailable.answered).
+            if (!(e instanceof RepliesCut)) throw e;
+            throw new SutUnavailable(e.reason, e.stderrTail, { level: 'operator', records: e.received.map(toRecord) });
+          });
+          return replies.map(toRecord);
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
     },
 
-    async openCluster(config: ClusterConfig, lvl: Level): Promise<ClusterSession> {
+    async openCluster(config: ClusterConfig, lvl: Level, open: ClusterOpenOptions = {}): Promise<ClusterSession> {
       if (failing) throw await failing;
-      const { exchange, stderr: own } = openSession(lvl, config);
+      const { exchange, stderr: own } = openSession(lvl, config, open.recover === true);
       const observeReply = (r: Reply | undefined): ClusterObservation | string => {
         if (r?.type === 'inspect_ok') return r.observation;
         return (
@@ -559,17 +610,54 @@ export function spawnSystem(
             inspected.push(!observed || observed(i));
             if (inspected[i]) requests.push({ id: id(), type: 'inspect' });
           }
-          const replies = await exchange(requests);
+          let cut: RepliesCut | undefined;
+          const replies = await exchange(requests).catch((e: unknown) => {
+            if (!(e instanceof RepliesCut)) throw e;
+            cut = e;
+            return e.received;
+          });
+          // What the system answered before it broke, or before an inspect it refused, is judged first
+          // (SutUnavailable.answered): a wrong reply is a divergence whatever follows it. A refused inspect
+          // ends this trace, not the system: the next session (a shorter candidate, when minimizing) runs.
           const out: ClusterStepReply[] = [];
           let at = 0;
+          const broken = (why: SutUnavailable | string, last?: ClusterStepReply): SutUnavailable =>
+            typeof why === 'string'
+              ? new SutUnavailable(why, tail(), { level: 'cluster', steps: last ? [...out, last] : out })
+              : new SutUnavailable(why.reason, why.stderrTail, { level: 'cluster', steps: last ? [...out, last] : out });
           for (let i = 0; i < actions.length; i++) {
-            const reply = toAction(replies[at++] as Reply);
-            out.push(inspected[i] ? { reply, observation: await observation(replies[at++]) } : { reply });
+            const r = replies[at++];
+            if (r === undefined) throw broken(cut as RepliesCut);
+            const reply = toAction(r);
+            if (!inspected[i]) {
+              out.push({ reply });
+              continue;
+            }
+            const seen = replies[at++];
+            const o = seen === undefined ? (cut as RepliesCut) : observeReply(seen);
+            if (typeof o === 'string' || o instanceof SutUnavailable) throw broken(o, { reply });
+            out.push({ reply, observation: o });
           }
           return out;
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
+    },
+
+    async kill(): Promise<void> {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      closing = true;
+      if (proc) await proc.kill();
+      const killed = new SutUnavailable('killed: the harness killed it with SIGKILL (kill mode)', tail());
+      failing ??= Promise.resolve(killed);
+      const waiting = [...pending.values()];
+      pending.clear();
+      for (const p of waiting) p.reject(killed);
+    },
+
+    freeze(): void {
+      proc?.freeze();
     },
 
     /** Ends the system: stdin closed, then its processes stopped (processGroup.ts); resolves once none is left and the pipes are closed. */

@@ -55,6 +55,14 @@ export interface GroupProcess {
    * graces) and the pipes are destroyed. Idempotent.
    */
   stop(options?: StopOptions): Promise<void>;
+  /**
+   * Kill mode (PROTOCOL.md, "Kill mode"): SIGKILL to the group and its marked
+   * processes at once, with no chance to clean up (no stdin close, no
+   * SIGTERM); resolves when none of them is alive and the pipes are destroyed.
+   */
+  kill(): Promise<void>;
+  /** SIGSTOP to the group and its marked processes: they read nothing more until killed (an in-flight kill's request stays unread). */
+  freeze(): void;
 }
 
 // Every group not yet stopped, so that a harness that exits (or is told to
@@ -280,6 +288,15 @@ export function spawnInGroup(command: string, options: { readonly cwd?: string; 
   // Writing to a process that has gone away raises EPIPE here, not a crash.
   child.stdin.on('error', () => {});
   let stopping: Promise<void> | undefined;
+  const destroyPipes = async (): Promise<void> => {
+    live.delete(group);
+    // What the processes wrote before they died is still in the pipes: read it (bounded) before closing them.
+    await within(Promise.all([ended(child.stdout), ended(child.stderr)]), 500);
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.unref();
+  };
   const group: GroupProcess = {
     child,
     pgid: child.pid,
@@ -303,15 +320,24 @@ export function spawnInGroup(command: string, options: { readonly cwd?: string; 
         }
         // Without /proc the rest of the group cannot be seen: it gets SIGKILL whatever it does.
         if (!HAS_PROC && group.pgid !== undefined) signalGroup(group.pgid, 'SIGKILL');
-        live.delete(group);
-        // What the processes wrote before they died is still in the pipes: read it (bounded) before closing them.
-        await within(Promise.all([ended(child.stdout), ended(child.stderr)]), 500);
-        child.stdin.destroy();
-        child.stdout.destroy();
-        child.stderr.destroy();
-        child.unref();
+        await destroyPipes();
       })();
       return stopping;
+    },
+    kill(): Promise<void> {
+      stopping ??= (async () => {
+        for (let i = 0; i < 3 && !(await noneAlive(group, 0)); i++) {
+          signalAll(group, 'SIGKILL');
+          await noneAlive(group, 1000);
+        }
+        if (!HAS_PROC && group.pgid !== undefined) signalGroup(group.pgid, 'SIGKILL');
+        await within(exited, 1000);
+        await destroyPipes();
+      })();
+      return stopping;
+    },
+    freeze(): void {
+      signalAll(group, 'SIGSTOP');
     },
   };
   if (child.pid !== undefined) {

@@ -52,7 +52,7 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
     session = undefined;
   };
 
-  function init(id: number, level: Level, config: JoinConfig | ClusterConfig): string {
+  function init(id: number, level: Level, config: JoinConfig | ClusterConfig, recover: boolean): string {
     endSession();
     if (!sut.levels.includes(level)) {
       return errorLine(id, PROTOCOL_ERRORS.not_supported, `level ${level} is not supported; supported: ${sut.levels.join(', ')}`);
@@ -66,7 +66,7 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
         const problem = clusterConfigProblem(cluster);
         if (problem) return errorLine(id, PROTOCOL_ERRORS.bad_config, problem);
         if (!sut.cluster) return errorLine(id, PROTOCOL_ERRORS.not_supported, `level ${level} is not supported`);
-        session = { level, cluster: sut.cluster(cluster, level) };
+        session = { level, cluster: sut.cluster(cluster, level, recover ? { recover } : {}) };
       }
     } catch (e) {
       if (e instanceof SutConfigError) return errorLine(id, PROTOCOL_ERRORS.bad_config, e.message);
@@ -78,7 +78,7 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
 
   function dispatch(request: ProtocolRequest): string {
     const id = request.id;
-    if (request.type === 'init') return init(id, request.level, request.config);
+    if (request.type === 'init') return init(id, request.level, request.config, request.recover === true);
     if (!session) return errorLine(id, PROTOCOL_ERRORS.no_session, 'no session: send init first');
     if (!levelAllows(session.level, request)) {
       return errorLine(id, PROTOCOL_ERRORS.not_supported, `${request.type} is not part of level ${session.level}`);

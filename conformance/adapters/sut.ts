@@ -75,6 +75,16 @@ export class SutConfigError extends Error {
   }
 }
 
+/** How a cluster session starts (the protocol's `init`). */
+export interface ClusterOpenOptions {
+  /**
+   * Kill mode's re-attach (PROTOCOL.md, "Kill mode"): resume the session the
+   * system's data directory holds, as after a crash of every node. A system
+   * that keeps nothing on disk starts fresh, and kill mode finds it out.
+   */
+  readonly recover?: boolean;
+}
+
 /** An in-process system under test: its name and the factories of the levels it supports. */
 export interface InProcessSut {
   readonly implementation: ImplementationInfo;
@@ -82,7 +92,7 @@ export interface InProcessSut {
   /** Level `operator`. */
   readonly operator?: OperatorFactory;
   /** Levels `cluster` and `faults`; the level is what the harness will send (PROTOCOL.md). */
-  readonly cluster?: (config: ClusterConfig, level: Level) => ClusterUnderTest;
+  readonly cluster?: (config: ClusterConfig, level: Level, options?: ClusterOpenOptions) => ClusterUnderTest;
 }
 
 /** The implementation's name and levels, from the handshake. */
@@ -134,7 +144,7 @@ export interface SystemUnderTest {
   readonly label: string;
   info(): Promise<SutInfo>;
   openOperator(config: JoinConfig): Promise<OperatorSession>;
-  openCluster(config: ClusterConfig, level: Level): Promise<ClusterSession>;
+  openCluster(config: ClusterConfig, level: Level, options?: ClusterOpenOptions): Promise<ClusterSession>;
   /** Ends the system; for a process, kills it and its process group. Never rejects. */
   close(): Promise<void>;
   /** The last lines the system wrote to stderr (a process; in-process systems have none). */
@@ -149,10 +159,24 @@ export interface SystemUnderTest {
 export class SutUnavailable extends Error {
   readonly reason: string;
   readonly stderrTail: readonly string[];
-  constructor(reason: string, stderrTail: readonly string[] = []) {
+  /**
+   * What the session had answered before the system became unavailable, in
+   * request order (the last cluster step may lack its observation: the
+   * inspect after it was refused or never answered). Lockstep judges these
+   * first: a wrong reply is a divergence whatever follows it (PROTOCOL.md,
+   * an error reply to a valid request is a difference).
+   */
+  readonly answered?: AnsweredBefore;
+  constructor(reason: string, stderrTail: readonly string[] = [], answered?: AnsweredBefore) {
     super(reason);
     this.name = 'SutUnavailable';
     this.reason = reason;
     this.stderrTail = stderrTail;
+    if (answered) this.answered = answered;
   }
 }
+
+/** The replies a session got before its system became unavailable (SutUnavailable.answered). */
+export type AnsweredBefore =
+  | { readonly level: 'cluster'; readonly steps: readonly ClusterStepReply[] }
+  | { readonly level: 'operator'; readonly records: readonly RecordReply[] };

@@ -6,8 +6,11 @@ import { InputError, checkAgainstSchema, documentFormat, pace, paceDue, readDocu
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
 import type { ReadingOptions } from './columns.ts';
-import { HISTORY_LOG_FORMAT, isEnd, type LogItem, type ReadFormat, type SinkItem } from './formats.ts';
+import { HISTORY_LOG_FORMAT, isEnd, type LogItem, type ReadFormat, type SinkChange, type SinkItem } from './formats.ts';
+import { DiffSinkBatcher, type SinkModel, weightOf } from './diffSink.ts';
 import { HistoryCheck } from './historyCheck.ts';
+import { keyOfMatch } from './historyState.ts';
+import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 
@@ -30,6 +33,16 @@ export interface AuditOptions {
   readonly keepViolations?: number;
   /** Forgotten matches remembered to name what the sink does to one (default 4,096; the rest are judged by the second pass). */
   readonly forgottenCache?: number;
+  /**
+   * How the sink's lines are read: `set` (default), each line an insert or a
+   * retraction of its match; `diff`, signed multiplicities netted per write
+   * (diffSink.ts).
+   */
+  readonly sinkModel?: SinkModel;
+  /** The engine has no watermark lateness (L unbounded): the config's L is replaced by the largest, 2^50. */
+  readonly noLateness?: boolean;
+  /** Judge only the keys that hash to this shard (keyShard.ts); merge the shards' reports with merge-reports. */
+  readonly shard?: KeyShard;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
   /** Aborting it stops the audit: it rejects with Interrupted (spec/pacing.ts), with no verdict. */
@@ -46,12 +59,25 @@ export interface AuditProgress {
 
 export type AuditVerdict = 'valid' | 'violation' | 'unknown';
 
+/** The largest L (SPEC J0): a record is late only when the watermark is more than 2^50 past it, which times in range never are unless they span more than 2^50. */
+export const UNBOUNDED_LATENESS = 2 ** 50;
+
+/** What the history was checked against: the lateness and the reading of the sink. */
+export interface AuditProfile {
+  /** `bounded`: the config's L; `none`: no lateness (`--no-lateness`, L = 2^50). */
+  readonly lateness: 'bounded' | 'none';
+  readonly sinkModel: SinkModel;
+}
+
 /** Log records fed at a time while the sink waits for them. */
 const LOG_SLICE = 256;
 
 export interface AuditResult {
   readonly verdict: AuditVerdict;
   readonly config: JoinConfig;
+  readonly profile: AuditProfile;
+  /** The shard of the keys judged (`--shard K/N`), or null: every key. */
+  readonly shard: KeyShard | null;
   readonly engine: 'impl';
   readonly log: {
     readonly path: string;
@@ -131,7 +157,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
   // The config: --config, else the log's header line (its first item). Given, the log's reader has it
   // before its first line, as in the second pass (it forgets rows past their horizon at the same lines).
   let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
-  if (config !== undefined) await log.useConfig(config);
+  if (config !== undefined) await log.useConfig(options.noLateness === true ? { ...config, allowedLateness: UNBOUNDED_LATENESS } : config);
   let logBatch = await log.next();
   let logAt = 0;
   const first = logBatch?.items[0];
@@ -153,6 +179,9 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       `no join config: pass --config FILE (a join config, a cluster config) or start ${options.log} with a header line {"format":"${HISTORY_LOG_FORMAT}","config":{...}}`,
     );
   }
+  if (options.noLateness === true) config = { ...config, allowedLateness: UNBOUNDED_LATENESS };
+  const sinkModel = options.sinkModel ?? 'set';
+  const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : undefined;
   if (options.config === undefined) await log.useConfig(config);
   const check = new HistoryCheck({
     config,
@@ -163,6 +192,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     expectedRecords: Math.ceil((log.bytes * (log.gzip ? 5 : 1)) / 60),
     logName: options.log,
     sinkName: options.sink,
+    sinkModel,
+    noLateness: options.noLateness === true,
     ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
   });
   if (options.incomplete === true) check.markIncomplete('--incomplete: the recording was cut while the system ran');
@@ -187,6 +218,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     for (let i = logAt; i < end; i++) {
       const item = items[i] as LogItem;
       if (item.kind === 'config') throw new InputError('SJ102', `${options.log}:${lines[i]}`, 'a header line may only be the first line');
+      // Another shard's key: its records are not ours to follow (watermarks are everyone's, J4).
+      if (shard !== undefined && item.kind !== 'watermark' && !keyInShard(item.key, shard)) continue;
       check.pushLog(item, lines[i] as number);
     }
     logAt = end;
@@ -198,6 +231,11 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     progress();
   };
 
+  const batcher = sinkModel === 'diff' ? new DiffSinkBatcher(options.sink) : undefined;
+  /** Offers net changes of a diff sink, reading the log as far as each needs. */
+  const offerNet = async (changes: readonly { change: SinkChange; line: number }[]): Promise<void> => {
+    for (const c of changes) while (!check.offerSink(c.change, c.line)) await feedLog();
+  };
   let end: { complete: boolean; why?: string } | undefined;
   let endLine = 0;
   for (let batch = await sink.next(); batch !== undefined; batch = await sink.next()) {
@@ -210,6 +248,18 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
         endLine = line;
         continue;
       }
+      if (shard !== undefined && !keyInShard(item.key ?? keyOfMatch(item.match), shard)) continue;
+      if (batcher !== undefined) {
+        const net = batcher.push(item, line);
+        if (net.length > 0) await offerNet(net);
+        continue;
+      }
+      if (item.diff !== undefined && Math.abs(weightOf(item, `${options.sink}:${line}`)) !== 1)
+        throw new InputError(
+          'SJ102',
+          `${options.sink}:${line}`,
+          `diff ${item.diff} is a multiplicity: read the sink with --sink-model diff`,
+        );
       // Once the log has ended the check takes every change, so this ends.
       while (!check.offerSink(item, line)) await feedLog();
       if (paceDue(options.signal)) await pace(options.signal);
@@ -217,6 +267,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     progress();
     await pace(options.signal);
   }
+  if (batcher !== undefined) await offerNet(batcher.end());
   check.endSink(sink.cut(), end, sink.cutHow());
   while (check.waitsForLog()) {
     await feedLog();
@@ -240,7 +291,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       kept,
     );
     if (found.contract !== undefined) throw contractError(options.log, found.contract);
-    for (const a of setAside) check.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 });
+    for (const a of setAside)
+      check.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 }, found.dropped.get(a.match));
     // Violations found while judging what was set aside need their witnesses too.
     const all = AUDIT_PROPERTIES.flatMap((p) => check.violations().kept[p]);
     const fresh = all.filter((v) => !kept.includes(v));
@@ -257,7 +309,17 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       );
     await fillWitnessTexts({ path: options.log }, { path: options.sink }, all);
   }
-  return result(options, check, { log, sink, logFormat, sinkFormat, config, end, secondPass: needSecond });
+  return result(options, check, {
+    log,
+    sink,
+    logFormat,
+    sinkFormat,
+    config,
+    end,
+    secondPass: needSecond,
+    profile: { lateness: options.noLateness === true ? 'none' : 'bounded', sinkModel },
+    sinkLines: batcher?.lines,
+  });
 }
 
 function result(
@@ -271,6 +333,9 @@ function result(
     config: JoinConfig;
     end: { complete: boolean; why?: string } | undefined;
     secondPass: boolean;
+    profile: AuditProfile;
+    /** Diff sinks: the change lines read (the check saw their net changes). */
+    sinkLines: number | undefined;
   },
 ): AuditResult {
   const { kept, counted, unknown } = check.violations();
@@ -307,6 +372,8 @@ function result(
   return {
     verdict,
     config: ctx.config,
+    profile: ctx.profile,
+    shard: options.shard !== undefined && options.shard.count > 1 ? options.shard : null,
     engine: 'impl',
     log: {
       path: options.log,
@@ -324,7 +391,7 @@ function result(
       format: ctx.sinkFormat,
       gzip: ctx.sink.gzip,
       lines: ctx.sink.lines(),
-      changes: check.counts.sinkChanges,
+      changes: ctx.sinkLines ?? check.counts.sinkChanges,
       writes: recorded.sequence ? check.counts.sinkWrites : null,
       sequence: recorded.sequence,
       epochs: recorded.epochs,

@@ -46,6 +46,7 @@ import {
   SettleHeap,
   type SinkState,
 } from './historyState.ts';
+import type { SinkModel } from './diffSink.ts';
 import { IdentityFilter } from './identityFilter.ts';
 import { SequencePrefixCheck } from './sequencePrefix.ts';
 
@@ -64,6 +65,10 @@ export interface HistoryCheckOptions {
   /** Where the log and the sink come from, for error messages. */
   readonly logName: string;
   readonly sinkName: string;
+  /** `diff`: the changes offered are a diff sink's net changes per write (diffSink.ts), and the messages speak of multiplicities. */
+  readonly sinkModel?: SinkModel;
+  /** The no-lateness profile (L = 2^50): a record the oracle still finds late makes the verdict unknown, never a pass. */
+  readonly noLateness?: boolean;
 }
 
 /**
@@ -133,7 +138,11 @@ export class HistoryCheck {
     peakFollowed: 0,
   };
 
+  /** A diff sink's net changes (the messages speak of multiplicities). */
+  private readonly diff: boolean;
+
   constructor(private readonly options: HistoryCheckOptions) {
+    this.diff = options.sinkModel === 'diff';
     this.engine = new JoinOperator(options.config);
     this.L = options.config.allowedLateness;
     this.D = options.config.maxIntervalLength;
@@ -164,6 +173,12 @@ export class HistoryCheck {
     let liveBefore = 0;
     if (record.kind === 'retract') liveBefore = this.engine.retained(record.key).live;
     const { outcome, changes } = this.engine.apply(record);
+    if (outcome.code === 'late' && this.options.noLateness === true) {
+      // J5/J6 with L = 2^50: only times more than 2^50 apart get here; an engine without lateness would have taken it.
+      const why = `log line ${line} is late even with L = 2^50 (its times lie more than 2^50 before the watermark): the no-lateness profile cannot be judged exactly`;
+      this.unknownWhy.JoinCorrect ??= why;
+      this.unknownWhy.ExactlyOnce ??= why;
+    }
     if (outcome.code === 'rejected') {
       const reason = outcome.reason as RejectReason;
       this.counts.rejected[reason] = (this.counts.rejected[reason] ?? 0) + 1;
@@ -299,7 +314,7 @@ export class HistoryCheck {
     if (e !== undefined) {
       const before = e.sink;
       this.applySink(e, change.op, line);
-      this.prefix.noteEffective(change, before);
+      this.prefix.noteEffective(key, change, before, e.sink);
     } else {
       let aside = this.setAside.get(change.match);
       if (aside === undefined) {
@@ -310,7 +325,7 @@ export class HistoryCheck {
       const last = aside.events.at(-1);
       const before: SinkState = last === undefined ? ABSENT : last.op === 'insert' ? INSERTED : RETRACTED;
       aside.events.push({ op: change.op, line });
-      this.prefix.noteEffective(change, before);
+      this.prefix.noteEffective(key, change, before, change.op === 'insert' ? INSERTED : RETRACTED);
     }
     return true;
   }
@@ -347,7 +362,10 @@ export class HistoryCheck {
   private applySink(e: MatchEntry, op: 'insert' | 'retract', line: number): void {
     if (op === 'insert') {
       if (e.sink === INSERTED) {
-        this.reportOnce(e, 'ExactlyOnce', 'applied-twice', `match ${e.match} is inserted a second time`, [
+        const message = this.diff
+          ? `match ${e.match} has multiplicity 2 at the end of a write (inserted twice)`
+          : `match ${e.match} is inserted a second time`;
+        this.reportOnce(e, 'ExactlyOnce', 'applied-twice', message, [
           { file: 'sink', line: e.sIns, role: 'first insert' },
           { file: 'sink', line, role: 'the same insert, applied again' },
           ...oracleLines(e),
@@ -373,7 +391,10 @@ export class HistoryCheck {
         e.sIns = line;
       }
     } else if (e.sink === RETRACTED) {
-      this.reportOnce(e, 'ExactlyOnce', 'applied-twice', `match ${e.match} is retracted a second time`, [
+      const message = this.diff
+        ? `match ${e.match} has multiplicity -1 at the end of a write (retracted twice)`
+        : `match ${e.match} is retracted a second time`;
+      this.reportOnce(e, 'ExactlyOnce', 'applied-twice', message, [
         { file: 'sink', line: e.sRet, role: 'first retract' },
         { file: 'sink', line, role: 'the same retract, applied again' },
         ...oracleLines(e),
@@ -384,12 +405,19 @@ export class HistoryCheck {
           e,
           'ExactlyOnce',
           'retract-without-insert',
-          `match ${e.match} is retracted, but the sink never applied its insert (lost, or applied after this)`,
+          this.diff
+            ? `match ${e.match} has multiplicity -1 at the end of a write: it is retracted, but the sink never held it (its insert lost, or in a later write)`
+            : `match ${e.match} is retracted, but the sink never applied its insert (lost, or applied after this)`,
           [{ file: 'sink', line, role: 'retract of a match the sink does not hold' }, ...oracleLines(e)],
         );
       }
       e.sink = RETRACTED;
       e.sRet = line;
+    }
+    if (this.diff) {
+      // A diff sink holds a match as long as its multiplicity is positive (a duplicated insert survives one retraction).
+      e.count += op === 'insert' ? 1 : -1;
+      e.sink = e.count >= 1 ? INSERTED : e.sRet ? RETRACTED : ABSENT;
     }
     // Where the sink stands in the log: as far as the oracle changes it has applied.
     const at = op === 'insert' ? e.oIns : e.oRet;
@@ -495,13 +523,21 @@ export class HistoryCheck {
    * 0 = never): the sink's changes to it, on top of what the sink held when
    * it was forgotten if the oracle had produced it.
    */
-  judgeSetAside(a: SetAside, oracle: { insert: number; retract: number }): void {
+  judgeSetAside(
+    a: SetAside,
+    oracle: { insert: number; retract: number },
+    dropped: readonly { readonly why: string; readonly witness: readonly WitnessLine[] }[] = [],
+  ): void {
     if (a.idProblem !== undefined || oracle.insert === 0) {
-      const why = a.idProblem ?? 'no record of the log makes this match';
+      // A row the oracle dropped (late, or a conflicting update) explains why it makes no match: cite it.
+      const first = dropped[0];
+      const why =
+        a.idProblem ?? (first === undefined ? 'no record of the log makes this match' : `no accepted record makes it: ${first.why}`);
       const e = new MatchEntry(a.match, a.key ?? keyOfMatch(a.match));
       for (const ev of a.events) this.applySink(e, ev.op, ev.line);
       if (e.sink === INSERTED && (this.judgesFinal() || a.idProblem !== undefined)) {
         this.report('JoinCorrect', 'wrong-id', `the sink holds ${a.match}, which is not a match of the log: ${why}`, a.match, e.key, [
+          ...(a.idProblem === undefined ? dropped.flatMap((d) => d.witness) : []),
           { file: 'sink', line: e.sAgain || e.sIns, role: 'the sink inserts it' },
         ]);
       }
@@ -513,6 +549,7 @@ export class HistoryCheck {
     e.oIns = oracle.insert;
     e.oRet = oracle.retract;
     e.sink = oracle.retract ? RETRACTED : INSERTED;
+    e.count = oracle.retract ? 0 : 1;
     for (const ev of a.events) this.applySink(e, ev.op, ev.line);
     this.judgeFinal(e);
   }

@@ -23,6 +23,8 @@ export class MatchEntry {
   /** Dropped from the table (reconciled, or judged). */
   dropped = false;
   sink: SinkState = ABSENT;
+  /** A diff sink's multiplicity of it (--sink-model diff; unused for a set sink). */
+  count = 0;
   /** Sink lines of the insert and retract the sink applied (the first of each), and of a second insert. */
   sIns = 0;
   sRet = 0;

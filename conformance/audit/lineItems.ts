@@ -15,6 +15,8 @@ export interface SinkChange {
   readonly key?: string;
   readonly epoch?: number;
   readonly seq?: number;
+  /** The line's signed multiplicity change (`--sink-model diff`); absent: +1 for an insert, −1 for a retraction. */
+  readonly diff?: number;
   /** Set when the line names a match inconsistently (a match id and key/left/right that disagree). */
   readonly idProblem?: string;
 }
@@ -84,6 +86,9 @@ export function sinkChange(op: 'insert' | 'retract', match: string, meta: Record
   if (typeof key === 'string') change.key = key;
   else if (typeof key === 'number' && Number.isSafeInteger(key)) change.key = String(key);
   else if (key !== undefined && key !== null) throw problemAt(`${pointer}/key`, "the writer's key must be a string or an integer");
+  const diff = meta['diff'];
+  if (typeof diff === 'number') change.diff = diff;
+  else if (diff !== undefined && diff !== null) throw problemAt(`${pointer}/diff`, 'diff must be a number (+1, -1: --sink-model diff)');
   for (const field of ['epoch', 'seq'] as const) {
     const v = meta[field];
     if (v === undefined || v === null) continue;

@@ -186,8 +186,13 @@ describe('Debezium lines read explicitly', () => {
       rows.push(`{"op":"c","before":null,"after":{"key":"k","side":"L","id":"r${i}","ts":${i},"start":${i},"end":${i}}}`);
       rows.push(`{"watermark":{"side":"L","wm":${i}}}`, `{"watermark":{"side":"R","wm":${i}}}`);
     }
-    const keyOnly = (id: string): string => `{"op":"d","before":{"key":"k","side":"L","id":"${id}","ts":null,"start":null,"end":null},"after":null}`;
-    rows.push('{"op":"c","before":null,"after":{"key":"k","side":"R","id":"x","ts":1199,"start":1199,"end":1199}}', keyOnly('r0'), keyOnly('r1199'));
+    const keyOnly = (id: string): string =>
+      `{"op":"d","before":{"key":"k","side":"L","id":"${id}","ts":null,"start":null,"end":null},"after":null}`;
+    rows.push(
+      '{"op":"c","before":null,"after":{"key":"k","side":"R","id":"x","ts":1199,"start":1199,"end":1199}}',
+      keyOnly('r0'),
+      keyOnly('r1199'),
+    );
     const sink = ['{"op":"c","after":{"match":"k/r1199/x"}}', '{"op":"d","before":{"match":"k/r1199/x"}}'];
     const r = await audit(lines(rows), lines(sink), { config: await configFile() });
     expect(r.verdict).toBe('valid');

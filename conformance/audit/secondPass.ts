@@ -35,9 +35,19 @@ export interface SecondPassInput {
   readonly suspects: readonly { line: number; key: string; side: string; id: string }[];
 }
 
+/** A record of a row in question that the oracle dropped (late, J5/J6; a conflicting update, J2), and why, in words. */
+export interface DroppedRecord {
+  readonly line: number;
+  readonly why: string;
+  /** The record, and for a late one the watermark that made it late. */
+  readonly witness: readonly WitnessLine[];
+}
+
 export interface SecondPassResult {
   /** Per match: the log lines where the oracle inserts and retracts it (0 = never). */
   readonly lifecycles: ReadonlyMap<string, { insert: number; retract: number }>;
+  /** Per match asked for: the records of its rows that the oracle dropped, in log order. */
+  readonly dropped: ReadonlyMap<string, readonly DroppedRecord[]>;
   /** The first J9 violation among the suspects, if one is real. */
   readonly contract?: { line: number; boundAt: number; message: string };
 }
@@ -45,7 +55,7 @@ export interface SecondPassResult {
 const identityOf = (key: string, side: string, id: string): string => JSON.stringify([key, side, id]);
 
 /** The identities of a match's two rows. */
-function rowsOf(match: string): string[] {
+export function rowsOf(match: string): string[] {
   const p = parseMatchId(match);
   return p === undefined ? [] : [identityOf(p.key, 'L', p.left), identityOf(p.key, 'R', p.right)];
 }
@@ -94,9 +104,15 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   const engine = new JoinOperator(input.config);
   const checker = contractChecker(input.config);
   let contract: SecondPassResult['contract'];
+  /** Per identity, its records the operator dropped (late or conflicting). */
+  const droppedOf = new Map<string, DroppedRecord[]>();
+  /** Each side's watermark and the line that raised it (J4), to say what made a record late. */
+  const marks: Record<'L' | 'R', { wm: number; line: number } | undefined> = { L: undefined, R: undefined };
+  const { allowedLateness: L, maxIntervalLength: D } = input.config;
   for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
-      engine.apply(record);
+      if (engine.apply(record).outcome.code === 'accepted' && (record.side === 'L' || record.side === 'R'))
+        marks[record.side] = { wm: record.wm, line };
       checker.check(record, line);
       continue;
     }
@@ -107,6 +123,38 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
       if (v !== undefined) contract = { line, boundAt: v.boundAt, message: v.message };
     }
     const { outcome, changes } = engine.apply(record);
+    const rowName = `(${record.key}, ${record.side}, ${record.id})`;
+    if (outcome.code === 'late' && marks.L !== undefined && marks.R !== undefined) {
+      // gw = min of the two sides' watermarks (J4): the side holding it back is the one that made the record late.
+      const gwMark = marks.L.wm <= marks.R.wm ? marks.L : marks.R;
+      const gw = gwMark.wm;
+      const why =
+        record.kind === 'insert'
+          ? `the insert of row ${rowName} at log line ${line} is late (J5: ts ${record.ts} < gw − L = ${gw} − ${L} = ${gw - L}; the watermark at log line ${gwMark.line} made gw ${gw}), so the oracle drops it and joins it with nothing`
+          : `the retraction of row ${rowName} at log line ${line} is late (J6: gw ${gw} > end + L + D = ${record.end} + ${L} + ${D} = ${record.end + L + D}; the watermark at log line ${gwMark.line} made gw ${gw}), so the oracle drops it and keeps the row's matches`;
+      const list = droppedOf.get(identity) ?? [];
+      list.push({
+        line,
+        why,
+        witness: [
+          { file: 'log', line: gwMark.line, role: `the watermark that made gw ${gw}` },
+          {
+            file: 'log',
+            line,
+            role: `${record.kind === 'insert' ? 'the insert' : 'the retraction'} of row ${rowName}, late (L = ${L}): dropped`,
+          },
+        ],
+      });
+      droppedOf.set(identity, list);
+    } else if (outcome.code === 'rejected' && outcome.reason === 'conflict') {
+      const list = droppedOf.get(identity) ?? [];
+      list.push({
+        line,
+        why: `the record at log line ${line} re-uses row ${rowName}'s identity with other content (J2: a conflicting update), so the oracle drops it and keeps the row as first inserted`,
+        witness: [{ file: 'log', line, role: `a conflicting update of row ${rowName} (J2): dropped` }],
+      });
+      droppedOf.set(identity, list);
+    }
     if (outcome.code === 'accepted') {
       const lines = rowLines.get(identity) ?? [];
       lines.push({
@@ -123,10 +171,17 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
       else l.retract = line;
     }
   }
-  // The rows of each violation's match join its witness, in log order, ahead of the sink lines.
+  const dropped = new Map<string, readonly DroppedRecord[]>();
+  for (const m of matches) {
+    const list = rowsOf(m)
+      .flatMap((r) => droppedOf.get(r) ?? [])
+      .sort((a, b) => a.line - b.line);
+    if (list.length > 0) dropped.set(m, list);
+  }
+  // The rows of each violation's match join its witness (their records, and those the oracle dropped), in log order, ahead of the sink lines.
   for (const v of violations) {
     if (v.match === undefined) continue;
-    const rows = rowsOf(v.match).flatMap((r) => rowLines.get(r) ?? []);
+    const rows = rowsOf(v.match).flatMap((r) => [...(rowLines.get(r) ?? []), ...(droppedOf.get(r) ?? []).flatMap((d) => d.witness)]);
     for (const w of rows) {
       const same = v.witness.findIndex((x) => x.file === 'log' && x.line === w.line);
       if (same === -1) v.witness.push(w);
@@ -137,7 +192,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
     }
     v.witness.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file === 'log' ? -1 : 1));
   }
-  return contract === undefined ? { lifecycles } : { lifecycles, contract };
+  return contract === undefined ? { lifecycles, dropped } : { lifecycles, dropped, contract };
 }
 
 /** Reads both files once more for the text of every witness line. */

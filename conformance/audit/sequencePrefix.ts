@@ -2,6 +2,13 @@
 // key, the sequence rises, and every prefix of the sink equals the oracle
 // over a prefix of the log that never shrinks (SPEC §6 P4), found greedily:
 // each write moves the key's prefix to the first point where the two agree.
+//
+// A write is a consistent point of the sink: the lines of one key that share
+// one `seq`, whether the seq numbers the key's own writes or the engine's
+// batches (a transaction, a differential-dataflow batch) whose lines of
+// several keys interleave. Lines of other keys between them do not split a
+// write; the key's next line with another seq, or the sink's end, closes it,
+// and only then is the key's prefix judged.
 // The history check (historyCheck.ts) feeds it the oracle's steps and the
 // sink's writes, and answers what it asks about matches and the log.
 import type { AuditProperty, ViolationKind, WitnessLine } from './findings.ts';
@@ -50,10 +57,10 @@ export interface PrefixHost {
 
 export class SequencePrefixCheck {
   private readonly prefixes = new Map<string, KeyPrefix>();
-  /** The write being read: consecutive sink lines with one key and sequence number. */
-  private open: SinkWrite | undefined;
-  /** A complete write waiting for the log to be read further. */
-  private pending: PendingPrefix | undefined;
+  /** Per key, the write being read: its lines with one sequence number so far. */
+  private readonly open = new Map<string, SinkWrite>();
+  /** Complete writes waiting for the log to be read further, in the order they closed. */
+  private readonly pending: PendingPrefix[] = [];
 
   constructor(private readonly host: PrefixHost) {}
 
@@ -67,39 +74,41 @@ export class SequencePrefixCheck {
     return prefix;
   }
 
-  /** A sink change of `key` at `seq` is next: the write open before it is complete unless it is the same write. */
+  /** A sink change of `key` at `seq` is next: the key's open write is complete unless it is the same write. */
   nextChange(key: string, seq: number | undefined): void {
-    if (this.open !== undefined && (this.open.key !== key || this.open.seq !== seq)) this.closeWrite();
+    const w = this.open.get(key);
+    if (w !== undefined && w.seq !== seq) this.closeWrite(w);
   }
 
   /** Does a complete write wait for more log? */
   waiting(): boolean {
-    return this.pending !== undefined;
+    return this.pending.length > 0;
   }
 
-  /** Retries a write waiting for more log; true once it is settled. */
+  /** Retries the writes waiting for more log, in order; true once all are settled. */
   resume(): boolean {
-    const p = this.pending;
-    if (p === undefined) return true;
-    const outcome = this.advance(p);
-    if (outcome === 'wait') return false;
-    this.pending = undefined;
+    while (this.pending.length > 0) {
+      if (this.advance(this.pending[0] as PendingPrefix) === 'wait') return false;
+      this.pending.shift();
+    }
     return true;
   }
 
-  /** The sink has ended; a cut file may have cut its last write short: that write is not judged against a prefix. */
+  /**
+   * The sink has ended: every open write is complete, unless the file is cut
+   * short: then any open write (a batch spans keys) may have lost lines, and
+   * none is judged against a prefix.
+   */
   endSink(cut: boolean): void {
-    if (this.open === undefined) return;
-    if (cut) this.open = undefined;
-    else this.closeWrite();
+    const open = [...this.open.values()];
+    this.open.clear();
+    if (!cut) for (const w of open) this.closeWrite(w);
   }
 
-  /** After both files: the write still waiting is judged on the log as it is. */
+  /** After both files: the writes still waiting are judged on the log as it is. */
   finish(): void {
-    if (this.pending !== undefined) {
-      this.advance(this.pending);
-      this.pending = undefined;
-    }
+    for (const p of this.pending) this.advance(p);
+    this.pending.length = 0;
   }
 
   private prefixOf(key: string): KeyPrefix {
@@ -120,8 +129,9 @@ export class SequencePrefixCheck {
 
   /** A sink line of write `seq` of `key`; true when it starts a new write. */
   addToWrite(key: string, seq: number, line: number): boolean {
-    if (this.open !== undefined && this.open.key === key && this.open.seq === seq) {
-      this.open.lines.push(line);
+    const open = this.open.get(key);
+    if (open !== undefined && open.seq === seq) {
+      open.lines.push(line);
       return false;
     }
     const p = this.prefixOf(key);
@@ -145,27 +155,28 @@ export class SequencePrefixCheck {
       p.lastSeq = seq;
       p.lastSeqLine = line;
     }
-    this.open = { key, seq, lines: [line], effective: [] };
+    this.open.set(key, { key, seq, lines: [line], effective: [] });
     return true;
   }
 
-  /** Records the change in the open write if it changed the sink's relation (set semantics). */
-  noteEffective(change: SinkChange, before: SinkState): void {
-    if (this.open === undefined) return;
-    const effective = change.op === 'insert' ? before !== INSERTED : before === INSERTED;
-    if (effective) this.open.effective.push({ op: change.op, match: change.match });
+  /** Records the change in its key's open write if it changed the sink's relation (whether it holds the match, before and after). */
+  noteEffective(key: string, change: SinkChange, before: SinkState, after: SinkState): void {
+    const open = this.open.get(key);
+    if (open === undefined) return;
+    if ((before === INSERTED) !== (after === INSERTED))
+      open.effective.push({ op: after === INSERTED ? 'insert' : 'retract', match: change.match });
   }
 
-  /** The open write is complete: find the prefix of the log it brings the sink to. */
-  private closeWrite(): void {
-    const w = this.open as SinkWrite;
-    this.open = undefined;
+  /** A key's open write is complete: find the prefix of the log it brings the sink to. */
+  private closeWrite(w: SinkWrite): void {
+    this.open.delete(w.key);
     const p = this.prefixOf(w.key);
     if (p.state !== 'ok') return;
     const diff = new Map<string, Difference>();
     for (const c of w.effective) toggle(diff, c.match, c.op === 'insert' ? 'S-only' : 'R-only');
     const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at, stepped: false };
-    if (this.advance(pending) === 'wait') this.pending = pending;
+    // Behind another waiting write it waits its turn (they wait for the same log).
+    if (this.pending.length > 0 || this.advance(pending) === 'wait') this.pending.push(pending);
   }
 
   /**
@@ -239,15 +250,17 @@ export class SequencePrefixCheck {
     p.head = 0;
     const d = diff.get(match);
     const e = this.host.remembered(match);
-    const what =
-      d === 'S-only'
-        ? `the sink holds ${match}, and no later record of the log adds it`
-        : `the sink does not hold ${match}, and no later record of the log removes it`;
+    const more = write.lines.length > 4 ? ` and ${write.lines.length - 4} more` : '';
+    const sinkLines = write.lines.length === 1 ? `sink line ${write.lines[0]}` : `sink lines ${write.lines.slice(0, 4).join(', ')}${more}`;
+    const reached = pw.from
+      ? `its previous write had brought it to the log up to line ${pw.from}`
+      : 'it had applied nothing of this key before';
     this.host.report(
       'ExactlyOnce',
       'prefix',
-      `after write ${write.seq} of key ${write.key}, the sink equals the oracle over no prefix of the log ` +
-        `at or after the one it equalled before (log line ${pw.from}): ${what}`,
+      `after write ${write.seq} of key ${write.key} (${sinkLines}) the sink ${d === 'S-only' ? 'holds' : 'does not hold'} ` +
+        `${match}, but ${oracleFate(e, d === 'S-only')}; ${reached}, and no prefix of the log from there on ` +
+        `agrees with the sink (P4: the prefix never shrinks)`,
       match,
       write.key,
       [
@@ -257,4 +270,18 @@ export class SequencePrefixCheck {
       ],
     );
   }
+}
+
+/** What the oracle does with a match, in words, for a prefix message: why the sink's holding it (or not) matches no later prefix. */
+function oracleFate(e: MatchEntry | undefined, sinkHolds: boolean): string {
+  if (e === undefined) return sinkHolds ? 'no record of the log makes it' : 'the oracle holds it from a record the check no longer follows';
+  if (e.oIns === 0) return 'no record of the log makes it';
+  if (sinkHolds) {
+    return e.oRet
+      ? `the oracle retracts it at log line ${e.oRet} (inserted at log line ${e.oIns}), at or before that point`
+      : `the oracle inserts it at log line ${e.oIns}, after records the sink has already applied`;
+  }
+  return e.oRet
+    ? `the oracle inserts it at log line ${e.oIns} and retracts it only at log line ${e.oRet}`
+    : `the oracle inserts it at log line ${e.oIns} and never retracts it`;
 }

@@ -28,6 +28,22 @@ export const smallClusterDomain: ClusterDomain = {
   maxChoices: 12,
 };
 
+/**
+ * Larger configurations: up to five workers and six keys, so that a worker
+ * owns several keys and copies are numbered past ten (worker index × keys +
+ * key index): when a paused or restarted worker catches up on several keys
+ * at once, eager processing orders more than ten copies (SPEC §7), and the
+ * guards and recoveries meet keys that are not alike (C5, C6, C10).
+ */
+export const wideClusterDomain: ClusterDomain = {
+  ...smallClusterDomain,
+  workers: ['w1', 'w2', 'w3', 'w4', 'w5'],
+  keys: ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'],
+  minRecords: 6,
+  maxRecords: 18,
+  maxChoices: 14,
+};
+
 /** Longer runs, for lockstep tests that drive a cluster directly (cheap per step; faults compound). */
 export const longClusterDomain: ClusterDomain = { ...smallClusterDomain, maxRecords: 16, maxChoices: 24 };
 

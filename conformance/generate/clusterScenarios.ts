@@ -5,7 +5,7 @@
 import { rowRecord, watermarkRecord } from '../../spec/index.ts';
 import type { ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import type { ClusterBounds } from '../../model/index.ts';
-import { TIME_EDGES, collidingRowsForEverySeparator } from './edges.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator, heldState } from './edges.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
@@ -64,8 +64,39 @@ const RICH_PRELUDE: readonly LogRecord[] = [
 ];
 
 /**
- * The scenarios. Each keeps one key (keys are independent,
- * SPEC §6) and budgets of one or two, so that every crash point is reached,
+ * The state a zombie checkpoints (C4, C10): live rows a and b matched, a
+ * watermark on one side; then a row that matches a and a's retraction,
+ * so that a copy restored from the checkpoint and one restored empty differ
+ * at once.
+ */
+const ZOMBIE_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'L', 'a', 0, 2, 1),
+  row('insert', 'k1', 'R', 'b', 1, 1),
+  watermark('L', 1),
+];
+const ZOMBIE_SCRIPT: readonly LogRecord[] = [row('insert', 'k1', 'R', 'c', 2, 2), row('retract', 'k1', 'L', 'a', 0, 2, 1)];
+
+/**
+ * Two keys with state of their own (C3: each copy reads only its key's
+ * records): k1 a match a/b, k2 a live row a, a watermark; then a row that
+ * matches in each and a retraction in k1.
+ */
+const TWO_KEYS_PRELUDE: readonly LogRecord[] = [
+  row('insert', 'k1', 'L', 'a', 0, 2),
+  row('insert', 'k1', 'R', 'b', 1, 1),
+  row('insert', 'k2', 'L', 'a', 0, 2),
+  watermark('L', 1),
+];
+const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
+  row('insert', 'k1', 'R', 'c', 2, 2),
+  row('insert', 'k2', 'R', 'c', 2, 2),
+  row('retract', 'k1', 'L', 'a', 0, 2),
+];
+
+/**
+ * The scenarios. Most keep one key (keys are independent,
+ * SPEC §6; the two-key ones are there for the guards and recoveries that
+ * must tell keys apart) and budgets of one or two, so that every crash point is reached,
  * and a second fault during the recovery from the first, while the state
  * graphs stay small enough to run in full against a process (about 41,600
  * interleavings in all, probes included in them).
@@ -79,6 +110,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'destination, coordinator, idle worker, also between the parts of commit and of failover and during recovery), with ' +
       'every restart, abort and failover that can follow',
     cluster: { join, workers: ['w1', 'w2', 'w3'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
@@ -94,6 +126,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'up to two periodic checkpoints at any point, then the owner crashes and the key fails over (the coordinator may crash ' +
       'between the parts): the new owner replays the log from the older checkpoint and the sink absorbs the repeats',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
@@ -109,6 +142,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'the owner pauses, is declared dead and failed over (the coordinator may crash between the fence and the ownership; up ' +
       'to two crashes), then resumes as a zombie with its old epoch and writes: fenced',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'R', 'b', 2, 3)],
@@ -125,6 +159,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'retraction, ids with / and %, crossing a migration with up to two duplicated install and release messages and one ' +
       'crash anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       // Ids with the characters the match-id encoding escapes (J3).
@@ -147,6 +182,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       "the watermark passes one row's horizon (J8) while the key is being handed over, and stops at the other's boundary, " +
       'whose retraction must still retract the match: eviction under a migration with up to two crashes anywhere',
     cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
     bounds: {
       ...none,
       // Horizons (J8, L + D = 3): a at 5, b at 6. At gw = 6, a is evicted, b is
@@ -236,7 +272,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       'none): (k, x, y{s}z) and (k, x{s}y, z) are distinct matches (J3); their retraction crosses a migration with ' +
       'one crash anywhere',
     cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
-    prelude: collidingRowsForEverySeparator('k'),
+    prelude: [...heldState('k'), ...collidingRowsForEverySeparator('k')],
     bounds: {
       ...none,
       script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
@@ -275,6 +311,64 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       failovers: 1,
       crashes: 1,
     },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-checkpoint-installed',
+    description:
+      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie ' +
+      'holding epoch 1 and writes a periodic checkpoint under it (C4: the store keeps the epoch of the copy that wrote ' +
+      'it); then k1 migrates, and an install may send the zombie’s checkpoint (C6), which is read again',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
+    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, migrations: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'zombie-checkpoint-recovered',
+    description:
+      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie and ' +
+      'checkpoints under epoch 1; up to one crash anywhere, so that the owner restarts and recovers k1 from the ' +
+      'zombie’s checkpoint (C4, C10) and replays the log from its cursor',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
+    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, crashes: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'two-keys-handoff-while-the-other-runs',
+    description:
+      'k1 on w1 and k2 on w2, each with rows and a match: one of them migrates (to the worker that holds the other key, ' +
+      'so the install epoch check meets a copy of another key, C6) while records of both arrive; an abort, a commit ' +
+      'or a release of the key not in flight is refused (C5); up to one crash anywhere',
+    cluster: {
+      join,
+      workers: ['w1', 'w2'],
+      keys: [
+        { key: 'k1', owner: 'w1' },
+        { key: 'k2', owner: 'w2' },
+      ],
+    },
+    prelude: [...heldState('k1', 'k2'), ...TWO_KEYS_PRELUDE],
+    bounds: { ...none, script: TWO_KEYS_SCRIPT, migrations: 1, crashes: 1 },
+  },
+  {
+    kind: 'cluster',
+    name: 'two-keys-failover-of-a-shared-owner',
+    description:
+      'w1 owns both k1 and k2; it crashes (or the coordinator does), and each key fails over on its own, one checkpoint ' +
+      'at any point; the restarted w1 recovers whatever the table still gives it (C8, C10): recoveries that must tell ' +
+      'the keys apart',
+    cluster: {
+      join,
+      workers: ['w1', 'w2'],
+      keys: [
+        { key: 'k1', owner: 'w1' },
+        { key: 'k2', owner: 'w1' },
+      ],
+    },
+    prelude: [...heldState('k1', 'k2'), ...TWO_KEYS_PRELUDE],
+    bounds: { ...none, script: TWO_KEYS_SCRIPT, failovers: 2, crashes: 1, checkpoints: 1 },
   },
 ];
 

@@ -54,8 +54,9 @@ import {
   oddClusterDomain,
   smallClusterDomain,
   UNDECLARED_KEY,
+  wideClusterDomain,
 } from './clusterDomains.ts';
-import { workloadArbitrary } from './clusterWorkloads.ts';
+import { workloadArbitrary, workloadPrelude } from './clusterWorkloads.ts';
 import { boundsArbitrary } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
@@ -229,6 +230,42 @@ function scenarios(
           weight: 2,
           sequence: [{ type: 'pause', worker: from }, { type: 'failover', key, to }, { records: 3 }, { type: 'resume', worker: from }],
         });
+        // The zombie checkpoints under its old epoch (C4), and the store is read again: by the owner's restart (C10), by a
+        // failover to the zombie's worker (C8), or by an install of a migration back to it (C6). Nothing is appended between the
+        // failover and the checkpoint: the zombie's first write would be fenced and drop its copy (C9).
+        const zombie: ScenarioStep[] = [
+          { type: 'pause', worker: from },
+          { type: 'failover', key, to },
+          { type: 'resume', worker: from },
+          { type: 'checkpoint', worker: from, key },
+        ];
+        out.push(
+          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { records: 1 }, { type: 'restart', node: to }, { records: 2 }] },
+          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { type: 'failover', key, to: from }, { records: 2 }] },
+          {
+            weight: 1,
+            sequence: [
+              { type: 'pause', worker: from },
+              { type: 'failover', key, to },
+              { type: 'resume', worker: from },
+              { type: 'freeze', key, to: from },
+              { type: 'persist', key },
+              { type: 'checkpoint', worker: from, key },
+              { type: 'install', key },
+              { type: 'commit', key },
+              { records: 2 },
+              { type: 'release', key },
+            ],
+          },
+        );
+        // The owner stalls while records of its keys arrive, then catches up on all of them at once: eager processing
+        // orders its copies (SPEC §7), more than ten of them in a wide config.
+        if (config.keys.filter((k) => owner[k.key] === from).length >= 2) {
+          out.push(
+            { weight: 2, sequence: [{ type: 'pause', worker: from }, { records: 4 }, { type: 'resume', worker: from }] },
+            { weight: 1, sequence: [{ type: 'crash', node: from }, { records: 4 }, { type: 'restart', node: from }] },
+          );
+        }
         // The owner crashes: the new owner replays from the latest checkpoint (C8, C9 dedup and terminal retract).
         out.push({
           weight: 3,
@@ -312,6 +349,8 @@ export function interpretChoiceItems(
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
   };
+  // The workload's prelude (state in every key) comes before any control action: every handoff moves it (C6).
+  records(workloadPrelude({ ...smallClusterDomain, keys: config.keys.map((k) => k.key) }).length);
   for (const choice of choices) {
     probe = choice.probe;
     boundaryProbes = choice.probeBoundary;
@@ -403,7 +442,8 @@ function clusterConfigArbitrary(domain: ClusterDomain): fc.Arbitrary<ClusterConf
   return fc
     .record({
       join: boundsArbitrary(),
-      workers: fc.integer({ min: 2, max: domain.workers.length }),
+      // Most configs of a wide domain use three workers or more, so that copies are numbered past ten.
+      workers: fc.integer({ min: 2, max: domain.workers.length }).map((n) => (domain.workers.length >= 5 && n === 2 ? 3 : n)),
       owners: fc.array(fc.nat(), { minLength: domain.keys.length, maxLength: domain.keys.length }),
     })
     .map(({ join, workers, owners }): ClusterConfig => {
@@ -428,10 +468,11 @@ function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
   });
 }
 
-/** The domain of a random trace: the small one four times in six, the odd names or the colliding ones otherwise. */
+/** The domain of a random trace: the small one four times in eight, the wide one twice, the odd names or the colliding ones otherwise. */
 function domainArbitrary(): fc.Arbitrary<ClusterDomain> {
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant(smallClusterDomain) },
+    { weight: 2, arbitrary: fc.constant(wideClusterDomain) },
     { weight: 1, arbitrary: fc.constant(oddClusterDomain) },
     { weight: 1, arbitrary: fc.constant(collidingClusterDomain) },
   );

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import type { JoinConfig, LogRecord, RowRecord, Watermarks } from '../../spec/index.ts';
 import { validityOf } from '../../model/index.ts';
 import { type ClusterDomain, UNDECLARED_KEY } from './clusterDomains.ts';
-import { invalidRecords } from './edges.ts';
+import { heldState, invalidRecords } from './edges.ts';
+import { collisionOf, collisionRows, randomCollisionArbitrary, type CollisionRecipe } from './separators.ts';
 import {
   collideArbitrary,
   collisionRecords,
@@ -38,7 +39,8 @@ type WorkloadOp =
   | { readonly edge: EdgeStep; readonly key: number }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly rich: { key: number; start: number } }
-  | { readonly collide: { t: number; which: number } };
+  | { readonly collide: { t: number; which: number } }
+  | { readonly separators: { key: number; t: number; recipes: readonly CollisionRecipe[] } };
 
 function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<WorkloadOp> {
   // Lengths within D and times near the domain's: the edge steps reach the extremes (2^50, D + 1) on purpose.
@@ -90,6 +92,21 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
         .map((rich) => ({ rich })),
     },
     ...(domain.colliding ? [{ weight: 4, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) }] : []),
+    // Collisions of random separators up to four characters (separators.ts), in one declared key (J3).
+    ...(domain.colliding
+      ? [
+          {
+            weight: 3,
+            arbitrary: fc
+              .record({
+                key: fc.nat({ max: domain.keys.length - 1 }),
+                t: fc.nat({ max: domain.maxTime }),
+                recipes: fc.array(randomCollisionArbitrary(), { minLength: 1, maxLength: 3 }),
+              })
+              .map((separators) => ({ separators })),
+          },
+        ]
+      : []),
   );
 }
 
@@ -125,6 +142,8 @@ function richRows(config: JoinConfig, domain: ClusterDomain, key: string, t: num
 
 function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: readonly WorkloadOp[]): LogRecord[] {
   const out: LogRecord[] = [];
+  // Each collision step tags its ids with its number, so that no two steps bind one identity at two times (J2).
+  let collisionSteps = 0;
   const rows: RowRecord[] = [];
   // The watermarks each record will meet: every copy reads the log in order (C3), so the log's own J4 watermarks are theirs.
   let wm: Watermarks = { L: null, R: null };
@@ -168,6 +187,17 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
     }
     if ('collide' in op) {
       if (domain.colliding) emit(collisionRecords(op.collide, domain.keys, wm, config));
+      continue;
+    }
+    if ('separators' in op) {
+      // On time at the watermarks they meet (J5), so that both matches of each collision are made; then the first match's left row retracted.
+      const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+      const t = gw === null ? op.separators.t : Math.max(op.separators.t, gw - config.allowedLateness);
+      const key = domain.keys[op.separators.key % domain.keys.length] as string;
+      const n = collisionSteps++;
+      const collisions = op.separators.recipes.map((r, i) => collisionOf(r, `${n}.${i}`));
+      emit(collisions.flatMap((c) => collisionRows(c, key, t)));
+      for (const c of collisions) put({ kind: 'retract', key, side: 'L', id: c.left[0], ts: t, start: t, end: t });
       continue;
     }
     if ('horizonOf' in op) {
@@ -225,13 +255,26 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
   return out;
 }
 
-/** A cluster workload for `config` over the domain's keys, in contract (J9). */
+/**
+ * The records every workload starts with (edges.ts `heldState`): in every
+ * key, rows, a tombstone and both watermarks, so that whatever handoff,
+ * failover or restart comes moves state a fresh copy lacks (C6, C8, C10).
+ * The trace sends them before its first control choice.
+ */
+export function workloadPrelude(domain: ClusterDomain): LogRecord[] {
+  return heldState(...domain.keys);
+}
+
+/** A cluster workload for `config` over the domain's keys, in contract (J9), after its prelude (`workloadPrelude`). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
   // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
   const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
   return fc
     .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }))
     .map(([rich, ops]) =>
-      keepInContract(config, materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops)),
+      keepInContract(config, [
+        ...workloadPrelude(domain),
+        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops),
+      ]),
     );
 }

@@ -174,3 +174,28 @@ export function collidingRowsForEverySeparator(key: string, crossKey = false): R
     ...(crossKey ? COMMON_SEPARATORS.flatMap((s) => [at(`${key}${s}x`, 'L', 'y', 1), at(`${key}${s}x`, 'R', 'z', 1)]) : []),
   ];
 }
+
+/**
+ * State a fresh copy lacks, for a key to carry into every handoff (C6, C8,
+ * C10): live rows p and q matched, a tombstone t (a retraction that overtook
+ * its insert, J6) and both watermarks, all at -1, where no later row at time
+ * 0 or after overlaps them, later rows are on time, and they stay retained
+ * until a watermark passes -1 + L + D (J8). An install, failover or restart that ignores its
+ * checkpoint shows it at once, in the copy's cursor and retained counts.
+ */
+export function heldState(...keys: string[]): LogRecord[] {
+  const at = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string): RowRecord => ({
+    kind,
+    key,
+    side,
+    id,
+    ts: -1,
+    start: -1,
+    end: -1,
+  });
+  return [
+    ...keys.flatMap((key) => [at('insert', key, 'L', 'p'), at('insert', key, 'R', 'q'), at('retract', key, 'R', 't')]),
+    { kind: 'watermark', side: 'L', wm: -1 },
+    { kind: 'watermark', side: 'R', wm: -1 },
+  ];
+}

@@ -19,6 +19,7 @@ import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from
 import { contractChecker, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
+import { burstCollisions, collisionBurstArbitrary, collisionRows, type CollisionBurst } from './separators.ts';
 
 export interface LogDomain {
   readonly keys: readonly string[];
@@ -31,10 +32,21 @@ export interface LogDomain {
   /**
    * Keys and ids collide when concatenated naively with a common separator
    * (edges.ts `collidingNames`): logs then also insert colliding pairs
-   * together, so that both matches of a collision are live at once (J3).
+   * together, so that both matches of a collision are live at once (J3);
+   * and each log carries one burst of collisions for separators of every
+   * shape (separators.ts): a slice of the whole class and some random ones.
    */
   readonly colliding?: boolean;
 }
+
+/**
+ * The collisions of one burst (separators.ts `collisionBurstArbitrary`):
+ * BURST_SLICE consecutive members of the class, up to BURST_RANDOM of
+ * random separators. 3,466 in the class: about 36 colliding traces, one
+ * random operator trace in 7, meet each member once on average.
+ */
+const BURST_SLICE = 96;
+const BURST_RANDOM = 16;
 
 export const smallDomain: LogDomain = { keys: ['k1', 'k2'], ids: ['a', 'b', 'c', 'd', 'e'], maxTime: 5, maxRecords: 18, invalid: true };
 
@@ -137,7 +149,8 @@ type LogOp =
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly edge: EdgeStep }
-  | { readonly collide: { t: number; which: number } };
+  | { readonly collide: { t: number; which: number } }
+  | { readonly burst: CollisionBurst; readonly t: number };
 
 /**
  * A record at an exact edge of a rule, computed when the log is built from
@@ -273,8 +286,28 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
   return fc.oneof(...arbs);
 }
 
+/**
+ * The records of a burst (J3): each collision in a key of its own
+ * (`b{n}.{i}`, n the burst's number in the log), its rows at t or at the
+ * earliest time on time (J5); then, in each key, the left row of the first
+ * colliding match retracted and the right row of the second: a naive id
+ * shows at the insert that binds the second match or at a retraction.
+ */
+function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: Watermarks, config: JoinConfig): RowRecord[] {
+  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const t = gw === null ? op.t : Math.min(TIME_MAX, Math.max(op.t, gw - config.allowedLateness));
+  const keyed = burstCollisions(op.burst).map((c, i) => ({ c, key: `b${n}.${i}` }));
+  const retract = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'retract', key, side, id, ts: t, start: t, end: t });
+  return [
+    ...keyed.flatMap(({ c, key }) => collisionRows(c, key, t)),
+    ...keyed.map(({ c, key }) => retract(key, 'L', c.left[0])),
+    ...keyed.map(({ c, key }) => retract(key, 'R', c.right[1])),
+  ];
+}
+
 function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain): LogRecord[] {
   const out: LogRecord[] = [];
+  let bursts = 0;
   // The watermarks each record will meet (J4), for the edges computed from them.
   let wm: Watermarks = { L: null, R: null };
   const push = (...records: LogRecord[]): void => {
@@ -298,6 +331,10 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
     }
     if ('collide' in op) {
       if (domain.colliding) push(...collisionRecords(op.collide, domain.keys, wm, config));
+      continue;
+    }
+    if ('burst' in op) {
+      push(...burstRecords(op, bursts++, wm, config));
       continue;
     }
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
@@ -331,9 +368,13 @@ export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain
 
 /** A log over `domain` for `config` that may break the input contract (J9): for tests of the contract check itself. */
 export function rawLogArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
+  const ops = fc.array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' });
+  if (!domain.colliding) return ops.map((o) => materialize(config, o, domain));
+  // One burst of collisions (J3) at a random place in the log.
+  const burst = fc.record({ burst: collisionBurstArbitrary(BURST_SLICE, BURST_RANDOM), t: fc.nat({ max: domain.maxTime }) });
   return fc
-    .array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' })
-    .map((ops) => materialize(config, ops, domain));
+    .tuple(ops, burst, fc.nat())
+    .map(([o, b, at]) => materialize(config, [...o.slice(0, at % (o.length + 1)), b, ...o.slice(at % (o.length + 1))], domain));
 }
 
 /** A config together with a log for it. */

@@ -29,6 +29,7 @@ import {
   type OracleState,
 } from '../../model/index.ts';
 import { collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
+import { collisionScripts, everyCollision } from './separators.ts';
 
 export interface OperatorScenario {
   readonly kind: 'operator';
@@ -38,9 +39,12 @@ export interface OperatorScenario {
   readonly config: JoinConfig;
   /** The records logs are made of (valid and invalid alike; keep them in contract, J9). */
   readonly domain: readonly LogRecord[];
-  /** N: logs of N records (every-log), or the depth of the graph (cover). */
+  /** N: logs of N records (every-log), or the depth of the graph (cover); unused by scripts. */
   readonly length: number;
-  readonly mode: 'every-log' | 'cover';
+  /** `scripts`: the logs are given (`scripts`), each run as it is: exhaustive over a class their builder enumerates. */
+  readonly mode: 'every-log' | 'cover' | 'scripts';
+  /** The logs of a `scripts` scenario, each a trace after the prelude; every record of one changes the state. */
+  readonly scripts?: readonly (readonly LogRecord[])[];
   /** Records sent at every distinct state as probes: each must be rejected, changing nothing (J1). */
   readonly probes: readonly LogRecord[];
   /** Records every log starts with: the state the scenario starts from. */
@@ -126,6 +130,7 @@ export function* coverOperatorScenarioInSteps(
   options: { readonly probes?: boolean } = {},
 ): Generator<void, OperatorCover, undefined> {
   const { config, domain, length } = scenario;
+  if (scenario.mode === 'scripts') return yield* coverScripts(scenario, options);
   const probes = options.probes === false ? [] : scenario.probes;
   const labelIds = new Map<string, number>();
   const labelNames: string[] = [];
@@ -285,6 +290,69 @@ export function* coverOperatorScenarioInSteps(
   };
 }
 
+/**
+ * The cover of a `scripts` scenario: each script one trace (after the
+ * prelude), the scenario's probes sent at the start of the first. Its states and
+ * transitions are counted along the scripts (every record of one changes
+ * the state, so none repeats within a script).
+ */
+function* coverScripts(scenario: OperatorScenario, options: { readonly probes?: boolean }): Generator<void, OperatorCover, undefined> {
+  const { config } = scenario;
+  const probes = options.probes === false ? [] : scenario.probes;
+  const prelude = scenario.prelude ?? [];
+  const labels = new Map<string, number>();
+  const traces: OperatorTrace[] = [];
+  const probesOf: number[] = [];
+  const labelsOf: string[][] = [];
+  let transitions = 0;
+  let steps = 0;
+  const scripts = scenario.scripts ?? [];
+  for (const [k, script] of scripts.entries()) {
+    yield;
+    let state = initialJoinState;
+    for (const record of prelude) state = stepJoin(config, state, record).state;
+    const taken = new Set<string>();
+    // Every script starts from the same state: its probes ride in the first.
+    const sent = k === 0 ? probes : [];
+    for (const probe of sent) {
+      const step = stepJoin(config, state, probe);
+      for (const l of labelsOfStep(state, probe, step.state, step)) taken.add(l);
+    }
+    for (const record of script) {
+      const step = stepJoin(config, state, record);
+      for (const l of labelsOfStep(state, record, step.state, step)) {
+        taken.add(l);
+        labels.set(l, (labels.get(l) ?? 0) + 1);
+      }
+      transitions++;
+      state = step.state;
+    }
+    const records = [...prelude, ...sent, ...script];
+    traces.push({
+      format: OPERATOR_TRACE_FORMAT,
+      name: `${scenario.name}-${k + 1}`,
+      description: `Bounded-exhaustive operator scenario ${scenario.name}, log ${k + 1} of ${scripts.length}: ${scenario.description}.`,
+      config,
+      steps: records.map((record) => ({ record })),
+    });
+    probesOf.push(sent.length);
+    labelsOf.push([...taken]);
+    steps += records.length;
+  }
+  return {
+    kind: 'operator',
+    scenario,
+    states: transitions + scripts.length,
+    transitions,
+    traces,
+    steps,
+    probes: probesOf.reduce((a, b) => a + b, 0),
+    probesOf,
+    labels,
+    labelsOf,
+  };
+}
+
 const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, ts: number, start: number, end: number): RowRecord => ({
   kind,
   key,
@@ -305,6 +373,7 @@ const edgeJoin: JoinConfig = { allowedLateness: 1, maxIntervalLength: 2 };
 const maxJoin: JoinConfig = { allowedLateness: TIME_MAX, maxIntervalLength: TIME_MAX };
 
 const collidingJoin: JoinConfig = { allowedLateness: 0, maxIntervalLength: 0 };
+let collidingSeparatorScripts: LogRecord[][] | undefined;
 
 export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
   {
@@ -393,5 +462,26 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     length: 3,
     mode: 'every-log',
     probes: invalidRecords(collidingJoin, { key: 'k', id: 'x' }),
+  },
+  {
+    kind: 'operator',
+    name: 'operator-colliding-separators',
+    description:
+      'L = D = 0; for every separator S of one or two characters from printable ASCII punctuation, the space and the side letters ' +
+      'L and R, every punctuation-letter-punctuation triple (|R:, ,L=) and every quoted punctuation (","), the sandwich ' +
+      'left x, left x{S}y, right y{S}z, right z in a key of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive ' +
+      'id P+left+S+right+Q files alike; and ids with escape characters (backslash, quotes, %) that collide under an ' +
+      'encoding which escapes S but not its escape; in chunks of 16 keys, each inserted, its colliding matches ' +
+      'retracted one endpoint each and evicted (J3)',
+    config: collidingJoin,
+    domain: [],
+    length: 0,
+    mode: 'scripts',
+    probes: invalidRecords(collidingJoin, { key: 's0', id: 'x' }),
+    // Built when first asked for (some 20,000 records): not at every start of the command.
+    get scripts() {
+      collidingSeparatorScripts ??= collisionScripts(everyCollision(), 16);
+      return collidingSeparatorScripts;
+    },
   },
 ];

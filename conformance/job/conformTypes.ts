@@ -28,7 +28,8 @@ export interface ExampleResult {
   readonly path: string;
   readonly name: string;
   readonly steps: number;
-  readonly verdict: 'pass' | 'fail';
+  /** `unknown`: the system could not be judged on this file (the job stops there, and says why in `unknown`). */
+  readonly verdict: 'pass' | 'fail' | 'unknown';
 }
 
 /** One bounded-exhaustive scenario as run. */

@@ -4,6 +4,7 @@
 // scenario with no trace at the levels checked is skipped (never passed)
 // and not even built. It claims coverage over the traces that ran.
 import type { AnyTrace, Level, OperatorTrace } from '../../spec/index.ts';
+import { SutUnavailable } from '../adapters/sut.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
@@ -38,6 +39,8 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
         };
       };
       claim();
+      // The system could not be judged on a scenario: that one is listed `unknown`, the rest `not run`, then the job stops.
+      let unavailable: SutUnavailable | undefined;
       for (const item of scenarios) {
         const { scenario } = item;
         const unbuilt = {
@@ -59,7 +62,7 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
           job.progress(`skip exhaustive ${scenario.name}: it needs level ${needs(scenario.kind)}`);
           continue;
         }
-        if (job.stopped()) {
+        if (job.stopped() || unavailable) {
           // This shard's share of a cover built already; nothing of one not built.
           const share =
             'build' in item
@@ -82,15 +85,17 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
         job.progress(
           x.verdict === 'skipped'
             ? `skip exhaustive ${x.scenario}: no trace at the levels checked (needs level ${needs(x.kind)})`
-            : `${x.verdict === 'pass' ? 'ok  ' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
+            : `${x.verdict === 'pass' ? 'ok  ' : x.verdict === 'unknown' ? 'UNKNOWN' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
                 `${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states` +
                 `${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
                 `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
         );
         if (r.failure) job.report.failures.push(r.failure);
+        unavailable = r.unknown;
         // Interrupted while the scenario ran: its result is in, and the job stops here.
-        job.enter(`exhaustive scenario ${scenario.name}`);
+        if (!unavailable) job.enter(`exhaustive scenario ${scenario.name}`);
       }
+      if (unavailable) throw unavailable;
     },
   };
 }
@@ -99,7 +104,7 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
 async function runExhaustiveScenario(
   job: PartJob,
   cover: AnyCover,
-): Promise<{ result: ExhaustiveResult; failure?: Failure; ran: Set<number> }> {
+): Promise<{ result: ExhaustiveResult; failure?: Failure; ran: Set<number>; unknown?: SutUnavailable }> {
   const { levels } = job;
   const t0 = performance.now();
   const ran = new Set<number>();
@@ -133,6 +138,12 @@ async function runExhaustiveScenario(
     return false;
   };
   const window = job.window !== undefined ? { window: job.window } : {};
+  let unknown: SutUnavailable | undefined;
+  // A system that cannot be judged on a trace makes the scenario `unknown`, listed with what ran (the part rethrows).
+  const judgeable = (e: unknown): void => {
+    if (!(e instanceof SutUnavailable)) throw e;
+    unknown = e;
+  };
   if (cover.kind === 'operator') {
     const runnable: { index: number; trace: OperatorTrace }[] = [];
     for (const [index, trace] of cover.traces.entries()) if (mine(index)) runnable.push({ index, trace });
@@ -144,7 +155,7 @@ async function runExhaustiveScenario(
           ...window,
           onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'operator', trace: r.trace }),
         },
-      );
+      ).catch(judgeable);
     } else skipped = runnable.length;
   } else {
     // Each trace at the weakest checked level that has all its actions; indexes kept for the probes and the coverage.
@@ -164,7 +175,7 @@ async function runExhaustiveScenario(
     await runClusterLockstepPipelined(runnable, job.system, {
       ...window,
       onResult: (r) => onResult({ ...r, index: (runnable[r.index] as { index: number }).index }, { kind: 'cluster', trace: r.trace }),
-    });
+    }).catch(judgeable);
   }
   const base = {
     scenario: cover.scenario.name,
@@ -181,8 +192,13 @@ async function runExhaustiveScenario(
   };
   if (!first)
     return {
-      result: { ...base, verdict: job.signal?.aborted ? 'unknown' : run === 0 ? 'skipped' : 'pass', ms: performance.now() - t0 },
+      result: {
+        ...base,
+        verdict: unknown !== undefined || job.signal?.aborted ? 'unknown' : run === 0 ? 'skipped' : 'pass',
+        ms: performance.now() - t0,
+      },
       ran,
+      ...(unknown ? { unknown } : {}),
     };
   const found: { trace: AnyTrace; level: Level; divergence: DivergenceFacts; at: number } = first;
   const minimal = await minimizedCounterexample(job.system, found.level, found.trace, found.divergence);

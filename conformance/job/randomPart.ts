@@ -90,8 +90,10 @@ async function randomAtLevel(
       shrinking = true;
       return false;
     } catch (e) {
-      if (e instanceof SutUnavailable) unavailable = e;
-      else harnessError = e;
+      // While shrinking, a candidate the system cannot be judged on is not this candidate: shrinking goes on.
+      if (e instanceof SutUnavailable) {
+        if (!shrinking) unavailable = e;
+      } else harnessError = e;
       return true;
     }
   };

@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS, PACKAGE_ROOT, packagePath } from '../../spec/index.ts';
 import type { AnyTrace, Level } from '../../spec/index.ts';
+import { SutUnavailable } from '../adapters/sut.ts';
 import { levelOfClusterTrace, runTraceObserved, withoutExpectations } from '../lockstep/anyTrace.ts';
 import type { TraceSource } from './conformTypes.ts';
 import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
@@ -80,9 +81,14 @@ export function traceFilesPart(name: 'examples' | 'regressions', files: readonly
         }
         job.enter(`${what} ${file.path} at level ${level}`);
         job.onTrace({ part: 'example', level, trace: file.trace });
-        const run = await runTraceObserved(job.system, file.trace, level);
-        const d = run.divergence;
         const trace = file.trace.trace;
+        const run = await runTraceObserved(job.system, file.trace, level).catch((e: unknown) => {
+          // Listed with its own verdict before the job stops: every part that ran is in the report.
+          if (e instanceof SutUnavailable)
+            job.report.examples.push({ level, path: file.path, name: trace.name, steps: trace.steps.length, verdict: 'unknown' });
+          throw e;
+        });
+        const d = run.divergence;
         job.report.examples.push({ level, path: file.path, name: trace.name, steps: trace.steps.length, verdict: d ? 'fail' : 'pass' });
         if (!d) {
           job.progress(`ok   ${level.padEnd(8)} ${trace.name}`);

@@ -13,9 +13,10 @@ import {
   whyNotEnabled,
 } from '../../model/index.ts';
 import { createModelCluster } from '../adapters/modelCluster.ts';
-import { canonicalEvents, type DivergenceFacts, type ExpectedClusterStep } from './divergence.ts';
+import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep, type StoreWrite } from './divergence.ts';
 import { diffJson, sameJson } from './jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
+import { freshInstallBehind } from './freshInstall.ts';
 import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
@@ -97,17 +98,43 @@ export function logOfTrace(actions: readonly ExternalAction[], expected: readonl
 }
 
 /**
- * Compares one step; undefined if it conforms. `recordAt` gives the log
- * record at an index (`logOfTrace`): a divergence in the events carries the
- * records its `processed` events apply.
+ * The step at or before `upTo` whose action last wrote `key`'s checkpoint in
+ * the model (its expected store entry changed there), or undefined.
+ */
+export function storeWriterOf(
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+  key: string,
+  upTo: number,
+): StoreWrite | undefined {
+  for (let s = Math.min(upTo, expected.length - 1); s >= 0; s--) {
+    const now = expected[s]?.observation.store[key];
+    const before = s > 0 ? expected[s - 1]?.observation.store[key] : undefined;
+    if (now !== undefined && !sameJson(now, before)) return { step: s, action: actions[s] as ExternalAction };
+  }
+  return undefined;
+}
+
+/** What judging one step may look up in the rest of the trace (built only when a divergence asks). */
+export interface TraceLookups {
+  /** The log record at an index (`logOfTrace`): a divergence in the events carries the records its `processed` events apply. */
+  readonly recordAt?: (index: number) => LogRecord | undefined;
+  /** storeWriterOf over the trace: a divergence in the store carries the step that wrote each key that differs. */
+  readonly storeWriter?: (key: string, upTo: number) => StoreWrite | undefined;
+}
+
+/**
+ * Compares one step; undefined if it conforms. `lookups` (or, alone, the
+ * log's `recordAt`) lets a divergence carry the facts around it.
  */
 export function compareClusterStep(
   step: number,
   action: ExternalAction,
   expected: ExpectedClusterStep,
   actual: ClusterStepReply,
-  recordAt?: (index: number) => LogRecord | undefined,
+  lookups?: TraceLookups | ((index: number) => LogRecord | undefined),
 ): DivergenceFacts | undefined {
+  const { recordAt, storeWriter } = typeof lookups === 'function' ? { recordAt: lookups, storeWriter: undefined } : (lookups ?? {});
   const reply = actual.reply;
   const facts = (
     field: DivergenceFacts['field'],
@@ -115,6 +142,7 @@ export function compareClusterStep(
     a: unknown,
     diff: DivergenceFacts['diff'],
     records = {},
+    storeWriters?: Record<string, StoreWrite>,
   ): DivergenceFacts => ({
     step,
     action,
@@ -122,7 +150,7 @@ export function compareClusterStep(
     expected: e,
     actual: a,
     diff,
-    at: { level: 'cluster', expected, actual, records },
+    at: { level: 'cluster', expected, actual, records, ...(storeWriters ? { storeWriters } : {}) },
   });
   if ('error' in expected) {
     // §7: an action that is not enabled is refused with not_enabled and changes nothing.
@@ -144,15 +172,40 @@ export function compareClusterStep(
   }
   // A step not observed (a probe followed by another probe of the same state) is judged by its reply alone.
   if (actual.observation !== undefined && !sameJson(expected.observation, actual.observation)) {
-    return facts('observation', expected.observation, actual.observation, diffJson(expected.observation, actual.observation));
+    const diff = diffJson(expected.observation, actual.observation);
+    const storeKeys = new Set(diff.filter((d) => d.path.startsWith('/store/')).map((d) => decodePointer(d.path.split('/')[2] ?? '')));
+    const storeWriters: Record<string, StoreWrite> = {};
+    for (const key of storeKeys) {
+      const w = storeWriter?.(key, step);
+      if (w) storeWriters[key] = w;
+    }
+    return facts('observation', expected.observation, actual.observation, diff, {}, storeKeys.size > 0 ? storeWriters : undefined);
   }
   return undefined;
 }
 
-/** `recordAt` for compareClusterStep: the log is built only if a divergence asks for it. */
-function lazyLog(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): (index: number) => LogRecord | undefined {
+/** A JSON pointer segment as the key it names (jsonDiff.ts escapes `~` and `/`). */
+const decodePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The lookups for compareClusterStep: the log is built only if a divergence asks for it. */
+function lazyLog(actions: readonly ExternalAction[], expected: readonly ExpectedClusterStep[]): TraceLookups {
   let log: LogRecord[] | undefined;
-  return (index) => (log ??= logOfTrace(actions, expected))[index];
+  return {
+    recordAt: (index) => (log ??= logOfTrace(actions, expected))[index],
+    storeWriter: (key, upTo) => storeWriterOf(actions, expected, key, upTo),
+  };
+}
+
+/** A divergence with what the rest of the trace tells of it: an install behind it that ignored its checkpoint (freshInstall.ts). */
+function withHistory(
+  d: DivergenceFacts,
+  config: ClusterTrace['config'],
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+): DivergenceFacts {
+  if (d.at.level !== 'cluster' || d.field === 'reply') return d;
+  const freshInstall = freshInstallBehind(config, actions, expected, d.step, d.at.actual);
+  return freshInstall ? { ...d, at: { ...d.at, freshInstall } } : d;
 }
 
 /** A cluster trace judged: report/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */
@@ -180,11 +233,11 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
   // The requests go out first; the model runs while the system answers.
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
-  const replies = await answered;
+  const { replies, broken } = await clusterRepliesSoFar(answered);
   const probes = expected.filter((e) => 'error' in e).length;
   const recordAt = lazyLog(actions, expected);
   const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
-  for (let i = 0; i < actions.length; i++) {
+  for (let i = 0; i < replies.length; i++) {
     const d = compareClusterStep(
       i,
       actions[i] as ExternalAction,
@@ -192,8 +245,9 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
       replies[i] as ClusterStepReply,
       recordAt,
     );
-    if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
+    if (d) return { divergence: withHistory(d, trace.config, actions, expected), replies, disagreements, probes, ...stderr };
   }
+  if (broken) throw broken;
   return { replies, disagreements, probes, ...stderr };
 }
 
@@ -243,10 +297,10 @@ export async function runClusterLockstepPipelined(
     if (!f) return;
     const actions = actionsOf(f.trace);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
-    const replies = await f.answered;
+    const { replies, broken } = await clusterRepliesSoFar(f.answered);
     let divergence: DivergenceFacts | undefined;
     const recordAt = lazyLog(actions, expected);
-    for (let i = 0; i < actions.length && !divergence; i++) {
+    for (let i = 0; i < replies.length && !divergence; i++) {
       divergence = compareClusterStep(
         i,
         actions[i] as ExternalAction,
@@ -255,6 +309,8 @@ export async function runClusterLockstepPipelined(
         recordAt,
       );
     }
+    if (!divergence && broken) throw broken;
+    if (divergence) divergence = withHistory(divergence, f.trace.config, actions, expected);
     if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };

@@ -5,7 +5,7 @@
 // breaks, and the line that tells it, are report/'s (report/divergence.ts).
 import { compareByMatchId } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ClusterObservation, ExternalAction, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
-import type { ClusterStepReply, RecordReply } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterStepReply, type RecordReply } from '../adapters/sut.ts';
 import type { PathDiff } from './jsonDiff.ts';
 
 /** What one record must produce (§3). */
@@ -29,7 +29,30 @@ export type DivergentStep =
       readonly actual: ClusterStepReply;
       /** The log records the step's `processed` events (expected or actual) apply, by log index. */
       readonly records: Readonly<Record<number, LogRecord>>;
+      /**
+       * For an observation whose store differs: per key that differs there,
+       * the step (at or before this one) whose action last wrote that key's
+       * checkpoint in the model, and that action; absent for a key the model
+       * never wrote (the system wrote what nobody should have).
+       */
+      readonly storeWriters?: Readonly<Record<string, StoreWrite>>;
+      /** The system answered this step as the model does when this install restores an empty copy, ignoring its checkpoint's state (freshInstall.ts). */
+      readonly freshInstall?: FreshInstall;
     };
+
+/** An install whose restore without the checkpoint's join state explains a divergence found later (C6). */
+export interface FreshInstall {
+  readonly step: number;
+  readonly action: ExternalAction;
+  readonly worker: string;
+  readonly key: string;
+}
+
+/** A step whose action wrote a key's checkpoint into the store (C4: a periodic checkpoint; C5: persist). */
+export interface StoreWrite {
+  readonly step: number;
+  readonly action: ExternalAction;
+}
 
 export interface DivergenceFacts {
   /** Index of the step (0-based) in the trace. */
@@ -64,4 +87,34 @@ export function canonicalEvents(events: readonly ClusterEvent[]): ClusterEvent[]
   return events.map((e) =>
     e.type === 'processed' ? { ...e, outcome: canonicalOutcome(e.outcome), changes: canonicalChanges(e.changes) } : e,
   );
+}
+
+/**
+ * A session's replies, or those it got before the system became unavailable
+ * with why (SutUnavailable.answered). The caller judges them in order and
+ * throws `broken` only if they conform: an error reply to a valid request is
+ * a divergence (PROTOCOL.md), which a refused inspect or a death after it
+ * must never hide as `unknown`.
+ */
+export async function clusterRepliesSoFar(
+  answered: Promise<readonly ClusterStepReply[]>,
+): Promise<{ replies: readonly ClusterStepReply[]; broken?: SutUnavailable }> {
+  try {
+    return { replies: await answered };
+  } catch (e) {
+    if (!(e instanceof SutUnavailable) || e.answered?.level !== 'cluster') throw e;
+    return { replies: e.answered.steps, broken: e };
+  }
+}
+
+/** clusterRepliesSoFar at level operator. */
+export async function recordRepliesSoFar(
+  answered: Promise<readonly RecordReply[]>,
+): Promise<{ replies: readonly RecordReply[]; broken?: SutUnavailable }> {
+  try {
+    return { replies: await answered };
+  } catch (e) {
+    if (!(e instanceof SutUnavailable) || e.answered?.level !== 'operator') throw e;
+    return { replies: e.answered.records, broken: e };
+  }
 }

@@ -2,8 +2,8 @@
 // steps while some divergence remains and the log stays in contract (J9).
 import type { AnyTrace, Level } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
-import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
-import { runTraceObserved } from './anyTrace.ts';
+import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from '../adapters/sut.ts';
+import { runTraceObserved, type TraceOutcome } from './anyTrace.ts';
 import type { DivergenceFacts } from './divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
 
@@ -24,6 +24,21 @@ function inContract(trace: AnyTrace): boolean {
   );
 }
 
+/**
+ * One candidate run; undefined when the system could not judge it (it broke
+ * or refused an inspect on this candidate): not this candidate, and the
+ * search goes on with the next (a system that broke for good makes every
+ * later candidate unknown too, quickly).
+ */
+async function runCandidate(system: SystemUnderTest, trace: AnyTrace, level: Level): Promise<TraceOutcome | undefined> {
+  try {
+    return await runTraceObserved(system, trace, level);
+  } catch (e) {
+    if (e instanceof SutUnavailable) return undefined;
+    throw e;
+  }
+}
+
 /** A minimized counterexample: the trace, its divergence, and the system's stderr while that trace ran. */
 export interface Minimized {
   readonly trace: AnyTrace;
@@ -36,7 +51,8 @@ export interface Minimized {
  * from): drop the steps after the divergence, then delete single steps as
  * long as some divergence remains and the log stays in contract (J9), to a
  * fixpoint. Every step list is a valid trace: an action a deletion disables
- * is simply expected to be refused (§7).
+ * is simply expected to be refused (§7). A candidate the system cannot be
+ * judged on (`unknown`) is not kept, and the search continues.
  *
  * The cut trace is run once more first, alone, so that the stderr kept with
  * the result is that of a run of the very trace returned (a divergence found
@@ -53,8 +69,8 @@ export async function minimizeTrace(
   let best = withSteps(trace, (i) => i <= divergence.step);
   let bestDivergence = divergence;
   let bestStderr = stderr;
-  const again = await runTraceObserved(system, best, level);
-  if (again.divergence) {
+  const again = await runCandidate(system, best, level);
+  if (again?.divergence) {
     best = withSteps(best, (j) => j <= (again.divergence as DivergenceFacts).step);
     bestDivergence = again.divergence;
     bestStderr = again.stderr;
@@ -66,12 +82,12 @@ export async function minimizeTrace(
       const candidate = withSteps(best, (j) => j !== i);
       if (!inContract(candidate)) continue;
       attempts++;
-      const run = await runTraceObserved(system, candidate, level);
-      const d = run.divergence;
+      const run = await runCandidate(system, candidate, level);
+      const d = run?.divergence;
       if (!d) continue;
       best = withSteps(candidate, (j) => j <= d.step);
       bestDivergence = d;
-      bestStderr = run.stderr;
+      bestStderr = run?.stderr;
       changed = true;
       i = Math.min(i, best.trace.steps.length);
     }

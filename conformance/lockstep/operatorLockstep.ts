@@ -5,7 +5,7 @@ import { paced } from '../../spec/index.ts';
 import type { ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace } from '../../spec/index.ts';
 import { createModelOperator } from '../adapters/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
-import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
+import { canonicalChanges, canonicalOutcome, recordRepliesSoFar, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { diffJson, sameJson } from './jsonDiff.ts';
 import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
@@ -103,10 +103,10 @@ export async function judgeOperatorTrace(trace: OperatorTrace, system: SystemUnd
   // The requests go out first; the model runs while the system answers.
   const answered = session.records(trace.steps.map((s) => s.record));
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
-  const replies = await answered;
+  const { replies, broken } = await recordRepliesSoFar(answered);
   const probes = expected.filter((e) => e.outcome.code === 'rejected' && e.outcome.reason !== 'conflict').length;
   const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
-  for (let i = 0; i < trace.steps.length; i++) {
+  for (let i = 0; i < replies.length; i++) {
     const d = compareOperatorStep(
       i,
       (trace.steps[i] as { record: LogRecord }).record,
@@ -115,6 +115,7 @@ export async function judgeOperatorTrace(trace: OperatorTrace, system: SystemUnd
     );
     if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
   }
+  if (broken) throw broken;
   return { replies, disagreements, probes, ...stderr };
 }
 
@@ -147,11 +148,12 @@ export async function runOperatorLockstepPipelined(
     if (!f) return;
     const records = f.trace.steps.map((st) => st.record);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedOperatorSteps(f.trace).steps : model.stepsOf(f.trace.config, records);
-    const replies = await f.answered;
+    const { replies, broken } = await recordRepliesSoFar(f.answered);
     let divergence: DivergenceFacts | undefined;
-    for (let i = 0; i < records.length && !divergence; i++) {
+    for (let i = 0; i < replies.length && !divergence; i++) {
       divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
     }
+    if (!divergence && broken) throw broken;
     if (options.onResult({ index: f.index, trace: f.trace, level: 'operator', ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };
@@ -221,11 +223,13 @@ export async function judgeOperatorTraceFile(path: string, system: SystemUnderTe
     if (batch.length === 0 || session === undefined || divergence !== undefined) return;
     const sent = batch;
     batch = [];
-    const replies = await session.records(sent.map((s) => s.record));
-    for (const [i, s] of sent.entries()) {
-      divergence = compareOperatorStep(s.index, s.record, s.expected, replies[i] as RecordReply);
+    const { replies, broken } = await recordRepliesSoFar(session.records(sent.map((s) => s.record)));
+    for (const [i, reply] of replies.entries()) {
+      const s = sent[i] as (typeof sent)[number];
+      divergence = compareOperatorStep(s.index, s.record, s.expected, reply);
       if (divergence) return;
     }
+    if (broken) throw broken;
   };
   for (;;) {
     const next = await items.next();

@@ -4,10 +4,19 @@
 // judges; this explains.
 import { describeClusterAction, printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord } from '../../spec/index.ts';
-import type { DivergenceFacts, DivergentStep } from '../lockstep/divergence.ts';
-import { showValue, type PathDiff } from '../lockstep/jsonDiff.ts';
-import { mergeRefs, rulesOfEventPath, rulesOfObservationPath, rulesOfOperatorField, rulesOfRefusal, type RuleRefs } from './rules.ts';
-import { eventText } from './texts.ts';
+import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type DivergentStep } from '../lockstep/divergence.ts';
+import { sameJson, showValue, type PathDiff } from '../lockstep/jsonDiff.ts';
+import {
+  differingEventFields,
+  isEventOrderDifference,
+  mergeRefs,
+  rulesOfEventsDifference,
+  rulesOfObservationPath,
+  rulesOfOperatorField,
+  rulesOfRefusal,
+  type RuleRefs,
+} from './rules.ts';
+import { changesText, eventText } from './texts.ts';
 
 // The public shape of a divergence (index.ts): the facts, `summary` and `refs`.
 export interface Divergence {
@@ -33,8 +42,26 @@ export interface Divergence {
 /** The divergence lockstep found, with its summary and the rules it breaks. */
 export function explainDivergence(facts: DivergenceFacts): Divergence {
   const { step, action, field, expected, actual, diff } = facts;
-  const { summary, refs } = facts.at.level === 'operator' ? explainOperatorStep(facts, facts.at) : explainClusterStep(facts, facts.at);
+  const { summary, refs } = facts.at.level === 'operator' ? explainOperatorStep(facts, facts.at) : explainInstalledCopy(facts, facts.at);
   return { step, action, field, summary, expected, actual, diff, refs };
+}
+
+/**
+ * A cluster step; when lockstep found the install behind it (a copy
+ * restored without its checkpoint's join state reproduces the system's
+ * step), the install's rule C6 comes first: the earliest broken decision,
+ * of which the differing field is the symptom.
+ */
+function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep, { level: 'cluster' }>): Explained {
+  const explained = explainClusterStep(facts, at);
+  const fresh = at.freshInstall;
+  if (!fresh) return explained;
+  return {
+    summary:
+      `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ` +
+      `${fresh.worker} an empty copy of ${fresh.key}, without its checkpoint's state (C6)`,
+    refs: mergeRefs({ rules: ['C6'], properties: [] }, explained.refs),
+  };
 }
 
 type Explained = { readonly summary: string; readonly refs: RuleRefs };
@@ -53,31 +80,32 @@ function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, 
   const { record, expected, actual } = at;
   const what = describeRecord(record);
   if ('error' in actual) return { summary: `${what}: ${refusal(actual.error)}`, refs: rulesOfOperatorField('error', record, expected) };
-  const refs = (field: 'outcome' | 'changes' | 'retained'): RuleRefs => rulesOfOperatorField(field, record, expected, actual);
-  switch (facts.field) {
-    case 'outcome':
-      return {
-        summary: `${what}: outcome expected ${showValue(expected.outcome)}, actual ${showValue(facts.actual)}`,
-        refs: refs('outcome'),
-      };
-    case 'changes': {
-      // Both in canonical order (lockstep compares change sets canonically, J7).
-      const ids = (cs: readonly Change[]): Set<string> => new Set(cs.map((c) => `${c.op} ${c.match}`));
-      const want = ids(expected.changes);
-      const got = ids(facts.actual as readonly Change[]);
-      const missing = [...want].filter((c) => !got.has(c));
-      const extra = [...got].filter((c) => !want.has(c));
-      const parts = [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `unexpected ${extra.join(', ')}` : ''].filter(
-        Boolean,
-      );
-      return { summary: `${what}: the change set differs: ${parts.join('; ') || 'same ids, different fields'}`, refs: refs('changes') };
-    }
-    default:
-      return {
-        summary: `${what}: retained counts expected ${showValue(expected.retained)}, actual ${showValue(actual.retained)}`,
-        refs: refs('retained'),
-      };
+  // The rules of the earliest field that differs (lockstep's field: outcome, then changes, then retained, §3); the line lists every one.
+  const refs = rulesOfOperatorField(
+    facts.field === 'outcome' || facts.field === 'changes' ? facts.field : 'retained',
+    record,
+    expected,
+    actual,
+  );
+  const outcome = canonicalOutcome(actual.outcome);
+  const changes = canonicalChanges(actual.changes);
+  const parts: string[] = [];
+  if (!sameJson(outcome, expected.outcome)) parts.push(`outcome expected ${showValue(expected.outcome)}, actual ${showValue(outcome)}`);
+  if (!sameJson(changes, expected.changes)) {
+    // Both in canonical order (lockstep compares change sets canonically, J7).
+    const ids = (cs: readonly Change[]): Set<string> => new Set(cs.map((c) => `${c.op} ${c.match}`));
+    const want = ids(expected.changes);
+    const got = ids(changes);
+    const missing = [...want].filter((c) => !got.has(c));
+    const extra = [...got].filter((c) => !want.has(c));
+    const which = [missing.length ? `missing ${missing.join(', ')}` : '', extra.length ? `unexpected ${extra.join(', ')}` : ''].filter(
+      Boolean,
+    );
+    parts.push(`the change set differs: ${which.join('; ') || 'same ids, different fields'}`);
   }
+  if (!sameJson(actual.retained, expected.retained))
+    parts.push(`retained counts expected ${showValue(expected.retained)}, actual ${showValue(actual.retained)}`);
+  return { summary: `${what}: ${parts.join('; ')}`, refs };
 }
 
 /** At the cluster levels: the reply (§7), the events (C12) or the observation. */
@@ -102,28 +130,74 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
     const first = facts.diff[0];
     const index = Number(first?.path.split('/')[1] ?? 0);
     const refs = first
-      ? rulesOfEventPath(first.path, want[index], got[index], action, (i) => at.records[i])
+      ? rulesOfEventsDifference(want, got, facts.diff, index, action, (i) => at.records[i])
       : rulesOfRefusal(action, undefined);
-    const where = first ? eventsDifference(want, got, first) : '';
+    const where = first ? eventsDifference(want, got, facts.diff, index) : '';
     return { summary: `${what}: the events differ${where}`, refs };
   }
-  const first = facts.diff[0];
-  const where = first ? ` at ${first.path}: expected ${showValue(first.expected)}, actual ${showValue(first.actual)}` : '';
-  const more = facts.diff.length > 1 ? ` (and ${facts.diff.length - 1} more)` : '';
+  // Every path that differs, in §7's order of the observation (the earliest decides the first rule cited).
+  const diff = [...facts.diff].sort((a, b) => observationRank(a.path) - observationRank(b.path));
+  const storeWriter = (path: string): ExternalAction | null | undefined => {
+    const key = path.split('/')[2];
+    if (!path.startsWith('/store/') || key === undefined || at.storeWriters === undefined) return undefined;
+    return at.storeWriters[key.replace(/~1/g, '/').replace(/~0/g, '~')]?.action ?? null;
+  };
+  const where = diff.map((d) => `${d.path}: expected ${shortValue(d.expected)}, actual ${shortValue(d.actual)}`).join('; ');
   return {
-    summary: `${what}: the observation differs${where}${more}`,
-    refs: mergeRefs(...facts.diff.map((d) => rulesOfObservationPath(d.path, action))),
+    summary: `${what}: the observation differs${where ? ` at ${where}` : ''}`,
+    refs: mergeRefs(...diff.map((d) => rulesOfObservationPath(d.path, action, storeWriter(d.path)))),
   };
 }
 
-/** One line naming where two event lists first differ: the kinds of events when they differ, else the field. */
-function eventsDifference(want: readonly ClusterEvent[], got: readonly ClusterEvent[], first: PathDiff): string {
-  const index = Number(first.path.split('/')[1] ?? 0);
+/** §7 lists the observation: the log, the coordinator, the workers' copies, the store, the sink. */
+const OBSERVATION_ORDER = ['log', 'coordinator', 'workers', 'store', 'sink'];
+const observationRank = (path: string): number => {
+  const i = OBSERVATION_ORDER.indexOf(path.split('/')[1] ?? '');
+  return i < 0 ? OBSERVATION_ORDER.length : i;
+};
+
+/** A value in a one-line summary: compact JSON, bounded. */
+const shortValue = (v: unknown): string => {
+  const s = showValue(v);
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+};
+
+/**
+ * One line naming where two event lists first differ: the order when the
+ * same events come in another order, the kinds of events when they differ,
+ * else every field of that event that differs (earliest decision first);
+ * then how many later events differ too.
+ */
+function eventsDifference(want: readonly ClusterEvent[], got: readonly ClusterEvent[], diff: readonly PathDiff[], index: number): string {
   const w = want[index];
   const g = got[index];
-  if (!w || !g || w.type !== g.type) {
-    return ` at [${index}]: expected ${w ? eventText(w) : 'no event'}, actual ${g ? eventText(g) : 'no event'}`;
+  const later = new Set(diff.map((d) => d.path.split('/')[1]).filter((i) => i !== String(index))).size;
+  const more = later > 0 ? `; and ${later} later event${later > 1 ? 's' : ''} differ${later > 1 ? '' : 's'}` : '';
+  if (w && g && isEventOrderDifference(want, got, index)) {
+    const list = (es: readonly ClusterEvent[]): string => es.slice(index).map(eventText).join(', ');
+    return ` in order from [${index}] (eager processing's order, §7): expected ${list(want)}; actual ${list(got)}`;
   }
-  const field = first.path.split('/').slice(2).join('/');
-  return ` at [${index}] ${eventText(w)}: ${field} expected ${showValue(first.expected)}, actual ${showValue(first.actual)}`;
+  if (!w || !g || w.type !== g.type) {
+    return ` at [${index}]: expected ${w ? eventText(w) : 'no event'}, actual ${g ? eventText(g) : 'no event'}${more}`;
+  }
+  const fields = differingEventFields(diff, index).map((f) => fieldDifference(f, w, g));
+  return ` at [${index}] ${eventText(w)}: ${fields.join('; ')}${more}`;
+}
+
+/** One field of an event that differs: both values, or for changes (a set, J7) the ids missing and unexpected. */
+function fieldDifference(field: string, w: ClusterEvent, g: ClusterEvent): string {
+  const e = (w as unknown as Record<string, unknown>)[field];
+  const a = (g as unknown as Record<string, unknown>)[field];
+  if (field === 'changes' && Array.isArray(e) && Array.isArray(a)) {
+    const ids = (cs: readonly Change[]): string[] => cs.map((c) => changesText([c]));
+    const want = ids(e as Change[]);
+    const got = ids(a as Change[]);
+    const missing = want.filter((c) => !got.includes(c));
+    const extra = got.filter((c) => !want.includes(c));
+    const parts = [missing.length ? `missing ${missing.join(' ')}` : '', extra.length ? `unexpected ${extra.join(' ')}` : ''].filter(
+      Boolean,
+    );
+    return `changes ${parts.join(', ') || 'with the same ids differ in their fields'}`;
+  }
+  return `${field} expected ${shortValue(e)}, actual ${shortValue(a)}`;
 }

@@ -20,7 +20,8 @@ describe('§7 lockstep: the first divergence, with the step, the field and the r
     const r = await runClusterLockstep(zombie, noFence, 'faults');
     expect(r.divergence).toMatchObject({ step: 4, field: 'events', refs: { rules: ['C9'], properties: ['Fenced'] } });
     expect(r.divergence?.summary).toBe(
-      'resume w1: the events differ at [0] processed w1 k1 #1 e1 accepted +k1/a/b FENCED: fenced expected true, actual false',
+      'resume w1: the events differ at [0] processed w1 k1 #1 e1 accepted +k1/a/b FENCED: fenced expected true, actual false; ' +
+        'and 1 later event differs',
     );
   });
 

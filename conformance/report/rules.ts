@@ -4,6 +4,7 @@
 // an install refused when it should not be, rather than only "/sink/deduped".
 import { REJECT_REASONS } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord, Outcome, RejectReason, RetainedCounts } from '../../spec/index.ts';
+import { sameJson, type PathDiff } from '../lockstep/jsonDiff.ts';
 
 /** Rule ids (SPEC.md) and property names (SPEC §6) a divergence points at. */
 export interface RuleRefs {
@@ -185,8 +186,26 @@ export function rulesOfRefusal(a: ExternalAction, why: string | undefined): Rule
   return refs([...rulesOfAction(a), ...(nodeState ? ['C10'] : []), '§7']);
 }
 
-/** A path of the observation (SPEC §7, cluster-observation.schema.json), after `action` (when known). */
-export function rulesOfObservationPath(path: string, action?: ExternalAction): RuleRefs {
+/**
+ * The rule of the action that wrote a key's checkpoint into the store: a
+ * periodic checkpoint C4, persist C5 (which writes a C4 checkpoint); any
+ * other action writes none, so a store it changed breaks its own rule and
+ * C4's (only those two write the store).
+ */
+export function rulesOfStoreWriter(writer: ExternalAction): string[] {
+  if (writer.type === 'checkpoint') return ['C4'];
+  if (writer.type === 'persist') return ['C5', 'C4'];
+  return unique([...rulesOfAction(writer), 'C4']);
+}
+
+/**
+ * A path of the observation (SPEC §7, cluster-observation.schema.json), after
+ * `action` (when known). A store path cites the rule of the action that
+ * wrote that checkpoint (`storeWriter`: the model's last writer of the key,
+ * lockstep's fact; null when the model wrote none, so the system wrote it at
+ * `action`).
+ */
+export function rulesOfObservationPath(path: string, action?: ExternalAction, storeWriter?: ExternalAction | null): RuleRefs {
   const p = path.split('/').slice(1);
   // The action that changed the field decides it; a record changes state by processing it (C3).
   const byAction = action ? rulesOfAction(action) : [];
@@ -207,13 +226,19 @@ export function rulesOfObservationPath(path: string, action?: ExternalAction): R
         case 'frozen':
           return refs(unique([...byAction, 'C5', 'C6', 'C7']));
         case 'retained':
-          return action?.type === 'record' ? rulesOfRetainedField(action.record, p[5]) : refs(['J8'], ['BoundedState']);
+          // After a record, what processing it retained (J2–J8); after any other action, that action made the copy what it is
+          // (install C6, failover C8 and restart C10 restore a checkpoint's join state, C4).
+          if (action?.type === 'record') return rulesOfRetainedField(action.record, p[5]);
+          if (action === undefined) return refs(['J8'], ['BoundedState']);
+          return refs(unique([...byAction, ...(restores(action) ? ['C4'] : [])]), ['BoundedState']);
         default:
           // The copy itself is there or not.
           return refs(unique([...byAction, 'C5', 'C6', 'C7', 'C9', 'C10']));
       }
     case 'store':
-      // Only a periodic checkpoint (C4) and persist (C5) write the store.
+      // Only a periodic checkpoint (C4) and persist (C5) write the store: the one that wrote this key's checkpoint decides it.
+      if (storeWriter) return refs(rulesOfStoreWriter(storeWriter));
+      if (storeWriter === null && action) return refs(rulesOfStoreWriter(action));
       return refs(['C4', 'C5']);
     case 'sink':
       if (p[1] === 'fence' || p[1] === 'fenced')
@@ -224,6 +249,10 @@ export function rulesOfObservationPath(path: string, action?: ExternalAction): R
       return refs(['§7']);
   }
 }
+
+/** Whether an action may restore a checkpoint into a copy (C6, C8, C10 by way of C4). */
+const restores = (a: ExternalAction): boolean =>
+  a.type === 'install' || a.type === 'duplicateInstall' || a.type === 'failover' || a.type === 'restart' || a.type === 'commit';
 
 /** One retained count (`live`, `tombstones`, `matches`) differs after a record. */
 function rulesOfRetainedField(record: LogRecord, field: string | undefined): RuleRefs {
@@ -273,6 +302,71 @@ export function rulesOfEventPath(
   }
   if (expected.type === 'restored' && field === 'cursor') return refs(unique(['C4', ...byAction]));
   return refs(unique([...rulesOfEvent(expected, action), ...byAction]));
+}
+
+/**
+ * The fields of an event in the order their decisions are taken (C12 lists
+ * them so): which copy processes which record (C3, §7's eager order), at
+ * which epoch, its outcome (J7's table) before its changes (J3, J6), then
+ * the sink's fence (C9).
+ */
+export const EVENT_FIELD_ORDER: readonly string[] = [
+  'type',
+  'worker',
+  'key',
+  'index',
+  'cursor',
+  'epoch',
+  'outcome',
+  'changes',
+  'fenced',
+  'reason',
+];
+
+/** The fields of one event that differ (from the diff's paths into it), earliest decision first. */
+export function differingEventFields(diff: readonly PathDiff[], index: number): string[] {
+  const fields = unique(
+    diff
+      .map((d) => d.path.split('/'))
+      .filter((p) => p[1] === String(index))
+      .map((p) => p[2] ?? 'type'),
+  );
+  const rank = (f: string): number => {
+    const i = EVENT_FIELD_ORDER.indexOf(f);
+    return i < 0 ? EVENT_FIELD_ORDER.length : i;
+  };
+  return fields.sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * The events are the right ones in the wrong order from `index` on: each of
+ * the two events there comes later in the other list. That is C12's order,
+ * which eager processing fixes (§7: first worker, then first key, in config
+ * order), not the rule of either event.
+ */
+export function isEventOrderDifference(want: readonly ClusterEvent[], got: readonly ClusterEvent[], index: number): boolean {
+  const w = want[index];
+  const g = got[index];
+  if (!w || !g || sameJson(w, g)) return false;
+  return want.slice(index + 1).some((e) => sameJson(e, g)) && got.slice(index + 1).some((e) => sameJson(e, w));
+}
+
+/**
+ * A step's event lists differ, first at `index`: the rules of the earliest
+ * broken decision there (an order C12; else the earliest differing field
+ * of the event, EVENT_FIELD_ORDER).
+ */
+export function rulesOfEventsDifference(
+  want: readonly ClusterEvent[],
+  got: readonly ClusterEvent[],
+  diff: readonly PathDiff[],
+  index: number,
+  action?: ExternalAction,
+  recordAt?: (index: number) => LogRecord | undefined,
+): RuleRefs {
+  if (isEventOrderDifference(want, got, index)) return refs(['C12', '§7']);
+  const field = differingEventFields(diff, index)[0] ?? 'type';
+  return rulesOfEventPath(`/${index}/${field}`, want[index], got[index], action, recordAt);
 }
 
 /** The rules that make an event happen (C12 lists them). */

@@ -245,6 +245,8 @@ export interface Outcome {
   readonly stdout: string;
   readonly stderr: string;
   /** Wall clock (ms) when the verdict was printed, and when the process exited. */
+  /** Wall clock (ms) when the harness was started. */
+  readonly startedAt: number;
   readonly verdictAt: number;
   readonly exitAt: number;
 }
@@ -252,6 +254,7 @@ export interface Outcome {
 /** Runs the CLI as a process, marking its environment so that everything it starts can be found. */
 export function runHarness(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
   return new Promise((resolve, reject) => {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, ['bin/streamjoin.js', ...argv], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -266,7 +269,7 @@ export function runHarness(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       stderr += text;
     });
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr, verdictAt, exitAt: Date.now() }));
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr, startedAt, verdictAt, exitAt: Date.now() }));
   });
 }
 

@@ -50,6 +50,11 @@
 // A wrong implementation with a well-formed protocol (a divergence):
 //   ablate:ELEMENT  serves the model with a protocol element switched off
 //                   (SPEC §6)
+//   breaks-at-first-match
+//                   serves the model until a request whose processing writes
+//                   a match: that one is answered with error 1003
+//                   (internal_error), and every later request of the session
+//                   too, inspect included; the next init starts afresh
 //
 // Usage: node --import tsx conformance/testdata/misbehave.ts MODE [N] [DELAY]
 import { spawn } from 'node:child_process';
@@ -77,6 +82,21 @@ const mode = process.argv[2] ?? 'hang';
 const after = Number(process.argv[3] ?? 4);
 const delayMs = Number(process.argv[4] ?? 400);
 const CORRECT_MODES = ['reverse', 'slow', 'stderr-flood', 'ignore-sigterm'];
+
+/** Mode `breaks-at-first-match`: the session is broken from the first reply that writes a match until the next init. */
+let sessionBroken = false;
+function breakingReply(line: string): string {
+  const request = JSON.parse(line) as { id: number; type: string };
+  if (request.type === 'init') sessionBroken = false;
+  const internal = (): string =>
+    JSON.stringify({ in_reply_to: request.id, type: 'error', code: PROTOCOL_ERRORS.internal_error, text: 'the state store went away' });
+  if (sessionBroken) return internal();
+  const answer = server.handle(line);
+  const events = (JSON.parse(answer) as { events?: { type: string; changes?: unknown[] }[] }).events ?? [];
+  if (!events.some((e) => e.type === 'processed' && (e.changes?.length ?? 0) > 0)) return answer;
+  sessionBroken = true;
+  return internal();
+}
 
 const ablated = mode.startsWith('ablate:') ? (mode.slice('ablate:'.length) as ProtocolElement) : undefined;
 if (ablated && !PROTOCOL_ELEMENTS.includes(ablated)) {
@@ -171,6 +191,10 @@ lines.on('line', (line) => {
   }
   if (mode === 'stderr-flood') {
     for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
+  }
+  if (mode === 'breaks-at-first-match') {
+    reply(breakingReply(line));
+    return;
   }
   if (ablated || CORRECT_MODES.includes(mode) || seen <= after) {
     const answer = server.handle(line);

@@ -47,6 +47,12 @@ export interface ImplClusterOptions {
   readonly onWritePoint?: WritePointHook;
   /** Records the history as `streamjoin audit` reads it: what the log appends, what the sink applies. */
   readonly recorder?: HistoryRecorder;
+  /**
+   * The process that held `dataDir` was killed: start as after a crash of
+   * every node (all down, for the caller to restart) even when the directory
+   * holds nothing yet, as when the kill came before the first durable write.
+   */
+  readonly crashed?: boolean;
 }
 
 /** The two halves of a recorded history (`streamjoin audit`): the log in order, and the changes the sink applied. */
@@ -84,7 +90,7 @@ export class ImplCluster {
           FileStorage.open(options.dataDir, config, options.onWritePoint === undefined ? {} : { onWritePoint: options.onWritePoint });
     // Stryker disable all: a constructor that throws: only for a config checkConfig refused first (docs/mutation.md)
     try {
-      return new ImplCluster(config, storage, options.recorder);
+      return new ImplCluster(config, storage, options.recorder, options.crashed === true);
     } catch (e) {
       storage.close();
       throw e;
@@ -96,11 +102,13 @@ export class ImplCluster {
   /** A cluster over given durable parts (recovered when `storage.recovered`), e.g. `memoryStorage.reopen()`. */
   static openStorage(config: ClusterConfig, storage: ClusterStorage, recorder?: HistoryRecorder): ImplCluster {
     checkConfig(config);
-    return new ImplCluster(config, storage, recorder);
+    return new ImplCluster(config, storage, recorder, false);
   }
   // Stryker restore all
 
-  private constructor(given: ClusterConfig, storage: ClusterStorage, recorder: HistoryRecorder | undefined) {
+  private constructor(given: ClusterConfig, storage: ClusterStorage, recorder: HistoryRecorder | undefined, crashed: boolean) {
+    // C10: a cluster reopened after its process died starts with every node down, whatever its directory held.
+    const recovering = storage.recovered || crashed;
     // Our own copy: a caller changing its config object later changes nothing here.
     const config: ClusterConfig = {
       join: { allowedLateness: given.join.allowedLateness, maxIntervalLength: given.join.maxIntervalLength },
@@ -135,14 +143,14 @@ export class ImplCluster {
       slots,
       slotByKey: new Map(slots.map((s) => [s.key, s])),
       watermarks: [],
-      coordinatorUp: !storage.recovered,
+      coordinatorUp: !recovering,
       // Stryker disable next-line all: history recording only (serve --record): the harness runs without a recorder (docs/mutation.md)
       onAppended: recorder === undefined ? undefined : (record) => recorder.appended(record),
       handoff: null,
       // mutant: frozen-key-events-in-coordinator-memory
     };
     // Stryker disable next-line all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
-    if (storage.recovered) recover(this.state);
+    if (recovering) recover(this.state);
     else {
       // C1: every node up; each key's owner holds an empty, active copy at cursor 0 and epoch 1.
       for (const s of slots)

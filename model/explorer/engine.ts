@@ -81,6 +81,12 @@ export interface EngineSettings {
 const TOTAL = 0;
 /** Set when the run is interrupted (read by simulations too). */
 export const INTERRUPTED = 1;
+/**
+ * Set when an exploration that stops at its first violation found one: the
+ * run's other explorations that stop at the first violation stop too (so
+ * `check --stop-at-first` ends the whole command, every part).
+ */
+const VIOLATION_FOUND = 2;
 
 /** The budgets of a whole run, shared by its explorations and their threads. */
 export interface RunLimits {
@@ -222,6 +228,10 @@ export class Expander<S, A> {
       this.store.stop('interrupted');
       return true;
     }
+    if (this.settings.stopAtFirstViolation && Atomics.load(this.runControl, VIOLATION_FOUND) !== 0) {
+      this.store.stop('violation');
+      return true;
+    }
     if (Date.now() >= this.limits.deadline) {
       this.store.stop('max-seconds');
       return true;
@@ -261,7 +271,10 @@ export class Expander<S, A> {
         if (why !== undefined) {
           this.found.violations[p] = { index, depth, text: why };
           this.violationsOpen--;
-          if (this.settings.stopAtFirstViolation) this.store.stop('violation');
+          if (this.settings.stopAtFirstViolation) {
+            this.store.stop('violation');
+            Atomics.store(this.runControl, VIOLATION_FOUND, 1);
+          }
         }
       }
     }
@@ -291,8 +304,9 @@ export class Expander<S, A> {
    * segments until none is left or the exploration stops, writing new states
    * to `out`.
    */
-  expandLevel(segments: readonly FrontierSegment[], depth: number, levelEnd: number, out: FrontierWriter): void {
-    this.store.refresh();
+  expandLevel(segments: readonly FrontierSegment[], depth: number, levelEnd: number, out: FrontierWriter, late = false): void {
+    if (late) this.store.joinWork();
+    else this.store.refresh();
     try {
       for (let unit = this.store.claimWork(); unit < segments.length; unit = this.store.claimWork()) {
         if (!this.expandSegment(segments[unit] as FrontierSegment, depth, levelEnd, out)) return;

@@ -8,7 +8,10 @@
 // can build it from runs on the pool: each level is expanded by every thread
 // the exploration holds, over the shared store, and the session gives the
 // threads to whichever exploration starts a level next; so the parts of a
-// preset run side by side, and one part left alone gets every thread. The
+// preset run side by side, and one part left alone gets every thread. A
+// thread that falls idle while no exploration waits for a level joins a
+// level under way (the threads claim its frontier segments one at a time),
+// so a long level does not run on one thread after a small part ends. The
 // states stored, the verdicts and the depth of every counterexample are the
 // same as with one thread (engine.ts says why).
 import { availableParallelism } from 'node:os';
@@ -132,11 +135,18 @@ class PoolThread {
   }
 }
 
-/** The threads, handed to explorations a level at a time. */
+/**
+ * The threads, handed to explorations a level at a time. A thread that
+ * falls idle while no exploration waits for a level joins a level already
+ * under way (`offerHelp`): so once the small parts of a preset are done,
+ * every thread works on the part left, within its level too.
+ */
 class ThreadPool {
   private readonly threads: PoolThread[] = [];
   private readonly idle: PoolThread[] = [];
   private readonly queue: ((threads: PoolThread[]) => void)[] = [];
+  /** Levels under way that an idle thread may join. */
+  private readonly helpWanted = new Set<(thread: PoolThread) => void>();
   private readonly size: number;
 
   constructor(size: number) {
@@ -161,11 +171,28 @@ class ThreadPool {
     this.dispatch();
   }
 
+  /** Lets idle threads join a level under way (each calls `join`) until the returned function withdraws the offer. */
+  offerHelp(join: (thread: PoolThread) => void): () => void {
+    this.helpWanted.add(join);
+    this.dispatch();
+    return () => {
+      this.helpWanted.delete(join);
+    };
+  }
+
   private dispatch(): void {
     while (this.idle.length > 0 && this.queue.length > 0) {
       const share = Math.max(1, Math.floor(this.idle.length / this.queue.length));
       const give = this.idle.splice(0, share);
       (this.queue.shift() as (threads: PoolThread[]) => void)(give);
+    }
+    // No exploration waits for a level: the idle threads help the levels under way, in turn.
+    while (this.idle.length > 0 && this.helpWanted.size > 0) {
+      for (const join of [...this.helpWanted]) {
+        const thread = this.idle.shift();
+        if (thread === undefined) break;
+        join(thread);
+      }
     }
   }
 
@@ -294,24 +321,42 @@ export class CheckSession {
           break;
         }
         const threads = await pool.acquire();
-        maxThreads = Math.max(maxThreads, threads.length);
         const levelEnd = store.claimed;
         store.resetWork(threads.length);
-        let replies: FromWorker[];
-        try {
-          for (const t of threads) {
-            if (!t.joined.has(id)) {
-              t.send({ type: 'join', id, source, settings, buffers, limits: this.limits });
-              t.joined.add(id);
-              participants.add(t);
-            }
+        const replies: FromWorker[] = [];
+        const joinExploration = (t: PoolThread): void => {
+          if (!t.joined.has(id)) {
+            t.send({ type: 'join', id, source, settings, buffers, limits: this.limits });
+            t.joined.add(id);
+            participants.add(t);
           }
-          replies = await Promise.all(
-            threads.map((t, i) => t.ask({ type: 'level', id, segments, depth, levelEnd, file: `${name}-level-${depth + 1}-t${i}.seg` })),
-          );
+        };
+        let files = 0;
+        let late = 0;
+        const pending: Promise<void>[] = [];
+        const expand = (t: PoolThread, late: boolean): Promise<void> =>
+          t
+            .ask({ type: 'level', id, segments, depth, levelEnd, file: `${name}-level-${depth + 1}-t${files++}.seg`, late })
+            .then((reply) => {
+              replies.push(reply);
+              // Once a thread is done, every unit of the level is taken: no one else need join.
+              withdraw();
+            });
+        // A thread that falls idle meanwhile joins this level; it goes back to the pool when done.
+        const withdraw = pool.offerHelp((t) => {
+          late++;
+          joinExploration(t);
+          pending.push(expand(t, true).finally(() => pool.release([t])));
+        });
+        try {
+          for (const t of threads) joinExploration(t);
+          pending.push(...threads.map((t) => expand(t, false)));
+          while (pending.length > 0) await Promise.all(pending.splice(0));
         } finally {
+          withdraw();
           pool.release(threads);
         }
+        maxThreads = Math.max(maxThreads, threads.length + late);
         const next: FrontierSegment[] = [];
         let levelGenerated = 0;
         for (const r of replies) {
@@ -409,7 +454,12 @@ export async function simulateInSession<S, A>(
             type: 'simulate',
             id,
             source,
-            options: { seed: options.seed, depth: options.depth, ...(options.walks !== undefined ? { walks: options.walks } : {}) },
+            options: {
+              seed: options.seed,
+              depth: options.depth,
+              ...(options.walks !== undefined ? { walks: options.walks } : {}),
+              ...(options.shard !== undefined ? { shard: options.shard } : {}),
+            },
             first: i,
             stride: threads.length,
             limits,

@@ -14,8 +14,9 @@
 // replays (every action enabled where it is taken) and still breaks the same
 // property, then reported as a path like any counterexample.
 //
-// Simulation never proves a property: a run without a violation has no
-// verdict (`unknown`).
+// Simulation never proves a property: after a run without a violation every
+// property stays `unknown` (`check --simulate` exits 0 then, "nothing found
+// within the budget", and says the run was not exhaustive).
 import { INTERRUPTED } from './engine.ts';
 import type { Model, Path, PropertyResult } from './types.ts';
 
@@ -339,10 +340,29 @@ export function minimize<S, A>(
 // ---------------------------------------------------------------------------
 // The report
 
+/** A share of a seed's walks (`--shard K/N`): walk w belongs to shard (w mod N) + 1. */
+export interface WalkShard {
+  /** 1-based. */
+  readonly index: number;
+  readonly count: number;
+}
+
+/**
+ * The walk a shard runs as its `local`-th (0-based): walk `(K-1) + N·local`
+ * of the seed. The shards of a seed thus run disjoint sets of walks, whose
+ * union is walks 0, 1, 2, ... of the unsharded run; shard K of seed S runs
+ * the same walks on every run and any number of threads.
+ */
+export function shardWalk(local: number, shard: WalkShard | undefined): number {
+  return shard === undefined ? local : shard.index - 1 + shard.count * local;
+}
+
 export interface SimulationOptions {
   readonly seed: number;
-  /** Stop after this many walks (walks 0 .. walks-1). */
+  /** Stop after this many walks (walks 0 .. walks-1; with `shard`, the shard's first `walks`). */
   readonly walks?: number;
+  /** Run only the shard's walks (see `shardWalk`). */
+  readonly shard?: WalkShard;
   /** Run only this walk (a replay of one walk of the seed). */
   readonly walk?: number;
   /** Steps per walk at most. */
@@ -450,26 +470,36 @@ export function simulationReport<S, A>(
   };
 }
 
-/** Runs walks on this thread; `more(walk)` says whether to start walk `walk` (budgets, signals). */
+/**
+ * Runs walks on this thread: the shard's walks `first`, `first + stride`,
+ * ... (its local numbering, see `shardWalk`), or only `options.walk`;
+ * `more()` says whether to go on (budgets, signals); `onWalk` hears each
+ * walk with its number in the seed.
+ */
 export function* walkHere<S, A>(
   model: Model<S, A>,
-  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth'>,
+  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth' | 'shard'>,
   first: number,
   stride: number,
   more: () => boolean,
-  onWalk?: (walk: WalkResult) => void,
+  onWalk?: (walk: WalkResult, index: number) => void,
 ): Generator<void, SimulationTally, void> {
   const walker = new Walker(model, options.depth);
   const tally = emptySimulationTally();
   const only = options.walk;
-  for (let w = only ?? first; only === undefined ? options.walks === undefined || w < options.walks : w === only; w += stride) {
+  for (
+    let local = only === undefined ? first : 0;
+    only === undefined ? options.walks === undefined || local < options.walks : local === 0;
+    local += stride
+  ) {
     if (!more()) break;
+    const w = only ?? shardWalk(local, options.shard);
     const r = walker.run(options.seed, w, false, () => !more());
     tally.walks++;
     tally.steps += r.steps;
     if (r.steps > tally.longestWalk) tally.longestWalk = r.steps;
     if (r.deadEnd) tally.deadEnds++;
-    onWalk?.(r);
+    onWalk?.(r, w);
     if (r.violation) {
       tally.violation = { ...r.violation, walk: w };
       break;
@@ -504,7 +534,7 @@ export function simulationCounters(shared: SharedArrayBuffer): {
  */
 export function runWalks<S, A>(
   model: Model<S, A>,
-  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth'>,
+  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth' | 'shard'>,
   first: number,
   stride: number,
   limits: { readonly control: SharedArrayBuffer; readonly deadline: number },

@@ -5,6 +5,9 @@ import type { SimulationOptions, SimulationTally } from './simulate.ts';
 import type { FrontierSegment } from './frontier.ts';
 import type { StoreBuffers } from './store.ts';
 import type { Model } from './types.ts';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** Where a worker thread gets a model: `module`'s export `export`, called with `args`. */
 export interface ModelSource {
@@ -18,12 +21,56 @@ export interface ModelSource {
 /** What a model factory may return: a model, or a holder that hands its model to a function (as presets do). */
 export type BuiltModel = Model<unknown, unknown> | { use<R>(f: <S, A>(model: Model<S, A>) => R): R };
 
+const TYPESCRIPT = /\.[mc]?tsx?$/;
+
+/**
+ * Imports a module; a TypeScript one (`.ts`, `.mts`, `.cts`) that Node cannot
+ * load by itself is loaded through tsx when tsx can be found (from the
+ * working directory, as a user's project has it, or beside streamjoin), by
+ * registering its loader in this thread.
+ */
+export async function importModule(url: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION' || !TYPESCRIPT.test(url)) throw e;
+    const api = tsxApi();
+    if (api === undefined)
+      throw new Error(
+        'a TypeScript model needs a loader: install tsx where you run streamjoin (npm install --save-dev tsx), or compile the model to JavaScript',
+      );
+    const tsx = (await import(api)) as { register(): unknown };
+    tsx.register();
+    return (await import(url)) as Record<string, unknown>;
+  }
+}
+
+/** The URL of tsx's ESM API, resolved from the working directory or from streamjoin's own; undefined when tsx is not installed. */
+function tsxApi(): string | undefined {
+  for (const base of [pathToFileURL(join(process.cwd(), 'package.json')).href, import.meta.url]) {
+    try {
+      return pathToFileURL(createRequire(base).resolve('tsx/esm/api')).href;
+    } catch {
+      // not resolvable from here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The model `source` names: its export called with its arguments when the
+ * export is a function (a factory, as presets have), else the export itself
+ * (a module that exports a model object, as `check --model` loads).
+ */
 export async function buildModel(source: ModelSource): Promise<Model<unknown, unknown>> {
-  const mod = (await import(source.module)) as Record<string, unknown>;
-  const factory = mod[source.export];
-  if (typeof factory !== 'function') throw new Error(`${source.module} has no function ${source.export}`);
-  const built = (factory as (...args: readonly unknown[]) => BuiltModel)(...source.args);
-  return 'use' in built ? built.use((m) => m as Model<unknown, unknown>) : built;
+  const mod = await importModule(source.module);
+  const exported = mod[source.export];
+  if (typeof exported === 'function') {
+    const built = (exported as (...args: readonly unknown[]) => BuiltModel)(...source.args);
+    return 'use' in built ? built.use((m) => m as Model<unknown, unknown>) : built;
+  }
+  if (typeof exported === 'object' && exported !== null) return exported as Model<unknown, unknown>;
+  throw new Error(`${source.module} has no export ${source.export}`);
 }
 
 export type ToWorker =
@@ -43,13 +90,15 @@ export type ToWorker =
       readonly levelEnd: number;
       /** This thread's spill file for the level. */
       readonly file: string;
+      /** The thread joins the level after it started (it fell idle while the others expand it). */
+      readonly late?: boolean;
     }
   | { readonly type: 'finish'; readonly id: number }
   | {
       readonly type: 'simulate';
       readonly id: number;
       readonly source: ModelSource;
-      readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth'>;
+      readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth' | 'shard'>;
       /** This thread runs walks first, first + stride, ... */
       readonly first: number;
       readonly stride: number;

@@ -353,6 +353,18 @@ export class StateStore {
     return Atomics.add(this.control, NEXT_WORK, 1);
   }
 
+  /**
+   * A thread joins a level the others are already expanding (a thread that
+   * fell idle helps a part still running): it counts itself active, so that
+   * a pause for a rebuild waits for it too, and takes part in a pause
+   * already asked for before it touches the table.
+   */
+  joinWork(): void {
+    Atomics.add(this.control, ACTIVE, 1);
+    this.refresh();
+    if (this.pauseRequested()) this.pauseHere();
+  }
+
   // --- rebuilding the table
 
   /** Has a thread asked the others to pause so the table can be rebuilt? */

@@ -43,7 +43,7 @@ if (port) {
     if (!t) throw new Error(`exploration ${m.id} was never joined`);
     if (m.type === 'level') {
       const writer = new FrontierWriter(true, t.limits.spill, m.file);
-      t.expander.expandLevel(m.segments, m.depth, m.levelEnd, writer);
+      t.expander.expandLevel(m.segments, m.depth, m.levelEnd, writer, m.late === true);
       const reply: FromWorker = { type: 'level-done', id: m.id, segments: writer.finish(), generated: t.expander.generated };
       port?.postMessage(reply);
       return;

@@ -1,0 +1,153 @@
+// `streamjoin conform --kill` and `streamjoin replay --kill`: kill mode
+// (spec/PROTOCOL.md, "Kill mode"; conformance/kill/). Parses nothing itself:
+// conform.ts and replay.ts hand over their checked flags.
+import { join } from 'node:path';
+import type { ClusterTrace } from '../spec/index.ts';
+import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
+import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ProcessOptions } from '../conformance/adapters/process.ts';
+import { explainDivergence } from '../conformance/report/divergence.ts';
+import { describeDivergence } from '../conformance/report/explain.ts';
+import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
+import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
+import { killNote, withKills } from '../conformance/kill/killTraces.ts';
+import { invocationOf, type Output } from './output.ts';
+import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import type { SystemFlags } from './harnessArgs.ts';
+
+export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "Kill mode"), level faults: the
+                       command names its data directory with {data} (the harness
+                       gives each trace a fresh one and removes it after); at each
+                       crash point (and in flight at one or two other steps of
+                       each random trace) the whole process group gets SIGKILL,
+                       the command is started again on the same directory,
+                       re-attaches (init with "recover": true) and must show the
+                       model's state after a crash of every node; prints the
+                       kills and the time each kill and restart took`;
+
+export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace (spec/PROTOCOL.md, "Kill mode"): the
+                       command names its data directory with {data}; at each kill
+                       step of the trace (a trace with none: at each crash point)
+                       the process group gets SIGKILL, the command restarts on the
+                       same directory and re-attaches; an in-flight kill is
+                       resolved again by what the system shows`;
+
+/** The process options of --timeout, --startup-timeout and --max-line. */
+function processOptions(flags: SystemFlags, signal: AbortSignal | undefined): ProcessOptions {
+  const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
+  const startup =
+    flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');
+  return {
+    timeoutMs: timeout ?? DEFAULT_TIMEOUT_MS,
+    startupTimeoutMs: startup ?? timeout ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    ...(flags['max-line'] === undefined ? {} : { maxLineBytes: positiveIntegerFlag('--max-line', flags['max-line'], 'bytes') }),
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/** A usage error unless the command is one kill mode can run: a command (not in-process) naming {data}. */
+export function checkKillCommand(sut: string): void {
+  if (sut === 'model' || sut === 'impl')
+    throw usageError(
+      `--kill kills a process: --sut ${sut} runs in-process; use a command, e.g. "streamjoin serve --data ${DATA_PLACEHOLDER}"`,
+    );
+  if (!sut.includes(DATA_PLACEHOLDER))
+    throw usageError(
+      `--kill: the command must name its data directory with ${DATA_PLACEHOLDER}, e.g. "streamjoin serve --data ${DATA_PLACEHOLDER}"`,
+    );
+}
+
+const quoteArg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+
+/** The summary lines of a kill-mode run. */
+export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined): string {
+  const k = report.kills;
+  const lines: string[] = [];
+  const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
+  lines.push(`streamjoin conform --kill: ${verdict}`);
+  lines.push(`  system: ${report.sut}`);
+  lines.push(
+    `  traces: ${report.examples} examples, ${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
+  );
+  lines.push(
+    `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly})`,
+  );
+  if (report.restarts.count > 0)
+    lines.push(
+      `  kill and restart: ${report.restarts.count}, mean ${Math.round(report.restarts.meanMs)} ms, longest ${Math.round(report.restarts.maxMs)} ms`,
+    );
+  const f = report.failure;
+  if (f) {
+    const step = f.trace.steps[f.divergence.step];
+    lines.push(`  counterexample: ${f.trace.steps.length} steps (from ${f.originalSteps}, ${f.shrinks} reruns minimizing; ${f.source})`);
+    if (f.killed && step?.kill) lines.push(`  step ${f.divergence.step}: ${killNote(step.kill)}`);
+    lines.push('');
+    lines.push(describeDivergence(explainDivergence(f.divergence)));
+    if (f.killed)
+      lines.push(
+        'The observation above is the one right after the restart: the system did not recover from its directory what the model keeps across a crash of every node (C2, C10): the log, the store, the coordinator table and handoff, the sink.',
+      );
+    if (written) lines.push(`written: ${written}`);
+    if (replay) lines.push(`replay: ${replay}`);
+  }
+  if (report.unknown) {
+    lines.push(`  reason: ${report.unknown.reason}`);
+    for (const l of report.unknown.stderrTail) lines.push(`  | ${l}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `conform --kill`: the kill-mode job; prints the summary, writes the counterexample; the exit code. */
+export async function killConformCommand(
+  options: {
+    readonly sut: string;
+    readonly seed: number;
+    readonly runs: number;
+    readonly examples: readonly { path: string; trace: ClusterTrace }[];
+    readonly outDir: string;
+    readonly flags: SystemFlags;
+  },
+  out: Output,
+): Promise<number> {
+  checkKillCommand(options.sut);
+  const report = await runKillJob({
+    command: options.sut,
+    seed: options.seed,
+    runs: options.runs,
+    examples: options.examples,
+    process: processOptions(options.flags, out.signal),
+    ...(out.signal ? { signal: out.signal } : {}),
+    progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
+  });
+  let written: string | undefined;
+  let replay: string | undefined;
+  if (report.failure) {
+    written = join(options.outDir, `kill-${report.seed}.trace.json`);
+    writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name: `kill-${report.seed}` })}\n`);
+    replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut].map(quoteArg).join(' ');
+  }
+  out.stdout(killSummary(report, written, replay));
+  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+}
+
+/** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points). */
+export async function killReplayCommand(
+  options: { readonly file: string; readonly trace: ClusterTrace; readonly sut: string; readonly flags: SystemFlags },
+  out: Output,
+): Promise<number> {
+  checkKillCommand(options.sut);
+  const marked = options.trace.steps.some((s) => s.kill !== undefined);
+  const trace = marked ? options.trace : withKills(options.trace);
+  const report = await runKillJob({
+    command: options.sut,
+    seed: 0,
+    runs: 0,
+    examples: [{ path: options.file, trace }],
+    process: processOptions(options.flags, out.signal),
+    maxShrinkRuns: 0,
+    ...(out.signal ? { signal: out.signal } : {}),
+  });
+  const text = killSummary(report, undefined, undefined).replace('streamjoin conform --kill', `${options.file} (replay --kill)`);
+  out.stdout(text);
+  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+}

@@ -1,0 +1,226 @@
+// Ids that make a naive match-id encoding collide (J3), built for every
+// separator of a class rather than for a few common ones. A system that files
+// a match under P + left + S + right (+ Q), with any prefix P and suffix Q,
+// confuses two matches as soon as one left id is another followed by S and
+// one right id is S followed by another: the sandwich
+//
+//   left x, left x{S}y, right y{S}z, right z
+//
+// makes (x, y{S}z) and (x{S}y, z) encode alike, P x S y S z Q, whatever P and
+// Q are (and whatever key is put in front with S too). The classes covered:
+// every separator of one or two characters drawn from printable ASCII
+// punctuation, the space and the side letters L and R, every punctuation-letter-
+// punctuation triple (`|R:`, `,L=`), every punctuation quoted (`","`, `'|'`);
+// and half-escaped encodings, which escape S but not their escape character
+// (backslash, quote, percent): with esc(s) = s with every S preceded by E,
+// (x{E}, y{S}z) and (x{S}y{E}, z) both encode to x E S y E S z; with S
+// percent-encoded and `%` left alone, x%HHy and x{S}y are the same left id.
+import fc from 'fast-check';
+import type { LogRecord, RowRecord } from '../../spec/index.ts';
+
+/** Printable ASCII punctuation: every character from `!` to `~` that is neither a letter nor a digit. */
+export const PUNCTUATION: readonly string[] = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).filter(
+  (c) => !/[A-Za-z0-9]/.test(c),
+);
+
+/** The side letters, which a naive encoding often spells around its parts (`L:a|R:b`). */
+export const SIDE_LETTERS: readonly string[] = ['L', 'R'];
+
+/** The characters of the separators built from the class: punctuation, a space (`, `) and the side letters. */
+export const SEPARATOR_ALPHABET: readonly string[] = [...PUNCTUATION, ' ', ...SIDE_LETTERS];
+
+/** Characters an encoding escapes with, which a half-escaped one forgets to escape in turn. */
+export const ESCAPE_CHARACTERS: readonly string[] = ['\\', '"', "'", '%'];
+
+/**
+ * Every separator of the class, in a fixed order: each character of the
+ * alphabet, each pair, each punctuation-letter-punctuation triple, each
+ * punctuation between double or single quotes.
+ */
+export function everySeparator(): string[] {
+  const out: string[] = [...SEPARATOR_ALPHABET];
+  for (const a of SEPARATOR_ALPHABET) for (const b of SEPARATOR_ALPHABET) out.push(a + b);
+  for (const a of PUNCTUATION) for (const l of SIDE_LETTERS) for (const b of PUNCTUATION) out.push(a + l + b);
+  for (const q of ['"', "'"]) for (const p of PUNCTUATION) if (p !== q) out.push(q + p + q);
+  return out;
+}
+
+/**
+ * Two distinct matches that a naive encoding files under one id: the pairs
+ * (left[0], right[0]) and (left[1], right[1]). `right` may name one id twice.
+ */
+export interface Collision {
+  /** What collides: `sandwich S`, `half-escaped E S`, `percent S`. */
+  readonly name: string;
+  readonly left: readonly [string, string];
+  readonly right: readonly [string, string];
+}
+
+/**
+ * The sandwich of S: (x, y{S}z) and (x{S}y, z) concatenate alike with S
+ * between. `tag` follows x, y and z (any text keeps the collision), so that
+ * several collisions can share a key without sharing a row.
+ */
+export function sandwich(separator: string, tag = ''): Collision {
+  const [x, y, z] = [`x${tag}`, `y${tag}`, `z${tag}`];
+  return { name: `sandwich ${separator}`, left: [x, `${x}${separator}${y}`], right: [`${y}${separator}${z}`, z] };
+}
+
+/** S escaped as E S, E itself not escaped: (x{E}, y{S}z) and (x{S}y{E}, z) both encode to x E S y E S z. */
+export function halfEscaped(escapeCharacter: string, separator: string, tag = ''): Collision {
+  const [x, y, z] = [`x${tag}`, `y${tag}`, `z${tag}`];
+  const e = escapeCharacter;
+  return {
+    name: `half-escaped ${e} ${separator}`,
+    left: [`${x}${e}`, `${x}${separator}${y}${e}`],
+    right: [`${y}${separator}${z}`, z],
+  };
+}
+
+/** S percent-encoded, `%` itself not: the left ids x%HHy and x{S}y are one after escaping. */
+export function percentEncoded(separator: string, tag = ''): Collision {
+  const [x, y, z] = [`x${tag}`, `y${tag}`, `z${tag}`];
+  const hex = [...separator].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return { name: `percent ${separator}`, left: [`${x}${hex}${y}`, `${x}${separator}${y}`], right: [z, z] };
+}
+
+/** The half-escaped and percent collisions of every single-character separator of the class, with every escape character. */
+export function escapeCollisions(): Collision[] {
+  const out: Collision[] = [];
+  for (const s of SEPARATOR_ALPHABET) {
+    for (const e of ESCAPE_CHARACTERS) if (e !== s) out.push(halfEscaped(e, s));
+    out.push(percentEncoded(s));
+  }
+  return out;
+}
+
+/** Every collision of the class: the sandwich of every separator (`everySeparator`), and the escape collisions. */
+export function everyCollision(): Collision[] {
+  return [...everySeparator().map((s) => sandwich(s)), ...escapeCollisions()];
+}
+
+/**
+ * The rows of a collision in `key` at time t (an instant, so that every
+ * left row matches every right row): both left ids, then both right ids,
+ * so that the second of the colliding matches is bound last.
+ */
+export function collisionRows(collision: Collision, key: string, t: number): RowRecord[] {
+  const at = (side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
+  const rights = collision.right[0] === collision.right[1] ? [collision.right[0]] : collision.right;
+  return [...collision.left.map((id) => at('L', id)), ...rights.map((id) => at('R', id))];
+}
+
+/** Characters a random separator is drawn from beyond the class's alphabet: letters, digits, a space, the escape characters. */
+const OTHER_CHARACTERS: readonly string[] = [...'abcxyzLRT019 '];
+
+/**
+ * A separator of one to four characters: a quarter each from the single and
+ * double characters of the class, from its triples (punctuation, side
+ * letter, punctuation), and from any mix of punctuation, letters and digits.
+ */
+export function randomSeparatorArbitrary(): fc.Arbitrary<string> {
+  const punct = fc.constantFrom(...PUNCTUATION);
+  const anyChar = fc.constantFrom(...SEPARATOR_ALPHABET, ...OTHER_CHARACTERS);
+  return fc.oneof(
+    fc.constantFrom(...SEPARATOR_ALPHABET),
+    fc.tuple(fc.constantFrom(...SEPARATOR_ALPHABET), fc.constantFrom(...SEPARATOR_ALPHABET)).map(([a, b]) => a + b),
+    fc.tuple(punct, fc.constantFrom(...SIDE_LETTERS), punct).map(([a, l, b]) => a + l + b),
+    fc.array(anyChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join('')),
+  );
+}
+
+/** How a random collision is built, before it is tagged (`collisionOf`). */
+export type CollisionRecipe =
+  | { readonly shape: 'sandwich'; readonly separator: string }
+  | { readonly shape: 'half-escaped'; readonly separator: string; readonly escape: string }
+  | { readonly shape: 'percent'; readonly separator: string };
+
+/** The collision a recipe builds, its names tagged with `tag`. */
+export function collisionOf(recipe: CollisionRecipe, tag = ''): Collision {
+  switch (recipe.shape) {
+    case 'sandwich':
+      return sandwich(recipe.separator, tag);
+    case 'half-escaped':
+      return halfEscaped(recipe.escape, recipe.separator, tag);
+    case 'percent':
+      return percentEncoded(recipe.separator, tag);
+  }
+}
+
+/** A collision of a random separator (`randomSeparatorArbitrary`): its sandwich mostly, half-escaped or percent-encoded in one case in six each. */
+export function randomCollisionArbitrary(): fc.Arbitrary<CollisionRecipe> {
+  const separator = randomSeparatorArbitrary();
+  return fc.oneof(
+    { weight: 4, arbitrary: separator.map((s): CollisionRecipe => ({ shape: 'sandwich', separator: s })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...ESCAPE_CHARACTERS), separator)
+        .map(([e, s]): CollisionRecipe => ({ shape: 'half-escaped', separator: s, escape: e })),
+    },
+    { weight: 1, arbitrary: separator.map((s): CollisionRecipe => ({ shape: 'percent', separator: s })) },
+  );
+}
+
+/**
+ * A burst of collisions for a random operator trace: `slice` consecutive
+ * collisions of the whole class (`everyCollision`, from a random place,
+ * wrapping around), so that a few hundred random traces meet every member
+ * of the class, and a few of random separators up to four characters.
+ */
+export interface CollisionBurst {
+  readonly from: number;
+  readonly slice: number;
+  readonly random: readonly CollisionRecipe[];
+}
+
+export function collisionBurstArbitrary(slice: number, random: number): fc.Arbitrary<CollisionBurst> {
+  return fc.record({
+    from: fc.nat({ max: 1_000_000 }),
+    slice: fc.constant(slice),
+    random: fc.array(randomCollisionArbitrary(), { maxLength: random }),
+  });
+}
+
+let classCache: Collision[] | undefined;
+
+/** The collisions of a burst, untagged: each is meant for a key of its own. */
+export function burstCollisions(burst: CollisionBurst): Collision[] {
+  classCache ??= everyCollision();
+  const all = classCache;
+  const out: Collision[] = [];
+  for (let i = 0; i < burst.slice && i < all.length; i++) out.push(all[(burst.from + i) % all.length] as Collision);
+  for (const r of burst.random) out.push(collisionOf(r));
+  return out;
+}
+
+/**
+ * The logs of the exhaustive collision scenario (J3): the collisions in
+ * chunks of `chunk`, each collision in a key of its own (`s{n}`, n its
+ * place in the list) at time 0, so that nothing matches across them. Per
+ * chunk one log: every row inserted, then in each key one endpoint of each
+ * colliding match retracted, the first match's left row and then the second
+ * match's right row, then both watermarks past every
+ * horizon (L = D = 0), which evicts the rest. A naive id shows at the insert
+ * that binds the second match, at a retraction that meets the other match
+ * under the same id, or at the eviction.
+ */
+export function collisionScripts(collisions: readonly Collision[], chunk: number): LogRecord[][] {
+  const out: LogRecord[][] = [];
+  for (let from = 0; from < collisions.length; from += chunk) {
+    const part = collisions.slice(from, from + chunk).map((c, i) => ({ c, key: `s${from + i}` }));
+    const inserts = part.flatMap(({ c, key }) => collisionRows(c, key, 0));
+    const retract = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'retract', key, side, id, ts: 0, start: 0, end: 0 });
+    const end: LogRecord[] = [
+      { kind: 'watermark', side: 'L', wm: 1 },
+      { kind: 'watermark', side: 'R', wm: 1 },
+    ];
+    out.push([
+      ...inserts,
+      ...part.map(({ c, key }) => retract(key, 'L', c.left[0])),
+      ...part.map(({ c, key }) => retract(key, 'R', c.right[1])),
+      ...end,
+    ]);
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+// A deliberately wrong system at level operator, for measuring the collision
+// generators (separators.ts) against any separator: the reference join whose
+// table of active matches is keyed, per key, by a naive id
+// P + left + S + right + Q instead of J3's escaped triple. A match whose naive
+// id is already filed is taken for the one held: it is never bound, so its
+// insert change is missing, and nothing retracts or counts it later. Every
+// other answer is the reference's. Unlike ledger and relay it is not an
+// independent implementation: it is one slip, parameterised by the encoding.
+import { LEVELS, SPEC_VERSION } from '../../spec/index.ts';
+import type { Change, JoinConfig, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
+import { IndexedJoin } from '../../model/index.ts';
+import type { InProcessSut, OperatorUnderTest } from '../adapters/sut.ts';
+
+/** How the naive id is spelled: prefix, separator, suffix. */
+export interface NaiveEncoding {
+  readonly prefix: string;
+  readonly separator: string;
+  readonly suffix: string;
+}
+
+export function naiveId(encoding: NaiveEncoding, left: string, right: string): string {
+  return `${encoding.prefix}${left}${encoding.separator}${right}${encoding.suffix}`;
+}
+
+/**
+ * The reference operator (IndexedJoin) seen through the naive table: the
+ * matches it binds under a naive id already filed are the ones this system
+ * never held. Their changes are left out, and so is their count, until the
+ * reference drops them too (a retraction, or J8: gw past the later horizon
+ * of their endpoints). Each step costs what the reference's does.
+ */
+function naiveOperator(config: JoinConfig, encoding: NaiveEncoding): OperatorUnderTest {
+  const join = new IndexedJoin(config);
+  const slack = config.allowedLateness + config.maxIntervalLength;
+  const rowKey = (key: string, side: string, id: string): string => JSON.stringify([key, side, id]);
+  const matchKey = (c: Change): string => JSON.stringify([c.key, c.left, c.right]);
+  const filedAs = (c: Change): string => JSON.stringify([c.key, naiveId(encoding, c.left, c.right)]);
+  // The end of every row bound (J3 needs both endpoints' to know when a match goes, J8).
+  const ends = new Map<string, number>();
+  // The table: naive id -> the match filed there and its horizon; and the matches taken for one filed.
+  const filed = new Map<string, { match: string; horizon: number }>();
+  const missing = new Map<string, number>();
+  const wm: { L: number | null; R: number | null } = { L: null, R: null };
+  const horizonOf = (c: Change): number =>
+    Math.max(ends.get(rowKey(c.key, 'L', c.left)) ?? 0, ends.get(rowKey(c.key, 'R', c.right)) ?? 0) + slack;
+  return {
+    apply(record: LogRecord): { outcome: Outcome; changes: readonly Change[] } {
+      const { outcome, changes } = join.apply(record);
+      if (outcome.code === 'accepted' && record.kind === 'insert') ends.set(rowKey(record.key, record.side, record.id), record.end);
+      const shown: Change[] = [];
+      for (const c of changes) {
+        const id = filedAs(c);
+        if (c.op === 'insert') {
+          if (filed.has(id)) missing.set(matchKey(c), horizonOf(c));
+          else {
+            filed.set(id, { match: matchKey(c), horizon: horizonOf(c) });
+            shown.push(c);
+          }
+        } else if (missing.has(matchKey(c))) missing.delete(matchKey(c));
+        else {
+          if (filed.get(id)?.match === matchKey(c)) filed.delete(id);
+          shown.push(c);
+        }
+      }
+      if (outcome.code === 'accepted' && record.kind === 'watermark' && (record.side === 'L' || record.side === 'R')) {
+        wm[record.side] = record.wm;
+        if (wm.L !== null && wm.R !== null) {
+          const gw = Math.min(wm.L, wm.R);
+          for (const [id, f] of filed) if (gw > f.horizon) filed.delete(id);
+          for (const [m, horizon] of missing) if (gw > horizon) missing.delete(m);
+        }
+      }
+      return { outcome, changes: shown };
+    },
+    retained(): RetainedCounts {
+      const counts = join.retained();
+      return { ...counts, matches: counts.matches - missing.size };
+    },
+  };
+}
+
+/** The naive-id system, at level operator only. */
+export function naiveIdSut(encoding: NaiveEncoding): InProcessSut {
+  return {
+    implementation: { name: `naive-id ${JSON.stringify(encoding.separator)}`, version: SPEC_VERSION },
+    levels: LEVELS.filter((l) => l === 'operator'),
+    operator: (config) => naiveOperator(config, encoding),
+  };
+}

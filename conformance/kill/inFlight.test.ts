@@ -1,0 +1,58 @@
+// The states a request killed in flight may leave (inFlight.ts, PROTOCOL.md
+// "Kill mode"): before it, after it, or a model state in between (SPEC §7:
+// process steps are actions of their own; C7: the fence before the
+// ownership part), each after the crash of every node (C10).
+import { describe, expect, it } from 'vitest';
+import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
+import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/index.ts';
+import { insertRow } from '../testFixtures.ts';
+import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
+import { crashAll } from './killTraces.ts';
+
+const config: ClusterConfig = {
+  join: { allowedLateness: 2, maxIntervalLength: 2 },
+  workers: ['w1', 'w2'],
+  keys: [{ key: 'k1', owner: 'w1' }],
+};
+const setup: ClusterSetup = { ...config, checkProperties: false };
+const rec = (id: string, side: string): ExternalAction => ({ type: 'record', record: insertRow('k1', side, id, 1, 2) });
+
+describe('inFlightCandidates', () => {
+  const before = applyExternal(setup, initialClusterState(setup), rec('a', 'L')).state;
+  const candidates = inFlightCandidates(setup, before, rec('b', 'R'));
+
+  it('a record that makes a match: lost, applied (the match in the sink), and partly (appended, not processed: no match)', () => {
+    expect(candidates.map((c) => c.resolved)).toEqual(['lost', 'applied', 'partly']);
+    const [lost, applied, partly] = candidates.map((c) => observeCluster(setup, c.state));
+    expect([lost?.log, applied?.log, partly?.log]).toEqual([1, 2, 2]);
+    expect(applied?.sink.matches).toEqual({ 'k1/a/b': 'inserted' });
+    expect(partly?.sink.matches).toEqual({});
+    // C10: every node down in each.
+    for (const o of [lost, applied, partly])
+      expect([o?.coordinator.up, o?.workers['w1']?.status, o?.workers['w2']?.status]).toEqual([false, 'down', 'down']);
+  });
+
+  it('resolves an observation to the first candidate it equals, and to none for a state the model never has', () => {
+    const applied = crashAll(setup, applyExternal(setup, before, rec('b', 'R')).state);
+    expect(resolveInFlight(setup, candidates, observeCluster(setup, applied))?.resolved).toBe('applied');
+    const wrong = { ...observeCluster(setup, applied), log: 7 };
+    expect(resolveInFlight(setup, candidates, wrong)).toBeUndefined();
+  });
+
+  it('C7: a commit may stop between the fence and the ownership part', () => {
+    let s = before;
+    for (const a of [
+      { type: 'freeze', key: 'k1', to: 'w2' },
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+    ] as const)
+      s = applyExternal(setup, s, a).state;
+    const c = inFlightCandidates(setup, s, { type: 'commit', key: 'k1' });
+    const fenced = c.filter((x) => x.resolved === 'partly').map((x) => observeCluster(setup, x.state));
+    expect(fenced.some((o) => o.coordinator.handoff?.phase === 'fenced' && o.sink.fence['k1'] === 2)).toBe(true);
+  });
+
+  it('an action the model refuses leaves only the state before it', () => {
+    expect(inFlightCandidates(setup, before, { type: 'persist', key: 'k1' }).map((c) => c.resolved)).toEqual(['lost']);
+  });
+});

@@ -1,0 +1,243 @@
+// The kill-mode job (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill
+// mode"): the cluster examples with a crash point, then seeded random
+// traces at level `faults`, each with kills at its crash points and one or
+// two in flight (killTraces.ts), each run on a fresh data directory
+// (killRun.ts). The first divergence is minimized by deleting steps while it
+// remains (a bounded number of reruns, each of which restarts the system),
+// and reported with where it was killed. Writing files and printing are the
+// CLI's.
+import fc from 'fast-check';
+import type { ClusterTrace } from '../../spec/index.ts';
+import type { ProcessOptions } from '../adapters/process.ts';
+import { SutUnavailable } from '../adapters/sut.ts';
+import type { StderrExcerpt } from '../adapters/sut.ts';
+import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
+import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import { clusterContractViolation } from '../lockstep/traceFiles.ts';
+import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
+import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
+
+export interface KillJobOptions {
+  /** The system under test: a command with `{data}` where its data directory goes. */
+  readonly command: string;
+  readonly seed: number;
+  /** Random traces. */
+  readonly runs: number;
+  /** Traces run first, as given (kills marked: killTraces.ts `withKills`), e.g. the cluster examples or a file to replay. */
+  readonly examples?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
+  /** How each incarnation of the system is run (timeouts). */
+  readonly process?: ProcessOptions;
+  /** Kills at crash points per random trace, at most (default 4): later crash points are sent as plain requests. */
+  readonly maxKillsPerTrace?: number;
+  /** Reruns the minimization may spend (default 40). */
+  readonly maxShrinkRuns?: number;
+  /** Aborting it stops the job between traces (the system at once): verdict unknown. */
+  readonly signal?: AbortSignal;
+  readonly progress?: (line: string) => void;
+}
+
+/** Times of the kills: from SIGKILL to the re-attached system's first observation. */
+export interface RestartTimes {
+  readonly count: number;
+  readonly meanMs: number;
+  readonly maxMs: number;
+}
+
+export interface KillFailure {
+  /** The minimized trace, kills marked (in-flight ones resolved). */
+  readonly trace: ClusterTrace;
+  readonly divergence: DivergenceFacts;
+  /** The divergence is the observation right after a kill and restart. */
+  readonly killed: boolean;
+  /** Where it came from: an example's path, or the random trace's number. */
+  readonly source: string;
+  /** Steps of the trace that first diverged, and reruns spent minimizing. */
+  readonly originalSteps: number;
+  readonly shrinks: number;
+  readonly stderr?: () => StderrExcerpt;
+}
+
+export interface KillJobReport {
+  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly sut: string;
+  readonly seed: number;
+  readonly examples: number;
+  readonly requested: number;
+  /** Random traces run (up to the failure). */
+  readonly runs: number;
+  readonly steps: number;
+  readonly kills: KillCounts;
+  readonly restarts: RestartTimes;
+  readonly failure?: KillFailure;
+  readonly unknown?: { readonly reason: string; readonly stderrTail: readonly string[] };
+  readonly ms: number;
+}
+
+/** At most `max` kills at crash points: the rest of the marks are dropped (their requests still go out). */
+function capKills(trace: ClusterTrace, max: number): ClusterTrace {
+  let seen = 0;
+  return {
+    ...trace,
+    steps: trace.steps.map((s) => {
+      if (s.kill?.when !== 'after-reply') return s;
+      seen++;
+      if (seen <= max) return s;
+      const { kill: _kill, note: _note, ...rest } = s;
+      return rest;
+    }),
+  };
+}
+
+/** Seeded random kill traces: random `faults` traces, each with kills at its crash points and one or two in flight. */
+export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 4): ClusterTrace[] {
+  if (runs === 0) return [];
+  const inFlight: fc.Arbitrary<InFlightChoice> = fc.record({
+    at: fc.nat(),
+    timing: fc.constantFrom('unread', 'answered', 'at-write'),
+    write: fc.integer({ min: 1, max: 8 }),
+  });
+  const arbitrary = fc.tuple(clusterTraceArbitrary('faults'), fc.array(inFlight, { minLength: 1, maxLength: 2 }));
+  return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, choices], n) => ({
+    ...capKills(withKills(trace, choices), maxKillsPerTrace),
+    name: `kill-${seed}-${n}`,
+  }));
+}
+
+/** The trace without the steps `drop` says. */
+const without = (trace: ClusterTrace, drop: (index: number) => boolean): ClusterTrace => ({
+  ...trace,
+  steps: trace.steps.filter((_, i) => !drop(i)),
+});
+
+/**
+ * Deletes steps while some divergence remains and the log stays in contract
+ * (J9); each try reruns the trace in kill mode (in-flight kills with the
+ * timing they had). The step that diverged is kept; before it, chunks go
+ * first, from the front: all of them, then halves, down to single steps
+ * (a divergence at a kill often needs little of what came before).
+ */
+async function minimize(
+  first: KillTraceResult & { divergence: DivergenceFacts },
+  options: KillJobOptions,
+): Promise<{ best: KillTraceResult & { divergence: DivergenceFacts }; shrinks: number }> {
+  let best = first;
+  let shrinks = 0;
+  const budget = options.maxShrinkRuns ?? 30;
+  const cut = (r: KillTraceResult & { divergence: DivergenceFacts }): ClusterTrace => without(r.trace, (i) => i > r.divergence.step);
+  let trace = cut(best);
+  let size = trace.steps.length - 1;
+  while (size >= 1 && shrinks < budget && !options.signal?.aborted) {
+    let changed = false;
+    // Never the last step: the one that diverged.
+    for (let start = 0; start + size <= trace.steps.length - 1 && shrinks < budget; ) {
+      const candidate = without(trace, (i) => i >= start && i < start + size);
+      if (clusterContractViolation(candidate) !== undefined) {
+        start += size;
+        continue;
+      }
+      shrinks++;
+      let run: KillTraceResult;
+      try {
+        run = await runKillTrace(unresolved(candidate), runOptions(options));
+      } catch (e) {
+        // A candidate the system cannot be judged on is no smaller counterexample; the one in hand stands.
+        if (e instanceof SutUnavailable && !options.signal?.aborted) {
+          start += size;
+          continue;
+        }
+        throw e;
+      }
+      if (run.divergence === undefined) {
+        start += size;
+        continue;
+      }
+      best = run as KillTraceResult & { divergence: DivergenceFacts };
+      trace = cut(best);
+      changed = true;
+    }
+    if (!changed || size > trace.steps.length - 1) size = Math.min(Math.floor(size / 2), trace.steps.length - 1);
+  }
+  return { best: { ...best, trace: cut(best) }, shrinks };
+}
+
+/** A trace to rerun: the in-flight kills' resolutions are the run's to find again. */
+function unresolved(trace: ClusterTrace): ClusterTrace {
+  return {
+    ...trace,
+    steps: trace.steps.map((s) => {
+      if (s.kill?.resolved === undefined) return s;
+      const { resolved: _resolved, ...kill } = s.kill;
+      return { ...s, kill };
+    }),
+  };
+}
+
+function runOptions(options: KillJobOptions): { command: string; process: ProcessOptions } {
+  return { command: options.command, process: { ...options.process, ...(options.signal ? { signal: options.signal } : {}) } };
+}
+
+/** Runs the job. Never rejects for a broken system (verdict unknown); rejects on a harness bug. */
+export async function runKillJob(options: KillJobOptions): Promise<KillJobReport> {
+  const started = performance.now();
+  const examples = (options.examples ?? []).map((e) => ({ source: e.path, trace: unresolved(e.trace) }));
+  const random = randomKillTraces(options.seed, options.runs, options.maxKillsPerTrace).map((trace, n) => ({
+    source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`,
+    trace,
+  }));
+  let kills = NO_KILLS;
+  const restartMs: number[] = [];
+  let steps = 0;
+  let runs = 0;
+  let examplesRun = 0;
+  let failure: KillFailure | undefined;
+  let unknown: KillJobReport['unknown'];
+  try {
+    for (const [n, { source, trace }] of [...examples, ...random].entries()) {
+      if (options.signal?.aborted) throw new SutUnavailable('interrupted');
+      const result = await runKillTrace(trace, runOptions(options));
+      if (n < examples.length) examplesRun++;
+      else runs++;
+      steps += trace.steps.length;
+      kills = addKills(kills, result.kills);
+      restartMs.push(...result.restartMs);
+      const k = killsIn(trace);
+      options.progress?.(
+        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
+      );
+      if (result.divergence) {
+        const first = result as KillTraceResult & { divergence: DivergenceFacts };
+        const { best, shrinks } = await minimize(first, options);
+        failure = {
+          trace: best.trace,
+          divergence: best.divergence,
+          killed: best.killed === true,
+          source,
+          originalSteps: trace.steps.length,
+          shrinks,
+          ...(best.stderr ? { stderr: best.stderr } : {}),
+        };
+        break;
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof SutUnavailable)) throw e;
+    unknown = { reason: e.reason, stderrTail: e.stderrTail };
+  }
+  const total = restartMs.reduce((a, b) => a + b, 0);
+  return {
+    verdict: failure ? 'fail' : unknown ? 'unknown' : 'pass',
+    sut: options.command,
+    seed: options.seed,
+    examples: examplesRun,
+    requested: options.runs,
+    runs,
+    steps,
+    kills,
+    restarts: { count: restartMs.length, meanMs: restartMs.length ? total / restartMs.length : 0, maxMs: Math.max(0, ...restartMs) },
+    ...(failure ? { failure } : {}),
+    ...(unknown ? { unknown } : {}),
+    ms: performance.now() - started,
+  };
+}
+
+export { totalKills };

@@ -1,0 +1,82 @@
+// Kill mode against `streamjoin serve --data` (PROTOCOL.md, "Kill mode"):
+// an in-flight kill is resolved by what the system shows after the restart,
+// both ways (Jepsen's indefinite outcome): a request the stopped process
+// never read is lost, one it answered is applied (C2, C3: an acknowledged
+// record is durable). A system that keeps its "durable" parts in memory
+// fails at its first kill. The end-to-end tier: it kills processes.
+import { describe, expect, it } from 'vitest';
+import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
+import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import { insertRow } from '../testFixtures.ts';
+import { runKillTrace } from './killRun.ts';
+
+const SERVE = 'node bin/streamjoin.js serve --data {data}';
+/** `serve` without --data: its durable parts in memory; the directory is named, and ignored. */
+const IN_MEMORY = 'env STREAMJOIN_IGNORED_DIR={data} node bin/streamjoin.js serve';
+
+const rec = (id: string, side: string, start: number): ExternalAction => ({
+  type: 'record',
+  record: insertRow('k1', side, id, start, start + 1),
+});
+
+/** Two records (a match), then a third in flight, killed; the nodes restarted; a fourth record after. */
+function inFlightTrace(timing: 'unread' | 'answered' | 'at-write'): ClusterTrace {
+  return {
+    format: CLUSTER_TRACE_FORMAT,
+    name: `in-flight-${timing}`,
+    config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    steps: [
+      { action: rec('a', 'L', 1) },
+      { action: rec('b', 'R', 2) },
+      { action: rec('c', 'R', 1), kill: { when: 'in-flight', timing, ...(timing === 'at-write' ? { write: 1 } : {}) } },
+      { action: { type: 'restart', node: COORDINATOR } },
+      { action: { type: 'restart', node: 'w1' } },
+      { action: { type: 'restart', node: 'w2' } },
+      { action: rec('d', 'R', 2) },
+    ],
+  };
+}
+
+describe('kill mode: an in-flight kill, resolved by observation', () => {
+  it('the request the stopped process never read: resolved lost, and the steps after it conform to the run of the model from the state before it', async () => {
+    const r = await runKillTrace(inFlightTrace('unread'), { command: SERVE });
+    expect(r.divergence).toBeUndefined();
+    expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'unread', resolved: 'lost' });
+    expect(r.trace.steps[2]?.note).toMatch(/resolved: lost/);
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 1, inFlightApplied: 0, inFlightPartly: 0 });
+    expect(r.restartMs).toHaveLength(1);
+  });
+
+  it('the request it answered (the reply left unread): resolved applied, C2: the record is in the log after the restart', async () => {
+    const r = await runKillTrace(inFlightTrace('answered'), { command: SERVE });
+    expect(r.divergence).toBeUndefined();
+    expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'answered', resolved: 'applied' });
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1, inFlightPartly: 0 });
+  });
+
+  it('killed inside its own writes (STREAMJOIN_KILL_AT_WRITE): the log line half written is cut off (lost), the record appended but its match not yet in the sink (partly), the sink write synced (applied)', async () => {
+    // A record that makes a match: its durable writes are the log append (half a line, synced), then the sink's (the same two points).
+    const at = async (write: number): Promise<string | undefined> => {
+      const trace = inFlightTrace('at-write');
+      const steps = trace.steps.map((s, i) =>
+        i === 2 ? { ...s, kill: { when: 'in-flight' as const, timing: 'at-write' as const, write } } : s,
+      );
+      const r = await runKillTrace({ ...trace, steps }, { command: SERVE });
+      expect(r.divergence, `write ${write}`).toBeUndefined();
+      return r.trace.steps[2]?.kill?.resolved;
+    };
+    expect(await at(1)).toBe('lost');
+    expect(await at(2)).toBe('partly');
+    expect(await at(4)).toBe('applied');
+  });
+
+  it('a system whose durable parts are in memory diverges at the kill: after the restart its nodes are up and its log empty (C2, C10)', async () => {
+    const r = await runKillTrace(inFlightTrace('answered'), { command: IN_MEMORY });
+    expect(r.divergence?.step).toBe(2);
+    expect(r.killed).toBe(true);
+    expect(r.divergence?.field).toBe('observation');
+    const paths = r.divergence?.diff.map((d) => d.path) ?? [];
+    expect(paths).toContain('/log');
+    expect(paths).toContain('/coordinator/up');
+  });
+});

@@ -1,0 +1,231 @@
+// One trace in kill mode (PROTOCOL.md, "Kill mode"): the system under test
+// runs as a command with a fresh data directory of its own (`{data}` in the
+// command), and at each kill step of the trace (killTraces.ts) its whole
+// process group gets SIGKILL; the command is started again on the same
+// directory, re-attaches (`init` with `recover: true`), and its observation
+// is compared with the model's after a crash of every node (C10). Between
+// kills, steps are judged as in any lockstep run (clusterLockstep.ts).
+//
+// An in-flight kill (the request sent, the process killed before its reply
+// is read) is resolved by the observation after the restart: it must be the
+// model's state before the request or after it (or a model state in between,
+// inFlight.ts), after the crash of every node; the run follows whichever it
+// is and writes it into the trace (`kill.resolved`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import {
+  initialClusterState,
+  observeCluster,
+  whyNotEnabled,
+  applyExternal,
+  type ClusterSetup,
+  type ClusterState,
+} from '../../model/index.ts';
+import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
+import { SutUnavailable, type ClusterSession, type StderrExcerpt } from '../adapters/sut.ts';
+import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
+import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
+import { crashAll, killNote } from './killTraces.ts';
+
+/** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
+export const DATA_PLACEHOLDER = '{data}';
+
+/** The command with every `{data}` replaced by `dir`, quoted for the shell. */
+export function commandWithData(command: string, dir: string): string {
+  const quoted = `'${dir.replaceAll("'", "'\\''")}'`;
+  return command.replaceAll(DATA_PLACEHOLDER, quoted);
+}
+
+/** Kills of one run, by kind and outcome. */
+export interface KillCounts {
+  /** Kills after a step's reply (at the crash points). */
+  readonly afterReply: number;
+  /** In-flight kills the observation resolved as lost (the state before the request) and as applied (after it). */
+  readonly inFlightLost: number;
+  readonly inFlightApplied: number;
+  /** In-flight kills that left a model state in between: the action's own effect and part of its processing (inFlight.ts). */
+  readonly inFlightPartly: number;
+}
+
+export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0, inFlightPartly: 0 };
+
+export function addKills(a: KillCounts, b: KillCounts): KillCounts {
+  return {
+    afterReply: a.afterReply + b.afterReply,
+    inFlightLost: a.inFlightLost + b.inFlightLost,
+    inFlightApplied: a.inFlightApplied + b.inFlightApplied,
+    inFlightPartly: a.inFlightPartly + b.inFlightPartly,
+  };
+}
+
+export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied + k.inFlightPartly;
+
+/** One trace run in kill mode. */
+export interface KillTraceResult {
+  /** The trace as run: in-flight kills carry how they resolved. */
+  readonly trace: ClusterTrace;
+  /** The first divergence; `killed` when it is the observation right after a restart. */
+  readonly divergence?: DivergenceFacts;
+  readonly killed?: boolean;
+  readonly kills: KillCounts;
+  /** Per kill, ms from the SIGKILL to the re-attached system's first observation (the restart included). */
+  readonly restartMs: readonly number[];
+  /** The stderr of the system's last incarnation while it ran this trace. */
+  readonly stderr?: () => StderrExcerpt;
+}
+
+export interface KillRunOptions {
+  /** The command, with `{data}` where the data directory goes. */
+  readonly command: string;
+  /** How each incarnation is run (timeouts, abort signal). */
+  readonly process?: ProcessOptions;
+  /** Where the per-trace data directories are made (default the OS's temporary directory). */
+  readonly dataRoot?: string;
+}
+
+/** The model's answer to an action in `state`: what the step must produce, and the state after it. */
+function modelStep(
+  setup: ClusterSetup,
+  state: ClusterState,
+  action: ExternalAction,
+): { expected: ExpectedClusterStep; next: ClusterState } {
+  const why = whyNotEnabled(setup, state, action);
+  if (why !== undefined) return { expected: { error: why, observation: observeCluster(setup, state) }, next: state };
+  const t = applyExternal(setup, state, action);
+  return { expected: { events: t.events, observation: observeCluster(setup, t.state) }, next: t.state };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The environment variable of kill mode's write hook (PROTOCOL.md, "Kill mode"): `LINE:WRITE`. */
+export const KILL_AT_WRITE_VARIABLE = 'STREAMJOIN_KILL_AT_WRITE';
+
+/** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
+function expectedDeath(e: unknown): void {
+  if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return;
+  throw e;
+}
+
+/**
+ * Runs one trace in kill mode. Rejects with SutUnavailable when the system
+ * cannot be judged (it died on its own, hung, refused to re-attach, ...).
+ */
+export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions): Promise<KillTraceResult> {
+  const setup: ClusterSetup = { ...trace.config, checkProperties: false };
+  const dir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
+  const command = commandWithData(options.command, dir);
+  const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
+  /**
+   * An incarnation of the system from step `from` on. When the next kill is
+   * at a write, its environment names the request line to die in: an
+   * incarnation reads its `init` (and after a kill an `inspect`), then each
+   * step and its `inspect`, up to the kill step's request.
+   */
+  const incarnation = (from: number, recovering: boolean): ReturnType<typeof spawnSystem> => {
+    let next = from;
+    while (next < steps.length && steps[next]?.kill === undefined) next++;
+    const kill = steps[next]?.kill;
+    const base = options.process ?? {};
+    if (kill?.timing !== 'at-write') return spawnSystem(command, base);
+    const line = (recovering ? 2 : 1) + 2 * (next - from) + 1;
+    return spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${kill.write ?? 1}` } });
+  };
+  let system = incarnation(0, false);
+  let kills = NO_KILLS;
+  const restartMs: number[] = [];
+  let state = initialClusterState(setup);
+  const result = (divergence?: DivergenceFacts, killed?: boolean): KillTraceResult => {
+    const last = session;
+    return {
+      trace: { ...trace, steps },
+      ...(divergence ? { divergence } : {}),
+      ...(killed ? { killed } : {}),
+      kills,
+      restartMs,
+      ...(last.stderr ? { stderr: () => (last.stderr as () => StderrExcerpt)() } : {}),
+    };
+  };
+  let session: ClusterSession = await system.openCluster(trace.config, 'faults');
+  try {
+    let i = 0;
+    while (i < steps.length) {
+      // The steps up to the next kill go out pipelined, each observed.
+      let j = i;
+      while (j < steps.length && steps[j]?.kill === undefined) j++;
+      if (j > i) {
+        const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
+        const replies = await session.steps(actions);
+        for (const [k, action] of actions.entries()) {
+          const m = modelStep(setup, state, action);
+          const d = compareClusterStep(i + k, action, m.expected, replies[k] as (typeof replies)[number]);
+          if (d) return result(d);
+          state = m.next;
+        }
+      }
+      i = j;
+      const step = steps[i];
+      if (step === undefined) break;
+      const kill = step.kill as NonNullable<ClusterStep['kill']>;
+      const action = step.action as ExternalAction;
+      const m = modelStep(setup, state, action);
+      let startedAt: number;
+      if (kill.when === 'after-reply') {
+        // The reply is judged (events, or the refusal), then the kill.
+        const [reply] = await session.steps([action], () => false);
+        const d = compareClusterStep(i, action, m.expected, { reply: (reply as { reply: never }).reply });
+        if (d) return result(d);
+        startedAt = performance.now();
+        await system.kill();
+      } else {
+        if (kill.timing === 'unread') system.freeze();
+        const sent = session.apply(action);
+        sent.catch(() => undefined);
+        // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request;
+        // 'at-write': the system kills itself inside the request's writes (its death is the point), or answers.
+        if (kill.timing === 'answered') await sent;
+        else if (kill.timing === 'at-write') await sent.catch((e: unknown) => expectedDeath(e));
+        else await turn();
+        startedAt = performance.now();
+        await system.kill();
+      }
+      system = incarnation(i + 1, true);
+      session = await system.openCluster(trace.config, 'faults', { recover: true });
+      const observation = await session.observe();
+      restartMs.push(performance.now() - startedAt);
+      const applied = crashAll(setup, m.next);
+      if (kill.when === 'after-reply') {
+        kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });
+        const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
+        const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+        if (d) return result(d, true);
+        state = applied;
+      } else {
+        // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in between.
+        const candidates = inFlightCandidates(setup, state, action);
+        const found = resolveInFlight(setup, candidates, observation);
+        if (found === undefined) {
+          // None: the difference shown is the one from the state after the request.
+          const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
+          const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+          if (d) return result(d, true);
+        }
+        const resolved = found?.resolved ?? 'applied';
+        const resolvedKill: ClusterKill = { ...kill, resolved };
+        steps[i] = { ...step, kill: resolvedKill, note: killNote(resolvedKill) };
+        kills = addKills(kills, {
+          ...NO_KILLS,
+          ...(resolved === 'lost' ? { inFlightLost: 1 } : resolved === 'applied' ? { inFlightApplied: 1 } : { inFlightPartly: 1 }),
+        });
+        state = found?.state ?? applied;
+      }
+      i++;
+    }
+    return result();
+  } finally {
+    await system.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,136 @@
+// Kill mode's traces (PROTOCOL.md, "Kill mode"): a cluster trace with some
+// steps marked `kill` (cluster-trace.schema.json, ClusterKill), and the
+// model's side of a kill.
+//
+// A kill takes the whole process: every node that is not down crashes at
+// once (C10), which the model is `crashEverything`. So that the rest of the
+// trace still runs the nodes it ran, a kill is followed by a `restart` of
+// every node the kill took (the coordinator first, then the workers in
+// config order), as ordinary steps: shrinking may drop them like any other.
+//
+// Where kills go: at every crash point the trace reaches (an enabled
+// `crash`, a `commit` or `failover` with `crashAfterFence`), after the
+// reply; and, where asked, in flight at other steps: the request sent and
+// the process killed before its reply is read.
+import { COORDINATOR } from '../../spec/index.ts';
+import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import { applyExternal, initialClusterState, transition, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
+
+/** Whether an action is a crash point at level `faults`: it takes a node down by itself (C7, C8, C10). */
+export function isCrashPoint(action: ExternalAction): boolean {
+  if (action.type === 'crash') return true;
+  return (action.type === 'commit' || action.type === 'failover') && action.crashAfterFence === true;
+}
+
+/** Whether an action changes which nodes are up (an in-flight kill there could not say which nodes to restart). */
+function changesLiveness(action: ExternalAction): boolean {
+  return isCrashPoint(action) || action.type === 'restart' || action.type === 'pause' || action.type === 'resume';
+}
+
+/**
+ * A kill of the whole process (C10): every node that is not down crashes at
+ * once, with no processing between the crashes (unlike a sequence of crash
+ * actions, each followed by eager processing, §7: a state left between
+ * process steps must stay as it is).
+ */
+export function crashAll(setup: ClusterSetup, state: ClusterState): ClusterState {
+  let next = state;
+  for (const node of [COORDINATOR, ...setup.workers]) {
+    const a: ExternalAction = { type: 'crash', node };
+    if (whyNotEnabled(setup, next, a) === undefined) next = transition(setup, next, a).state;
+  }
+  return next;
+}
+
+/** The nodes a kill in `state` takes down: every node not down, the coordinator first. */
+export function nodesTakenBy(setup: ClusterSetup, state: ClusterState): string[] {
+  const out: string[] = [];
+  if (state.coordinator.up) out.push(COORDINATOR);
+  for (const w of setup.workers) if (state.workers[w]?.status !== 'down') out.push(w);
+  return out;
+}
+
+/** The model's state after a step's action: unchanged where the action is not enabled (§7). */
+export function modelAfter(setup: ClusterSetup, state: ClusterState, action: ExternalAction): ClusterState {
+  return whyNotEnabled(setup, state, action) === undefined ? applyExternal(setup, state, action).state : state;
+}
+
+/** An in-flight kill a random trace asks for: at which step (modulo the steps), and how it is timed. */
+export interface InFlightChoice {
+  readonly at: number;
+  readonly timing: 'unread' | 'answered' | 'at-write';
+  /** With `at-write`: the durable write point of the request to die at (1 = the first). */
+  readonly write?: number;
+}
+
+/** What a kill step says, for people: the trace's note and the counterexample's "killed here". */
+export function killNote(kill: ClusterKill): string {
+  if (kill.when === 'after-reply')
+    return 'killed here: after the reply, SIGKILL to the process group; restarted on the same data directory and re-attached';
+  const how =
+    kill.timing === 'unread'
+      ? 'the process group stopped (SIGSTOP), the request written, then SIGKILL: it never read it'
+      : kill.timing === 'at-write'
+        ? `SIGKILL at durable write point ${kill.write ?? 1} of the request (STREAMJOIN_KILL_AT_WRITE)`
+        : 'the reply arrived and was not read, then SIGKILL';
+  const resolved =
+    kill.resolved === undefined
+      ? ''
+      : kill.resolved === 'lost'
+        ? '; resolved: lost (the state before it)'
+        : kill.resolved === 'applied'
+          ? '; resolved: applied (the state after it)'
+          : '; resolved: partly (a model state in between: its own effect and part of its processing, or a fence without its ownership part)';
+  return `killed here, in flight: ${how}; restarted on the same data directory and re-attached${resolved}`;
+}
+
+/**
+ * The trace with kills: after the reply at every crash point, and in flight
+ * where `inFlight` asks (at an enabled step that changes no node's
+ * liveness: the nodes to restart are then the same either way it resolves).
+ * Each kill is followed by restarts of the nodes it took. Steps already
+ * marked keep their mark; expectations are dropped (the model's are used).
+ */
+export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice[] = []): ClusterTrace {
+  const setup: ClusterSetup = { ...trace.config, checkProperties: false };
+  const n = trace.steps.length;
+  const inFlightAt = new Map<number, InFlightChoice>();
+  for (const c of inFlight) if (n > 0) inFlightAt.set(c.at % n, c);
+  let state = initialClusterState(setup);
+  const steps: ClusterStep[] = [];
+  trace.steps.forEach((s, i) => {
+    const action = s.action as ExternalAction;
+    const enabled = whyNotEnabled(setup, state, action) === undefined;
+    const after = modelAfter(setup, state, action);
+    let kill: ClusterKill | undefined = s.kill;
+    const wanted = inFlightAt.get(i);
+    if (kill === undefined && enabled && isCrashPoint(action)) kill = { when: 'after-reply' };
+    else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
+      kill = { when: 'in-flight', timing: wanted.timing, ...(wanted.timing === 'at-write' ? { write: wanted.write ?? 1 } : {}) };
+    if (kill === undefined) {
+      steps.push({ action, ...(s.note !== undefined ? { note: s.note } : {}) });
+      state = after;
+      return;
+    }
+    steps.push({ action, kill, note: killNote(kill) });
+    const taken = nodesTakenBy(setup, after);
+    state = crashAll(setup, after);
+    for (const node of taken) {
+      const restart: ExternalAction = { type: 'restart', node };
+      steps.push({ action: restart, note: 'restarted after the kill' });
+      state = modelAfter(setup, state, restart);
+    }
+  });
+  return { ...trace, steps };
+}
+
+/** The number of kill steps of a trace, by kind. */
+export function killsIn(trace: ClusterTrace): { afterReply: number; inFlight: number } {
+  let afterReply = 0;
+  let inFlight = 0;
+  for (const s of trace.steps) {
+    if (s.kill?.when === 'after-reply') afterReply++;
+    else if (s.kill?.when === 'in-flight') inFlight++;
+  }
+  return { afterReply, inFlight };
+}

@@ -1,0 +1,54 @@
+// A system whose install gives the destination an empty copy at the
+// checkpoint's cursor and epoch, ignoring the checkpoint's join state (a
+// C6 bug): the reference model otherwise. What it lost shows at the
+// install when the key held rows (the copy's retained counts), and only
+// later when it held watermarks alone (an insert late under them is
+// accepted). conformance/report/earliestRule.test.ts pins which rule the
+// report names for each.
+import { PROTOCOL_ERRORS } from '../../spec/index.ts';
+import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
+import {
+  applyExternal,
+  initialClusterState,
+  initialJoinState,
+  observeCluster,
+  whyNotEnabled,
+  type ClusterSetup,
+} from '../../model/index.ts';
+import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
+import { modelSut } from '../adapters/modelSut.ts';
+
+function freshInstallCluster(given: ClusterConfig): ClusterUnderTest {
+  const setup: ClusterSetup = { ...given, checkProperties: false };
+  let state = initialClusterState(setup);
+  return {
+    apply(action: ExternalAction) {
+      const why = whyNotEnabled(setup, state, action);
+      if (why !== undefined) return { error: { code: PROTOCOL_ERRORS.not_enabled, text: why } };
+      const step = applyExternal(setup, state, action);
+      state = step.state;
+      if (action.type === 'install') {
+        for (const e of step.events) {
+          const w = e.type === 'restored' ? state.workers[e.worker] : undefined;
+          const copy = e.type === 'restored' ? w?.keys[e.key] : undefined;
+          if (e.type !== 'restored' || !w || !copy) continue;
+          // The bug: the copy is installed frozen at the message's epoch and the checkpoint's cursor, but empty.
+          state = {
+            ...state,
+            workers: { ...state.workers, [e.worker]: { ...w, keys: { ...w.keys, [e.key]: { ...copy, join: initialJoinState } } } },
+          };
+        }
+      }
+      return { events: step.events };
+    },
+    observe: () => observeCluster(setup, state),
+    close() {},
+  };
+}
+
+/** The model, but an install ignores the checkpoint's join state (C6). */
+export const installsFresh: InProcessSut = {
+  ...modelSut,
+  implementation: { name: 'installs-fresh', version: '0' },
+  cluster: (config) => freshInstallCluster(config),
+};
