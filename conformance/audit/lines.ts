@@ -196,6 +196,18 @@ export function openLines(path: string): LineFile {
         let last = carry;
         carry = Buffer.alloc(0);
         if (atStart && last[0] === BOM[0] && last[1] === BOM[1] && last[2] === BOM[2]) last = last.subarray(3);
+        atStart = false;
+        // A file shorter than a byte-order mark was held whole: its ended lines first.
+        const newline = last.lastIndexOf(NEWLINE);
+        if (newline >= 0) {
+          const complete = last.subarray(0, newline + 1);
+          carry = Buffer.from(last.subarray(newline + 1));
+          if (!isUtf8(complete)) throw notUtf8(path, complete, lineNo);
+          const lines = splitLines(complete.toString('utf8'));
+          const first = lineNo;
+          lineNo += lines.length;
+          return { first, lines };
+        }
         if (!isUtf8(last)) {
           const bad = firstInvalidUtf8(last) ?? 0;
           if (bad < last.length - 3) throw notUtf8(path, last, lineNo);

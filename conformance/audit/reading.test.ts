@@ -14,7 +14,7 @@ import { useTemporaryDirectories } from '../testFixtures.ts';
 import { auditHistory, type AuditOptions, type AuditResult } from './audit.ts';
 import { loadColumnMapping } from './columns.ts';
 import { parseLine } from './jsonLine.ts';
-import { MAX_LINE_BYTES } from './lines.ts';
+import { MAX_LINE_BYTES, openLines } from './lines.ts';
 import { isoTime, LogTimes } from './times.ts';
 
 const freshDirectory = useTemporaryDirectories('sj-audit-reading-');
@@ -53,6 +53,23 @@ describe('the bytes, as every command reads a document', () => {
     expect(r.verdict).toBe('valid');
     const gz = await audit(gzipSync(Buffer.concat([bom, Buffer.from(lines(logLines))])), lines(sinkLines));
     expect(gz.verdict).toBe('valid');
+  });
+
+  it('lines of files shorter than a byte-order mark, CRLF, and a last line without a newline', async () => {
+    const read = async (bytes: string): Promise<{ lines: string[]; unterminated: boolean }> => {
+      const path = join(freshDirectory(), 'f');
+      writeFileSync(path, bytes);
+      const f = openLines(path);
+      const lines: string[] = [];
+      for (let b = await f.next(); b !== undefined; b = await f.next()) lines.push(...b.lines);
+      f.close();
+      return { lines, unterminated: f.ending().unterminated };
+    };
+    expect(await read('\n')).toEqual({ lines: [''], unterminated: false });
+    expect(await read('a\n')).toEqual({ lines: ['a'], unterminated: false });
+    expect(await read('ab')).toEqual({ lines: ['ab'], unterminated: true });
+    expect(await read('\ufeff')).toEqual({ lines: [], unterminated: false });
+    expect(await read('\ufeff{}\r\n[]')).toEqual({ lines: ['{}', '[]'], unterminated: true });
   });
 
   it('a byte that is not UTF-8 is SJ101 at its line and column (never replaced, never a violation)', async () => {
