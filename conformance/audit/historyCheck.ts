@@ -36,6 +36,7 @@ import type { SinkChange } from './formats.ts';
 import {
   ABSENT,
   idProblemOf,
+  writerViolation,
   INSERTED,
   type KeyPrefix,
   keyOfMatch,
@@ -118,8 +119,7 @@ export class HistoryCheck {
   private aligned = 0;
   private logLine = 0;
   private logEnded = false;
-  private logCut = false;
-  private logCutHow = '';
+  private logCut: string | undefined;
   private sinkEnded = false;
   /** The sink's own last line says the history is incomplete, or a caller says so. */
   private incompleteWhy: string | undefined;
@@ -153,7 +153,7 @@ export class HistoryCheck {
       remembered: (match) => this.table.get(match) ?? this.forgotten.get(match),
       maybeForget: (e) => this.maybeForget(e),
       logEnded: () => this.logEnded,
-      logCut: () => this.logCut,
+      logCut: () => this.logCut !== undefined,
       mayReadAhead: () => this.mayReadAhead(),
       lookahead: options.lookahead,
       report: (property, kind, message, match, key, witness) => this.report(property, kind, message, match, key, witness),
@@ -215,8 +215,7 @@ export class HistoryCheck {
   /** The log has ended; `cut` when its last line was cut (a truncated recording), `how` saying how it ends. */
   endLog(cut: boolean, how = 'its last line is incomplete'): void {
     this.logEnded = true;
-    this.logCut = cut;
-    this.logCutHow = how;
+    this.logCut = cut ? how : undefined;
   }
 
   private raiseWatermark(side: 'L' | 'R', wm: number): void {
@@ -248,8 +247,7 @@ export class HistoryCheck {
     if (early !== undefined) {
       // The sink applied these before the log reader got here: apply them now, in their order.
       this.setAside.delete(match);
-      // Set aside for its writer's key (the match is the oracle's, so its id is one): the write is a wrong id all the same.
-      if (early.idProblem !== undefined) this.reportWrongWriter(match, early.key, early.idProblem, early.events[0]?.line ?? 0);
+      for (const v of writerViolation(match, early.key, early.events[0]?.line ?? 0)) this.report(...v);
       for (const ev of early.events) this.applySink(e, ev.op, ev.line);
     }
   }
@@ -298,17 +296,7 @@ export class HistoryCheck {
     if (e === undefined && !this.setAside.has(change.match) && idProblem === undefined && this.mayReadAhead()) return false;
 
     this.counts.sinkChanges++;
-    // A followed match written under another key than its own (J3): the write is a wrong id, whatever else it does.
-    const keyProblem = e !== undefined && change.key !== undefined ? idProblemOf(change.match, change.key) : undefined;
-    if (keyProblem !== undefined)
-      this.report(
-        'JoinCorrect',
-        'wrong-id',
-        `a write changes ${change.match}, which is not a match of its writer: ${keyProblem}`,
-        change.match,
-        change.key,
-        [{ file: 'sink', line, role: `the write of key ${change.key}` }],
-      );
+    if (e !== undefined) for (const v of writerViolation(change.match, change.key, line)) this.report(...v);
     if (change.epoch !== undefined) this.checkFence(key, change.epoch, line, change.match);
     if (this.sequenced && this.prefix.addToWrite(key, change.seq as number, line)) this.counts.sinkWrites++;
     if (e !== undefined) {
@@ -488,7 +476,7 @@ export class HistoryCheck {
 
   /** Whether the sink's final relation is judged (a complete history and a whole log). */
   private judgesFinal(): boolean {
-    return this.incompleteWhy === undefined && !this.logCut;
+    return this.incompleteWhy === undefined && this.logCut === undefined;
   }
 
   /** JoinCorrect for one match followed to the end: its final state in the sink is its final state in the oracle. */
@@ -561,7 +549,7 @@ export class HistoryCheck {
 
   /** Why the final relation is not judged, if it is not. */
   incompleteness(): string | undefined {
-    if (this.logCut) return `the log file is cut short (${this.logCutHow})`;
+    if (this.logCut !== undefined) return `the log file is cut short (${this.logCut})`;
     return this.incompleteWhy;
   }
 
@@ -576,13 +564,6 @@ export class HistoryCheck {
   /** Matches followed now (memory that retention allows). */
   followed(): number {
     return this.table.size + this.setAside.size;
-  }
-
-  /** A write of `match` under a key that is not the match's (J3): a wrong id. */
-  private reportWrongWriter(match: string, writer: string | undefined, problem: string, line: number): void {
-    this.report('JoinCorrect', 'wrong-id', `a write changes ${match}, which is not a match of its writer: ${problem}`, match, writer, [
-      { file: 'sink', line, role: `the write of key ${writer ?? '?'}` },
-    ]);
   }
 
   private reportOnce(e: MatchEntry, property: AuditProperty, kind: ViolationKind, message: string, witness: WitnessLine[]): void {
