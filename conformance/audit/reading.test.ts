@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../spec/index.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
@@ -242,6 +243,47 @@ describe('values as pipelines write them', () => {
       e: 1e300,
     });
     expect(parseLine('{"a":"\\"9007199254740993","b":9007199254740991}')).toEqual({ a: '"9007199254740993', b: 9007199254740991 });
+  });
+
+  it('property (J1 times, J3 ids, read exactly): every integer literal is its exact value, beyond 2^53 its decimal text; strings and other numbers as JSON.parse reads them', () => {
+    type Tree = bigint | string | number | boolean | null | Tree[] | { [k: string]: Tree };
+    const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+      tree: fc.oneof(
+        { depthSize: 'small' },
+        fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }),
+        fc.string({ unit: fc.constantFrom('9', '0', '"', '\\', '-', 'e', '.', 'x', ' ') }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('tree'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ maxLength: 3 }), tie('tree'), { maxKeys: 4 }),
+      ),
+    }));
+    const text = (t: Tree): string =>
+      typeof t === 'bigint'
+        ? t.toString()
+        : Array.isArray(t)
+          ? `[${t.map(text).join(',')}]`
+          : t !== null && typeof t === 'object'
+            ? `{${Object.entries(t)
+                .map(([k, v]) => `${JSON.stringify(k)}:${text(v)}`)
+                .join(',')}}`
+            : JSON.stringify(t);
+    const expected = (t: Tree): unknown =>
+      typeof t === 'bigint'
+        ? Number.isSafeInteger(Number(t))
+          ? Number(t)
+          : t.toString()
+        : Array.isArray(t)
+          ? t.map(expected)
+          : t !== null && typeof t === 'object'
+            ? Object.fromEntries(Object.entries(t).map(([k, v]) => [k, expected(v)]))
+            : (JSON.parse(JSON.stringify(t)) as unknown);
+    fc.assert(
+      fc.property(tree, (t) => {
+        expect(parseLine(text(t))).toEqual(expected(t));
+      }),
+    );
   });
 
   it('ISO-8601 date-times are exact in their unit, offsets applied; finer than the unit, or without an offset, refused', () => {
