@@ -269,6 +269,8 @@ describe('values as pipelines write them', () => {
                 .map(([k, v]) => `${JSON.stringify(k)}:${text(v)}`)
                 .join(',')}}`
             : JSON.stringify(t);
+    // A double written as an integer literal beyond 2^53 (9007199254740992) is such a literal too: its text.
+    const literal = (l: string): unknown => (/^-?\d+$/.test(l) && !Number.isSafeInteger(Number(l)) ? l : (JSON.parse(l) as unknown));
     const expected = (t: Tree): unknown =>
       typeof t === 'bigint'
         ? Number.isSafeInteger(Number(t))
@@ -278,7 +280,7 @@ describe('values as pipelines write them', () => {
           ? t.map(expected)
           : t !== null && typeof t === 'object'
             ? Object.fromEntries(Object.entries(t).map(([k, v]) => [k, expected(v)]))
-            : (JSON.parse(JSON.stringify(t)) as unknown);
+            : literal(JSON.stringify(t));
     fc.assert(
       fc.property(tree, (t) => {
         expect(parseLine(text(t))).toEqual(expected(t));
