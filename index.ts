@@ -131,8 +131,21 @@ export type { Checkpoint, CheckpointStore, ClusterApplyResult, HistoryRecorder, 
 // protocol v2, and the protocol server for your own), lockstep runs, random
 // traces, exhaustive scenarios, the mutant catalogue, counterexample files.
 export { runConform } from './conformance/job/conform.ts';
-export type { ConformOptions, ConformReport, ConformVerdict, TraceRun, TraceSource } from './conformance/job/conformTypes.ts';
+export type {
+  ConformOptions,
+  ConformReport,
+  ConformSystem,
+  ConformVerdict,
+  TraceInput,
+  TraceRun,
+  TraceSource,
+} from './conformance/job/conformTypes.ts';
+export { builtInTraces } from './conformance/job/traceFilesPart.ts';
 export type { Failure } from './conformance/report/failure.ts';
+export { causeOf, groupByCause } from './conformance/report/causes.ts';
+export type { AttachCandidate, CauseGroup } from './conformance/report/causes.ts';
+export { DEFAULT_LINK_BASE } from './conformance/report/specLinks.ts';
+export type { LinkBase } from './conformance/report/specLinks.ts';
 export type { Shard } from './conformance/job/shard.ts';
 export { spawnSystem } from './conformance/adapters/process.ts';
 export type { ProcessOptions } from './conformance/adapters/process.ts';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Launcher of the streamjoin command. It runs the compiled CLI (dist/, built
-// by `npm run build`, which `npm ci` and `npm install` run through `prepare`).
+// by `npm run build`; `npm pack` runs it through `prepack`, so the published
+// package has it), else, in a checkout not built yet, the TypeScript sources.
 //
 // Mutation testing (`mutants`, `serve --mutant`) patches the implementation's
 // TypeScript sources and loads them through tsx, which only a checkout has:

@@ -10,7 +10,7 @@ import { writeExampleHistory } from '../conformance/audit/example.ts';
 import { loadColumnMapping } from '../conformance/audit/columns.ts';
 import { HISTORY_FORMATS, READ_FORMATS, type HistoryFormat, type ReadFormat } from '../conformance/audit/formats.ts';
 import { TIME_UNITS, type TimeUnit } from '../conformance/audit/times.ts';
-import type { Output } from './output.ts';
+import { invocationOf, type Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { shardFlag } from './harnessArgs.ts';
@@ -66,6 +66,10 @@ bad input, not a violation.
                        system, not a corrupt recording
   --lookahead N        log records read ahead of where the sink stands before a
                        change the log has not made yet is set aside (default 100000)
+  --spill MODE         check by partitions by key hash on disk (bounded memory
+                       for a sink far out of log order, e.g. grouped by key):
+                       auto (default: when the one pass would hold too much),
+                       always, never
   --keep N             violations kept with witnesses per property (default 20)
   --json               print one JSON report (${AUDIT_REPORT_FORMAT},
                        spec/schemas/reports/audit-report.schema.json)
@@ -205,6 +209,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         'sink-model': { type: 'string' },
         'no-lateness': { type: 'boolean', default: false },
         shard: { type: 'string' },
+        spill: { type: 'string' },
         incomplete: { type: 'boolean', default: false },
         'allow-invalid': { type: 'boolean', default: false },
         lookahead: { type: 'string' },
@@ -244,6 +249,9 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   const sinkModel = values['sink-model'];
   if (sinkModel !== undefined && !(SINK_MODELS as readonly string[]).includes(sinkModel))
     throw usageError(`--sink-model must be one of ${SINK_MODELS.join(', ')}, got "${sinkModel}"`);
+  const spill = values.spill;
+  if (spill !== undefined && spill !== 'auto' && spill !== 'always' && spill !== 'never')
+    throw usageError(`--spill must be one of auto, always, never, got "${spill}"`);
   const progress = values.quiet ? undefined : progressReporter(out);
   const started = performance.now();
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, the interrupt is heard, and the second pass can read it again.
@@ -265,6 +273,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
       },
       ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
       noLateness: values['no-lateness'],
+      ...(spill === undefined ? {} : { spill }),
       ...(values.shard === undefined ? {} : { shard: shardFlag(values.shard) as Shard }),
       incomplete: values.incomplete,
       allowInvalid: values['allow-invalid'],
@@ -338,7 +347,7 @@ function example(
       : [`  the cluster did not come back to quiescence (${h.incomplete}): the sink's last line says the history is incomplete`]),
     ...(h.damage === undefined ? [] : [`  damage: ${h.damage.kind}: ${h.damage.description}`]),
     `audit it with:`,
-    `  streamjoin audit --log ${h.log} --sink ${h.sink}${configFlag}`,
+    `  ${invocationOf(out).join(' ')} audit --log ${h.log} --sink ${h.sink}${configFlag}`,
   ];
   if (values.json) out.stdout(`${JSON.stringify({ seed, ...h })}\n`);
   else out.stdout(`${lines.join('\n')}\n`);

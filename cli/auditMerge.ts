@@ -73,6 +73,7 @@ export function mergeAudit(shards: readonly AuditJson[], missing: readonly numbe
       forgotten: sum((s) => s.stats.forgotten),
       contractSuspects: sum((s) => s.stats.contractSuspects),
       secondPass: shards.some((s) => s.stats.secondPass),
+      partitions: Math.max(...shards.map((s) => s.stats.partitions)),
     },
   };
 }

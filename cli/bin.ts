@@ -2,21 +2,20 @@
 // streams, the exit code from `main`. bin/streamjoin.js loads this module,
 // compiled (dist/cli/bin.js) or, for mutation testing in a checkout, as
 // TypeScript through tsx.
-import { basename, isAbsolute, join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { quickAnswer } from './mainHelp.ts';
 
 /**
- * How the user ran streamjoin, so that a printed command (replay a
- * counterexample) runs where it is printed: `npx streamjoin` (npx, or an
- * npm script of a project that depends on streamjoin), `streamjoin` (on the
- * PATH), or `node <the launcher, relative to the working directory>`.
+ * How a printed command (replay a counterexample) starts: `streamjoin` when
+ * it was run from the PATH (a global install), else `npx streamjoin`, which
+ * works wherever streamjoin is installed and in a checkout of it, so a
+ * command copied from a counterexample file runs on another machine too.
  */
 function invocation(): string[] {
   const script = process.argv[1] ?? '';
   const local = relative(process.cwd(), script);
-  if (process.env['npm_command'] === 'exec' || local === join('node_modules', '.bin', 'streamjoin')) return ['npx', 'streamjoin'];
-  if (basename(script) === 'streamjoin') return ['streamjoin'];
-  return ['node', local === '' || isAbsolute(local) ? script : local];
+  if (basename(script) === 'streamjoin' && local !== join('node_modules', '.bin', 'streamjoin')) return ['streamjoin'];
+  return ['npx', 'streamjoin'];
 }
 
 // A reader that stops reading (`| head`, a closed pipe) makes the next write

@@ -194,7 +194,7 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
   if (text && (all || s.shard))
     out.stdout(
       all
-        ? `streamjoin check: preset ${s.preset.name} in ${all.length} parts (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
+        ? `streamjoin check: preset ${s.preset.name} in ${all.length} part${all.length === 1 ? '' : 's'} (key independence, SPEC §6): ${all.map((p) => p.label).join(', ')}${shardText}\n`
         : `streamjoin check: ${subjectOf(s)}${shardText}\n`,
     );
   live.part(parts.length === 1 && parts[0]?.label !== undefined ? `part ${parts[0].label}` : subjectOf(s));

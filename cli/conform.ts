@@ -15,7 +15,10 @@ import {
   SHARD_HELP,
   SYSTEM_FLAGS_HELP,
   SYSTEM_FLAG_OPTIONS,
+  LINK_BASE_HELP,
+  LINK_BASE_OPTION,
   buildSystem,
+  linkBaseFlag,
   lazyCovers,
   outDirProblem,
   parseLevel,
@@ -25,7 +28,7 @@ import {
 } from './harnessArgs.ts';
 import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
-import { KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
+import { KILL_EXHAUSTIVE_EXAMPLE, KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
 import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
 import type { ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
@@ -48,7 +51,7 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
                    [--reporter junit=FILE] [--reporter tap[=FILE]]
                    [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                    [--time-budget SECONDS] [--path PATH]
-streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--out DIR]
+streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--exhaustive] [--out DIR]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -71,6 +74,7 @@ observation and reports the first divergence.
                        (streamjoin/conform-report@1, spec/schemas/reports/)
   --itf                also write each counterexample in the Informal Trace Format
                        of Apalache and Quint (DIR/NAME.itf.json); replay reads it
+${LINK_BASE_HELP}
 ${SYSTEM_FLAGS_HELP}
   --time-budget SECONDS  stop the whole run after this long (verdict unknown
                        unless a divergence was found); the random traces stop
@@ -111,7 +115,7 @@ async function conformKill(
   values: { [name: string]: string | boolean | (string | boolean)[] | undefined } & SystemFlags,
   out: Output,
 ): Promise<number> {
-  for (const flag of ['exhaustive', 'json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
+  for (const flag of ['json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
     if (values[flag] !== undefined && values[flag] !== false)
       throw usageError(`--${flag} is not available with --kill (kill mode runs the cluster examples and random traces at level faults)`);
   if (values.level !== undefined && values.level !== 'faults') throw usageError('--kill runs at level faults');
@@ -134,8 +138,18 @@ async function conformKill(
           if (t.kind !== 'cluster' || !t.trace.steps.some((s) => isCrashPoint(s.action as ExternalAction))) return [];
           return [{ path, trace: withKills(t.trace) }];
         });
+  // --exhaustive: the planned migration under traffic, each of its steps killed at every durable write point.
+  const exhaustive =
+    values.exhaustive === true
+      ? specExamplePaths()
+          .filter((path) => path.endsWith(KILL_EXHAUSTIVE_EXAMPLE))
+          .flatMap((path) => {
+            const t = loadCheckedTrace(path);
+            return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+          })
+      : [];
   out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})\n`);
-  return killConformCommand({ sut, seed, runs, examples, outDir, flags: values }, out);
+  return killConformCommand({ sut, seed, runs, examples, exhaustive, outDir, flags: values }, out);
 }
 
 export async function conformCommand(args: readonly string[], out: Output): Promise<number> {
@@ -153,6 +167,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
         json: { type: 'boolean', default: false },
         itf: { type: 'boolean', default: false },
         ...SYSTEM_FLAG_OPTIONS,
+        ...LINK_BASE_OPTION,
         'time-budget': { type: 'string' },
         examples: { type: 'string' },
         exhaustive: { type: 'boolean', default: false },
@@ -183,6 +198,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
   }
+  const linkBase = linkBaseFlag(values['link-base']);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // All input is read and checked before the system under test starts.
@@ -221,7 +237,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     await system.close();
   }
   // After the system is closed: each counterexample's stderr (its own trace's) is complete by now.
-  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf);
+  const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf, linkBase);
   const json = conformJson(report, written);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
   else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));

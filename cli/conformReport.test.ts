@@ -11,7 +11,8 @@ import { noRetractionsSystem } from '../conformance/report/counterexampleFixture
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/adapters/modelSut.ts';
 import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
-import { conformSummary, displayPath } from './conformReport.ts';
+import { conformSummary } from './conformReport.ts';
+import { portablePath } from '../conformance/report/counterexampleFiles.ts';
 
 const seed = inject('fcSeed');
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'multi-match-retraction.trace.json');
@@ -31,13 +32,13 @@ describe("an example's divergence: the example's step and the counterexample's, 
     const f = report.failures[0];
     if (!f) throw new Error('no failure');
     expect(f.exampleStep).toBeDefined();
-    const both = `step ${f.exampleStep} of the example (step ${f.divergence.step} of the ${f.trace.trace.steps.length}-step counterexample)`;
+    const both = `step ${(f.exampleStep ?? 0) + 1} of the example (step ${f.divergence.step + 1} of the ${f.trace.trace.steps.length}-step counterexample)`;
     expect(progress).toContain(`FAIL operator multi-match-retraction: ${both}: ${f.divergence.summary}`);
     const summary = conformSummary(report, [
       { failure: f, tracePath: 'T', explainPath: 'E', markdownPath: 'M', htmlPath: 'H', replay: 'R', replayArgv: ['R'] },
     ]);
-    expect(summary).toContain(`FAIL at level operator: example ${displayPath(example)}: ${both}`);
-    expect(summary).toContain(`Divergence at step ${f.divergence.step}:`);
+    expect(summary).toContain(`FAIL at level operator: example ${portablePath(example)}: ${both}`);
+    expect(summary).toContain(`Divergence at step ${f.divergence.step + 1}:`);
   });
 });
 

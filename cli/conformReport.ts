@@ -14,8 +14,9 @@ import type {
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import type { Divergence } from '../conformance/report/divergence.ts';
 import type { Failure } from '../conformance/report/failure.ts';
-import { type WrittenCounterexample, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
+import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
 import { describeDivergence } from '../conformance/report/explain.ts';
+import { causeOf } from '../conformance/report/causes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
@@ -39,24 +40,28 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
         `${r.verdict === 'fail' ? ` (shrunk ${r.shrinks} times)` : ''}${r.note ? ` (${r.note})` : ''}`,
     );
   }
-  for (const w of written) {
-    const f = w.failure;
+  // One block per cause: the counterexample to attach in full, the others of that cause a line each.
+  const groups = report.causes.filter((g) => written[g.attach] !== undefined);
+  for (const g of groups) {
+    const w = written[g.attach] as WrittenCounterexample;
     lines.push('');
-    const what =
-      f.origin === 'random'
-        ? `random trace, shrunk to ${f.trace.trace.steps.length} steps`
-        : f.origin === 'exhaustive'
-          ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${f.trace.trace.steps.length} steps`
-          : `example ${f.path !== undefined ? displayPath(f.path) : ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, f.trace.trace.steps.length)}`;
-    lines.push(`FAIL at level ${f.level}: ${what}`);
-    lines.push(describeDivergence(f.divergence).replace(/^/gm, '  '));
+    lines.push(`FAIL at level ${w.failure.level}: ${failureOrigin(w.failure)}`);
+    lines.push(describeDivergence(w.failure.divergence).replace(/^/gm, '  '));
     lines.push(`  counterexample: ${w.tracePath}`);
     lines.push(`  explanation:    ${w.explainPath}`);
     lines.push(`  markdown:       ${w.markdownPath}`);
-    lines.push(`  viewer:         ${w.htmlPath} (streamjoin view ${w.htmlPath})`);
+    lines.push(`  viewer:         ${w.htmlPath} (npx streamjoin view ${w.htmlPath})`);
     if (w.itfPath) lines.push(`  ITF:            ${w.itfPath}`);
     lines.push(`  replay:         ${w.replay}`);
     if (w.search) lines.push(`  replay search:  ${w.search}`);
+    const others = g.members.filter((i) => i !== g.attach && written[i] !== undefined);
+    if (others.length > 0) {
+      lines.push(`  the same cause (${g.cause}) in ${others.length} more:`);
+      for (const i of others) {
+        const o = written[i] as WrittenCounterexample;
+        lines.push(`    ${o.markdownPath}: ${failureOrigin(o.failure)}`);
+      }
+    }
   }
   if (report.unknown) {
     lines.push('');
@@ -71,10 +76,29 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
     report.verdict === 'pass'
       ? 'verdict: conforms'
       : report.verdict === 'fail'
-        ? `verdict: DIVERGES (${report.failures.length} counterexample${report.failures.length === 1 ? '' : 's'})`
+        ? `verdict: DIVERGES (${plural(report.failures.length, 'counterexample')}, ${plural(report.causes.length, 'cause')})`
         : 'verdict: UNKNOWN',
   );
+  // Last, what to attach to a bug report: one counterexample per cause.
+  for (const g of groups) {
+    const w = written[g.attach] as WrittenCounterexample;
+    lines.push(
+      `attach: ${w.markdownPath} (${plural(w.failure.trace.trace.steps.length, 'step')})${groups.length > 1 ? ` for ${g.cause}` : ''}`,
+    );
+  }
   return `${lines.join('\n')}\n`;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Where a failure came from, in the words of the summary. */
+function failureOrigin(f: Failure): string {
+  const steps = f.trace.trace.steps.length;
+  return f.origin === 'random'
+    ? `random trace, shrunk to ${plural(steps, 'step')}`
+    : f.origin === 'exhaustive'
+      ? `exhaustive scenario ${f.scenario ?? ''}, minimized to ${plural(steps, 'step')}`
+      : `example ${f.path !== undefined ? portablePath(f.path) : ''}: ${exampleStepText(f.exampleStep ?? f.divergence.step, f.divergence.step, steps)}`;
 }
 
 /**
@@ -177,6 +201,10 @@ export interface FailureJson {
   readonly replay: readonly string[];
   readonly replayCommand: string;
   readonly search: readonly string[] | null;
+  /** Its cause (report/causes.ts): failures with the same cause are taken for one bug. */
+  readonly cause: string;
+  /** The one of its cause to attach to a bug report. */
+  readonly attach: boolean;
 }
 
 /** `streamjoin conform --json` (spec/schemas/reports/conform-report.schema.json). */
@@ -199,7 +227,7 @@ export interface ConformJson extends ReportHeader {
   readonly unknown: Unknown | null;
 }
 
-export function failureJson(w: WrittenCounterexample): FailureJson {
+export function failureJson(w: WrittenCounterexample, attach: boolean): FailureJson {
   return {
     level: w.failure.level,
     origin: w.failure.origin,
@@ -218,6 +246,8 @@ export function failureJson(w: WrittenCounterexample): FailureJson {
     replay: w.replayArgv,
     replayCommand: w.replay,
     search: w.searchArgv ?? null,
+    cause: causeOf(w.failure.level, w.failure.divergence),
+    attach,
   };
 }
 
@@ -239,7 +269,12 @@ export function conformJson(report: ConformReport, written: readonly WrittenCoun
     exhaustive: report.exhaustive.map((x) => ({ ...x, ms: Math.round(x.ms) })),
     coverage: report.coverage ?? null,
     random: report.random,
-    failures: written.map(failureJson),
+    failures: written.map((w, i) =>
+      failureJson(
+        w,
+        report.causes.some((g) => g.attach === i),
+      ),
+    ),
     unknown: report.unknown ?? null,
   };
 }
@@ -260,7 +295,7 @@ function failureCase(name: string, classname: string, f: FailureJson, timeMs?: n
     name,
     classname,
     status: 'fail',
-    message: `diverges at step ${f.divergence.step} (level ${f.level}): ${f.divergence.summary}`,
+    message: `diverges at step ${f.divergence.step + 1} (level ${f.level}): ${f.divergence.summary}`,
     details: failureDetails(f),
     file: f.counterexample,
     ...(timeMs !== undefined ? { timeMs } : {}),

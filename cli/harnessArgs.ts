@@ -13,6 +13,7 @@ import { EXHAUSTIVE_SCENARIOS, coverAnyScenarioPaced, type AnyCover, type AnySce
 import { envOf, type Output } from './output.ts';
 import { positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 import { parseShard, type Shard } from '../conformance/job/shard.ts';
+import { DEFAULT_LINK_BASE, linkBaseProblem, type LinkBase } from '../conformance/report/specLinks.ts';
 
 export interface SystemFlags {
   timeout?: string | undefined;
@@ -34,6 +35,23 @@ export const SYSTEM_FLAG_OPTIONS = {
   'startup-timeout': { type: 'string' },
   'max-line': { type: 'string' },
 } as const;
+
+/** `--link-base`: in the help of every command that writes a counterexample's Markdown and HTML. */
+export const LINK_BASE_HELP = `  --link-base URL|file where the rule links of NAME.md and NAME.html point: URL/spec/SPEC.md
+                       (default: ${DEFAULT_LINK_BASE}, the published
+                       repository at this version); "file" for this installation's
+                       SPEC.md, relative to the files (for reading them on this machine)`;
+
+/** The parseArgs option of LINK_BASE_HELP. */
+export const LINK_BASE_OPTION = { 'link-base': { type: 'string' } } as const;
+
+/** The `--link-base` value checked, or undefined (the default). */
+export function linkBaseFlag(text: string | undefined): LinkBase | undefined {
+  if (text === undefined) return undefined;
+  const problem = linkBaseProblem(text);
+  if (problem) throw usageError(`--link-base: ${problem}`);
+  return text;
+}
 
 /**
  * `--sut model`, `--sut impl` or a command. `signal` interrupts it: every

@@ -23,7 +23,14 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        the command is started again on the same directory,
                        re-attaches (init with "recover": true) and must show the
                        model's state after a crash of every node; prints the
-                       kills and the time each kill and restart took`;
+                       kills and the time each kill and restart took; with
+                       --exhaustive, first each step of the cluster example
+                       ${'planned-migration-under-traffic'} killed in flight at
+                       every durable write point it makes, in turn (slow: a
+                       process start per write point)`;
+
+/** The example --kill --exhaustive kills at every write point of every step. */
+export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
 
 export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace (spec/PROTOCOL.md, "Kill mode"): the
                        command names its data directory with {data}; at each kill
@@ -67,7 +74,7 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
   lines.push(`streamjoin conform --kill: ${verdict}`);
   lines.push(`  system: ${report.sut}`);
   lines.push(
-    `  traces: ${report.examples} examples, ${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
+    `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
   lines.push(
     `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly})`,
@@ -104,6 +111,7 @@ export async function killConformCommand(
     readonly seed: number;
     readonly runs: number;
     readonly examples: readonly { path: string; trace: ClusterTrace }[];
+    readonly exhaustive: readonly { path: string; trace: ClusterTrace }[];
     readonly outDir: string;
     readonly flags: SystemFlags;
   },
@@ -115,6 +123,7 @@ export async function killConformCommand(
     seed: options.seed,
     runs: options.runs,
     examples: options.examples,
+    exhaustive: options.exhaustive,
     process: processOptions(options.flags, out.signal),
     ...(out.signal ? { signal: out.signal } : {}),
     progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),

@@ -26,7 +26,7 @@ describe('streamjoin run', () => {
     writeFileSync(join(dir, 't.json'), JSON.stringify(trace));
     const r = await capture(['run', join(dir, 't.json')]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('at step 7');
+    expect(r.stdout).toContain('at step 8');
     expect(r.stdout).toContain('outcome expected {"code":"accepted"}');
     expect(r.stdout).toContain('outcome actual   {"code":"late"}');
   });
@@ -126,5 +126,15 @@ describe('streamjoin ci (the main job)', () => {
     expect(ran).toEqual(['a', 'b', 'c', 'a', 'b', 'a', 'b', 'a', 'b', 'a']);
     expect(stdout).toContain('== 1. a ==\n');
     expect(stdout).toContain('\n== 3. c ==\n');
+    // Each run ends with one verdict line for the whole job.
+    const verdicts = stdout.split('\n').filter((l) => l.startsWith('== ci: '));
+    expect(verdicts).toEqual([
+      '== ci: FAIL (exit 1; part 1: 0, part 2: 1, part 3: 0) ==',
+      '== ci: FAIL (exit 1; part 1: 2, part 2: 1) ==',
+      '== ci: UNKNOWN (exit 2; part 1: 2, part 2: 0) ==',
+      '== ci: ERROR (exit 254; part 1: 254, part 2: 1) ==',
+      '== ci: PASS (exit 0; part 1: 0) ==',
+    ]);
+    expect(stdout.trimEnd().endsWith('== ci: PASS (exit 0; part 1: 0) ==')).toBe(true);
   });
 });

@@ -77,7 +77,11 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
     }
     codes.push(await part.run(out));
   }
-  return worstExit(codes);
+  const code = worstExit(codes);
+  // One line that says how the whole job went, each part's exit code with it.
+  const word = code === EXIT.pass ? 'PASS' : code === EXIT.fail ? 'FAIL' : code === EXIT.unknown ? 'UNKNOWN' : 'ERROR';
+  out.stdout(`\n== ci: ${word} (exit ${code}; ${codes.map((c, i) => `part ${i + 1}: ${c}`).join(', ')}) ==\n`);
+  return code;
 }
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {

@@ -7,6 +7,7 @@ import { InputError, parseJson, readInputsAhead, readTextFile, schemaError } fro
 import type { Level } from '../spec/index.ts';
 import type { ExhaustiveResult, RandomResult } from '../conformance/job/conformTypes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
+import { groupByCause } from '../conformance/report/causes.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import type { Output } from './output.ts';
@@ -175,7 +176,10 @@ function mergeConform(shards: readonly ConformJson[], count: number, missing: re
       ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
     };
   });
-  const failures = shards.flatMap((s) => s.failures);
+  // Across shards one cause may have a counterexample in several: one to attach per cause, chosen again over all.
+  const found = shards.flatMap((s) => s.failures);
+  const attached = new Set(groupByCause(found).map((g) => g.attach));
+  const failures = found.map((f, i) => ({ ...f, attach: attached.has(i) }));
   const unknown =
     shards.find((s) => s.unknown !== null)?.unknown ??
     (missing.length > 0

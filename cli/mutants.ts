@@ -14,7 +14,16 @@ import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { SHARD_HELP, buildCovers, outDirProblem, shardFlag, shardSeed } from './harnessArgs.ts';
+import {
+  LINK_BASE_HELP,
+  LINK_BASE_OPTION,
+  SHARD_HELP,
+  buildCovers,
+  linkBaseFlag,
+  outDirProblem,
+  shardFlag,
+  shardSeed,
+} from './harnessArgs.ts';
 import { specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
 import { LiveProgress } from './progress.ts';
@@ -46,10 +55,12 @@ under --out and replays with the printed command against
   --itf             also write each counterexample as DIR/NAME.itf.json (Informal
                     Trace Format); each kill also leaves NAME.explain.txt, NAME.md
                     (Mermaid) and NAME.html (the viewer) beside its trace
+${LINK_BASE_HELP.replace(/^ {2}--link-base URL\|file /, '  --link-base URL|file\n                       ')}
   --each-part       also run each part alone (examples, exhaustive, random) against
                     each mutant, and say which parts kill it
-  --regressions DIR also write each kill's counterexample as DIR/NAME.trace.json, a
-                    regression trace (conform runs those in
+  --regressions DIR also write each kill's counterexample as a regression trace,
+                    DIR/NAME.trace.json, NAME the catalogue's name of what it
+                    exercises (conform runs those in
                     conformance/mutants/regressions/ with the examples)
   --list            list the catalogue and exit
 ${SHARD_HELP.replace(/^ {2}--shard K\/N {10}/, '  --shard K/N       ')}
@@ -128,7 +139,7 @@ function summary(
   if (b.verdict !== 'pass') {
     lines.push('the mutants were not run: a kill means something only if the implementation as it is passes the same harness');
     for (const f of b.failures)
-      lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`);
+      lines.push(`  ${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step + 1}: ${f.divergence.summary}`);
     if (b.unknown) lines.push(`  unknown: ${b.unknown.reason}`);
   }
   if (report.results.length > 0) {
@@ -186,6 +197,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         out: { type: 'string', default: 'out' },
         json: { type: 'boolean', default: false },
         itf: { type: 'boolean', default: false },
+        ...LINK_BASE_OPTION,
         'each-part': { type: 'boolean', default: false },
         regressions: { type: 'string' },
         list: { type: 'boolean', default: false },
@@ -214,6 +226,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   const mutants = shardItems(values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant), shard);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  const linkBase = linkBaseFlag(values['link-base']);
   const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
   if (regressionsProblem) throw usageError(`--regressions ${values.regressions}: ${regressionsProblem}`);
   // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
@@ -256,6 +269,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
         sut: `mutant ${r.mutant.name}`,
         implementation: `streamjoin-impl-mutant-${r.mutant.name}`,
         itf: values.itf,
+        ...(linkBase !== undefined ? { linkBase } : {}),
       }),
     );
   }
@@ -263,13 +277,12 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     for (const r of report.results) {
       if (!r.failure) continue;
       const t = r.failure.trace.trace;
-      const description = (
-        `Regression trace of the mutant ${r.mutant.name} (${r.mutant.bugClass}, ${r.mutant.rule}: ${r.mutant.description}); ` +
-        `found by streamjoin mutants --seed ${seed}. ${t.description ?? ''}`
-      ).trim();
+      // Named and described by what it exercises: a system that fails it need not have the mutant's bug.
+      const description =
+        `A regression trace for ${r.mutant.rule}; kept (found by streamjoin mutants --seed ${seed}). ${t.description ?? ''}`.trim();
       writeFileAtomic(
-        join(values.regressions, `${r.mutant.name}.trace.json`),
-        `${prettyJson({ ...t, name: r.mutant.name, description })}\n`,
+        join(values.regressions, `${r.mutant.regression}.trace.json`),
+        `${prettyJson({ ...t, name: r.mutant.regression, description })}\n`,
       );
     }
   }
@@ -346,7 +359,9 @@ function mutantsJson(
     b.verdict === 'pass'
       ? null
       : [
-          ...b.failures.map((f) => `${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step}: ${f.divergence.summary}`),
+          ...b.failures.map(
+            (f) => `${f.origin} ${f.scenario ?? f.path ?? f.level}: step ${f.divergence.step + 1}: ${f.divergence.summary}`,
+          ),
           ...(b.unknown ? [`unknown: ${b.unknown.reason}`] : []),
         ].join('; ');
   return {

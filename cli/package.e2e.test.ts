@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { schemaError } from '../spec/index.ts';
 
@@ -29,6 +29,8 @@ interface Packed {
 
 let packed: Packed;
 let project: string;
+/** What `npm install` of the tarball printed on stderr. */
+let installStderr: string;
 
 function inProject(command: string, args: readonly string[]): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd: project, env: userEnv(), encoding: 'utf8', timeout: 300_000 });
@@ -36,22 +38,28 @@ function inProject(command: string, args: readonly string[]): SpawnSyncReturns<s
 
 beforeAll(() => {
   const dest = tmp();
-  // `npm pack` runs `prepare` (the build): the tarball holds a dist/ compiled from these sources.
+  // `npm pack` runs `prepack` (the build): the tarball holds a dist/ compiled from these sources.
   const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dest], { cwd: root, env: userEnv(), encoding: 'utf8' });
   packed = (JSON.parse(out.slice(out.indexOf('['))) as Packed[])[0] as Packed;
   project = tmp();
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module' })}\n`);
   // Its dependencies come from npm's cache (filled by the checkout's `npm ci`) or the registry.
-  execFileSync(npm, ['install', join(dest, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'], {
+  const installed = spawnSync(npm, ['install', join(dest, packed.filename), '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: project,
     env: userEnv(),
     encoding: 'utf8',
-    stdio: 'pipe',
+    timeout: 300_000,
   });
+  if (installed.status !== 0) throw new Error(`npm install failed: ${installed.stderr}`);
+  installStderr = installed.stderr;
 }, 300_000);
 
 describe('the published package (npm pack, installed in a fresh project)', () => {
-  it('holds what a user needs and nothing else: dist (JS, .d.ts, source maps), the spec documents, schemas and examples, docs, the license', () => {
+  it('installs without a warning (no install script, no engine it does not meet)', () => {
+    expect(installStderr).not.toMatch(/warn/i);
+  });
+
+  it('holds what a user needs and nothing else: dist (JS and .d.ts, no source maps), the spec documents, schemas and examples, docs, the license', () => {
     const paths = packed.files.map((f) => f.path);
     for (const needed of [
       'package.json',
@@ -59,7 +67,6 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
       'bin/streamjoin.js',
       'dist/index.js',
       'dist/index.d.ts',
-      'dist/index.js.map',
       'dist/cli/bin.js',
       'spec/SPEC.md',
       'spec/PROTOCOL.md',
@@ -78,8 +85,25 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
         /^(bench|scripts|test-setup|\.ci)\/|^[^/]+\.ts$|^(cli|model|impl|spec|conformance|explore)\/.*\.ts$/,
       );
     }
-    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'streamjoin', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(
+      paths.filter((p) => p.endsWith('.map')),
+      'no source maps',
+    ).toEqual([]);
+    // Every module shipped is loaded from the entry points (the library, the CLI), or holds types only (`export {};`).
+    const installed = join(project, 'node_modules', 'streamjoin');
+    const reached = modulesReachedFrom(installed, ['dist/index.js', 'dist/cli/bin.js']);
+    for (const p of paths.filter((x) => x.endsWith('.js') && x.startsWith('dist/')))
+      if (!reached.has(p)) expect(readFileSync(join(installed, p), 'utf8').trim(), `${p}: nothing imports it`).toBe('export {};');
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(pkg['private']).toBeUndefined();
+    expect(pkg['repository']).toEqual({ type: 'git', url: 'git+https://github.com/streamjoin/streamjoin.git' });
+    expect(pkg['homepage']).toBe('https://github.com/streamjoin/streamjoin#readme');
+    expect(pkg['bugs']).toEqual({ url: 'https://github.com/streamjoin/streamjoin/issues' });
+    expect(Object.keys(pkg['scripts'] as object)).not.toContain('prepare');
+    expect(pkg['engines']).toEqual({ node: '>=20.19' });
+    // The registry page shows the README without docs/images/: its picture is an absolute URL.
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    for (const [, src] of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) expect(src).toMatch(/^https:\/\//);
     expect(pkg['license']).toBe('MIT');
     expect(Object.keys(pkg['dependencies'] as object)).not.toContain('tsx');
   });
@@ -109,6 +133,17 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     expect(r.stdout).toContain('PASS: every part passes');
   });
 
+  it('npx streamjoin check --model checks the handoff variant shipped for docs/check.md, importing the installed package, on two threads (exit 1: Fenced broken)', () => {
+    const model = join('node_modules', 'streamjoin', 'examples', 'models', 'commit-without-fence.mjs');
+    const r = inProject('npx', ['streamjoin', 'check', '--model', model, '--stop-at-first', '--workers', '2']);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/\(model cluster k1, commit without the fence\)/);
+    expect(r.stdout).toMatch(/Fenced +VIOLATED/);
+    expect(r.stdout).toMatch(
+      /--replay out\/commit-without-fence-Fenced\.json --model node_modules\/streamjoin\/examples\/models\/commit-without-fence\.mjs/,
+    );
+  });
+
   it('a printed replay command works where it is printed: npx streamjoin, the counterexample relative to the working directory', () => {
     const r = inProject('npx', ['streamjoin', 'check', '--preset', 'join-small', '--ablate', 'retract-tombstone']);
     expect(r.status, r.stderr).toBe(1);
@@ -127,13 +162,15 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     const r = inProject('npx', ['streamjoin', 'mutants', '--seed', '1']);
     expect(r.status).toBe(254);
     expect(r.stderr).toMatch(/^usage: SJ105 mutants patch the implementation's TypeScript sources/);
+    // serve --mutant says so in its help.
+    const help = inProject('npx', ['streamjoin', 'help', 'serve']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('It needs a checkout of streamjoin with its development dependencies');
   });
 
-  it("import { … } from 'streamjoin' works from plain Node and from TypeScript that typechecks against the package's declarations", () => {
+  it("import { … } from 'streamjoin' works from plain Node and from TypeScript that typechecks against the package's declarations without @types/node", () => {
     const consumer = `import { SPEC_VERSION, createModelOperator, loadOperatorTrace, runOperatorTrace, type OperatorTrace } from 'streamjoin';
-import { join } from 'node:path';
 
-const trace: OperatorTrace = loadOperatorTrace(join('node_modules', 'streamjoin', 'spec', 'examples', 'horizon-boundary.trace.json'));
+const trace: OperatorTrace = loadOperatorTrace('node_modules/streamjoin/spec/examples/horizon-boundary.trace.json');
 const result = runOperatorTrace(trace, createModelOperator);
 const steps: number = result.observations.length;
 console.log(JSON.stringify({ spec: SPEC_VERSION, name: result.name, steps, diverges: result.divergence !== undefined }));
@@ -151,8 +188,8 @@ console.log(JSON.stringify({ spec: SPEC_VERSION, name: result.name, steps, diver
           skipLibCheck: false,
           rootDir: 'src',
           outDir: 'out',
-          typeRoots: [join(root, 'node_modules', '@types')],
-          types: ['node'],
+          // No Node types: the declarations must not need them.
+          types: [],
         },
         include: ['src'],
       })}\n`,
@@ -174,3 +211,26 @@ console.log(JSON.stringify({ spec: SPEC_VERSION, name: result.name, steps, diver
     expect(plain.stdout).toBe('function true\n');
   });
 });
+
+/** The package's files (paths from its root) that the entry modules load, following relative imports. */
+function modulesReachedFrom(packageRoot: string, entries: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...entries];
+  const specifier =
+    /(?:import|export)\s*(?:[^'"]*?from\s*)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|new URL\(\s*['"](\.[^'"]+)['"]/g;
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    let text: string;
+    try {
+      text = readFileSync(join(packageRoot, file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(specifier)) {
+      const target = posix.normalize(posix.join(posix.dirname(file), (m[1] ?? m[2] ?? m[3]) as string));
+      pending.push(target.endsWith('.ts') ? `${target.slice(0, -3)}.js` : target);
+    }
+  }
+  return seen;
+}

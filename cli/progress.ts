@@ -78,7 +78,10 @@ export class LiveProgress {
   }
 
   private describe(): string {
-    return `${this.current}${this.status ? `: ${this.status}` : ''} (${formatElapsed(this.elapsed())})`;
+    // A part named as the command itself (`conform`) is not said twice: `streamjoin conform: still running: exhaustive …`.
+    const what =
+      this.status && this.command.endsWith(` ${this.current}`) ? this.status : `${this.current}${this.status ? `: ${this.status}` : ''}`;
+    return `${what} (${formatElapsed(this.elapsed())})`;
   }
 
   /** Clears the live line (before other output to the terminal). */

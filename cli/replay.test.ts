@@ -43,7 +43,7 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 describe('run and replay read a long operator trace step by step', () => {
   it(
     `${STEPS.toLocaleString('en-US')} steps: run and replay --sut impl conform; a wrong ` +
-      `expectation at step 10,000 is found there (replay: the file is wrong, SJ111; run: the ` +
+      `expectation at step 10,001 (index 10,000) is found there (replay: the file is wrong, SJ111; run: the ` +
       `operator diverges from the file); bad input after it wins`,
     async () => {
       const dir = tmp();
@@ -61,12 +61,12 @@ describe('run and replay read a long operator trace step by step', () => {
       expect(wrong.stdout).toBe('');
       expect(wrong.stderr).toMatch(
         new RegExp(
-          `^${escapeRegExp(path)}:\\d+:\\d+: SJ111 step 10000: the file expects outcome /code to be "stale", the reference model gives "[a-z]+"`,
+          `^${escapeRegExp(path)}:\\d+:\\d+: SJ111 step 10001: the file expects outcome /code to be "stale", the reference model gives "[a-z]+"`,
         ),
       );
       const runDiverges = await runCli(['run', path]);
       expect(runDiverges.code).toBe(1);
-      expect(runDiverges.stdout).toContain('at step 10000');
+      expect(runDiverges.stdout).toContain('at step 10001');
       // A step that is not of the schema after the divergence: bad input, nothing judged.
       editStep(path, STEPS - 1, (l) => l.replace('"record":{', '"record":{"extra":1,'));
       for (const args of [

@@ -20,7 +20,17 @@ import { failureName, writeCounterexample } from '../conformance/report/countere
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { SYSTEM_FLAGS_HELP, SYSTEM_FLAG_OPTIONS, buildSystem, outDirProblem, parseLevel, type SystemFlags } from './harnessArgs.ts';
+import {
+  LINK_BASE_HELP,
+  LINK_BASE_OPTION,
+  SYSTEM_FLAGS_HELP,
+  SYSTEM_FLAG_OPTIONS,
+  buildSystem,
+  linkBaseFlag,
+  outDirProblem,
+  parseLevel,
+  type SystemFlags,
+} from './harnessArgs.ts';
 import { HARNESS_EXIT_TEXT } from './conform.ts';
 import { displayPath } from './conformReport.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
@@ -70,7 +80,7 @@ export function replayCases(j: ReplayJson): CiResult {
                   name,
                   classname,
                   status: 'fail',
-                  message: `diverges at step ${j.divergence.step}: ${j.divergence.summary}`,
+                  message: `diverges at step ${j.divergence.step + 1}: ${j.divergence.summary}`,
                   details: describeDivergence(j.divergence),
                   file: j.file,
                 }
@@ -113,6 +123,7 @@ memory that does not grow with it (unless --out needs it whole).
                          NAME.explain.txt (with this run's stderr), NAME.md,
                          NAME.html
   --itf                  with --out: also NAME.itf.json (Informal Trace Format)
+${LINK_BASE_HELP}
 ${SYSTEM_FLAGS_HELP}
   --write-expected OUT   write the trace with the model's expectations to OUT
                          (atomically) and exit; no --sut needed
@@ -131,7 +142,7 @@ function disagreementError(file: string, wrong: { step: number; pointer: string;
   return new InputError(
     'SJ111',
     placeInFile(file, wrong.pointer),
-    `step ${wrong.step}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
+    `step ${wrong.step + 1}: ${wrong.text}: the file disagrees with the reference model (rewrite its expectations with --write-expected)`,
   );
 }
 
@@ -235,6 +246,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
         out: { type: 'string' },
         itf: { type: 'boolean', default: false },
         ...SYSTEM_FLAG_OPTIONS,
+        ...LINK_BASE_OPTION,
         'write-expected': { type: 'string' },
         kill: { type: 'boolean', default: false },
         ...REPORTER_OPTION,
@@ -248,6 +260,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   const file = positionals[0] as string;
   const level = parseLevel(values.level);
   if (values.itf && values.out === undefined) throw usageError('--itf writes the counterexample in ITF: give --out DIR too');
+  const linkBase = linkBaseFlag(values['link-base']);
   const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, and the interrupt is heard while it is read.
@@ -330,6 +343,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
         sut: values.sut,
         implementation: `${info.implementation.name} ${info.implementation.version}`,
         itf: values.itf,
+        ...(linkBase !== undefined ? { linkBase } : {}),
       });
     }
     json = {

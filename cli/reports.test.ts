@@ -151,6 +151,24 @@ describe('progress of a long run', () => {
     live.stop();
   });
 
+  it('the heartbeat of conform, whose part is the command itself, reads as docs/ci.md shows it: the part is not said twice', () => {
+    let stderr = '';
+    const c = clock();
+    const live = new LiveProgress({ stdout: () => undefined, stderr: (t) => (stderr += t), interactive: false }, 'streamjoin conform', {
+      now: c.now,
+      heartbeatMs: 5000,
+      timer: false,
+    });
+    live.part('conform');
+    c.advance(35_000);
+    live.tick('exhaustive zombie-after-failover: 1200/1740 interleavings');
+    expect(stderr).toBe('streamjoin conform: still running: exhaustive zombie-after-failover: 1200/1740 interleavings (35 s)\n');
+    expect(readFileSync(join(import.meta.dirname, '..', 'docs', 'ci.md'), 'utf8').replace(/\s+/g, ' ')).toContain(
+      '`streamjoin conform: still running: exhaustive zombie-after-failover: 1200/1740 interleavings (35 s)`',
+    );
+    live.stop();
+  });
+
   it('a terminal: one live line rewritten in place with the part and the elapsed time, cleared before lines that stay', () => {
     let stderr = '';
     const c = clock();

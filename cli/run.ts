@@ -56,7 +56,7 @@ function divergenceText(r: TraceFileResult): string {
   const d = r.divergence;
   if (!d) return '';
   return [
-    `     at step ${d.step}: ${JSON.stringify(d.record)}`,
+    `     at step ${d.step + 1}: ${JSON.stringify(d.record)}`,
     `     ${d.field} expected ${JSON.stringify(d.expected)}`,
     `     ${d.field} actual   ${JSON.stringify(d.actual)}`,
   ].join('\n');
@@ -109,7 +109,7 @@ export function runCases(j: RunJson): CiResult {
                 name: `${t.name} (${t.path})`,
                 classname: 'run.traces',
                 status: 'fail' as const,
-                message: `step ${d.step}: ${d.field} departs from the trace's expectation`,
+                message: `step ${d.step + 1}: ${d.field} departs from the trace's expectation`,
                 details: [
                   `record: ${JSON.stringify(d.record)}`,
                   `expected ${JSON.stringify(d.expected)}`,

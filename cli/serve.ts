@@ -32,7 +32,10 @@ request per line on stdin, one JSON reply per line on stdout, at every level
   --model           serve the reference model instead (a reference for third
                     parties and for the harness's own tests)
   --mutant NAME     serve a mutant of the implementation (streamjoin mutants --list):
-                    what a mutant's counterexample replays against
+                    what a mutant's counterexample replays against. It needs a
+                    checkout of streamjoin with its development dependencies
+                    (npm ci): a mutant patches the TypeScript sources, which the
+                    installed package does not have (254 there)
   --record DIR      record each cluster session's history for streamjoin audit
                     (docs/audit.md): DIR/session-NNNN/ gets log.jsonl (what the
                     log appended), sink.jsonl (what the sink applied) and

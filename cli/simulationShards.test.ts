@@ -52,6 +52,55 @@ describe('check --simulate --shard K/N: disjoint, reproducible shares of a seed'
   });
 });
 
+describe('check --simulate on several threads', () => {
+  it('this thread and the pool threads claim walks from one counter: --walks N runs each of the N walks once, sharded or not', async () => {
+    for (const shard of [[], ['--shard', '2/3']]) {
+      const r = await runCli([
+        'check',
+        '--simulate',
+        '--preset',
+        'smoke',
+        '--seed',
+        '5',
+        '--walks',
+        '6',
+        ...shard,
+        '--workers',
+        '2',
+        '--json',
+        '--out',
+        tmp(),
+      ]);
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as { parts: { walks: number; workers: number; stoppedBy: string }[] };
+      expect(report.parts[0]).toMatchObject({ walks: 6, workers: 2, stoppedBy: 'walks' });
+    }
+    // A violation found by any walker stops them all, and names a walk of the shard.
+    const found = await runCli([
+      'check',
+      '--simulate',
+      '--preset',
+      'smoke',
+      '--ablate',
+      'sink-fence',
+      '--seed',
+      '1',
+      '--walks',
+      '300',
+      '--shard',
+      '1/2',
+      '--workers',
+      '2',
+      '--json',
+      '--out',
+      tmp(),
+    ]);
+    expect(found.code).toBe(1);
+    const v = (JSON.parse(found.stdout) as { parts: { violation: { walk: number } | null }[] }).parts[0]?.violation;
+    expect(v?.walk !== undefined && v.walk % 2 === 0).toBe(true);
+  });
+});
+
 describe('merge-reports: the shards of a simulation are one simulation', () => {
   const shardRun = async (args: readonly string[], shard: string): Promise<{ code: number; file: string; report: SimReport }> => {
     const dir = tmp();

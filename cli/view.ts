@@ -11,8 +11,9 @@ import { writeViewerOf } from '../conformance/report/viewFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
+import { LINK_BASE_HELP, LINK_BASE_OPTION, linkBaseFlag } from './harnessArgs.ts';
 
-export const viewHelp = `streamjoin view FILE [--open]
+export const viewHelp = `streamjoin view FILE [--open] [--link-base URL|file]
 
 Shows a counterexample in its self-contained HTML viewer (one file, no
 network access): the sequence diagram of the nodes, a step slider and
@@ -28,6 +29,7 @@ and file:// URL are printed.
 
   --open    also open it in the desktop's browser ($BROWSER, else xdg-open
             or open); without it nothing is launched (CI has no browser)
+${LINK_BASE_HELP}
 
 Exit codes: 0 the viewer is there; 254 bad input or usage (one line
 \`where: SJnnn message\`). 255 is an internal error of streamjoin.`;
@@ -49,14 +51,15 @@ export async function viewCommand(args: readonly string[], out: Output): Promise
     {
       args: [...args],
       allowPositionals: true,
-      options: { open: { type: 'boolean', default: false } },
+      options: { open: { type: 'boolean', default: false }, ...LINK_BASE_OPTION },
     },
     'view',
   );
   if (positionals.length !== 1) throw usageError(`view takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0] as string;
+  const linkBase = linkBaseFlag(values['link-base']);
   await readInputsAhead([file], { signal: out.signal });
-  const html = file.endsWith('.html') ? file : writeViewerOf(file);
+  const html = file.endsWith('.html') ? file : writeViewerOf(file, linkBase);
   if (!existsSync(html)) throw usageError(`${file}: no such file`);
   const url = pathToFileURL(resolve(html)).href;
   out.stdout(`${html}\n${url}\n`);

@@ -51,7 +51,7 @@ describe('checksummed files', () => {
   it('a header line with the fields, the body length and SHA-256, then the body; bodyProblem finds every change to the body', () => {
     const body = Buffer.from('{"a":1}');
     const bytes = checksummedFile({ format: 'f@1', key: 'k' }, body);
-    const [header, rest] = bytes.toString('utf8').split('\n');
+    const [header, rest] = Buffer.from(bytes).toString('utf8').split('\n');
     expect(JSON.parse(header as string)).toEqual({ format: 'f@1', key: 'k', bytes: 7, sha256: sha256Hex(body) });
     expect(rest).toBe('{"a":1}');
     expect(bodyProblem(body, 7, sha256Hex(body))).toBeUndefined();

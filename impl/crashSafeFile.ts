@@ -20,7 +20,7 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import { dirname } from 'node:path';
 
 /** Writes all of `bytes` at the file's position: `writeSync` may write fewer bytes than asked. */
-export function writeFully(fd: number, bytes: Buffer): void {
+export function writeFully(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
@@ -64,7 +64,7 @@ export type ReplacePoint = 'tmp-partial' | 'tmp-synced' | 'renamed';
  * file `<path>.tmp` for recovery to remove. On an error the temporary file is
  * removed (as far as it can be) and the error is thrown on.
  */
-export function replaceFile(path: string, bytes: Buffer, onPoint?: (point: ReplacePoint, path: string) => void): void {
+export function replaceFile(path: string, bytes: Uint8Array, onPoint?: (point: ReplacePoint, path: string) => void): void {
   const tmp = `${path}.tmp`;
   try {
     const fd = openSync(tmp, 'w');
@@ -88,7 +88,7 @@ export function replaceFile(path: string, bytes: Buffer, onPoint?: (point: Repla
   }
 }
 
-export function sha256Hex(bytes: Buffer | string): string {
+export function sha256Hex(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
@@ -111,13 +111,13 @@ export function checksumHeader(fields: Readonly<Record<string, string | number>>
 }
 
 /** A checksummed file's bytes: its header line and `body`. */
-export function checksummedFile(fields: Readonly<Record<string, string | number>>, body: Buffer): Buffer {
+export function checksummedFile(fields: Readonly<Record<string, string | number>>, body: Uint8Array): Uint8Array {
   return Buffer.concat([Buffer.from(`${checksumHeader(fields, body.length, sha256Hex(body))}\n`, 'utf8'), body]);
 }
 
 /** What is wrong with a checksummed file's body, given its header's `bytes` and `sha256`; undefined when nothing is. */
 export function bodyProblem(
-  body: Buffer,
+  body: Uint8Array,
   bytes: number,
   sha256: string,
 ): { readonly kind: 'truncated' | 'malformed' | 'checksum'; readonly detail: string } | undefined {

@@ -1,7 +1,7 @@
 // The public API report (etc/streamjoin.api.md): declarations of index.ts
-// emitted by tsc (out/api/dts), then API Extractor. `npm run api` writes the
+// emitted by tsc (reports/api/dts), then API Extractor. `npm run api` writes the
 // report; `npm run api:check` (part of `npm test`) fails when the public API
-// differs from the checked-in report, showing the new one in out/api/.
+// differs from the checked-in report, showing the new one in reports/api/.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 const root = join(import.meta.dirname, '..');
 const update = process.argv.includes('--update');
 
-rmSync(join(root, 'out', 'api', 'dts'), { recursive: true, force: true });
+rmSync(join(root, 'reports', 'api', 'dts'), { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.api.json')], {
   stdio: 'inherit',
 });

@@ -1,39 +1,33 @@
 // A system under test in another process, in any language, speaking
-// protocol v2 (spec/PROTOCOL.md) over its stdin and stdout: the protocol
-// client. Its processes' life (process group, stopping, leftovers) is
-// processGroup.ts's.
-//
+// protocol v2 (spec/PROTOCOL.md) over stdin and stdout: the protocol client.
+// Its processes' life is processGroup.ts's; what a reply must be, protocolReplies.ts's.
 // - Requests of a trace are pipelined: all lines go out in one write and
 //   replies are matched by `in_reply_to`.
 // - Every message in both directions is schema-validated (ajv, compiled once).
 // - A dead, hung or babbling process (it exits, no reply in time, bad JSON, a
 //   reply to no outstanding request, a line over the cap, a reply off its
 //   schema) makes every pending and later call reject with SutUnavailable,
-//   carrying the reason and the last stderr lines; its processes are
-//   stopped. So does an abort (the harness interrupted).
+//   carrying the reason, the last stderr lines and the replies in before
+//   (`answered`, judged first); its processes are stopped. So does an abort.
+//   A refused inspect ends the trace (unknown unless a reply before it is
+//   wrong), not the process.
 // - Its stderr is kept per session (one trace), bounded, for explanations.
 import {
   LEVELS,
   PROTOCOL_ERRORS,
   PROTOCOL_VERSION,
   abortReason,
-  isProtocolV1OnlyCode,
   okTypeOf,
   printable,
   protocolErrorName,
-  protocolV1ErrorName,
-  renumberedCodesText,
   schemaError,
-  schemaValidator,
 } from '../../spec/index.ts';
 import type {
   ClusterConfig,
   ClusterObservation,
   ErrorReply,
-  EventsOk,
   ExternalAction,
   InitOk,
-  InspectOk,
   JoinConfig,
   Level,
   LogRecord,
@@ -41,6 +35,19 @@ import type {
   ProtocolRequest,
 } from '../../spec/index.ts';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './lines.ts';
+import {
+  RepliesCut,
+  aboveLevel,
+  aboveLevelProblem,
+  clusterStepReplies,
+  observeReply,
+  toAction,
+  protocolOneReason,
+  quote,
+  replyDef,
+  validatorOf,
+  type Reply,
+} from './protocolReplies.ts';
 import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
@@ -66,7 +73,7 @@ export interface ProcessOptions {
   /** Working directory of the process (default: the harness's). */
   readonly cwd?: string;
   /** Environment of the process (default: the harness's). */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called with each stderr line as it arrives (for progress or logs), unescaped. */
   readonly onStderr?: (line: string) => void;
   /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */
@@ -88,92 +95,11 @@ const STDERR_LINE_CHARS = 500;
 export const BUFFERING_HINT =
   "a system whose stdout is block-buffered looks exactly like this (C's stdio, Python without -u or flush=True, Java's PrintStream to a pipe): flush stdout after every reply";
 
-type Reply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
-
-/**
- * The system became unavailable before it answered every request of a
- * batch: the replies it had sent, in request order, travel with the reason,
- * so that the session can hand them on to be judged (SutUnavailable.answered).
- */
-class RepliesCut extends SutUnavailable {
-  readonly received: readonly Reply[];
-  constructor(broken: SutUnavailable, received: readonly Reply[]) {
-    super(broken.reason, broken.stderrTail);
-    this.received = received;
-  }
-}
-
-/** Which schema a reply to this request must match (PROTOCOL.md, "Requests"). */
-function replyDef(request: ProtocolRequest, level: Level | undefined): string {
-  if (request.type === 'init') return 'InitOk';
-  if (request.type === 'inspect') return 'InspectOk';
-  if (request.type === 'record' && level === 'operator') return 'OperatorRecordOk';
-  return 'EventsOk';
-}
-
 interface Pending {
   readonly request: ProtocolRequest;
   readonly def: string;
   readonly resolve: (reply: Reply) => void;
   readonly reject: (e: SutUnavailable) => void;
-}
-
-const validators = new Map<string, (value: unknown) => string | undefined>();
-
-/** The validator of one reply definition, compiled once; returns the first error, described. */
-function validatorOf(def: string): (value: unknown) => string | undefined {
-  let v = validators.get(def);
-  if (!v) {
-    const name = `protocol/reply#/$defs/${def}`;
-    schemaValidator(name);
-    v = (value) => {
-      const err = schemaError(name, value);
-      return err ? err.text : undefined;
-    };
-    validators.set(def, v);
-  }
-  return v;
-}
-
-/** A line of the system's output as a reason quotes it: printable, at most 200 characters. */
-const quote = (line: string): string => printable(line, 200);
-
-/** What a system of protocol 1 is told: what changed, and where it is written. */
-const MOVE_TO_V2 =
-  `this harness speaks protocol ${PROTOCOL_VERSION}, which renumbered the error codes (${renumberedCodesText()}): ` +
-  `see spec/PROTOCOL.md, History; move the system to the new codes and "protocol": ${PROTOCOL_VERSION}`;
-
-/**
- * Why a reply shows the system speaks protocol 1 (PROTOCOL.md, History), or
- * undefined: an `init_ok` naming another protocol, or an error code only
- * protocol 1 has. Said before the schema would say "must be one of".
- */
-function protocolOneReason(request: ProtocolRequest, value: object): string | undefined {
-  const v = value as { type?: unknown; protocol?: unknown; code?: unknown };
-  if (request.type === 'init' && v.type === 'init_ok' && typeof v.protocol === 'number' && v.protocol !== PROTOCOL_VERSION)
-    return `protocol: this system speaks protocol ${v.protocol} (its init_ok says "protocol": ${v.protocol}); ${MOVE_TO_V2}`;
-  if (v.type === 'error' && typeof v.code === 'number' && isProtocolV1OnlyCode(v.code)) {
-    return (
-      `protocol: this system speaks protocol 1 (or still answers with its error codes): the reply to request ${request.id} ` +
-      `(${request.type}) is error ${v.code}, protocol 1's ${protocolV1ErrorName(v.code)}, a code protocol ${PROTOCOL_VERSION} ` +
-      `does not have; ${MOVE_TO_V2}`
-    );
-  }
-  return undefined;
-}
-
-/**
- * A request above a session's level, which the system must refuse with
- * error 10 (not_supported, PROTOCOL.md "Sessions and levels"): sent once
- * per level after the first `init` at it, so that error codes are compared
- * at every level (at level `faults` nothing is above; the refusals of the
- * cluster levels are compared in lockstep too).
- */
-function aboveLevel(level: Level, config: JoinConfig | ClusterConfig, id: number): ProtocolRequest | undefined {
-  if (level === 'operator') return { id, type: 'inspect' };
-  if (level === 'cluster' && 'workers' in config && config.workers[0] !== undefined)
-    return { id, type: 'pause', worker: config.workers[0] };
-  return undefined;
 }
 
 /** The last `keep` lines written to stderr while something ran, and how many went before them. */
@@ -509,9 +435,6 @@ export function spawnSystem(
     return { exchange, stderr: own };
   }
 
-  const toAction = (r: Reply): ActionReply =>
-    r.type === 'error' ? { error: { code: r.code, text: r.text } } : { events: (r as EventsOk).events };
-
   return {
     label: command,
     get pgid() {
@@ -579,14 +502,6 @@ export function spawnSystem(
     async openCluster(config: ClusterConfig, lvl: Level, open: ClusterOpenOptions = {}): Promise<ClusterSession> {
       if (failing) throw await failing;
       const { exchange, stderr: own } = openSession(lvl, config, open.recover === true);
-      const observeReply = (r: Reply | undefined): ClusterObservation | string => {
-        if (r?.type === 'inspect_ok') return r.observation;
-        return (
-          `protocol: inspect refused ` +
-          `(${r?.type === 'error' ? `${protocolErrorName(r.code)}: ${quote(r.text)}` : 'no reply'}); ` +
-          `inspect never fails at levels cluster and faults`
-        );
-      };
       const observation = async (r: Reply | undefined): Promise<ClusterObservation> => {
         const o = observeReply(r);
         if (typeof o !== 'string') return o;
@@ -616,29 +531,8 @@ export function spawnSystem(
             cut = e;
             return e.received;
           });
-          // What the system answered before it broke, or before an inspect it refused, is judged first
-          // (SutUnavailable.answered): a wrong reply is a divergence whatever follows it. A refused inspect
-          // ends this trace, not the system: the next session (a shorter candidate, when minimizing) runs.
-          const out: ClusterStepReply[] = [];
-          let at = 0;
-          const broken = (why: SutUnavailable | string, last?: ClusterStepReply): SutUnavailable =>
-            typeof why === 'string'
-              ? new SutUnavailable(why, tail(), { level: 'cluster', steps: last ? [...out, last] : out })
-              : new SutUnavailable(why.reason, why.stderrTail, { level: 'cluster', steps: last ? [...out, last] : out });
-          for (let i = 0; i < actions.length; i++) {
-            const r = replies[at++];
-            if (r === undefined) throw broken(cut as RepliesCut);
-            const reply = toAction(r);
-            if (!inspected[i]) {
-              out.push({ reply });
-              continue;
-            }
-            const seen = replies[at++];
-            const o = seen === undefined ? (cut as RepliesCut) : observeReply(seen);
-            if (typeof o === 'string' || o instanceof SutUnavailable) throw broken(o, { reply });
-            out.push({ reply, observation: o });
-          }
-          return out;
+          // The replies before a break or a refused inspect are judged first; a refused inspect ends this trace, not the system.
+          return clusterStepReplies(inspected, replies, cut, tail);
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
@@ -671,18 +565,6 @@ export function spawnSystem(
       else failing = Promise.resolve(new SutUnavailable('closed: the harness ended this system'));
     },
   };
-}
-
-/** Why the reply to a request above the session's level is not the refusal PROTOCOL.md asks for (error 10), or undefined. */
-function aboveLevelProblem(probe: ProtocolRequest, level: Level, reply: Reply | undefined): string | undefined {
-  const asked = `${probe.type} at level ${level} (a request above the session's level, which protocol ${PROTOCOL_VERSION} answers with error 10, not_supported)`;
-  if (reply?.type !== 'error') return `protocol: ${asked} was carried out`;
-  if (reply.code === PROTOCOL_ERRORS.not_supported) return undefined;
-  const v1 =
-    protocolV1ErrorName(reply.code) === 'not_supported'
-      ? `; ${reply.code} was not_supported in protocol 1: this system still answers with protocol 1's error codes; ${MOVE_TO_V2}`
-      : '';
-  return `protocol: ${asked} was refused with error ${reply.code} (${protocolErrorName(reply.code)}: ${quote(reply.text)})${v1}`;
 }
 
 /** What an abort says (spec/pacing.ts). */

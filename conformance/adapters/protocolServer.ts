@@ -138,6 +138,19 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
 }
 
 /**
+ * What `serveStream` reads: a readable byte stream (`process.stdin`, a
+ * socket), as far as it uses one; structural, so that the declarations need
+ * no Node types.
+ */
+export interface ByteInput {
+  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  on(event: 'error', listener: (e: Error) => void): unknown;
+  off(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  pause(): unknown;
+}
+
+/**
  * Serves requests from `input` until it ends, or until `signal` aborts
  * (SIGINT, SIGTERM): each chunk's complete lines are answered in order, and
  * their replies go out in one write. Either way the session is closed
@@ -145,7 +158,7 @@ export function createProtocolServer(sut: InProcessSut): ProtocolServer {
  */
 export function serveStream(
   server: ProtocolServer,
-  input: NodeJS.ReadableStream,
+  input: ByteInput,
   write: (text: string) => void,
   maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
   signal?: AbortSignal,
@@ -162,7 +175,8 @@ export function serveStream(
     if (out !== '') write(out);
   };
   return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer | string): void => answer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    const onData = (chunk: Uint8Array | string): void =>
+      answer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
     const finish = (): void => {
       if (ended) return;
       ended = true;

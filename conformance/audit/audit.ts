@@ -2,17 +2,18 @@
 // docs/audit.md) against the spec in one streaming pass over both files
 // (historyCheck.ts), and, only when it found something, a second pass that
 // settles it exactly and gathers the witnesses (secondPass.ts).
-import { InputError, checkAgainstSchema, documentFormat, pace, paceDue, readDocument, throwIfInterrupted } from '../../spec/index.ts';
+import { InputError, checkAgainstSchema, documentFormat, readDocument, throwIfInterrupted } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
+import type { SinkModel } from './diffSink.ts';
+import { type CheckSummary, combineChecks, firstPass, type PassOutput, SpillNeeded } from './firstPass.ts';
 import type { ReadingOptions } from './columns.ts';
-import { HISTORY_LOG_FORMAT, isEnd, type LogItem, type ReadFormat, type SinkChange, type SinkItem } from './formats.ts';
-import { DiffSinkBatcher, type SinkModel, weightOf } from './diffSink.ts';
+import { HISTORY_LOG_FORMAT, type LogItem, type ReadFormat, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
-import { keyOfMatch } from './historyState.ts';
 import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
+import { partitionHistory, type Partitions } from './spill.ts';
 
 export interface AuditOptions {
   readonly log: string;
@@ -43,6 +44,15 @@ export interface AuditOptions {
   readonly noLateness?: boolean;
   /** Judge only the keys that hash to this shard (keyShard.ts); merge the shards' reports with merge-reports. */
   readonly shard?: KeyShard;
+  /**
+   * Checking by partitions on disk (spill.ts): `auto` (default) when the
+   * check would hold more than `spillAt` items (a sink far out of log
+   * order); `always`; `never`.
+   */
+  readonly spill?: 'auto' | 'always' | 'never';
+  readonly spillAt?: number;
+  /** How many partitions, when it checks by partitions (default: about one per 50,000 log records, at least 2). */
+  readonly partitions?: number;
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
   /** Aborting it stops the audit: it rejects with Interrupted (spec/pacing.ts), with no verdict. */
@@ -69,8 +79,11 @@ export interface AuditProfile {
   readonly sinkModel: SinkModel;
 }
 
-/** Log records fed at a time while the sink waits for them. */
-const LOG_SLICE = 256;
+/** What the one-pass check may hold (matches, set-aside changes, oracle steps) before the audit goes on by partitions. */
+const SPILL_AT = 150_000;
+/** Log records per partition, about. */
+const PARTITION_RECORDS = 50_000;
+const MAX_PARTITIONS = 512;
 
 export interface AuditResult {
   readonly verdict: AuditVerdict;
@@ -120,6 +133,8 @@ export interface AuditResult {
     /** Identities the J9 filter flagged as possibly re-used; the second pass confirmed or cleared each. */
     readonly contractSuspects: number;
     readonly secondPass: boolean;
+    /** 1, or how many partitions by key hash the history was checked in (a sink far out of log order: spill.ts). */
+    readonly partitions: number;
   };
 }
 
@@ -137,6 +152,11 @@ export function loadAuditConfig(path: string): JoinConfig {
   }
   checkAgainstSchema('config', doc);
   return value as JoinConfig;
+}
+
+/** The config judged with: L unbounded with --no-lateness. */
+function effectiveConfig(options: AuditOptions, config: JoinConfig): JoinConfig {
+  return options.noLateness === true ? { ...config, allowedLateness: UNBOUNDED_LATENESS } : config;
 }
 
 /** Audits a recorded history. Throws InputError for bad input (unreadable, malformed, J1/J9 of the log, no config). */
@@ -157,8 +177,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
   // The config: --config, else the log's header line (its first item). Given, the log's reader has it
   // before its first line, as in the second pass (it forgets rows past their horizon at the same lines).
   let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
-  if (config !== undefined) await log.useConfig(options.noLateness === true ? { ...config, allowedLateness: UNBOUNDED_LATENESS } : config);
-  let logBatch = await log.next();
+  if (config !== undefined) await log.useConfig(effectiveConfig(options, config));
+  const logBatch = await log.next();
   let logAt = 0;
   const first = logBatch?.items[0];
   if (first?.kind === 'config') {
@@ -179,152 +199,168 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       `no join config: pass --config FILE (a join config, a cluster config) or start ${options.log} with a header line {"format":"${HISTORY_LOG_FORMAT}","config":{...}}`,
     );
   }
-  if (options.noLateness === true) config = { ...config, allowedLateness: UNBOUNDED_LATENESS };
+  config = effectiveConfig(options, config);
+  if (options.config === undefined) await log.useConfig(config);
   const sinkModel = options.sinkModel ?? 'set';
   const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : undefined;
-  if (options.config === undefined) await log.useConfig(config);
-  const check = new HistoryCheck({
-    config,
-    lookahead: options.lookahead ?? 100_000,
-    allowInvalid: options.allowInvalid === true,
-    keepViolations: options.keepViolations ?? 20,
-    // About 60 bytes a record uncompressed, five times that compressed.
-    expectedRecords: Math.ceil((log.bytes * (log.gzip ? 5 : 1)) / 60),
-    logName: options.log,
-    sinkName: options.sink,
-    sinkModel,
-    noLateness: options.noLateness === true,
-    ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
-  });
-  if (options.incomplete === true) check.markIncomplete('--incomplete: the recording was cut while the system ran');
-  const progress = (): void =>
-    options.onProgress?.({
-      logRecords: check.counts.logRecords,
-      sinkChanges: check.counts.sinkChanges,
-      bytesRead: log.bytesRead() + sink.bytesRead(),
-      bytes: log.bytes + sink.bytes,
+  const keep = shard === undefined ? undefined : (key: string): boolean => keyInShard(key, shard);
+  // About 60 bytes a record uncompressed, five times that compressed.
+  const expectedRecords = Math.ceil((log.bytes * (log.gzip ? 5 : 1)) / 60);
+  const newCheck = (expected: number): HistoryCheck => {
+    const check = new HistoryCheck({
+      config: config as JoinConfig,
+      lookahead: options.lookahead ?? 100_000,
+      allowInvalid: options.allowInvalid === true,
+      keepViolations: options.keepViolations ?? 20,
+      expectedRecords: expected,
+      logName: options.log,
+      sinkName: options.sink,
+      sinkModel,
+      noLateness: options.noLateness === true,
+      ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
     });
-
-  if (logBatch === undefined) check.endLog(log.cut(), log.cutHow());
-  /**
-   * Feeds the next few log records (a slice of the current batch, so that
-   * the log runs only a little ahead of what the sink needs), reading the
-   * next batch when this one is done.
-   */
-  const feedLog = async (): Promise<void> => {
-    if (logBatch === undefined) throw new Error('internal: the audit asked for log past its end');
-    const { items, lines } = logBatch;
-    const end = Math.min(items.length, logAt + LOG_SLICE);
-    for (let i = logAt; i < end; i++) {
-      const item = items[i] as LogItem;
-      if (item.kind === 'config') throw new InputError('SJ102', `${options.log}:${lines[i]}`, 'a header line may only be the first line');
-      // Another shard's key: its records are not ours to follow (watermarks are everyone's, J4).
-      if (shard !== undefined && item.kind !== 'watermark' && !keyInShard(item.key, shard)) continue;
-      check.pushLog(item, lines[i] as number);
-    }
-    logAt = end;
-    await pace(options.signal);
-    if (logAt < items.length) return;
-    logAt = 0;
-    logBatch = await log.next();
-    if (logBatch === undefined) check.endLog(log.cut(), log.cutHow());
-    progress();
+    if (options.incomplete === true) check.markIncomplete('--incomplete: the recording was cut while the system ran');
+    return check;
   };
-
-  const batcher = sinkModel === 'diff' ? new DiffSinkBatcher(options.sink) : undefined;
-  /** Offers net changes of a diff sink, reading the log as far as each needs. */
-  const offerNet = async (changes: readonly { change: SinkChange; line: number }[]): Promise<void> => {
-    for (const c of changes) while (!check.offerSink(c.change, c.line)) await feedLog();
-  };
-  let end: { complete: boolean; why?: string } | undefined;
-  let endLine = 0;
-  for (let batch = await sink.next(); batch !== undefined; batch = await sink.next()) {
-    for (let i = 0; i < batch.items.length; i++) {
-      const item = batch.items[i] as SinkItem;
-      const line = batch.lines[i] as number;
-      if (end !== undefined) throw new InputError('SJ102', `${options.sink}:${line}`, `the end line (line ${endLine}) must be the last`);
-      if (isEnd(item)) {
-        end = item.why === undefined ? { complete: item.complete } : { complete: item.complete, why: item.why };
-        endLine = line;
-        continue;
-      }
-      if (shard !== undefined && !keyInShard(item.key ?? keyOfMatch(item.match), shard)) continue;
-      if (batcher !== undefined) {
-        const net = batcher.push(item, line);
-        if (net.length > 0) await offerNet(net);
-        continue;
-      }
-      if (item.diff !== undefined && Math.abs(weightOf(item, `${options.sink}:${line}`)) !== 1)
-        throw new InputError(
-          'SJ102',
-          `${options.sink}:${line}`,
-          `diff ${item.diff} is a multiplicity: read the sink with --sink-model diff`,
-        );
-      // Once the log has ended the check takes every change, so this ends.
-      while (!check.offerSink(item, line)) await feedLog();
-      if (paceDue(options.signal)) await pace(options.signal);
+  const names = { log: options.log, sink: options.sink };
+  const spill = options.spill ?? 'auto';
+  const checks: HistoryCheck[] = [];
+  let pass: PassOutput | undefined;
+  let partitions = 1;
+  if (spill !== 'always') {
+    const check = newCheck(expectedRecords);
+    const progress = (): void =>
+      options.onProgress?.({
+        logRecords: check.counts.logRecords,
+        sinkChanges: check.counts.sinkChanges,
+        bytesRead: log.bytesRead() + sink.bytesRead(),
+        bytes: log.bytes + sink.bytes,
+      });
+    try {
+      pass = await firstPass({
+        check,
+        log,
+        logBatch,
+        logAt,
+        sink,
+        names,
+        keep,
+        sinkModel,
+        spillAt: spill === 'auto' ? (options.spillAt ?? SPILL_AT) : Number.POSITIVE_INFINITY,
+        signal: options.signal,
+        progress,
+      });
+      checks.push(check);
+    } catch (e) {
+      if (!(e instanceof SpillNeeded)) throw e;
     }
-    progress();
-    await pace(options.signal);
   }
-  if (batcher !== undefined) await offerNet(batcher.end());
-  check.endSink(sink.cut(), end, sink.cutHow());
-  while (check.waitsForLog()) {
-    await feedLog();
-    check.resumePrefix();
+  if (pass === undefined) {
+    // By partitions: each holds at most its share of what waits for the sink (spill.ts).
+    partitions = options.partitions ?? Math.min(MAX_PARTITIONS, Math.max(2, Math.ceil(expectedRecords / PARTITION_RECORDS)));
+    const parts = await partitionAnew(options, logFormat, sinkFormat, partitions, keep, config);
+    try {
+      let sinkLines = 0;
+      for (let p = 1; p <= partitions; p++) {
+        const check = newCheck(Math.ceil(expectedRecords / partitions));
+        const source = parts.log(p);
+        const out = await firstPass({
+          check,
+          log: source,
+          logBatch: await source.next(),
+          logAt: 0,
+          sink: parts.sink(p),
+          ...(parts.end === undefined ? {} : { end: parts.end }),
+          names,
+          keep: undefined,
+          sinkModel,
+          spillAt: Number.POSITIVE_INFINITY,
+          signal: options.signal,
+          progress: () => undefined,
+        });
+        sinkLines += out.sinkLines ?? 0;
+        checks.push(check);
+        options.onProgress?.({
+          logRecords: checks.reduce((n, c) => n + c.counts.logRecords, 0),
+          sinkChanges: checks.reduce((n, c) => n + c.counts.sinkChanges, 0),
+          bytesRead: log.bytes + sink.bytes,
+          bytes: log.bytes + sink.bytes,
+        });
+      }
+      pass = { end: parts.end, sinkLines: sinkModel === 'diff' ? sinkLines : undefined };
+    } finally {
+      parts.remove();
+    }
   }
-  while (logBatch !== undefined) await feedLog();
-  const setAside = check.finish();
+  const setAsides = checks.map((c) => c.finish());
+  for (const c of checks) if (checks.length > 1) c.release();
+  const summary = checks.length === 1 ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20);
   const needSecond =
-    setAside.length > 0 || check.contractSuspects.length > 0 || Object.values(check.violations().counted).some((n) => n > 0);
+    setAsides.some((s) => s.length > 0) ||
+    summary.contractSuspects.length > 0 ||
+    Object.values(summary.violations().counted).some((n: number) => n > 0);
   if (needSecond) {
     throwIfInterrupted(options.signal);
-    const kept = AUDIT_PROPERTIES.flatMap((p) => check.violations().kept[p]);
+    const keptOf = (): AuditViolation[] => checks.flatMap((c) => AUDIT_PROPERTIES.flatMap((p) => c.violations().kept[p]));
+    const kept = keptOf();
+    const files = {
+      config,
+      log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
+      sink: { path: options.sink, format: sinkFormat },
+    };
     const found = await secondPass(
-      {
-        config,
-        log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
-        sink: { path: options.sink, format: sinkFormat },
-        matches: setAside.map((a) => a.match),
-        suspects: check.contractSuspects,
-      },
+      { ...files, matches: setAsides.flatMap((s) => s.map((a) => a.match)), suspects: summary.contractSuspects },
       kept,
     );
     if (found.contract !== undefined) throw contractError(options.log, found.contract);
-    for (const a of setAside)
-      check.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 }, found.dropped.get(a.match));
+    checks.forEach((c, i) => {
+      for (const a of setAsides[i] ?? [])
+        c.judgeSetAside(a, found.lifecycles.get(a.match) ?? { insert: 0, retract: 0 }, found.dropped.get(a.match));
+    });
     // Violations found while judging what was set aside need their witnesses too.
-    const all = AUDIT_PROPERTIES.flatMap((p) => check.violations().kept[p]);
+    const all = keptOf();
     const fresh = all.filter((v) => !kept.includes(v));
-    if (fresh.length > 0)
-      await secondPass(
-        {
-          config,
-          log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
-          sink: { path: options.sink, format: sinkFormat },
-          matches: [],
-          suspects: [],
-        },
-        fresh,
-      );
+    if (fresh.length > 0) await secondPass({ ...files, matches: [], suspects: [] }, fresh);
     await fillWitnessTexts({ path: options.log }, { path: options.sink }, all);
   }
-  return result(options, check, {
+  const final = checks.length === 1 ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20);
+  return result(options, final, {
     log,
     sink,
     logFormat,
     sinkFormat,
     config,
-    end,
+    end: pass.end,
     secondPass: needSecond,
     profile: { lateness: options.noLateness === true ? 'none' : 'bounded', sinkModel },
-    sinkLines: batcher?.lines,
+    sinkLines: pass.sinkLines,
+    partitions,
   });
+}
+
+/** Reads both files again, from the start, into partitions by key hash. */
+async function partitionAnew(
+  options: AuditOptions,
+  logFormat: ReadFormat,
+  sinkFormat: ReadFormat,
+  count: number,
+  keep: ((key: string) => boolean) | undefined,
+  config: JoinConfig,
+): Promise<Partitions> {
+  const log = new HistoryFile<LogItem>(options.log, 'log', logFormat, options.reading);
+  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', sinkFormat, options.reading);
+  await log.useConfig(effectiveConfig(options, config));
+  try {
+    return await partitionHistory(log, sink, count, { log: options.log, sink: options.sink }, keep ?? (() => true), options.signal);
+  } finally {
+    log.close();
+    sink.close();
+  }
 }
 
 function result(
   options: AuditOptions,
-  check: HistoryCheck,
+  check: CheckSummary,
   ctx: {
     log: HistoryFile<LogItem>;
     sink: HistoryFile<SinkItem>;
@@ -336,6 +372,7 @@ function result(
     profile: AuditProfile;
     /** Diff sinks: the change lines read (the check saw their net changes). */
     sinkLines: number | undefined;
+    partitions: number;
   },
 ): AuditResult {
   const { kept, counted, unknown } = check.violations();
@@ -409,6 +446,7 @@ function result(
       forgotten: check.counts.forgotten,
       contractSuspects: check.contractSuspects.length,
       secondPass: ctx.secondPass,
+      partitions: ctx.partitions,
     },
   };
 }

@@ -29,7 +29,7 @@
 // on the system: an invalid record (J1) and a re-used forgotten identity
 // (J9) are bad input, not violations.
 import { InputError } from '../../spec/index.ts';
-import type { JoinConfig, LogRecord, RejectReason } from '../../spec/index.ts';
+import type { LogRecord, RejectReason } from '../../spec/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
 import type { AuditProperty, AuditViolation, ViolationKind, WitnessLine } from './findings.ts';
 import type { SinkChange } from './formats.ts';
@@ -47,30 +47,11 @@ import {
   SettleHeap,
   type SinkState,
 } from './historyState.ts';
-import type { SinkModel } from './diffSink.ts';
 import { IdentityFilter } from './identityFilter.ts';
 import { SequencePrefixCheck } from './sequencePrefix.ts';
+import type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
 
-export interface HistoryCheckOptions {
-  readonly config: JoinConfig;
-  /** How many log records the reader may run ahead of where the sink stands before a sink change is set aside. */
-  readonly lookahead: number;
-  /** Treat invalid records (J1) as the operator does (rejected, no change) rather than as a corrupt recording. */
-  readonly allowInvalid: boolean;
-  /** How many violations of each property are kept with their witnesses (all are counted). */
-  readonly keepViolations: number;
-  /** About how many records the log holds (sizes the J9 filter). */
-  readonly expectedRecords: number;
-  /** How many forgotten matches are remembered to name what the sink does to one of them (default 4,096). */
-  readonly forgottenCache?: number;
-  /** Where the log and the sink come from, for error messages. */
-  readonly logName: string;
-  readonly sinkName: string;
-  /** `diff`: the changes offered are a diff sink's net changes per write (diffSink.ts), and the messages speak of multiplicities. */
-  readonly sinkModel?: SinkModel;
-  /** The no-lateness profile (L = 2^50): a record the oracle still finds late makes the verdict unknown, never a pass. */
-  readonly noLateness?: boolean;
-}
+export type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
 
 /**
  * How many forgotten matches are remembered, by default, to name at once
@@ -78,20 +59,6 @@ export interface HistoryCheckOptions {
  * small map, so that forgetting stays cheap.
  */
 const FORGOTTEN_CACHE = 1 << 12;
-
-export interface HistoryCounts {
-  logRecords: number;
-  watermarks: number;
-  rejected: Partial<Record<RejectReason, number>>;
-  oracleInserts: number;
-  oracleRetracts: number;
-  sinkChanges: number;
-  sinkWrites: number;
-  /** Matches forgotten once reconciled (what retention allows). */
-  forgotten: number;
-  /** Most matches followed at once. */
-  peakFollowed: number;
-}
 
 export class HistoryCheck {
   private readonly engine: JoinOperator;
@@ -101,13 +68,13 @@ export class HistoryCheck {
   private wmR: number | null = null;
   private gw: number | null = null;
   private readonly table = new Map<string, MatchEntry>();
-  private readonly heap = new SettleHeap();
+  private heap = new SettleHeap();
   /** Forgotten matches still remembered, and the ring of their ids in the order forgotten (the oldest goes first). */
   private readonly forgotten = new Map<string, MatchEntry>();
   private readonly forgottenRing: (string | undefined)[];
   private forgottenNext = 0;
   private readonly setAside = new Map<string, SetAside>();
-  private readonly identities: IdentityFilter;
+  private identities: IdentityFilter | undefined;
   /** Records the filter flags as possible J9 violations, confirmed after the pass. */
   readonly contractSuspects: { line: number; key: string; side: string; id: string }[] = [];
   private readonly fences = new Map<string, { epoch: number; line: number }>();
@@ -200,7 +167,7 @@ export class HistoryCheck {
     if (outcome.code !== 'accepted') return;
     // J9: an identity bound anew. If the filter has seen it, it may be a forgotten one re-used.
     const bindsAnew = record.kind === 'insert' || this.engine.retained(record.key).live >= liveBefore;
-    if (bindsAnew && this.identities.add(record.key, record.side, record.id)) {
+    if (bindsAnew && this.identities?.add(record.key, record.side, record.id) === true) {
       this.contractSuspects.push({ line, key: record.key, side: record.side, id: record.id });
     }
     if (changes.length === 0) return;
@@ -564,6 +531,19 @@ export class HistoryCheck {
   /** Matches followed now (memory that retention allows). */
   followed(): number {
     return this.table.size + this.setAside.size;
+  }
+
+  /** What the check holds now: matches followed or set aside, and oracle steps its prefix checks wait on. */
+  held(): number {
+    return this.table.size + this.setAside.size + this.prefix.heldSteps;
+  }
+
+  /** After finish(): lets go of what only the pass needed (the J9 filter, the forgotten cache, the settle heap). */
+  release(): void {
+    this.identities = undefined;
+    this.forgotten.clear();
+    this.forgottenRing.fill(undefined);
+    this.heap = new SettleHeap();
   }
 
   private reportOnce(e: MatchEntry, property: AuditProperty, kind: ViolationKind, message: string, witness: WitnessLine[]): void {

@@ -4,7 +4,46 @@
 // the prefix check (P4), and the heap that says when the oracle can no
 // longer change a match (J8).
 import { parseMatchId } from '../../spec/index.ts';
+import type { JoinConfig, RejectReason } from '../../spec/index.ts';
+import type { SinkModel } from './diffSink.ts';
 import type { WitnessLine } from './findings.ts';
+
+/** How the history check (historyCheck.ts) is set up. */
+export interface HistoryCheckOptions {
+  readonly config: JoinConfig;
+  /** How many log records the reader may run ahead of where the sink stands before a sink change is set aside. */
+  readonly lookahead: number;
+  /** Treat invalid records (J1) as the operator does (rejected, no change) rather than as a corrupt recording. */
+  readonly allowInvalid: boolean;
+  /** How many violations of each property are kept with their witnesses (all are counted). */
+  readonly keepViolations: number;
+  /** About how many records the log holds (sizes the J9 filter). */
+  readonly expectedRecords: number;
+  /** How many forgotten matches are remembered to name what the sink does to one of them (default 4,096). */
+  readonly forgottenCache?: number;
+  /** Where the log and the sink come from, for error messages. */
+  readonly logName: string;
+  readonly sinkName: string;
+  /** `diff`: the changes offered are a diff sink's net changes per write (diffSink.ts), and the messages speak of multiplicities. */
+  readonly sinkModel?: SinkModel;
+  /** The no-lateness profile (L = 2^50): a record the oracle still finds late makes the verdict unknown, never a pass. */
+  readonly noLateness?: boolean;
+}
+
+/** What the history check counts as it reads. */
+export interface HistoryCounts {
+  logRecords: number;
+  watermarks: number;
+  rejected: Partial<Record<RejectReason, number>>;
+  oracleInserts: number;
+  oracleRetracts: number;
+  sinkChanges: number;
+  sinkWrites: number;
+  /** Matches forgotten once reconciled (what retention allows). */
+  forgotten: number;
+  /** Most matches followed at once. */
+  peakFollowed: number;
+}
 
 export const ABSENT = 0;
 export const INSERTED = 1;

@@ -62,6 +62,9 @@ export class SequencePrefixCheck {
   /** Complete writes waiting for the log to be read further, in the order they closed. */
   private readonly pending: PendingPrefix[] = [];
 
+  /** Oracle steps held for the keys' prefixes (memory the check holds). */
+  heldSteps = 0;
+
   constructor(private readonly host: PrefixHost) {}
 
   /** One record's changes to its key (the operator's own array): a step of the key's prefix. Returns the key's prefix check. */
@@ -69,6 +72,7 @@ export class SequencePrefixCheck {
     const prefix = this.prefixOf(key);
     if (prefix.state === 'ok') {
       prefix.steps.push({ line, changes });
+      this.heldSteps++;
       if (prefix.steps.length - prefix.head > MAX_KEY_STEPS) this.giveUp(prefix, 'its writes lag its log by more than the check holds');
     }
     return prefix;
@@ -121,6 +125,7 @@ export class SequencePrefixCheck {
   }
 
   private giveUp(p: KeyPrefix, why: string): void {
+    this.heldSteps -= p.steps.length - p.head;
     p.state = 'unknown';
     p.steps = [];
     p.head = 0;
@@ -148,8 +153,10 @@ export class SequencePrefixCheck {
         ],
       );
       if (p.state === 'ok') {
+        this.heldSteps -= p.steps.length - p.head;
         p.state = 'failed';
         p.steps = [];
+        p.head = 0;
       }
     } else {
       p.lastSeq = seq;
@@ -213,7 +220,13 @@ export class SequencePrefixCheck {
         return 'done';
       }
       p.head++;
-      if (p.head > 1024 && p.head * 2 > p.steps.length) {
+      this.heldSteps--;
+      // Passed steps go at once when none is left (the common case), else once they are half the array:
+      // a key with few steps would otherwise keep every one it ever passed (memory that grows with the history).
+      if (p.head === p.steps.length) {
+        p.steps = [];
+        p.head = 0;
+      } else if (p.head > 32 && p.head * 2 > p.steps.length) {
         p.steps = p.steps.slice(p.head);
         p.head = 0;
       }
@@ -245,6 +258,7 @@ export class SequencePrefixCheck {
 
   private fail(pw: PendingPrefix, match: string): void {
     const { write, prefix: p, diff } = pw;
+    this.heldSteps -= p.steps.length - p.head;
     p.state = 'failed';
     p.steps = [];
     p.head = 0;

@@ -51,7 +51,16 @@ type WideOp =
       readonly count: number;
       /** How many rows from the middle of the burst are retracted again, before a row of the other side joins it. */
       readonly withdrawn: number;
-    };
+    }
+  | {
+      readonly op: 'gap';
+      readonly key: number;
+      readonly side: 'L' | 'R';
+      readonly offset: number;
+      readonly count: number;
+      readonly deleted: number;
+    }
+  | { readonly op: 'lastLive'; readonly side: 'L' | 'R'; readonly reach: number };
 
 function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
   const key = fc.integer({ min: 0, max: domain.keys - 1 });
@@ -80,6 +89,21 @@ function wideOpArbitrary(domain: WideDomain): fc.Arbitrary<WideOp> {
         withdrawn: fc.nat({ max: 3 }),
       }),
     },
+    // An interval index keyed by start loses a node from the middle, whose left part holds a row reaching further
+    // right than anything after it; a row of the other side then probes that gap (J3).
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        op: fc.constant('gap' as const),
+        key,
+        side,
+        offset,
+        count: fc.integer({ min: 4, max: 14 }),
+        deleted: fc.integer({ min: 1, max: 3 }),
+      }),
+    },
+    // A key's last live row is evicted while its tombstone with a later horizon stays (J6, J8).
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('lastLive' as const), side, reach: fc.integer({ min: 1, max: 6 }) }) },
   );
 }
 
@@ -130,6 +154,50 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[], origin: num
             emitRow({ ...(batch[Math.floor((k * batch.length) / (op.withdrawn + 1))] as RowRecord), kind: 'retract' });
           emitRow({ ...first, side: first.side === 'L' ? 'R' : 'L', id: `r${fresh++}` });
         }
+        break;
+      }
+      case 'gap': {
+        // A long row first (start base), then short rows at base + 1, base + 2, ...: the long one reaches past them all
+        // where D allows. Rows from the middle are retracted (nodes with two children in a balanced tree keyed by
+        // start); then the other side probes just past the short rows, where only the long row is.
+        const base = clock() - L + op.offset;
+        const reach = Math.min(D, op.count + 2);
+        const id = (): string => `r${fresh++}`;
+        const at = (side: 'L' | 'R', start: number, end: number): RowRecord => ({
+          kind: 'insert',
+          key: `k${op.key}`,
+          side,
+          id: id(),
+          ts: start,
+          start,
+          end,
+        });
+        const shorts = Array.from({ length: op.count }, (_, i) => at(op.side, base + 1 + i, base + 1 + i));
+        emitRow(at(op.side, base, base + reach));
+        for (const r of shorts) emitRow(r);
+        for (let k = 0; k < op.deleted; k++)
+          emitRow({ ...(shorts[Math.floor(((k + 1) * shorts.length) / (op.deleted + 1))] as RowRecord), kind: 'retract' });
+        emitRow(at(op.side === 'L' ? 'R' : 'L', base + reach, base + reach));
+        break;
+      }
+      case 'lastLive': {
+        // In a key of its own: a live row and a tombstone (a retraction that overtakes its insert) ending `reach`
+        // later; both watermarks one past the live row's horizon evict it, the tombstone stays (J8); then the
+        // retraction comes again, a duplicate of the tombstone while it is held (J6).
+        const start = clock() - L;
+        const len = Math.min(D, op.reach);
+        const w = start + L + D + 1;
+        if (len < 1 || w > TIME_MAX) break;
+        const key = `h${fresh++}`;
+        const live: RowRecord = { kind: 'insert', key, side: op.side, id: `r${fresh++}`, ts: start, start, end: start };
+        const tomb: RowRecord = { kind: 'retract', key, side: op.side, id: `r${fresh++}`, ts: start, start, end: start + len };
+        emitRow(live);
+        emitRow(tomb);
+        for (const side of ['L', 'R'] as const) {
+          out.push({ kind: 'watermark', side, wm: w });
+          if (wm[side] === null || w > (wm[side] as number)) wm[side] = w;
+        }
+        emitRow({ ...tomb });
         break;
       }
       case 'retract':

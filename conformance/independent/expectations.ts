@@ -38,8 +38,9 @@ export const bugExpectations: readonly BugExpectation[] = [
     system: 'ledger',
     bug: 'naive-match-id',
     random: { runs: RUNS, levels: nowhere },
-    exhaustive: { 'operator-colliding-ids': 'missed', 'colliding-ids': 'missed' },
-    misses: "the colliding names collide for one-character separators only; 'L:'+a+'|R:'+b needs ids such as x|R:y (issue 21, item 1)",
+    exhaustive: { 'operator-colliding-ids': 'missed', 'colliding-ids': 'missed', 'operator-colliding-separators': 'caught' },
+    misses:
+      "operator-colliding-ids and colliding-ids collide for the seven common one-character separators only; 'L:'+a+'|R:'+b is one of the class operator-colliding-separators builds",
   },
   {
     system: 'ledger',
@@ -64,30 +65,33 @@ export const bugExpectations: readonly BugExpectation[] = [
     system: 'ledger',
     bug: 'checkpoint-coordinator-epoch',
     random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
-    exhaustive: { 'failover-replay-from-older-checkpoint': 'caught', 'zombie-after-failover': 'missed' },
+    exhaustive: {
+      'failover-replay-from-older-checkpoint': 'caught',
+      'zombie-after-failover': 'missed',
+      'zombie-checkpoint-recovered': 'caught',
+    },
     misses:
-      "only a checkpoint written by a copy whose epoch is behind the table's shows it, a zombie's; zombie-after-failover pauses the owner but takes no checkpoint (item 3)",
+      "only a checkpoint written by a copy whose epoch is behind the table's shows it, a zombie's; zombie-after-failover pauses the owner but takes no checkpoint",
   },
   {
     system: 'ledger',
     bug: 'eager-string-order',
-    random: { runs: RUNS, levels: nowhere },
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
     exhaustive: { 'zombie-after-failover': 'missed' },
-    misses:
-      'needs more than ten worker-key pairs, so that ordinals 2 and 10 have work at once; random configurations have at most 3 workers and 2 keys, every scenario one key (item 2)',
+    misses: 'the exhaustive scenarios have at most two workers and two keys: copies numbered 0 to 3',
   },
   {
     system: 'ledger',
     bug: 'install-check-any-key',
     random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
-    exhaustive: { 'colliding-ids': 'missed' },
-    misses: 'needs a destination that holds a copy of another key: every scenario has one key (item 2)',
+    exhaustive: { 'colliding-ids': 'missed', 'two-keys-handoff-while-the-other-runs': 'caught' },
+    misses: 'needs a destination that holds a copy of another key: colliding-ids has one key',
   },
   {
     system: 'ledger',
     bug: 'install-fresh',
     random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
-    exhaustive: { 'colliding-ids': 'caught', 'zombie-after-failover': 'missed' },
+    exhaustive: { 'colliding-ids': 'caught', 'zombie-after-failover': 'missed', 'zombie-checkpoint-installed': 'caught' },
     misses: 'zombie-after-failover has no migration, so no install',
   },
   {
@@ -108,7 +112,8 @@ export const bugExpectations: readonly BugExpectation[] = [
     bug: 'snapshot-without-watermarks',
     random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
     exhaustive: { 'rich-state-across-a-handoff': 'caught', 'colliding-ids': 'missed' },
-    misses: 'colliding-ids hands off a key with no watermark set; the report cites the symptom (J4, J5, J8), not C2/C4 (items 5, 6)',
+    misses:
+      "colliding-ids hands off a key whose watermarks are at -1 (edges.ts heldState), where no later record's outcome depends on them: a copy that lost them is not told apart",
   },
   {
     system: 'relay',
@@ -134,15 +139,18 @@ export const bugExpectations: readonly BugExpectation[] = [
     system: 'relay',
     bug: 'restart-fresh',
     random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
-    exhaustive: { 'failover-replay-from-older-checkpoint': 'caught', 'zombie-after-failover': 'missed' },
+    exhaustive: {
+      'failover-replay-from-older-checkpoint': 'caught',
+      'zombie-after-failover': 'missed',
+      'zombie-checkpoint-recovered': 'caught',
+    },
     misses: 'restart is a fault; zombie-after-failover restarts no owner that has a checkpoint',
   },
   {
     system: 'relay',
     bug: 'abort-any-key',
-    random: { runs: RUNS, levels: clusterOnly('missed', 'caught') },
-    exhaustive: { 'colliding-ids': 'missed' },
-    misses:
-      'needs an abort of one key while another is migrating: every scenario has one key (item 2); random cluster traces catch it at trace 440 of seed 1, past this bound',
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'colliding-ids': 'missed', 'two-keys-handoff-while-the-other-runs': 'caught' },
+    misses: 'needs an abort of one key while another is migrating: colliding-ids has one key',
   },
 ];

@@ -161,7 +161,7 @@ describe('the conform job (SPEC §7): model against model, and a deliberately wr
       origin: 'test',
       replay: 'streamjoin replay ...',
     });
-    expect(text).toContain(`Divergence at step ${f.divergence.step}`);
+    expect(text).toContain(`Divergence at step ${f.divergence.step + 1}`);
     expect(text).toContain('C6 (Install)');
     // One column per node; random traces name their workers oddly in some runs.
     const workers = f.trace.kind === 'cluster' ? f.trace.trace.config.workers : [];

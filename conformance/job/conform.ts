@@ -8,18 +8,26 @@ import { LEVELS } from '../../spec/index.ts';
 import type { Level } from '../../spec/index.ts';
 import { SutUnavailable, type SutInfo } from '../adapters/sut.ts';
 import { abortReason } from '../adapters/process.ts';
-import type { ConformOptions, ConformReport, Unknown } from './conformTypes.ts';
+import type { ConformOptions, ConformReport, ConformSystem, TraceInput, TraceSource, Unknown } from './conformTypes.ts';
+import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
+import type { InProcessSut, SystemUnderTest } from '../adapters/sut.ts';
+import { inProcessSystem } from '../adapters/inProcess.ts';
 import { exhaustiveScenariosPart } from './exhaustivePart.ts';
 import type { ConformPart, PartJob, PartReport } from './part.ts';
 import { randomTracesPart } from './randomPart.ts';
 import { traceFilesPart } from './traceFilesPart.ts';
+import { causeOf, groupByCause } from '../report/causes.ts';
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
-export async function runConform(opts: ConformOptions): Promise<ConformReport> {
+export async function runConform(options: ConformOptions): Promise<ConformReport> {
+  const system = systemOf(options.system, options.signal);
+  const opts = { ...options, system };
+  const examples = (options.examples ?? []).map(traceSourceOf);
   const parts: ConformPart[] = [
-    traceFilesPart('examples', opts.examples),
+    traceFilesPart('examples', examples),
     // One list with the examples in the report: the regression traces continue their numbering (sharding).
-    traceFilesPart('regressions', opts.regressions ?? [], opts.examples.length),
+    traceFilesPart('regressions', (options.regressions ?? []).map(traceSourceOf), examples.length),
     ...(opts.exhaustive !== undefined ? [exhaustiveScenariosPart(opts.exhaustive)] : []),
     randomTracesPart(opts.runs, opts.path),
   ];
@@ -47,10 +55,29 @@ export async function runConform(opts: ConformOptions): Promise<ConformReport> {
     levels,
     seed: opts.seed,
     ...found,
+    causes: groupByCause(
+      found.failures.map((f) => ({ cause: causeOf(f.level, f.divergence), steps: f.trace.trace.steps.length, origin: f.origin })),
+    ),
     ...(unknown ? { unknown } : {}),
     ...(opts.shard ? { shard: opts.shard } : {}),
     ms: performance.now() - started,
   };
+}
+
+/** A SystemUnderTest as it is, or in-process factories (`implSut`) behind one. */
+function systemOf(system: ConformSystem, signal: AbortSignal | undefined): SystemUnderTest {
+  if ('info' in system && typeof system.info === 'function') return system;
+  const factories = system as InProcessSut;
+  return inProcessSystem(factories, factories.implementation.name, signal);
+}
+
+/** A trace as given: a TraceSource as it is; a trace as loaded, named by its name. */
+function traceSourceOf(input: TraceInput): TraceSource {
+  if ('path' in input && 'trace' in input) return input;
+  if ('kind' in input && 'trace' in input) return { path: input.trace.name, trace: input };
+  if (input.format === CLUSTER_TRACE_FORMAT) return { path: input.name, trace: { kind: 'cluster', trace: input as ClusterTrace } };
+  if (input.format === OPERATOR_TRACE_FORMAT) return { path: input.name, trace: { kind: 'operator', trace: input as OperatorTrace } };
+  throw new TypeError(`runConform: not a trace: format ${JSON.stringify((input as { format?: unknown }).format)}`);
 }
 
 const supportedLevels = (info: SutInfo | undefined): Level[] => LEVELS.filter((l) => info?.levels.includes(l));
@@ -66,7 +93,13 @@ function levelsToCheck(opts: ConformOptions, info: SutInfo): Level[] {
 }
 
 /** The job as every part sees it; `now.during` follows what the parts enter. */
-function partJob(opts: ConformOptions, levels: readonly Level[], found: PartReport, started: number, now: { during: string }): PartJob {
+function partJob(
+  opts: ConformOptions & { readonly system: SystemUnderTest },
+  levels: readonly Level[],
+  found: PartReport,
+  started: number,
+  now: { during: string },
+): PartJob {
   return {
     system: opts.system,
     levels,

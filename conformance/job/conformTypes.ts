@@ -1,10 +1,11 @@
 // What the conformance job (conform.ts) takes and what it reports: its
 // options, the traces it runs, and the report of each part (the trace
 // files, the bounded-exhaustive scenarios, random traces).
-import type { AnyTrace, ImplementationInfo, Level } from '../../spec/index.ts';
+import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../../spec/index.ts';
 import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
-import type { SystemUnderTest } from '../adapters/sut.ts';
+import type { InProcessSut, SystemUnderTest } from '../adapters/sut.ts';
 import type { Failure } from '../report/failure.ts';
+import type { CauseGroup } from '../report/causes.ts';
 import type { Shard } from './shard.ts';
 
 /** A trace file given to the job (examples, or a user's). */
@@ -12,6 +13,12 @@ export interface TraceSource {
   readonly path: string;
   readonly trace: AnyTrace;
 }
+
+/** A trace as the job takes it: a TraceSource, or a trace as loaded (`loadAnyTrace`, `loadOperatorTrace`, `loadClusterTrace`), named by its name. */
+export type TraceInput = TraceSource | AnyTrace | OperatorTrace | ClusterTrace;
+
+/** The system as the job takes it: a SystemUnderTest (`spawnSystem`, `inProcessSystem`), or in-process factories (`implSut`, `modelSut`) it runs in this process. */
+export type ConformSystem = SystemUnderTest | InProcessSut;
 
 export type ConformVerdict = 'pass' | 'fail' | 'unknown';
 
@@ -93,6 +100,8 @@ export interface ConformReport {
   readonly coverage?: { readonly required: readonly string[]; readonly missing: readonly string[]; readonly taken: readonly string[] };
   readonly random: readonly RandomResult[];
   readonly failures: readonly Failure[];
+  /** The failures grouped by cause (report/causes.ts), each group with the one to attach to a bug report. */
+  readonly causes: readonly CauseGroup[];
   readonly unknown?: Unknown;
   /** Example traces not run, and why. */
   readonly skipped: readonly { readonly path: string; readonly why: string }[];
@@ -102,7 +111,8 @@ export interface ConformReport {
 }
 
 export interface ConformOptions {
-  readonly system: SystemUnderTest;
+  /** The system under test; in-process factories (`implSut`) are run in this process. */
+  readonly system: ConformSystem;
   /** Levels to check; default every level the system supports. */
   readonly levels?: readonly Level[];
   readonly seed: number;
@@ -110,9 +120,10 @@ export interface ConformOptions {
   readonly runs: number;
   /** fast-check path to replay one random counterexample (with its seed). */
   readonly path?: string;
-  readonly examples: readonly TraceSource[];
+  /** Example traces to run first (`builtInTraces()` has the spec's); default none. */
+  readonly examples?: readonly TraceInput[];
   /** Regression traces (counterexamples kept, such as the mutant catalogue's): run after the examples, reported with them. */
-  readonly regressions?: readonly TraceSource[];
+  readonly regressions?: readonly TraceInput[];
   /**
    * Bounded-exhaustive scenarios to run after the examples: covers built
    * already (exhaustive.ts `coverAnyScenario`), or scenarios to cover when

@@ -88,7 +88,7 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
             : `${x.verdict === 'pass' ? 'ok  ' : x.verdict === 'unknown' ? 'UNKNOWN' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
                 `${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states` +
                 `${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
-                `${r.failure ? `: step ${r.failure.divergence.step}: ${r.failure.divergence.summary}` : ''}`,
+                `${r.failure ? `: step ${r.failure.divergence.step + 1}: ${r.failure.divergence.summary}` : ''}`,
         );
         if (r.failure) job.report.failures.push(r.failure);
         unavailable = r.unknown;
@@ -205,7 +205,7 @@ async function runExhaustiveScenario(
   const description =
     `${cover.kind === 'operator' ? 'Log' : 'Interleaving'} ${found.trace.trace.name} of the bounded-exhaustive scenario ${cover.scenario.name} ` +
     `(${cover.scenario.description}), cut at the divergence and minimized by deleting steps. ` +
-    `It diverged at step ${minimal.divergence.step}: ${minimal.divergence.summary}`;
+    `It diverged at step ${minimal.divergence.step + 1}: ${minimal.divergence.summary}`;
   return {
     result: { ...base, verdict: 'fail', ms: performance.now() - t0 },
     failure: {

@@ -120,7 +120,7 @@ async function randomAtLevel(
     if (found) {
       const minimal = await minimizedCounterexample(system, level, trace, found, seen?.stderr);
       const { divergence } = minimal;
-      const description = `${fcDescription(seed, details.counterexamplePath)} It diverged at step ${divergence.step}: ${divergence.summary}`;
+      const description = `${fcDescription(seed, details.counterexamplePath)} It diverged at step ${divergence.step + 1}: ${divergence.summary}`;
       return {
         result: { ...base, verdict: 'fail' },
         failure: {

@@ -14,6 +14,7 @@ import type { TraceSource } from './conformTypes.ts';
 import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';
 import type { ConformPart, PartJob } from './part.ts';
 import { inShard } from './shard.ts';
+import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 
 const traceFilesIn = (dir: string): string[] =>
   readdirSync(dir)
@@ -38,6 +39,16 @@ export function regressionTracePaths(): string[] {
   return traceFilesIn(REGRESSIONS_DIR);
 }
 
+/**
+ * streamjoin's own traces, loaded and checked: the spec's examples (operator,
+ * then cluster) and the mutant catalogue's regression traces, as `conform`
+ * runs them: `runConform({ system, seed, runs, ...builtInTraces() })`.
+ */
+export function builtInTraces(): { readonly examples: TraceSource[]; readonly regressions: TraceSource[] } {
+  const load = (paths: readonly string[]): TraceSource[] => paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));
+  return { examples: load(specExamplePaths()), regressions: load(regressionTracePaths()) };
+}
+
 /** Where a trace file runs: its level among those checked, or why it is skipped. */
 function levelOfFile(trace: AnyTrace, levels: readonly Level[]): Level | string {
   if (trace.kind === 'operator') return levels.includes('operator') ? 'operator' : 'needs level operator';
@@ -55,9 +66,9 @@ function projectRelative(path: string): string {
   return r.startsWith('..') || isAbsolute(r) ? path : r;
 }
 
-/** An example's divergence in both numberings: the example's step, and the minimized counterexample's. */
-export function exampleStepText(exampleStep: number, step: number, steps: number): string {
-  return `step ${exampleStep} of the example (step ${step} of the ${steps}-step counterexample)`;
+/** An example's divergence in both traces (indices in, steps counted from 1 out): the example's step, and the minimized counterexample's. */
+export function exampleStepText(exampleIndex: number, index: number, steps: number): string {
+  return `step ${exampleIndex + 1} of the example (step ${index + 1} of the ${steps}-step counterexample)`;
 }
 
 /**
@@ -104,7 +115,7 @@ export function traceFilesPart(name: 'examples' | 'regressions', files: readonly
         job.progress(`FAIL ${level.padEnd(8)} ${trace.name}: ${exampleStepText(d.step, divergence.step, steps)}: ${divergence.summary}`);
         const description =
           `Cut from the ${what} ${projectRelative(file.path)} at its divergence and minimized by deleting steps ` +
-          `(${steps} of ${trace.steps.length} steps). It diverged at step ${divergence.step}: ${divergence.summary}`;
+          `(${steps} of ${trace.steps.length} steps). It diverged at step ${divergence.step + 1}: ${divergence.summary}`;
         job.report.failures.push({
           level,
           origin: 'example',

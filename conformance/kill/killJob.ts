@@ -14,8 +14,9 @@ import type { StderrExcerpt } from '../adapters/sut.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import type { DivergenceFacts } from '../lockstep/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
-import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
+import { addKills, NO_KILLS, runKillTrace, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
+import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -25,6 +26,12 @@ export interface KillJobOptions {
   readonly runs: number;
   /** Traces run first, as given (kills marked: killTraces.ts `withKills`), e.g. the cluster examples or a file to replay. */
   readonly examples?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
+  /**
+   * Exhaustive traces (`--exhaustive`): each step an in-flight kill can go to
+   * is killed at every durable write point in turn (everyWritePoint.ts), after
+   * the examples.
+   */
+  readonly exhaustive?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
   /** How each incarnation of the system is run (timeouts). */
   readonly process?: ProcessOptions;
   /** Kills at crash points per random trace, at most (default 4): later crash points are sent as plain requests. */
@@ -62,6 +69,8 @@ export interface KillJobReport {
   readonly sut: string;
   readonly seed: number;
   readonly examples: number;
+  /** Runs of the exhaustive part: one per write point of each step killed. */
+  readonly exhaustiveRuns: number;
   readonly requested: number;
   /** Random traces run (up to the failure). */
   readonly runs: number;
@@ -72,6 +81,9 @@ export interface KillJobReport {
   readonly unknown?: { readonly reason: string; readonly stderrTail: readonly string[] };
   readonly ms: number;
 }
+
+/** Ends the job's loop once the exhaustive part found a divergence. */
+class StopJob extends Error {}
 
 /** At most `max` kills at crash points: the rest of the marks are dropped (their requests still go out). */
 function capKills(trace: ClusterTrace, max: number): ClusterTrace {
@@ -189,9 +201,48 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
   let steps = 0;
   let runs = 0;
   let examplesRun = 0;
+  let exhaustiveRuns = 0;
   let failure: KillFailure | undefined;
   let unknown: KillJobReport['unknown'];
+  const found = async (first: KillTraceResult & { divergence: DivergenceFacts }, source: string, steps: number): Promise<void> => {
+    const { best, shrinks } = await minimize(first, options);
+    failure = {
+      trace: best.trace,
+      divergence: best.divergence,
+      killed: best.killed === true,
+      source,
+      originalSteps: steps,
+      shrinks,
+      ...(best.stderr ? { stderr: best.stderr } : {}),
+    };
+  };
   try {
+    for (const { path, trace } of options.exhaustive ?? []) {
+      for (const at of killableSteps(trace)) {
+        if (options.signal?.aborted) throw new SutUnavailable('interrupted');
+        const { runs: tries } = await killAtEveryWritePoint(trace, at, runOptions(options));
+        exhaustiveRuns += tries.length;
+        for (const t of tries) {
+          steps += t.result.trace.steps.length;
+          kills = addKills(kills, t.result.kills);
+          restartMs.push(...t.result.restartMs);
+        }
+        options.progress?.(
+          `${path}: step ${at} killed at each of its ${tries.length} write points: ${tries.map((t) => t.resolved ?? 'diverges').join(', ')}`,
+        );
+        const bad = tries.find((t) => t.divergence);
+        if (bad) {
+          await found(
+            bad.result as KillTraceResult & { divergence: DivergenceFacts },
+            `${path}, step ${at} killed at write ${bad.write}`,
+            bad.result.trace.steps.length,
+          );
+          break;
+        }
+      }
+      if (failure) break;
+    }
+    if (failure) throw new StopJob();
     for (const [n, { source, trace }] of [...examples, ...random].entries()) {
       if (options.signal?.aborted) throw new SutUnavailable('interrupted');
       const result = await runKillTrace(trace, runOptions(options));
@@ -205,23 +256,14 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
         `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
       );
       if (result.divergence) {
-        const first = result as KillTraceResult & { divergence: DivergenceFacts };
-        const { best, shrinks } = await minimize(first, options);
-        failure = {
-          trace: best.trace,
-          divergence: best.divergence,
-          killed: best.killed === true,
-          source,
-          originalSteps: trace.steps.length,
-          shrinks,
-          ...(best.stderr ? { stderr: best.stderr } : {}),
-        };
+        await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);
         break;
       }
     }
   } catch (e) {
-    if (!(e instanceof SutUnavailable)) throw e;
-    unknown = { reason: e.reason, stderrTail: e.stderrTail };
+    // StopJob: the exhaustive part found a divergence, and the traces after it are not run.
+    if (e instanceof SutUnavailable) unknown = { reason: e.reason, stderrTail: e.stderrTail };
+    else if (!(e instanceof StopJob)) throw e;
   }
   const total = restartMs.reduce((a, b) => a + b, 0);
   return {
@@ -229,6 +271,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     sut: options.command,
     seed: options.seed,
     examples: examplesRun,
+    exhaustiveRuns,
     requested: options.runs,
     runs,
     steps,
@@ -239,5 +282,3 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     ms: performance.now() - started,
   };
 }
-
-export { totalKills };

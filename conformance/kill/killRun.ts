@@ -24,7 +24,7 @@ import {
   type ClusterState,
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
-import { SutUnavailable, type ClusterSession, type StderrExcerpt } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../adapters/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
 import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
@@ -71,6 +71,8 @@ export interface KillTraceResult {
   readonly divergence?: DivergenceFacts;
   readonly killed?: boolean;
   readonly kills: KillCounts;
+  /** Kills timed at a write where the system answered instead: the request had fewer durable write points (or no hook). */
+  readonly answeredAtWrite: number;
   /** Per kill, ms from the SIGKILL to the re-attached system's first observation (the restart included). */
   readonly restartMs: readonly number[];
   /** The stderr of the system's last incarnation while it ran this trace. */
@@ -104,8 +106,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 export const KILL_AT_WRITE_VARIABLE = 'STREAMJOIN_KILL_AT_WRITE';
 
 /** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
-function expectedDeath(e: unknown): void {
-  if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return;
+function expectedDeath(e: unknown): false {
+  if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return false;
   throw e;
 }
 
@@ -136,6 +138,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   let system = incarnation(0, false);
   let kills = NO_KILLS;
   const restartMs: number[] = [];
+  let answeredAtWrite = 0;
   let state = initialClusterState(setup);
   const result = (divergence?: DivergenceFacts, killed?: boolean): KillTraceResult => {
     const last = session;
@@ -144,6 +147,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       ...(divergence ? { divergence } : {}),
       ...(killed ? { killed } : {}),
       kills,
+      answeredAtWrite,
       restartMs,
       ...(last.stderr ? { stderr: () => (last.stderr as () => StderrExcerpt)() } : {}),
     };
@@ -174,8 +178,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       let startedAt: number;
       if (kill.when === 'after-reply') {
         // The reply is judged (events, or the refusal), then the kill.
-        const [reply] = await session.steps([action], () => false);
-        const d = compareClusterStep(i, action, m.expected, { reply: (reply as { reply: never }).reply });
+        const [answered] = await session.steps([action], () => false);
+        const d = compareClusterStep(i, action, m.expected, { reply: (answered as ClusterStepReply).reply });
         if (d) return result(d);
         startedAt = performance.now();
         await system.kill();
@@ -186,8 +190,13 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request;
         // 'at-write': the system kills itself inside the request's writes (its death is the point), or answers.
         if (kill.timing === 'answered') await sent;
-        else if (kill.timing === 'at-write') await sent.catch((e: unknown) => expectedDeath(e));
-        else await turn();
+        else if (kill.timing === 'at-write') {
+          const answered = await sent.then(
+            () => true,
+            (e: unknown) => expectedDeath(e),
+          );
+          if (answered) answeredAtWrite++;
+        } else await turn();
         startedAt = performance.now();
         await system.kill();
       }

@@ -88,7 +88,7 @@ describe('withKills', () => {
 });
 
 describe('randomKillTraces', () => {
-  it(`replays from its seed (${seed}): the same traces, each with at least one kill in most`, () => {
+  it(`replays from its seed (${seed}): the same traces, and at least one of them with a kill`, () => {
     const a = randomKillTraces(seed, 10);
     expect(randomKillTraces(seed, 10)).toEqual(a);
     const killed = a.filter((t) => killsIn(t).afterReply + killsIn(t).inFlight > 0).length;

@@ -40,12 +40,14 @@ export type DivergentStep =
       readonly freshInstall?: FreshInstall;
     };
 
-/** An install whose restore without the checkpoint's join state explains a divergence found later (C6). */
+/** An install whose restore without (part of) the checkpoint's join state explains a divergence found later (C6). */
 export interface FreshInstall {
   readonly step: number;
   readonly action: ExternalAction;
   readonly worker: string;
   readonly key: string;
+  /** What the restored copy lacked: the whole join state (an empty copy), or only its watermarks (C2: they are part of it). */
+  readonly lost: 'state' | 'watermarks';
 }
 
 /** A step whose action wrote a key's checkpoint into the store (C4: a periodic checkpoint; C5: persist). */
@@ -55,7 +57,7 @@ export interface StoreWrite {
 }
 
 export interface DivergenceFacts {
-  /** Index of the step (0-based) in the trace. */
+  /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
   readonly step: number;
   /** The request of that step; at level `operator` a `record` action. */
   readonly action: ExternalAction;

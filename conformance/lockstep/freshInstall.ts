@@ -21,8 +21,8 @@ import type { ClusterStepReply } from '../adapters/sut.ts';
 import { canonicalEvents, type ExpectedClusterStep, type FreshInstall } from './divergence.ts';
 import { sameJson } from './jsonDiff.ts';
 
-/** How many of the latest installs before the divergence are tried, latest first. */
-const INSTALLS_TRIED = 4;
+/** How many restores (an install's, with each thing it may have lost) before the divergence are tried, latest first. */
+const INSTALLS_TRIED = 8;
 
 /** The model's states before each step and after the last (`states[i]`: before step i). */
 function statesAlong(setup: ClusterSetup, actions: readonly ExternalAction[]): ClusterState[] {
@@ -55,15 +55,17 @@ function sameStep(setup: ClusterSetup, got: { events?: ExpectedEvents; state: Cl
   return sameJson(observeCluster(setup, got.state), want.observation);
 }
 
-/** The state with `worker`'s copy of `key` holding an empty join state (its cursor, epoch and frozen flag kept). */
-function withFreshCopy(state: ClusterState, worker: string, key: string): ClusterState | undefined {
+/**
+ * The state with `worker`'s copy of `key` lacking `lost` (its cursor, epoch
+ * and frozen flag kept); undefined if it lacks nothing of that.
+ */
+function withFreshCopy(state: ClusterState, worker: string, key: string, lost: FreshInstall['lost']): ClusterState | undefined {
   const w = state.workers[worker];
   const copy = w?.keys[key];
-  if (!w || !copy || copy.join === initialJoinState) return undefined;
-  return {
-    ...state,
-    workers: { ...state.workers, [worker]: { ...w, keys: { ...w.keys, [key]: { ...copy, join: initialJoinState } } } },
-  };
+  if (!w || !copy) return undefined;
+  const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
+  if (sameJson(join, copy.join)) return undefined;
+  return { ...state, workers: { ...state.workers, [worker]: { ...w, keys: { ...w.keys, [key]: { ...copy, join } } } } };
 }
 
 /**
@@ -83,7 +85,11 @@ export function freshInstallBehind(
     const a = actions[s];
     const e = expected[s];
     if (a?.type !== 'install' || !e || 'error' in e) continue;
-    for (const ev of e.events) if (ev.type === 'restored') installs.push({ step: s, action: a, worker: ev.worker, key: ev.key });
+    for (const ev of e.events) {
+      if (ev.type !== 'restored') continue;
+      // The whole state lost first (it explains more), then only the watermarks.
+      for (const lost of ['state', 'watermarks'] as const) installs.push({ step: s, action: a, worker: ev.worker, key: ev.key, lost });
+    }
   }
   if (installs.length === 0) return undefined;
   const setup: ClusterSetup = { ...config, checkProperties: false };
@@ -92,7 +98,7 @@ export function freshInstallBehind(
   for (const install of installs) {
     // The state after the install step (a migrate's install leaves the copy frozen: nothing processed it yet).
     const after = states[install.step + 1];
-    let state = after && withFreshCopy(after, install.worker, install.key);
+    let state = after && withFreshCopy(after, install.worker, install.key, install.lost);
     if (!state) continue;
     // Between the install and the divergence the system answered as expected: so must the fresh copy.
     let agrees = true;

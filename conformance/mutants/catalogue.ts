@@ -27,6 +27,12 @@ export interface Mutant {
   readonly rule: string;
   /** What the patch does, and how the bug shows. */
   readonly description: string;
+  /**
+   * Its regression trace (conformance/mutants/regressions/NAME.trace.json):
+   * named after what it exercises, not after the bug, since a system that
+   * fails it need not have this bug. Two mutants may share one.
+   */
+  readonly regression: string;
   /** Usually one; a bug class that lives in two places (replay and dedup; buffering and its flush) has more. */
   readonly patches: readonly SourcePatch[];
 }
@@ -34,6 +40,7 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'commit-before-durable-checkpoint',
+    regression: 'install-after-persist',
     bugClass: 'commit before the checkpoint is durable',
     rule: 'C5',
     description:
@@ -51,6 +58,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'no-fencing',
+    regression: 'zombie-resumes-after-failover',
     bugClass: 'no fencing',
     rule: 'C9',
     description:
@@ -65,6 +73,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'replay-from-older-checkpoint-without-dedup',
+    regression: 'failover-replays-from-checkpoint',
     bugClass: 'replay from an older checkpoint without dedup',
     rule: 'C4',
     description:
@@ -86,6 +95,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'eviction-at-ts-plus-lateness',
+    regression: 'row-kept-until-end-passes',
     bugClass: 'eviction at wm > ts + L',
     rule: 'J8',
     description:
@@ -101,6 +111,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'match-dropped-with-one-endpoint',
+    regression: 'match-kept-with-one-endpoint',
     bugClass: 'a match dropped when one endpoint is evicted',
     rule: 'J8',
     description:
@@ -120,6 +131,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'retraction-held-to-insert-lateness',
+    regression: 'retraction-within-its-lateness',
     bugClass: 'retractions held to the insert lateness bound',
     rule: 'J6',
     description:
@@ -137,6 +149,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'overtaking-retract-dropped',
+    regression: 'retract-overtakes-insert',
     bugClass: 'a retract overtaking its insert dropped (no tombstone)',
     rule: 'J6',
     description:
@@ -151,6 +164,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'sink-fence-from-caller-epochs',
+    regression: 'zombie-resumes-after-failover',
     bugClass: 'sink fence computed from caller-supplied epochs',
     rule: 'C9',
     description:
@@ -166,6 +180,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'last-writer-wins-sink',
+    regression: 'replayed-insert-after-retract',
     bugClass: 'last-writer-wins sink',
     rule: 'C9',
     description:
@@ -180,6 +195,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'ambiguous-match-ids',
+    regression: 'separators-in-ids',
     bugClass: 'ambiguous match ids',
     rule: 'J3',
     description:
@@ -197,6 +213,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'reversed-interval-swapped',
+    regression: 'reversed-interval',
     bugClass: 'reversed intervals swapped instead of rejected',
     rule: 'J1',
     description: 'a row with start > end is repaired by swapping its endpoints, inventing a row nobody sent, instead of being rejected',
@@ -218,6 +235,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'frozen-key-events-in-coordinator-memory',
+    regression: 'record-for-a-frozen-key',
     bugClass: 'frozen-key events buffered in coordinator memory',
     rule: 'C3',
     description:
@@ -257,6 +275,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'off-by-one-eviction',
+    regression: 'eviction-boundary',
     bugClass: 'off-by-one eviction (>= instead of >)',
     rule: 'J8',
     description:

@@ -31,13 +31,22 @@ const examples = readdirSync(examplesDir)
 const regressionsDir = join(import.meta.dirname, 'regressions');
 
 describe('the mutant catalogue', () => {
-  it('has one regression trace per mutant (its shortest kill, kept): the model agrees with its expectations, the implementation conforms, and the mutant diverges', async () => {
+  it('has a regression trace for every mutant (its shortest kill, kept, named after what it exercises): the model agrees with its expectations, the implementation conforms, and the mutant diverges', async () => {
     const files = readdirSync(regressionsDir)
       .filter((f) => f.endsWith('.trace.json'))
       .sort();
-    expect(files).toEqual(MUTANTS.map((m) => `${m.name}.trace.json`).sort());
+    expect(files).toEqual([...new Set(MUTANTS.map((m) => `${m.regression}.trace.json`))].sort());
     for (const m of MUTANTS) {
-      const loaded = loadCheckedTrace(join(regressionsDir, `${m.name}.trace.json`));
+      // Named for what it exercises: never after a bug of the catalogue, which a system failing it need not have.
+      expect(
+        MUTANTS.some((x) => x.name === m.regression),
+        m.regression,
+      ).toBe(false);
+      // Nor an example's name: counterexample files are named after the trace, and would overwrite each other.
+      expect(examples.map((e) => e.trace.trace.name)).not.toContain(m.regression);
+      expect(readdirSync(join(examplesDir, 'cluster'))).not.toContain(`${m.regression}.trace.json`);
+      const loaded = loadCheckedTrace(join(regressionsDir, `${m.regression}.trace.json`));
+      expect(loaded.trace.name).toBe(m.regression);
       const level = loaded.kind === 'operator' ? 'operator' : levelOfClusterTrace(loaded.trace);
       if (loaded.kind === 'cluster') expect(expectedClusterSteps(loaded.trace).disagreements, m.name).toEqual([]);
       expect(await runTrace(inProcessSystem(implSut), loaded, level), m.name).toBeUndefined();
@@ -144,6 +153,7 @@ describe('the mutant catalogue', () => {
       bugClass: 'none',
       rule: 'J1',
       description: 'a comment changed',
+      regression: 'none',
       patches: [
         // Anchored on another mutant's marker: a comment inserted there.
         { file: 'operator.ts', marker: 'reversed-interval-swapped', lines: 0, replace: '    // MUTANT: a comment, nothing else' },

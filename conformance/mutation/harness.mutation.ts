@@ -36,7 +36,8 @@ const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 const system = inProcessSystem(implSut, 'impl');
 
 /** The first divergence, as a message that names where (a failed expectation is a kill). */
-const show = (d: DivergenceFacts | undefined): string | undefined => (d ? `step ${d.step}: ${explainDivergence(d).summary}` : undefined);
+const show = (d: DivergenceFacts | undefined): string | undefined =>
+  d ? `step ${d.step + 1}: ${explainDivergence(d).summary}` : undefined;
 
 describe('examples and regression traces', () => {
   for (const path of [...specExamplePaths(), ...regressionTracePaths()]) {

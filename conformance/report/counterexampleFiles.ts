@@ -3,7 +3,9 @@
 // diagram) and its self-contained HTML viewer, and on request its ITF trace,
 // atomically, under names derived from where the failure came from, with the
 // command that replays it.
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { PACKAGE_ROOT } from '../../spec/packageFiles.ts';
+import type { LinkBase } from './specLinks.ts';
 import type { ImplementationInfo } from '../../spec/index.ts';
 import type { Failure } from './failure.ts';
 import { prettyJson } from '../lockstep/jsonDiff.ts';
@@ -13,6 +15,20 @@ import { counterexampleHtml } from './html.ts';
 import { conformanceItf } from './itf.ts';
 import { counterexampleMarkdown } from './markdown.ts';
 import { conformanceView } from './view.ts';
+
+/**
+ * A path as a counterexample file shows it, with nothing of the machine it
+ * was written on: one of streamjoin's own files (a built-in example) from the
+ * package root (`spec/examples/x.trace.json`), a file under the working
+ * directory from there, any other as given.
+ */
+export function portablePath(path: string, cwd: string = process.cwd()): string {
+  for (const root of [PACKAGE_ROOT, cwd]) {
+    const r = relative(root, path);
+    if (r !== '' && !r.startsWith('..') && !isAbsolute(r)) return r.split(sep).join('/');
+  }
+  return path;
+}
 
 /** Quotes a word for a POSIX shell, only when it needs it. */
 export function shellQuote(word: string): string {
@@ -67,6 +83,8 @@ export interface CounterexampleTarget {
   readonly implementation?: string;
   /** Also write the trace in the Informal Trace Format (`NAME.itf.json`). */
   readonly itf?: boolean;
+  /** Where the links to SPEC.md point (specLinks.ts); default the published repository at this version. */
+  readonly linkBase?: LinkBase;
 }
 
 /** Writes one counterexample (trace, explanation, Markdown, HTML, and ITF on request; atomically); returns the paths and the command that replays it. */
@@ -99,7 +117,7 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
       ? `random traces at level ${f.level}, seed ${f.seed ?? 0}, fast-check path ${f.fcPath ?? '?'} (shrunk)`
       : f.origin === 'exhaustive'
         ? `the bounded-exhaustive scenario ${f.scenario ?? '?'} (minimized)`
-        : `the example ${f.path ?? '?'}`;
+        : `the example ${f.path !== undefined ? portablePath(f.path) : '?'}`;
   const view = conformanceView(f.trace, f.divergence, {
     sut: target.sut,
     ...(target.implementation !== undefined ? { implementation: target.implementation } : {}),
@@ -112,11 +130,12 @@ export function writeCounterexample(f: Failure, target: CounterexampleTarget): W
     // The stderr of the trace that diverged, not of the whole run (a process system; in-process ones have none).
     ...(f.stderr ? { stderr: f.stderr() } : {}),
   });
+  const links = target.linkBase !== undefined ? { linkBase: target.linkBase } : {};
   writeFilesAtomic([
     { path: tracePath, text: `${prettyJson(f.trace.trace)}\n` },
     { path: explainPath, text: explainView(view, f.divergence) },
-    { path: markdownPath, text: counterexampleMarkdown(view, { dir: target.outDir }) },
-    { path: htmlPath, text: counterexampleHtml(view, { dir: target.outDir }) },
+    { path: markdownPath, text: counterexampleMarkdown(view, { dir: target.outDir, ...links }) },
+    { path: htmlPath, text: counterexampleHtml(view, { dir: target.outDir, ...links }) },
     ...(itfPath !== undefined
       ? [{ path: itfPath, text: `${JSON.stringify(conformanceItf(f.trace, view, f.divergence), null, 1)}\n` }]
       : []),
@@ -141,6 +160,7 @@ export function writeCounterexamples(
   invocation: Argv,
   sutCommand: string,
   itf = false,
+  linkBase?: LinkBase,
 ): WrittenCounterexample[] {
   return report.failures.map((f) =>
     writeCounterexample(f, {
@@ -151,6 +171,7 @@ export function writeCounterexamples(
       sut: report.sut,
       ...(report.implementation ? { implementation: `${report.implementation.name} ${report.implementation.version}` } : {}),
       itf,
+      ...(linkBase !== undefined ? { linkBase } : {}),
     }),
   );
 }

@@ -20,7 +20,7 @@ import { changesText, eventText } from './texts.ts';
 
 // The public shape of a divergence (index.ts): the facts, `summary` and `refs`.
 export interface Divergence {
-  /** Index of the step (0-based) in the trace. */
+  /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
   readonly step: number;
   /** The request of that step; at level `operator` a `record` action. */
   readonly action: ExternalAction;
@@ -56,11 +56,14 @@ function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep,
   const explained = explainClusterStep(facts, at);
   const fresh = at.freshInstall;
   if (!fresh) return explained;
+  // The install ignored (part of) the checkpoint (C6), or the checkpoint lacked it (C4; the watermarks are part of a copy's state, C2).
+  const lacked =
+    fresh.lost === 'state'
+      ? `an empty copy of ${fresh.key}, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)`
+      : `a copy of ${fresh.key} without the watermarks of its checkpoint's state (C6), or from a checkpoint that lacked them (C2, C4)`;
   return {
-    summary:
-      `${explained.summary}; as if the install at step ${fresh.step} (${describeClusterAction(fresh.action)}) had given ` +
-      `${fresh.worker} an empty copy of ${fresh.key}, without its checkpoint's state (C6)`,
-    refs: mergeRefs({ rules: ['C6'], properties: [] }, explained.refs),
+    summary: `${explained.summary}; as if the install at step ${fresh.step + 1} (${describeClusterAction(fresh.action)}) had given ${fresh.worker} ${lacked}`,
+    refs: mergeRefs({ rules: fresh.lost === 'state' ? ['C6', 'C4'] : ['C6', 'C4', 'C2'], properties: [] }, explained.refs),
   };
 }
 

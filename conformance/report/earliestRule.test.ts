@@ -16,7 +16,7 @@ import type { DivergenceFacts } from '../lockstep/divergence.ts';
 import { compareOperatorStep } from '../lockstep/operatorLockstep.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { minimizeTrace } from '../lockstep/minimize.ts';
-import { installsFresh } from '../testdata/installsFresh.ts';
+import { installsFresh, installsWithout } from '../testdata/installsFresh.ts';
 import { explainDivergence, type Divergence } from './divergence.ts';
 
 const explained = (facts: DivergenceFacts | undefined): Divergence => {
@@ -178,6 +178,16 @@ describe('an install that ignores its checkpoint cites C6 where its loss shows (
     { type: 'commit', key: 'k1' },
   ];
 
+  it('an install that restores the wrong cursor cites C6 first (install says what it restores), a failover C4 first (it defers to C4)', () => {
+    const restored = (cursor: number): ClusterEvent => ({ type: 'restored', worker: 'w2', key: 'k1', cursor, epoch: 2 });
+    const at = (action: ExternalAction) =>
+      explained(compareClusterStep(0, action, { events: [restored(2)], observation }, { reply: { events: [restored(0)] }, observation }))
+        .refs.rules;
+    expect(at({ type: 'install', key: 'k1' })).toEqual(['C6', 'C4']);
+    expect(at({ type: 'failover', key: 'k1', to: 'w2' })).toEqual(['C4', 'C8']);
+    expect(at({ type: 'restart', node: 'w2' })).toEqual(['C4', 'C10']);
+  });
+
   it('rows lost: at the install, in the copy’s retained counts, citing C6 first', async () => {
     const t = trace([record(ins('k1', 'L', 'a')), ...handoff]);
     const d = explained(await runTrace(inProcessSystem(installsFresh), { kind: 'cluster', trace: t }, 'cluster'));
@@ -198,10 +208,24 @@ describe('an install that ignores its checkpoint cites C6 where its loss shows (
     expect(model && 'events' in model && model.events.some((e) => e.type === 'processed' && e.outcome.code === 'late')).toBe(true);
     const d = explained(await runTrace(inProcessSystem(installsFresh), { kind: 'cluster', trace: t }, 'cluster'));
     expect(d.step).toBe(6);
-    expect(d.refs.rules).toEqual(['C6', 'J5']);
+    expect(d.refs.rules).toEqual(['C6', 'C4', 'J5']);
     expect(d.summary).toContain(
-      "as if the install at step 4 (install k1) had given w2 an empty copy of k1, without its checkpoint's state (C6)",
+      "as if the install at step 5 (install k1) had given w2 an empty copy of k1, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)",
     );
+  });
+
+  it('only the watermarks lost (rows kept): C6, C4 and C2 (a copy’s watermarks are part of its state), before J5', async () => {
+    const t = trace([
+      record(ins('k1', 'L', 'a', 30)),
+      record({ kind: 'watermark', side: 'L', wm: 20 }),
+      record({ kind: 'watermark', side: 'R', wm: 20 }),
+      ...handoff,
+      record(ins('k1', 'L', 'b', 5)),
+    ]);
+    const d = explained(await runTrace(inProcessSystem(installsWithout('watermarks')), { kind: 'cluster', trace: t }, 'cluster'));
+    expect(d.step).toBe(7);
+    expect(d.refs.rules).toEqual(['C6', 'C4', 'C2', 'J5']);
+    expect(d.summary).toContain('without the watermarks of its checkpoint');
   });
 
   it('minimized, the counterexample keeps the install only when the install is to blame: C6 for it, J5 alone for a system wrong about lateness everywhere', async () => {
@@ -231,6 +255,6 @@ describe('an install that ignores its checkpoint cites C6 where its loss shows (
     expect(wrongLateness.d.refs.rules).toEqual(['J5']);
     const fresh = await minimal(inProcessSystem(installsFresh));
     expect(fresh.steps).toBe(7);
-    expect(fresh.d.refs.rules).toEqual(['C6', 'J5']);
+    expect(fresh.d.refs.rules).toEqual(['C6', 'C4', 'J5']);
   });
 });

@@ -47,7 +47,8 @@ describe('sequence diagrams: one column per node', () => {
     const text = clusterDiagram(trace, 4);
     expect(text.split('\n')[0]).toMatch(/^\s+log\s+coordinator\s+w1\s+w2\s+w3\s+sink$/);
     expect(text).toContain('fence k1=e2');
-    expect(text).toMatch(/●─ #1 e1 accepted \+k1\/a\/b FENCED ─+▶/);
+    // Refused at the sink (C9): the arrow ends in ✗, the label leads with FENCED.
+    expect(text).toMatch(/●─ FENCED, refused: #1 e1 accepted \+k1\/a\/b ─+✗/);
     expect(text).toContain('drop k1 (fenced)');
   });
 });

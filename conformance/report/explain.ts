@@ -21,6 +21,8 @@ export interface DiagramRow {
   readonly from: number;
   readonly to?: number;
   readonly text: string;
+  /** A message refused where it arrives (a write the sink's fence refuses, C9): its head is ✗. */
+  readonly refused?: boolean;
 }
 
 const COLUMN_WIDTH = 24;
@@ -63,7 +65,7 @@ export function renderDiagram(columns: readonly string[], rows: readonly Diagram
       const hi = Math.max(row.from, row.to);
       for (let x = center(lo); x <= center(hi); x++) line[x] = '─';
       line[center(row.from)] = '●';
-      line[center(row.to)] = row.to > row.from ? '▶' : '◀';
+      line[center(row.to)] = row.refused ? '✗' : row.to > row.from ? '▶' : '◀';
       const room = center(hi) - center(lo) - 3;
       if (row.text.length <= room) put(line, center(lo) + 2, ` ${row.text} `.slice(0, room + 1));
       else put(line, center(hi) + 2, row.text);
@@ -80,7 +82,13 @@ export function renderDiagram(columns: readonly string[], rows: readonly Diagram
 export function viewDiagram(view: CounterexampleView, until: number): string {
   const rows: DiagramRow[] = [];
   for (const s of view.steps.slice(0, until + 1))
-    for (const r of s.rows) rows.push({ step: s.number, from: r.from, ...(r.to !== undefined ? { to: r.to } : {}), text: r.text });
+    for (const r of s.rows)
+      rows.push({
+        step: s.number,
+        from: r.from,
+        ...(r.to !== undefined ? { to: r.to, ...(r.kind === 'fenced' ? { refused: true } : {}) } : {}),
+        text: r.text,
+      });
   return renderDiagram(view.nodes, rows);
 }
 
@@ -106,13 +114,13 @@ function eventLines(label: string, events: readonly string[], from: number): str
 /** The divergence alone: summary, rules, and expected versus actual at each differing path. */
 export function describeDivergence(d: Divergence): string {
   const lines: string[] = [];
-  lines.push(`Divergence at step ${d.step}: ${d.summary}`);
+  lines.push(`Divergence at step ${d.step + 1}: ${d.summary}`);
   const checks = d.refs.checks?.length ? `; ${d.refs.checks.join(', ')}` : '';
   lines.push(
     `Breaks: ${describeRules(d.refs.rules)}${checks}${d.refs.properties.length ? `; property ${d.refs.properties.join(', ')}` : ''}`,
   );
   lines.push('');
-  lines.push(`Expected versus actual at step ${d.step} (${d.field}; only what differs):`);
+  lines.push(`Expected versus actual at step ${d.step + 1} (${d.field}; only what differs):`);
   if (d.field === 'events' && Array.isArray(d.expected) && Array.isArray(d.actual)) {
     // Events are a sequence (C12): show both, marking the first that differs.
     const first = Number(d.diff[0]?.path.split('/')[1] ?? 0);

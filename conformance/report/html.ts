@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../../spec/index.ts';
-import { specHref } from './specLinks.ts';
+import { specHref, type LinkBase } from './specLinks.ts';
 import type { CounterexampleView } from './view.ts';
 
 // From the package root: the same files from the sources and from the compiled package (dist/ has no assets).
@@ -59,15 +59,17 @@ export function contentSecurityPolicy(scripts: readonly string[], styles: readon
 }
 
 export interface HtmlOptions {
-  /** The directory the file is written to: SPEC.md links are relative to it. */
+  /** The directory the file is written to: with link base `file`, SPEC.md links are relative to it. */
   readonly dir?: string;
+  /** Where the links to SPEC.md point (specLinks.ts); default the published repository at this version. */
+  readonly linkBase?: LinkBase;
 }
 
 /** The self-contained HTML viewer of a counterexample. */
 export function counterexampleHtml(view: CounterexampleView, options: HtmlOptions = {}): string {
   const script = `\n${asset('draw.js')}\n${asset('viewer.js')}\n`;
   const style = `\n${asset('viewer.css')}\n`;
-  const data = scriptJson({ ...view, specHref: specHref(options.dir) });
+  const data = scriptJson({ ...view, specHref: specHref(options.linkBase, options.dir) });
   const title = escapeHtml(`streamjoin counterexample: ${view.name}`);
   return `<!doctype html>
 <html lang="en">

@@ -51,9 +51,9 @@ function actionValues(action: ClusterAction | typeof INIT): Record<string, ItfVa
 
 const eventsCodec = itfList(ITF_EVENT);
 
-/** A step's `#meta`: its index among the states, its step number in the trace, the trace's note for it, and whether the system departs there. */
+/** A step's `#meta`: its index among the states (0 the initial one), its step number (from 1, as every report counts), the trace's note for it, and whether the system departs there. */
 function stepMeta(step: number, note: string | undefined, divergence: boolean): Record<string, unknown> {
-  return { index: step + 1, step, ...(note !== undefined ? { note } : {}), ...(divergence ? { divergence: true } : {}) };
+  return { index: step + 1, step: step + 1, ...(note !== undefined ? { note } : {}), ...(divergence ? { divergence: true } : {}) };
 }
 const refusedCodec = itfOption(itfString);
 

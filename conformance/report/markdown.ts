@@ -5,7 +5,7 @@
 // Mermaid sequence diagram that GitHub draws.
 import { showValue } from '../lockstep/jsonDiff.ts';
 import { mermaidDiagram } from './mermaid.ts';
-import { specHref, type RuleLink } from './specLinks.ts';
+import { specHref, type LinkBase, type RuleLink } from './specLinks.ts';
 import { stderrHeading, type CounterexampleView } from './view.ts';
 
 /** Text for a table cell: `|` escaped (GitHub splits cells on it even inside code), line breaks as spaces. */
@@ -36,13 +36,15 @@ function link(r: RuleLink, spec: string): string {
 }
 
 export interface MarkdownOptions {
-  /** The directory the file is written to: SPEC.md links are relative to it. */
+  /** The directory the file is written to: with link base `file`, SPEC.md links are relative to it. */
   readonly dir?: string;
+  /** Where the links to SPEC.md point (specLinks.ts); default the published repository at this version. */
+  readonly linkBase?: LinkBase;
 }
 
 /** The Markdown report of a counterexample. */
 export function counterexampleMarkdown(view: CounterexampleView, options: MarkdownOptions = {}): string {
-  const spec = specHref(options.dir);
+  const spec = specHref(options.linkBase, options.dir);
   const out: string[] = [];
   out.push(`# streamjoin counterexample: ${text(view.name)}`);
   out.push('');

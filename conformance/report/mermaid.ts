@@ -35,8 +35,8 @@ function rowLine(r: ViewRow, label: string, nodes: number): string {
     return `  Note over ${from}: ${text}`;
   }
   const to = participant(Math.min(r.to, nodes - 1));
-  // A fenced write is refused by the sink: drawn as a lost message (C9).
-  const arrow = r.kind === 'fence' && r.text.includes('FENCED') ? '-x' : '->>';
+  // A fenced write is refused by the sink (C9): a dotted line ending in a cross, as the viewer draws it.
+  const arrow = r.kind === 'fenced' ? '--x' : '->>';
   return `  ${from}${arrow}${to}: ${text}`;
 }
 

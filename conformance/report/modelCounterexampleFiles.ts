@@ -9,6 +9,7 @@ import { counterexampleHtml } from './html.ts';
 import { modelItf } from './itf.ts';
 import { counterexampleMarkdown } from './markdown.ts';
 import { modelCounterexampleView } from './view.ts';
+import type { LinkBase } from './specLinks.ts';
 
 export interface ModelViewFiles {
   readonly markdownPath: string;
@@ -24,7 +25,7 @@ export interface ModelViewFiles {
 export function writeModelCounterexampleViews(
   cx: Counterexample,
   file: string,
-  options: { readonly itf?: boolean } = {},
+  options: { readonly itf?: boolean; readonly linkBase?: LinkBase } = {},
 ): ModelViewFiles | undefined {
   const view = modelCounterexampleView(cx, file);
   if (!view) return undefined;
@@ -33,9 +34,10 @@ export function writeModelCounterexampleViews(
   const markdownPath = `${base}.md`;
   const htmlPath = `${base}.html`;
   const itfPath = options.itf ? `${base}.itf.json` : undefined;
+  const links = options.linkBase !== undefined ? { linkBase: options.linkBase } : {};
   writeFilesAtomic([
-    { path: markdownPath, text: counterexampleMarkdown(view, { dir }) },
-    { path: htmlPath, text: counterexampleHtml(view, { dir }) },
+    { path: markdownPath, text: counterexampleMarkdown(view, { dir, ...links }) },
+    { path: htmlPath, text: counterexampleHtml(view, { dir, ...links }) },
     ...(itfPath !== undefined ? [{ path: itfPath, text: `${JSON.stringify(modelItf(cx, view), null, 1)}\n` }] : []),
   ]);
   return { markdownPath, htmlPath, ...(itfPath !== undefined ? { itfPath } : {}) };

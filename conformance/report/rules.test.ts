@@ -220,7 +220,7 @@ describe("each catalogue mutant's counterexample cites the mutant's rule first",
   it('the kept counterexample of every mutant (its regression trace), run against the mutant, diverges citing Mutant.rule first', async () => {
     expect(Object.keys(CITED).sort()).toEqual(MUTANTS.map((m) => m.name).sort());
     for (const m of MUTANTS) {
-      const trace = loadCheckedTrace(join(import.meta.dirname, '..', 'mutants', 'regressions', `${m.name}.trace.json`));
+      const trace = loadCheckedTrace(join(import.meta.dirname, '..', 'mutants', 'regressions', `${m.regression}.trace.json`));
       const level = trace.kind === 'operator' ? 'operator' : levelOfClusterTrace(trace.trace);
       const found = await runTrace(inProcessSystem(await mutantSut(m)), trace, level);
       const d = found && explainDivergence(found);

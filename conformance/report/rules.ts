@@ -300,7 +300,11 @@ export function rulesOfEventPath(
   if (expected.type === 'rejected' && actual.type === 'rejected') {
     return rulesOfOutcomeDifference(action?.type === 'record' ? action.record : undefined, expected.outcome, actual.outcome);
   }
-  if (expected.type === 'restored' && field === 'cursor') return refs(unique(['C4', ...byAction]));
+  if (expected.type === 'restored' && field === 'cursor') {
+    // Install's own rule says what it restores (C6: the checkpoint's state and cursor); failover (C8) and restart (C10) defer to C4.
+    const installs = action?.type === 'install' || action?.type === 'duplicateInstall';
+    return refs(installs ? unique([...byAction, 'C4']) : unique(['C4', ...byAction]));
+  }
   return refs(unique([...rulesOfEvent(expected, action), ...byAction]));
 }
 

@@ -1,10 +1,12 @@
 // Links from a report to the rules of SPEC.md: the anchor GitHub gives each
-// heading (so a link works where the Markdown is read: the repository, an
-// issue, a pull request), and the path to SPEC.md from where a report is
-// written.
+// heading, and where SPEC.md is. By default that is the published repository
+// at this version's tag, so a link works wherever the file is read (attached
+// to an issue, mailed, opened from another machine); `file` links to this
+// installation's copy instead, relative to where the report is written.
 import { dirname, join, relative, sep } from 'node:path';
 import { packagePath } from '../../spec/index.ts';
 import { RULE_TITLES } from './rules.ts';
+import { REPOSITORY_URL, STREAMJOIN_VERSION } from './versions.ts';
 
 /** Where SPEC.md is in this installation. */
 export const SPEC_PATH = packagePath('spec', 'SPEC.md');
@@ -69,8 +71,30 @@ export function ruleLink(id: string): RuleLink {
   return { id, title: RULE_TITLES[id] ?? (id.startsWith('§') ? id : `property ${id} (SPEC §6)`), anchor: specAnchor(id) };
 }
 
-/** The path of SPEC.md as a Markdown link target from a file in `fromDir` (`/`-separated). */
-export function specHref(fromDir: string | undefined): string {
+/**
+ * Where a report's links to the spec point: a base URL under which
+ * `spec/SPEC.md` is found (a repository at a tag, a mirror), or `file` for
+ * this installation's SPEC.md, relative to the report.
+ */
+export type LinkBase = string;
+
+/** The default link base: the published repository at this version's tag (`v0.1.0`). */
+export const DEFAULT_LINK_BASE: LinkBase = `${REPOSITORY_URL}/blob/v${STREAMJOIN_VERSION}`;
+
+/** The problem with a `--link-base` value, or undefined: `file`, or an absolute http(s) URL. */
+export function linkBaseProblem(base: string): string | undefined {
+  if (base === 'file') return undefined;
+  try {
+    const url = new URL(base);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? undefined : `expected an http(s) URL or "file", got "${base}"`;
+  } catch {
+    return `expected an http(s) URL or "file", got "${base}"`;
+  }
+}
+
+/** SPEC.md as a Markdown link target: under the link base, or with `file` relative to `fromDir` (`/`-separated). */
+export function specHref(linkBase: LinkBase = DEFAULT_LINK_BASE, fromDir?: string): string {
+  if (linkBase !== 'file') return `${linkBase.replace(/\/+$/, '')}/spec/SPEC.md`;
   if (fromDir === undefined) return 'spec/SPEC.md';
   return relative(dirname(join(fromDir, 'x')), SPEC_PATH)
     .split(sep)

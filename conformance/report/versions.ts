@@ -7,13 +7,19 @@ import { readFileSync } from 'node:fs';
 import { SPEC_VERSION } from '../../spec/constants.ts';
 import { packagePath } from '../../spec/packageFiles.ts';
 
-/** The version in streamjoin's package.json (the checkout's, or the installed package's). */
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown };
-  return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
-}
+const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version?: unknown; repository?: unknown };
 
-export const STREAMJOIN_VERSION: string = packageVersion();
+/** The version in streamjoin's package.json (the checkout's, or the installed package's). */
+export const STREAMJOIN_VERSION: string = typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
+
+/** The published repository (package.json `repository`) as a web address, without `git+` and `.git`. */
+export const REPOSITORY_URL: string = repositoryUrl(pkg.repository);
+
+function repositoryUrl(repository: unknown): string {
+  const url = typeof repository === 'string' ? repository : (repository as { url?: unknown } | undefined)?.url;
+  if (typeof url !== 'string') return 'https://github.com/streamjoin/streamjoin';
+  return url.replace(/^git\+/, '').replace(/\.git$/, '');
+}
 
 /** The versions a counterexample names. */
 export interface Versions {

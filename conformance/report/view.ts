@@ -41,7 +41,8 @@ import { actionText, changesText, eventText, outcomeText, recordText } from './t
 import { VERSIONS, type Versions } from './versions.ts';
 
 /** What a diagram row shows: a note at one node, or a message from one node to another. */
-export type RowKind = 'note' | 'message' | 'crash' | 'restart' | 'pause' | 'fence' | 'refused' | 'divergence';
+/** `fenced`: a write the sink's fence refuses (C9), drawn refused; `fence`: the coordinator raising a fence, and a worker dropping a fenced key. */
+export type RowKind = 'note' | 'message' | 'crash' | 'restart' | 'pause' | 'fence' | 'fenced' | 'refused' | 'divergence';
 
 /** One row of the sequence diagram: at a node (`to` absent), or a message between two. Nodes are column indexes. */
 export interface ViewRow {
@@ -52,7 +53,7 @@ export interface ViewRow {
 }
 
 export interface ViewStep {
-  /** The step's number as the file and the other reports count it (0-based in traces, 1-based in model paths). */
+  /** The step's number as every report counts it: from 1 (its index in the trace or path, plus one). */
   readonly number: number;
   readonly action: string;
   readonly actionJson: unknown;
@@ -242,7 +243,9 @@ export function clusterStepRows(
       case 'processed': {
         const head = `#${e.index} e${e.epoch} ${outcomeText(e.outcome)}`;
         if (e.changes.length === 0) note(e.worker, head);
-        else send(col(e.worker), sink, `${head} ${changesText(e.changes)}${e.fenced ? ' FENCED' : ''}`, e.fenced ? 'fence' : 'message');
+        // A fenced write is refused by the sink (C9): every diagram draws it so, its label leading with the word.
+        else if (e.fenced) send(col(e.worker), sink, `FENCED, refused: ${head} ${changesText(e.changes)}`, 'fenced');
+        else send(col(e.worker), sink, `${head} ${changesText(e.changes)}`, 'message');
         break;
       }
       case 'dropped':
@@ -359,7 +362,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence | undefined, ct
       const action = s.action;
       const rows = clusterStepRows(action, before, e, col);
       const step: ViewStep = {
-        number: i,
+        number: i + 1,
         action: actionText(action),
         actionJson: action,
         events: 'error' in e ? [] : e.events.map(eventText),
@@ -395,7 +398,7 @@ export function conformanceView(trace: AnyTraceOf, d: Divergence | undefined, ct
     if (d?.step === i) rows.push({ from: 0, text: `✗ the system departs here: ${d.field}`, kind: 'divergence' });
     const state = m ? { outcome: m.outcome, changes: m.changes.map((c) => `${c.op} ${c.match}`), retained: m.retained } : before;
     const step: ViewStep = {
-      number: i,
+      number: i + 1,
       action: `record ${recordText(s.record)}`,
       actionJson: s.record,
       events: m ? [`${outcomeText(m.outcome)}${m.changes.length ? ` ${changesText(m.changes)}` : ''}`] : [],
@@ -433,7 +436,7 @@ function modelFound(cx: Counterexample, file: string | undefined): [string, stri
   if (cx.ablate !== undefined) lines.push(['protocol element switched off', cx.ablate]);
   if (cx.part !== undefined) lines.push(['part (SPEC §6, key independence)', cx.part]);
   lines.push(['found by', `streamjoin check: a shortest path to a state that breaks ${cx.property.name}`]);
-  if (file !== undefined) lines.push(['replay', `streamjoin check --replay ${file}`]);
+  if (file !== undefined) lines.push(['replay', `npx streamjoin check --replay ${file}`]);
   return lines;
 }
 

@@ -4,6 +4,7 @@
 // divergence is in #meta), or a plain trace (shown as the model runs it).
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { LinkBase } from './specLinks.ts';
 import { documentFormat, isItfTrace, itfKind, loadCounterexample, parseJson, readTextFile } from '../../spec/index.ts';
 import type { ItfTrace } from '../../spec/index.ts';
 import { COUNTEREXAMPLE_FORMAT, InputError } from '../../spec/index.ts';
@@ -54,7 +55,7 @@ export function viewOfFile(file: string): CounterexampleView {
     sut: d ? 'as recorded in the file' : 'none (the trace as the model runs it)',
     level: trace.kind === 'operator' ? 'operator' : 'cluster or faults',
     origin: file,
-    replay: `streamjoin replay ${file} --sut COMMAND`,
+    replay: `npx streamjoin replay ${file} --sut COMMAND`,
   });
 }
 
@@ -63,9 +64,9 @@ export function viewOfFile(file: string): CounterexampleView {
  * counterexample traces and that viewer exists (it holds the divergence the
  * trace alone does not), else written now beside it. Returns its path.
  */
-export function writeViewerOf(file: string): string {
+export function writeViewerOf(file: string, linkBase?: LinkBase): string {
   const html = viewerPathOf(file);
   if (file.endsWith('.trace.json') && existsSync(html)) return html;
-  writeFileAtomic(html, counterexampleHtml(viewOfFile(file), { dir: dirname(html) }));
+  writeFileAtomic(html, counterexampleHtml(viewOfFile(file), { dir: dirname(html), ...(linkBase !== undefined ? { linkBase } : {}) }));
   return html;
 }

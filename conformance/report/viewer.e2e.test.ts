@@ -126,31 +126,31 @@ describe('the HTML viewer (NAME.html) in Chromium', () => {
     const where = () => page.locator('#where').textContent();
     const steps = f.trace.trace.steps.length;
     // It opens at the divergence.
-    expect(await where()).toBe(`step ${f.divergence.step} (${f.divergence.step + 1} of ${steps})`);
+    expect(await where()).toBe(`step ${f.divergence.step + 1} of ${steps}`);
     await expect.poll(() => page.locator('#divergence').isVisible()).toBe(true);
     await page.keyboard.press('Home');
-    expect(await where()).toBe(`initial state (0 of ${steps})`);
+    expect(await where()).toBe(`initial state (before step 1 of ${steps})`);
     expect(await page.locator('#divergence').isVisible()).toBe(false);
     await page.keyboard.press('ArrowRight');
-    expect(await where()).toBe(`step 0 (1 of ${steps})`);
+    expect(await where()).toBe(`step 1 of ${steps}`);
     expect(await page.locator('#action').textContent()).toContain('record ins "k1" L "a"');
     // The record appended and, eagerly, processed by its owner (§7): exactly those fields are marked.
     expect(await page.locator('.leaf.changed').allTextContents()).toEqual(['log: 1', 'cursor: 1', 'live: 1']);
     await page.keyboard.press('j');
-    expect(await where()).toBe(`step 1 (2 of ${steps})`);
+    expect(await where()).toBe(`step 2 of ${steps}`);
     await page.keyboard.press('k');
-    expect(await where()).toBe(`step 0 (1 of ${steps})`);
+    expect(await where()).toBe(`step 1 of ${steps}`);
     // The slider.
     await page.locator('#slider').evaluate((el) => {
       const input = el as unknown as { value: string; dispatchEvent(e: Event): boolean };
       input.value = '3';
       input.dispatchEvent(new Event('input'));
     });
-    expect(await where()).toBe(`step 2 (3 of ${steps})`);
+    expect(await where()).toBe(`step 3 of ${steps}`);
     expect(await page.locator('svg.seq .row.current').count()).toBeGreaterThan(0);
     // d: to the divergence, with expected versus actual.
     await page.keyboard.press('d');
-    expect(await where()).toBe(`step ${f.divergence.step} (${f.divergence.step + 1} of ${steps})`);
+    expect(await where()).toBe(`step ${f.divergence.step + 1} of ${steps}`);
     const panel = page.locator('#divergence');
     expect(await panel.isVisible()).toBe(true);
     expect(await panel.textContent()).toContain(f.divergence.summary);
@@ -158,8 +158,21 @@ describe('the HTML viewer (NAME.html) in Chromium', () => {
     expect(await panel.locator('td.actual').allTextContents()).toContain('processed w1 k1 #1 e1 accepted +k1/a/b');
     expect(await page.locator('#action .badge').textContent()).toBe('✗ diverges here');
     expect(await page.locator('#rules a').first().getAttribute('href')).toMatch(/SPEC\.md#c9--the-sink$/);
-    // The cluster drawn: the zombie w1 resumed, its box marked.
+    // The cluster drawn: the zombie w1 resumed, its box marked; the notation of its copies explained.
     expect(await page.locator('.box.touched .title').allTextContents()).toContain('w1');
+    expect(await page.locator('.cluster .legend').textContent()).toContain('live rows');
+    // The zombie's write is drawn refused at the sink (C9): a cross, not an arrowhead, its label leading with FENCED.
+    expect(await page.locator('svg.seq .fenced .cross').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg.seq .fenced text:not(.num)').first().textContent()).toMatch(/^FENCED, refused: /);
+    // Every lane fits the panel (the sink's included): nothing to scroll sideways to find it.
+    const box = await page.locator('#sequence').boundingBox();
+    const names = page.locator('#sequence .seq-head text.node');
+    expect(await names.allTextContents()).toContain('sink');
+    const rights = await names.evaluateAll((ts) => ts.map((t) => t.getBoundingClientRect().right));
+    for (const right of rights) expect(right).toBeLessThanOrEqual((box?.x ?? 0) + (box?.width ?? 0));
+    // #step=K is step K, and the page follows the fragment when it changes.
+    await page.evaluate("location.hash = 'step=2'");
+    await expect.poll(where).toBe(`step 2 of ${steps}`);
     const shot = join(dir, 'viewer.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe('PNG');
@@ -177,7 +190,7 @@ describe('the HTML viewer (NAME.html) in Chromium', () => {
     const { page, errors, requests } = await open(written.htmlPath);
     await page.keyboard.press('Home');
     await page.keyboard.press('d');
-    expect(await page.locator('#where').textContent()).toBe('step 7 (7 of 7)');
+    expect(await page.locator('#where').textContent()).toBe('step 7 of 7');
     expect(await page.locator('#verdict').textContent()).toContain('Fenced is broken after step 7');
     expect(await page.locator('.leaf.changed').allTextContents()).toContain(
       'violation: "Fenced: a write for k1 with epoch 1 was applied after epoch 2 was committed"',

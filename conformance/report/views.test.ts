@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ruleHeading, anchorsOf, githubSlug, specAnchor, SPEC_PATH } from './specLinks.ts';
+import { ruleHeading, anchorsOf, githubSlug, linkBaseProblem, specAnchor, SPEC_PATH } from './specLinks.ts';
+import { VERSIONS } from './versions.ts';
 import { RULE_TITLES } from './rules.ts';
 import { counterexampleMarkdown, codeSpan } from './markdown.ts';
 import { mermaidDiagram, mermaidText } from './mermaid.ts';
@@ -51,13 +52,27 @@ describe('links to SPEC.md anchors (GitHub heading slugs)', () => {
     ];
     for (const view of views) {
       if (!view) throw new Error('no view');
-      const md = counterexampleMarkdown(view, { dir: join(import.meta.dirname, '..', '..', 'out') });
+      const dir = join(import.meta.dirname, '..', '..', 'out');
+      const md = counterexampleMarkdown(view, { dir });
       const links = specLinks(md);
       expect(links.length, view.name).toBeGreaterThan(1);
       for (const anchor of links) expect(specAnchors.has(anchor), `${view.name}: #${anchor}`).toBe(true);
-      // The link target resolves to the spec from where the file is written.
-      expect(md).toContain('](../spec/SPEC.md#');
+      // By default every link goes to the published repository at this version: it works wherever the file is read.
+      expect(md).toContain(`](https://github.com/streamjoin/streamjoin/blob/v${VERSIONS.streamjoin}/spec/SPEC.md#`);
+      expect(md).not.toMatch(/\]\((?!https:\/\/)[^)]*SPEC\.md/);
+      // Another base, or this installation's copy relative to where the file is written.
+      expect(counterexampleMarkdown(view, { dir, linkBase: 'https://example.org/mirror/' })).toContain(
+        '](https://example.org/mirror/spec/SPEC.md#',
+      );
+      expect(counterexampleMarkdown(view, { dir, linkBase: 'file' })).toContain('](../spec/SPEC.md#');
     }
+  });
+
+  it('--link-base takes an http(s) URL or "file", nothing else', () => {
+    expect(linkBaseProblem('file')).toBeUndefined();
+    expect(linkBaseProblem('https://example.org/x')).toBeUndefined();
+    expect(linkBaseProblem('ftp://example.org/x')).toMatch(/expected an http\(s\) URL or "file"/);
+    expect(linkBaseProblem('../spec')).toMatch(/expected an http\(s\) URL or "file"/);
   });
 });
 
@@ -121,9 +136,11 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
     );
     const md = readFileSync(w.markdownPath, 'utf8');
     expect(md).toContain(`| streamjoin | \`${STREAMJOIN_VERSION}\` |`);
-    expect(md).toContain(`## Divergence at step ${f.divergence.step}`);
+    expect(md).toContain(`## Divergence at step ${f.divergence.step + 1}`);
     expect(md).toContain('| event | expected | actual |');
     expect(md).toContain('| ✗ 0 | `processed w1 k1 #1 e1 accepted +k1/a/b FENCED` | `processed w1 k1 #1 e1 accepted +k1/a/b` |');
+    // The zombie's write refused at the sink (C9), in the diagram as in the viewer: a dotted line ending in a cross.
+    expect(md).toMatch(/N\d--xN\d: FENCED, refused#58; /);
     expect(md).toMatch(
       /```mermaid\nsequenceDiagram\n {2}participant N0 as log\n {2}participant N1 as coordinator\n {2}participant N2 as w1\n/,
     );
@@ -141,7 +158,7 @@ describe('the files a divergence leaves (conform, replay, mutants)', () => {
   it('the Markdown of a model counterexample names the property, its rules, and every step', () => {
     const view = modelCounterexampleView(modelCounterexample());
     if (!view) throw new Error('no view');
-    const md = counterexampleMarkdown(view);
+    const md = counterexampleMarkdown(view, { linkBase: 'file' });
     expect(md).toContain('## Fenced is broken after step 7');
     expect(md).toContain('[C9 — The sink](spec/SPEC.md#c9--the-sink)');
     expect(md).toContain('property [Fenced](spec/SPEC.md#6-properties-and-the-explorer)');

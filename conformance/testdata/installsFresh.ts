@@ -18,7 +18,7 @@ import {
 import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
 import { modelSut } from '../adapters/modelSut.ts';
 
-function freshInstallCluster(given: ClusterConfig): ClusterUnderTest {
+function freshInstallCluster(given: ClusterConfig, lost: 'state' | 'watermarks'): ClusterUnderTest {
   const setup: ClusterSetup = { ...given, checkProperties: false };
   let state = initialClusterState(setup);
   return {
@@ -32,11 +32,9 @@ function freshInstallCluster(given: ClusterConfig): ClusterUnderTest {
           const w = e.type === 'restored' ? state.workers[e.worker] : undefined;
           const copy = e.type === 'restored' ? w?.keys[e.key] : undefined;
           if (e.type !== 'restored' || !w || !copy) continue;
-          // The bug: the copy is installed frozen at the message's epoch and the checkpoint's cursor, but empty.
-          state = {
-            ...state,
-            workers: { ...state.workers, [e.worker]: { ...w, keys: { ...w.keys, [e.key]: { ...copy, join: initialJoinState } } } },
-          };
+          // The bug: the copy is installed frozen at the message's epoch and the checkpoint's cursor, but empty (or without its watermarks).
+          const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
+          state = { ...state, workers: { ...state.workers, [e.worker]: { ...w, keys: { ...w.keys, [e.key]: { ...copy, join } } } } };
         }
       }
       return { events: step.events };
@@ -46,9 +44,14 @@ function freshInstallCluster(given: ClusterConfig): ClusterUnderTest {
   };
 }
 
-/** The model, but an install ignores the checkpoint's join state (C6). */
-export const installsFresh: InProcessSut = {
-  ...modelSut,
-  implementation: { name: 'installs-fresh', version: '0' },
-  cluster: (config) => freshInstallCluster(config),
-};
+/** The model, but an install ignores the checkpoint's join state, or only its watermarks (C6). */
+export function installsWithout(lost: 'state' | 'watermarks'): InProcessSut {
+  return {
+    ...modelSut,
+    implementation: { name: `installs-without-${lost}`, version: '0' },
+    cluster: (config) => freshInstallCluster(config, lost),
+  };
+}
+
+/** An install that restores an empty copy (at the checkpoint's cursor and epoch). */
+export const installsFresh: InProcessSut = installsWithout('state');

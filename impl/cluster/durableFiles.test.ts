@@ -38,7 +38,7 @@ describe('journal files (append-only, one framed entry a line)', () => {
   });
 
   it('each line is JSON holding the entry, its byte length and CRC-32', () => {
-    const line = journalLine({ id: 'é' }).toString('utf8');
+    const line = Buffer.from(journalLine({ id: 'é' })).toString('utf8');
     expect(line.endsWith('\n')).toBe(true);
     expect(JSON.parse(line)).toEqual({
       len: Buffer.byteLength('{"id":"é"}'),

@@ -54,7 +54,7 @@ const CLOSE_BRACE = 0x7d;
 const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, '0');
 
 /** One framed journal line for `value`. */
-export function journalLine(value: unknown): Buffer {
+export function journalLine(value: unknown): Uint8Array {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
   return Buffer.concat([
     Buffer.from(`{"len":${body.length},"crc":"${hex8(crc32(body))}","rec":`, 'latin1'),
@@ -96,7 +96,8 @@ function holdsWholeEntry(bytes: Buffer, start: number, end: number): boolean {
  * A bad last line (with or without its newline) is a torn tail; a bad line
  * before a good one is corruption and throws.
  */
-export function parseJournal(path: string, bytes: Buffer): { entries: JournalEntry[]; goodLength: number; torn: string | undefined } {
+export function parseJournal(path: string, data: Uint8Array): { entries: JournalEntry[]; goodLength: number; torn: string | undefined } {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const entries: JournalEntry[] = [];
   let position = 0;
   let line = 1;

@@ -66,4 +66,9 @@ export function recover(c: ClusterState): void {
       );
     }
   }
+  // C7, C8: the fence part is one step (the fence raised, phase fenced). Its two writes (the
+  // handoff record first, then the sink's fence) may be split by a crash: recovery completes it, so
+  // that the state recovered is one SPEC has.
+  const h = c.handoff;
+  if (h !== null && h.phase === 'fenced') c.sink.raiseFence(h.key, h.from + 1);
 }

@@ -9,9 +9,10 @@
 // the exploration holds, over the shared store, and the session gives the
 // threads to whichever exploration starts a level next; so the parts of a
 // preset run side by side, and one part left alone gets every thread. A
-// thread that falls idle while no exploration waits for a level joins a
+// thread goes back to the pool as soon as it has no segment of its level
+// left to claim; idle while no exploration waits for a level, it joins a
 // level under way (the threads claim its frontier segments one at a time),
-// so a long level does not run on one thread after a small part ends. The
+// so no thread idles at the tail of a level while another part has work. The
 // states stored, the verdicts and the depth of every counterexample are the
 // same as with one thread (engine.ts says why).
 import { availableParallelism } from 'node:os';
@@ -51,6 +52,7 @@ import {
   mergeSimulationTally,
   simulationCounters,
   simulationReport,
+  walkClaimer,
   walkHere,
   type SimulationOptions,
   type SimulationReport,
@@ -95,7 +97,8 @@ function startThread(): Worker {
 
 /** One worker thread: sends messages and awaits the matching replies. */
 class PoolThread {
-  readonly worker: Worker;
+  // Private: the declarations then name no Node type (a TypeScript user needs no @types/node).
+  private readonly worker: Worker;
   /** Explorations this thread has joined. */
   readonly joined = new Set<number>();
   private readonly waiting = new Map<number, { resolve: (m: FromWorker) => void; reject: (e: Error) => void }>();
@@ -123,6 +126,11 @@ class PoolThread {
 
   send(m: ToWorker): void {
     this.worker.postMessage(m);
+  }
+
+  /** Stops the thread. */
+  terminate(): Promise<number> {
+    return this.worker.terminate();
   }
 
   /** Sends `m` and resolves with the thread's reply about the same exploration. */
@@ -153,9 +161,13 @@ class ThreadPool {
     this.size = size;
   }
 
-  /** Threads for one level: every idle one, shared with the explorations already waiting; at least one. */
-  acquire(): Promise<PoolThread[]> {
-    while (this.threads.length < this.size) {
+  /**
+   * Threads for one level: every idle one, shared with the explorations
+   * already waiting; at least one. Starts threads up to `start` of the pool's
+   * size (a simulation, which walks on this thread too, starts one fewer).
+   */
+  acquire(start = this.size): Promise<PoolThread[]> {
+    while (this.threads.length < Math.min(this.size, start)) {
       const t = new PoolThread();
       this.threads.push(t);
       this.idle.push(t);
@@ -197,7 +209,7 @@ class ThreadPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    await Promise.all(this.threads.map((t) => t.terminate()));
     this.threads.length = 0;
     this.idle.length = 0;
   }
@@ -341,12 +353,15 @@ export class CheckSession {
               replies.push(reply);
               // Once a thread is done, every unit of the level is taken: no one else need join.
               withdraw();
-            });
-        // A thread that falls idle meanwhile joins this level; it goes back to the pool when done.
+            })
+            // Each thread goes back to the pool as soon as it is done: to the next level of a part
+            // waiting for one, or to help a level under way, rather than idle till this level's end.
+            .finally(() => pool.release([t]));
+        // A thread that falls idle meanwhile joins this level.
         const withdraw = pool.offerHelp((t) => {
           late++;
           joinExploration(t);
-          pending.push(expand(t, true).finally(() => pool.release([t])));
+          pending.push(expand(t, true));
         });
         try {
           for (const t of threads) joinExploration(t);
@@ -354,7 +369,6 @@ export class CheckSession {
           while (pending.length > 0) await Promise.all(pending.splice(0));
         } finally {
           withdraw();
-          pool.release(threads);
         }
         maxThreads = Math.max(maxThreads, threads.length + late);
         const next: FrontierSegment[] = [];
@@ -442,40 +456,9 @@ export async function simulateInSession<S, A>(
   const parallel = session.workers > 1 && source !== undefined && options.walk === undefined;
   const tally = emptySimulationTally();
   let workers = 1;
-  if (parallel) {
-    const threads = await pool().acquire();
-    workers = threads.length;
-    const id = explorationIds++;
-    const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
-    try {
-      const replies = await Promise.all(
-        threads.map((t, i) =>
-          t.ask({
-            type: 'simulate',
-            id,
-            source,
-            options: {
-              seed: options.seed,
-              depth: options.depth,
-              ...(options.walks !== undefined ? { walks: options.walks } : {}),
-              ...(options.shard !== undefined ? { shard: options.shard } : {}),
-            },
-            first: i,
-            stride: threads.length,
-            limits,
-            shared,
-          }),
-        ),
-      );
-      for (const r of replies) if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
-    } finally {
-      clearInterval(timer);
-      pool().release(threads);
-    }
-  } else {
-    const loop = (function* walks() {
-      return yield* walkHereCounting(model, options, shared, limits);
-    })();
+  // The walks on this thread, claimed from the shared counter like the threads' (yielding to the event loop every 25 ms between walks).
+  const walkOnThisThread = async (claim: (() => number) | undefined): Promise<SimulationTally> => {
+    const loop = walkHereCounting(model, options, shared, limits, claim);
     let lastYield = performance.now();
     let step = loop.next();
     while (!step.done) {
@@ -487,7 +470,46 @@ export async function simulateInSession<S, A>(
       }
       step = loop.next();
     }
-    mergeSimulationTally(tally, step.value);
+    return step.value;
+  };
+  if (parallel) {
+    // N walkers: this thread, which has the model and starts at once, and N-1 of the pool's,
+    // which join as soon as they have built theirs; each claims the next walk when it is free.
+    const acquired = await pool().acquire(session.workers - 1);
+    const threads = acquired.slice(0, session.workers - 1);
+    pool().release(acquired.slice(threads.length));
+    workers = threads.length + 1;
+    const id = explorationIds++;
+    const claim = walkClaimer(shared);
+    const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
+    try {
+      const asked = Promise.all(
+        threads.map((t) =>
+          t.ask({
+            type: 'simulate',
+            id,
+            source,
+            options: {
+              seed: options.seed,
+              depth: options.depth,
+              ...(options.walks !== undefined ? { walks: options.walks } : {}),
+              ...(options.shard !== undefined ? { shard: options.shard } : {}),
+            },
+            limits,
+            shared,
+          }),
+        ),
+      );
+      // Should a thread fail while this one walks, its rejection is awaited below, not left unhandled.
+      asked.catch(() => undefined);
+      mergeSimulationTally(tally, await walkOnThisThread(claim));
+      for (const r of await asked) if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
+    } finally {
+      clearInterval(timer);
+      pool().release(threads);
+    }
+  } else {
+    mergeSimulationTally(tally, await walkOnThisThread(undefined));
   }
   if (onProgress) {
     last = -Infinity;
@@ -511,29 +533,40 @@ export async function simulateInSession<S, A>(
   });
 }
 
-/** Walks on this thread, counting into `shared` as the threads do. */
+/** Walks on this thread, counting into `shared` as the threads do (and, with `claim`, claiming walks as they do). */
 function* walkHereCounting<S, A>(
   model: Model<S, A>,
   options: SimulationOptions,
   shared: SharedArrayBuffer,
   limits: RunLimits,
+  claim: (() => number) | undefined,
 ): Generator<void, SimulationTally, void> {
   const ints = new Int32Array(shared, 0, 2);
   const steps = new BigInt64Array(shared, 8, 1);
   let clock = 0;
   let late = false;
   const more = (): boolean => {
-    if (runInterrupted(limits)) return false;
+    // A violation found by any walker (ints[0]) stops every walker.
+    if (Atomics.load(ints, 0) !== 0 || runInterrupted(limits)) return false;
     if (++clock >= 16) {
       clock = 0;
       late = Date.now() >= limits.deadline;
     }
     return !late;
   };
-  return yield* walkHere(model, options, 0, 1, more, (r) => {
-    Atomics.add(ints, 1, 1);
-    Atomics.add(steps, 0, BigInt(r.steps));
-  });
+  return yield* walkHere(
+    model,
+    options,
+    0,
+    1,
+    more,
+    (r) => {
+      Atomics.add(ints, 1, 1);
+      Atomics.add(steps, 0, BigInt(r.steps));
+      if (r.violation) Atomics.store(ints, 0, 1);
+    },
+    claim,
+  );
 }
 
 /** Calls `onProgress` at most every interval, with a sample made from what the exploration says. */

@@ -483,14 +483,17 @@ export function* walkHere<S, A>(
   stride: number,
   more: () => boolean,
   onWalk?: (walk: WalkResult, index: number) => void,
+  claim?: () => number,
 ): Generator<void, SimulationTally, void> {
   const walker = new Walker(model, options.depth);
   const tally = emptySimulationTally();
   const only = options.walk;
+  // With `claim`, the walkers of a simulation take the next walk from a shared counter, so a walker
+  // that starts late (a thread still loading its model) or walks slowly takes fewer; else first, first + stride, ...
   for (
-    let local = only === undefined ? first : 0;
+    let local = only !== undefined ? 0 : claim ? claim() : first;
     only === undefined ? options.walks === undefined || local < options.walks : local === 0;
-    local += stride
+    local = claim && only === undefined ? claim() : local + stride
   ) {
     if (!more()) break;
     const w = only ?? shardWalk(local, options.shard);
@@ -510,9 +513,15 @@ export function* walkHere<S, A>(
   return tally;
 }
 
-/** Counters a simulation's threads share: a stop flag and walks (Int32), steps (BigInt64). */
+/** Counters a simulation's threads share: a stop flag and walks (Int32), steps (BigInt64), the next walk to claim (Int32 at byte 16). */
 export function createSimulationCounters(): SharedArrayBuffer {
-  return new SharedArrayBuffer(16);
+  return new SharedArrayBuffer(24);
+}
+
+/** Claims the next walk (in the shard's numbering) from the counters every walker of a simulation shares. */
+export function walkClaimer(shared: SharedArrayBuffer): () => number {
+  const next = new Int32Array(shared, 16, 1);
+  return () => Atomics.add(next, 0, 1);
 }
 
 export function simulationCounters(shared: SharedArrayBuffer): {
@@ -530,13 +539,12 @@ export function simulationCounters(shared: SharedArrayBuffer): {
 
 /**
  * Runs a thread's walks to the end (the walk count, the deadline, an
- * interrupt, or a violation found by any thread), counting into `shared`.
+ * interrupt, or a violation found by any walker), counting into `shared`
+ * and claiming each walk from it.
  */
 export function runWalks<S, A>(
   model: Model<S, A>,
   options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth' | 'shard'>,
-  first: number,
-  stride: number,
   limits: { readonly control: SharedArrayBuffer; readonly deadline: number },
   shared: SharedArrayBuffer,
 ): SimulationTally {
@@ -553,11 +561,19 @@ export function runWalks<S, A>(
     }
     return !late;
   };
-  const loop = walkHere(model, options, first, stride, more, (r) => {
-    Atomics.add(ints, 1, 1);
-    Atomics.add(steps, 0, BigInt(r.steps));
-    if (r.violation) Atomics.store(ints, 0, 1);
-  });
+  const loop = walkHere(
+    model,
+    options,
+    0,
+    1,
+    more,
+    (r) => {
+      Atomics.add(ints, 1, 1);
+      Atomics.add(steps, 0, BigInt(r.steps));
+      if (r.violation) Atomics.store(ints, 0, 1);
+    },
+    walkClaimer(shared),
+  );
   let step = loop.next();
   while (!step.done) step = loop.next();
   return step.value;

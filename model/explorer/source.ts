@@ -99,9 +99,6 @@ export type ToWorker =
       readonly id: number;
       readonly source: ModelSource;
       readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth' | 'shard'>;
-      /** This thread runs walks first, first + stride, ... */
-      readonly first: number;
-      readonly stride: number;
       readonly limits: RunLimits;
       /** Shared counters: [stop flag, walks] (Int32) and steps (BigInt64 at byte 8). */
       readonly shared: SharedArrayBuffer;

@@ -93,11 +93,16 @@ const SJ = (() => {
    * A sequence diagram: one lane per node, a row per message or note. `steps`
    * is a list of { number, rows: [{from, to?, text, kind}] }; `current` the
    * index of the step to highlight (-1: none); `onPick(i)` is called when a
-   * row is clicked.
+   * row is clicked; `fit` the width to fit in (the panel's), when known. The
+   * lanes shrink to fit it (down to a readable minimum, then the panel
+   * scrolls), and the node names are a header of their own that stays in view
+   * while the rows scroll under it. A fenced write is drawn refused: a dashed
+   * line that stops at a cross before the sink, its label leading with FENCED.
    */
-  function sequence(nodes, steps, current, onPick) {
-    const lane = nodes.length > 5 ? 108 : 150;
+  function sequence(nodes, steps, current, onPick, fit) {
     const left = 44;
+    const roomy = nodes.length > 5 ? 108 : 150;
+    const lane = fit > 0 ? Math.max(84, Math.min(roomy, Math.floor((fit - left - 20) / nodes.length))) : roomy;
     const rowH = 22;
     const top = 34;
     const rows = [];
@@ -106,15 +111,19 @@ const SJ = (() => {
       list.forEach((r, j) => rows.push({ ...r, step: i, first: j === 0, number: s.number }));
     });
     const width = left + nodes.length * lane + 20;
-    const height = top + rows.length * rowH + 16;
     const x = (i) => left + i * lane + lane / 2;
+    // The rows start at the top of their own picture; the names are in the header.
+    const head = svg('svg', { class: 'seq seq-head', width, height: top - 8, viewBox: `0 0 ${width} ${top - 8}`, 'aria-hidden': 'true' });
+    nodes.forEach((n, i) => head.append(svg('text', { class: 'node', x: x(i), y: 18, 'text-anchor': 'middle' }, n)));
+    const rowsTop = 4;
+    const height = rowsTop + rows.length * rowH + 8;
     const root = svg('svg', {
       class: 'seq',
       width,
       height,
       viewBox: `0 0 ${width} ${height}`,
       role: 'img',
-      'aria-label': 'sequence diagram',
+      'aria-label': `sequence diagram of ${nodes.join(', ')}`,
     });
     root.append(
       svg(
@@ -128,34 +137,42 @@ const SJ = (() => {
       ),
     );
     rows.forEach((r, k) => {
-      if (r.step === current) root.append(svg('rect', { class: 'cur', x: 0, y: top + k * rowH, width, height: rowH }));
+      if (r.step === current) root.append(svg('rect', { class: 'cur', x: 0, y: rowsTop + k * rowH, width, height: rowH }));
     });
-    nodes.forEach((n, i) => {
-      root.append(svg('line', { class: 'lifeline', x1: x(i), y1: 26, x2: x(i), y2: height - 6 }));
-      root.append(svg('text', { class: 'node', x: x(i), y: 18, 'text-anchor': 'middle' }, n));
-    });
+    nodes.forEach((_, i) => root.append(svg('line', { class: 'lifeline', x1: x(i), y1: 0, x2: x(i), y2: height })));
+    // About 7 px a character: a label is cut to what fits before the right edge (the whole text is its tooltip).
+    const fits = (text, from) => {
+      const room = Math.max(8, Math.floor((width - from - 4) / 7));
+      return text.length > room ? `${text.slice(0, room - 1)}…` : text;
+    };
     rows.forEach((r, k) => {
-      const y = top + k * rowH + rowH / 2;
+      const y = rowsTop + k * rowH + rowH / 2;
       const g = svg('g', { class: `row ${r.kind}${r.step === current ? ' current' : ''}`, 'data-step': r.step });
       if (onPick) g.addEventListener('click', () => onPick(r.step));
       if (r.first) g.append(svg('text', { class: 'num', x: 6, y: y + 4 }, String(r.number)));
-      const label = r.text.length > 60 ? `${r.text.slice(0, 58)}…` : r.text;
       if (r.to === undefined || r.to === r.from) {
         const cx = r.kind === 'divergence' ? left + 4 : x(r.from);
         g.append(svg('circle', { cx, cy: y, r: 4 }));
-        g.append(svg('text', { x: cx + 8, y: y + 4 }, label));
+        g.append(svg('text', { x: cx + 8, y: y + 4 }, fits(r.text, cx + 8)));
         g.append(svg('title', {}, r.text));
       } else {
         const a = x(r.from);
         const b = x(r.to);
-        g.append(svg('line', { class: 'msg', x1: a, y1: y, x2: b + (b > a ? -3 : 3), y2: y, 'marker-end': 'url(#arrow)' }));
         const mid = Math.min(a, b) + 8;
-        g.append(svg('text', { x: mid, y: y - 4 }, label));
+        if (r.kind === 'fenced') {
+          // Refused by the sink's fence (C9): the write stops short, at a cross.
+          const end = b + (b > a ? -12 : 12);
+          g.append(svg('line', { class: 'msg refused-write', x1: a, y1: y, x2: end, y2: y }));
+          g.append(
+            svg('path', { class: 'cross', d: `M${end - 4},${y - 4} L${end + 4},${y + 4} M${end - 4},${y + 4} L${end + 4},${y - 4}` }),
+          );
+        } else g.append(svg('line', { class: 'msg', x1: a, y1: y, x2: b + (b > a ? -3 : 3), y2: y, 'marker-end': 'url(#arrow)' }));
+        g.append(svg('text', { x: mid, y: y - 4 }, fits(r.text, mid)));
         g.append(svg('title', {}, r.text));
       }
       root.append(g);
     });
-    return root;
+    return el('div', { class: 'seq-frame' }, head, root);
   }
 
   /** True for a cluster observation (SPEC §7). */
@@ -232,6 +249,13 @@ const SJ = (() => {
       el('div', { class: 'tier' }, log, coord, store),
       el('div', { class: 'tier' }, ...workers),
       el('div', { class: 'tier' }, sink),
+      el(
+        'p',
+        { class: 'legend' },
+        'k1: e1 @2 · 3 live 1 tomb 2 match — the copy of key k1 at epoch 1, its cursor 2 (log records processed), ',
+        'holding 3 live rows, 1 tombstone and 2 matches (J8); frozen: a handoff froze it. ',
+        'Sink: + an inserted match, − a retracted one; fence k1: e2, the lowest epoch it accepts for k1 (C9).',
+      ),
     );
   }
 

@@ -9,8 +9,12 @@
   const view = JSON.parse(document.getElementById('counterexample').textContent);
   const steps = view.steps;
   const mark = view.divergence ? view.divergence.at : steps.length - 1;
-  // Position 0 is the initial state; position i (1..n) is after steps[i - 1].
-  let position = Math.min(steps.length, Math.max(0, Number(new URLSearchParams(location.hash.slice(1)).get('step') ?? mark + 1)));
+  // Position 0 is the initial state; position i (1..n) is after step i (steps[i - 1]): `#step=K` shows step K.
+  const fromHash = () => {
+    const k = Number(new URLSearchParams(location.hash.slice(1)).get('step') ?? mark + 1);
+    return Number.isInteger(k) ? Math.min(steps.length, Math.max(0, k)) : mark + 1;
+  };
+  let position = fromHash();
 
   const $ = (id) => document.getElementById(id);
 
@@ -127,7 +131,7 @@
     const step = position === 0 ? undefined : steps[position - 1];
     const index = position - 1;
     $('slider').value = String(position);
-    $('where').textContent = step ? `step ${step.number} (${position} of ${steps.length})` : `initial state (0 of ${steps.length})`;
+    $('where').textContent = step ? `step ${step.number} of ${steps.length}` : `initial state (before step 1 of ${steps.length})`;
     $('action').replaceChildren(
       step ? el('code', {}, step.action) : 'before the first step',
       step && index === mark ? el('span', { class: 'badge' }, view.divergence ? '✗ diverges here' : '✗ property broken here') : '',
@@ -163,7 +167,7 @@
     } else stateBox.append(tree(state, changed));
     divergencePanel(index);
     const seq = $('sequence');
-    seq.replaceChildren(sequence(view.nodes, steps, index, (i) => go(i + 1)));
+    seq.replaceChildren(sequence(view.nodes, steps, index, (i) => go(i + 1), seq.clientWidth));
     const current = seq.querySelector('.row.current');
     if (current && typeof current.scrollIntoView === 'function') current.scrollIntoView({ block: 'nearest' });
     history.replaceState(null, '', `#step=${position}`);
@@ -192,6 +196,11 @@
       e.preventDefault();
       f();
     }
+  });
+
+  // A link to another step of the same page (or the fragment edited by hand) moves there.
+  window.addEventListener('hashchange', () => {
+    if (fromHash() !== position) go(fromHash());
   });
 
   header();

@@ -1,0 +1,55 @@
+// Kill mode's exhaustive scenario of a request (PROTOCOL.md, "Kill mode"):
+// the request killed in flight at every durable write point it makes, the
+// first, the second, ... until the system answers it (it made fewer), each
+// on a fresh data directory, each resolved by what the system shows after
+// the restart (inFlight.ts) and the rest of the trace judged from there.
+// With `serve --data` this reaches every torn state of its crash-safe
+// writer, its journals and its checkpoint store that the request passes.
+import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import { runKillTrace, type KillRunOptions, type KillTraceResult } from './killRun.ts';
+import { withKills } from './killTraces.ts';
+
+export interface WritePointRun {
+  /** The write point the kill was set at (1 = the first). */
+  readonly write: number;
+  /** How the observation after the restart resolved it. */
+  readonly resolved: 'lost' | 'applied' | 'partly' | undefined;
+  readonly divergence?: DivergenceFacts;
+  /** The run itself (the trace as run, its kills and restart times). */
+  readonly result: KillTraceResult;
+}
+
+/** The steps of `trace` an in-flight kill can go to: enabled, and changing no node's liveness (killTraces.ts). */
+export function killableSteps(trace: ClusterTrace): number[] {
+  const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
+  return plain.steps
+    .map((_, i) => i)
+    .filter((i) => withKills(plain, [{ at: i, timing: 'at-write', write: 1 }]).steps.some((s) => s.kill?.timing === 'at-write'));
+}
+
+/**
+ * Step `at` of `trace` (an enabled action that changes no node's liveness)
+ * killed at each of its durable write points in turn, up to `maxWrites`;
+ * stops at the first divergence, or once the system answered (no write
+ * point left). Rejects with SutUnavailable.
+ */
+export async function killAtEveryWritePoint(
+  trace: ClusterTrace,
+  at: number,
+  options: KillRunOptions,
+  maxWrites = 32,
+): Promise<{ runs: WritePointRun[]; complete: boolean }> {
+  const runs: WritePointRun[] = [];
+  const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
+  for (let write = 1; write <= maxWrites; write++) {
+    const killed = withKills(plain, [{ at, timing: 'at-write', write }]);
+    if (!killed.steps.some((s) => s.kill?.timing === 'at-write'))
+      throw new Error(`step ${at} cannot be killed in flight (refused, or it changes a node's liveness)`);
+    const r = await runKillTrace(killed, options);
+    const step = r.trace.steps.find((s) => s.kill?.timing === 'at-write');
+    runs.push({ write, resolved: step?.kill?.resolved, ...(r.divergence ? { divergence: r.divergence } : {}), result: r });
+    if (r.divergence || r.answeredAtWrite > 0) return { runs, complete: r.divergence === undefined };
+  }
+  return { runs, complete: false };
+}
