@@ -36,7 +36,8 @@ import { join } from 'node:path';
 import { InputError, parseMatchId, throwIfInterrupted } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { validityOf } from '../../model/index.ts';
-import { HISTORY_LOG_FORMAT, type HistoryFormat, type LogItem } from './formats.ts';
+import type { ReadingOptions } from './columns.ts';
+import { HISTORY_LOG_FORMAT, type LogItem, type ReadFormat } from './formats.ts';
 import { HistoryFile } from './historyFiles.ts';
 
 /** A record whose lateness depends on the processing order, as the report cites it. */
@@ -101,7 +102,8 @@ class Cursor {
 /** The config headers of both files (they must agree) and each side's final watermark. */
 async function firstRead(
   paths: { left: string; right: string },
-  format: HistoryFormat | 'auto',
+  format: ReadFormat | 'auto',
+  reading: ReadingOptions | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ config: JoinConfig | undefined; final: { L: number | null; R: number | null } }> {
   let config: JoinConfig | undefined;
@@ -109,7 +111,7 @@ async function firstRead(
   const final: { L: number | null; R: number | null } = { L: null, R: null };
   for (const side of ['L', 'R'] as const) {
     const path = side === 'L' ? paths.left : paths.right;
-    const file = new HistoryFile<LogItem>(path, 'log', format);
+    const file = new HistoryFile<LogItem>(path, 'log', format, reading);
     try {
       for (let b = await file.next(); b !== undefined; b = await file.next()) {
         throwIfInterrupted(signal);
@@ -155,13 +157,15 @@ async function firstRead(
 export async function mergeTwoInputs(options: {
   readonly left: string;
   readonly right: string;
-  readonly format: HistoryFormat | 'auto';
+  readonly format: ReadFormat | 'auto';
+  /** How the two files are read (a column mapping, the time unit). */
+  readonly reading: ReadingOptions | undefined;
   readonly config: JoinConfig | undefined;
   readonly noLateness: boolean;
   readonly signal: AbortSignal | undefined;
 }): Promise<MergedLog> {
   const paths = { left: options.left, right: options.right };
-  const first = await firstRead(paths, options.format, options.signal);
+  const first = await firstRead(paths, options.format, options.reading, options.signal);
   const config = options.config ?? first.config;
   if (config === undefined)
     throw new InputError(
@@ -184,8 +188,8 @@ export async function mergeTwoInputs(options: {
   const examples: OrderDependentRecord[] = [];
   let dependentRecords = 0;
   const files = {
-    L: new HistoryFile<LogItem>(paths.left, 'log', options.format),
-    R: new HistoryFile<LogItem>(paths.right, 'log', options.format),
+    L: new HistoryFile<LogItem>(paths.left, 'log', options.format, options.reading),
+    R: new HistoryFile<LogItem>(paths.right, 'log', options.format, options.reading),
   };
   const cursors = { L: new Cursor(files.L), R: new Cursor(files.R) };
   const wm: { L: number | null; R: number | null } = { L: null, R: null };
