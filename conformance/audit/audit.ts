@@ -229,7 +229,12 @@ async function auditTwoInputs(options: AuditOptions, right: string): Promise<Aud
         { path: options.sink },
         refill.filter((v) => v.witness[0]?.path === path),
       );
-    return { ...r, twoInputs: merged.summary, log: { ...r.log, path: `${options.log} + ${right}` }, violations };
+    return {
+      ...r,
+      twoInputs: merged.summary,
+      log: { ...r.log, path: `${options.log} + ${right}`, format: merged.format, notes: [...merged.notes, ...r.log.notes] },
+      violations,
+    };
   } finally {
     merged.remove();
   }

@@ -102,6 +102,36 @@ describe('two inputs recorded apart', () => {
     expect(r.violations[0]?.witness.find((w) => w.path?.endsWith('left.jsonl') && w.line === 3)?.text).toContain('"start":6');
   });
 
+  it('two files in the Flink format are read with their own reader (the report names it); the merge is judged as one log', async () => {
+    const examples = join(import.meta.dirname, '..', '..', 'spec', 'examples', 'histories', 'flink');
+    const lines = readFileSync(join(examples, 'log.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const sideOf = (l: string): string | undefined => /"side":"([LR])"/.exec(l)?.[1];
+    const dir = freshDirectory();
+    writeFileSync(
+      join(dir, 'left.jsonl'),
+      lines
+        .filter((l) => sideOf(l) !== 'R')
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    writeFileSync(
+      join(dir, 'right.jsonl'),
+      lines
+        .filter((l) => sideOf(l) === 'R')
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const r = await auditHistory({
+      log: join(dir, 'left.jsonl'),
+      logRight: join(dir, 'right.jsonl'),
+      sink: join(examples, 'sink.jsonl'),
+      config: join(examples, 'config.json'),
+    });
+    expect(r.verdict).toBe('valid');
+    expect(r.log.format).toBe('flink');
+    expect(r.twoInputs?.orderDependentRows).toBe(0);
+  });
+
   it('a record of the other side in a file is bad input naming file and line', async () => {
     await expect(auditTwo([a, x], right, [])).rejects.toMatchObject({ code: 'SJ102', where: expect.stringMatching(/left\.jsonl:3$/) });
   });

@@ -67,6 +67,10 @@ export interface TwoInputsSummary {
 export interface MergedLog {
   /** The merged log file (a streamjoin log with a header). */
   readonly path: string;
+  /** What the readers of the two files noted (fields they passed over...), each prefixed with its file. */
+  readonly notes: readonly string[];
+  /** The two files' format (the left's, told from its first lines when not given). */
+  readonly format: ReadFormat;
   readonly summary: TwoInputsSummary;
   /** Whether a match is in an order-dependent row (then neither the oracle's nor the sink's changes to it are judged). */
   readonly orderDependent: ((match: string) => boolean) | undefined;
@@ -261,6 +265,8 @@ export async function mergeTwoInputs(options: {
     files.R.close();
   }
   closeSync(fd);
+  const format = await files.L.format();
+  const notes = [...files.L.notes().map((n) => `${paths.left}: ${n}`), ...files.R.notes().map((n) => `${paths.right}: ${n}`)];
   const summary: TwoInputsSummary = {
     left: paths.left,
     right: paths.right,
@@ -277,6 +283,8 @@ export async function mergeTwoInputs(options: {
         };
   return {
     path,
+    notes,
+    format,
     summary,
     orderDependent,
     origin(line) {
