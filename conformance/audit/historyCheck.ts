@@ -46,6 +46,7 @@ import {
   type SetAside,
   SettleHeap,
   type SinkState,
+  unsequenced,
 } from './historyState.ts';
 import { IdentityFilter } from './identityFilter.ts';
 import { SequencePrefixCheck } from './sequencePrefix.ts';
@@ -59,12 +60,6 @@ export type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
  * small map, so that forgetting stays cheap.
  */
 const FORGOTTEN_CACHE = 1 << 12;
-
-/** A change without its write sequence number. */
-function unsequenced(change: SinkChange): SinkChange {
-  const { seq: _seq, ...rest } = change;
-  return rest;
-}
 
 export class HistoryCheck {
   private readonly engine: JoinOperator;

@@ -7,6 +7,7 @@ import { parseMatchId } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import type { SinkModel } from './diffSink.ts';
 import type { WitnessLine } from './findings.ts';
+import type { SinkChange } from './formats.ts';
 
 /** How the history check (historyCheck.ts) is set up. */
 export interface HistoryCheckOptions {
@@ -218,4 +219,10 @@ export function oracleLines(e: MatchEntry): WitnessLine[] {
   if (e.oIns) out.push({ file: 'log', line: e.oIns, role: 'the record whose acceptance inserts the match' });
   if (e.oRet) out.push({ file: 'log', line: e.oRet, role: 'the record whose acceptance retracts the match' });
   return out;
+}
+
+/** A change without its write sequence number (a log of two inputs: no log prefix to judge a write against). */
+export function unsequenced(change: SinkChange): SinkChange {
+  const { seq: _seq, ...rest } = change;
+  return rest;
 }
