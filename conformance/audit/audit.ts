@@ -232,7 +232,14 @@ async function auditTwoInputs(options: AuditOptions, right: string): Promise<Aud
     return {
       ...r,
       twoInputs: merged.summary,
-      log: { ...r.log, path: `${options.log} + ${right}`, format: merged.format, notes: [...merged.notes, ...r.log.notes] },
+      log: {
+        ...r.log,
+        path: `${options.log} + ${right}`,
+        format: merged.format,
+        gzip: merged.gzip,
+        lines: merged.lines,
+        notes: [...merged.notes, ...r.log.notes],
+      },
       violations,
     };
   } finally {

@@ -52,6 +52,8 @@ describe('two inputs recorded apart', () => {
     expect(r.verdict).toBe('valid');
     expect(r.twoInputs?.orderDependentRows).toBe(0);
     expect(r.log.records).toBe(4);
+    // The lines of both files: the left's header and two records, the right's two records.
+    expect(r.log.lines).toBe(5);
   });
 
   it('a row late or on time depending on the interleaving (J4: gw = min over sides; J5) is counted, and either sink is valid', async () => {

@@ -71,6 +71,9 @@ export interface MergedLog {
   readonly notes: readonly string[];
   /** The two files' format (the left's, told from its first lines when not given). */
   readonly format: ReadFormat;
+  /** Whether either file is gzip, and the lines of both. */
+  readonly gzip: boolean;
+  readonly lines: number;
   readonly summary: TwoInputsSummary;
   /** Whether a match is in an order-dependent row (then neither the oracle's nor the sink's changes to it are judged). */
   readonly orderDependent: ((match: string) => boolean) | undefined;
@@ -285,6 +288,8 @@ export async function mergeTwoInputs(options: {
     path,
     notes,
     format,
+    gzip: files.L.gzip || files.R.gzip,
+    lines: files.L.lines() + files.R.lines(),
     summary,
     orderDependent,
     origin(line) {
