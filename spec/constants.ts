@@ -30,7 +30,7 @@ export const REJECT_REASONS = [
   'unknown_key',
 ] as const;
 
-/** Every outcome code a record can get (SPEC J3). */
+/** Every outcome code a record can get (SPEC J7). */
 export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejected'] as const;
 
 /** `format` value of an operator trace file (SPEC §4). */

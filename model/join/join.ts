@@ -48,7 +48,7 @@ export interface JoinState {
 export interface JoinStep {
   /** The state after the record. */
   readonly state: JoinState;
-  /** The record's outcome (J3). */
+  /** The record's outcome (J7). */
   readonly outcome: Outcome;
   /** The changes it emits, in canonical order. */
   readonly changes: readonly Change[];

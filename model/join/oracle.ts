@@ -31,7 +31,7 @@ export interface OracleState {
 export interface OracleStep {
   /** The state after the record. */
   readonly state: OracleState;
-  /** The record's outcome (J3). */
+  /** The record's outcome (J7). */
   readonly outcome: Outcome;
   /** The changes it emits, in canonical order. */
   readonly changes: readonly Change[];
