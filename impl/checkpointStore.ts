@@ -67,7 +67,7 @@ export interface CheckpointStore {
   keys(): string[];
   /** Bad checkpoints detected since the store was opened, in detection order. */
   problems(): CheckpointProblem[];
-  /** Closes the store; later calls throw CheckpointStoreError. */
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void;
 }
 
@@ -143,7 +143,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     return [];
   }
 
-  /** Closes the store; later calls throw CheckpointStoreError. */
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void {
     this.closed = true;
   }
@@ -346,7 +346,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return this.found.map((p) => ({ ...p }));
   }
 
-  /** Closes the store; later calls throw CheckpointStoreError. */
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void {
     this.closed = true;
   }

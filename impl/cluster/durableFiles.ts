@@ -37,9 +37,9 @@ export type WritePointHook = (point: string, path: string) => void;
 
 /** Something recovery found, dropped and reported rather than loaded. */
 export interface RecoveryProblem {
-  /** The file (with `:line` for a line of a journal). */
+  /** The file. */
   readonly path: string;
-  /** What was wrong with it. */
+  /** What was wrong, for people. */
   readonly detail: string;
 }
 

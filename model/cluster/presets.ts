@@ -130,7 +130,7 @@ const ciBounds: ClusterBounds = {
   checkpoints: 1,
 };
 
-/** The named configurations of the cluster model. */
+/** The cluster presets within exhaustive bounds (`SIMULATION_PRESETS` has those past them). */
 export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   {
     name: 'ci',
