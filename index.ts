@@ -209,8 +209,12 @@ export type { AuditOptions, AuditProfile, AuditProgress, AuditResult, AuditVerdi
 export { SINK_MODELS } from './conformance/audit/diffSink.ts';
 export type { SinkModel } from './conformance/audit/diffSink.ts';
 export type { AuditProperty, AuditPropertyResult, AuditViolation, ViolationKind, WitnessLine } from './conformance/audit/findings.ts';
-export { HISTORY_FORMATS } from './conformance/audit/formats.ts';
-export type { HistoryFormat } from './conformance/audit/formats.ts';
+export { HISTORY_FORMATS, READ_FORMATS } from './conformance/audit/formats.ts';
+export type { HistoryFormat, ReadFormat } from './conformance/audit/formats.ts';
+export { COLUMN_FIELDS, loadColumnMapping } from './conformance/audit/columns.ts';
+export type { ColumnField, ColumnMapping, ReadingOptions } from './conformance/audit/columns.ts';
+export { TIME_UNITS } from './conformance/audit/times.ts';
+export type { TimeUnit } from './conformance/audit/times.ts';
 export { HistoryFiles } from './conformance/audit/recorder.ts';
 export { writeExampleHistory } from './conformance/audit/example.ts';
 export type { ExampleHistory, ExampleOptions } from './conformance/audit/example.ts';

@@ -1,7 +1,7 @@
 // `streamjoin audit` and `serve --record` from the command line: the journey
 // of docs/audit.md (write an example, audit it, damage it), the exit codes,
 // the JSON report and its schema, and a session the protocol server recorded.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +91,9 @@ describe('streamjoin audit', () => {
       ['audit', '--log', 'x', '--sink', 'y', '--damage', 'lost-write'],
       ['audit', '--example', tmp(), '--damage', 'fire'],
       ['audit', '--log', 'x', '--sink', 'y', '--lookahead', '0'],
+      ['audit', '--log', 'x', '--sink', 'y', '--time-unit', 'hours'],
+      ['audit', '--log', 'x', '--sink', 'y', '--columns', 'colour=blue'],
+      ['audit', '--example', tmp(), '--format', 'canal'],
     ];
     for (const args of cases) {
       const r = await runCli(args);
@@ -100,6 +103,19 @@ describe('streamjoin audit', () => {
     const missing = await runCli(['audit', '--log', join(tmp(), 'none.jsonl'), '--sink', join(tmp(), 'none.jsonl'), '--quiet']);
     expect(missing.code).toBe(254);
     expect(missing.stderr).toMatch(/none\.jsonl: SJ100 no such file/);
+  });
+
+  it('what comes from the files is printed printable: a match id with a bidirectional override or an escape stays one plain line', async () => {
+    const dir = tmp();
+    writeFileSync(
+      join(dir, 'log.jsonl'),
+      '{"format":"streamjoin/history-log@1","config":{"allowedLateness":1,"maxIntervalLength":2}}\n{"kind":"insert","key":"k","side":"L","id":"a","ts":1,"start":1,"end":1}\n',
+    );
+    writeFileSync(join(dir, 'sink.jsonl'), '{"op":"insert","match":"k/a/\\u202e\\u001b[2J"}\n');
+    const r = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--quiet']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('k/a/\\u202e\\u001b[2J');
+    expect(r.stdout.includes('\u202e') || r.stdout.includes(String.fromCharCode(27))).toBe(false);
   });
 });
 

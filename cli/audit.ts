@@ -2,12 +2,14 @@
 // spec, or write an example history to check. Arguments only; the work is in
 // conformance/audit/.
 import { existsSync, statSync } from 'node:fs';
-import { Interrupted, readInputsAhead } from '../spec/index.ts';
+import { Interrupted, printable, readInputsAhead } from '../spec/index.ts';
 import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { SINK_MODELS, type SinkModel } from '../conformance/audit/diffSink.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
-import { HISTORY_FORMATS, type HistoryFormat } from '../conformance/audit/formats.ts';
+import { loadColumnMapping } from '../conformance/audit/columns.ts';
+import { HISTORY_FORMATS, READ_FORMATS, type HistoryFormat, type ReadFormat } from '../conformance/audit/formats.ts';
+import { TIME_UNITS, type TimeUnit } from '../conformance/audit/times.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
@@ -39,9 +41,16 @@ bad input, not a violation.
   --sink FILE          the applied changes
   --config FILE        the join config (SPEC J0), or a cluster config; default:
                        the log's header line
-  --format F           both files' format: streamjoin, flink, debezium (default:
-                       told from the first lines); --log-format, --sink-format
-                       for each
+  --format F           both files' format: streamjoin, flink (changelog-json),
+                       debezium (also Flink's debezium-json), canal, maxwell,
+                       flink-print (default: told from the first lines);
+                       --log-format, --sink-format for each. FILE - is stdin
+  --columns MAP        the rows' column names: key=COL,side=COL,id=COL,ts=COL,
+                       start=COL,end=COL (log), match=, left=, right= (sink),
+                       side.NAME=L|R, order=COL COL ... (printed rows); or a
+                       JSON file with the same (docs/audit.md)
+  --time-unit U        the unit of the log's times, for ISO-8601 ones (and of
+                       L and D): s, ms (default), us, ns
   --sink-model M       how the sink's lines are read: set (default), each line
                        an insert or a retraction of its match; diff, signed
                        multiplicities (+1/-1, or a diff field) netted per write,
@@ -88,10 +97,10 @@ export interface AuditJson extends ReportHeader, AuditResult {
   readonly seconds: number;
 }
 
-function formatFlag(flag: string, value: string | undefined): HistoryFormat | 'auto' | undefined {
+function formatFlag(flag: string, value: string | undefined): ReadFormat | 'auto' | undefined {
   if (value === undefined) return undefined;
-  if (value === 'auto' || (HISTORY_FORMATS as readonly string[]).includes(value)) return value as HistoryFormat | 'auto';
-  throw usageError(`${flag} must be one of ${HISTORY_FORMATS.join(', ')} (or auto), got "${value}"`);
+  if (value === 'auto' || (READ_FORMATS as readonly string[]).includes(value)) return value as ReadFormat | 'auto';
+  throw usageError(`${flag} must be one of ${READ_FORMATS.join(', ')} (or auto), got "${value}"`);
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -149,6 +158,9 @@ function textReport(r: AuditResult, seconds: number): string {
       `implementation's operator (${n(r.stats.oracleInserts)} inserts, ` +
       `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
+  // What comes from the files (ids, field names, the lines themselves) is printed printable and bounded: one line each.
+  for (const note of r.log.notes) out.push(`  log: ${printable(note)}`);
+  for (const note of r.sink.notes) out.push(`  sink: ${printable(note)}`);
   if (r.incomplete !== null) out.push(`  incomplete: ${r.incomplete}`);
   for (const p of r.properties) {
     const mark =
@@ -159,11 +171,13 @@ function textReport(r: AuditResult, seconds: number): string {
   r.violations.forEach((v, i) => {
     out.push(
       '',
-      `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${v.message}`,
+      `violation ${i + 1}${total > r.violations.length ? ` (of ${n(total)}, ${r.violations.length} shown)` : ''}: ${v.property} (${v.kind}): ${printable(v.message, 1000)}`,
     );
     for (const w of v.witness) {
       const path = w.file === 'log' ? r.log.path : r.sink.path;
-      out.push(`    ${`${path}:${w.line}`.padEnd(24)} ${w.role}${w.text !== undefined ? `\n      ${w.text}` : ''}`);
+      out.push(
+        `    ${`${path}:${w.line}`.padEnd(24)} ${printable(w.role)}${w.text !== undefined ? `\n      ${printable(w.text, 1000)}` : ''}`,
+      );
     }
   });
   out.push(
@@ -207,19 +221,29 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         records: { type: 'string' },
         gzip: { type: 'boolean', default: false },
         damage: { type: 'string' },
+        columns: { type: 'string' },
+        'time-unit': { type: 'string' },
       },
     },
     'audit',
   );
   if (positionals.length > 0) throw usageError(`audit takes no positional arguments, got ${positionals.join(' ')}`);
   const format = formatFlag('--format', values.format);
-  if (values.example !== undefined) return example(values, format, out);
+  if (values.example !== undefined) {
+    if (format !== undefined && format !== 'auto' && !(HISTORY_FORMATS as readonly string[]).includes(format))
+      throw usageError(`--example writes ${HISTORY_FORMATS.join(', ')}, not ${format}`);
+    return example(values, format as HistoryFormat | 'auto' | undefined, out);
+  }
   for (const flag of ['seed', 'records', 'gzip', 'damage'] as const) {
     if (values[flag] !== undefined && values[flag] !== false) throw usageError(`--${flag} goes with --example`);
   }
   if (values.log === undefined || values.sink === undefined) throw usageError('audit needs --log FILE and --sink FILE (or --example DIR)');
+  if (values.log === '-' && values.sink === '-') throw usageError('--log and --sink cannot both be - (the standard input is one stream)');
   const logFormat = formatFlag('--log-format', values['log-format']) ?? format ?? 'auto';
   const sinkFormat = formatFlag('--sink-format', values['sink-format']) ?? format ?? 'auto';
+  const timeUnit = values['time-unit'];
+  if (timeUnit !== undefined && !(TIME_UNITS as readonly string[]).includes(timeUnit))
+    throw usageError(`--time-unit must be one of ${TIME_UNITS.join(', ')}, got "${timeUnit}"`);
   const lookahead = values.lookahead === undefined ? undefined : positiveIntegerFlag('--lookahead', values.lookahead, 'records');
   const keep = values.keep === undefined ? undefined : positiveIntegerFlag('--keep', values.keep);
   const sinkModel = values['sink-model'];
@@ -231,7 +255,9 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   const progress = values.quiet ? undefined : progressReporter(out);
   const started = performance.now();
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, the interrupt is heard, and the second pass can read it again.
-  await readInputsAhead([values.log, values.sink, values.config], { signal: out.signal });
+  await readInputsAhead([values.log, values.sink, values.config, values.columns?.includes('=') ? undefined : values.columns], {
+    signal: out.signal,
+  });
   let result: AuditResult;
   let last: AuditProgress | undefined;
   try {
@@ -241,6 +267,10 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
       ...(values.config === undefined ? {} : { config: values.config }),
       logFormat,
       sinkFormat,
+      reading: {
+        ...(values.columns === undefined ? {} : { columns: loadColumnMapping(values.columns) }),
+        ...(timeUnit === undefined ? {} : { timeUnit: timeUnit as TimeUnit }),
+      },
       ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
       noLateness: values['no-lateness'],
       ...(spill === undefined ? {} : { spill }),

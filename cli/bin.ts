@@ -18,19 +18,35 @@ function invocation(): string[] {
   return ['npx', 'streamjoin'];
 }
 
+// A reader that stops reading (`| head`, a closed pipe) makes the next write
+// fail with EPIPE, emitted as an 'error' event that would otherwise end the
+// process with a stack trace and exit 1. What the reader did not want is not
+// the command's failure: writes to a closed stream are dropped, and the exit
+// code stays the command's.
+const closed = new Set<NodeJS.WriteStream>();
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    closed.add(stream);
+  });
+}
+const writeTo = (stream: NodeJS.WriteStream, text: string): void => {
+  if (!closed.has(stream)) stream.write(text);
+};
+
 // `help` and `--version` answer without loading the commands (the model, the harness, ajv, fast-check).
 const quick = quickAnswer(process.argv.slice(2));
-if (quick !== undefined) process.stdout.write(`${quick}\n`);
+if (quick !== undefined) writeTo(process.stdout, `${quick}\n`);
 else {
   const { exitSoon, installInterrupts } = await import('./interrupts.ts');
   const argv = process.argv.slice(2);
-  const stderr = (text: string): void => void process.stderr.write(text);
+  const stderr = (text: string): void => writeTo(process.stderr, text);
   // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
   // Installed before the commands load, so that a signal while they load is heard too (the command then stops at once).
   const interrupts = installInterrupts(stderr);
   const { main } = await import('./main.ts');
   const code = await main(argv, {
-    stdout: (text) => process.stdout.write(text),
+    stdout: (text) => writeTo(process.stdout, text),
     stderr,
     interactive: Boolean(process.stderr.isTTY),
     invocation: invocation(),

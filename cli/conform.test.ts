@@ -77,7 +77,7 @@ describe('streamjoin conform', () => {
       ],
       [
         ['conform', '--sut', 'model', '--exhaustive', '--scenario', 'zombie,nope', '--out', out],
-        /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; the scenarios are operator-every-log, .*migration-under-traffic, /,
+        /^usage: SJ105 --scenario: unknown scenario "zombie", "nope"; did you mean zombie-after-failover, .*zombie-checkpoint-recovered\? \(streamjoin conform --help lists all \d+\)/,
       ],
       [['conform', '--sut', 'model', '--out', join(zombie, 'out')], /^usage: SJ105 --out .*zombie-fenced\.trace\.json is not a directory/],
       [['replay', '--sut', 'model'], /^usage: SJ105 replay takes exactly one FILE/],
@@ -106,6 +106,7 @@ describe('streamjoin replay', () => {
     const dir = tmp();
     const trace = JSON.parse(readFileSync(zombie, 'utf8')) as { steps: { expect: { observation: { sink: { fenced: number } } } }[] };
     (trace.steps[4] as (typeof trace.steps)[number]).expect.observation.sink.fenced = 0;
+    // steps[4] is step 5: steps are counted from 1 in every message.
     writeFileSync(join(dir, 'z.json'), JSON.stringify(trace, null, 2));
     // A system that would leave a mark if it were started.
     const r = await run(['replay', join(dir, 'z.json'), '--sut', `touch ${join(dir, 'started')}`, '--out', dir]);
@@ -114,7 +115,7 @@ describe('streamjoin replay', () => {
     const m = /^(.*z\.json):(\d+):(\d+): SJ111 (.*)\n$/.exec(r.stderr);
     expect(m?.[1]).toBe(join(dir, 'z.json'));
     expect(m?.[4]).toBe(
-      'step 4: the file expects observation /sink/fenced to be 0, the reference model gives 1: ' +
+      'step 5: the file expects observation /sink/fenced to be 0, the reference model gives 1: ' +
         'the file disagrees with the reference model (rewrite its expectations with --write-expected)',
     );
     // The line and column point at the value the file got wrong.

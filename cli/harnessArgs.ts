@@ -1,5 +1,6 @@
 // What the harness commands (conform, replay, mutants) share: the checks
 // of their flags, and the system under test a --sut word names.
+import { nearestOption } from './options.ts';
 import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
 import { Interrupted, LEVELS, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
@@ -90,8 +91,16 @@ export function scenariosNamed(list: string): AnyScenario[] {
   const known = new Map(EXHAUSTIVE_SCENARIOS.map((x) => [x.name, x]));
   const unknown = names.filter((n) => !known.has(n));
   if (names.length === 0 || unknown.length > 0) {
+    // The whole list no longer fits one bounded message line: name the scenarios each unknown name may mean, and where the list is.
+    const all = EXHAUSTIVE_SCENARIOS.map((x) => x.name);
+    const meant = unknown.flatMap((n) => {
+      const containing = all.filter((x) => x.includes(n));
+      const near = nearestOption(n, all);
+      return containing.length > 0 ? containing : near !== undefined ? [near] : [];
+    });
+    const hint = meant.length > 0 ? `; did you mean ${[...new Set(meant)].join(', ')}?` : '';
     throw usageError(
-      `--scenario: unknown scenario ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}; the scenarios are ${EXHAUSTIVE_SCENARIOS.map((x) => x.name).join(', ')}`,
+      `--scenario: unknown scenario ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}${hint} (streamjoin conform --help lists all ${all.length})`,
     );
   }
   return EXHAUSTIVE_SCENARIOS.filter((x) => names.includes(x.name));

@@ -39,7 +39,7 @@ describe('streamjoin run', () => {
     const r = await capture(['run', example, join(dir, 'bad.json')]);
     expect(r.code).toBe(254);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^[^\n]*bad\.json:1:\d+: SJ102 step 2: \/steps\/2\/record\/side must be string\n$/);
+    expect(r.stderr).toMatch(/^[^\n]*bad\.json:1:\d+: SJ102 step 3: \/steps\/2\/record\/side must be string\n$/);
   });
 
   it('exits 254 with SJ104 for a trace outside the input contract (J9)', async () => {
@@ -59,7 +59,7 @@ describe('streamjoin run', () => {
     writeFileSync(join(dir, 'reuse.json'), JSON.stringify(trace));
     const r = await capture(['run', join(dir, 'reuse.json')]);
     expect(r.code).toBe(254);
-    expect(r.stderr).toMatch(/reuse\.json:1:\d+: SJ104 step 3: identity \(k, L, a\) is reused/);
+    expect(r.stderr).toMatch(/reuse\.json:1:\d+: SJ104 step 4: identity \(k, L, a\) is reused/);
   });
 
   it('--write-expected writes the model observables as expectations, atomically', async () => {

@@ -78,7 +78,7 @@ describe('run and replay read a long operator trace step by step', () => {
         expect(bad.stdout).toBe('');
         expect(bad.stderr).toMatch(
           new RegExp(
-            `^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS - 1}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`,
+            `^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`,
           ),
         );
       }

@@ -69,8 +69,8 @@ describe('§7 cluster traces: loading and the checks the schema cannot make', ()
       ),
     );
     expect(e.code).toBe('SJ107');
-    expect(e.message).toMatch(/^step 1: /);
-    // The line and column of step 1's action in the file.
+    expect(e.message).toMatch(/^step 2: /);
+    // The line and column of the action of step 2 (steps[1]) in the file.
     const lines = edited((d) => d.steps.splice(1, 0, { action: { type: 'process', worker: 'w1', key: 'k1' } })).split('\n');
     const line = lines.findIndex((l) => l.includes('"process"')) - 1;
     expect(e.where).toBe(`x.json:${line + 1}:${(lines[line] ?? '').indexOf('"action"') + 11}`);
@@ -84,7 +84,7 @@ describe('§7 cluster traces: loading and the checks the schema cannot make', ()
       ),
     );
     expect(e.code).toBe('SJ102');
-    expect(e.message).toMatch(/^step 2: /);
+    expect(e.message).toMatch(/^step 3: /);
     expect(
       errorOf(() =>
         parseClusterTrace(

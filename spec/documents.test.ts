@@ -51,18 +51,18 @@ describe('§4 bad input names the file, the step and the field', () => {
       (d.steps[3] as { record: Record<string, unknown> }).record['ts'] = '8';
     });
     // Line 75, column 15 of the pretty-printed document: the value "8".
-    expect(e.format()).toBe('edited.json:75:15: SJ102 step 3: /steps/3/record/ts must be integer');
+    expect(e.format()).toBe('edited.json:75:15: SJ102 step 4: /steps/3/record/ts must be integer');
   });
 
   it('SJ102: a missing field, an unknown field, an unknown kind', () => {
     expect(parseEdited((d) => delete (d.steps[0] as { record: Record<string, unknown> }).record['end']).message).toBe(
-      "step 0: /steps/0/record must have required property 'end'",
+      "step 1: /steps/0/record must have required property 'end'",
     );
     expect(parseEdited((d) => ((d.steps[1] as { record: Record<string, unknown> }).record['extra'] = 1)).message).toBe(
-      'step 1: /steps/1/record has unknown property "extra"',
+      'step 2: /steps/1/record has unknown property "extra"',
     );
     expect(parseEdited((d) => ((d.steps[2] as { record: Record<string, unknown> }).record['kind'] = 'upsert')).message).toBe(
-      'step 2: /steps/2/record/kind must be one of "insert", "retract", "watermark"',
+      'step 3: /steps/2/record/kind must be one of "insert", "retract", "watermark"',
     );
   });
 

@@ -179,7 +179,7 @@ export function checkAgainstSchema(name: SchemaName, doc: JsonDocument): void {
   // An unknown property is shown at its name; every other error at the value.
   const member =
     first.keyword === 'additionalProperties' ? String((first.params as { additionalProperty?: unknown }).additionalProperty) : undefined;
-  throw documentError(doc, 'SJ102', first.instancePath, step !== undefined ? `step ${step}: ${text}` : text, member);
+  throw documentError(doc, 'SJ102', first.instancePath, step !== undefined ? `step ${Number(step) + 1}: ${text}` : text, member);
 }
 
 /** Returns the `format` field of a document, if it has a string one. */
@@ -251,7 +251,7 @@ function clusterTraceOf(doc: JsonDocument): ClusterTrace {
       doc,
       'SJ107',
       `/steps/${step}/action`,
-      `step ${step}: conformance traces process eagerly; remove the process action`,
+      `step ${step + 1}: conformance traces process eagerly; remove the process action`,
     );
   }
   return trace;

@@ -55,7 +55,7 @@ export {
   readTextFile,
 } from './documents.ts';
 export type { AnyTrace } from './documents.ts';
-export { jsonTextError, lineColumn, pointerOffset } from './jsonText.ts';
+export { firstInvalidUtf8, jsonTextError, lineColumn, pointerOffset } from './jsonText.ts';
 export {
   ACTION_TAKEN,
   NONDET_PICKS,

@@ -9,14 +9,21 @@
 // copy stops at once when the command is interrupted or its budget runs
 // out. Every reader then opens `fileToOpen(path)`: the copy, under the name
 // the user gave (so errors still name that file, its lines and columns),
-// and a second pass (the audit's) reads the same bytes again.
-import { constants, createReadStream, createWriteStream, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+// and a second pass (the audit's) reads the same bytes again. `-` names the
+// standard input, whatever it is (a pipe, a file, a terminal): it is always
+// read ahead.
+import { constants, createReadStream, createWriteStream, fstatSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError } from './errors.ts';
 import { Interrupted, abortReason } from './pacing.ts';
+
+/** The name that stands for the standard input. */
+export const STDIN_PATH = '-';
+/** The names of the standard input: `-`, and its names in /dev and /proc (opened by name, a socket cannot be). */
+const STDIN_NAMES: readonly string[] = [STDIN_PATH, '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'];
 
 /** The path as given (and resolved) → the regular file holding its bytes. */
 const copies = new Map<string, string>();
@@ -35,6 +42,7 @@ export interface ReadAheadOptions {
 
 /** Whether `path` is something other than a regular file or a directory (a FIFO, a character device); false if it cannot be stat'ed. */
 export function needsReadAhead(path: string): boolean {
+  if (STDIN_NAMES.includes(path)) return true;
   try {
     const st = statSync(path);
     return !st.isFile() && !st.isDirectory();
@@ -58,36 +66,52 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
   if (signal?.aborted) throw new Interrupted(`${abortReason(signal)} before ${path} was read`);
   const directory = mkdtempSync(join(tmpdir(), 'streamjoin-input-'));
   directories.add(directory);
-  const copy = join(directory, basename(path) || 'input');
-  const isPipe = statSync(path).isFIFO();
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO no writer has opened yet does not wait for one.
-    fd = openSync(path, isPipe ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
-  } catch (e) {
+  const stdin = STDIN_NAMES.includes(path);
+  const copy = join(directory, stdin ? 'stdin' : basename(path) || 'input');
+  const fail = (e: unknown, permission = false): InputError => {
     rmSync(directory, { recursive: true, force: true });
     directories.delete(directory);
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError('SJ100', path, code === 'EACCES' || code === 'EPERM' ? 'permission denied' : `cannot read (${code ?? String(e)})`);
+    return new InputError(
+      'SJ100',
+      path,
+      permission && (code === 'EACCES' || code === 'EPERM') ? 'permission denied' : `cannot read (${code ?? String(e)})`,
+    );
+  };
+  let fd: number;
+  let streamed: boolean;
+  try {
+    // The standard input is read from its descriptor, whatever it is: a pipe or a socket (which
+    // /dev/stdin cannot be opened as: ENXIO), a file, a terminal.
+    const st = stdin ? fstatSync(0) : statSync(path);
+    streamed = st.isFIFO() || st.isSocket();
+  } catch (e) {
+    throw fail(e);
   }
-  // A FIFO is read as a pipe is (epoll: no busy waiting; it ends when its last writer closes); a device by plain reads.
-  // Either stream closes the descriptor when it ends or is destroyed.
-  const source: Readable = isPipe ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
+  try {
+    // O_NONBLOCK: opening a FIFO no writer has opened yet does not wait for one.
+    fd = stdin ? 0 : openSync(path, streamed ? constants.O_RDONLY | constants.O_NONBLOCK : constants.O_RDONLY);
+  } catch (e) {
+    throw fail(e, true);
+  }
+  // A FIFO or a socket is read as a pipe is (epoll: no busy waiting; it ends when its last writer closes); a file or
+  // a device by plain reads. Either stream closes the descriptor when it ends or is destroyed.
+  const input: Readable = streamed ? new Socket({ fd, readable: true, writable: false }) : createReadStream('', { fd });
   const sink = createWriteStream(copy);
   let onAbort: (() => void) | undefined;
   try {
     await new Promise<void>((done, fail) => {
       const stop = (e: Error): void => {
-        source.destroy();
+        input.destroy();
         sink.destroy();
         fail(e);
       };
       onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
       signal?.addEventListener('abort', onAbort, { once: true });
-      source.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
+      input.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
       sink.on('error', (e: NodeJS.ErrnoException) => stop(new Error(`cannot copy ${path} to ${copy}: ${e.message}`)));
       sink.on('finish', () => done());
-      source.pipe(sink);
+      input.pipe(sink);
     });
   } catch (e) {
     rmSync(directory, { recursive: true, force: true });

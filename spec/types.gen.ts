@@ -105,7 +105,7 @@ export type HistoryMatchRow = {
   right?: string;
 };
 /**
- * A recorded history as a changelog with Flink's row kinds (`streamjoin audit`, docs/audit.md), one JSON value per line. Log: `+I` and `+U` insert the row in `data`, `-D` and `-U` retract it (SPEC J6; an update that keeps the row's id is a conflict, SPEC J2), and watermarks are lines of their own. Sink: the same row kinds on match rows, with the writer's key, epoch and write sequence number optional, as in streamjoin's format.
+ * A recorded history as a changelog with Flink's row kinds (`streamjoin audit`, docs/audit.md), one JSON value per line. Log: `+I` and `+U` (INSERT, UPDATE_AFTER) insert the row in `data`, `-D` and `-U` (DELETE, UPDATE_BEFORE) retract it (SPEC J6; an update that keeps the row's id is a conflict, SPEC J2), and watermarks are lines of their own. Sink: the same row kinds on match rows, with the writer's key, epoch and write sequence number optional, as in streamjoin's format.
  */
 export type FlinkChangelogLine = FlinkLogLine | FlinkSinkLine | HistoryEnd;
 export type FlinkLogLine =
@@ -115,9 +115,10 @@ export type FlinkLogLine =
     }
   | HistoryWatermark;
 /**
- * Flink's RowKind in its short form: insert, update-before, update-after, delete.
+ * Flink's RowKind, short or by name: insert, update-before, update-after, delete.
  */
-export type FlinkRowKind = '+I' | '-U' | '+U' | '-D';
+export type FlinkRowKind =
+  '+I' | '-U' | '+U' | '-D' | 'INSERT' | 'UPDATE_BEFORE' | 'UPDATE_AFTER' | 'DELETE';
 /**
  * A recorded history in streamjoin's own JSON Lines (`streamjoin audit`, docs/audit.md): two files, one JSON value per line. The log holds the input records in the order the system consumed them (SPEC J1; watermarks included), optionally after a header line naming the join config. The sink holds the changes the sink applied (SPEC C9: neither deduplicated nor fenced), in the order it applied them, optionally with the writer's key, its epoch and a per-key write sequence number (lines of one write share it), and optionally a last line saying whether the system had consumed the whole log when the recording stopped.
  */

@@ -133,7 +133,8 @@ describe('history formats (spec/schemas/history-*.schema.json)', () => {
     expect(notJson.code).toBe('SJ102');
     const e = await inputError(audit(config, twoMatches, [good[0], { op: 'upsert', match: 'k/a/x' }]));
     expect(e.code).toBe('SJ102');
-    expect(e.where).toMatch(/sink\.jsonl:2$/);
+    // The column of the value at fault: `{"op":"upsert"...` has it at column 7.
+    expect(e.where).toMatch(/sink\.jsonl:2:7$/);
     expect(e.message).toMatch(/op must be one of "insert", "retract"/);
   });
 });

@@ -7,7 +7,8 @@ import type { JoinConfig, RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditPropertyResult, type AuditViolation } from './findings.ts';
 import type { SinkModel } from './diffSink.ts';
 import { type CheckSummary, combineChecks, firstPass, type PassOutput, SpillNeeded } from './firstPass.ts';
-import { HISTORY_LOG_FORMAT, type HistoryFormat, type LogItem, type SinkItem } from './formats.ts';
+import type { ReadingOptions } from './columns.ts';
+import { HISTORY_LOG_FORMAT, type LogItem, type ReadFormat, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
 import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
@@ -19,8 +20,10 @@ export interface AuditOptions {
   readonly sink: string;
   /** A file with the join config (SPEC J0), a cluster config, or a history log header; else the log's own header. */
   readonly config?: string;
-  readonly logFormat?: HistoryFormat | 'auto';
-  readonly sinkFormat?: HistoryFormat | 'auto';
+  readonly logFormat?: ReadFormat | 'auto';
+  readonly sinkFormat?: ReadFormat | 'auto';
+  /** How rows are read: the user's column names, the unit of the log's times (docs/audit.md). */
+  readonly reading?: ReadingOptions;
   /** The recording was cut while the system ran: the final relation is not judged. */
   readonly incomplete?: boolean;
   /** Invalid records (J1) in the log are the system's to reject, not a corrupt recording. */
@@ -91,17 +94,19 @@ export interface AuditResult {
   readonly engine: 'impl';
   readonly log: {
     readonly path: string;
-    readonly format: HistoryFormat;
+    readonly format: ReadFormat;
     readonly gzip: boolean;
     readonly lines: number;
     readonly records: number;
     readonly watermarks: number;
     readonly rejected: Partial<Record<RejectReason, number>>;
     readonly cut: boolean;
+    /** What the reader skipped or resolved (tombstones, key-only deletes, the time origin). */
+    readonly notes: readonly string[];
   };
   readonly sink: {
     readonly path: string;
-    readonly format: HistoryFormat;
+    readonly format: ReadFormat;
     readonly gzip: boolean;
     readonly lines: number;
     readonly changes: number;
@@ -112,6 +117,8 @@ export interface AuditResult {
     readonly cut: boolean;
     /** The sink's own last line, if it has one. */
     readonly end: { readonly complete: boolean; readonly why?: string } | null;
+    /** What the reader skipped or resolved (tombstones, updates that keep their match, fields outside the payload). */
+    readonly notes: readonly string[];
   };
   /** Why the final relation is not judged, if it is not. */
   readonly incomplete: string | null;
@@ -147,10 +154,15 @@ export function loadAuditConfig(path: string): JoinConfig {
   return value as JoinConfig;
 }
 
+/** The config judged with: L unbounded with --no-lateness. */
+function effectiveConfig(options: AuditOptions, config: JoinConfig): JoinConfig {
+  return options.noLateness === true ? { ...config, allowedLateness: UNBOUNDED_LATENESS } : config;
+}
+
 /** Audits a recorded history. Throws InputError for bad input (unreadable, malformed, J1/J9 of the log, no config). */
 export async function auditHistory(options: AuditOptions): Promise<AuditResult> {
-  const log = new HistoryFile<LogItem>(options.log, 'log', options.logFormat ?? 'auto');
-  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', options.sinkFormat ?? 'auto');
+  const log = new HistoryFile<LogItem>(options.log, 'log', options.logFormat ?? 'auto', options.reading);
+  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', options.sinkFormat ?? 'auto', options.reading);
   try {
     return await run(options, log, sink);
   } finally {
@@ -162,14 +174,23 @@ export async function auditHistory(options: AuditOptions): Promise<AuditResult> 
 async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: HistoryFile<SinkItem>): Promise<AuditResult> {
   const logFormat = await log.format();
   const sinkFormat = await sink.format();
+  // The config: --config, else the log's header line (its first item). Given, the log's reader has it
+  // before its first line, as in the second pass (it forgets rows past their horizon at the same lines).
+  let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
+  if (config !== undefined) await log.useConfig(effectiveConfig(options, config));
   const logBatch = await log.next();
   let logAt = 0;
-  // The config: --config, else the log's header line (its first item).
-  let config = options.config !== undefined ? loadAuditConfig(options.config) : undefined;
   const first = logBatch?.items[0];
   if (first?.kind === 'config') {
     config ??= first.config;
     logAt = 1;
+  }
+  if (config === undefined && logBatch === undefined && log.cut()) {
+    throw new InputError(
+      'SJ105',
+      options.log,
+      `the log file is cut short (${log.cutHow()}) before its first whole line, so it has no header with the join config; pass --config FILE to audit what is there`,
+    );
   }
   if (config === undefined) {
     throw new InputError(
@@ -178,7 +199,8 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
       `no join config: pass --config FILE (a join config, a cluster config) or start ${options.log} with a header line {"format":"${HISTORY_LOG_FORMAT}","config":{...}}`,
     );
   }
-  if (options.noLateness === true) config = { ...config, allowedLateness: UNBOUNDED_LATENESS };
+  config = effectiveConfig(options, config);
+  if (options.config === undefined) await log.useConfig(config);
   const sinkModel = options.sinkModel ?? 'set';
   const shard = options.shard !== undefined && options.shard.count > 1 ? options.shard : undefined;
   const keep = shard === undefined ? undefined : (key: string): boolean => keyInShard(key, shard);
@@ -236,7 +258,7 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
   if (pass === undefined) {
     // By partitions: each holds at most its share of what waits for the sink (spill.ts).
     partitions = options.partitions ?? Math.min(MAX_PARTITIONS, Math.max(2, Math.ceil(expectedRecords / PARTITION_RECORDS)));
-    const parts = await partitionAnew(options, logFormat, sinkFormat, partitions, keep);
+    const parts = await partitionAnew(options, logFormat, sinkFormat, partitions, keep, config);
     try {
       let sinkLines = 0;
       for (let p = 1; p <= partitions; p++) {
@@ -281,7 +303,11 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
     throwIfInterrupted(options.signal);
     const keptOf = (): AuditViolation[] => checks.flatMap((c) => AUDIT_PROPERTIES.flatMap((p) => c.violations().kept[p]));
     const kept = keptOf();
-    const files = { config, log: { path: options.log, format: logFormat }, sink: { path: options.sink, format: sinkFormat } };
+    const files = {
+      config,
+      log: { path: options.log, format: logFormat, ...(options.reading === undefined ? {} : { reading: options.reading }) },
+      sink: { path: options.sink, format: sinkFormat },
+    };
     const found = await secondPass(
       { ...files, matches: setAsides.flatMap((s) => s.map((a) => a.match)), suspects: summary.contractSuspects },
       kept,
@@ -315,13 +341,15 @@ async function run(options: AuditOptions, log: HistoryFile<LogItem>, sink: Histo
 /** Reads both files again, from the start, into partitions by key hash. */
 async function partitionAnew(
   options: AuditOptions,
-  logFormat: HistoryFormat,
-  sinkFormat: HistoryFormat,
+  logFormat: ReadFormat,
+  sinkFormat: ReadFormat,
   count: number,
   keep: ((key: string) => boolean) | undefined,
+  config: JoinConfig,
 ): Promise<Partitions> {
-  const log = new HistoryFile<LogItem>(options.log, 'log', logFormat);
-  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', sinkFormat);
+  const log = new HistoryFile<LogItem>(options.log, 'log', logFormat, options.reading);
+  const sink = new HistoryFile<SinkItem>(options.sink, 'sink', sinkFormat, options.reading);
+  await log.useConfig(effectiveConfig(options, config));
   try {
     return await partitionHistory(log, sink, count, { log: options.log, sink: options.sink }, keep ?? (() => true), options.signal);
   } finally {
@@ -336,8 +364,8 @@ function result(
   ctx: {
     log: HistoryFile<LogItem>;
     sink: HistoryFile<SinkItem>;
-    logFormat: HistoryFormat;
-    sinkFormat: HistoryFormat;
+    logFormat: ReadFormat;
+    sinkFormat: ReadFormat;
     config: JoinConfig;
     end: { complete: boolean; why?: string } | undefined;
     secondPass: boolean;
@@ -393,6 +421,7 @@ function result(
       watermarks: check.counts.watermarks,
       rejected: check.counts.rejected,
       cut: ctx.log.cut(),
+      notes: ctx.log.notes(),
     },
     sink: {
       path: options.sink,
@@ -405,6 +434,7 @@ function result(
       epochs: recorded.epochs,
       cut: ctx.sink.cut(),
       end: ctx.end ?? null,
+      notes: ctx.sink.notes(),
     },
     incomplete: incomplete ?? null,
     properties,

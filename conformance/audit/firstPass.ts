@@ -54,7 +54,7 @@ export async function firstPass(input: PassInput): Promise<PassOutput> {
   const { check, log, sink, names, keep, signal } = input;
   let logBatch = input.logBatch;
   let logAt = input.logAt;
-  if (logBatch === undefined) check.endLog(log.cut());
+  if (logBatch === undefined) check.endLog(log.cut(), log.cutHow?.());
   const guard = (): void => {
     if (input.spillAt !== Number.POSITIVE_INFINITY) {
       const held = check.held();
@@ -79,7 +79,7 @@ export async function firstPass(input: PassInput): Promise<PassOutput> {
     logAt = 0;
     guard();
     logBatch = await log.next();
-    if (logBatch === undefined) check.endLog(log.cut());
+    if (logBatch === undefined) check.endLog(log.cut(), log.cutHow?.());
     input.progress();
   };
 
@@ -118,7 +118,7 @@ export async function firstPass(input: PassInput): Promise<PassOutput> {
   }
   if (batcher !== undefined) await offerNet(batcher.end());
   end ??= input.end === undefined ? undefined : { ...input.end };
-  check.endSink(sink.cut(), end);
+  check.endSink(sink.cut(), end, sink.cutHow?.());
   while (check.waitsForLog()) {
     await feedLog();
     check.resumePrefix();

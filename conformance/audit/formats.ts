@@ -1,217 +1,260 @@
-// The line formats of a recorded history (docs/audit.md), one JSON value per
-// line, each with its JSON Schema in spec/schemas/:
+// The line formats of a recorded history (docs/audit.md), one value per
+// line. Three are written (`audit --example --format`) and have their JSON
+// Schema in spec/schemas/:
 //
 // - `streamjoin` (history-streamjoin.schema.json): log lines are SPEC J1
 //   records, after an optional header with the join config; sink lines are
 //   `{op, match, key?, epoch?, seq?}`;
 // - `flink` (history-flink.schema.json): a changelog with Flink's row kinds
-//   `+I`, `-U`, `+U`, `-D` over rows (log) or match rows (sink);
+//   `+I`, `-U`, `+U`, `-D` (or their names INSERT, UPDATE_BEFORE,
+//   UPDATE_AFTER, DELETE) over rows (log) or match rows (sink), as Flink's
+//   changelog-json writes it;
 // - `debezium` (history-debezium.schema.json): envelopes with `op` `c`, `r`,
-//   `u`, `d` and `before`/`after`, bare or wrapped in `payload`.
+//   `u`, `d` and `before`/`after`, bare or wrapped in `payload`, as Kafka
+//   Connect, Debezium Server and Flink's debezium-json write them.
 //
-// Every format takes watermark lines `{"watermark": {side, wm}}` in its log
-// (the streamjoin format's are records) and an optional last sink line
-// `{"end": {complete, why?}}`. A line that is not JSON is SJ101, with its
-// column; one that is JSON but not the format is SJ102, with the JSON
-// pointer of the field.
-import { describeSchemaError, matchId, parseMatchId, schemaValidator } from '../../spec/index.ts';
-import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+// Three more are read as Flink and the CDC tools write them
+// (changelogs.ts): `canal` (canal-json), `maxwell` (maxwell-json) and
+// `flink-print` (the print connector's `+I[...]` lines).
+//
+// Rows are read under the user's column names and times as pipelines write
+// them (columns.ts, times.ts). Every format takes watermark lines
+// `{"watermark": {side, wm}}` in its log (the streamjoin format's are
+// records) and an optional last sink line `{"end": {complete, why?}}`. A line
+// that is not JSON is SJ101, with its column; one that is JSON but not the
+// format is SJ102, at the field.
+import { parseMatchId } from '../../spec/index.ts';
+import type { JoinConfig, LogRecord } from '../../spec/index.ts';
+import { changelogReaders, printedLine } from './changelogs.ts';
+import { RowReader, type ReadingOptions } from './columns.ts';
+import { LineProblem, parseLine, problemAt } from './jsonLine.ts';
+import {
+  ROW_KINDS,
+  isEnd,
+  check,
+  endItem,
+  isObject,
+  rowKind,
+  sinkChange,
+  watermarkItem,
+  type LineReaders,
+  type SinkChange,
+} from './lineItems.ts';
 
+export { LineProblem, isEnd, parseLine };
+export type { ConfigItem, EndItem, LineReaders, LogItem, SinkChange, SinkItem } from './lineItems.ts';
+
+/** The formats `audit --example` writes (each with its JSON Schema). */
 export const HISTORY_FORMATS = ['streamjoin', 'flink', 'debezium'] as const;
 export type HistoryFormat = (typeof HISTORY_FORMATS)[number];
+
+/** Every format `audit` reads. */
+export const READ_FORMATS = [...HISTORY_FORMATS, 'canal', 'maxwell', 'flink-print'] as const;
+export type ReadFormat = (typeof READ_FORMATS)[number];
 
 /** `format` of the optional first line of a streamjoin log. */
 export const HISTORY_LOG_FORMAT = 'streamjoin/history-log@1';
 
-/** A line that is not JSON (SJ101) or not of its format (SJ102). */
-export class LineProblem extends Error {
-  readonly code: 'SJ101' | 'SJ102';
-  readonly column: number | undefined;
-  constructor(code: 'SJ101' | 'SJ102', message: string, column?: number) {
-    super(message);
-    this.name = 'LineProblem';
-    this.code = code;
-    this.column = column;
-  }
+function streamjoinReaders(rows: RowReader): LineReaders {
+  return {
+    parse: parseLine,
+    log(value, emit) {
+      if (isObject(value) && 'watermark' in value) return emit(watermarkItem(value, rows));
+      if (isObject(value) && 'format' in value) {
+        check('history-streamjoin#/$defs/HistoryLogHeader', value);
+        emit({ kind: 'config', config: value['config'] as JoinConfig });
+        return;
+      }
+      check('record', value);
+      emit(value as LogRecord);
+    },
+    sink(value, emit) {
+      if (isObject(value) && 'end' in value) return emit(endItem(value));
+      check('history-streamjoin#/$defs/HistorySinkChange', value);
+      emit(value as unknown as SinkChange);
+    },
+    notes: () => rows.notes(),
+    useConfig: (config) => rows.useConfig(config),
+  };
 }
 
-/** One change the sink applied. */
-export interface SinkChange {
-  readonly op: 'insert' | 'retract';
-  readonly match: string;
-  /** The writer's key, when recorded. */
-  readonly key?: string;
-  readonly epoch?: number;
-  readonly seq?: number;
-  /** The line's signed multiplicity change (`--sink-model diff`); absent: +1 for an insert, −1 for a retraction. */
-  readonly diff?: number;
-  /** Set when the line names a match inconsistently (a match id and key/left/right that disagree). */
-  readonly idProblem?: string;
+function flinkReaders(rows: RowReader): LineReaders {
+  /** The row kind and the row of a changelog line. */
+  const lineOf = (value: unknown): { kind: 'insert' | 'retract'; data: Record<string, unknown>; line: Record<string, unknown> } => {
+    if (!isObject(value) || !isObject(value['data'])) throw problemAt('', 'a Flink changelog line is {"op": row kind, "data": row}');
+    return { kind: rowKind(value['op'], '/op'), data: value['data'], line: value };
+  };
+  return {
+    parse: parseLine,
+    log(value, emit) {
+      if (isObject(value) && 'watermark' in value) return emit(watermarkItem(value, rows));
+      const { kind, data } = lineOf(value);
+      emit(kind === 'insert' ? rows.insert(data, '/data') : rows.retract(data, '/data'));
+    },
+    sink(value, emit) {
+      if (isObject(value) && 'end' in value) return emit(endItem(value));
+      const { kind, data, line } = lineOf(value);
+      emit(sinkChange(kind, rows.match(data, '/data'), line));
+    },
+    notes: () => rows.notes(),
+    useConfig: (config) => rows.useConfig(config),
+  };
 }
 
-/** A line of a log: a record, or the config header. (Records are handed on as parsed, with no wrapper: there are millions.) */
-export type LogItem = LogRecord | ConfigItem;
-export interface ConfigItem {
-  readonly kind: 'config';
-  readonly config: JoinConfig;
+/** What a Debezium line holds: an envelope (and where), or a tombstone. */
+type Unwrapped = { tombstone: true } | { tombstone: false; line: unknown; pointer: string; outside: string[] };
+
+/**
+ * A Debezium line: bare, or as Kafka Connect's JSON converter writes it with
+ * schemas on (`{schema, payload}`). A tombstone (`null`, or a null payload:
+ * what Kafka keeps after a delete for log compaction) names no change.
+ */
+function unwrap(value: unknown): Unwrapped {
+  if (value === null) return { tombstone: true };
+  if (!isObject(value) || !('payload' in value) || 'op' in value) return { tombstone: false, line: value, pointer: '', outside: [] };
+  if (value['payload'] === null) return { tombstone: true };
+  return {
+    tombstone: false,
+    line: value['payload'],
+    pointer: '/payload',
+    outside: Object.keys(value).filter((k) => k !== 'schema' && k !== 'payload'),
+  };
 }
 
-/** A line of a sink: a change (as parsed, for the streamjoin format), or its end line. */
-export type SinkItem = SinkChange | EndItem;
-export interface EndItem {
-  readonly kind: 'end';
-  readonly complete: boolean;
-  readonly why?: string;
-}
+const DEBEZIUM_OPS = ['c', 'r', 'u', 'd', 't', 'm'];
 
-export const isEnd = (item: SinkItem): item is EndItem => 'kind' in item && item.kind === 'end';
-
-/** The readers of one format: each turns one parsed line into items (a Debezium update is two). */
-export interface LineReaders {
-  log(value: unknown, emit: (item: LogItem) => void): void;
-  sink(value: unknown, emit: (item: SinkItem) => void): void;
-}
-
-/** JSON.parse of one line; SJ101 with the column where it fails. */
-export function parseLine(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const pos = /position (\d+)/.exec(message)?.[1];
-    const detail = message.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
-    throw new LineProblem('SJ101', detail, pos === undefined ? undefined : Number(pos) + 1);
-  }
-}
-
-/** Validates against a schema (or one of its `$defs`); SJ102 naming the field. */
-function check(schema: string, value: unknown): void {
-  const validate = schemaValidator(schema);
-  if (validate(value)) return;
-  const first = validate.errors?.[0];
-  throw new LineProblem('SJ102', first ? describeSchemaError(first) : '(line) is not of this format');
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function endItem(value: Record<string, unknown>): SinkItem {
-  check('history-streamjoin#/$defs/HistoryEnd', value);
-  const end = value['end'] as { complete: boolean; why?: string };
-  return end.why === undefined ? { kind: 'end', complete: end.complete } : { kind: 'end', complete: end.complete, why: end.why };
-}
-
-function watermarkItem(value: Record<string, unknown>): LogRecord {
-  check('history-streamjoin#/$defs/HistoryWatermark', value);
-  const w = value['watermark'] as { side: string; wm: number };
-  return { kind: 'watermark', side: w.side, wm: w.wm };
-}
-
-function rowRecord(kind: 'insert' | 'retract', row: Record<string, unknown>): LogRecord {
-  const { key, side, id, ts, start, end } = row as unknown as RowRecord;
-  return { kind, key, side, id, ts, start, end };
-}
-
-/** The match a match row names: its id, or the id of its key and row ids (SPEC J3); both must agree. */
-function matchOf(row: Record<string, unknown>, meta: Record<string, unknown>, op: 'insert' | 'retract'): SinkChange {
-  const given = typeof row['match'] === 'string' ? row['match'] : undefined;
-  const parts =
-    typeof row['key'] === 'string' && typeof row['left'] === 'string' && typeof row['right'] === 'string'
-      ? matchId(row['key'], row['left'], row['right'])
-      : undefined;
-  const match = given ?? (parts as string);
-  const change: { -readonly [K in keyof SinkChange]: SinkChange[K] } = { op, match };
-  if (given !== undefined && parts !== undefined && given !== parts)
-    change.idProblem = `the row's match id "${given}" is not the id of its key and row ids ("${parts}")`;
-  if (typeof meta['key'] === 'string') change.key = meta['key'];
-  if (typeof meta['epoch'] === 'number') change.epoch = meta['epoch'];
-  if (typeof meta['seq'] === 'number') change.seq = meta['seq'];
-  if (typeof meta['diff'] === 'number') change.diff = meta['diff'];
-  return change;
-}
-
-const streamjoinReaders: LineReaders = {
-  log(value, emit) {
-    if (isObject(value) && 'watermark' in value) return emit(watermarkItem(value));
-    if (isObject(value) && 'format' in value) {
-      check('history-streamjoin#/$defs/HistoryLogHeader', value);
-      emit({ kind: 'config', config: value['config'] as JoinConfig });
-      return;
+function debeziumReaders(rows: RowReader): LineReaders {
+  let tombstones = 0;
+  let messages = 0;
+  let sameMatchUpdates = 0;
+  const outside = { lines: 0, first: 0, fields: new Set<string>() };
+  /** The envelope of a line that names a change, or undefined (a tombstone, a message). */
+  const envelopeOf = (value: unknown, line: number): { e: Record<string, unknown>; at: string } | 'watermark' | 'end' | undefined => {
+    const u = unwrap(value);
+    if (u.tombstone) {
+      tombstones++;
+      return undefined;
     }
-    check('record', value);
-    emit(value as LogRecord);
-  },
-  sink(value, emit) {
-    if (isObject(value) && 'end' in value) return emit(endItem(value));
-    check('history-streamjoin#/$defs/HistorySinkChange', value);
-    emit(value as unknown as SinkChange);
-  },
-};
-
-const flinkReaders: LineReaders = {
-  log(value, emit) {
-    if (isObject(value) && 'watermark' in value) return emit(watermarkItem(value));
-    check('history-flink#/$defs/FlinkLogLine', value);
-    const line = value as { op: string; data: Record<string, unknown> };
-    emit(rowRecord(line.op === '+I' || line.op === '+U' ? 'insert' : 'retract', line.data));
-  },
-  sink(value, emit) {
-    if (isObject(value) && 'end' in value) return emit(endItem(value));
-    check('history-flink#/$defs/FlinkSinkLine', value);
-    const line = value as { op: string; data: Record<string, unknown> };
-    emit(matchOf(line.data, line, line.op === '+I' || line.op === '+U' ? 'insert' : 'retract'));
-  },
-};
-
-/** A Debezium envelope, bare or wrapped as `{schema, payload}`. */
-function envelope(value: unknown): unknown {
-  return isObject(value) && 'payload' in value && !('op' in value) ? value['payload'] : value;
+    if (u.outside.length > 0) {
+      if (outside.lines++ === 0) outside.first = line;
+      for (const f of u.outside) outside.fields.add(f);
+    }
+    const e = u.line;
+    if (isObject(e) && 'watermark' in e) return 'watermark';
+    if (isObject(e) && 'end' in e) return 'end';
+    if (!isObject(e) || typeof e['op'] !== 'string' || !DEBEZIUM_OPS.includes(e['op']))
+      throw problemAt(`${u.pointer}/op`, `a Debezium envelope has "op" ${DEBEZIUM_OPS.map((o) => `"${o}"`).join(', ')}`);
+    if (e['op'] === 'm') {
+      // A logical decoding message (pg_logical_emit_message): it names no row.
+      messages++;
+      return undefined;
+    }
+    if (e['op'] === 't') {
+      throw problemAt(
+        `${u.pointer}/op`,
+        'a truncate event (op "t") empties the table without naming its rows, so which rows or matches it removed is unknown: record deletes instead, or audit the history up to it',
+      );
+    }
+    return { e, at: u.pointer };
+  };
+  const rowAt = (e: Record<string, unknown>, at: string, side: 'before' | 'after'): Record<string, unknown> => {
+    const row = e[side];
+    if (!isObject(row)) throw problemAt(`${at}/${side}`, `${side} must be an object for op "${String(e['op'])}"`);
+    return row;
+  };
+  return {
+    parse: parseLine,
+    log(value, emit, line) {
+      const env = envelopeOf(value, line);
+      if (env === undefined) return;
+      const u = unwrap(value) as { line: Record<string, unknown>; pointer: string };
+      if (env === 'watermark') return emit(watermarkItem(u.line, rows, u.pointer));
+      if (env === 'end') throw problemAt(u.pointer, 'an end line belongs in the sink');
+      const { e, at } = env;
+      const op = e['op'];
+      if (op === 'd') emit(rows.retract(rowAt(e, at, 'before'), `${at}/before`));
+      if (op === 'u') {
+        const after = rowAt(e, at, 'after');
+        // No before (Postgres's default replica identity on an update): the row the after's key columns name.
+        if (isObject(e['before'])) emit(rows.retract(e['before'], `${at}/before`));
+        else emit(rows.retract(rows.identityOnly(after), `${at}/after`));
+      }
+      if (op === 'c' || op === 'r' || op === 'u') emit(rows.insert(rowAt(e, at, 'after'), `${at}/after`));
+    },
+    sink(value, emit, line) {
+      const env = envelopeOf(value, line);
+      if (env === undefined) return;
+      const u = unwrap(value) as { line: Record<string, unknown>; pointer: string };
+      if (env === 'end') return emit(endItem(u.line));
+      if (env === 'watermark') throw problemAt(u.pointer, 'a watermark belongs in the log');
+      const { e, at } = env;
+      const op = e['op'];
+      if (op === 'u') {
+        const after = rows.match(rowAt(e, at, 'after'), `${at}/after`);
+        const before = isObject(e['before']) ? rows.match(e['before'], `${at}/before`) : after;
+        // An update of a match row that keeps its match (other columns changed) changes no relation.
+        if (before === after) {
+          sameMatchUpdates++;
+          return;
+        }
+        emit(sinkChange('retract', before, e, at));
+        emit(sinkChange('insert', after, e, at));
+        return;
+      }
+      if (op === 'd') emit(sinkChange('retract', rows.match(rowAt(e, at, 'before'), `${at}/before`), e, at));
+      if (op === 'c' || op === 'r') emit(sinkChange('insert', rows.match(rowAt(e, at, 'after'), `${at}/after`), e, at));
+    },
+    useConfig: (config) => rows.useConfig(config),
+    notes() {
+      const out = rows.notes();
+      if (tombstones > 0) out.push(`${tombstones} tombstone line(s) (null, after a delete) skipped: they name no change`);
+      if (messages > 0) out.push(`${messages} message event(s) (op "m") skipped: they name no row`);
+      if (sameMatchUpdates > 0) out.push(`${sameMatchUpdates} update(s) (op "u") that keep their match skipped: they change no relation`);
+      if (outside.lines > 0)
+        out.push(
+          `${outside.lines} line(s) (the first: line ${outside.first}) hold ${[...outside.fields].map((f) => `"${f}"`).join(', ')} beside "payload", which are not read: put key, epoch and seq in the payload, beside "op"`,
+        );
+      return out;
+    },
+  };
 }
 
-/** The row an envelope's side holds, or SJ102 if the op needs it and it is absent. */
-function side(line: Record<string, unknown>, name: 'before' | 'after'): Record<string, unknown> {
-  const row = line[name];
-  if (!isObject(row)) throw new LineProblem('SJ102', `/${name} must be an object for op "${String(line['op'])}"`);
-  return row;
-}
-
-const debeziumReaders: LineReaders = {
-  log(value, emit) {
-    const line = envelope(value);
-    if (isObject(line) && 'watermark' in line) return emit(watermarkItem(line));
-    check('history-debezium#/$defs/DebeziumLogLine', line);
-    const e = line as Record<string, unknown>;
-    const op = e['op'];
-    if (op === 'd' || op === 'u') emit(rowRecord('retract', side(e, 'before')));
-    if (op === 'c' || op === 'r' || op === 'u') emit(rowRecord('insert', side(e, 'after')));
-  },
-  sink(value, emit) {
-    const line = envelope(value);
-    if (isObject(line) && 'end' in line) return emit(endItem(line));
-    check('history-debezium#/$defs/DebeziumSinkLine', line);
-    const e = line as Record<string, unknown>;
-    const op = e['op'];
-    if (op === 'd' || op === 'u') emit(matchOf(side(e, 'before'), e, 'retract'));
-    if (op === 'c' || op === 'r' || op === 'u') emit(matchOf(side(e, 'after'), e, 'insert'));
-  },
-};
-
-export function readersOf(format: HistoryFormat): LineReaders {
-  return format === 'streamjoin' ? streamjoinReaders : format === 'flink' ? flinkReaders : debeziumReaders;
+/** The readers of one file in `format`, reading rows under `reading` (each file gets its own: they keep state). */
+export function readersOf(format: ReadFormat, reading: ReadingOptions = {}): LineReaders {
+  const rows = new RowReader(reading, format === 'debezium');
+  if (format === 'streamjoin') return streamjoinReaders(rows);
+  if (format === 'flink') return flinkReaders(rows);
+  if (format === 'debezium') return debeziumReaders(rows);
+  return changelogReaders(format, rows);
 }
 
 /**
- * The format a parsed line shows, if it shows one: streamjoin records and
- * changes, Flink row kinds, Debezium envelopes. Watermark and end lines are
- * in every format and tell nothing.
+ * The format a line shows, if it shows one: streamjoin records and changes,
+ * Flink row kinds, Debezium envelopes, canal and maxwell lines, printed
+ * rows. Watermark, end and tombstone lines are in every format (or several)
+ * and tell nothing.
  */
-export function formatOfLine(value: unknown): HistoryFormat | undefined {
-  const line = envelope(value);
+export function formatOfLine(text: string): ReadFormat | undefined {
+  if (printedLine(text)) return 'flink-print';
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+  const u = unwrap(value);
+  if (u.tombstone) return undefined;
+  const line = u.line;
   if (!isObject(line)) return undefined;
   if ('kind' in line || line['format'] === HISTORY_LOG_FORMAT) return 'streamjoin';
   const op = line['op'];
   if (op === 'insert' || op === 'retract') return 'streamjoin';
-  if (op === '+I' || op === '-U' || op === '+U' || op === '-D') return 'flink';
-  if (op === 'c' || op === 'r' || op === 'u' || op === 'd') return 'debezium';
+  if (typeof op === 'string' && op in ROW_KINDS) return 'flink';
+  if (typeof op === 'string' && DEBEZIUM_OPS.includes(op)) return 'debezium';
+  const type = line['type'];
+  if (Array.isArray(line['data']) || 'isDdl' in line || 'pkNames' in line) return 'canal';
+  if (typeof type === 'string' && ('database' in line || 'table' in line) && (isObject(line['data']) || !('data' in line)))
+    return 'maxwell';
   return undefined;
 }
 

@@ -36,6 +36,7 @@ import type { SinkChange } from './formats.ts';
 import {
   ABSENT,
   idProblemOf,
+  writerViolation,
   INSERTED,
   type KeyPrefix,
   keyOfMatch,
@@ -85,7 +86,7 @@ export class HistoryCheck {
   private aligned = 0;
   private logLine = 0;
   private logEnded = false;
-  private logCut = false;
+  private logCut: string | undefined;
   private sinkEnded = false;
   /** The sink's own last line says the history is incomplete, or a caller says so. */
   private incompleteWhy: string | undefined;
@@ -119,7 +120,7 @@ export class HistoryCheck {
       remembered: (match) => this.table.get(match) ?? this.forgotten.get(match),
       maybeForget: (e) => this.maybeForget(e),
       logEnded: () => this.logEnded,
-      logCut: () => this.logCut,
+      logCut: () => this.logCut !== undefined,
       mayReadAhead: () => this.mayReadAhead(),
       lookahead: options.lookahead,
       report: (property, kind, message, match, key, witness) => this.report(property, kind, message, match, key, witness),
@@ -178,10 +179,10 @@ export class HistoryCheck {
     }
   }
 
-  /** The log has ended; `cut` when its last line was cut (a truncated recording). */
-  endLog(cut: boolean): void {
+  /** The log has ended; `cut` when its last line was cut (a truncated recording), `how` saying how it ends. */
+  endLog(cut: boolean, how = 'its last line is incomplete'): void {
     this.logEnded = true;
-    this.logCut = cut;
+    this.logCut = cut ? how : undefined;
   }
 
   private raiseWatermark(side: 'L' | 'R', wm: number): void {
@@ -213,6 +214,7 @@ export class HistoryCheck {
     if (early !== undefined) {
       // The sink applied these before the log reader got here: apply them now, in their order.
       this.setAside.delete(match);
+      for (const v of writerViolation(match, early.key, early.events[0]?.line ?? 0)) this.report(...v);
       for (const ev of early.events) this.applySink(e, ev.op, ev.line);
     }
   }
@@ -261,6 +263,7 @@ export class HistoryCheck {
     if (e === undefined && !this.setAside.has(change.match) && idProblem === undefined && this.mayReadAhead()) return false;
 
     this.counts.sinkChanges++;
+    if (e !== undefined) for (const v of writerViolation(change.match, change.key, line)) this.report(...v);
     if (change.epoch !== undefined) this.checkFence(key, change.epoch, line, change.match);
     if (this.sequenced && this.prefix.addToWrite(key, change.seq as number, line)) this.counts.sinkWrites++;
     if (e !== undefined) {
@@ -288,11 +291,11 @@ export class HistoryCheck {
   }
 
   /** The sink has ended; `cut` when its last line was cut. `end` is its own last line's word on completeness. */
-  endSink(cut: boolean, end: { complete: boolean; why?: string } | undefined): void {
+  endSink(cut: boolean, end: { complete: boolean; why?: string } | undefined, how = 'its last line is incomplete'): void {
     // A cut file may have cut its last write short: that write is not judged against a prefix.
     if (this.sequenced) this.prefix.endSink(cut);
     this.sinkEnded = true;
-    if (cut) this.incompleteWhy = 'the sink file is cut short (its last line is incomplete)';
+    if (cut) this.incompleteWhy = `the sink file is cut short (${how})`;
     else if (end !== undefined && !end.complete) this.incompleteWhy = `the recording says so${end.why ? `: ${end.why}` : ''}`;
   }
 
@@ -440,7 +443,7 @@ export class HistoryCheck {
 
   /** Whether the sink's final relation is judged (a complete history and a whole log). */
   private judgesFinal(): boolean {
-    return this.incompleteWhy === undefined && !this.logCut;
+    return this.incompleteWhy === undefined && this.logCut === undefined;
   }
 
   /** JoinCorrect for one match followed to the end: its final state in the sink is its final state in the oracle. */
@@ -513,7 +516,7 @@ export class HistoryCheck {
 
   /** Why the final relation is not judged, if it is not. */
   incompleteness(): string | undefined {
-    if (this.logCut) return 'the log file is cut short (its last line is incomplete)';
+    if (this.logCut !== undefined) return `the log file is cut short (${this.logCut})`;
     return this.incompleteWhy;
   }
 

@@ -5,8 +5,10 @@
 // that ends without a newline and does not parse: that file is cut short
 // (a recording that stopped mid-line), which the audit judges as an
 // incomplete history, not as bad input.
-import { InputError } from '../../spec/index.ts';
-import { formatOfLine, LineProblem, parseLine, readersOf, type HistoryFormat, type LineReaders } from './formats.ts';
+import { InputError, lineColumn, pointerOffset } from '../../spec/index.ts';
+import type { JoinConfig } from '../../spec/index.ts';
+import type { ReadingOptions } from './columns.ts';
+import { formatOfLine, LineProblem, readersOf, type LineReaders, type ReadFormat } from './formats.ts';
 import { openLines, type LineBatch, type LineFile } from './lines.ts';
 
 /** Items of one batch, with the line of each. */
@@ -15,10 +17,17 @@ export interface ItemBatch<Item> {
   readonly lines: number[];
 }
 
+/** The column of a line's problem: given, or where the value its JSON pointer names starts. */
+function columnOf(e: LineProblem, text: string): number {
+  if (e.column !== undefined) return e.column;
+  if (e.pointer === undefined || !text.trimStart().startsWith('{')) return 1;
+  return lineColumn(text, pointerOffset(text, e.pointer)).column;
+}
+
 export class HistoryFile<Item> {
   private readonly file: LineFile;
   private readers: LineReaders | undefined;
-  private resolved: HistoryFormat | undefined;
+  private resolved: ReadFormat | undefined;
   private waiting: LineBatch | undefined;
   private cutLine = false;
   private lastLine = 0;
@@ -26,12 +35,13 @@ export class HistoryFile<Item> {
   constructor(
     readonly path: string,
     private readonly which: 'log' | 'sink',
-    format: HistoryFormat | 'auto',
+    format: ReadFormat | 'auto',
+    private readonly reading: ReadingOptions = {},
   ) {
     this.file = openLines(path);
     if (format !== 'auto') {
       this.resolved = format;
-      this.readers = readersOf(format);
+      this.readers = readersOf(format, reading);
     }
   }
 
@@ -50,21 +60,17 @@ export class HistoryFile<Item> {
   }
 
   /** The format, told from the first lines if it was not given (reads ahead one batch). */
-  async format(): Promise<HistoryFormat> {
+  async format(): Promise<ReadFormat> {
     if (this.resolved !== undefined) return this.resolved;
     this.waiting = await this.file.next();
-    let found: HistoryFormat | undefined;
+    let found: ReadFormat | undefined;
     for (const text of this.waiting?.lines ?? []) {
       if (text.trim() === '') continue;
-      try {
-        found = formatOfLine(JSON.parse(text) as unknown);
-      } catch {
-        break; // the reader will say what is wrong with it
-      }
+      found = formatOfLine(text);
       if (found !== undefined) break;
     }
     this.resolved = found ?? 'streamjoin';
-    this.readers = readersOf(this.resolved);
+    this.readers = readersOf(this.resolved, this.reading);
     return this.resolved;
   }
 
@@ -90,9 +96,9 @@ export class HistoryFile<Item> {
         this.lastLine = line;
         if (text.length === 0 || (text.charCodeAt(0) <= 32 && text.trim() === '')) continue;
         try {
-          const value = parseLine(text);
-          if (this.which === 'log') read.log(value, emit);
-          else read.sink(value, emit);
+          const value = read.parse(text);
+          if (this.which === 'log') read.log(value, emit, line);
+          else read.sink(value, emit, line);
         } catch (e) {
           if (!(e instanceof LineProblem)) throw e;
           if (batch.unterminated === true && i === batch.lines.length - 1 && e.code === 'SJ101') {
@@ -100,16 +106,32 @@ export class HistoryFile<Item> {
             this.cutLine = true;
             break;
           }
-          throw new InputError(e.code, e.column === undefined ? `${this.path}:${line}` : `${this.path}:${line}:${e.column}`, e.message);
+          throw new InputError(e.code, `${this.path}:${line}:${columnOf(e, text)}`, e.message);
         }
       }
       if (items.length > 0) return { items, lines };
     }
   }
 
+  /** The join config, once known: the readers may then forget rows past their horizon (J8). */
+  async useConfig(config: JoinConfig): Promise<void> {
+    await this.format();
+    this.readers?.useConfig(config);
+  }
+
+  /** What the readers skipped or resolved that the user should know (after the end: all of it). */
+  notes(): string[] {
+    return this.readers?.notes() ?? [];
+  }
+
   /** After the end: whether the file is cut short (a last line cut mid-value, or a gzip stream that stops early). */
   cut(): boolean {
     return this.cutLine || this.file.ending().cutGzip;
+  }
+
+  /** How the file is cut short, in words (after the end). */
+  cutHow(): string {
+    return this.file.ending().cutGzip ? 'its gzip stream ends before its end marker' : 'its last line is incomplete';
   }
 
   close(): void {

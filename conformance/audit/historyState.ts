@@ -187,6 +187,23 @@ export function idProblemOf(match: string, writerKey: string | undefined): strin
   return undefined;
 }
 
+/**
+ * The violation of a write of `match` under a key that is not the match's
+ * (J3), as `report`'s arguments: none, or one. A wrong id whatever else the
+ * write does, whether the match is followed (the oracle made it before) or
+ * was set aside for it and the oracle made it after.
+ */
+export function writerViolation(
+  match: string,
+  writer: string | undefined,
+  line: number,
+): ['JoinCorrect', 'wrong-id', string, string, string | undefined, WitnessLine[]][] {
+  const problem = writer === undefined ? undefined : idProblemOf(match, writer);
+  if (problem === undefined) return [];
+  const witness: WitnessLine[] = [{ file: 'sink', line, role: `the write of key ${writer}` }];
+  return [['JoinCorrect', 'wrong-id', `a write changes ${match}, which is not a match of its writer: ${problem}`, match, writer, witness]];
+}
+
 /** The log lines where the oracle inserted and retracted a match (the records that did it). */
 export function oracleLines(e: MatchEntry): WitnessLine[] {
   const out: WitnessLine[] = [];

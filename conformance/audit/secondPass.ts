@@ -17,7 +17,8 @@ import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { contractChecker } from '../../model/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
 import type { AuditViolation, WitnessLine } from './findings.ts';
-import type { HistoryFormat, LogItem } from './formats.ts';
+import type { ReadingOptions } from './columns.ts';
+import type { LogItem, ReadFormat } from './formats.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { openLines } from './lines.ts';
 
@@ -26,8 +27,8 @@ const SECOND_PASS_IDENTITIES = 200_000;
 
 export interface SecondPassInput {
   readonly config: JoinConfig;
-  readonly log: { readonly path: string; readonly format: HistoryFormat };
-  readonly sink: { readonly path: string; readonly format: HistoryFormat };
+  readonly log: { readonly path: string; readonly format: ReadFormat; readonly reading?: ReadingOptions };
+  readonly sink: { readonly path: string; readonly format: ReadFormat };
   /** Matches whose oracle lifecycle is wanted. */
   readonly matches: readonly string[];
   /** Identities the filter flagged (J9), with the line of the record that bound them anew. */
@@ -60,8 +61,15 @@ export function rowsOf(match: string): string[] {
 }
 
 /** Every record of `path` with its line, in order. */
-async function* records(path: string, format: HistoryFormat): AsyncGenerator<{ record: LogRecord; line: number }> {
-  const file = new HistoryFile<LogItem>(path, 'log', format);
+async function* records(
+  path: string,
+  format: ReadFormat,
+  config: JoinConfig,
+  reading?: ReadingOptions,
+): AsyncGenerator<{ record: LogRecord; line: number }> {
+  // The same readers as the first pass: the same records, times and key-only deletes resolved the same way.
+  const file = new HistoryFile<LogItem>(path, 'log', format, reading);
+  await file.useConfig(config);
   try {
     for (let batch = await file.next(); batch !== undefined; batch = await file.next()) {
       for (let i = 0; i < batch.items.length; i++) {
@@ -101,7 +109,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   /** Each side's watermark and the line that raised it (J4), to say what made a record late. */
   const marks: Record<'L' | 'R', { wm: number; line: number } | undefined> = { L: undefined, R: undefined };
   const { allowedLateness: L, maxIntervalLength: D } = input.config;
-  for await (const { record, line } of records(input.log.path, input.log.format)) {
+  for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
       if (engine.apply(record).outcome.code === 'accepted' && (record.side === 'L' || record.side === 'R'))
         marks[record.side] = { wm: record.wm, line };

@@ -23,6 +23,8 @@ import { shardOfKey } from './keyShard.ts';
 export interface ItemSource<Item> {
   next(): Promise<ItemBatch<Item> | undefined>;
   cut(): boolean;
+  /** How it is cut short, in words (a file knows; a partition does not). */
+  cutHow?(): string;
 }
 
 const FLUSH_BYTES = 1 << 16;

@@ -164,7 +164,7 @@ export function clusterContractViolation(trace: ClusterTrace): { step: number; m
 
 /** J9 (SJ104) at the step's place in the file. */
 function contractError(path: string, step: number, message: string): InputError {
-  return new InputError('SJ104', placeInFile(path, `/steps/${step}`), `step ${step}: ${message}`);
+  return new InputError('SJ104', placeInFile(path, `/steps/${step}`), `step ${step + 1}: ${message}`);
 }
 
 /** Loads a trace file of either kind and checks the input contract (SJ100–SJ107). */

@@ -74,7 +74,7 @@ type Rank = (typeof RANK)[keyof typeof RANK];
 /** An error's text as the whole-file reader words it: `step N: ` before it when it is in a step. */
 function inStep(pointer: string, text: string): string {
   const step = /^\/steps\/(\d+)(\/.*)?$/.exec(pointer);
-  return step ? `step ${step[1]}: ${text}` : text;
+  return step ? `step ${Number(step[1]) + 1}: ${text}` : text;
 }
 
 /** A value as it was read: where it starts in the file and its own text. */
@@ -312,7 +312,7 @@ function* itemsFrom(scanner: JsonScanner, where: string): Generator<TraceItem, T
     if (problem !== undefined) return undefined;
     const v = (checker as ReturnType<typeof contractChecker>).check(step.record, index);
     if (v) {
-      note(new InputError('SJ104', placeIn(where, read, ''), `step ${index}: ${v.message}`), RANK.contract);
+      note(new InputError('SJ104', placeIn(where, read, ''), `step ${index + 1}: ${v.message}`), RANK.contract);
       return undefined;
     }
     return { kind: 'step', index, step };

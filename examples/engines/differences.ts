@@ -104,7 +104,7 @@ export async function observe(engine: IncrementalJoin, difference: Difference): 
     writeFileSync(log, `${[header, ...difference.records.map((r) => JSON.stringify(r))].join('\n')}\n`);
     const lines = await writeChangelog(engine, difference.config, difference.records, { batch: 1, gate: 'none' });
     writeFileSync(sink, `${lines.join('\n')}\n`);
-    const result = await auditHistory({ log, sink });
+    const result = await auditHistory({ log, sink, sinkModel: 'diff' });
     return {
       sink: lines.slice(0, -1),
       verdict: result.verdict,
