@@ -77,9 +77,7 @@ describe('run and replay read a long operator trace step by step', () => {
         expect(bad.code, args[0]).toBe(254);
         expect(bad.stdout).toBe('');
         expect(bad.stderr).toMatch(
-          new RegExp(
-            `^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`,
-          ),
+          new RegExp(`^${escapeRegExp(path)}:\\d+:\\d+: SJ102 step ${STEPS}: /steps/${STEPS - 1}/record has unknown property "extra"\n$`),
         );
       }
     },
