@@ -10,10 +10,13 @@ import { asset, contentSecurityPolicy, escapeHtml, scriptJson } from '../conform
 import { VERSIONS } from '../conformance/report/versions.ts';
 import { loadIntoExplorer, snapshot, type ModelSpec } from './session.ts';
 
+/** The running explorer web server (`streamjoin explore`). */
 export interface ExploreServer {
   /** `http://127.0.0.1:PORT/`, with the starting model and path in its fragment. */
   readonly url: string;
+  /** The TCP port it listens on (127.0.0.1). */
   readonly port: number;
+  /** Stops the server; resolves once it is closed. */
   close(): Promise<void>;
 }
 

@@ -47,12 +47,17 @@ const FORMAT_FAMILY = 'streamjoin/checkpoint@';
 
 /** The durable state of one key (SPEC C4): epoch, log cursor and operator state. */
 export interface Checkpoint {
+  /** The key checkpointed. */
   key: string;
+  /** The epoch of the copy checkpointed. */
   epoch: number;
+  /** Index of the next log record the copy reads. */
   cursor: number;
+  /** The copy's operator state. */
   state: OperatorSnapshot;
 }
 
+/** The durable checkpoint store (SPEC C4): the latest checkpoint per key. */
 export interface CheckpointStore {
   /** Stores `checkpoint` as the latest of its key; durable when it returns. Throws CheckpointStoreError. */
   put(checkpoint: Checkpoint): void;
@@ -62,6 +67,7 @@ export interface CheckpointStore {
   keys(): string[];
   /** Bad checkpoints detected since the store was opened, in detection order. */
   problems(): CheckpointProblem[];
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void;
 }
 
@@ -110,11 +116,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
   private readonly stored = new Map<string, string>();
   private closed = false;
 
+  /** Stores `checkpoint` as the latest of its key (a serialized copy). Throws CheckpointStoreError. */
   put(checkpoint: Checkpoint): void {
     this.assertOpen();
     this.stored.set(checkpoint.key, checkedForPut(checkpoint));
   }
 
+  /** The latest checkpoint of `key` (a fresh copy), or undefined. */
   get(key: string): Checkpoint | undefined {
     this.assertOpen();
     const text = this.stored.get(key);
@@ -122,6 +130,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   // Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
+  /** Keys that have a checkpoint, in §0 code-point order. */
   keys(): string[] {
     this.assertOpen();
     return [...this.stored.keys()].sort(compareCodePoints);
@@ -129,10 +138,12 @@ export class MemoryCheckpointStore implements CheckpointStore {
   // Stryker restore all
 
   // Stryker disable all: the in-memory store never holds a bad checkpoint and is never used once closed (docs/mutation.md)
+  /** Always empty: the in-memory store never holds a bad checkpoint. */
   problems(): CheckpointProblem[] {
     return [];
   }
 
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void {
     this.closed = true;
   }
@@ -148,6 +159,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
 /** Points inside a file write where a test (or the cluster's crash injection) may stop the process (see `ReplacePoint`). */
 export type CheckpointWritePoint = ReplacePoint;
 
+/** Options of `FileCheckpointStore.open`. */
 export interface FileCheckpointStoreOptions {
   /** Called at each write point with the path being written. */
   readonly onWritePoint?: (point: CheckpointWritePoint, path: string) => void;
@@ -242,6 +254,7 @@ interface KeyFiles {
 
 /** On-disk backend. One process owns a directory at a time. */
 export class FileCheckpointStore implements CheckpointStore {
+  /** The directory the store lives in. */
   readonly directory: string;
   private readonly onWritePoint: ((point: CheckpointWritePoint, path: string) => void) | undefined;
   private readonly byStem = new Map<string, KeyFiles>();
@@ -270,6 +283,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return store;
   }
 
+  /** Writes `checkpoint` as its key's next generation (replacing the file atomically); keeps it and the previous good one. */
   put(checkpoint: Checkpoint): void {
     this.assertOpen();
     const body = Buffer.from(checkedForPut(checkpoint), 'utf8');
@@ -300,6 +314,7 @@ export class FileCheckpointStore implements CheckpointStore {
     });
   }
 
+  /** The newest generation of `key` that verifies (re-read from disk), or undefined. */
   get(key: string): Checkpoint | undefined {
     this.assertOpen();
     const files = this.byStem.get(fileStemOf(key));
@@ -318,6 +333,7 @@ export class FileCheckpointStore implements CheckpointStore {
     return undefined;
   }
 
+  /** Keys that have a good checkpoint, in §0 code-point order. */
   keys(): string[] {
     this.assertOpen();
     const out: string[] = [];
@@ -325,10 +341,12 @@ export class FileCheckpointStore implements CheckpointStore {
     return out.sort(compareCodePoints);
   }
 
+  /** Bad checkpoint files found since the store was opened, in detection order. */
   problems(): CheckpointProblem[] {
     return this.found.map((p) => ({ ...p }));
   }
 
+  /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void {
     this.closed = true;
   }

@@ -4,6 +4,7 @@
 export class SnapshotError extends Error {
   /** JSON pointer of the offending field inside the snapshot ('' = the whole document). */
   readonly pointer: string;
+  /** Builds the error; the message starts with the pointer. */
   constructor(pointer: string, message: string) {
     super(`${pointer === '' ? '(snapshot)' : pointer}: ${message}`);
     this.name = 'SnapshotError';
@@ -13,6 +14,7 @@ export class SnapshotError extends Error {
 
 /** A configuration outside J0; the operator is not built. */
 export class ConfigError extends RangeError {
+  /** Builds the error with `message`. */
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
@@ -30,17 +32,23 @@ export type CheckpointProblemKind =
 
 /** One checkpoint file that was detected as bad and not loaded. */
 export interface CheckpointProblem {
+  /** What is wrong with the file. */
   readonly kind: CheckpointProblemKind;
   /** The key the file belongs to, when its name or content says so. */
   readonly key: string | undefined;
+  /** The file. */
   readonly path: string;
+  /** What was found wrong, for people. */
   readonly detail: string;
 }
 
 /** A checkpoint store operation that failed (bad argument, I/O error). */
 export class CheckpointStoreError extends Error {
+  /** The key concerned, when known. */
   readonly key: string | undefined;
+  /** The file concerned, when known. */
   readonly path: string | undefined;
+  /** Builds the error; the message starts with the key and path given. */
   constructor(message: string, where: { key?: string; path?: string } = {}) {
     const at = [where.key !== undefined ? `key ${JSON.stringify(where.key)}` : '', where.path ?? ''].filter((s) => s !== '').join(' at ');
     super(at === '' ? message : `${at}: ${message}`);
@@ -57,8 +65,11 @@ export class CheckpointStoreError extends Error {
  * `:line` for a line of a journal) and `detail` says what is wrong.
  */
 export class DurableStateError extends Error {
+  /** The file, with `:line` for a line of a journal. */
   readonly path: string;
+  /** What is wrong with it. */
   readonly detail: string;
+  /** Builds the error; the message is `path: detail`. */
   constructor(path: string, detail: string) {
     super(`${path}: ${detail}`);
     this.name = 'DurableStateError';
@@ -69,6 +80,7 @@ export class DurableStateError extends Error {
 
 /** A call on a cluster that is closed, or stopped because a durable write failed (reopen it to recover). */
 export class ClusterStoppedError extends Error {
+  /** Builds the error with `message`. */
   constructor(message: string) {
     super(message);
     this.name = 'ClusterStoppedError';

@@ -36,8 +36,11 @@ export interface EvictionWork {
   matchEntriesExamined: number;
 }
 
+/** What `JoinOperator.apply` returns for one record. */
 export interface ApplyResult {
+  /** The record's outcome (J7). */
   outcome: Outcome;
+  /** The changes it emits, sorted by match id (J7). */
   changes: Change[];
 }
 
@@ -173,6 +176,7 @@ function removeMatch(row: RowEntry, m: MatchEntry): void {
  * with `snapshot()` and restores it elsewhere with `JoinOperator.restore`.
  */
 export class JoinOperator {
+  /** The configuration (J0), frozen. */
   readonly config: Readonly<JoinConfig>;
   /** L + D, so that a horizon (J8) is `end + slack`. */
   private readonly slack: number;
@@ -193,6 +197,7 @@ export class JoinOperator {
   // Stryker disable next-line ObjectLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   private readonly work: EvictionWork = { heapEntriesExamined: 0, matchEntriesExamined: 0 };
 
+  /** An empty operator; throws ConfigError when the configuration is outside J0. */
   constructor(config: JoinConfig) {
     // J0: a configuration outside the range is not a configuration.
     // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
@@ -231,10 +236,12 @@ export class JoinOperator {
     return ks === undefined ? { live: 0, tombstones: 0, matches: 0 } : { live: ks.live, tombstones: ks.tombstones, matches: ks.matches };
   }
 
+  /** What it has decided so far, by outcome, and what it evicted (a copy). */
   counters(): OperatorCounters {
     return { ...this.count, rejected: { ...this.count.rejected } };
   }
 
+  /** Its per-side watermarks (J4); `null` is −∞. */
   watermarks(): Watermarks {
     return { L: this.wm.L, R: this.wm.R };
   }
@@ -246,6 +253,7 @@ export class JoinOperator {
   }
 
   // Stryker disable all: read by the unit tests and benchmarks only, never by the operator (docs/mutation.md)
+  /** Work done by eviction so far (J8), for tests and benchmarks. */
   evictionWork(): EvictionWork {
     return { ...this.work };
   }

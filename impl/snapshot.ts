@@ -8,46 +8,69 @@ import type { JoinConfig, RejectReason, Side, Watermarks } from '../spec/index.t
 import { SnapshotError } from './errors.ts';
 import { encodeMatchId } from './matchId.ts';
 
+/** `format` value of an operator snapshot. */
 // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
 export const SNAPSHOT_FORMAT = 'streamjoin/operator-snapshot@1';
 
 /** A bound identity (J2) with its content and whether it is live. */
 export interface SnapshotRow {
+  /** Join key. */
   key: string;
+  /** Side the row is on. */
   side: Side;
+  /** Row id. */
   id: string;
+  /** Event time. */
   ts: number;
+  /** Start of the row's interval. */
   start: number;
+  /** End of the row's interval. */
   end: number;
+  /** True while inserted and not retracted; false for a tombstone. */
   live: boolean;
 }
 
 /** A retained active match (J8): ids of its L and R rows. */
 export interface SnapshotMatch {
+  /** The key both rows have. */
   key: string;
+  /** Id of the left row. */
   left: string;
+  /** Id of the right row. */
   right: string;
 }
 
 /** What the operator has decided so far, by outcome (J7), and what it evicted (J8). */
 export interface OperatorCounters {
+  /** Records accepted. */
   accepted: number;
+  /** Records that were duplicates (J2). */
   duplicate: number;
+  /** Records that were late (J5, J6). */
   late: number;
+  /** Watermarks that were stale (J4). */
   stale: number;
+  /** Records rejected, per reason (J1, J2). */
   rejected: Record<RejectReason, number>;
+  /** Rows evicted (J8). */
   evictedRows: number;
+  /** Matches evicted (J8). */
   evictedMatches: number;
 }
 
+/** The complete state of a JoinOperator as plain JSON (`snapshot()`, `JoinOperator.restore`). */
 export interface OperatorSnapshot {
+  /** Always `SNAPSHOT_FORMAT`. */
   format: typeof SNAPSHOT_FORMAT;
+  /** The operator's configuration (J0). */
   config: JoinConfig;
+  /** Its per-side watermarks (J4). */
   watermarks: Watermarks;
   /** Ordered by key, side, id (§0 code-point order). */
   rows: SnapshotRow[];
   /** Ordered by match id (§0 code-point order). */
   matches: SnapshotMatch[];
+  /** What it has decided so far, and what it evicted. */
   counters: OperatorCounters;
 }
 

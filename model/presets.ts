@@ -11,16 +11,23 @@ import { CLUSTER_PRESETS, projectOntoKey, SIMULATION_PRESETS, withAblation, type
 
 /** One bound parameter of a preset (`--bound NAME=VALUE`). */
 export interface BoundParameter {
+  /** Parameter name. */
   readonly name: string;
+  /** What it bounds, for people. */
   readonly description: string;
+  /** Value when not given. */
   readonly default: number;
+  /** Smallest value accepted. */
   readonly min: number;
+  /** Largest value accepted. */
   readonly max: number;
 }
 
 /** A protocol element the preset's model can switch off (`--ablate NAME`). */
 export interface AblationElement {
+  /** Element name, as `--ablate` takes it. */
   readonly name: string;
+  /** What the element is and which rule it implements. */
   readonly description: string;
 }
 
@@ -30,22 +37,29 @@ export interface AblationElement {
  * knowing them.
  */
 export interface PresetModel {
+  /** Calls `f` with the model. */
   use<R>(f: <S, A>(model: Model<S, A>) => R): R;
 }
 
+/** Wraps a model as a `PresetModel`, hiding its state and action types. */
 export function presetModel<S, A>(model: Model<S, A>): PresetModel {
   return { use: (f) => f(model) };
 }
 
+/** A named model configuration for `streamjoin check`: its bound parameters, its ablations and how to build it. */
 export interface ModelPreset {
+  /** Name given to `--preset`. */
   readonly name: string;
+  /** What the preset checks, for people. */
   readonly description: string;
   /**
    * A bound far beyond exhaustion: the preset is checked by random walks
    * only (`check --simulate`), each at most `depth` steps by default.
    */
   readonly simulation?: { readonly depth: number };
+  /** Its bound parameters (`--bound NAME=VALUE`). */
   readonly bounds: readonly BoundParameter[];
+  /** The protocol elements it can switch off (`--ablate`). */
   readonly ablations: readonly AblationElement[];
   /**
    * Builds the model. `bounds` holds every parameter (defaults filled in and
@@ -63,7 +77,9 @@ export interface ModelPreset {
 
 /** One part of a decomposed preset, e.g. the single-key model of `k1`. */
 export interface PresetPart {
+  /** Name of the part, e.g. `k1`. */
   readonly label: string;
+  /** The part's model. */
   readonly model: PresetModel;
 }
 
@@ -223,6 +239,7 @@ export function joinModelOptionsOf(
   return joinOptions.get(preset)?.(bounds, ablate);
 }
 
+/** The preset of that name, if any. */
 export function presetNamed(name: string): ModelPreset | undefined {
   return PRESETS.find((p) => p.name === name);
 }

@@ -11,6 +11,7 @@ export const TIME_MAX = 2 ** 50;
 /** Largest valid L or D (SPEC J0). */
 export const BOUND_MAX = 2 ** 50;
 
+/** The two sides of the join, in order: left and right (SPEC §0). */
 export const SIDES = ['L', 'R'] as const;
 
 /** The coordinator's node id in crash and restart actions (SPEC C10); no worker may have it (C1). */
@@ -29,6 +30,7 @@ export const REJECT_REASONS = [
   'unknown_key',
 ] as const;
 
+/** Every outcome code a record can get (SPEC J7). */
 export const OUTCOME_CODES = ['accepted', 'duplicate', 'late', 'stale', 'rejected'] as const;
 
 /** `format` value of an operator trace file (SPEC §4). */

@@ -1,6 +1,7 @@
 // Stable error codes for bad input (SPEC §8). A code never changes meaning;
 // new failure kinds get new codes. Messages are for people, codes for tools.
 
+/** Every error code for bad input, with what it means (SPEC §8). */
 export const ERROR_CODES = {
   SJ100: 'file cannot be read',
   SJ101: 'file is not valid JSON',
@@ -17,6 +18,7 @@ export const ERROR_CODES = {
   SJ112: 'a recorded log holds an invalid record (J1)',
 } as const;
 
+/** A stable error code: a key of `ERROR_CODES` (SPEC §8). */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Longest `where` (file:line:column) and message an error line shows, in characters. */
@@ -72,8 +74,11 @@ export function printable(text: string, max: number = MAX_MESSAGE_CHARS): string
  * Both are kept printable and bounded (`printable`): one error is one line.
  */
 export class InputError extends Error {
+  /** Stable error code (SPEC §8). */
   readonly code: ErrorCode;
+  /** Where the input is wrong: the file, and inside it line:column when known. */
   readonly where: string;
+  /** Builds the error; `where` and `message` are made printable and bounded. */
   constructor(code: ErrorCode, where: string, message: string) {
     super(printable(message, MAX_MESSAGE_CHARS));
     this.name = 'InputError';

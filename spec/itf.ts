@@ -43,10 +43,15 @@ export type ItfValue = boolean | string | readonly ItfValue[] | { readonly [fiel
 
 /** An ITF trace. */
 export interface ItfTrace {
+  /** Free-form metadata of the trace (ITF `#meta`). */
   readonly '#meta'?: Readonly<Record<string, unknown>>;
+  /** Names of the trace's parameters, when it has any. */
   readonly params?: readonly string[];
+  /** Names of the state variables every state holds. */
   readonly vars: readonly string[];
+  /** The states, in order. */
   readonly states: readonly ItfState[];
+  /** Index of the state the trace loops back to, when it is a lasso. */
   readonly loop?: number;
 }
 

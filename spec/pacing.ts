@@ -12,7 +12,9 @@ export const PACE_SLICE_MS = 20;
 
 /** The work stopped because its AbortSignal was aborted: `reason` says why (the signal's name, a budget). */
 export class Interrupted extends Error {
+  /** Why the work stopped: the signal's name or the budget that ran out. */
   readonly reason: string;
+  /** Builds the error; the message is `interrupted: ` and the reason. */
   constructor(reason: string) {
     super(`interrupted: ${reason}`);
     this.name = 'Interrupted';

@@ -4,6 +4,9 @@
  * One action of the cluster state machine (SPEC §5). Conformance traces hold every kind but `process`.
  */
 export type ClusterAction = {
+  /**
+   * The kind of action.
+   */
   type:
     | 'record'
     | 'process'
@@ -43,14 +46,23 @@ export type ClusterAction = {
  * One record of the input log (SPEC J1). The schema fixes only the shape: a record that has the right shape but breaks a validity rule (empty id, side other than L or R, start > ts, ...) is well-formed and is rejected by the operator with a reason code, so that rejection itself can be tested.
  */
 export type LogRecord = {
+  /**
+   * The kind of record.
+   */
   kind: 'insert' | 'retract' | 'watermark';
 } & (RowRecord | WatermarkRecord);
 /**
  * What an action did (SPEC C12).
  */
 export type ClusterEvent = {
+  /**
+   * The kind of event.
+   */
   type: 'appended' | 'rejected' | 'processed' | 'dropped' | 'refused' | 'restored';
 } & (AppendedEvent | RejectedEvent | ProcessedEvent | DroppedEvent | RefusedEvent | RestoredEvent);
+/**
+ * What the operator decided for a record (J7).
+ */
 export type OutcomeCode = 'accepted' | 'duplicate' | 'late' | 'stale' | 'rejected';
 /**
  * Reject reason codes: J1's validity checks in the order they apply, then `conflict` (J2), then `unknown_key` (C3: a cluster only accepts records of its declared keys).
@@ -154,6 +166,9 @@ export type ProtocolErrorCode = 10 | 12 | 22 | 1000 | 1001 | 1002 | 1003;
  * A request of protocol v2 (spec/PROTOCOL.md): one JSON object on one line of the implementation's stdin.
  */
 export type ProtocolRequest = {
+  /**
+   * The kind of request.
+   */
   type:
     | 'init'
     | 'record'
@@ -219,8 +234,17 @@ export interface SpecDocuments {
  * One change to the join result (SPEC J3, J7): the insert or retraction of a match. `match` is the match id of (key, left, right) under the J3 encoding.
  */
 export interface Change {
+  /**
+   * Insert or retract the match.
+   */
   op: 'insert' | 'retract';
+  /**
+   * The match id (J3).
+   */
   match: string;
+  /**
+   * The key of the match.
+   */
   key: string;
   /**
    * Id of the L row.
@@ -235,16 +259,43 @@ export interface Change {
  * A saved `streamjoin check` run (`--config FILE`): a preset, bound values that override its defaults, an element to ablate, and budgets and reductions. Command-line flags override the file.
  */
 export interface CheckConfig {
+  /**
+   * Names the document kind and its version.
+   */
   format: 'streamjoin/check-config@1';
+  /**
+   * The preset to check (`--preset`).
+   */
   preset: string;
+  /**
+   * Bound values that override the preset's defaults, by parameter name (`--bound NAME=VALUE`).
+   */
   bounds?: {
     [k: string]: number;
   };
+  /**
+   * The protocol element to switch off (`--ablate`).
+   */
   ablate?: string;
+  /**
+   * How visited states are stored (`--visited`): `fingerprint` (default) or `exact`.
+   */
   visited?: 'exact' | 'fingerprint';
+  /**
+   * Reduce by the model's symmetry (`--no-symmetry` turns it off).
+   */
   symmetry?: boolean;
+  /**
+   * Use the model's partial-order reduction.
+   */
   partialOrder?: boolean;
+  /**
+   * Stop after this many distinct states (`--max-states`).
+   */
   maxStates?: number;
+  /**
+   * Stop after this many seconds (`--max-seconds`).
+   */
   maxSeconds?: number;
   /**
    * End the search at the first invariant violation, in any part, with its shortest counterexample (`--stop-at-first`).
@@ -255,13 +306,22 @@ export interface CheckConfig {
  * Append a record to the log (C3).
  */
 export interface RecordAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'record';
+  /**
+   * The record to append.
+   */
   record: LogRecord;
 }
 /**
  * An insert or a retraction. Both carry the full row (J2).
  */
 export interface RowRecord {
+  /**
+   * Insert or retract.
+   */
   kind: 'insert' | 'retract';
   /**
    * Equi-join key; must be non-empty (J1).
@@ -292,134 +352,255 @@ export interface RowRecord {
  * A per-side watermark (J4).
  */
 export interface WatermarkRecord {
+  /**
+   * Names this kind of record.
+   */
   kind: 'watermark';
   /**
    * "L" or "R" (J1).
    */
   side: string;
+  /**
+   * The side's new watermark (J4).
+   */
   wm: number;
 }
 /**
  * One processing step (C3). Only in explorer counterexamples: conformance processes eagerly (§7).
  */
 export interface ProcessAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'process';
+  /**
+   * The worker that processes.
+   */
   worker: string;
+  /**
+   * The key whose copy processes its next record.
+   */
   key: string;
 }
 /**
  * Begin migrating a key (C5).
  */
 export interface FreezeAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'freeze';
+  /**
+   * The key to migrate.
+   */
   key: string;
+  /**
+   * The destination worker.
+   */
   to: string;
 }
 /**
  * The source checkpoints the frozen key (C5).
  */
 export interface PersistAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'persist';
+  /**
+   * The key being migrated.
+   */
   key: string;
 }
 /**
  * Send the latest checkpoint to the destination (C6).
  */
 export interface InstallAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'install';
+  /**
+   * The key being migrated.
+   */
   key: string;
 }
 /**
  * Deliver the last install message of the key again (C11).
  */
 export interface DuplicateInstallAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'duplicateInstall';
+  /**
+   * The key whose last install message is delivered again.
+   */
   key: string;
 }
 /**
  * Raise the fence, then write ownership (C7); with crashAfterFence the coordinator crashes between the two parts.
  */
 export interface CommitAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'commit';
+  /**
+   * The key being migrated.
+   */
   key: string;
+  /**
+   * True: the coordinator crashes after raising the fence, before writing ownership.
+   */
   crashAfterFence?: boolean;
 }
 /**
  * Tell the source to drop the old epoch (C7).
  */
 export interface ReleaseAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'release';
+  /**
+   * The key being migrated.
+   */
   key: string;
 }
 /**
  * Deliver the last release message of the key again (C11).
  */
 export interface DuplicateReleaseAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'duplicateRelease';
+  /**
+   * The key whose last release message is delivered again.
+   */
   key: string;
 }
 /**
  * Abandon a migration before its fence (C5).
  */
 export interface AbortAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'abort';
+  /**
+   * The key whose migration is abandoned.
+   */
   key: string;
 }
 /**
  * Move a key of a down or paused owner to a live worker (C8); with crashAfterFence the coordinator crashes after raising the fence.
  */
 export interface FailoverAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'failover';
+  /**
+   * The key to move.
+   */
   key: string;
+  /**
+   * The live worker that gets the key.
+   */
   to: string;
+  /**
+   * True: the coordinator crashes after raising the fence.
+   */
   crashAfterFence?: boolean;
 }
 /**
  * A periodic checkpoint of a worker's active copy (C4).
  */
 export interface CheckpointAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'checkpoint';
+  /**
+   * The worker that checkpoints.
+   */
   worker: string;
+  /**
+   * The key whose copy is checkpointed.
+   */
   key: string;
 }
 /**
  * A node crashes and loses its volatile state (C10). `node` is a worker id or "coordinator".
  */
 export interface CrashAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'crash';
+  /**
+   * The node that crashes: a worker id or "coordinator".
+   */
   node: string;
 }
 /**
  * A crashed node comes back (C10).
  */
 export interface RestartAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'restart';
+  /**
+   * The node that comes back: a worker id or "coordinator".
+   */
   node: string;
 }
 /**
  * A worker stops acting but keeps its state (C10).
  */
 export interface PauseAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'pause';
+  /**
+   * The worker that pauses.
+   */
   worker: string;
 }
 /**
  * A paused worker acts again (C10).
  */
 export interface ResumeAction {
+  /**
+   * Names this kind of action.
+   */
   type: 'resume';
+  /**
+   * The paused worker that resumes.
+   */
   worker: string;
 }
 /**
  * A cluster (SPEC C1): the join config, the workers, and the declared keys with their initial owners. Worker ids are unique and are not "coordinator"; keys are unique and each owner is a listed worker (checked by the tools, error SJ106).
  */
 export interface ClusterConfig {
+  /**
+   * The join config (J0).
+   */
   join: JoinConfig;
   /**
+   * The worker ids, in the order eager processing uses (§7).
+   *
    * @minItems 1
    */
   workers: [string, ...string[]];
   /**
+   * The declared keys and their initial owners, in the order eager processing uses (§7).
+   *
    * @minItems 1
    */
   keys: [KeyPlacement, ...KeyPlacement[]];
@@ -437,92 +618,206 @@ export interface JoinConfig {
    */
   maxIntervalLength: number;
 }
+/**
+ * A declared key and the worker that owns it initially (C1).
+ */
 export interface KeyPlacement {
+  /**
+   * A declared key.
+   */
   key: string;
+  /**
+   * The worker that owns it initially.
+   */
   owner: string;
 }
 /**
  * The record was appended at this log index (C3).
  */
 export interface AppendedEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'appended';
+  /**
+   * The record's index in the log.
+   */
   index: number;
 }
 /**
  * The record was rejected and not appended (C3).
  */
 export interface RejectedEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'rejected';
+  /**
+   * Why the record was rejected.
+   */
   outcome: Outcome;
 }
 /**
  * What the operator decided for one record (SPEC J7). `reason` is present exactly when `code` is `rejected`.
  */
 export interface Outcome {
+  /**
+   * What the operator decided.
+   */
   code: OutcomeCode;
+  /**
+   * Why the record was rejected; present exactly when `code` is `rejected`.
+   */
   reason?: RejectReason;
 }
 /**
  * A copy applied one record (C3, C9).
  */
 export interface ProcessedEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'processed';
+  /**
+   * The worker whose copy applied the record.
+   */
   worker: string;
+  /**
+   * The key of the copy.
+   */
   key: string;
+  /**
+   * The record's index in the log.
+   */
   index: number;
+  /**
+   * The copy's epoch, which its sink writes carry (C9).
+   */
   epoch: number;
+  /**
+   * The record's outcome (J7).
+   */
   outcome: Outcome;
+  /**
+   * The changes the record emits (J7), written to the sink.
+   */
   changes: Change[];
+  /**
+   * True when the sink refused the write as below the key's fence (C9).
+   */
   fenced: boolean;
 }
 /**
  * A worker dropped its copy of a key (C5, C7, C9).
  */
 export interface DroppedEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'dropped';
+  /**
+   * The worker that dropped the copy.
+   */
   worker: string;
+  /**
+   * The key dropped.
+   */
   key: string;
+  /**
+   * Why: its write was fenced (C9), it was released (C7), or its migration was aborted (C5).
+   */
   reason: 'fenced' | 'released' | 'aborted';
 }
 /**
  * An install failed its epoch check (C6).
  */
 export interface RefusedEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'refused';
+  /**
+   * The destination worker that refused the install.
+   */
   worker: string;
+  /**
+   * The key of the install.
+   */
   key: string;
+  /**
+   * The install's epoch is not above the destination's (C6).
+   */
   reason: 'stale-epoch';
 }
 /**
  * A copy was created from a checkpoint, or empty at cursor 0 (C6, C8, C10).
  */
 export interface RestoredEvent {
+  /**
+   * Names this kind of event.
+   */
   type: 'restored';
+  /**
+   * The worker that holds the new copy.
+   */
   worker: string;
+  /**
+   * The key of the copy.
+   */
   key: string;
+  /**
+   * Index of the next log record the copy reads.
+   */
   cursor: number;
+  /**
+   * The copy's epoch.
+   */
   epoch: number;
 }
 /**
  * Everything a harness compares after a step (SPEC §7).
  */
 export interface ClusterObservation {
+  /**
+   * Number of records in the log.
+   */
   log: number;
+  /**
+   * The coordinator's durable table and in-flight handoff (C2, C5).
+   */
   coordinator: CoordinatorObservation;
+  /**
+   * Per worker id: its status and copies.
+   */
   workers: {
     [k: string]: WorkerObservation;
   };
+  /**
+   * Per key: its latest checkpoint.
+   */
   store: {
     [k: string]: CheckpointObservation;
   };
+  /**
+   * The sink (C9).
+   */
   sink: SinkObservation;
 }
 /**
  * The coordinator's durable table and in-flight handoff (C2, C5).
  */
 export interface CoordinatorObservation {
+  /**
+   * False while the coordinator is down (C10).
+   */
   up: boolean;
+  /**
+   * The in-flight handoff, or null when none is.
+   */
   handoff: null | HandoffObservation;
+  /**
+   * Per key: its owner and epoch.
+   */
   keys: {
     [k: string]: OwnershipObservation;
   };
@@ -531,25 +826,55 @@ export interface CoordinatorObservation {
  * The in-flight handoff record (C5).
  */
 export interface HandoffObservation {
+  /**
+   * Migration or failover.
+   */
   kind: 'migrate' | 'failover';
+  /**
+   * The key being handed off.
+   */
   key: string;
+  /**
+   * The worker the key moves from.
+   */
   src: string;
+  /**
+   * The worker the key moves to.
+   */
   dst: string;
+  /**
+   * The key's epoch when the handoff began; it commits `from + 1`.
+   */
   from: number;
+  /**
+   * How far the handoff has got.
+   */
   phase: 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
 }
 /**
  * Owner and epoch of a key.
  */
 export interface OwnershipObservation {
+  /**
+   * The worker that owns the key.
+   */
   owner: string;
+  /**
+   * The key's current epoch.
+   */
   epoch: number;
 }
 /**
  * A worker's status and copies (C2, C10).
  */
 export interface WorkerObservation {
+  /**
+   * Up, paused or down (C10).
+   */
   status: 'up' | 'paused' | 'down';
+  /**
+   * Per key: the worker's copy.
+   */
   keys: {
     [k: string]: CopyObservation;
   };
@@ -558,64 +883,139 @@ export interface WorkerObservation {
  * A worker's copy of a key (C2).
  */
 export interface CopyObservation {
+  /**
+   * The copy's epoch.
+   */
   epoch: number;
+  /**
+   * Index of the next log record the copy reads.
+   */
   cursor: number;
+  /**
+   * True while a handoff has frozen the copy (C5).
+   */
   frozen: boolean;
+  /**
+   * The rows and matches the copy retains (J8).
+   */
   retained: RetainedCounts;
 }
 /**
  * Retained state after the step, over all keys (J8).
  */
 export interface RetainedCounts {
+  /**
+   * Live rows retained.
+   */
   live: number;
+  /**
+   * Tombstones retained.
+   */
   tombstones: number;
+  /**
+   * Active matches retained.
+   */
   matches: number;
 }
 /**
  * The latest checkpoint of a key (C4).
  */
 export interface CheckpointObservation {
+  /**
+   * The epoch of the copy checkpointed.
+   */
   epoch: number;
+  /**
+   * Index of the next log record the checkpointed copy reads.
+   */
   cursor: number;
+  /**
+   * The rows and matches the checkpoint holds (J8).
+   */
   retained: RetainedCounts;
 }
 /**
  * The sink (C9).
  */
 export interface SinkObservation {
+  /**
+   * Per key: the sink's fence, the highest epoch raised or written.
+   */
   fence: {
     [k: string]: number;
   };
+  /**
+   * Per match id: inserted or retracted (matches never written are absent).
+   */
   matches: {
     [k: string]: 'inserted' | 'retracted';
   };
+  /**
+   * Changes the sink applied.
+   */
   applied: number;
+  /**
+   * Changes it ignored as already applied.
+   */
   deduped: number;
+  /**
+   * Changes it refused as below the key's fence.
+   */
   fenced: number;
 }
 /**
  * A cluster trace (SPEC §7): a config and external actions, each optionally with the events and observation expected after it under eager processing.
  */
 export interface ClusterTrace {
+  /**
+   * Names the document kind and its version.
+   */
   format: 'streamjoin/cluster-trace@1';
+  /**
+   * The trace's name.
+   */
   name: string;
+  /**
+   * What the trace exercises, for people.
+   */
   description?: string;
+  /**
+   * The cluster config (C1).
+   */
   config: ClusterConfig;
+  /**
+   * The external actions, in order, each with what it must cause.
+   */
   steps: ClusterStep[];
 }
 /**
  * One external action and what it must cause.
  */
 export interface ClusterStep {
+  /**
+   * The external action.
+   */
   action: ClusterAction;
+  /**
+   * Why this step expects what it expects.
+   */
   note?: string;
+  /**
+   * Kill the system's process at this step (kill mode).
+   */
   kill?: ClusterKill;
+  /**
+   * The events and observation the step must cause.
+   */
   expect?: ClusterExpectation;
 }
 /**
  * Kill mode (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill mode"): at this step the harness kills the system's process group with SIGKILL, restarts the command on the same data directory and re-attaches; every node that was not down crashes with it (C10). `after-reply`: the step's request was answered first. `in-flight`: the request was sent and the process killed before its reply was read (`timing` says how); the observation after the restart shows whether it took effect, and `resolved` says which way the run found it. The step's expectation is the state after the restart.
  */
 export interface ClusterKill {
+  /**
+   * When the harness kills the system: after the step's reply, or while the request is in flight.
+   */
   when: 'after-reply' | 'in-flight';
   /**
    * In flight only: `unread`, the process group was stopped (SIGSTOP) before the request was written, so it never read it; `answered`, the reply arrived and was not read; `at-write`, the system was started with `STREAMJOIN_KILL_AT_WRITE=L:N` (PROTOCOL.md, "Kill mode") and killed itself at the Nth durable write point of this request (`write`), inside its own writes (a system without the hook answers, and is killed then).
@@ -634,7 +1034,13 @@ export interface ClusterKill {
  * The events (in order) and the observation after the step, or the error if the action is not enabled.
  */
 export interface ClusterExpectation {
+  /**
+   * The events the step causes, in order (C12).
+   */
   events?: ClusterEvent[];
+  /**
+   * The observation after the step (SPEC §7).
+   */
   observation?: ClusterObservation;
   /**
    * Why the action is not enabled (SPEC §7); the state is unchanged.
@@ -645,6 +1051,9 @@ export interface ClusterExpectation {
  * A replayable counterexample written by `streamjoin check` (SPEC §5): the model it came from (a preset with its bounds and any ablated element), the property it breaks, and the path: an initial state of the model, then actions in the model's JSON form. `streamjoin check --replay FILE` rebuilds the model and replays the path step by step.
  */
 export interface Counterexample {
+  /**
+   * Names the document kind and its version.
+   */
   format: 'streamjoin/counterexample@1';
   /**
    * The model's name as its reports print it.
@@ -668,6 +1077,9 @@ export interface Counterexample {
    * For a decomposed preset (SPEC §6, key independence): the part the counterexample belongs to, e.g. the key of a single-key model.
    */
   part?: string;
+  /**
+   * The property the path breaks.
+   */
   property: PropertyRef;
   /**
    * Why the last state breaks the property, for people.
@@ -685,34 +1097,73 @@ export interface Counterexample {
    * One line per action, for people; ignored by replay.
    */
   steps?: string[];
+  /**
+   * For Progress: the fault-free continuation into the trap.
+   */
   trap?: Trap;
+  /**
+   * How the check that found it was run.
+   */
   check?: CheckSettings;
   /**
    * For a counterexample a simulation found (`check --simulate`): the seed and the walk; `--seed S --walk K` runs that walk again.
    */
   simulation?: {
+    /**
+     * The simulation's seed (`--seed`).
+     */
     seed: number;
+    /**
+     * The walk's number (`--walk`).
+     */
     walk: number;
   };
 }
+/**
+ * Which property a counterexample breaks.
+ */
 export interface PropertyRef {
+  /**
+   * An invariant, or the Progress property.
+   */
   kind: 'invariant' | 'progress';
+  /**
+   * The property's name as reports print it (e.g. `ExactlyOnce`).
+   */
   name: string;
 }
 /**
  * For a Progress counterexample: the fault-free continuation from the last state into the trap (a deadlock, or round a cycle).
  */
 export interface Trap {
+  /**
+   * A state with no non-fault action, or a cycle of non-fault actions.
+   */
   kind: 'deadlock' | 'cycle';
+  /**
+   * The actions into the trap, in the model's action JSON form.
+   */
   actions: unknown[];
+  /**
+   * One line per action, for people.
+   */
   steps?: string[];
 }
 /**
  * How the check that found it was run (informative).
  */
 export interface CheckSettings {
+  /**
+   * How visited states were stored.
+   */
   visited?: 'exact' | 'fingerprint';
+  /**
+   * Whether symmetry reduction was on.
+   */
   symmetry?: boolean;
+  /**
+   * Whether partial-order reduction was on.
+   */
   partialOrder?: boolean;
 }
 /**
@@ -824,26 +1275,59 @@ export interface ItfState {
  * A single-partition trace (SPEC §4): a config, then the log one record at a time, each optionally with the outcome, changes and retained-state counts the rules require after it.
  */
 export interface OperatorTrace {
+  /**
+   * Names the document kind and its version.
+   */
   format: 'streamjoin/operator-trace@1';
+  /**
+   * The trace's name.
+   */
   name: string;
+  /**
+   * What the trace exercises, for people.
+   */
   description?: string;
+  /**
+   * The join config (J0).
+   */
   config: JoinConfig;
+  /**
+   * The log, one record per step, in order.
+   */
   steps: OperatorStep[];
 }
+/**
+ * One record of the log, and optionally what the rules require after it.
+ */
 export interface OperatorStep {
+  /**
+   * The record appended.
+   */
   record: LogRecord;
   /**
    * Why this step expects what it expects.
    */
   note?: string;
+  /**
+   * What the rules require after the record.
+   */
   expect?: StepExpectation;
 }
+/**
+ * What the rules require after a record: its outcome and changes (J7), and optionally the retained counts (J8).
+ */
 export interface StepExpectation {
+  /**
+   * The record's outcome (J7).
+   */
   outcome: Outcome;
   /**
    * Compared as a set; canonical order is by match id (J7).
    */
   changes: Change[];
+  /**
+   * Retained state after the step, when checked (J8).
+   */
   retained?: RetainedCounts;
 }
 /**
@@ -854,8 +1338,17 @@ export interface InitOk {
    * The `id` of the request this answers.
    */
   in_reply_to: number;
+  /**
+   * Names this kind of reply.
+   */
   type: 'init_ok';
+  /**
+   * The protocol version the implementation speaks.
+   */
   protocol: 2;
+  /**
+   * The implementation's name and version.
+   */
   implementation: ImplementationInfo;
   /**
    * Every level the implementation supports; includes the level `init` asked for.
@@ -864,8 +1357,17 @@ export interface InitOk {
    */
   levels: [Level, ...Level[]];
 }
+/**
+ * The implementation's name and version.
+ */
 export interface ImplementationInfo {
+  /**
+   * The implementation's name.
+   */
   name: string;
+  /**
+   * The implementation's version.
+   */
   version: string;
 }
 /**
@@ -876,9 +1378,21 @@ export interface OperatorRecordOk {
    * The `id` of the request this answers.
    */
   in_reply_to: number;
+  /**
+   * Names this kind of reply.
+   */
   type: 'record_ok';
+  /**
+   * The record's outcome (J7).
+   */
   outcome: Outcome;
+  /**
+   * The record's changes (J7), as a set.
+   */
   changes: Change[];
+  /**
+   * Retained state after the record, over all keys (J8).
+   */
   retained: RetainedCounts;
 }
 /**
@@ -889,6 +1403,9 @@ export interface EventsOk {
    * The `id` of the request this answers.
    */
   in_reply_to: number;
+  /**
+   * Names this kind of reply: the request's type with `_ok`.
+   */
   type:
     | 'record_ok'
     | 'freeze_ok'
@@ -905,6 +1422,9 @@ export interface EventsOk {
     | 'failover_ok'
     | 'duplicateInstall_ok'
     | 'duplicateRelease_ok';
+  /**
+   * Everything the action caused, in order (C12).
+   */
   events: ClusterEvent[];
 }
 /**
@@ -915,7 +1435,13 @@ export interface InspectOk {
    * The `id` of the request this answers.
    */
   in_reply_to: number;
+  /**
+   * Names this kind of reply.
+   */
   type: 'inspect_ok';
+  /**
+   * The observation (SPEC §7).
+   */
   observation: ClusterObservation;
 }
 /**
@@ -926,7 +1452,13 @@ export interface ErrorReply {
    * The `id` of the request, or null if the request's id could not be read.
    */
   in_reply_to: number | null;
+  /**
+   * Names this kind of reply.
+   */
   type: 'error';
+  /**
+   * Stable error code.
+   */
   code: ProtocolErrorCode;
   /**
    * For people: what was wrong, and where.
@@ -941,11 +1473,17 @@ export interface InitRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'init';
   /**
    * Protocol version.
    */
   protocol: 2;
+  /**
+   * The capability level the session uses.
+   */
   level: Level;
   /**
    * Kill mode's re-attach (PROTOCOL.md, "Kill mode"): at levels `cluster` and `faults`, true resumes the session the system's data directory holds, as after a crash of every node (the coordinator and every worker down); false or absent starts a fresh one.
@@ -964,7 +1502,13 @@ export interface RecordRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'record';
+  /**
+   * The record to append.
+   */
   record: LogRecord;
 }
 /**
@@ -975,6 +1519,9 @@ export interface FreezeRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'freeze';
   /**
    * A declared key (C1).
@@ -993,6 +1540,9 @@ export interface PersistRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'persist';
   /**
    * A declared key (C1).
@@ -1007,6 +1557,9 @@ export interface InstallRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'install';
   /**
    * A declared key (C1).
@@ -1021,11 +1574,17 @@ export interface CommitRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'commit';
   /**
    * A declared key (C1).
    */
   key: string;
+  /**
+   * True (level `faults`): the coordinator crashes between raising the fence and writing ownership.
+   */
   crashAfterFence?: boolean;
 }
 /**
@@ -1036,6 +1595,9 @@ export interface ReleaseRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'release';
   /**
    * A declared key (C1).
@@ -1050,6 +1612,9 @@ export interface AbortRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'abort';
   /**
    * A declared key (C1).
@@ -1064,7 +1629,13 @@ export interface CheckpointRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'checkpoint';
+  /**
+   * The worker that checkpoints.
+   */
   worker: string;
   /**
    * A declared key (C1).
@@ -1079,7 +1650,13 @@ export interface CrashRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'crash';
+  /**
+   * The node that crashes: a worker id or "coordinator".
+   */
   node: string;
 }
 /**
@@ -1090,7 +1667,13 @@ export interface RestartRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'restart';
+  /**
+   * The node that comes back: a worker id or "coordinator".
+   */
   node: string;
 }
 /**
@@ -1101,7 +1684,13 @@ export interface PauseRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'pause';
+  /**
+   * The worker that pauses.
+   */
   worker: string;
 }
 /**
@@ -1112,7 +1701,13 @@ export interface ResumeRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'resume';
+  /**
+   * The paused worker that resumes.
+   */
   worker: string;
 }
 /**
@@ -1123,12 +1718,21 @@ export interface FailoverRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'failover';
   /**
    * A declared key (C1).
    */
   key: string;
+  /**
+   * The live worker that gets the key.
+   */
   to: string;
+  /**
+   * True: the coordinator crashes after raising the fence.
+   */
   crashAfterFence?: boolean;
 }
 /**
@@ -1139,6 +1743,9 @@ export interface DuplicateInstallRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'duplicateInstall';
   /**
    * A declared key (C1).
@@ -1153,6 +1760,9 @@ export interface DuplicateReleaseRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'duplicateRelease';
   /**
    * A declared key (C1).
@@ -1167,5 +1777,8 @@ export interface InspectRequest {
    * Chosen by the harness; unique among the requests of one connection. The reply's `in_reply_to` carries it back.
    */
   id: number;
+  /**
+   * Names this kind of request.
+   */
   type: 'inspect';
 }

@@ -89,6 +89,7 @@ export interface Admission {
 export class JoinBookkeeping {
   private readonly join: IndexedJoin;
 
+  /** Empty bookkeeping for a join with this configuration (J0). */
   constructor(config: JoinConfig) {
     this.join = new IndexedJoin(config);
   }

@@ -5,6 +5,7 @@ import type { JoinConfig } from '../../spec/index.ts';
 import { IndexedJoin } from '../../model/index.ts';
 import type { OperatorUnderTest } from './sut.ts';
 
+/** The reference model's operator (model/join's rules over indexed rows) as an `OperatorUnderTest`. */
 export function createModelOperator(config: JoinConfig): OperatorUnderTest {
   const join = new IndexedJoin(config);
   return { apply: (record) => join.apply(record), retained: () => join.retained() };

@@ -5,6 +5,7 @@ import type { InProcessSut } from './sut.ts';
 import { createModelCluster } from './modelCluster.ts';
 import { createModelOperator } from './modelOperator.ts';
 
+/** The reference model as an in-process system under test, at every level. */
 export const modelSut: InProcessSut = {
   implementation: { name: 'streamjoin-reference-model', version: SPEC_VERSION },
   levels: LEVELS,

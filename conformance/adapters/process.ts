@@ -61,6 +61,7 @@ import {
   type SystemUnderTest,
 } from './sut.ts';
 
+/** Options of a system under test run as a process speaking the protocol: timeouts, line cap, stderr kept, working directory and environment. */
 export interface ProcessOptions {
   /** A process with requests outstanding that sends no reply for this long is hung (default 10 s). */
   readonly timeoutMs?: number;

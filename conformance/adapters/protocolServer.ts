@@ -23,6 +23,7 @@ type Session =
   | { readonly level: 'operator'; readonly operator: OperatorUnderTest }
   | { readonly level: 'cluster' | 'faults'; readonly cluster: ClusterUnderTest };
 
+/** The protocol (spec/PROTOCOL.md) in front of an in-process system under test: request lines in, reply lines out. */
 export interface ProtocolServer {
   /** Handles one request line (without its newline); returns the reply line (without newline). */
   handle(line: string): string;
@@ -44,6 +45,7 @@ function idOf(value: unknown): number | null {
   return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : null;
 }
 
+/** A protocol server for `sut` (`streamjoin serve`). */
 export function createProtocolServer(sut: InProcessSut): ProtocolServer {
   let session: Session | undefined;
 

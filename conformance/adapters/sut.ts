@@ -25,15 +25,20 @@ import type {
 
 /** What the harness needs from a single-partition operator. */
 export interface OperatorUnderTest {
+  /** Applies one record: its outcome and changes (J7). */
   apply(record: LogRecord): { outcome: Outcome; changes: readonly Change[] };
+  /** Retained live rows, tombstones and matches over all keys (J8). */
   retained(): RetainedCounts;
 }
 
+/** Builds an operator for a join config (J0). */
 export type OperatorFactory = (config: JoinConfig) => OperatorUnderTest;
 
 /** A refusal, as the protocol's error reply carries it (code from PROTOCOL_ERRORS). */
 export interface SutError {
+  /** Protocol error code (PROTOCOL_ERRORS). */
   readonly code: number;
+  /** What was wrong, for people. */
   readonly text: string;
 }
 
@@ -51,7 +56,9 @@ export type RecordReply =
  * observed: a probe followed by another probe of the same state).
  */
 export interface ClusterStepReply {
+  /** The action's reply. */
   readonly reply: ActionReply;
+  /** The observation after the action (SPEC §7), when it was asked for. */
   readonly observation?: ClusterObservation;
 }
 
@@ -62,13 +69,17 @@ export interface ClusterStepReply {
  * nothing.
  */
 export interface ClusterUnderTest {
+  /** Runs one external action, then every processing step eagerly (SPEC §7). */
   apply(action: ExternalAction): ActionReply;
+  /** The observation of the current state (SPEC §7). */
   observe(): ClusterObservation;
+  /** Ends the cluster, releasing what it holds. */
   close(): void;
 }
 
 /** Thrown by an in-process factory for a config it refuses (the protocol's `bad_config`). */
 export class SutConfigError extends Error {
+  /** Builds the error with `message`. */
   constructor(message: string) {
     super(message);
     this.name = 'SutConfigError';
@@ -87,7 +98,9 @@ export interface ClusterOpenOptions {
 
 /** An in-process system under test: its name and the factories of the levels it supports. */
 export interface InProcessSut {
+  /** Its name and version, as the handshake reports them. */
   readonly implementation: ImplementationInfo;
+  /** The capability levels it supports. */
   readonly levels: readonly Level[];
   /** Level `operator`. */
   readonly operator?: OperatorFactory;
@@ -97,12 +110,15 @@ export interface InProcessSut {
 
 /** The implementation's name and levels, from the handshake. */
 export interface SutInfo {
+  /** Its name and version. */
   readonly implementation: ImplementationInfo;
+  /** The capability levels it supports. */
   readonly levels: readonly Level[];
 }
 
 /** The last lines a system wrote to stderr while something ran, each printable and bounded. */
 export interface StderrExcerpt {
+  /** The lines kept, oldest first. */
   readonly lines: readonly string[];
   /** Lines written before those (not kept). */
   readonly earlier: number;
@@ -122,7 +138,9 @@ export interface OperatorSession {
 
 /** A session at level `cluster` or `faults`. */
 export interface ClusterSession {
+  /** Runs one external action (with eager processing); its reply. */
   apply(action: ExternalAction): Promise<ActionReply>;
+  /** The observation of the current state (SPEC §7). */
   observe(): Promise<ClusterObservation>;
   /**
    * Each action followed by an observation, in order; where `observed`
@@ -142,8 +160,11 @@ export interface ClusterSession {
 export interface SystemUnderTest {
   /** How to name it in messages and in replay commands (`model`, or the command). */
   readonly label: string;
+  /** Its name and levels, from the handshake. */
   info(): Promise<SutInfo>;
+  /** Starts a session at level `operator` with this join config. */
   openOperator(config: JoinConfig): Promise<OperatorSession>;
+  /** Starts a session at level `cluster` or `faults` with this cluster config. */
   openCluster(config: ClusterConfig, level: Level, options?: ClusterOpenOptions): Promise<ClusterSession>;
   /** Ends the system; for a process, kills it and its process group. Never rejects. */
   close(): Promise<void>;
@@ -157,7 +178,9 @@ export interface SystemUnderTest {
  * support. Carries its last stderr lines.
  */
 export class SutUnavailable extends Error {
+  /** Why the system cannot be judged. */
   readonly reason: string;
+  /** Its last stderr lines. */
   readonly stderrTail: readonly string[];
   /**
    * What the session had answered before the system became unavailable, in
@@ -167,6 +190,7 @@ export class SutUnavailable extends Error {
    * an error reply to a valid request is a difference).
    */
   readonly answered?: AnsweredBefore;
+  /** Builds the error; the message is `reason`. */
   constructor(reason: string, stderrTail: readonly string[] = [], answered?: AnsweredBefore) {
     super(reason);
     this.name = 'SutUnavailable';

@@ -16,6 +16,7 @@ import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 import { partitionHistory, type Partitions } from './spill.ts';
 import { type MergedLog, mergeTwoInputs, originalError, originalLines, type TwoInputsSummary } from './twoInputs.ts';
 
+/** Options of `auditHistory` (`streamjoin audit`): the two files, their formats, and how to check them. */
 export interface AuditOptions {
   /** The log; with `logRight`, the left side's records and watermarks only. */
   readonly log: string;
@@ -25,10 +26,13 @@ export interface AuditOptions {
    * depends on it is counted as order-dependent, not judged (twoInputs.ts).
    */
   readonly logRight?: string;
+  /** Path of the recorded sink (gzip allowed). */
   readonly sink: string;
   /** A file with the join config (SPEC J0), a cluster config, or a history log header; else the log's own header. */
   readonly config?: string;
+  /** The log's format (default `auto`: detected from its lines). */
   readonly logFormat?: ReadFormat | 'auto';
+  /** The sink's format (default `auto`: detected from its lines). */
   readonly sinkFormat?: ReadFormat | 'auto';
   /** How rows are read: the user's column names, the unit of the log's times (docs/audit.md). */
   readonly reading?: ReadingOptions;
@@ -58,6 +62,7 @@ export interface AuditOptions {
    * order); `always`; `never`.
    */
   readonly spill?: 'auto' | 'always' | 'never';
+  /** With spill `auto`: items held past which the check goes on by partitions (default 150,000). */
   readonly spillAt?: number;
   /** How many partitions, when it checks by partitions (default: about one per 50,000 log records, at least 2). */
   readonly partitions?: number;
@@ -67,14 +72,19 @@ export interface AuditOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How far an audit is, for a progress line. */
 export interface AuditProgress {
+  /** Log records read so far. */
   readonly logRecords: number;
+  /** Sink changes read so far. */
   readonly sinkChanges: number;
   /** Bytes of both files read, and their sizes on disk (gzip: compressed). */
   readonly bytesRead: number;
+  /** Size of both files on disk (gzip: compressed). */
   readonly bytes: number;
 }
 
+/** The audit's verdict; `unknown` is never `valid`. */
 export type AuditVerdict = 'valid' | 'violation' | 'unknown';
 
 /** The largest L (SPEC J0): a record is late only when the watermark is more than 2^50 past it, which times in range never are unless they span more than 2^50. */
@@ -84,6 +94,7 @@ export const UNBOUNDED_LATENESS = 2 ** 50;
 export interface AuditProfile {
   /** `bounded`: the config's L; `none`: no lateness (`--no-lateness`, L = 2^50). */
   readonly lateness: 'bounded' | 'none';
+  /** How the sink's lines were read (`set` or `diff`). */
   readonly sinkModel: SinkModel;
 }
 
@@ -93,15 +104,21 @@ const SPILL_AT = 150_000;
 const PARTITION_RECORDS = 50_000;
 const MAX_PARTITIONS = 512;
 
+/** What an audit reports: the verdict, what was read, each property's verdict and the violations kept. */
 export interface AuditResult {
+  /** Valid only if every property checked holds. */
   readonly verdict: AuditVerdict;
+  /** The join config the history was checked against (J0). */
   readonly config: JoinConfig;
+  /** The lateness and sink reading used. */
   readonly profile: AuditProfile;
   /** The shard of the keys judged (`--shard K/N`), or null: every key. */
   readonly shard: KeyShard | null;
+  /** The operator the log was replayed through (impl/'s JoinOperator). */
   readonly engine: 'impl';
   /** The log given as two files (`logRight`): they and the rows whose lateness depends on the order the engine consumed them; else null. */
   readonly twoInputs: TwoInputsSummary | null;
+  /** What was read from the log: its file, format and counts. */
   readonly log: {
     readonly path: string;
     readonly format: ReadFormat;
@@ -114,6 +131,7 @@ export interface AuditResult {
     /** What the reader skipped or resolved (tombstones, key-only deletes, the time origin). */
     readonly notes: readonly string[];
   };
+  /** What was read from the sink: its file, format, counts and what it records. */
   readonly sink: {
     readonly path: string;
     readonly format: ReadFormat;
@@ -132,9 +150,11 @@ export interface AuditResult {
   };
   /** Why the final relation is not judged, if it is not. */
   readonly incomplete: string | null;
+  /** Each property's verdict. */
   readonly properties: readonly AuditPropertyResult[];
   /** The violations kept, with their witnesses (at most `keepViolations` per property). */
   readonly violations: readonly AuditViolation[];
+  /** Figures of the check itself. */
   readonly stats: {
     readonly oracleInserts: number;
     readonly oracleRetracts: number;

@@ -13,8 +13,10 @@ import { LogTimes, type TimeUnit } from './times.ts';
 
 /** The fields a column may be given for. */
 export const COLUMN_FIELDS = ['key', 'side', 'id', 'ts', 'start', 'end', 'match', 'left', 'right'] as const;
+/** One field a column may be given for. */
 export type ColumnField = (typeof COLUMN_FIELDS)[number];
 
+/** The user's column names for a history's rows (`--columns`, docs/audit.md). */
 export interface ColumnMapping {
   /** The user's column for each field (default: the field's own name). */
   readonly columns: Partial<Record<ColumnField, string>>;
@@ -26,6 +28,7 @@ export interface ColumnMapping {
 
 /** How the rows of a history are read (all optional: the field names as they are, times as numbers in ms). */
 export interface ReadingOptions {
+  /** The user's column names (default: the fields' own). */
   readonly columns?: ColumnMapping;
   /** The unit of the log's times: how ISO-8601 date-times are read (default ms). */
   readonly timeUnit?: TimeUnit;

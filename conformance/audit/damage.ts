@@ -4,6 +4,7 @@
 // transport or recording does, and says which property it breaks.
 import type { AuditProperty, ViolationKind } from './findings.ts';
 
+/** The kinds of damage `audit --example DIR --damage KIND` can do to a recorded sink. */
 export const DAMAGE_KINDS = [
   'lost-write',
   'duplicate-write',
@@ -13,6 +14,7 @@ export const DAMAGE_KINDS = [
   'truncate',
   'malformed-line',
 ] as const;
+/** One kind of damage. */
 export type DamageKind = (typeof DAMAGE_KINDS)[number];
 
 interface ChangeLine {
@@ -31,8 +33,11 @@ interface SinkLine {
 
 /** What a damage did, and what audit must say about it. */
 export interface Damage {
+  /** The kind of damage. */
   readonly kind: DamageKind;
+  /** The damaged sink file's text. */
   readonly text: string;
+  /** Where the damage is and what it did, for people. */
   readonly description: string;
   /** Lines of the damaged file the damage put there (1-based). */
   readonly lines: readonly number[];

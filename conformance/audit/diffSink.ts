@@ -20,6 +20,7 @@ import { keyOfMatch } from './historyState.ts';
 
 /** How a sink's lines are read (`--sink-model`). */
 export const SINK_MODELS = ['set', 'diff'] as const;
+/** How a sink's lines are read: `set` or `diff`. */
 export type SinkModel = (typeof SINK_MODELS)[number];
 
 /** A net change handed to the history check, with the sink line that cites it. */

@@ -13,24 +13,39 @@ import { logLineAs, sinkLineAs, type HistoryFormat, type SinkChange } from './fo
 import { CONFIG_FILE, LOG_FILE, SINK_FILE } from './recorder.ts';
 import { seededRandom } from '../generate/seededRandom.ts';
 
+/** Options of the example history (`audit --example DIR`). */
 export interface ExampleOptions {
+  /** The directory the files are written to. */
   readonly dir: string;
+  /** Seed of the generated cluster run; the same seed writes the same files. */
   readonly seed: number;
+  /** How many records the workload has. */
   readonly records: number;
+  /** The history format the files are written in. */
   readonly format: HistoryFormat;
+  /** Write the files gzipped. */
   readonly gzip: boolean;
+  /** Damage the recorded sink with this kind. */
   readonly damage?: DamageKind;
 }
 
+/** An example history as written: the files and their counts. */
 export interface ExampleHistory {
+  /** Path of the log file. */
   readonly log: string;
+  /** Path of the sink file. */
   readonly sink: string;
+  /** Path of the cluster config file. */
   readonly config: string;
+  /** Cluster actions run, recovery included. */
   readonly actions: number;
+  /** Records in the log. */
   readonly records: number;
+  /** Changes in the sink. */
   readonly changes: number;
   /** Why the cluster did not reach quiescence, if it did not. */
   readonly incomplete?: string;
+  /** The damage done, when asked for. */
   readonly damage?: Damage;
 }
 

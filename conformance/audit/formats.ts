@@ -46,10 +46,12 @@ export type { ConfigItem, EndItem, LineReaders, LogItem, SinkChange, SinkItem } 
 
 /** The formats `audit --example` writes (each with its JSON Schema). */
 export const HISTORY_FORMATS = ['streamjoin', 'flink', 'debezium'] as const;
+/** One format `audit --example` writes. */
 export type HistoryFormat = (typeof HISTORY_FORMATS)[number];
 
 /** Every format `audit` reads. */
 export const READ_FORMATS = [...HISTORY_FORMATS, 'canal', 'maxwell', 'flink-print'] as const;
+/** One format `audit` reads. */
 export type ReadFormat = (typeof READ_FORMATS)[number];
 
 /** `format` of the optional first line of a streamjoin log. */

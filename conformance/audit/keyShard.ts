@@ -6,7 +6,9 @@
 
 /** Shard `index` (1-based) of `count`: the same shape as the harness's `--shard K/N`. */
 export interface KeyShard {
+  /** The shard, 1-based. */
   readonly index: number;
+  /** How many shards the keys are split into. */
   readonly count: number;
 }
 

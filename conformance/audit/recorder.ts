@@ -45,7 +45,9 @@ export class HistoryFiles implements HistoryRecorder {
   private appendedCount = 0;
   private closed = false;
 
+  /** Creates `dir` and writes the config file; opens the log and sink files. */
   constructor(
+    /** The directory the files are written to. */
     readonly dir: string,
     private readonly config: ClusterConfig,
   ) {
@@ -58,6 +60,7 @@ export class HistoryFiles implements HistoryRecorder {
     this.logLines.push(JSON.stringify({ format: HISTORY_LOG_FORMAT, config: config.join }));
   }
 
+  /** Records a record appended to the input log (C3). */
   appended(record: LogRecord): void {
     const index = this.appendedCount++;
     if (record.kind === 'watermark') this.lastWatermark = index;
@@ -65,6 +68,7 @@ export class HistoryFiles implements HistoryRecorder {
     this.logLines.push(JSON.stringify(record));
   }
 
+  /** Records one write the sink applied: its key, epoch and changes, under the key's next sequence number. */
   applied(key: string, epoch: number, changes: readonly SinkChange[]): void {
     const seq = (this.seq.get(key) ?? 0) + 1;
     this.seq.set(key, seq);

@@ -44,9 +44,13 @@ import { HistoryFile } from './historyFiles.ts';
 export interface OrderDependentRecord {
   /** The file (the left or the right log) and its line. */
   readonly path: string;
+  /** Its line number in that file (1-based). */
   readonly line: number;
+  /** The row's join key. */
   readonly key: string;
+  /** The side the row is on. */
   readonly side: 'L' | 'R';
+  /** The row's id within its key and side. */
   readonly id: string;
   /** Why: the watermarks that would make it late, and those that would not. */
   readonly why: string;
@@ -54,7 +58,9 @@ export interface OrderDependentRecord {
 
 /** What the report says of a log given as two files. */
 export interface TwoInputsSummary {
+  /** The left side's log file. */
   readonly left: string;
+  /** The right side's log file. */
   readonly right: string;
   /** Row identities (key, side, id) with a record whose lateness depends on the order the engine consumed the two files. */
   readonly orderDependentRows: number;

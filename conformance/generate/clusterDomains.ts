@@ -8,11 +8,15 @@ export interface ClusterDomain {
   readonly workers: readonly string[];
   /** The declared keys. */
   readonly keys: readonly string[];
+  /** The row ids. */
   readonly ids: readonly string[];
   /** Row times are drawn from [0, maxTime]. */
   readonly maxTime: number;
+  /** Fewest records in a workload. */
   readonly minRecords: number;
+  /** Most records in a workload. */
   readonly maxRecords: number;
+  /** Most choices (control actions and scenarios) in a trace. */
   readonly maxChoices: number;
   /** Keys and ids collide when concatenated naively with a common separator (J3): workloads then insert colliding pairs together. */
   readonly colliding?: boolean;

@@ -9,10 +9,13 @@ import { TIME_EDGES, collidingRowsForEverySeparator, heldState } from './edges.t
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
+  /** A cluster scenario. */
   readonly kind: 'cluster';
+  /** The scenario's name. */
   readonly name: string;
   /** One line: what the scenario is about. */
   readonly description: string;
+  /** The cluster config (C1). */
   readonly cluster: ClusterConfig;
   /**
    * Records appended first in every trace, each processed at once by the
@@ -21,6 +24,7 @@ export interface ExhaustiveScenario {
    * is then interleaved with everything else.
    */
   readonly prelude?: readonly LogRecord[];
+  /** The workload script and the budget per kind of control action and fault. */
   readonly bounds: ClusterBounds;
 }
 

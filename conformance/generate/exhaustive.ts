@@ -54,8 +54,10 @@ import { CLUSTER_SCENARIOS, type ExhaustiveScenario } from './clusterScenarios.t
 
 /** Every bounded-exhaustive scenario `conform --exhaustive` runs: the operator-level ones, then the cluster ones. */
 export type AnyScenario = ExhaustiveScenario | OperatorScenario;
+/** A cover of either kind of scenario. */
 export type AnyCover = ScenarioCover | OperatorCover;
 
+/** Every bounded-exhaustive scenario: the operator-level ones, then the cluster ones. */
 export const EXHAUSTIVE_SCENARIOS: readonly AnyScenario[] = [...OPERATOR_SCENARIOS, ...CLUSTER_SCENARIOS];
 
 /** The cover of a scenario of either kind. */
@@ -95,6 +97,7 @@ interface Edge {
   readonly labels: readonly number[];
 }
 
+/** Options of covering a scenario. */
 export interface CoverOptions {
   /** Send the refusal and rejection probes (default true); off only to show what they add. */
   readonly probes?: boolean;
@@ -102,7 +105,9 @@ export interface CoverOptions {
 
 /** A scenario's state graph and the traces that cover it. */
 export interface ScenarioCover {
+  /** A cluster scenario's cover. */
   readonly kind: 'cluster';
+  /** The scenario covered. */
   readonly scenario: ExhaustiveScenario;
   /** Distinct states of the bounded eager graph. */
   readonly states: number;

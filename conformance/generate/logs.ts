@@ -21,11 +21,15 @@ import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidR
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 import { burstCollisions, collisionBurstArbitrary, collisionRows, type CollisionBurst } from './separators.ts';
 
+/** What random logs are drawn from: keys, ids, times and length. */
 export interface LogDomain {
+  /** The keys. */
   readonly keys: readonly string[];
+  /** The row ids. */
   readonly ids: readonly string[];
   /** Times are drawn from [0, maxTime]. */
   readonly maxTime: number;
+  /** Most records in a log. */
   readonly maxRecords: number;
   /** Include records that fail J1 validity. */
   readonly invalid: boolean;

@@ -31,11 +31,15 @@ import {
 import { collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
 import { collisionScripts, everyCollision } from './separators.ts';
 
+/** A named bounded scenario at level `operator`: a config, the records logs are made of, and how they are enumerated. */
 export interface OperatorScenario {
+  /** An operator scenario. */
   readonly kind: 'operator';
+  /** The scenario's name. */
   readonly name: string;
   /** One line: what the scenario is about. */
   readonly description: string;
+  /** The join config (J0). */
   readonly config: JoinConfig;
   /** The records logs are made of (valid and invalid alike; keep them in contract, J9). */
   readonly domain: readonly LogRecord[];
@@ -51,17 +55,23 @@ export interface OperatorScenario {
   readonly prelude?: readonly LogRecord[];
 }
 
+/** An operator scenario's traces and the figures of what they cover. */
 export interface OperatorCover {
+  /** An operator scenario's cover. */
   readonly kind: 'operator';
+  /** The scenario covered. */
   readonly scenario: OperatorScenario;
   /** Distinct states reached (told apart with their order, see the file comment). */
   readonly states: number;
   /** Transitions taken: records applied in a state (cover), or logs times their length (every-log, counted as a tree). */
   readonly transitions: number;
+  /** The traces that cover it. */
   readonly traces: readonly OperatorTrace[];
   /** Steps over all traces, probes included. */
   readonly steps: number;
+  /** Probes over all traces. */
   readonly probes: number;
+  /** Probes per trace, by trace index. */
   readonly probesOf: readonly number[];
   /** Transitions per coverage label. */
   readonly labels: ReadonlyMap<string, number>;

@@ -15,7 +15,9 @@ import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from '../mutants/catalogue.ts';
 import { MutantPatchError, mutantSut } from '../mutants/load.ts';
 
+/** One mutant's result: killed, survived or unknown, and by what. */
 export interface MutantResult {
+  /** The mutant. */
   readonly mutant: Mutant;
   /** killed: a divergence was found; survived: the harness found none; unknown: the mutant could not be built or judged. */
   readonly verdict: 'killed' | 'survived' | 'unknown';
@@ -23,36 +25,47 @@ export interface MutantResult {
   readonly failure?: Failure;
   /** What found it: an example, an exhaustive scenario, or random traces. */
   readonly by?: Failure['origin'];
+  /** The level the divergence was found at. */
   readonly level?: Level;
   /** Steps of the shrunk counterexample. */
   readonly steps?: number;
   /** Milliseconds until the divergence was first seen; and the whole run, shrinking included. */
   readonly foundAfterMs?: number;
+  /** Wall time of the mutant's whole run, in milliseconds. */
   readonly totalMs: number;
   /** The rules and properties the divergence points at (rules.ts). */
   readonly broke?: RuleRefs;
   /** Why the verdict is unknown. */
   readonly note?: string;
+  /** The conformance report of its run. */
   readonly report?: ConformReport;
 }
 
+/** What the mutants job reports: the control run of the unmodified implementation, then each mutant's result. */
 export interface MutantsReport {
   /** pass: every mutant killed; fail: one survived; unknown: one could not be judged, or the unmodified implementation does not pass. */
   readonly verdict: 'pass' | 'fail' | 'unknown';
   /** The unmodified implementation on the same harness. */
   readonly baseline: ConformReport;
+  /** Wall time of the control run, in milliseconds. */
   readonly baselineMs: number;
+  /** Each mutant's result, in the order run (none when the control run does not pass). */
   readonly results: readonly MutantResult[];
 }
 
+/** Options of the mutants job: the seed, the traces and scenarios to run, the mutants. */
 export interface MutantsOptions {
+  /** Seed of the random traces. */
   readonly seed: number;
   /** Random traces per level. */
   readonly runs: number;
+  /** Example and regression traces to run first. */
   readonly examples: readonly TraceSource[];
+  /** Bounded-exhaustive covers to run after them. */
   readonly exhaustive: readonly AnyCover[];
   /** Default: the whole catalogue. */
   readonly mutants?: readonly Mutant[];
+  /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** Aborting it stops the run: the mutants not judged yet are left out, and the verdict is unknown. */
   readonly signal?: AbortSignal | undefined;

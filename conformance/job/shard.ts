@@ -4,9 +4,11 @@
 // (i mod N) + 1. Deterministic, so the N shards of one seed together run
 // exactly the work of the unsharded run, each item once.
 
+/** One shard of a job (`--shard K/N`): shard `index` of `count`. */
 export interface Shard {
   /** 1-based. */
   readonly index: number;
+  /** How many shards the job is split into. */
   readonly count: number;
 }
 

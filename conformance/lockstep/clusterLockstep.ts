@@ -52,7 +52,9 @@ export function withClusterExpectations(trace: ClusterTrace): ClusterTrace {
 
 /** A step where the trace file's expectation and the model disagree (a stale or hand-edited file). */
 export interface ModelDisagreement {
+  /** Index of the step. */
   readonly step: number;
+  /** Which part of the expectation disagrees. */
   readonly field: 'error' | 'events' | 'observation';
 }
 

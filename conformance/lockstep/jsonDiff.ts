@@ -5,8 +5,11 @@ export type Json = null | boolean | number | string | readonly Json[] | { readon
 
 /** One difference: a JSON pointer and the two values there (`undefined` = absent). */
 export interface PathDiff {
+  /** JSON pointer of the value that differs. */
   readonly path: string;
+  /** The expected value there. */
   readonly expected: unknown;
+  /** The actual value there. */
   readonly actual: unknown;
 }
 

@@ -6,21 +6,33 @@ import { canonicalChanges, canonicalOutcome } from './divergence.ts';
 
 /** What an operator did at one step. */
 export interface OperatorObservation {
+  /** The record's outcome (J7). */
   outcome: Outcome;
+  /** The record's changes, in canonical order (J7). */
   changes: Change[];
+  /** Retained counts after the record (J8). */
   retained: RetainedCounts;
 }
 
+/** The first step where an operator departs from the trace's expectations. */
 export interface OperatorDivergence {
+  /** Index of the step. */
   step: number;
+  /** The step's record. */
   record: LogRecord;
+  /** Which part of the expectation it departs from. */
   field: 'outcome' | 'changes' | 'retained';
+  /** What the trace expects. */
   expected: unknown;
+  /** What the operator did. */
   actual: unknown;
 }
 
+/** An operator trace run against an operator: what it did at each step, and where it first departed. */
 export interface OperatorTraceResult {
+  /** The trace's name. */
   name: string;
+  /** What the operator did at each step. */
   observations: OperatorObservation[];
   /** The first departure from the expectations, if any. */
   divergence?: OperatorDivergence;

@@ -13,11 +13,13 @@ export interface SourcePatch {
   readonly file: string;
   /** How many lines under the marker the patch replaces. A mutant with several patches in one file has one marker per patch, in the same order. */
   readonly lines: number;
+  /** The lines put in their place. */
   readonly replace: string;
   /** The marker to anchor on when it is not the mutant's own name: for a mutant a test makes up (the catalogue's mutants never set it). */
   readonly marker?: string;
 }
 
+/** A seeded bug in impl/: the patches that make it, the rule it breaks, and its regression trace. */
 export interface Mutant {
   /** A command-line word: `streamjoin serve --mutant NAME`. */
   readonly name: string;
@@ -37,6 +39,7 @@ export interface Mutant {
   readonly patches: readonly SourcePatch[];
 }
 
+/** The catalogue: every mutant the harness must kill. */
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'commit-before-durable-checkpoint',

@@ -19,14 +19,17 @@ export function causeOf(level: Level, divergence: Pick<Divergence, 'action' | 'f
 
 /** What choosing the counterexample to attach looks at. */
 export interface AttachCandidate {
+  /** Its cause (`causeOf`). */
   readonly cause: string;
   /** Steps of the counterexample trace. */
   readonly steps: number;
+  /** What found it: an example, an exhaustive scenario, or random traces. */
   readonly origin: 'example' | 'exhaustive' | 'random';
 }
 
 /** The counterexamples of one cause: their indices (in the order found), and the one to attach. */
 export interface CauseGroup {
+  /** The cause, as one line (`causeOf`). */
   readonly cause: string;
   /** Indices into the list grouped, in its order. */
   readonly members: readonly number[];

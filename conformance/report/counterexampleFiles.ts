@@ -53,24 +53,33 @@ export function shellCommand(argv: Argv): string {
   return argv.map(shellQuote).join(' ');
 }
 
+/** A counterexample as written: the failure, the files, and the commands that replay it. */
 export interface WrittenCounterexample {
+  /** The failure it shows. */
   readonly failure: Failure;
+  /** The trace file (replayable). */
   readonly tracePath: string;
+  /** The terminal explanation, as text. */
   readonly explainPath: string;
+  /** The Markdown report. */
   readonly markdownPath: string;
+  /** The self-contained HTML viewer. */
   readonly htmlPath: string;
   /** With `itf`: the trace in the Informal Trace Format. */
   readonly itfPath?: string;
   /** The command that replays the counterexample (`streamjoin replay`), as printed, and as words. */
   readonly replay: string;
+  /** The replay command as words. */
   readonly replayArgv: Argv;
   /** For a random trace: the command that goes straight back to it (its seed and fast-check path). */
   readonly search?: string;
+  /** The search command as words. */
   readonly searchArgv?: Argv;
 }
 
 /** Where a counterexample goes and how its replay command names the system. */
 export interface CounterexampleTarget {
+  /** The directory the files go to. */
   readonly outDir: string;
   /** Base file name (no extension). */
   readonly name: string;
@@ -80,6 +89,7 @@ export interface CounterexampleTarget {
   readonly sutCommand: string;
   /** The system as the explanation names it. */
   readonly sut: string;
+  /** The implementation's name and version, as the explanation names it. */
   readonly implementation?: string;
   /** Also write the trace in the Informal Trace Format (`NAME.itf.json`). */
   readonly itf?: boolean;

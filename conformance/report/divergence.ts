@@ -19,6 +19,7 @@ import {
 import { changesText, eventText } from './texts.ts';
 
 // The public shape of a divergence (index.ts): the facts, `summary` and `refs`.
+/** The first difference lockstep found between a system's replies and the model's, for people and tools. */
 export interface Divergence {
   /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
   readonly step: number;
@@ -32,10 +33,13 @@ export interface Divergence {
   readonly field: 'reply' | 'events' | 'observation' | 'outcome' | 'changes' | 'retained';
   /** One line for people. */
   readonly summary: string;
+  /** The model's value of `field` at that step. */
   readonly expected: unknown;
+  /** The system's value. */
   readonly actual: unknown;
   /** Only the paths that differ (for `events` and `observation`; one entry otherwise). */
   readonly diff: readonly PathDiff[];
+  /** The rules and properties it points at. */
   readonly refs: RuleRefs;
 }
 

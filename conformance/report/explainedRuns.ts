@@ -8,6 +8,7 @@ import type { DivergenceFacts } from '../lockstep/divergence.ts';
 import { judgeOperatorTrace } from '../lockstep/operatorLockstep.ts';
 import { explainDivergence, type Divergence } from './divergence.ts';
 
+/** A cluster trace run in lockstep: the first divergence, the replies, and where the trace disagrees with the model. */
 export interface ClusterRunResult {
   /** The first divergence; absent if the system conforms on this trace. */
   readonly divergence?: Divergence;
@@ -21,9 +22,13 @@ export interface ClusterRunResult {
   readonly stderr?: () => StderrExcerpt;
 }
 
+/** An operator trace run in lockstep: the first divergence, the replies, and where the trace disagrees with the model. */
 export interface OperatorRunResult {
+  /** The first divergence; absent if the system conforms on this trace. */
   readonly divergence?: Divergence;
+  /** What the system answered, record by record. */
   readonly replies: readonly RecordReply[];
+  /** Steps where the trace's own expectations disagree with the model. */
   readonly disagreements: readonly ModelDisagreement[];
   /** Records the model rejects as invalid (J1): probes sent. */
   readonly probes: number;

@@ -7,6 +7,7 @@ import type { Divergence } from './divergence.ts';
 
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */
 export interface Failure {
+  /** The level it was found at. */
   readonly level: Level;
   /** `example` (a file), `exhaustive` (a scenario's trace, minimized) or `random` (a shrunk random trace). */
   readonly origin: 'example' | 'exhaustive' | 'random';
@@ -16,8 +17,11 @@ export interface Failure {
   readonly scenario?: string;
   /** fast-check's seed and path of the shrunk counterexample (random traces). */
   readonly seed?: number;
+  /** fast-check's path of the shrunk counterexample. */
   readonly fcPath?: string;
+  /** The trace that shows it, expectations filled in by the model. */
   readonly trace: AnyTrace;
+  /** The divergence, at a step of `trace`. */
   readonly divergence: Divergence;
   /** Milliseconds from the start of the job until the divergence was first seen (before shrinking or minimizing). */
   readonly foundAfterMs?: number;

@@ -58,6 +58,7 @@ export function contentSecurityPolicy(scripts: readonly string[], styles: readon
   ].join('; ');
 }
 
+/** Options of `counterexampleHtml`: where the file goes and where SPEC links point. */
 export interface HtmlOptions {
   /** The directory the file is written to: with link base `file`, SPEC.md links are relative to it. */
   readonly dir?: string;

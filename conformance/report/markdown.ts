@@ -35,6 +35,7 @@ function link(r: RuleLink, spec: string): string {
   return `[${text(label)}](${spec}#${r.anchor})`;
 }
 
+/** Options of the Markdown report: where the file goes and where SPEC links point. */
 export interface MarkdownOptions {
   /** The directory the file is written to: with link base `file`, SPEC.md links are relative to it. */
   readonly dir?: string;

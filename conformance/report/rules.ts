@@ -8,7 +8,9 @@ import { sameJson, type PathDiff } from '../lockstep/jsonDiff.ts';
 
 /** Rule ids (SPEC.md) and property names (SPEC §6) a divergence points at. */
 export interface RuleRefs {
+  /** Rule ids (e.g. `J7`, `C9`). */
   readonly rules: readonly string[];
+  /** Property names (e.g. `ExactlyOnce`). */
   readonly properties: readonly string[];
   /** Which check of a rule's ordered table decides, e.g. `J1 check 5 (ts_before_start)`. */
   readonly checks?: readonly string[];

@@ -62,8 +62,11 @@ export function specAnchor(idOrProperty: string): string {
 
 /** A rule or property with its title and where SPEC.md defines it. */
 export interface RuleLink {
+  /** The rule id or property name. */
   readonly id: string;
+  /** Its title in SPEC.md. */
   readonly title: string;
+  /** The anchor of its heading in SPEC.md. */
   readonly anchor: string;
 }
 

@@ -23,7 +23,9 @@ function repositoryUrl(repository: unknown): string {
 
 /** The versions a counterexample names. */
 export interface Versions {
+  /** The streamjoin package version. */
   readonly streamjoin: string;
+  /** The spec version (SPEC_VERSION). */
   readonly spec: string;
 }
 

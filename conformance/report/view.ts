@@ -38,87 +38,11 @@ import type { Divergence } from './divergence.ts';
 import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from './rules.ts';
 import { ruleLink, type RuleLink } from './specLinks.ts';
 import { actionText, changesText, eventText, outcomeText, recordText } from './texts.ts';
-import { VERSIONS, type Versions } from './versions.ts';
+import { VERSIONS } from './versions.ts';
+import type { CounterexampleView, RowKind, ViewDivergence, ViewRow, ViewStep, ViewViolation } from './viewTypes.ts';
 
-/** What a diagram row shows: a note at one node, or a message from one node to another. */
-/** `fenced`: a write the sink's fence refuses (C9), drawn refused; `fence`: the coordinator raising a fence, and a worker dropping a fenced key. */
-export type RowKind = 'note' | 'message' | 'crash' | 'restart' | 'pause' | 'fence' | 'fenced' | 'refused' | 'divergence';
-
-/** One row of the sequence diagram: at a node (`to` absent), or a message between two. Nodes are column indexes. */
-export interface ViewRow {
-  readonly from: number;
-  readonly to?: number;
-  readonly text: string;
-  readonly kind: RowKind;
-}
-
-export interface ViewStep {
-  /** The step's number as every report counts it: from 1 (its index in the trace or path, plus one). */
-  readonly number: number;
-  readonly action: string;
-  readonly actionJson: unknown;
-  /** What happened, in order (C12 events, or the operator's outcome and changes). */
-  readonly events: readonly string[];
-  /** The cluster events themselves (C12), for writers that need them typed (ITF). */
-  readonly clusterEvents?: readonly ClusterEvent[];
-  /** Why the action was refused (not enabled, §7), if it was. */
-  readonly refused?: string;
-  readonly rows: readonly ViewRow[];
-  /** The state after the step (the model's: the expected observation). */
-  readonly state: unknown;
-  /** JSON pointers of the fields of `state` this step changed. */
-  readonly changed: readonly string[];
-}
-
-/** Expected versus actual at one path. */
-export interface ViewDiff {
-  readonly path: string;
-  readonly expected: unknown;
-  readonly actual: unknown;
-}
-
-export interface ViewDivergence {
-  /** Index into `steps`. */
-  readonly at: number;
-  readonly field: string;
-  readonly summary: string;
-  readonly diff: readonly ViewDiff[];
-  /** For an event list (C12): both lists, one line each, and the first that differs. */
-  readonly events?: { readonly expected: readonly string[]; readonly actual: readonly string[]; readonly first: number };
-  readonly expected: unknown;
-  readonly actual: unknown;
-  /** The system's state at the divergence, when the system reported it (an observation). */
-  readonly actualState?: unknown;
-}
-
-export interface ViewViolation {
-  readonly property: string;
-  readonly kind: string;
-  readonly explanation?: string;
-  /** For Progress: the fault-free continuation into the trap. */
-  readonly trap?: { readonly kind: string; readonly steps: readonly string[] };
-}
-
-export interface CounterexampleView {
-  readonly kind: 'conformance' | 'model';
-  readonly name: string;
-  readonly description?: string;
-  readonly versions: Versions;
-  /** The configuration, one labelled line each (J0 bounds first), and as JSON. */
-  readonly config: readonly (readonly [string, string])[];
-  readonly configJson: unknown;
-  /** Where it came from: system under test, level, found by, seed, path, the replay command… */
-  readonly found: readonly (readonly [string, string])[];
-  readonly nodes: readonly string[];
-  readonly initialState: unknown;
-  readonly steps: readonly ViewStep[];
-  readonly divergence?: ViewDivergence;
-  readonly violation?: ViewViolation;
-  readonly rules: readonly RuleLink[];
-  readonly properties: readonly RuleLink[];
-  /** What the system under test wrote to stderr while this very trace ran (a conformance run of a process), bounded. */
-  readonly stderr?: StderrExcerpt;
-}
+// The view's types live in viewTypes.ts; its users import them from here.
+export type { CounterexampleView, RowKind, ViewDiff, ViewDivergence, ViewRow, ViewStep, ViewViolation } from './viewTypes.ts';
 
 /** The sentence that introduces a trace's stderr lines (or says there were none). */
 export function stderrHeading(stderr: StderrExcerpt): string {

@@ -40,6 +40,7 @@ export type { WorkerStatus } from './clusterState.ts';
 /** What `apply` returns: the events the action caused, in order (C12), or why it is not enabled. */
 export type ClusterApplyResult = { events: ClusterEvent[] } | { error: { kind: 'not-enabled'; text: string } };
 
+/** Options of the implementation cluster: where its durable parts live, crash injection, history recording. */
 export interface ImplClusterOptions {
   /** Keep the durable parts in this directory (created if needed); without it they live in memory. */
   readonly dataDir?: string;

@@ -37,7 +37,9 @@ export type WritePointHook = (point: string, path: string) => void;
 
 /** Something recovery found, dropped and reported rather than loaded. */
 export interface RecoveryProblem {
+  /** The file. */
   readonly path: string;
+  /** What was wrong, for people. */
   readonly detail: string;
 }
 

@@ -18,22 +18,32 @@ import type { Checkpoint, CheckpointStore } from '../checkpointStore.ts';
 import { ClusterStoppedError } from '../errors.ts';
 import type { RecoveryProblem } from './durableFiles.ts';
 
+/** The phases of a handoff, in order (C5–C8). */
 export type HandoffPhase = 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
 
 /** The coordinator's in-flight handoff record (C5, C8); it commits epoch `from + 1`. */
 export interface HandoffRecord {
+  /** Migration or failover (C5, C8). */
   readonly kind: 'migrate' | 'failover';
+  /** The key being handed off. */
   readonly key: string;
+  /** The worker the key moves from. */
   readonly src: string;
+  /** The worker the key moves to. */
   readonly dst: string;
+  /** The key's epoch when the handoff began. */
   readonly from: number;
+  /** How far the handoff has got. */
   readonly phase: HandoffPhase;
 }
 
 /** An install message as sent (C6); a duplicate delivers exactly this again (C11). */
 export interface InstallMessage {
+  /** The key installed. */
   readonly key: string;
+  /** The destination worker. */
   readonly dst: string;
+  /** The epoch the destination's copy gets. */
   readonly epoch: number;
   /** The store's latest checkpoint of the key when the message was sent, or null for none. */
   readonly checkpoint: Checkpoint | null;
@@ -41,7 +51,9 @@ export interface InstallMessage {
 
 /** A release message as sent (C7); a duplicate delivers exactly this again (C11). */
 export interface ReleaseMessage {
+  /** The key released. */
   readonly key: string;
+  /** The source worker, which drops the key. */
   readonly src: string;
   /** The epoch the source's copy must still have to be dropped. */
   readonly epoch: number;
@@ -49,13 +61,19 @@ export interface ReleaseMessage {
 
 /** The coordinator's durable record, keys in config order. */
 export interface CoordinatorRecord {
+  /** Per key: its owner and epoch. */
   readonly keys: readonly { readonly key: string; readonly owner: string; readonly epoch: number }[];
+  /** The handoff in flight, or null. */
   readonly handoff: HandoffRecord | null;
+  /** The last release message sent, per key. */
   readonly lastRelease: readonly ReleaseMessage[];
 }
 
+/** One change of a sink write: insert or retract of a match id (C9). */
 export interface SinkChange {
+  /** Insert or retract. */
   readonly op: 'insert' | 'retract';
+  /** The match id (SPEC J3). */
   readonly match: string;
 }
 
@@ -66,6 +84,7 @@ export type SinkEntry =
 
 /** The durable input log (C3). */
 export interface InputLog {
+  /** Number of records in the log. */
   readonly length: number;
   /** The record at `index` (0 <= index < length). */
   at(index: number): LogRecord;
@@ -77,9 +96,11 @@ export interface InputLog {
 export interface CoordinatorStore {
   /** The last record saved, or undefined if none was (the table is then still C1's). */
   load(): CoordinatorRecord | undefined;
+  /** Saves the coordinator's record; durable when it returns. */
   save(record: CoordinatorRecord): void;
   /** The last install message saved per key. */
   installMessages(): InstallMessage[];
+  /** Saves the last install message of its key; durable when it returns. */
   saveInstall(message: InstallMessage): void;
 }
 
@@ -87,23 +108,30 @@ export interface CoordinatorStore {
 export interface SinkJournal {
   /** The entries found when the storage was opened, in order. */
   recovered(): readonly SinkEntry[];
+  /** Appends an entry; durable when it returns. */
   append(entry: SinkEntry): void;
 }
 
+/** A durable part of the cluster, as `ClusterStorage.where` names it. */
 export type StoragePart = 'log' | 'coordinator' | 'install' | 'checkpoints' | 'sink';
 
 /** All durable parts of one cluster. */
 export interface ClusterStorage {
   /** True when the parts already held a cluster's state when opened (the cluster then starts with every node down). */
   readonly recovered: boolean;
+  /** The input log (C3). */
   readonly log: InputLog;
+  /** The coordinator's table, handoff record and last messages. */
   readonly coordinator: CoordinatorStore;
+  /** The checkpoint store (C4). */
   readonly checkpoints: CheckpointStore;
+  /** The sink's journal (C9). */
   readonly sink: SinkJournal;
   /** What opening found, dropped and reported (torn tails, unusable checkpoint files, left-over temporary files). */
   problems(): RecoveryProblem[];
   /** Where a part lives, for error messages (a path, or "memory:<part>"). */
   where(part: StoragePart): string;
+  /** Closes every part. */
   close(): void;
 }
 

@@ -41,13 +41,17 @@ import type { JoinState } from '../join/join.ts';
 
 /** A count per kind of control action and fault: what a history may spend, or has spent. */
 export interface Budget {
+  /** Key migrations (a freeze starts one). */
   readonly migrations: number;
+  /** Coordinator failovers. */
   readonly failovers: number;
   /** Worker or coordinator crashes, including crashes between the parts of commit and failover. */
   readonly crashes: number;
+  /** Worker pauses. */
   readonly pauses: number;
   /** Duplicate deliveries of an install or a release message. */
   readonly duplicates: number;
+  /** Worker checkpoints. */
   readonly checkpoints: number;
 }
 
@@ -57,12 +61,17 @@ export interface ClusterBounds extends Budget {
   readonly script: readonly LogRecord[];
 }
 
+/** What the cluster explorer model explores: the cluster and the bounds of its histories. */
 export interface ClusterModelConfig {
+  /** The cluster's workers, keys and join configuration. */
   readonly cluster: ClusterSetup;
+  /** The workload and the budget per kind of action. */
   readonly bounds: ClusterBounds;
 }
 
+/** A state of the cluster explorer model: the cluster's state and the budget spent to reach it. */
 export interface ExploredState {
+  /** The cluster state machine's state (SPEC §6). */
   readonly cluster: ClusterState;
   /** How much of each budget has been used. */
   readonly used: Budget;

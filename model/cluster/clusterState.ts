@@ -9,6 +9,7 @@ import type { ClusterConfig, ClusterEvent, LogRecord } from '../../spec/index.ts
 import { emptyEntries, withEntry, withoutEntry, type Entries } from '../records.ts';
 import { initialJoinState, type JoinState } from '../join/join.ts';
 
+/** A worker's node id (SPEC C1). */
 export type WorkerId = string;
 
 /**
@@ -23,6 +24,7 @@ export const PROTOCOL_ELEMENTS = [
   'sink-dedup',
   'terminal-retract',
 ] as const;
+/** One protocol element that `--ablate` can switch off. */
 export type ProtocolElement = (typeof PROTOCOL_ELEMENTS)[number];
 
 /** What each element is, for `streamjoin check --list`. */
@@ -37,6 +39,7 @@ export const PROTOCOL_ELEMENT_DESCRIPTIONS: Readonly<Record<ProtocolElement, str
 
 /** A cluster config (C1, `schemas/cluster-config.schema.json`) and the protocol elements switched off. */
 export interface ClusterSetup extends ClusterConfig {
+  /** Protocol elements switched off (default none). */
   readonly ablate?: readonly ProtocolElement[];
   /**
    * Track the ghost state the properties need (default true). Conformance,
@@ -48,43 +51,61 @@ export interface ClusterSetup extends ClusterConfig {
 
 /** A worker's volatile copy of one key (C2). */
 export interface KeyCopy {
+  /** The reference operator's state for the key. */
   readonly join: JoinState;
   /** Index of the next log record this copy reads. */
   readonly cursor: number;
+  /** The epoch of the copy (C2). */
   readonly epoch: number;
+  /** True while a handoff has frozen the copy (C5): it processes nothing. */
   readonly frozen: boolean;
 }
 
+/** A worker is up, paused, or down (SPEC C10). */
 export type WorkerStatus = 'up' | 'paused' | 'down';
 
+/** A worker's volatile state (C2). */
 export interface WorkerState {
+  /** Up, paused or down (C10). */
   readonly status: WorkerStatus;
+  /** Its copies, per key; a crash loses them all (C10). */
   readonly keys: Readonly<Record<string, KeyCopy>>;
 }
 
 /** The coordinator's durable in-flight handoff record (C5, C8). */
 export interface HandoffRecord {
+  /** Migration or failover (C5, C8). */
   readonly kind: 'migrate' | 'failover';
+  /** The key being handed off. */
   readonly key: string;
+  /** The worker the key moves from. */
   readonly src: WorkerId;
+  /** The worker the key moves to. */
   readonly dst: WorkerId;
   /** The key's epoch when the handoff began; the handoff commits `from + 1`. */
   readonly from: number;
+  /** How far the handoff has got. */
   readonly phase: HandoffPhase;
 }
 
+/** The phases of a handoff, in order (C5–C8). */
 export type HandoffPhase = 'frozen' | 'persisted' | 'installed' | 'fenced' | 'committed';
 
 /** A durable checkpoint of one key (C4). */
 export interface Checkpoint {
+  /** The epoch of the copy checkpointed. */
   readonly epoch: number;
+  /** Index of the next log record the checkpointed copy reads. */
   readonly cursor: number;
+  /** The copy's operator state. */
   readonly join: JoinState;
 }
 
 /** A release message as sent: a duplicate delivers exactly this again (C7). */
 export interface ReleaseMessage {
+  /** The key released. */
   readonly key: string;
+  /** The source worker, which drops the key. */
   readonly src: WorkerId;
   /** The epoch the source's copy must still have to be dropped. */
   readonly epoch: number;
@@ -92,12 +113,17 @@ export interface ReleaseMessage {
 
 /** An install message as sent: a duplicate delivers exactly this again (C6). */
 export interface InstallMessage {
+  /** The key installed. */
   readonly key: string;
+  /** The destination worker. */
   readonly dst: WorkerId;
+  /** The epoch the destination's copy gets. */
   readonly epoch: number;
+  /** The key's checkpoint from the store when sent; `null` when the store had none. */
   readonly checkpoint: Checkpoint | null;
 }
 
+/** A match's state at the sink (C9). */
 export type MatchStatus = 'inserted' | 'retracted';
 
 /** The sink (C9). `applied`, `deduped`, `fenced` count changes. */
@@ -106,8 +132,11 @@ export interface SinkState {
   readonly matches: Readonly<Record<string, Readonly<Record<string, MatchStatus>>>>;
   /** Per key, the highest epoch raised or written. */
   readonly fence: Readonly<Record<string, number>>;
+  /** Changes the sink applied. */
   readonly applied: number;
+  /** Changes it ignored as already applied (sink-dedup). */
   readonly deduped: number;
+  /** Changes it refused as below the key's fence (sink-fence). */
   readonly fenced: number;
 }
 
@@ -122,35 +151,50 @@ export interface Ghost {
   readonly violation: string | null;
 }
 
+/** The coordinator's durable state (C2): ownership, epochs and the in-flight handoff. */
 export interface CoordinatorState {
+  /** False while the coordinator is down (C10). */
   readonly up: boolean;
+  /** Per key, the owning worker. */
   readonly owner: Readonly<Record<string, WorkerId>>;
+  /** Per key, the current epoch. */
   readonly epoch: Readonly<Record<string, number>>;
+  /** The handoff in flight, if any (at most one). */
   readonly handoff: HandoffRecord | null;
 }
 
+/** The whole state of the cluster state machine (SPEC §5, §6). */
 export interface ClusterState {
   /** Durable input log: valid records only, in append order (C3). */
   readonly log: readonly LogRecord[];
+  /** The coordinator's durable state. */
   readonly coordinator: CoordinatorState;
+  /** The durable checkpoint store: per key, the last checkpoint (C4). */
   readonly store: Readonly<Record<string, Checkpoint>>;
+  /** The sink (C9). */
   readonly sink: SinkState;
+  /** Every worker's volatile state. */
   readonly workers: Readonly<Record<WorkerId, WorkerState>>;
   /** The last install and release message sent per key, which a fault may deliver again (C11). */
   readonly lastInstall: Readonly<Record<string, InstallMessage>>;
+  /** Per key, the last release message sent. */
   readonly lastRelease: Readonly<Record<string, ReleaseMessage>>;
+  /** Ghost state for the properties (§6). */
   readonly ghost: Ghost;
 }
 
 /** An action's effect: the next state and what happened, in order (C12). */
 export interface ClusterTransition {
+  /** The state after the action. */
   readonly state: ClusterState;
+  /** The events it produced, in order (C12). */
   readonly events: ClusterEvent[];
 }
 
 // ---------------------------------------------------------------------------
 // Initial state (C1)
 
+/** The cluster's initial state for a config (C1). */
 export function initialClusterState(config: ClusterSetup): ClusterState {
   const owner = emptyEntries<WorkerId>();
   const epoch = emptyEntries<number>();

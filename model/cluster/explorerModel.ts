@@ -24,7 +24,9 @@ import {
 
 /** An enabled action with its coverage label, computed where it is enabled. */
 export interface LabelledAction {
+  /** The action. */
   readonly action: ClusterAction;
+  /** Its coverage label: the kind of step, such as `commit@fenced` or `crash:owner@steady`. */
   readonly kind: string;
 }
 
@@ -123,6 +125,7 @@ const WEIGHTS = new Map<string, number>([
   ['restart:coordinator', 2],
 ]);
 
+/** Options of `clusterExplorerModel`. */
 export interface ClusterExplorerOptions {
   /** Shown in reports. */
   readonly name?: string;

@@ -7,9 +7,13 @@ import type { ClusterBounds, ClusterModelConfig } from './boundedHistories.ts';
 const row = rowRecord;
 const watermark = watermarkRecord;
 
+/** A named configuration of the cluster model for `streamjoin check` (SPEC §6). */
 export interface ClusterPreset {
+  /** Name given to `--preset`. */
   readonly name: string;
+  /** What the preset explores, for people. */
   readonly description: string;
+  /** The cluster and the bounds of its histories. */
   readonly config: ClusterModelConfig;
   /**
    * For a bound far beyond exhaustion: checked by random walks only
@@ -126,6 +130,7 @@ const ciBounds: ClusterBounds = {
   checkpoints: 1,
 };
 
+/** The cluster presets within exhaustive bounds (`SIMULATION_PRESETS` has those past them). */
 export const CLUSTER_PRESETS: readonly ClusterPreset[] = [
   {
     name: 'ci',
@@ -194,6 +199,7 @@ export const SIMULATION_PRESETS: readonly ClusterPreset[] = [
   },
 ];
 
+/** The cluster preset of that name (exhaustive or simulation-only), if any. */
 export function clusterPreset(name: string): ClusterPreset | undefined {
   return CLUSTER_PRESETS.find((p) => p.name === name) ?? SIMULATION_PRESETS.find((p) => p.name === name);
 }

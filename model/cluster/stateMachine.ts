@@ -314,6 +314,7 @@ export function applyExternal(config: ClusterSetup, state: ClusterState, a: Clus
 // ---------------------------------------------------------------------------
 // The observation a harness compares after each step (SPEC §7).
 
+/** The observation a harness compares after each step (SPEC §7). */
 export function observeCluster(config: ClusterSetup, state: ClusterState): ClusterObservation {
   const c = state.coordinator;
   const keys: ClusterObservation['coordinator']['keys'] = emptyEntries();

@@ -7,17 +7,21 @@
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
+/** A growable buffer a state codec writes a state's bytes into. */
 export class ByteWriter {
   /** The bytes written are `bytes[0 .. length)`; the array is replaced when it grows. */
   bytes: Uint8Array<ArrayBufferLike>;
+  /** Number of bytes written. */
   length = 0;
   /** Where the identifying bytes end (`endKey`), or -1 before it is called. */
   keyEnd = -1;
 
+  /** An empty writer with room for `capacity` bytes. */
   constructor(capacity = 256) {
     this.bytes = new Uint8Array(capacity);
   }
 
+  /** Empties the writer for the next state (the buffer is kept). */
   reset(): this {
     this.length = 0;
     this.keyEnd = -1;
@@ -89,11 +93,16 @@ export class ByteWriter {
   }
 }
 
+/** Reads what a `ByteWriter` wrote, from `pos` up to `end`. */
 export class ByteReader {
+  /** The bytes read from. */
   bytes: Uint8Array<ArrayBufferLike>;
+  /** Index of the next byte to read. */
   pos: number;
+  /** Index one past the last byte that may be read. */
   end: number;
 
+  /** A reader of `bytes[start .. end)`. */
   constructor(bytes: Uint8Array<ArrayBufferLike> = new Uint8Array(0), start = 0, end = bytes.length) {
     this.bytes = bytes;
     this.pos = start;
@@ -108,11 +117,13 @@ export class ByteReader {
     return this;
   }
 
+  /** Reads one byte; throws a RangeError past the end. */
   u8(): number {
     if (this.pos >= this.end) throw new RangeError('read past the end of an encoded state');
     return this.bytes[this.pos++] as number;
   }
 
+  /** Reads an unsigned varint (LEB128). */
   uint(): number {
     let b = this.u8();
     if (b < 0x80) return b;
@@ -126,11 +137,13 @@ export class ByteReader {
     return x;
   }
 
+  /** Reads a signed integer (zigzag over an unsigned varint). */
   int(): number {
     const z = this.uint();
     return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
   }
 
+  /** Reads a string: its UTF-8 byte length as a varint, then the bytes. */
   str(): string {
     const n = this.uint();
     if (this.pos + n > this.end) throw new RangeError('read past the end of an encoded state');

@@ -3,12 +3,17 @@
 import { check } from './checker.ts';
 import type { Model, Verdict } from './types.ts';
 
+/** One replayed step: the action and the states before and after it. */
 export interface ReplayStep<S, A> {
+  /** The action taken. */
   readonly action: A;
+  /** The state before the action. */
   readonly before: S;
+  /** The state after the action. */
   readonly after: S;
 }
 
+/** A replay's result: every step and the final state, or the steps up to the first action that is not enabled and why. */
 export type ReplayResult<S, A> =
   | { readonly ok: true; readonly steps: readonly ReplayStep<S, A>[]; readonly final: S }
   | { readonly ok: false; readonly steps: readonly ReplayStep<S, A>[]; readonly failedStep: number; readonly reason: string };

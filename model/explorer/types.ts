@@ -12,7 +12,9 @@ export interface Invariant<S> {
 
 /** A reachability goal: some reachable state must satisfy it, so a pass is never vacuous. */
 export interface Goal<S> {
+  /** Goal name as reports print it. */
   readonly name: string;
+  /** True when the state satisfies the goal. */
   reached(state: S): boolean;
 }
 
@@ -21,8 +23,11 @@ export interface Goal<S> {
  * only actions that are not faults (once faults stop, the system settles).
  */
 export interface ProgressProperty<S, A> {
+  /** Property name as reports print it. */
   readonly name: string;
+  /** True when the state is settled: what every state must be able to reach. */
   quiescent(state: S): boolean;
+  /** True when the action is a fault, which the path to a quiescent state may not use. */
   isFault(action: A): boolean;
 }
 
@@ -79,8 +84,11 @@ export interface Model<S, A> {
   describeAction(action: A): string;
   /** Kinds that must all be taken within the bound; the report lists the ones never taken. */
   readonly expectedActionKinds?: readonly string[];
+  /** The invariants checked in every reachable state. */
   readonly invariants: readonly Invariant<S>[];
+  /** The reachability goals, each of which some reachable state must satisfy. */
   readonly goals?: readonly Goal<S>[];
+  /** The Progress property, when the model has one. */
   readonly progress?: ProgressProperty<S, A>;
   /**
    * Symmetry reduction: the canonical member of `state`'s symmetry class.
@@ -171,9 +179,11 @@ export interface ProgressSample {
   readonly queue: number;
   /** Distinct states per second since the start. */
   readonly statesPerSecond: number;
+  /** Milliseconds since the start. */
   readonly elapsedMs: number;
 }
 
+/** Options of `check`: the visited-set mode, reductions, budgets, progress and spilling. */
 export interface CheckOptions {
   /** `fingerprint` (default): 64-bit fingerprints in typed arrays; `exact`: the encodings themselves. */
   readonly visited?: VisitedMode;
@@ -189,6 +199,7 @@ export interface CheckOptions {
   readonly stopAtFirstViolation?: boolean;
   /** Called about every `progressIntervalMs` (default 500) while exploring. */
   readonly onProgress?: (sample: ProgressSample) => void;
+  /** Milliseconds between two `onProgress` calls (default 500). */
   readonly progressIntervalMs?: number;
   /**
    * Bytes of frontier kept in memory; past it, frontier segments are spilled
@@ -199,19 +210,26 @@ export interface CheckOptions {
   readonly spillDirectory?: string;
 }
 
+/** A property's verdict; `unknown` is never a pass. */
 export type Verdict = 'holds' | 'violated' | 'unknown';
 
 /** A concrete path: the initial state (by index in `initialStates()`), then the actions. */
 export interface Path<S, A> {
+  /** Index of the initial state in `initialStates()`. */
   readonly initialIndex: number;
+  /** The actions taken, in order. */
   readonly actions: readonly A[];
   /** The concrete states along the path: `states[0]` initial, `states[i+1]` after `actions[i]`. */
   readonly states: readonly S[];
 }
 
+/** One property's result in a check report. */
 export interface PropertyResult<S, A> {
+  /** Property name. */
   readonly name: string;
+  /** What kind of property it is. */
   readonly kind: 'invariant' | 'goal' | 'progress' | 'coverage';
+  /** Holds, violated, or unknown. */
   readonly verdict: Verdict;
   /** Why it failed, or why the verdict is unknown. */
   readonly explanation?: string;
@@ -233,8 +251,11 @@ export interface PropertyResult<S, A> {
   };
 }
 
+/** What `check` reports: the model, the options in effect, the figures of the exploration and each property's result. */
 export interface CheckReport<S, A> {
+  /** Name of the model checked. */
   readonly model: string;
+  /** The options in effect. */
   readonly options: {
     readonly visited: VisitedMode;
     readonly symmetry: boolean;
@@ -246,7 +267,9 @@ export interface CheckReport<S, A> {
   readonly generated: number;
   /** Distinct states stored (representatives, with symmetry on). */
   readonly distinct: number;
+  /** Depth of the deepest state discovered. */
   readonly maxDepth: number;
+  /** Wall time of the exploration, in milliseconds. */
   readonly durationMs: number;
   /** Distinct states per second. */
   readonly statesPerSecond: number;
@@ -270,8 +293,11 @@ export interface CheckReport<S, A> {
     readonly spilledSegments: number;
     readonly spilledBytes: number;
   };
+  /** Each invariant's result. */
   readonly invariants: readonly PropertyResult<S, A>[];
+  /** Each goal's result. */
   readonly goals: readonly PropertyResult<S, A>[];
+  /** The Progress property's result, when the model has one. */
   readonly progress?: PropertyResult<S, A>;
   /** Expected action kinds never taken. */
   readonly unreachedActionKinds: readonly string[];

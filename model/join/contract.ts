@@ -10,6 +10,7 @@ import { contentOf, globalWatermark, horizonOf, isLateInsert, isLateRetract, isR
 
 /** A record that breaks J9: why, and the position of the record that bound the identity. */
 export interface ContractViolation {
+  /** Why the record breaks J9. */
   readonly message: string;
   /** The position (as counted by the caller) of the record whose content bound the identity. */
   readonly boundAt: number;

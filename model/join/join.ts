@@ -20,28 +20,41 @@ import type {
 
 /** A bound identity (J2): its content, and whether it is live or a tombstone (J6). */
 export interface RowState extends RowContent {
+  /** True while inserted and not retracted; false for a tombstone (J6). */
   readonly live: boolean;
 }
 
 /** An active match (J3) still retained (J8). */
 export interface MatchState {
+  /** The key both rows have. */
   readonly key: string;
+  /** Id of the left row. */
   readonly left: string;
+  /** Id of the right row. */
   readonly right: string;
 }
 
+/** The reference operator's state: watermarks, bound identities and retained matches. */
 export interface JoinState {
+  /** Per-side watermarks (J4). */
   readonly wm: Watermarks;
+  /** Bound identities still retained (J2, J8). */
   readonly rows: readonly RowState[];
+  /** Active matches still retained (J3, J8). */
   readonly matches: readonly MatchState[];
 }
 
+/** The result of one record through the reference operator. */
 export interface JoinStep {
+  /** The state after the record. */
   readonly state: JoinState;
+  /** The record's outcome (J7). */
   readonly outcome: Outcome;
+  /** The changes it emits, in canonical order. */
   readonly changes: readonly Change[];
 }
 
+/** The reference operator's state before any record: no watermark, no row, no match. */
 export const initialJoinState: JoinState = { wm: { L: null, R: null }, rows: [], matches: [] };
 
 /** J4: min of both sides, −∞ (null) until both have reported. */

@@ -24,7 +24,9 @@ export interface JoinModelBounds {
   readonly ids: number;
   /** Row times lie in [0, maxTime]; watermarks in [0, maxTime + L + D + 1] (enough to evict every row). */
   readonly maxTime: number;
+  /** L, the allowed lateness (J0). */
   readonly allowedLateness: number;
+  /** D, the largest interval length (J0). */
   readonly maxIntervalLength: number;
   /** Include a few invalid records (J1), one per kind of check. */
   readonly invalid: boolean;
@@ -274,7 +276,9 @@ function encodeUnder(s: JoinModelState, g: Renaming | undefined): string {
   return `${s.length}|${s.last}|${s.mismatch === undefined ? '' : '!'}|${wm(s.op.wm)}|${rows}|${matches}|${wm(s.oracle.wm)}|${oracleRows}`;
 }
 
+/** Options of `joinModel`. */
 export interface JoinModelOptions {
+  /** The workload the explorer enumerates. */
   readonly bounds: JoinModelBounds;
   /** The operator under check (default: the reference `stepJoin`). */
   readonly operator?: OperatorStepFunction;

@@ -4,8 +4,11 @@
 import type { JoinState } from './join.ts';
 import type { OracleState } from './oracle.ts';
 
+/** A state of the join model: the operator's and the oracle's state after the same records. */
 export interface JoinModelState {
+  /** The operator under check's state. */
   readonly op: JoinState;
+  /** The oracle's state. */
   readonly oracle: OracleState;
   /** Records appended so far. */
   readonly length: number;

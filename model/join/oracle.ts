@@ -19,20 +19,27 @@ import {
   type RowState,
 } from './join.ts';
 
+/** The oracle's state: watermarks and every identity ever bound. */
 export interface OracleState {
+  /** Per-side watermarks (J4). */
   readonly wm: Watermarks;
   /** Every identity ever bound, in binding order; never evicted. */
   readonly rows: readonly RowState[];
 }
 
+/** The result of one record through the oracle. */
 export interface OracleStep {
+  /** The state after the record. */
   readonly state: OracleState;
+  /** The record's outcome (J7). */
   readonly outcome: Outcome;
+  /** The changes it emits, in canonical order. */
   readonly changes: readonly Change[];
   /** Set when the record breaks the input contract (J9); state is then unchanged. */
   readonly contractViolation?: string;
 }
 
+/** The oracle's state before any record: no watermark, no row. */
 export const initialOracleState: OracleState = { wm: { L: null, R: null }, rows: [] };
 
 /** J3: the whole result relation of a set of rows, by match id. */
