@@ -73,8 +73,8 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        its keys together in one model instead (SPEC §6)
   --shard K/N          check only shard K of N of the preset's parts (part i goes
                        to shard (i mod N) + 1; a preset of one part is shard 1's);
-                       with --simulate, run only the seed's walks K-1, K-1+N,
-                       K-1+2N, ... (disjoint across shards, the same on every
+                       with --simulate, run only walks K-1, K-1+N, K-1+2N,
+                       ... of seed S (disjoint across shards, the same on every
                        run; --walks counts the shard's): merge the shards'
                        --json reports with merge-reports
   --simulate           random walks on the (joint) model: every invariant after
@@ -86,7 +86,7 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        one, printed); walk K of seed S is always the same walk
   --walks N            walk N times (default: until --max-seconds, 60 s if
                        neither is given)
-  --walk K             run only walk K of the seed (to replay it)
+  --walk K             run only walk K of seed S (to replay it)
   --depth D            steps per walk at most (default: the preset's, else 10000)
   --replay FILE        replay a counterexample file (or its .itf.json) step by
                        step, showing what each action changed, and check the
