@@ -8,7 +8,8 @@ import { InputError, pace, paceDue } from '../../spec/index.ts';
 import type { RejectReason } from '../../spec/index.ts';
 import { AUDIT_PROPERTIES, type AuditProperty, type AuditViolation } from './findings.ts';
 import { DiffSinkBatcher, type SinkModel, weightOf } from './diffSink.ts';
-import { isEnd, type LogItem, type SinkChange, type SinkItem } from './formats.ts';
+import type { LogItem, SinkChange, SinkItem } from './formats.ts';
+import { SinkEnd } from './lineItems.ts';
 import type { HistoryCheck, HistoryCounts } from './historyCheck.ts';
 import type { ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
@@ -88,18 +89,12 @@ export async function firstPass(input: PassInput): Promise<PassOutput> {
   const offerNet = async (changes: readonly { change: SinkChange; line: number }[]): Promise<void> => {
     for (const c of changes) while (!check.offerSink(c.change, c.line)) await feedLog();
   };
-  let end: { complete: boolean; why?: string } | undefined;
-  let endLine = 0;
+  const sinkEnd = new SinkEnd(names.sink);
   for (let batch = await sink.next(); batch !== undefined; batch = await sink.next()) {
     for (let i = 0; i < batch.items.length; i++) {
       const item = batch.items[i] as SinkItem;
       const line = batch.lines[i] as number;
-      if (end !== undefined) throw new InputError('SJ102', `${names.sink}:${line}`, `the end line (line ${endLine}) must be the last`);
-      if (isEnd(item)) {
-        end = item.why === undefined ? { complete: item.complete } : { complete: item.complete, why: item.why };
-        endLine = line;
-        continue;
-      }
+      if (sinkEnd.take(item, line)) continue;
       if (keep !== undefined && !keep(item.key ?? keyOfMatch(item.match))) continue;
       if (batcher !== undefined) {
         const net = batcher.push(item, line);
@@ -117,7 +112,7 @@ export async function firstPass(input: PassInput): Promise<PassOutput> {
     await pace(signal);
   }
   if (batcher !== undefined) await offerNet(batcher.end());
-  end ??= input.end === undefined ? undefined : { ...input.end };
+  const end = sinkEnd.end ?? (input.end === undefined ? undefined : { ...input.end });
   check.endSink(sink.cut(), end, sink.cutHow?.());
   while (check.waitsForLog()) {
     await feedLog();

@@ -2,7 +2,7 @@
 // sink changes, the end line), the readers' interface, and what every
 // format's readers share: watermark and end lines, the writer's key, epoch
 // and seq beside a sink row, Flink's row kinds.
-import { describeSchemaError, schemaValidator } from '../../spec/index.ts';
+import { InputError, describeSchemaError, schemaValidator } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import type { RowReader } from './columns.ts';
 import { LineProblem, problemAt } from './jsonLine.ts';
@@ -37,6 +37,29 @@ export interface EndItem {
 }
 
 export const isEnd = (item: SinkItem): item is EndItem => 'kind' in item && item.kind === 'end';
+
+/** A sink's end line as its readers meet it: at most one, and the last (SJ102 for any item after it). */
+export class SinkEnd {
+  /** What the end line said, once met. */
+  end: { complete: boolean; why?: string } | undefined;
+  private line = 0;
+  private readonly sink: string;
+  constructor(sink: string) {
+    this.sink = sink;
+  }
+  /** Whether `item` (at `line`) is the end line, which it keeps; throws if the end line came before it. */
+  take(item: SinkItem, line: number): item is EndItem {
+    if (this.end !== undefined) throw new InputError('SJ102', `${this.sink}:${line}`, `the end line (line ${this.line}) must be the last`);
+    if (!isEnd(item)) return false;
+    this.end = item.why === undefined ? { complete: item.complete } : { complete: item.complete, why: item.why };
+    this.line = line;
+    return true;
+  }
+  /** The end line's line number (0 when there is none). */
+  get endLine(): number {
+    return this.line;
+  }
+}
 
 /** The readers of one file in one format: each turns one parsed line into items (an update is two). */
 export interface LineReaders {

@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, pace } from '../../spec/index.ts';
 import type { LogRecord } from '../../spec/index.ts';
-import { isEnd, type LogItem, type SinkChange, type SinkItem } from './formats.ts';
+import type { LogItem, SinkChange, SinkItem } from './formats.ts';
+import { SinkEnd } from './lineItems.ts';
 import type { HistoryFile, ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
 import { shardOfKey } from './keyShard.ts';
@@ -179,18 +180,12 @@ export async function partitionHistory(
       }
       await pace(signal);
     }
-    let end: { complete: boolean; why?: string } | undefined;
-    let endLine = 0;
+    const sinkEnd = new SinkEnd(names.sink);
     for (let batch = await sink.next(); batch !== undefined; batch = await sink.next()) {
       for (let i = 0; i < batch.items.length; i++) {
         const item = batch.items[i] as SinkItem;
         const line = batch.lines[i] as number;
-        if (end !== undefined) throw new InputError('SJ102', `${names.sink}:${line}`, `the end line (line ${endLine}) must be the last`);
-        if (isEnd(item)) {
-          end = item.why === undefined ? { complete: item.complete } : { complete: item.complete, why: item.why };
-          endLine = line;
-          continue;
-        }
+        if (sinkEnd.take(item, line)) continue;
         const key = item.key ?? keyOfMatch(item.match);
         if (keep(key)) (sinks[shardOfKey(key, count) - 1] as SpillWriter).write(line, item);
       }
@@ -201,8 +196,8 @@ export async function partitionHistory(
     const sinkCut = sink.cut();
     return {
       count,
-      end,
-      endLine,
+      end: sinkEnd.end,
+      endLine: sinkEnd.endLine,
       logCut,
       sinkCut,
       log: (p) => mergedLog(new SpillReader<LogItem>(join(dir, `log-${p}`)), marks, logCut),
