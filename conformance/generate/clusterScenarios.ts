@@ -81,6 +81,21 @@ const ZOMBIE_PRELUDE: readonly LogRecord[] = [
 const ZOMBIE_SCRIPT: readonly LogRecord[] = [row('insert', 'k1', 'R', 'c', 2, 2), row('retract', 'k1', 'L', 'a', 0, 2, 1)];
 
 /**
+ * A zombie checkpoint read again (C4, C6, C10): k1 with held state on w1, which pauses while k1 fails over
+ * and then checkpoints under its old epoch; `reads` budgets how the store is read after it.
+ */
+function zombieCheckpointScenario(name: string, description: string, reads: Partial<ClusterBounds>): ExhaustiveScenario {
+  return {
+    kind: 'cluster',
+    name,
+    description,
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
+    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, ...reads },
+  };
+}
+
+/**
  * Two keys with state of their own (C3: each copy reads only its key's
  * records): k1 a match a/b, k2 a live row a, a watermark; then a row that
  * matches in each and a retraction in k1.
@@ -316,28 +331,20 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       crashes: 1,
     },
   },
-  {
-    kind: 'cluster',
-    name: 'zombie-checkpoint-installed',
-    description:
-      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie ' +
+  zombieCheckpointScenario(
+    'zombie-checkpoint-installed',
+    'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie ' +
       'holding epoch 1 and writes a periodic checkpoint under it (C4: the store keeps the epoch of the copy that wrote ' +
       'it); then k1 migrates, and an install may send the zombie’s checkpoint (C6), which is read again',
-    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
-    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, migrations: 1 },
-  },
-  {
-    kind: 'cluster',
-    name: 'zombie-checkpoint-recovered',
-    description:
-      'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie and ' +
+    { migrations: 1 },
+  ),
+  zombieCheckpointScenario(
+    'zombie-checkpoint-recovered',
+    'k1 with live rows, a match and a watermark; the owner w1 pauses, k1 fails over to w2, w1 resumes as a zombie and ' +
       'checkpoints under epoch 1; up to one crash anywhere, so that the owner restarts and recovers k1 from the ' +
       'zombie’s checkpoint (C4, C10) and replays the log from its cursor',
-    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-    prelude: [...heldState('k1'), ...ZOMBIE_PRELUDE],
-    bounds: { ...none, script: ZOMBIE_SCRIPT, pauses: 1, failovers: 1, checkpoints: 1, crashes: 1 },
-  },
+    { crashes: 1 },
+  ),
   {
     kind: 'cluster',
     name: 'two-keys-handoff-while-the-other-runs',
