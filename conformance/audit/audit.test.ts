@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { InputError, matchId, schemaError } from '../../spec/index.ts';
+import { InputError, matchId, rowRecord, schemaError } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import { JoinOperator } from '../../impl/index.ts';
 import { slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
@@ -66,15 +66,8 @@ async function inputError(p: Promise<unknown>): Promise<InputError> {
 }
 
 const config: JoinConfig = { allowedLateness: 1, maxIntervalLength: 2 };
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
+const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord =>
+  rowRecord(kind, key, side, id, start, end);
 const wm = (side: 'L' | 'R', w: number): LogRecord => ({ kind: 'watermark', side, wm: w });
 /** Two rows of key k that match, then another pair, then a retraction of the first row. */
 const twoMatches: LogRecord[] = [

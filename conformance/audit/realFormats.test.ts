@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JoinOperator } from '../../impl/index.ts';
+import { rowRecord } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { auditHistory, type AuditOptions, type AuditResult } from './audit.ts';
@@ -28,15 +29,8 @@ const config: JoinConfig = { allowedLateness: S, maxIntervalLength: 3 * S };
 /** An id beyond 2^53: read as a double it would be ...992, another row. */
 const BIG_ID = '9007199254740993';
 
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
+const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord =>
+  rowRecord(kind, key, side, id, start, end);
 
 /** A step of the scenario: a record, or an update (the retraction of a row and the insertion of its new version, one change in CDC formats). */
 type Step = { readonly record: LogRecord } | { readonly update: readonly [RowRecord, RowRecord] };

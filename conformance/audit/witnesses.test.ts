@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rowRecord } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { auditHistory } from './audit.ts';
@@ -21,15 +22,8 @@ async function audit(config: JoinConfig, log: readonly LogRecord[], sink: readon
 }
 
 const config: JoinConfig = { allowedLateness: 2, maxIntervalLength: 4 };
-const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord => ({
-  kind,
-  key,
-  side,
-  id,
-  ts: start,
-  start,
-  end,
-});
+const row = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string, start: number, end = start): RowRecord =>
+  rowRecord(kind, key, side, id, start, end);
 
 describe('witnesses that explain', () => {
   it('a late row joined (J5): the violation cites the late record, the watermark that made it late, and L', async () => {
