@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JoinOperator } from '../impl/index.ts';
-import { slidingLog, slidingLogConfig } from '../conformance/generate/slidingLogs.ts';
+import { type OracleSinkLine as Line, oracleSinkLines, slidingLog, slidingLogConfig } from '../conformance/generate/slidingLogs.ts';
 import { keyInShard, shardOfKey } from '../conformance/audit/keyShard.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import type { AuditJson } from './audit.ts';
@@ -15,29 +15,12 @@ import { runCli } from './testSupport.ts';
 
 const tmp = useTemporaryDirectories('sj-audit-shard-', 'all');
 
-interface Line {
-  op: 'insert' | 'retract';
-  match: string;
-  key: string;
-  epoch: number;
-  seq: number;
-}
-
 /** A sliding history (seed printed) whose sink has a fault in each of several keys. */
 function faultyHistory(dir: string, seed: number): { log: string; sink: string; faultyKeys: string[] } {
   const options = { records: 4000, keys: 9, window: 10, seed };
   const config = slidingLogConfig(options);
   const records = [...slidingLog(options)];
-  const op = new JoinOperator(config);
-  const seq = new Map<string, number>();
-  const sink: Line[] = [];
-  for (const r of records) {
-    const { changes } = op.apply(r);
-    if (r.kind === 'watermark' || changes.length === 0) continue;
-    const s = (seq.get(r.key) ?? 0) + 1;
-    seq.set(r.key, s);
-    for (const c of changes) sink.push({ op: c.op, match: c.match, key: r.key, epoch: 2, seq: s });
-  }
+  const sink = oracleSinkLines(records, new JoinOperator(config), 2);
   const keys = [...new Set(sink.map((l) => l.key))].sort();
   const [k1, k2, k3, k4] = keys as [string, string, string, string];
   const at = (key: string, nth: number, op: 'insert' | 'retract' = 'insert'): number => {

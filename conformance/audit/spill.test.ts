@@ -8,35 +8,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JoinOperator } from '../../impl/index.ts';
-import { slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
+import { type OracleSinkLine as Line, oracleSinkLines, slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { type AuditOptions, type AuditResult, auditHistory } from './audit.ts';
 
 const freshDirectory = useTemporaryDirectories('sj-spill-');
-
-interface Line {
-  op: 'insert' | 'retract';
-  match: string;
-  key: string;
-  epoch: number;
-  seq: number;
-}
 
 /** A sliding history over many keys, its sink with faults in three keys, in log order and grouped by key. */
 function history(seed: number): { log: string; ordered: string; grouped: string } {
   const options = { records: 6000, keys: 40, window: 6, seed, maxIntervalLength: 200 };
   const config = slidingLogConfig(options);
   const records = [...slidingLog(options)];
-  const op = new JoinOperator(config);
-  const seq = new Map<string, number>();
-  const sink: Line[] = [];
-  for (const r of records) {
-    const { changes } = op.apply(r);
-    if (r.kind === 'watermark' || changes.length === 0) continue;
-    const s = (seq.get(r.key) ?? 0) + 1;
-    seq.set(r.key, s);
-    for (const c of changes) sink.push({ op: c.op, match: c.match, key: r.key, epoch: 2, seq: s });
-  }
+  const sink = oracleSinkLines(records, new JoinOperator(config), 2);
   const keys = [...new Set(sink.map((l) => l.key))].sort();
   const nth = (key: string, n: number): number => {
     let seen = 0;

@@ -171,3 +171,34 @@ export function writeSlidingHistory(
   }
   return changes;
 }
+
+/** One line of a recorded sink as the oracle writes it (docs/audit.md): a change, its key, the writer's epoch and seq. */
+export interface OracleSinkLine {
+  op: 'insert' | 'retract';
+  match: string;
+  key: string;
+  epoch: number;
+  seq: number;
+}
+
+/**
+ * The sink a correct system applies for `records` (the oracle's changes, through `operator`), in
+ * memory for tests that damage it: one write per record that changes the sink, under `epoch`, with
+ * a sequence number per key.
+ */
+export function oracleSinkLines(
+  records: Iterable<LogRecord>,
+  operator: { apply(r: LogRecord): { changes: readonly Change[] } },
+  epoch: number,
+): OracleSinkLine[] {
+  const seq = new Map<string, number>();
+  const sink: OracleSinkLine[] = [];
+  for (const r of records) {
+    const { changes } = operator.apply(r);
+    if (r.kind === 'watermark' || changes.length === 0) continue;
+    const s = (seq.get(r.key) ?? 0) + 1;
+    seq.set(r.key, s);
+    for (const c of changes) sink.push({ op: c.op, match: c.match, key: r.key, epoch, seq: s });
+  }
+  return sink;
+}
