@@ -52,6 +52,7 @@ import {
   mergeSimulationTally,
   simulationCounters,
   simulationReport,
+  sharedWalkHooks,
   walkClaimer,
   walkHere,
   type SimulationOptions,
@@ -541,32 +542,9 @@ function* walkHereCounting<S, A>(
   limits: RunLimits,
   claim: (() => number) | undefined,
 ): Generator<void, SimulationTally, void> {
-  const ints = new Int32Array(shared, 0, 2);
-  const steps = new BigInt64Array(shared, 8, 1);
-  let clock = 0;
-  let late = false;
-  const more = (): boolean => {
-    // A violation found by any walker (ints[0]) stops every walker.
-    if (Atomics.load(ints, 0) !== 0 || runInterrupted(limits)) return false;
-    if (++clock >= 16) {
-      clock = 0;
-      late = Date.now() >= limits.deadline;
-    }
-    return !late;
-  };
-  return yield* walkHere(
-    model,
-    options,
-    0,
-    1,
-    more,
-    (r) => {
-      Atomics.add(ints, 1, 1);
-      Atomics.add(steps, 0, BigInt(r.steps));
-      if (r.violation) Atomics.store(ints, 0, 1);
-    },
-    claim,
-  );
+  // A violation found by any walker stops every walker.
+  const hooks = sharedWalkHooks(shared, limits.deadline, () => runInterrupted(limits));
+  return yield* walkHere(model, options, 0, 1, hooks.more, hooks.counted, claim);
 }
 
 /** Calls `onProgress` at most every interval, with a sample made from what the exploration says. */

@@ -538,6 +538,37 @@ export function simulationCounters(shared: SharedArrayBuffer): {
 }
 
 /**
+ * What every walker of one simulation shares, on this thread or a worker: `more` says go on while no
+ * walker has found a violation (`shared`'s first int), nothing `interrupted`, and the deadline (looked
+ * at every 16 asks) is ahead; `counted` adds a walk and its steps to `shared`.
+ */
+export function sharedWalkHooks(
+  shared: SharedArrayBuffer,
+  deadline: number,
+  interrupted: () => boolean,
+): { readonly more: () => boolean; readonly counted: (walk: WalkResult) => void } {
+  const ints = new Int32Array(shared, 0, 2);
+  const steps = new BigInt64Array(shared, 8, 1);
+  let clock = 0;
+  let late = false;
+  return {
+    more: () => {
+      if (Atomics.load(ints, 0) !== 0 || interrupted()) return false;
+      if (++clock >= 16) {
+        clock = 0;
+        late = Date.now() >= deadline;
+      }
+      return !late;
+    },
+    counted: (walk) => {
+      Atomics.add(ints, 1, 1);
+      Atomics.add(steps, 0, BigInt(walk.steps));
+      if (walk.violation) Atomics.store(ints, 0, 1);
+    },
+  };
+}
+
+/**
  * Runs a thread's walks to the end (the walk count, the deadline, an
  * interrupt, or a violation found by any walker), counting into `shared`
  * and claiming each walk from it.
@@ -548,32 +579,9 @@ export function runWalks<S, A>(
   limits: { readonly control: SharedArrayBuffer; readonly deadline: number },
   shared: SharedArrayBuffer,
 ): SimulationTally {
-  const ints = new Int32Array(shared, 0, 2);
-  const steps = new BigInt64Array(shared, 8, 1);
   const control = new Int32Array(limits.control);
-  let clock = 0;
-  let late = false;
-  const more = (): boolean => {
-    if (Atomics.load(ints, 0) !== 0 || Atomics.load(control, INTERRUPTED) !== 0) return false;
-    if (++clock >= 16) {
-      clock = 0;
-      late = Date.now() >= limits.deadline;
-    }
-    return !late;
-  };
-  const loop = walkHere(
-    model,
-    options,
-    0,
-    1,
-    more,
-    (r) => {
-      Atomics.add(ints, 1, 1);
-      Atomics.add(steps, 0, BigInt(r.steps));
-      if (r.violation) Atomics.store(ints, 0, 1);
-    },
-    walkClaimer(shared),
-  );
+  const hooks = sharedWalkHooks(shared, limits.deadline, () => Atomics.load(control, INTERRUPTED) !== 0);
+  const loop = walkHere(model, options, 0, 1, hooks.more, hooks.counted, walkClaimer(shared));
   let step = loop.next();
   while (!step.done) step = loop.next();
   return step.value;
