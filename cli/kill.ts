@@ -12,6 +12,10 @@ import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
+import type { Shard } from '../conformance/job/shard.ts';
+import { withDeadline } from '../spec/index.ts';
+import { emitReports, reporterOnStdout, type Reporter } from './reporters/emit.ts';
+import { killCases, killJson } from './killReport.ts';
 import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 
@@ -72,7 +76,7 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
   const lines: string[] = [];
   const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
   lines.push(`streamjoin conform --kill: ${verdict}`);
-  lines.push(`  system: ${report.sut}`);
+  lines.push(`  system: ${report.sut}${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`);
   lines.push(
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
@@ -114,29 +118,48 @@ export async function killConformCommand(
     readonly exhaustive: readonly { path: string; trace: ClusterTrace }[];
     readonly outDir: string;
     readonly flags: SystemFlags;
+    /** --json: the report on stdout instead of the summary. */
+    readonly json?: boolean;
+    readonly reporters?: readonly Reporter[];
+    readonly shard?: Shard;
+    /** --time-budget, in seconds: the run stops at it as at an interrupt (verdict unknown, never a pass). */
+    readonly timeBudgetSeconds?: number;
   },
   out: Output,
 ): Promise<number> {
   checkKillCommand(options.sut);
-  const report = await runKillJob({
-    command: options.sut,
-    seed: options.seed,
-    runs: options.runs,
-    examples: options.examples,
-    exhaustive: options.exhaustive,
-    process: processOptions(options.flags, out.signal),
-    ...(out.signal ? { signal: out.signal } : {}),
-    progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
-  });
-  let written: string | undefined;
-  let replay: string | undefined;
-  if (report.failure) {
-    written = join(options.outDir, `kill-${report.seed}.trace.json`);
-    writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name: `kill-${report.seed}` })}\n`);
-    replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut].map(quoteArg).join(' ');
+  const budget = options.timeBudgetSeconds;
+  const bounded = withDeadline(out.signal, budget === undefined ? undefined : budget * 1000, `--time-budget ${budget}`);
+  let report: KillJobReport;
+  try {
+    report = await runKillJob({
+      command: options.sut,
+      seed: options.seed,
+      runs: options.runs,
+      examples: options.examples,
+      exhaustive: options.exhaustive,
+      process: processOptions(options.flags, bounded.signal),
+      ...(options.shard ? { shard: options.shard } : {}),
+      ...(bounded.signal ? { signal: bounded.signal } : {}),
+      progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
+    });
+  } finally {
+    bounded.dispose();
   }
-  out.stdout(killSummary(report, written, replay));
-  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+  let written: string | undefined;
+  let replay: string[] | undefined;
+  if (report.failure) {
+    const name = `kill-${report.seed}${options.shard ? `-shard${options.shard.index}of${options.shard.count}` : ''}`;
+    written = join(options.outDir, `${name}.trace.json`);
+    writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name })}\n`);
+    replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut];
+  }
+  const json = killJson(report, written, replay);
+  const reporters = options.reporters ?? [];
+  if (options.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) out.stdout(killSummary(report, written, replay?.map(quoteArg).join(' ')));
+  emitReports([killCases(json)], reporters, out, options.json === true);
+  return json.exitCode;
 }
 
 /** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points). */
