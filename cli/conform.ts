@@ -52,6 +52,8 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
                    [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                    [--time-budget SECONDS] [--path PATH]
 streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--exhaustive] [--out DIR]
+                   [--examples all|none] [--json] [--shard K/N] [--time-budget SECONDS]
+                   [--reporter junit=FILE] [--reporter tap[=FILE]]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in

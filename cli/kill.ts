@@ -31,7 +31,9 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        --exhaustive, first each step of the cluster example
                        ${'planned-migration-under-traffic'} killed in flight at
                        every durable write point it makes, in turn (slow: a
-                       process start per write point)`;
+                       process start per write point); --json (the report
+                       streamjoin/conform-kill-report@1), --shard, --time-budget
+                       and --reporter work as below, a case per trace`;
 
 /** The example --kill --exhaustive kills at every write point of every step. */
 export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
