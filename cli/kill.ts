@@ -12,7 +12,7 @@ import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
-import type { Shard } from '../conformance/job/shard.ts';
+import { inShard, type Shard } from '../conformance/job/shard.ts';
 import { withDeadline } from '../spec/index.ts';
 import { emitReports, reporterOnStdout, type Reporter } from './reporters/emit.ts';
 import { killCases, killJson } from './killReport.ts';
@@ -73,12 +73,12 @@ export function checkKillCommand(sut: string): void {
 const quoteArg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
 /** The summary lines of a kill-mode run. */
-export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined): string {
+export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined, shard?: Shard): string {
   const k = report.kills;
   const lines: string[] = [];
   const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
   lines.push(`streamjoin conform --kill: ${verdict}`);
-  lines.push(`  system: ${report.sut}${report.shard ? ` (shard ${report.shard.index}/${report.shard.count})` : ''}`);
+  lines.push(`  system: ${report.sut}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`);
   lines.push(
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
@@ -141,7 +141,7 @@ export async function killConformCommand(
       examples: options.examples,
       exhaustive: options.exhaustive,
       process: processOptions(options.flags, bounded.signal),
-      ...(options.shard ? { shard: options.shard } : {}),
+      ...(options.shard ? { inShard: (i: number) => inShard(i, options.shard) } : {}),
       ...(bounded.signal ? { signal: bounded.signal } : {}),
       progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
     });
@@ -156,10 +156,10 @@ export async function killConformCommand(
     writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name })}\n`);
     replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut];
   }
-  const json = killJson(report, written, replay);
+  const json = killJson(report, options.shard, written, replay);
   const reporters = options.reporters ?? [];
   if (options.json) out.stdout(`${JSON.stringify(json)}\n`);
-  else if (!reporterOnStdout(reporters)) out.stdout(killSummary(report, written, replay?.map(quoteArg).join(' ')));
+  else if (!reporterOnStdout(reporters)) out.stdout(killSummary(report, written, replay?.map(quoteArg).join(' '), options.shard));
   emitReports([killCases(json)], reporters, out, options.json === true);
   return json.exitCode;
 }

@@ -55,8 +55,13 @@ export interface KillReportJson extends ReportHeader {
 const exitOf = (verdict: KillJobReport['verdict']): number =>
   verdict === 'pass' ? EXIT.pass : verdict === 'fail' ? EXIT.fail : EXIT.unknown;
 
-/** The JSON report of a kill-mode run; `written` and `replay`: the counterexample file and the command that replays it. */
-export function killJson(report: KillJobReport, written: string | undefined, replay: readonly string[] | undefined): KillReportJson {
+/** The JSON report of a kill-mode run (of one shard); `written` and `replay`: the counterexample file and the command that replays it. */
+export function killJson(
+  report: KillJobReport,
+  shard: Shard | undefined,
+  written: string | undefined,
+  replay: readonly string[] | undefined,
+): KillReportJson {
   const f = report.failure;
   const step = f?.trace.steps[f.divergence.step];
   return {
@@ -65,7 +70,7 @@ export function killJson(report: KillJobReport, written: string | undefined, rep
     exitCode: exitOf(report.verdict),
     sut: report.sut,
     seed: report.seed,
-    shard: report.shard ?? null,
+    shard: shard ?? null,
     ms: report.ms,
     examples: report.examples,
     exhaustiveRuns: report.exhaustiveRuns,

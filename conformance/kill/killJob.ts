@@ -17,7 +17,6 @@ import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
-import { inShard, shardCount, type Shard } from '../job/shard.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -40,12 +39,14 @@ export interface KillJobOptions {
   /** Reruns the minimization may spend (default 40). */
   readonly maxShrinkRuns?: number;
   /**
-   * One shard of the job (`--shard K/N`, conformance/job/shard.ts): item i of
-   * each list (the exhaustive part's steps, the examples, the random traces)
-   * runs in shard (i mod N) + 1; the random traces are drawn for the whole
-   * run from the seed, so the shards of one seed run each trace once.
+   * Whether item i (from 0) of each list (the exhaustive part's steps, the
+   * examples, the random traces) is this run's: one shard of a job
+   * (`--shard K/N`, conformance/job/shard.ts `inShard`, which sits a floor
+   * above this folder and is the caller's); all of them when absent. The
+   * random traces are drawn for the whole run from the seed, so the shards
+   * of one seed run each trace once.
    */
-  readonly shard?: Shard;
+  readonly inShard?: (index: number) => boolean;
   /** Aborting it (an interrupt, a time budget) stops the job between traces (the system at once): verdict unknown, with the abort's reason. */
   readonly signal?: AbortSignal;
   readonly progress?: (line: string) => void;
@@ -88,7 +89,6 @@ export interface KillJobReport {
   readonly verdict: 'pass' | 'fail' | 'unknown';
   readonly sut: string;
   readonly seed: number;
-  readonly shard?: Shard;
   readonly examples: number;
   /** Runs of the exhaustive part: one per write point of each step killed. */
   readonly exhaustiveRuns: number;
@@ -214,18 +214,16 @@ function runOptions(options: KillJobOptions): { command: string; process: Proces
 /** Runs the job. Never rejects for a broken system (verdict unknown); rejects on a harness bug. */
 export async function runKillJob(options: KillJobOptions): Promise<KillJobReport> {
   const started = performance.now();
-  const shard = options.shard;
+  const inShard = options.inShard ?? ((): boolean => true);
   const examples = (options.examples ?? [])
-    .filter((_, i) => inShard(i, shard))
+    .filter((_, i) => inShard(i))
     .map((e) => ({ kind: 'example' as const, source: e.path, trace: unresolved(e.trace) }));
   const random = randomKillTraces(options.seed, options.runs, options.maxKillsPerTrace).flatMap((trace, n) =>
-    inShard(n, shard)
-      ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }]
-      : [],
+    inShard(n) ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }] : [],
   );
   const exhaustiveSteps = (options.exhaustive ?? [])
     .flatMap(({ path, trace }) => killableSteps(trace).map((at) => ({ path, trace, at })))
-    .filter((_, i) => inShard(i, shard));
+    .filter((_, i) => inShard(i));
   const outcomes: KillTraceOutcome[] = [];
   let kills = NO_KILLS;
   const restartMs: number[] = [];
@@ -338,10 +336,9 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     verdict: failure ? 'fail' : unknown ? 'unknown' : 'pass',
     sut: options.command,
     seed: options.seed,
-    ...(shard ? { shard } : {}),
     examples: examplesRun,
     exhaustiveRuns,
-    requested: shardCount(options.runs, shard),
+    requested: random.length,
     runs,
     steps,
     kills,
