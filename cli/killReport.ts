@@ -6,7 +6,7 @@ import type { KillJobReport } from '../conformance/kill/killJob.ts';
 import { totalKills } from '../conformance/kill/killRun.ts';
 import { killNote } from '../conformance/kill/killTraces.ts';
 import type { Shard } from '../conformance/job/shard.ts';
-import { shellQuote } from '../conformance/report/counterexampleFiles.ts';
+import { shellQuote } from '../conformance/views/counterexampleFiles.ts';
 import { displayPath } from './conformReport.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
