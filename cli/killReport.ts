@@ -152,3 +152,58 @@ export function killCases(j: KillReportJson): CiResult {
     ],
   };
 }
+
+/**
+ * The shards of one kill-mode run (`--shard K/N`, one seed) as one report:
+ * the traces of each kind back in the unsharded order (the exhaustive
+ * part's write points in shard order), the counts summed, the restart times
+ * pooled, the first failure; a missing shard leaves the run unknown.
+ */
+export function mergeKill(shards: readonly KillReportJson[], count: number, missing: readonly number[]): KillReportJson {
+  const first = shards[0] as KillReportJson;
+  const sum = (pick: (j: KillReportJson) => number): number => shards.reduce((n, j) => n + pick(j), 0);
+  const ofKind = (kind: KillReportJson['traces'][number]['kind']): KillReportJson['traces'] => {
+    const byShard = shards.map((j) => ({ index: (j.shard as Shard).index, traces: j.traces.filter((t) => t.kind === kind) }));
+    if (kind === 'exhaustive') return byShard.flatMap((s) => s.traces);
+    // Item j of shard k was item j*N + k-1 of the unsharded list.
+    return byShard
+      .flatMap((s) => s.traces.map((t, j) => ({ at: j * count + (s.index - 1), t })))
+      .sort((a, b) => a.at - b.at)
+      .map((x) => x.t);
+  };
+  const restarts = sum((j) => j.restarts.count);
+  const verdicts = [...shards.map((j) => j.verdict), ...(missing.length > 0 ? ['unknown' as const] : [])];
+  const verdict = verdicts.includes('fail') ? 'fail' : verdicts.includes('unknown') ? 'unknown' : 'pass';
+  const unknown =
+    shards.find((j) => j.unknown !== null)?.unknown ??
+    (missing.length > 0
+      ? { reason: `the report of shard ${missing.map((k) => `${k}/${count}`).join(', ')} is missing`, stderrTail: [] }
+      : null);
+  return {
+    ...first,
+    verdict,
+    exitCode: exitOf(verdict),
+    shard: null,
+    ms: sum((j) => j.ms),
+    examples: sum((j) => j.examples),
+    exhaustiveRuns: sum((j) => j.exhaustiveRuns),
+    requested: sum((j) => j.requested),
+    runs: sum((j) => j.runs),
+    steps: sum((j) => j.steps),
+    kills: {
+      afterReply: sum((j) => j.kills.afterReply),
+      inFlightLost: sum((j) => j.kills.inFlightLost),
+      inFlightApplied: sum((j) => j.kills.inFlightApplied),
+      inFlightPartly: sum((j) => j.kills.inFlightPartly),
+      total: sum((j) => j.kills.total),
+    },
+    restarts: {
+      count: restarts,
+      meanMs: restarts === 0 ? 0 : sum((j) => j.restarts.meanMs * j.restarts.count) / restarts,
+      maxMs: Math.max(0, ...shards.map((j) => j.restarts.maxMs)),
+    },
+    traces: [...ofKind('exhaustive'), ...ofKind('example'), ...ofKind('random')],
+    failure: shards.find((j) => j.failure !== null)?.failure ?? null,
+    unknown,
+  };
+}

@@ -1,13 +1,14 @@
 // `conform --kill` with the flags every judging command takes (PROTOCOL.md,
 // "Kill mode"; docs/conform.md): --json (a report with the kill counts and a
 // verdict per trace, matching spec/schemas/reports/conform-kill-report),
-// --shard K/N (the traces of one seed split, each run once), --time-budget
+// --shard K/N (the traces of one seed split, each run once; merge-reports
+// joins the shards' reports into one), --time-budget
 // (a run that runs out is unknown, never a pass) and --reporter (JUnit, TAP:
 // a case per trace). Run against the Python starter, whose restart is quick:
 // with --data it conforms, without it (state in memory) it fails at its
 // first kill. The end-to-end tier: it kills processes.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { schemaError } from '../spec/index.ts';
@@ -65,7 +66,7 @@ describe('conform --kill with --json, --shard, --time-budget and --reporter', ()
     expect(xml.match(/<skipped\/>/g)).toHaveLength(j.traces.length - 1);
   });
 
-  it(`--shard 1/2 and 2/2 (seed ${seed}, 4 random traces, no examples): each trace in one shard, (i mod 2) + 1; kills counted per shard; TAP and JUnit a case per trace; exit 0`, async () => {
+  it(`--shard 1/2 and 2/2 (seed ${seed}, 4 random traces, no examples): each trace in one shard, (i mod 2) + 1; kills counted per shard; TAP and JUnit a case per trace; merge-reports joins them (one missing: unknown); exit 0`, async () => {
     const out = tmp();
     const shard = async (k: number, reporter: string): Promise<KillReportJson> => {
       const r = await runCli([
@@ -103,6 +104,24 @@ describe('conform --kill with --json, --shard, --time-budget and --reporter', ()
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<property name="shard" value="2\/2"\/>/);
     expect(xml.match(/<testcase [^>]*classname="conform\.kill\.random"/g)).toHaveLength(2);
+    // merge-reports: the two shards are one run again, its traces in the unsharded order, its counts the sums.
+    const files = [first, second].map((j, i) => {
+      const file = join(out, `shard${i + 1}.json`);
+      writeFileSync(file, JSON.stringify(j));
+      return file;
+    });
+    const merged = await runCli(['merge-reports', ...files, '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    const doc = JSON.parse(merged.stdout) as { runs: { shards: number; missing: number[]; report: KillReportJson }[] };
+    expect(schemaError('reports/merge-report', doc)).toBeUndefined();
+    const run = doc.runs[0];
+    expect([doc.runs.length, run?.shards, run?.missing, run?.report.shard, run?.report.verdict]).toEqual([1, 2, [], null, 'pass']);
+    expect(run?.report.traces.map((t) => t.source)).toEqual([1, 2, 3, 4].map((n) => `random trace ${n} of 4 (seed ${seed})`));
+    expect([run?.report.requested, run?.report.runs, run?.report.kills.total]).toEqual([4, 4, first.kills.total + second.kills.total]);
+    // One shard missing: the run is unknown, never a pass.
+    const half = await runCli(['merge-reports', files[0] as string, '--json']);
+    expect(half.code).toBe(2);
+    expect(JSON.parse(half.stdout)).toMatchObject({ verdict: 'unknown', runs: [{ missing: [2], report: { verdict: 'unknown' } }] });
   });
 
   it('--time-budget 1 that runs out: verdict unknown (exit 2, never a pass), the reason names the budget, the traces it did not reach not run', async () => {
