@@ -4,10 +4,12 @@
 // store, the coordinator's table and the sink recovered from its directory;
 // C10: every node down after the restart), also when killed inside its own
 // writes (a torn journal line cut off, a record appended before its sink
-// write); without `--data` (its state in memory) it fails at its first kill
-// with a short counterexample. The end-to-end tier: it kills processes.
+// write); a copy that leaves its checkpoint store out of its directory
+// diverges after a kill; without `--data` (its state in memory) it fails at
+// its first kill with a short counterexample. The end-to-end tier: it kills
+// processes.
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../spec/index.ts';
@@ -101,6 +103,22 @@ describe('examples/python at levels cluster and faults, and under kill mode', ()
     expect(await at(1)).toBe('lost');
     expect(await at(2)).toBe('partly');
     expect(await at(4)).toBe('applied');
+  });
+
+  it('a copy whose checkpoint store never reaches its directory (C2: the store is durable) diverges after a kill (replay --kill of an example with a checkpoint): /store differs, exit 1', async () => {
+    const dir = tmp();
+    const source = join(import.meta.dirname, '..', 'examples', 'python');
+    for (const file of readdirSync(source).filter((f) => f.endsWith('.py'))) copyFileSync(join(source, file), join(dir, file));
+    const text = readFileSync(join(source, 'join.py'), 'utf8');
+    const written = '"durable": cluster.durable}';
+    expect(text).toContain(written);
+    writeFileSync(join(dir, 'join.py'), text.replace(written, '"durable": {**cluster.durable, "store": {}}}'));
+    // One example replayed in kill mode (no minimization): a checkpoint written, then a crash point.
+    const example = join(import.meta.dirname, '..', 'spec', 'examples', 'cluster', 'restart-recovers-from-checkpoint.trace.json');
+    const r = await runCli(['replay', '--kill', example, '--sut', `${PYTHON} ${join(dir, 'join.py')} --data {data}`]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/killed here/);
+    expect(r.stdout).toMatch(/^\s+\/store\/k\d+\s+expected \{/m);
   });
 
   it('without --data (state in memory) it fails --kill at its first kill with a short counterexample that says "killed here", exit 1', async () => {
