@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-from cluster import Cluster, Refused, bad_config, initial_durable
+from cluster import Cluster, Refused, bad_config
 from disk import DataDirectory, KillAtWrite
 from interval_join import TIME_MAX, Operator
 
@@ -124,7 +124,7 @@ class Server:
                 cluster = Cluster(config, faults, recovered=True)
                 self.data.start_session(self.session(cluster, level, config))
         else:
-            cluster = Cluster(config, faults, durable=initial_durable(config))
+            cluster = Cluster(config, faults)
             self.data.start_session(self.session(cluster, level, config))
         cluster.on_append = self.data.append_record  # C3: each appended record goes to the journal first
         return cluster
