@@ -1,7 +1,7 @@
 // Explorer benchmark (a script, not a test):
 //
 //   npm run bench:explorer -- [--preset ci --preset deep] [--workers 1,2] [--baseline REV | --baseline-dir DIR]
-//                             [--repeat N] [--simulate-seconds S] [--deep-migrations] [--json]
+//                             [--repeat N] [--simulate-seconds S] [--deep-migrations] [--dist] [--json]
 //
 // The scaling table: for each preset (default ci and deep), the explorer as
 // it was at the baseline commit (default: main when the work on issue 13
@@ -16,12 +16,15 @@
 // (bench/explorerRun.ts), so its peak RSS is its own.
 //
 // The baseline is extracted with `git archive` into a temporary directory
-// (or given with --baseline-dir). The machine this runs on may be shared:
+// (or given with --baseline-dir). With --dist both trees are built first
+// (tsconfig.build.json) and each run loads the build with plain Node, as
+// `streamjoin check` does; without it, the sources through tsx, whose
+// loader adds to every run's memory and CPU time. The machine this runs on may be shared:
 // the load average is printed with the figures; CPU time is what other
 // processes' load disturbs least, wall time (and so the parallel speed-up)
 // the most.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '1' },
     'simulate-seconds': { type: 'string', default: '10' },
     'deep-migrations': { type: 'boolean', default: false },
+    dist: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -81,21 +85,32 @@ function baselineRoot(): { root: string; cleanup: () => void } {
   return { root: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Builds `root`'s dist/ with this checkout's TypeScript. */
+function build(root: string): void {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  execFileSync(process.execPath, [join(here, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/** With --dist: the runner as JavaScript (in a temporary directory), else how Node runs its source. */
+function runnerCommand(): { args: readonly string[]; cleanup: () => void } {
+  const source = join(here, 'bench', 'explorerRun.ts');
+  if (!values.dist) return { args: ['--import', 'tsx', source], cleanup: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'streamjoin-runner-'));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
+  const flags = ['--ignoreConfig', '--outDir', dir, '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck'];
+  execFileSync(process.execPath, [tsc, ...flags, source], { cwd: dir, stdio: 'inherit' });
+  return { args: [join(dir, 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+const runner = runnerCommand();
+
 function measure(label: string, root: string, preset: string, workers: number, extra: readonly string[] = []): Run {
   let best: Run | undefined;
   for (let i = 0; i < repeat; i++) {
-    const args = [
-      '--import',
-      'tsx',
-      join(here, 'bench', 'explorerRun.ts'),
-      '--root',
-      root,
-      '--preset',
-      preset,
-      '--workers',
-      String(workers),
-      ...extra,
-    ];
+    const args = [...runner.args, '--root', root, '--preset', preset, '--workers', String(workers), ...extra];
     const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) throw new Error(`${label} ${preset}: ${r.stderr}`);
     const figures = JSON.parse(r.stdout.trim().split('\n').pop() as string) as Omit<Run, 'label' | 'preset' | 'workers'>;
@@ -115,9 +130,16 @@ const row = (r: Run): string =>
   `${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
 
 const results: Record<string, unknown> = { load: loadavg(), cores: availableParallelism() };
-out(`# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, load average ${load()} at the start)`);
 const { root: before, cleanup } = baselineRoot();
 try {
+  if (values.dist) {
+    build(before);
+    build(here);
+  }
+  out(
+    `# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, ` +
+      `${values.dist ? 'the builds (dist/) on plain Node' : 'the sources through tsx'}, load average ${load()} at the start)`,
+  );
   out(`\n## scaling: the explorer at ${values.baseline} (before) and now (after), side by side\n`);
   out(
     '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | ' +
@@ -189,6 +211,7 @@ try {
   }
 } finally {
   cleanup();
+  runner.cleanup();
 }
 out(`\nload average at the end: ${load()}`);
 if (values.json) console.log(JSON.stringify(results, null, 2));
