@@ -65,6 +65,8 @@ const sessions = existsSync(modulePath('model/explorer/session.ts'));
 
 const rssAtStart = process.memoryUsage().rss;
 const cpu = process.cpuUsage();
+/** From the models built to the reports built: the search alone (the checks, on every thread). */
+let searchCpu = cpu;
 const started = performance.now();
 let figures: Record<string, unknown>;
 if (values.simulate) {
@@ -82,6 +84,7 @@ if (values.simulate) {
   figures = { walks: r.walks, steps: r.steps };
 } else {
   const parts = preset.parts ? preset.parts(bounds, undefined) : [{ label: presetName, model: preset.build(bounds, undefined) }];
+  searchCpu = process.cpuUsage();
   let reports: Report[];
   if (sessions) {
     const explorer = await load('model/explorer/session.ts');
@@ -109,10 +112,14 @@ if (values.simulate) {
   };
 }
 const used = process.cpuUsage(cpu);
+const searched = process.cpuUsage(searchCpu);
+const whole = process.cpuUsage();
 console.log(
   JSON.stringify({
     ...figures,
     cpuMs: (used.user + used.system) / 1000,
+    searchCpuMs: (searched.user + searched.system) / 1000,
+    processCpuMs: (whole.user + whole.system) / 1000,
     wallMs: performance.now() - started,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rssAtStartBytes: rssAtStart,

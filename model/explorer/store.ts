@@ -95,8 +95,28 @@ export interface StoreBuffers {
 
 const growable = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes, { maxByteLength: MAX_BYTES });
 
-/** New, empty buffers. */
+// The buffers of searches that are over, for the next search on this thread
+// (`recycleStoreBuffers`): their memory is resident already, where a new
+// store's would add to the process's memory until a full garbage collection
+// frees the old one (`ci`'s second part runs after its first).
+const spareBuffers: StoreBuffers[] = [];
+const SPARE_STORES = 2;
+
+/** Empty buffers: a finished search's, emptied, or new ones. */
 export function createStoreBuffers(withEdges: boolean): StoreBuffers {
+  const spare = spareBuffers.findIndex((b) => (b.edges !== undefined) === withEdges);
+  if (spare >= 0) {
+    const b = spareBuffers.splice(spare, 1)[0] as StoreBuffers;
+    // What a search reads before writing: the control words, the table (its first size; a
+    // rebuild clears the larger one), the flags, and with Progress the edge counts.
+    const control = new Int32Array(b.control);
+    control.fill(0);
+    control[TABLE_BITS] = INITIAL_TABLE_BITS;
+    new Int32Array(b.table, 0, 1 << INITIAL_TABLE_BITS).fill(0);
+    new Uint8Array(b.flags, 0, b.flags.byteLength).fill(0);
+    if (b.edgeCount) new Uint16Array(b.edgeCount, 0, b.edgeCount.byteLength >>> 1).fill(0);
+    return b;
+  }
   const control = new SharedArrayBuffer(CONTROL_WORDS * 4);
   new Int32Array(control)[TABLE_BITS] = INITIAL_TABLE_BITS;
   return {
@@ -110,6 +130,11 @@ export function createStoreBuffers(withEdges: boolean): StoreBuffers {
       ? { edgeStart: growable(4 * INITIAL_STATES), edgeCount: growable(2 * INITIAL_STATES), edges: growable(4 * EDGE_BLOCK) }
       : {}),
   };
+}
+
+/** Gives the buffers of a search whose report is built (nothing reads them again) to the next search. */
+export function recycleStoreBuffers(buffers: StoreBuffers): void {
+  if (spareBuffers.length < SPARE_STORES) spareBuffers.push(buffers);
 }
 
 /** Grows `sab` to at least `bytes` (in 1.5x steps); safe when other threads grow it too. */
