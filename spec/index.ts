@@ -37,6 +37,7 @@ export {
   withDeadline,
   yieldToEventLoop,
 } from './pacing.ts';
+export type { AbortSignalLike } from './pacing.ts';
 export {
   MAX_DOCUMENT_BYTES,
   checkAgainstSchema,

@@ -7,6 +7,7 @@ import type { InProcessSut, SystemUnderTest } from '../adapters/sut.ts';
 import type { Failure } from '../report/failure.ts';
 import type { CauseGroup } from '../report/causes.ts';
 import type { Shard } from './shard.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -182,7 +183,7 @@ export interface ConformOptions {
    * Aborting it stops the job between traces (a process system at once):
    * the report so far, with verdict unknown unless a divergence was found.
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */

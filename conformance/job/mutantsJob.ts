@@ -14,6 +14,7 @@ import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from '../mutants/catalogue.ts';
 import { MutantPatchError, mutantSut } from '../mutants/load.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** One mutant's result: killed, survived or unknown, and by what. */
 export interface MutantResult {
@@ -68,7 +69,7 @@ export interface MutantsOptions {
   /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** Aborting it stops the run: the mutants not judged yet are left out, and the verdict is unknown. */
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: AbortSignalLike | undefined;
 }
 
 /** One mutant through the harness, stopping at its first divergence. */
