@@ -226,8 +226,8 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
             ? 'PASS: every part passes\n'
             : json.exitCode === EXIT.unknown
               ? session.interrupted
-                ? 'INTERRUPTED: no verdict\n'
-                : 'NOT EXHAUSTED in some part: no verdict\n'
+                ? 'UNKNOWN: interrupted\n'
+                : 'UNKNOWN: NOT EXHAUSTED in some part\n'
               : 'FAIL in some part\n',
       );
   }

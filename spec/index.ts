@@ -38,6 +38,7 @@ export {
   yieldToEventLoop,
 } from './pacing.ts';
 export type { AbortSignalLike } from './pacing.ts';
+export type { OverallVerdict } from './verdict.ts';
 export {
   MAX_DOCUMENT_BYTES,
   checkAgainstSchema,

@@ -125,7 +125,7 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
   });
   const baselineMs = performance.now() - t0;
   opts.progress?.(
-    `${baseline.verdict === 'pass' ? 'ok  ' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`,
+    `${baseline.verdict === 'pass' ? 'pass' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`,
   );
   const results: MutantResult[] = [];
   if (baseline.verdict === 'pass') {
@@ -134,7 +134,7 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
       const r = await runMutant(mutant, opts);
       results.push(r);
       opts.progress?.(
-        `${r.verdict === 'killed' ? 'ok  ' : r.verdict.toUpperCase()} ${mutant.name}` +
+        `${r.verdict === 'killed' ? 'killed' : r.verdict.toUpperCase()} ${mutant.name}` +
           (r.verdict === 'killed'
             ? ` killed by ${r.by} after ${((r.foundAfterMs ?? r.totalMs) / 1000).toFixed(2)} s, ${r.steps} steps`
             : r.note

@@ -254,7 +254,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
       restartMs.push(...result.restartMs);
       const k = killsIn(trace);
       options.progress?.(
-        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
+        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'FAIL' : 'pass'}`,
       );
       if (result.divergence) {
         await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);

@@ -1,5 +1,6 @@
 // The explorer's vocabulary: what a model gives the checker, what the checker
 // is told to do, and the plain-object report it hands back.
+import type { OverallVerdict } from '../../spec/index.ts';
 import type { ByteReader, ByteWriter } from './bytes.ts';
 
 /** A state predicate that must hold in every reachable state. */
@@ -305,4 +306,10 @@ export interface CheckReport<S, A> {
   readonly actionKindCounts: Readonly<Record<string, number>>;
   /** True iff exhausted and every invariant, goal, progress and coverage check holds. */
   readonly passed: boolean;
+  /**
+   * The verdict (SPEC §8), the word `check` prints and reports: `fail` for a
+   * violated property (or, exhausted, an expected action kind never taken);
+   * `pass` when `passed`; else `unknown` (a budget or an interrupt came first).
+   */
+  readonly verdict: OverallVerdict;
 }
