@@ -405,7 +405,11 @@ function verdictWord<S, A>(r: PropertyResult<S, A>): string {
   // A goal's verdict says whether it is reached: the word is the library's, the reading follows.
   if (r.kind === 'goal') {
     const steps = r.path ? ` in ${r.path.actions.length} step${r.path.actions.length === 1 ? '' : 's'}` : '';
-    return r.verdict === 'holds' ? `holds (reached${steps})` : r.verdict === 'violated' ? 'VIOLATED (never reached)' : 'unknown (not reached yet)';
+    return r.verdict === 'holds'
+      ? `holds (reached${steps})`
+      : r.verdict === 'violated'
+        ? 'VIOLATED (never reached)'
+        : 'unknown (not reached yet)';
   }
   return r.verdict === 'holds' ? 'holds' : r.verdict === 'violated' ? 'VIOLATED' : 'unknown';
 }
