@@ -106,10 +106,13 @@ export type {
   JoinStep,
   Model,
   ModelPreset,
+  ModelRendering,
   OracleState,
   PresetModel,
   PropertyResult,
   ProtocolElement,
+  RenderedRow,
+  RenderedStep,
   ReplayResult,
   Verdict,
 } from './model/index.ts';

@@ -7,7 +7,7 @@ import { COUNTEREXAMPLE_FORMAT, type Counterexample, type OverallVerdict } from 
 import type { CheckReport, Model, ModelPreset, PropertyResult, SimulationReport } from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { shellCommand } from '../conformance/report/counterexampleFiles.ts';
-import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
+import { writeModelCounterexampleViews, writeUserModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
@@ -128,8 +128,12 @@ export interface CounterexampleOrigin {
   readonly check?: NonNullable<Counterexample['check']>;
   /** For a simulation: the seed and the walk that found it. */
   readonly simulation?: { readonly seed: number; readonly walk: number };
-  /** Draw the .md and .html views (streamjoin's own models; a user's model has the JSON file and --replay). Default true. */
-  readonly views?: boolean;
+  /**
+   * A user's model (`check --model`): its views are drawn from the model
+   * itself (its rendering hook, or generically), and `replay` is the command
+   * that replays a file with it. Else the preset's model is drawn.
+   */
+  readonly userModel?: { readonly replay: (file: string) => readonly string[] };
 }
 
 /** The file a counterexample of `property` goes to. */
@@ -173,7 +177,9 @@ export function writeCounterexamples<S, A>(
     };
     const path = counterexamplePath(origin, r.name);
     writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
-    if (origin.views !== false) writeModelCounterexampleViews(doc, path, { itf: origin.itf });
+    if (origin.userModel)
+      writeUserModelCounterexampleViews(doc, path, model, r.path, shellCommand(origin.userModel.replay(path)), { itf: origin.itf });
+    else writeModelCounterexampleViews(doc, path, { itf: origin.itf });
     written.set(r.name, path);
   }
   return written;

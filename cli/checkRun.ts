@@ -252,7 +252,7 @@ function explorationOutcome<S, A>(
           part,
           outDir: s.outDir,
           itf: s.itf,
-          ...(s.userModel ? { views: false } : {}),
+          ...(s.userModel ? { userModel: { replay: replayArgv(out, s) } } : {}),
           check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
         });
   const heading =
@@ -294,7 +294,7 @@ async function runSimulation(
             part: undefined,
             outDir: s.outDir,
             itf: s.itf,
-            ...(s.userModel ? { views: false } : {}),
+            ...(s.userModel ? { userModel: { replay: replayArgv(out, s) } } : {}),
             ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
           });
     const bounds = Object.entries(s.bounds)
