@@ -20,7 +20,7 @@ import {
   type OperatorSession,
   type RecordReply,
   type SystemUnderTest,
-} from './sut.ts';
+} from '../sut/sut.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 
 const internalError = (e: unknown) => ({

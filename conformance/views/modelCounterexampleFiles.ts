@@ -12,7 +12,7 @@ import { counterexampleMarkdown } from './markdown.ts';
 import { modelCounterexampleView, type CounterexampleView } from './view.ts';
 import { userModelView } from './userModelView.ts';
 import type { Model, Path } from '../../model/index.ts';
-import type { LinkBase } from './specLinks.ts';
+import type { LinkBase } from '../report/specLinks.ts';
 
 export interface ModelViewFiles {
   readonly markdownPath: string;

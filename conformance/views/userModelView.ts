@@ -8,7 +8,7 @@
 import type { Counterexample } from '../../spec/index.ts';
 import { jsonDiff, type Model, type Path, type RenderedRow } from '../../model/index.ts';
 import { changedPaths, violationOf, type CounterexampleView, type ViewRow, type ViewStep } from './view.ts';
-import { VERSIONS } from './versions.ts';
+import { VERSIONS } from '../report/versions.ts';
 
 /** The lane of the generic drawing, for a model without a rendering hook. */
 export const GENERIC_LANE = 'model';
