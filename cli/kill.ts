@@ -13,10 +13,10 @@ import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
 import { inShard, type Shard } from '../conformance/job/shard.ts';
-import { withDeadline } from '../spec/index.ts';
+import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
 import { emitReports, reporterOnStdout, type Reporter } from './reporters/emit.ts';
 import { killCases, killJson } from './killReport.ts';
-import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { EXIT, positiveIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 
 export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "Kill mode"), level faults: the
@@ -46,7 +46,7 @@ export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace
                        resolved again by what the system shows`;
 
 /** The process options of --timeout, --startup-timeout and --max-line. */
-function processOptions(flags: SystemFlags, signal: AbortSignal | undefined): ProcessOptions {
+function processOptions(flags: SystemFlags, signal: AbortSignalLike | undefined): ProcessOptions {
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
   const startup =
     flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');
@@ -76,8 +76,7 @@ const quoteArg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.
 export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined, shard?: Shard): string {
   const k = report.kills;
   const lines: string[] = [];
-  const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
-  lines.push(`streamjoin conform --kill: ${verdict}`);
+  lines.push(`streamjoin conform --kill: ${verdictText(report.verdict)}`);
   lines.push(`  system: ${report.sut}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`);
   lines.push(
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,

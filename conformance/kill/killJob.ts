@@ -17,6 +17,7 @@ import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -48,7 +49,7 @@ export interface KillJobOptions {
    */
   readonly inShard?: (index: number) => boolean;
   /** Aborting it (an interrupt, a time budget) stops the job between traces (the system at once): verdict unknown, with the abort's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   readonly progress?: (line: string) => void;
 }
 
@@ -298,7 +299,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
       const verdict = result.divergence ? 'fail' : 'pass';
       outcomes.push({ kind, source, steps: trace.steps.length, kills: totalKills(result.kills), verdict, ms: performance.now() - began });
       options.progress?.(
-        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
+        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'FAIL' : 'pass'}`,
       );
       if (result.divergence) {
         await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);
