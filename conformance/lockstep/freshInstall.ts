@@ -20,6 +20,7 @@ import {
 import type { ClusterStepReply } from '../sut/sut.ts';
 import { canonicalEvents, type ExpectedClusterStep, type FreshInstall } from '../sut/divergence.ts';
 import { sameJson } from '../sut/jsonDiff.ts';
+import { ownEntry, withOwnEntry } from '../sut/ownEntry.ts';
 
 /** How many restores (an install's, with each thing it may have lost) before the divergence are tried, latest first. */
 const INSTALLS_TRIED = 8;
@@ -60,12 +61,13 @@ function sameStep(setup: ClusterSetup, got: { events?: ExpectedEvents; state: Cl
  * and frozen flag kept); undefined if it lacks nothing of that.
  */
 function withFreshCopy(state: ClusterState, worker: string, key: string, lost: FreshInstall['lost']): ClusterState | undefined {
-  const w = state.workers[worker];
-  const copy = w?.keys[key];
+  const w = ownEntry(state.workers, worker);
+  const copy = w && ownEntry(w.keys, key);
   if (!w || !copy) return undefined;
   const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
   if (sameJson(join, copy.join)) return undefined;
-  return { ...state, workers: { ...state.workers, [worker]: { ...w, keys: { ...w.keys, [key]: { ...copy, join } } } } };
+  const workers = withOwnEntry(state.workers, worker, { ...w, keys: withOwnEntry(w.keys, key, { ...copy, join }) });
+  return { ...state, workers };
 }
 
 /**

@@ -214,6 +214,37 @@ describe('an install that ignores its checkpoint cites C6 where its loss shows (
     );
   });
 
+  it('worker and key names such as __proto__ and constructor (the random domains draw them): the same explanation, never a crash', async () => {
+    // The explanation re-runs the model from a state it rebuilds. A map rebuilt with a prototype
+    // (here `constructor`'s copies, after k1's install) read a key it lacks, `__proto__`, as
+    // Object.prototype's: at the next record the model took that for a copy and threw inside the judge.
+    const odd: ClusterConfig = {
+      ...config,
+      workers: ['__proto__', 'constructor'],
+      keys: [
+        { key: '__proto__', owner: '__proto__' },
+        { key: 'k1', owner: '__proto__' },
+      ],
+    };
+    const t: ClusterTrace = {
+      ...trace([
+        record({ kind: 'watermark', side: 'L', wm: 20 }),
+        record({ kind: 'watermark', side: 'R', wm: 20 }),
+        { type: 'freeze', key: 'k1', to: 'constructor' },
+        { type: 'persist', key: 'k1' },
+        { type: 'install', key: 'k1' },
+        record(ins('__proto__', 'L', 'a', 30)),
+        { type: 'commit', key: 'k1' },
+        record(ins('k1', 'L', 'a', 5)),
+      ]),
+      config: odd,
+    };
+    const d = explained(await runTrace(inProcessSystem(installsFresh), { kind: 'cluster', trace: t }, 'cluster'));
+    expect(d.step).toBe(7);
+    expect(d.refs.rules).toEqual(['C6', 'C4', 'J5']);
+    expect(d.summary).toContain('had given constructor an empty copy of k1');
+  });
+
   it('only the watermarks lost (rows kept): C6, C4 and C2 (a copy’s watermarks are part of its state), before J5', async () => {
     const t = trace([
       record(ins('k1', 'L', 'a', 30)),
