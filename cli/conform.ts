@@ -34,8 +34,8 @@ import type { ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
-export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
-1: a divergence; 2 unknown: the system under test cannot be judged (it died,
+export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0 PASS: it
+conforms; 1 FAIL: a divergence; 2 UNKNOWN: the system under test cannot be judged (it died,
 hung, babbled, broke the protocol, lacks the level asked for), the time
 budget ran out, or the run was interrupted.
 

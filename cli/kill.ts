@@ -12,7 +12,7 @@ import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { EXIT, positiveIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 
 export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "Kill mode"), level faults: the
@@ -70,8 +70,7 @@ const quoteArg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.
 export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined): string {
   const k = report.kills;
   const lines: string[] = [];
-  const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
-  lines.push(`streamjoin conform --kill: ${verdict}`);
+  lines.push(`streamjoin conform --kill: ${verdictText(report.verdict)}`);
   lines.push(`  system: ${report.sut}`);
   lines.push(
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,

@@ -54,7 +54,7 @@ describe('examples/python/join.py, the stdlib-only starter at level operator', (
     // One bug, one cause: several counterexamples, one named to attach, on the summary's last line.
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('attach: '))).toHaveLength(1);
-    expect(lines.at(-2)).toMatch(/^verdict: DIVERGES \(\d+ counterexamples?, 1 cause\)$/);
+    expect(lines.at(-2)).toMatch(/^verdict: FAIL \(\d+ counterexamples?, 1 cause\)$/);
     expect(lines.at(-1)).toMatch(/^attach: \S+\.md \(\d+ steps?\)$/);
   });
 });

@@ -17,6 +17,7 @@ import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -39,7 +40,7 @@ export interface KillJobOptions {
   /** Reruns the minimization may spend (default 40). */
   readonly maxShrinkRuns?: number;
   /** Aborting it stops the job between traces (the system at once): verdict unknown. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   readonly progress?: (line: string) => void;
 }
 
@@ -253,7 +254,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
       restartMs.push(...result.restartMs);
       const k = killsIn(trace);
       options.progress?.(
-        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
+        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'FAIL' : 'pass'}`,
       );
       if (result.divergence) {
         await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);
