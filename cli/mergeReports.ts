@@ -21,11 +21,12 @@ import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
 import { AUDIT_REPORT_FORMAT, type AuditJson } from './audit.ts';
 import { auditCases, auditRunKey, auditVerdict, mergeAudit } from './auditMerge.ts';
+import { KILL_REPORT_FORMAT, killCases, mergeKill, type KillReportJson } from './killReport.ts';
 
 export const mergeReportsHelp = `streamjoin merge-reports REPORT... [--json] [--reporter junit=FILE] [--reporter tap[=FILE]]
 
-Combines the --json reports of sharded runs (conform, check, mutants and audit
-with --shard K/N; the shards of one run share its settings and seed) into one
+Combines the --json reports of sharded runs (conform, conform --kill, check,
+mutants and audit with --shard K/N; the shards of one run share its settings and seed) into one
 report per run: the examples, interleavings, random traces, parts and
 mutants of all its shards, and one verdict, the worst. The shards of a
 check --simulate are one simulation: the total walks and steps, each
@@ -43,7 +44,7 @@ not a streamjoin report, or holds the same shard twice (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 
-type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson;
+type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson | KillReportJson;
 
 const SCHEMAS: Readonly<Record<string, string>> = {
   [CONFORM_REPORT_FORMAT]: 'reports/conform-report',
@@ -52,6 +53,7 @@ const SCHEMAS: Readonly<Record<string, string>> = {
   [RUN_REPORT_FORMAT]: 'reports/run-report',
   [REPLAY_REPORT_FORMAT]: 'reports/replay-report',
   [AUDIT_REPORT_FORMAT]: 'reports/audit-report',
+  [KILL_REPORT_FORMAT]: 'reports/conform-kill-report',
 };
 
 interface Loaded {
@@ -103,6 +105,10 @@ function runKey(r: AnyReport): string {
     }
     case AUDIT_REPORT_FORMAT:
       return auditRunKey(r as AuditJson);
+    case KILL_REPORT_FORMAT: {
+      const k = r as KillReportJson;
+      return JSON.stringify([k.format, k.sut, k.seed]);
+    }
     default:
       return JSON.stringify([r.format]);
   }
@@ -345,7 +351,9 @@ export function mergeRuns(loaded: readonly Loaded[]): MergedRun[] {
           ? mergeCheck(reports as CheckJson[], count, missing)
           : format === AUDIT_REPORT_FORMAT
             ? mergeAudit(reports as AuditJson[], missing)
-            : mergeMutants(reports as MutantsJson[], count, missing);
+            : format === KILL_REPORT_FORMAT
+              ? mergeKill(reports as KillReportJson[], count, missing)
+              : mergeMutants(reports as MutantsJson[], count, missing);
     runs.push({ report, files, shards: count, missing });
   }
   return runs;
@@ -363,6 +371,8 @@ export function casesOf(r: AnyReport): CiResult {
       return runCases(r as RunJson);
     case AUDIT_REPORT_FORMAT:
       return auditCases(r as AuditJson);
+    case KILL_REPORT_FORMAT:
+      return killCases(r as KillReportJson);
     default:
       return replayCases(r as ReplayJson);
   }
