@@ -1,20 +1,40 @@
 // `streamjoin audit` whatever the order of the sink: the same history with
 // its sink in log order and grouped by key (the part files of a sink
 // partitioned by key, concatenated, each part in log order), each audited by
-// its own child process exactly as `streamjoin audit` runs it: seconds, CPU
-// seconds, records per CPU second and peak RSS, side by side.
+// `streamjoin audit` itself in its own process, with no flag: seconds, CPU
+// seconds, records per CPU second and peak RSS (GNU time's, which counts the
+// audit's thread and every process it starts), side by side. With
+// `--before DIR` (a checkout of an earlier streamjoin, e.g. `git worktree
+// add DIR COMMIT`), the same files are audited by it too, alternating, so
+// the machine's load touches both alike. With `--shards 2,4`, shard 1 of N
+// (`--shard 1/N`) of the largest history in log order: one shard's rate and
+// memory (the shards are alike: keys spread by hash).
 //
 //   node --import tsx bench/auditOrder.ts [--seed N] [--sizes 100000,1000000] [--keys K] [--window ROWS]
-//                                         [--max-interval D] [--parts P] [--heap MB]
+//        [--max-interval D] [--parts P] [--data DIR] [--before DIR] [--shards 2,4]
 //
-// Prints a Markdown table and the machine's load.
+// --data DIR keeps the generated histories (log-N.jsonl, sink-N.jsonl,
+// grouped-N.jsonl) and reuses them on the next run: 10^7 records take
+// minutes to write. Prints Markdown tables and the machine's load. Needs GNU
+// time (/usr/bin/time).
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { JoinOperator } from '../impl/index.ts';
-import { auditHistory } from '../conformance/audit/audit.ts';
 import { shardOfKey } from '../conformance/audit/keyShard.ts';
 import { slidingLogConfig, writeSlidingHistory } from '../conformance/generate/slidingLogs.ts';
 
@@ -26,9 +46,9 @@ const { values: flags } = parseArgs({
     window: { type: 'string' },
     parts: { type: 'string' },
     'max-interval': { type: 'string' },
-    heap: { type: 'string' },
-    child: { type: 'string' },
-    sink: { type: 'string' },
+    data: { type: 'string' },
+    before: { type: 'string' },
+    shards: { type: 'string' },
   },
 });
 const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
@@ -38,11 +58,11 @@ const KEYS = Number(flags.keys ?? 1000);
 const WINDOW = Number(flags.window ?? 30);
 const MAX_INTERVAL = Number(flags['max-interval'] ?? 12_000);
 const PARTS = Number(flags.parts ?? 8);
-/** --heap MB: the children's V8 old-space limit (node's --max-old-space-size); by default node's own. */
-const HEAP = flags.heap === undefined ? [] : [`--max-old-space-size=${Number(flags.heap)}`];
+const SHARDS = flags.shards === undefined ? [] : flags.shards.split(',').map(Number);
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
+const TIME = '/usr/bin/time';
 
-interface ChildResult {
+interface Measured {
   readonly seconds: number;
   readonly cpuSeconds: number;
   readonly peakRssMb: number;
@@ -50,23 +70,6 @@ interface ChildResult {
   readonly records: number;
   readonly changes: number;
   readonly partitions: number;
-}
-
-async function child(log: string, sink: string): Promise<void> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const r = await auditHistory({ log, sink });
-  const u = process.cpuUsage(cpu0);
-  const result: ChildResult = {
-    seconds: (performance.now() - t0) / 1000,
-    cpuSeconds: (u.user + u.system) / 1e6,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
-    verdict: r.verdict,
-    records: r.log.records,
-    changes: r.sink.changes,
-    partitions: r.stats.partitions,
-  };
-  console.log(JSON.stringify(result));
 }
 
 /** The sink grouped by key: its lines split into `parts` files by key hash (each in log order), concatenated. */
@@ -83,21 +86,19 @@ function groupByKey(sink: string, out: string, parts: number): void {
   const chunk = Buffer.alloc(1 << 22);
   let rest = '';
   for (;;) {
-    const got = readSyncInto(fd, chunk);
+    const got = readSync(fd, chunk, 0, chunk.length, null);
     if (got === 0) break;
-    const text = rest + chunk.subarray(0, got).toString('utf8');
-    const lines = text.split('\n');
+    const lines = (rest + chunk.subarray(0, got).toString('utf8')).split('\n');
     rest = lines.pop() ?? '';
     for (const line of lines) {
       if (line === '') continue;
-      const key = (JSON.parse(line) as { key: string }).key;
-      const p = shardOfKey(key, parts) - 1;
+      const p = shardOfKey((JSON.parse(line) as { key: string }).key, parts) - 1;
       (buffers[p] as string[]).push(line);
       if ((buffers[p] as string[]).length >= 4096) flush(p);
     }
   }
   closeSync(fd);
-  const outFd = openSync(out, 'w');
+  const outFd = openSync(`${out}.tmp`, 'w');
   for (let i = 0; i < parts; i++) {
     flush(i);
     closeSync(fds[i] as number);
@@ -105,66 +106,111 @@ function groupByKey(sink: string, out: string, parts: number): void {
     rmSync(`${out}.part${i}`);
   }
   closeSync(outFd);
+  renameSync(`${out}.tmp`, out);
 }
 
-const readSyncInto = (fd: number, buffer: Buffer): number => readSync(fd, buffer, 0, buffer.length, null);
-
-function audit(log: string, sink: string): ChildResult {
+/** `streamjoin audit` of a checkout, as a user runs it (no flag but --json), under GNU time. */
+function audit(checkout: string, log: string, sink: string, extra: string[] = []): Measured {
+  const timing = join(tmpdir(), `sj-bench-time-${process.pid}`);
   const c = spawnSync(
-    process.execPath,
-    [...HEAP, '--import', 'tsx', join(import.meta.dirname, 'auditOrder.ts'), '--child', log, '--sink', sink],
-    {
-      encoding: 'utf8',
-      maxBuffer: 1 << 24,
-    },
+    TIME,
+    [
+      '-f',
+      '%e %U %S %M',
+      '-o',
+      timing,
+      process.execPath,
+      join(checkout, 'bin', 'streamjoin.js'),
+      'audit',
+      '--log',
+      log,
+      '--sink',
+      sink,
+      '--json',
+      '--quiet',
+      ...extra,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
   );
-  if (c.status !== 0) throw new Error(`audit failed: ${c.stderr}`);
-  const r = JSON.parse(c.stdout.trim().split('\n').at(-1) ?? '') as ChildResult;
+  const [wall, user, sys, rssKb] = readFileSync(timing, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  rmSync(timing, { force: true });
+  if (c.status !== 0) throw new Error(`audit by ${checkout} failed (exit ${c.status}): ${c.stderr.slice(-2000)}`);
+  const r = JSON.parse(c.stdout) as { verdict: string; log: { records: number }; sink: { changes: number }; stats: { partitions: number } };
   if (r.verdict !== 'valid') throw new Error(`the history audits ${r.verdict}: the benchmark needs valid histories`);
-  return r;
+  return {
+    seconds: wall ?? 0,
+    cpuSeconds: (user ?? 0) + (sys ?? 0),
+    peakRssMb: (rssKb ?? 0) / 1024,
+    verdict: r.verdict,
+    records: r.log.records,
+    changes: r.sink.changes,
+    partitions: r.stats.partitions,
+  };
 }
 
-if (flags.child !== undefined) {
-  await child(flags.child, flags.sink as string);
-} else {
-  const load0 = loadavg()[0] ?? 0;
-  console.log(
-    `streamjoin audit by sink order: seed ${seed}; node ${process.version}, ${availableParallelism()} cores ` +
-      `(${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(1)} at the start\n`,
+function row(cells: string[]): void {
+  console.log(`| ${cells.join(' | ')} |`);
+}
+function header(cells: string[], left: number): void {
+  row(cells);
+  console.log(`|${cells.map((_, i) => (i < left ? ':---' : '---:')).join('|')}|`);
+}
+
+const here = resolve(import.meta.dirname, '..');
+const checkouts: [string, string][] =
+  flags.before === undefined
+    ? [['this', here]]
+    : [
+        ['before', resolve(flags.before)],
+        ['this', here],
+      ];
+const load0 = loadavg()[0] ?? 0;
+console.log(
+  `streamjoin audit by sink order: seed ${seed}; node ${process.version}, ${availableParallelism()} cores ` +
+    `(${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(1)} at the start\n`,
+);
+const dir = flags.data ?? mkdtempSync(join(tmpdir(), 'sj-bench-order-'));
+mkdirSync(dir, { recursive: true });
+const files = (size: number): { log: string; sink: string; grouped: string } => ({
+  log: join(dir, `log-${size}.jsonl`),
+  sink: join(dir, `sink-${size}.jsonl`),
+  grouped: join(dir, `grouped-${size}.jsonl`),
+});
+try {
+  header(
+    [
+      'records',
+      'sink order',
+      'audit',
+      'log + sink MB',
+      'seconds',
+      'CPU seconds',
+      'records per CPU second',
+      'peak RSS MB',
+      'partitions',
+      'load after',
+    ],
+    3,
   );
-  const header = [
-    'records',
-    'sink order',
-    'sink changes',
-    'log + sink MB',
-    'seconds',
-    'CPU seconds',
-    'records per CPU second',
-    'peak RSS MB',
-    'partitions',
-    'load after',
-  ];
-  console.log(`| ${header.join(' | ')} |`);
-  console.log(`|${header.map((_, i) => (i < 2 ? ':---' : '---:')).join('|')}|`);
-  const dir = mkdtempSync(join(tmpdir(), 'sj-bench-order-'));
-  const rows: string[][] = [];
-  try {
-    for (const size of SIZES) {
+  for (const size of SIZES) {
+    const { log, sink, grouped } = files(size);
+    if (!existsSync(sink)) {
       const options = { records: size, keys: KEYS, window: WINDOW, seed, maxIntervalLength: MAX_INTERVAL };
-      const log = join(dir, 'log.jsonl');
-      const sink = join(dir, 'sink.jsonl');
-      const grouped = join(dir, 'sink-grouped.jsonl');
-      const changes = writeSlidingHistory(log, sink, options, new JoinOperator(slidingLogConfig(options)));
-      groupByKey(sink, grouped, PARTS);
-      for (const [order, file] of [
-        ['log order', sink],
-        [`grouped by key (${PARTS} parts)`, grouped],
-      ] as const) {
-        const r = audit(log, file);
-        rows.push([
+      writeSlidingHistory(log, `${sink}.tmp`, options, new JoinOperator(slidingLogConfig(options)));
+      renameSync(`${sink}.tmp`, sink);
+    }
+    if (!existsSync(grouped)) groupByKey(sink, grouped, PARTS);
+    for (const [order, file] of [
+      ['log order', sink],
+      [`grouped by key (${PARTS} parts)`, grouped],
+    ] as const) {
+      for (const [name, checkout] of checkouts) {
+        const r = audit(checkout, log, file);
+        // Each row as it is measured: a long run shows what it has.
+        row([
           n(size),
           order,
-          n(changes),
+          name,
           `${((statSync(log).size + statSync(file).size) / 2 ** 20).toFixed(0)}`,
           r.seconds.toFixed(1),
           r.cpuSeconds.toFixed(1),
@@ -173,17 +219,29 @@ if (flags.child !== undefined) {
           String(r.partitions),
           (loadavg()[0] ?? 0).toFixed(1),
         ]);
-        // Each row as it is measured: a long run shows what it has.
-        console.log(`| ${(rows.at(-1) as string[]).join(' | ')} |`);
       }
-      rmSync(log, { force: true });
-      rmSync(sink, { force: true });
-      rmSync(grouped, { force: true });
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
-  console.log(
-    `\nSliding histories over ${n(KEYS)} keys, about ${WINDOW} live rows per key; the sink with key, epoch and sequence numbers.`,
-  );
+  const largest = Math.max(...SIZES);
+  if (SHARDS.length > 0) {
+    console.log(
+      `\nOne shard of the ${n(largest)}-record history, sink in log order (\`--shard 1/N\`; each shard reads both files whole):\n`,
+    );
+    header(['shards N', 'seconds', 'CPU seconds', 'records per CPU second (of the whole log)', 'peak RSS MB', 'load after'], 1);
+    const { log, sink } = files(largest);
+    for (const count of SHARDS) {
+      const r = audit(here, log, sink, count > 1 ? ['--shard', `1/${count}`] : []);
+      row([
+        String(count),
+        r.seconds.toFixed(1),
+        r.cpuSeconds.toFixed(1),
+        n(largest / r.cpuSeconds),
+        r.peakRssMb.toFixed(0),
+        (loadavg()[0] ?? 0).toFixed(1),
+      ]);
+    }
+  }
+} finally {
+  if (flags.data === undefined) rmSync(dir, { recursive: true, force: true });
 }
+console.log(`\nSliding histories over ${n(KEYS)} keys, about ${WINDOW} live rows per key; the sink with key, epoch and sequence numbers.`);

@@ -39,6 +39,26 @@ describe('streamjoin audit', () => {
     });
   });
 
+  it('--heap runs the audit on a thread with a capped heap: the same verdicts, violations and witnesses as on this thread; bad input stays 254', async () => {
+    const dir = join(tmp(), 'thread');
+    expect((await runCli(['audit', '--example', dir, '--seed', '4', '--records', '400', '--damage', 'resurrection'])).code).toBe(0);
+    const files = ['--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'sink.jsonl'), '--json', '--quiet'];
+    const here = await runCli(['audit', ...files]);
+    const thread = await runCli(['audit', ...files, '--heap', '64']);
+    expect(here.code).toBe(1);
+    expect(thread.code).toBe(1);
+    const strip = (text: string): unknown => {
+      const { seconds: _s, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      return rest;
+    };
+    expect(strip(thread.stdout)).toEqual(strip(here.stdout));
+    writeFileSync(join(dir, 'bad.jsonl'), '{"op":"insert"\n');
+    const bad = await runCli(['audit', '--log', join(dir, 'log.jsonl'), '--sink', join(dir, 'bad.jsonl'), '--quiet', '--heap', '64']);
+    expect(bad.code).toBe(254);
+    expect(bad.stderr).toContain(`${join(dir, 'bad.jsonl')}:1:`);
+    expect((await runCli(['audit', ...files, '--heap', '0'])).code).toBe(254);
+  });
+
   it('a damaged sink: a violation is exit 1, a file cut short exit 2, a malformed line exit 254 with file, line and column', async () => {
     const cases = [
       { damage: 'resurrection', code: 1, says: /VIOLATION: .*ExactlyOnce/ },

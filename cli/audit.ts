@@ -3,7 +3,8 @@
 // conformance/audit/.
 import { existsSync, statSync } from 'node:fs';
 import { Interrupted, printable, readInputsAhead } from '../spec/index.ts';
-import { auditHistory, type AuditProgress, type AuditResult } from '../conformance/audit/audit.ts';
+import type { AuditProgress, AuditResult } from '../conformance/audit/audit.ts';
+import { AUDIT_HEAP_MB, auditBounded } from '../conformance/audit/auditThread.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
 import { SINK_MODELS, type SinkModel } from '../conformance/audit/diffSink.ts';
 import { writeExampleHistory } from '../conformance/audit/example.ts';
@@ -76,6 +77,9 @@ bad input, not a violation.
                        for a sink far out of log order, e.g. grouped by key):
                        auto (default: when the one pass would hold too much),
                        always, never
+  --heap MB            the audit's heap (default ${AUDIT_HEAP_MB}: a peak RSS under 500 MB
+                       whatever the order of the sink); a history whose
+                       watermark stalls holds every row and may need more
   --keep N             violations kept with witnesses per property (default 20)
   --json               print one JSON report (${AUDIT_REPORT_FORMAT},
                        spec/schemas/reports/audit-report.schema.json)
@@ -232,6 +236,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
         'allow-invalid': { type: 'boolean', default: false },
         lookahead: { type: 'string' },
         keep: { type: 'string' },
+        heap: { type: 'string' },
         json: { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
         example: { type: 'string' },
@@ -264,6 +269,7 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
     throw usageError(`--time-unit must be one of ${TIME_UNITS.join(', ')}, got "${timeUnit}"`);
   const lookahead = values.lookahead === undefined ? undefined : positiveIntegerFlag('--lookahead', values.lookahead, 'records');
   const keep = values.keep === undefined ? undefined : positiveIntegerFlag('--keep', values.keep);
+  const heapMb = values.heap === undefined ? undefined : positiveIntegerFlag('--heap', values.heap, 'MB');
   const sinkModel = values['sink-model'];
   if (sinkModel !== undefined && !(SINK_MODELS as readonly string[]).includes(sinkModel))
     throw usageError(`--sink-model must be one of ${SINK_MODELS.join(', ')}, got "${sinkModel}"`);
@@ -280,31 +286,34 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   let result: AuditResult;
   let last: AuditProgress | undefined;
   try {
-    result = await auditHistory({
-      log: values.log,
-      ...(values['log-right'] === undefined ? {} : { logRight: values['log-right'] }),
-      sink: values.sink,
-      ...(values.config === undefined ? {} : { config: values.config }),
-      logFormat,
-      sinkFormat,
-      reading: {
-        ...(values.columns === undefined ? {} : { columns: loadColumnMapping(values.columns) }),
-        ...(timeUnit === undefined ? {} : { timeUnit: timeUnit as TimeUnit }),
+    result = await auditBounded(
+      {
+        log: values.log,
+        ...(values['log-right'] === undefined ? {} : { logRight: values['log-right'] }),
+        sink: values.sink,
+        ...(values.config === undefined ? {} : { config: values.config }),
+        logFormat,
+        sinkFormat,
+        reading: {
+          ...(values.columns === undefined ? {} : { columns: loadColumnMapping(values.columns) }),
+          ...(timeUnit === undefined ? {} : { timeUnit: timeUnit as TimeUnit }),
+        },
+        ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
+        noLateness: values['no-lateness'],
+        ...(spill === undefined ? {} : { spill }),
+        ...(values.shard === undefined ? {} : { shard: shardFlag(values.shard) as Shard }),
+        incomplete: values.incomplete,
+        allowInvalid: values['allow-invalid'],
+        ...(lookahead === undefined ? {} : { lookahead }),
+        ...(keep === undefined ? {} : { keepViolations: keep }),
+        onProgress: (p) => {
+          last = p;
+          progress?.tick(p);
+        },
+        ...(out.signal ? { signal: out.signal } : {}),
       },
-      ...(sinkModel === undefined ? {} : { sinkModel: sinkModel as SinkModel }),
-      noLateness: values['no-lateness'],
-      ...(spill === undefined ? {} : { spill }),
-      ...(values.shard === undefined ? {} : { shard: shardFlag(values.shard) as Shard }),
-      incomplete: values.incomplete,
-      allowInvalid: values['allow-invalid'],
-      ...(lookahead === undefined ? {} : { lookahead }),
-      ...(keep === undefined ? {} : { keepViolations: keep }),
-      onProgress: (p) => {
-        last = p;
-        progress?.tick(p);
-      },
-      ...(out.signal ? { signal: out.signal } : {}),
-    });
+      heapMb,
+    );
   } catch (e) {
     // Interrupted: what was read so far, and no verdict (exit 2 by main, never a pass).
     if (e instanceof Interrupted && last !== undefined) {

@@ -24,7 +24,7 @@ export { rowRecord, watermarkRecord } from './records.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';
 export { PACKAGE_ROOT, packagePath } from './packageFiles.ts';
-export { fileToOpen, needsReadAhead, readInputsAhead, releaseInputs } from './inputFiles.ts';
+export { adoptReadAheadCopies, fileToOpen, needsReadAhead, readAheadCopies, readInputsAhead, releaseInputs } from './inputFiles.ts';
 export type { ReadAheadOptions } from './inputFiles.ts';
 export {
   Interrupted,

@@ -36,6 +36,16 @@ export function fileToOpen(path: string): string {
   return copies.get(path) ?? copies.get(resolve(path)) ?? path;
 }
 
+/** The inputs read ahead, as (path as given or resolved, its copy): for a worker thread, which has its own copy of this module. */
+export function readAheadCopies(): [string, string][] {
+  return [...copies];
+}
+
+/** In a worker thread: the read-ahead copies the main thread made (`readAheadCopies`), so its readers open the same files. */
+export function adoptReadAheadCopies(entries: readonly (readonly [string, string])[]): void {
+  for (const [path, copy] of entries) copies.set(path, copy);
+}
+
 /** How a read-ahead may stop early: the command's AbortSignal (an interrupt, or its budget: spec/pacing.ts `withDeadline`). */
 export interface ReadAheadOptions {
   readonly signal?: AbortSignalLike | undefined;

@@ -18,6 +18,13 @@ export function matchId(key: string, left: string, right: string): string {
 
 /** Inverse of `matchId`; `undefined` if `id` is not the image of any triple. */
 export function parseMatchId(id: string): { key: string; left: string; right: string } | undefined {
+  if (!id.includes('%')) {
+    // No escapes: each component is itself (escaping a string without % or / leaves it as it is), and the id is canonical.
+    const a = id.indexOf('/');
+    const b = a < 0 ? -1 : id.indexOf('/', a + 1);
+    if (b < 0 || id.includes('/', b + 1)) return undefined;
+    return { key: id.slice(0, a), left: id.slice(a + 1, b), right: id.slice(b + 1) };
+  }
   const parts = id.split('/');
   if (parts.length !== 3) return undefined;
   const [k, l, r] = parts as [string, string, string];

@@ -47,7 +47,9 @@ function appendRecord(config: ClusterSetup, state: ClusterState, record: LogReco
   if (record.kind !== 'watermark' && !isDeclaredKey(config, record.key)) {
     return { state, events: [{ type: 'rejected', outcome: { code: 'rejected', reason: 'unknown_key' } }] };
   }
-  return { state: stateWith(state, { log: appendToLog(state.log, record) }), events: [{ type: 'appended', index: state.log.length }] };
+  // Without the ghost (checkProperties false) no timeline is asked for: the new log does not keep its parent alive.
+  const log = appendToLog(state.log, record, config.checkProperties !== false);
+  return { state: stateWith(state, { log }), events: [{ type: 'appended', index: state.log.length }] };
 }
 
 const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRecord[]>>();
@@ -55,16 +57,20 @@ const appended = new WeakMap<readonly LogRecord[], Map<LogRecord, readonly LogRe
 /**
  * `[...log, record]`, interned: appending the same record object to the same
  * log yields the same array, so states with equal logs share one (cheap to
- * compare and to memoize on).
+ * compare and to memoize on). With `timeline`, the new log notes its parent,
+ * so that the oracle's timeline of it extends the parent's by one step
+ * (oracleTimeline.ts); that link keeps every prefix of a log alive, memory
+ * quadratic in its length, so a walk that asks for no timeline (no ghost)
+ * passes false.
  */
-export function appendToLog(log: readonly LogRecord[], record: LogRecord): readonly LogRecord[] {
+export function appendToLog(log: readonly LogRecord[], record: LogRecord, timeline = true): readonly LogRecord[] {
   let next = appended.get(log);
   if (!next) appended.set(log, (next = new Map()));
   let out = next.get(record);
   if (!out) {
     out = [...log, record];
     next.set(record, out);
-    noteAppended(log, out);
+    if (timeline) noteAppended(log, out);
   }
   return out;
 }
