@@ -9,7 +9,7 @@
 import { LEVELS, SPEC_VERSION } from '../../spec/index.ts';
 import type { Change, JoinConfig, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { IndexedJoin } from '../../model/index.ts';
-import type { InProcessSut, OperatorUnderTest } from '../adapters/sut.ts';
+import type { InProcessSut, OperatorUnderTest } from '../sut/sut.ts';
 
 /** How the naive id is spelled: prefix, separator, suffix. */
 export interface NaiveEncoding {
