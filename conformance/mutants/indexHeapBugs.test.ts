@@ -23,7 +23,7 @@ import { indexShapes } from '../generate/indexShapes.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import type { Mutant } from './catalogue.ts';
-import { mutantSut } from './load.ts';
+import { mutantSut } from '../adapters/mutantSut.ts';
 
 /** The seed of the random operator traces here (fixed: the test pins where each bug is caught). */
 const SEED = 1;
