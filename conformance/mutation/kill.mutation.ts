@@ -12,7 +12,8 @@
 // file), so each child is started with the mutant active in this process,
 // and runs the sandbox's instrumented sources through tsx (not dist/). In
 // Stryker's initial run the children write what they reached to files
-// (childCoverage.ts), counted here as this test's coverage.
+// (childCoverage.ts), counted here as this test's coverage for the mutants
+// of the durable files (DURABLE_FILES).
 //
 // A small, fast set: the cluster examples with a crash point, killed after
 // the reply at each (recovery after a kill at each crash point); a request
@@ -38,6 +39,31 @@ const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 const ACTIVE_MUTANT_VARIABLE = '__STRYKER_ACTIVE_MUTANT__';
 /** Where the children write their coverage in Stryker's initial run (childCoverage.ts). */
 const COVERAGE_DIR_VARIABLE = 'STREAMJOIN_MUTATION_COVERAGE_DIR';
+
+/**
+ * The durable parts, the files this part judges: a child's coverage counts
+ * only for their mutants. The rest of impl/ runs in the children too, but is
+ * judged by the in-process parts (harness.mutation.ts); counting it here
+ * would run this part, minutes long, for every mutant of theirs that
+ * survives them (the equivalent ones tested).
+ */
+const DURABLE_FILES = [
+  'impl/crashSafeFile.ts',
+  'impl/checkpointStore.ts',
+  'impl/cluster/recovery.ts',
+  'impl/cluster/fileStorage.ts',
+  'impl/cluster/durableFiles.ts',
+];
+
+/** The ids of the mutants Stryker placed in the durable files (none outside a Stryker sandbox). */
+function durableMutantIds(): Set<string> {
+  const ids = new Set<string>();
+  for (const file of DURABLE_FILES) {
+    const source = readFileSync(join(PROJECT_ROOT, file), 'utf8');
+    for (const m of source.matchAll(/stryMutAct_9fa48\("(\d+)"\)/g)) ids.add(m[1] as string);
+  }
+  return ids;
+}
 
 /** Stryker's namespace in this process: the active mutant, or in the initial run the test being run and the coverage. */
 interface StrykerNamespace {
@@ -70,9 +96,10 @@ async function withServe<T>(run: (command: string, env: Record<string, string | 
       mkdirSync(coverageDir, { recursive: true });
       const coverage = (ns.mutantCoverage ??= { static: {}, perTest: {} });
       const mine = (coverage.perTest[ns.currentTestId] ??= {});
+      const durable = durableMutantIds();
       for (const file of readdirSync(coverageDir)) {
         const hits = JSON.parse(readFileSync(join(coverageDir, file), 'utf8')) as Record<string, number>;
-        for (const [id, n] of Object.entries(hits)) mine[id] = (mine[id] ?? 0) + n;
+        for (const [id, n] of Object.entries(hits)) if (durable.has(id)) mine[id] = (mine[id] ?? 0) + n;
       }
       rmSync(coverageDir, { recursive: true, force: true });
     }
