@@ -70,8 +70,8 @@ export function recover(c: ClusterState): void {
           `${slot.epoch}: the sink and the coordinator's table do not belong together`,
       );
     }
-    // Stryker restore all
   }
+  // Stryker restore all
   // C7, C8: the fence part is one step (the fence raised, phase fenced). Its two writes (the
   // handoff record first, then the sink's fence) may be split by a crash: recovery completes it, so
   // that the state recovered is one SPEC has.
