@@ -50,3 +50,25 @@ export const migrationTrace: ClusterTrace = {
 
 /** The step of migrationTrace that commits. */
 export const COMMIT_STEP = 5;
+
+/**
+ * A migration installed, then its source crashed (a crash point: killed
+ * there) with the install in flight; after the restarts the install message
+ * is delivered again (C11): recovery must have kept the last install message
+ * (C2), or the duplicate finds none.
+ */
+export const reinstallAfterKillTrace: ClusterTrace = {
+  format: CLUSTER_TRACE_FORMAT,
+  name: 'duplicate-install-after-kill',
+  config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+  steps: [
+    rec('a', 'L', 1),
+    { type: 'freeze', key: 'k1', to: 'w2' },
+    { type: 'persist', key: 'k1' },
+    { type: 'install', key: 'k1' },
+    { type: 'crash', node: 'w1' },
+    { type: 'restart', node: 'w1' },
+    { type: 'duplicateInstall', key: 'k1' },
+    rec('b', 'R', 1),
+  ].map((action) => ({ action: action as ExternalAction })),
+};

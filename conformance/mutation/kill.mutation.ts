@@ -16,7 +16,8 @@
 // of the durable files (DURABLE_FILES).
 //
 // A small, fast set: the cluster examples with a crash point, killed after
-// the reply at each (recovery after a kill at each crash point); a request
+// the reply at each (recovery after a kill at each crash point); a
+// migration's install message delivered again after a kill; a request
 // killed in flight (unread, answered, at its writes); a migration's commit
 // killed at each of its durable write points in turn. Each is a test of its
 // own: a mutant runs only the tests that reach it and stops at the first
@@ -27,7 +28,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { regressionTracePaths, specExamplePaths } from '../job/traceFilesPart.ts';
-import { COMMIT_STEP, inFlightTrace, migrationTrace } from '../kill/killFixtures.ts';
+import { COMMIT_STEP, inFlightTrace, migrationTrace, reinstallAfterKillTrace } from '../kill/killFixtures.ts';
 import { runKillTrace, type KillTraceResult } from '../kill/killRun.ts';
 import { isCrashPoint, withKills } from '../kill/killTraces.ts';
 import { explainDivergence } from '../report/divergence.ts';
@@ -123,6 +124,9 @@ describe('kill mode against serve --data', () => {
       expect(await killRun(withKills(trace))).toBeUndefined();
     });
   }
+  it('C2, C11: killed with a migration installed; the install message delivered again after the restarts', async () => {
+    expect(await killRun(withKills(reinstallAfterKillTrace))).toBeUndefined();
+  });
   for (const [timing, write] of [['unread'], ['answered'], ['at-write', 1], ['at-write', 2], ['at-write', 4]] as const) {
     it(`C2, C3: a record killed in flight, ${timing}${write === undefined ? '' : ` at write ${write}`}`, async () => {
       expect(await killRun(inFlightTrace(timing, write))).toBeUndefined();
