@@ -51,6 +51,7 @@ import {
   type OperatorScenario,
 } from './operatorExhaustive.ts';
 import { CLUSTER_SCENARIOS, type ExhaustiveScenario } from './clusterScenarios.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Every bounded-exhaustive scenario `conform --exhaustive` runs: the operator-level ones, then the cluster ones. */
 export type AnyScenario = ExhaustiveScenario | OperatorScenario;
@@ -70,7 +71,11 @@ export function coverAnyScenario(scenario: AnyScenario, options: CoverOptions = 
  * thousands of states is built while signals are heard; rejects with
  * Interrupted once `signal` is aborted.
  */
-export async function coverAnyScenarioPaced(scenario: AnyScenario, signal?: AbortSignal, options: CoverOptions = {}): Promise<AnyCover> {
+export async function coverAnyScenarioPaced(
+  scenario: AnyScenario,
+  signal?: AbortSignalLike,
+  options: CoverOptions = {},
+): Promise<AnyCover> {
   const steps: Generator<void, AnyCover, undefined> =
     scenario.kind === 'operator' ? coverOperatorScenarioInSteps(scenario, options) : coverScenarioInSteps(scenario, options);
   const paced = pacedSteps(steps, signal);
