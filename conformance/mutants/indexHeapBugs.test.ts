@@ -14,7 +14,7 @@
 // model-side count does not see); the eviction bug by traces 0–55, always at
 // the record right after such a watermark. The seed is fixed so that the
 // test pins one trace each: at seed 1, trace 45 (a wide log), step 120, and
-// trace 15, step 25.
+// trace 15 (a wide log too), step 25.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OperatorTrace } from '../../spec/index.ts';
