@@ -7,7 +7,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { TIME_MAX, TIME_MIN } from '../spec/index.ts';
-import type { ClusterEvent, ClusterTrace, ExternalAction, JoinConfig, LogRecord, OperatorTrace } from '../spec/index.ts';
+import type { ClusterEvent, ClusterTrace, ExternalAction, JoinConfig, LogRecord } from '../spec/index.ts';
 import { globalWatermark, initialJoinState, stepJoin, validityOf, type JoinState } from '../model/join/join.ts';
 import { initialClusterState, type ClusterState, type KeyCopy } from '../model/cluster/clusterState.ts';
 import { applyExternal } from '../model/cluster/stateMachine.ts';
@@ -18,6 +18,7 @@ import { OPERATOR_SCENARIOS, coverOperatorScenario, type OperatorCover, type Ope
 import { everySeparator } from './generate/separators.ts';
 import { ROW_CHECKS } from './generate/edges.ts';
 import { operatorTraceArbitrary } from './generate/logs.ts';
+import { indexShapes } from './generate/indexShapes.ts';
 import { clusterTraceArbitrary } from './generate/clusterTraces.ts';
 
 const seed = inject('fcSeed');
@@ -324,58 +325,8 @@ describe('J6, J8 across handoffs: keys moved, failed over or restarted with rich
 });
 
 // ---------------------------------------------------------------------------
-// The index's and the heap's shapes (issue 21, item 7), computed from the model's state each record meets.
-
-/**
- * In an index of one key's and side's live rows keyed by start: a retraction
- * of a row with rows before it and after it (a node with two children, once
- * the index holds them in a balanced tree), where a row before it reaches
- * further right than any row from it on (so a successor that replaces it must
- * not take over the reach of the part before); then, before any watermark, a
- * row of the other side that overlaps that gap. And a watermark that evicts a
- * key's last live row while a tombstone of the key with a later end stays
- * (a heap of horizons that drops a key with its last live row loses it, J6).
- */
-function indexShapes(t: OperatorTrace): { gapProbes: number; lastLiveUnderTombstone: number } {
-  let state: JoinState = initialJoinState;
-  let gap = null as { key: string; side: string; from: number; to: number } | null;
-  let gapProbes = 0;
-  let lastLiveUnderTombstone = 0;
-  for (const { record } of t.steps) {
-    if (
-      record.kind === 'insert' &&
-      gap?.key === record.key &&
-      gap.side !== record.side &&
-      record.start <= gap.to &&
-      record.end > gap.from
-    ) {
-      gapProbes++;
-      gap = null;
-    }
-    if (record.kind === 'retract') {
-      const live = state.rows.filter((r) => r.live && r.key === record.key && r.side === record.side);
-      const target = live.find((r) => r.id === record.id);
-      if (target) {
-        const before = live.filter((r) => r.start < target.start || (r.start === target.start && r.id < target.id));
-        const after = live.filter((r) => r !== target && !before.includes(r));
-        const reachBefore = Math.max(...before.map((r) => r.end));
-        const reachFrom = Math.max(target.end, ...after.map((r) => r.end));
-        if (before.length > 0 && after.length > 0 && reachBefore > reachFrom)
-          gap = { key: record.key, side: record.side, from: reachFrom, to: reachBefore };
-      }
-    } else if (record.kind === 'watermark') gap = null;
-    const next = stepJoin(t.config, state, record).state;
-    if (record.kind === 'watermark') {
-      for (const key of new Set(state.rows.filter((r) => r.live).map((r) => r.key))) {
-        const evicted = state.rows.filter((r) => r.live && r.key === key);
-        if (next.rows.some((r) => r.live && r.key === key)) continue;
-        if (next.rows.some((r) => !r.live && r.key === key && evicted.every((e) => r.end > e.end))) lastLiveUnderTombstone++;
-      }
-    }
-    state = next;
-  }
-  return { gapProbes, lastLiveUnderTombstone };
-}
+// The index's and the heap's shapes (issue 21, item 7), computed from the model's state each record meets
+// (generate/indexShapes.ts); mutants/indexHeapBugs.test.ts runs systems with those bugs against them.
 
 describe('J3, J6, J8: the interval index and the heap of horizons, at the shapes where their invariants are easy to break', () => {
   it('random operator traces delete two-child nodes whose left part reaches past the rest and probe the gap, and evict a key’s last live row under a later tombstone', () => {
@@ -383,8 +334,8 @@ describe('J3, J6, J8: the interval index and the heap of horizons, at the shapes
     let lastLive = 0;
     for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 300 })) {
       const s = indexShapes(t);
-      gapProbes += s.gapProbes;
-      lastLive += s.lastLiveUnderTombstone;
+      gapProbes += s.gapProbes.length;
+      lastLive += s.lastLiveUnderTombstone.length;
     }
     // Over 300 traces at seed 1: 38 gap probes and 71 such evictions (the wide logs' gap and last-live steps); 0 and 12 before them.
     expect(gapProbes).toBeGreaterThan(12);

@@ -71,18 +71,31 @@ export function applyPatches(mutant: string, file: string, text: string, patches
   return lines.join('\n');
 }
 
+/** A patch with `find`: its text replaced where it occurs, which must be exactly once. */
+function replacedOnce(mutant: string, file: string, text: string, patch: SourcePatch): string {
+  const find = patch.find as string;
+  const at = text.indexOf(find);
+  if (at < 0 || text.indexOf(find, at + 1) >= 0) {
+    throw new MutantPatchError(
+      `mutant ${mutant}: impl/${file} holds ${at < 0 ? 'no' : 'more than one'} ${JSON.stringify(find)}: impl/ changed`,
+    );
+  }
+  return text.slice(0, at) + patch.replace + text.slice(at + find.length);
+}
+
 /** The patched text of every file a mutant touches, from the sources under `root` (checks every patch). */
 export function patchedFiles(mutant: Mutant, root: string = PROJECT_ROOT): Map<string, string> {
   const files = new Map<string, string>();
   for (const file of new Set(mutant.patches.map((p) => p.file))) {
     const text = readFileSync(join(root, 'impl', ...file.split('/')), 'utf8');
+    const patches = mutant.patches.filter((p) => p.file === file);
+    const found = patches.filter((p) => p.find !== undefined);
+    const marked = patches.filter((p) => p.find === undefined);
     files.set(
       file,
-      applyPatches(
-        mutant.name,
-        file,
-        text,
-        mutant.patches.filter((p) => p.file === file),
+      found.reduce(
+        (t, p) => replacedOnce(mutant.name, file, t, p),
+        marked.length === 0 ? text : applyPatches(mutant.name, file, text, marked),
       ),
     );
   }

@@ -7,31 +7,14 @@
 // fence), or the whole commit; and the release after it conforms. The
 // end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
-import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import { insertRow } from '../testFixtures.ts';
+import { COMMIT_STEP, migrationTrace } from './killFixtures.ts';
 import { killAtEveryWritePoint } from './everyWritePoint.ts';
-
-const rec = (id: string, side: string): ExternalAction => ({ type: 'record', record: insertRow('k1', side, id, 1, 2) });
-
-const migration: ClusterTrace = {
-  format: CLUSTER_TRACE_FORMAT,
-  name: 'commit-at-every-write',
-  config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-  steps: [
-    rec('a', 'L'),
-    { type: 'freeze', key: 'k1', to: 'w2' },
-    { type: 'persist', key: 'k1' },
-    { type: 'install', key: 'k1' },
-    rec('b', 'R'),
-    { type: 'commit', key: 'k1' },
-    { type: 'release', key: 'k1' },
-  ].map((action) => ({ action: action as ExternalAction })),
-};
 
 describe('kill mode, exhaustive over the write points of a request', () => {
   it('C7: a commit killed at each of its durable write points of serve --data recovers to a state SPEC has (lost, fence part only, or whole), and the run goes on conforming', async () => {
-    const { runs, complete } = await killAtEveryWritePoint(migration, 5, { command: 'node bin/streamjoin.js serve --data {data}' });
+    const { runs, complete } = await killAtEveryWritePoint(migrationTrace, COMMIT_STEP, {
+      command: 'node bin/streamjoin.js serve --data {data}',
+    });
     expect(runs.filter((r) => r.divergence).map((r) => r.write)).toEqual([]);
     expect(complete).toBe(true);
     const resolved = runs.map((r) => r.resolved);

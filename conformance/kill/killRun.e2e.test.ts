@@ -5,37 +5,12 @@
 // record is durable). A system that keeps its "durable" parts in memory
 // fails at its first kill. The end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
-import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import { insertRow } from '../testFixtures.ts';
+import { inFlightTrace } from './killFixtures.ts';
 import { runKillTrace } from './killRun.ts';
 
 const SERVE = 'node bin/streamjoin.js serve --data {data}';
 /** `serve` without --data: its durable parts in memory; the directory is named, and ignored. */
 const IN_MEMORY = 'env STREAMJOIN_IGNORED_DIR={data} node bin/streamjoin.js serve';
-
-const rec = (id: string, side: string, start: number): ExternalAction => ({
-  type: 'record',
-  record: insertRow('k1', side, id, start, start + 1),
-});
-
-/** Two records (a match), then a third in flight, killed; the nodes restarted; a fourth record after. */
-function inFlightTrace(timing: 'unread' | 'answered' | 'at-write'): ClusterTrace {
-  return {
-    format: CLUSTER_TRACE_FORMAT,
-    name: `in-flight-${timing}`,
-    config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-    steps: [
-      { action: rec('a', 'L', 1) },
-      { action: rec('b', 'R', 2) },
-      { action: rec('c', 'R', 1), kill: { when: 'in-flight', timing, ...(timing === 'at-write' ? { write: 1 } : {}) } },
-      { action: { type: 'restart', node: COORDINATOR } },
-      { action: { type: 'restart', node: 'w1' } },
-      { action: { type: 'restart', node: 'w2' } },
-      { action: rec('d', 'R', 2) },
-    ],
-  };
-}
 
 describe('kill mode: an in-flight kill, resolved by observation', () => {
   it('the request the stopped process never read: resolved lost, and the steps after it conform to the run of the model from the state before it', async () => {
@@ -57,11 +32,7 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
   it('killed inside its own writes (STREAMJOIN_KILL_AT_WRITE): the log line half written is cut off (lost), the record appended but its match not yet in the sink (partly), the sink write synced (applied)', async () => {
     // A record that makes a match: its durable writes are the log append (half a line, synced), then the sink's (the same two points).
     const at = async (write: number): Promise<string | undefined> => {
-      const trace = inFlightTrace('at-write');
-      const steps = trace.steps.map((s, i) =>
-        i === 2 ? { ...s, kill: { when: 'in-flight' as const, timing: 'at-write' as const, write } } : s,
-      );
-      const r = await runKillTrace({ ...trace, steps }, { command: SERVE });
+      const r = await runKillTrace(inFlightTrace('at-write', write), { command: SERVE });
       expect(r.divergence, `write ${write}`).toBeUndefined();
       return r.trace.steps[2]?.kill?.resolved;
     };

@@ -17,6 +17,12 @@ export interface SourcePatch {
   readonly replace: string;
   /** The marker to anchor on when it is not the mutant's own name: for a mutant a test makes up (the catalogue's mutants never set it). */
   readonly marker?: string;
+  /**
+   * For a mutant a test makes up where impl/ has no marker (the catalogue's
+   * mutants never set it): the exact text to replace, found exactly once in
+   * the file, instead of a marker (`lines` is then not read).
+   */
+  readonly find?: string;
 }
 
 /** A seeded bug in impl/: the patches that make it, the rule it breaks, and its regression trace. */

@@ -24,14 +24,17 @@ export function recover(c: ClusterState): void {
     for (const m of record.lastRelease) slotOf(c, m.key).lastRelease = m;
   }
   for (const m of c.storage.coordinator.installMessages()) {
+    // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
     if (m.checkpoint !== null && m.checkpoint.cursor > log.length) {
       throw new DurableStateError(
         c.storage.where('install'),
         `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`,
       );
     }
+    // Stryker restore all
     slotOf(c, m.key).lastInstall = m;
   }
+  // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
   for (const key of c.storage.checkpoints.keys()) {
     if (!c.slotByKey.has(key))
       throw new DurableStateError(
@@ -39,8 +42,10 @@ export function recover(c: ClusterState): void {
         `holds a checkpoint of ${JSON.stringify(key)}, which is not a declared key`,
       );
   }
+  // Stryker restore all
   for (const slot of c.slots) {
     const cp = storedCheckpoint(c, slot);
+    // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
     if (cp !== undefined && cp.cursor > log.length) {
       throw new DurableStateError(
         c.storage.where('checkpoints'),
@@ -66,6 +71,7 @@ export function recover(c: ClusterState): void {
       );
     }
   }
+  // Stryker restore all
   // C7, C8: the fence part is one step (the fence raised, phase fenced). Its two writes (the
   // handoff record first, then the sink's fence) may be split by a crash: recovery completes it, so
   // that the state recovered is one SPEC has.
