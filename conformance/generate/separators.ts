@@ -84,19 +84,20 @@ export function percentEncoded(separator: string, tag = ''): Collision {
   return { name: `percent ${separator}`, left: [`${x}${hex}${y}`, `${x}${separator}${y}`], right: [z, z] };
 }
 
-/** The half-escaped and percent collisions of every single-character separator of the class, with every escape character. */
-export function escapeCollisions(): Collision[] {
-  const out: Collision[] = [];
-  for (const s of SEPARATOR_ALPHABET) {
-    for (const e of ESCAPE_CHARACTERS) if (e !== s) out.push(halfEscaped(e, s));
-    out.push(percentEncoded(s));
+/** The recipes of every collision of the class, in `everyCollision`'s order (so that a builder can tag each member, `collisionOf`). */
+export function everyCollisionRecipe(): CollisionRecipe[] {
+  const out: CollisionRecipe[] = everySeparator().map((separator) => ({ shape: 'sandwich', separator }));
+  // The half-escaped and percent collisions of every single-character separator of the class, with every escape character.
+  for (const separator of SEPARATOR_ALPHABET) {
+    for (const e of ESCAPE_CHARACTERS) if (e !== separator) out.push({ shape: 'half-escaped', separator, escape: e });
+    out.push({ shape: 'percent', separator });
   }
   return out;
 }
 
 /** Every collision of the class: the sandwich of every separator (`everySeparator`), and the escape collisions. */
 export function everyCollision(): Collision[] {
-  return [...everySeparator().map((s) => sandwich(s)), ...escapeCollisions()];
+  return everyCollisionRecipe().map((r) => collisionOf(r));
 }
 
 /**
@@ -183,16 +184,20 @@ export function collisionBurstArbitrary(slice: number, random: number): fc.Arbit
   });
 }
 
-let classCache: Collision[] | undefined;
+let classCache: CollisionRecipe[] | undefined;
+
+/** The recipes of a burst's collisions: `slice` consecutive members of the class from `from` (wrapping around), then its random ones. */
+export function burstRecipes(burst: CollisionBurst): CollisionRecipe[] {
+  classCache ??= everyCollisionRecipe();
+  const all = classCache;
+  const out: CollisionRecipe[] = [];
+  for (let i = 0; i < burst.slice && i < all.length; i++) out.push(all[(burst.from + i) % all.length] as CollisionRecipe);
+  return [...out, ...burst.random];
+}
 
 /** The collisions of a burst, untagged: each is meant for a key of its own. */
 export function burstCollisions(burst: CollisionBurst): Collision[] {
-  classCache ??= everyCollision();
-  const all = classCache;
-  const out: Collision[] = [];
-  for (let i = 0; i < burst.slice && i < all.length; i++) out.push(all[(burst.from + i) % all.length] as Collision);
-  for (const r of burst.random) out.push(collisionOf(r));
-  return out;
+  return burstRecipes(burst).map((r) => collisionOf(r));
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   initialJoinState,
   observeCluster,
   whyNotEnabled,
+  withCopy,
   type ClusterSetup,
   type ClusterState,
 } from '../../model/index.ts';
@@ -65,7 +66,8 @@ function withFreshCopy(state: ClusterState, worker: string, key: string, lost: F
   if (!w || !copy) return undefined;
   const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
   if (sameJson(join, copy.join)) return undefined;
-  return { ...state, workers: { ...state.workers, [worker]: { ...w, keys: { ...w.keys, [key]: { ...copy, join } } } } };
+  // The model's own update: its maps have no prototype, so that a key or worker named `__proto__` is an entry like any other.
+  return withCopy(state, worker, key, { ...copy, join });
 }
 
 /**
