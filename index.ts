@@ -153,8 +153,8 @@ export { inProcessSystem } from './conformance/adapters/inProcess.ts';
 export { createProtocolServer } from './conformance/adapters/protocolServer.ts';
 export type { ProtocolServer } from './conformance/adapters/protocolServer.ts';
 export { implSut } from './conformance/adapters/implSut.ts';
-export { modelSut } from './conformance/adapters/modelSut.ts';
-export { SutConfigError, SutUnavailable } from './conformance/adapters/sut.ts';
+export { modelSut } from './conformance/sut/modelSut.ts';
+export { SutConfigError, SutUnavailable } from './conformance/sut/sut.ts';
 export type {
   ClusterUnderTest,
   InProcessSut,
@@ -162,8 +162,8 @@ export type {
   OperatorUnderTest,
   StderrExcerpt,
   SystemUnderTest,
-} from './conformance/adapters/sut.ts';
-export { createModelOperator } from './conformance/adapters/modelOperator.ts';
+} from './conformance/sut/sut.ts';
+export { createModelOperator } from './conformance/sut/modelOperator.ts';
 // Engines that decide matches only (a dataflow engine, a database): streamjoin keeps the spec's books, the engine matches.
 export { JoinBookkeeping, matchingEngineSystem } from './conformance/adapters/matchingEngine.ts';
 export type {
@@ -176,8 +176,8 @@ export type {
 export { runOperatorTrace } from './conformance/lockstep/operatorTrace.ts';
 export type { OperatorTraceResult } from './conformance/lockstep/operatorTrace.ts';
 // A trace in lockstep: judged by lockstep/, its divergence explained by report/.
-export { runClusterLockstep, runOperatorLockstep } from './conformance/report/explainedRuns.ts';
-export type { ClusterRunResult, OperatorRunResult } from './conformance/report/explainedRuns.ts';
+export { runClusterLockstep, runOperatorLockstep } from './conformance/views/explainedRuns.ts';
+export type { ClusterRunResult, OperatorRunResult } from './conformance/views/explainedRuns.ts';
 export type { Divergence } from './conformance/report/divergence.ts';
 export { configuredLogArbitrary, logArbitrary } from './conformance/generate/logs.ts';
 export type { LogDomain } from './conformance/generate/logs.ts';
@@ -190,14 +190,14 @@ export { MUTANTS } from './conformance/mutants/catalogue.ts';
 export type { Mutant } from './conformance/mutants/catalogue.ts';
 export { runMutants } from './conformance/job/mutantsJob.ts';
 export type { MutantsOptions, MutantsReport } from './conformance/job/mutantsJob.ts';
-export { writeCounterexample } from './conformance/report/counterexampleFiles.ts';
-export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/report/counterexampleFiles.ts';
+export { writeCounterexample } from './conformance/views/counterexampleFiles.ts';
+export type { Argv, CounterexampleTarget, WrittenCounterexample } from './conformance/views/counterexampleFiles.ts';
 // Views of a counterexample: Markdown with Mermaid, the self-contained HTML viewer, ITF, the model explorer.
-export { viewOfFile, writeViewerOf } from './conformance/report/viewFiles.ts';
-export type { CounterexampleView } from './conformance/report/view.ts';
-export { counterexampleMarkdown } from './conformance/report/markdown.ts';
-export { counterexampleHtml } from './conformance/report/html.ts';
-export { conformanceItf, modelItf } from './conformance/report/itf.ts';
+export { viewOfFile, writeViewerOf } from './conformance/views/viewFiles.ts';
+export type { CounterexampleView } from './conformance/views/view.ts';
+export { counterexampleMarkdown } from './conformance/views/markdown.ts';
+export { counterexampleHtml } from './conformance/views/html.ts';
+export { conformanceItf, modelItf } from './conformance/views/itf.ts';
 export { itfToClusterTrace, itfToCounterexample, itfToOperatorTrace } from './spec/index.ts';
 export type { ItfTrace, ItfValue } from './spec/index.ts';
 export { startExploreServer } from './explore/server.ts';
@@ -216,7 +216,7 @@ export { COLUMN_FIELDS, loadColumnMapping } from './conformance/audit/columns.ts
 export type { ColumnField, ColumnMapping, ReadingOptions } from './conformance/audit/columns.ts';
 export { TIME_UNITS } from './conformance/audit/times.ts';
 export type { TimeUnit } from './conformance/audit/times.ts';
-export { HistoryFiles } from './conformance/audit/recorder.ts';
+export { HistoryFiles } from './conformance/adapters/recorder.ts';
 export { writeExampleHistory } from './conformance/audit/example.ts';
 export type { ExampleHistory, ExampleOptions } from './conformance/audit/example.ts';
 export { DAMAGE_KINDS, damageSink } from './conformance/audit/damage.ts';

@@ -32,10 +32,10 @@ import { actionsOf, runClusterLockstepPipelined, type PipelinedTrace } from '../
 import { coverScenario, observedSteps } from '../conformance/generate/exhaustive.ts';
 import { exhaustiveScenario, type ExhaustiveScenario } from '../conformance/generate/clusterScenarios.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
-import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { modelSut } from '../conformance/sut/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
 import { spawnSystem } from '../conformance/adapters/process.ts';
-import type { ClusterStepReply, SystemUnderTest } from '../conformance/adapters/sut.ts';
+import type { ClusterStepReply, SystemUnderTest } from '../conformance/sut/sut.ts';
 
 const { values } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { inject } from 'vitest';
 import { useTemporaryDirectories, writeFifoWhenRead } from '../conformance/testFixtures.ts';
-import { modelCounterexample } from '../conformance/report/counterexampleFixtures.ts';
+import { modelCounterexample } from '../conformance/views/counterexampleFixtures.ts';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH } from '../spec/documents.ts';
 import { runCli } from './testSupport.ts';
 

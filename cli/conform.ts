@@ -7,7 +7,7 @@ import { runConform } from '../conformance/job/conform.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { regressionTracePaths, specExamplePaths } from '../conformance/job/traceFilesPart.ts';
-import { writeCounterexamples } from '../conformance/report/counterexampleFiles.ts';
+import { writeCounterexamples } from '../conformance/views/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { runConform } from '../conformance/job/conform.ts';
 import type { TraceSource } from '../conformance/job/conformTypes.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
-import { noRetractionsSystem } from '../conformance/report/counterexampleFixtures.ts';
+import { noRetractionsSystem } from '../conformance/views/counterexampleFixtures.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
-import { modelSut } from '../conformance/adapters/modelSut.ts';
-import { SutUnavailable, type SystemUnderTest } from '../conformance/adapters/sut.ts';
+import { modelSut } from '../conformance/sut/modelSut.ts';
+import { SutUnavailable, type SystemUnderTest } from '../conformance/sut/sut.ts';
 import { conformSummary } from './conformReport.ts';
-import { portablePath } from '../conformance/report/counterexampleFiles.ts';
+import { portablePath } from '../conformance/views/counterexampleFiles.ts';
 
 const seed = inject('fcSeed');
 const example = join(import.meta.dirname, '..', 'spec', 'examples', 'multi-match-retraction.trace.json');

@@ -14,8 +14,8 @@ import type {
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
 import type { Divergence } from '../conformance/report/divergence.ts';
 import type { Failure } from '../conformance/report/failure.ts';
-import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } from '../conformance/report/counterexampleFiles.ts';
-import { describeDivergence } from '../conformance/report/explain.ts';
+import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } from '../conformance/views/counterexampleFiles.ts';
+import { describeDivergence } from '../conformance/views/explain.ts';
 import { causeOf } from '../conformance/report/causes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';

@@ -8,12 +8,12 @@ import { itfStructureProblem, loadAnyTrace, loadCounterexample, schemaError } fr
 import type { ItfTrace } from '../spec/index.ts';
 import { runCli } from './testSupport.ts';
 import { runTrace } from '../conformance/lockstep/anyTrace.ts';
-import { writeCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { writeCounterexample } from '../conformance/views/counterexampleFiles.ts';
 import { explainDivergence } from '../conformance/report/divergence.ts';
-import { clusterFailure, modelCounterexample, operatorFailure, unfencedSystem } from '../conformance/report/counterexampleFixtures.ts';
-import { conformanceItf, modelItf } from '../conformance/report/itf.ts';
-import { writeModelCounterexampleViews } from '../conformance/report/modelCounterexampleFiles.ts';
-import { conformanceView, modelCounterexampleView } from '../conformance/report/view.ts';
+import { clusterFailure, modelCounterexample, operatorFailure, unfencedSystem } from '../conformance/views/counterexampleFixtures.ts';
+import { conformanceItf, modelItf } from '../conformance/views/itf.ts';
+import { writeModelCounterexampleViews } from '../conformance/views/modelCounterexampleFiles.ts';
+import { conformanceView, modelCounterexampleView } from '../conformance/views/view.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
 
 const tmp = useTemporaryDirectories('sj-itf-');

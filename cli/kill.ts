@@ -3,11 +3,11 @@
 // conform.ts and replay.ts hand over their checked flags.
 import { join } from 'node:path';
 import type { ClusterTrace } from '../spec/index.ts';
-import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
+import { prettyJson } from '../conformance/sut/jsonDiff.ts';
 import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ProcessOptions } from '../conformance/adapters/process.ts';
 import { explainDivergence } from '../conformance/report/divergence.ts';
-import { describeDivergence } from '../conformance/report/explain.ts';
+import { describeDivergence } from '../conformance/views/explain.ts';
 import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { abortReason } from '../spec/index.ts';
 import { MUTANTS, type Mutant } from '../conformance/mutants/catalogue.ts';
-import { mutantBuildProblem } from '../conformance/mutants/load.ts';
+import { mutantBuildProblem } from '../conformance/adapters/mutantSut.ts';
 import { shardItems, type Shard } from '../conformance/job/shard.ts';
 import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type MutantsReport } from '../conformance/job/mutantsJob.ts';
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
@@ -25,13 +25,13 @@ import {
   shardSeed,
 } from './harnessArgs.ts';
 import { specExamplePaths } from '../conformance/job/traceFilesPart.ts';
-import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/report/counterexampleFiles.ts';
+import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/views/counterexampleFiles.ts';
 import { LiveProgress } from './progress.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
 import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
-import { prettyJson } from '../conformance/lockstep/jsonDiff.ts';
+import { prettyJson } from '../conformance/sut/jsonDiff.ts';
 
 export const mutantsHelp = `streamjoin mutants [--seed N] [--runs N] [--mutant NAME,...] [--out DIR] [--json] [--each-part]
                    [--regressions DIR] [--shard K/N] [--reporter junit=FILE] [--reporter tap[=FILE]] [--list]

@@ -74,7 +74,7 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
       'spec/schemas/reports/conform-report.schema.json',
       'spec/examples/horizon-boundary.trace.json',
       'docs/ci.md',
-      'conformance/report/assets/viewer.js',
+      'conformance/views/assets/viewer.js',
       'explore/assets/explore.js',
       'examples/python/join.py',
     ])

@@ -1,7 +1,7 @@
 // `streamjoin run [TRACE...]`: validate operator traces and run the reference
 // model over them, comparing every step with the trace's expectations.
 import { readInputsAhead } from '../spec/index.ts';
-import { createModelOperator } from '../conformance/adapters/modelOperator.ts';
+import { createModelOperator } from '../conformance/sut/modelOperator.ts';
 import { runTraceFile, type TraceFileResult } from '../conformance/lockstep/traceFiles.ts';
 import { operatorExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import type { Output } from './output.ts';

@@ -8,12 +8,12 @@ import { createProtocolServer, serveStream, type ProtocolServer } from '../confo
 import { envOf } from './output.ts';
 import { KILL_AT_WRITE_VARIABLE } from '../conformance/kill/killRun.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../conformance/adapters/lines.ts';
-import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { modelSut } from '../conformance/sut/modelSut.ts';
 import { implSut, implSutOf } from '../conformance/adapters/implSut.ts';
 import { builtInImpl } from '../conformance/adapters/implOperator.ts';
-import type { InProcessSut } from '../conformance/adapters/sut.ts';
+import type { InProcessSut } from '../conformance/sut/sut.ts';
 import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
-import { mutantBuildProblem, mutantSut } from '../conformance/mutants/load.ts';
+import { mutantBuildProblem, mutantSut } from '../conformance/adapters/mutantSut.ts';
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { writeViewerOf } from '../conformance/report/viewFiles.ts';
+import { writeViewerOf } from '../conformance/views/viewFiles.ts';
 import type { Output } from './output.ts';
 import { EXIT, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';

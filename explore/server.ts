@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { InputError, packagePath } from '../spec/index.ts';
 import { PRESETS } from '../model/index.ts';
-import { asset, contentSecurityPolicy, escapeHtml, scriptJson } from '../conformance/report/html.ts';
+import { asset, contentSecurityPolicy, escapeHtml, scriptJson } from '../conformance/views/html.ts';
 import { VERSIONS } from '../conformance/report/versions.ts';
 import { loadIntoExplorer, snapshot, type ModelSpec } from './session.ts';
 
@@ -27,7 +27,7 @@ const ASSETS = packagePath('explore', 'assets');
 const MAX_BODY = 8 * 1024 * 1024;
 
 function page(start: { spec: ModelSpec; path: unknown[] }): string {
-  // The viewer's drawing and style (conformance/report/assets/), then the explorer's own.
+  // The viewer's drawing and style (conformance/views/assets/), then the explorer's own.
   const script = `\n${asset('draw.js')}\n${asset('explore.js', ASSETS)}\n`;
   const style = `\n${asset('viewer.css')}\n${asset('explore.css', ASSETS)}\n`;
   const presets = PRESETS.map((p) => ({ name: p.name, description: p.description }));

@@ -5,7 +5,7 @@ import { LEVELS, PROTOCOL_ERRORS, REQUEST_TYPES, levelAllows, okTypeOf } from '.
 import { schemaError } from './schemas.ts';
 import type { ProtocolRequest } from './types.gen.ts';
 import { createProtocolServer } from '../conformance/adapters/protocolServer.ts';
-import { modelSut } from '../conformance/adapters/modelSut.ts';
+import { modelSut } from '../conformance/sut/modelSut.ts';
 
 const doc = readFileSync(join(import.meta.dirname, 'PROTOCOL.md'), 'utf8');
 const readSchema = (path: string) =>

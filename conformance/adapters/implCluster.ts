@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
-import { SutConfigError, type ClusterUnderTest } from './sut.ts';
+import { SutConfigError, type ClusterUnderTest } from '../sut/sut.ts';
 import { builtInImpl, type ImplModule } from './implOperator.ts';
-import { HistoryFiles, nextSessionDir, quiesce } from '../audit/recorder.ts';
+import { HistoryFiles, nextSessionDir, quiesce } from './recorder.ts';
 
 export interface ImplClusterOptions {
   /**

@@ -3,8 +3,8 @@
 // (conformance/mutants/) runs behind the very same adapter.
 import type { JoinConfig } from '../../spec/index.ts';
 import * as builtIn from '../../impl/index.ts';
-import type { OperatorFactory, OperatorUnderTest } from './sut.ts';
-import { SutConfigError } from './sut.ts';
+import type { OperatorFactory, OperatorUnderTest } from '../sut/sut.ts';
+import { SutConfigError } from '../sut/sut.ts';
 
 /** What the adapters need of an impl module: the built-in `impl/index.ts`, or a mutant's copy of it. */
 export type ImplModule = Pick<typeof builtIn, 'JoinOperator' | 'ImplCluster' | 'ConfigError'>;

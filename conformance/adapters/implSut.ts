@@ -4,7 +4,7 @@
 // mutant's patched copy (conformance/mutants/).
 import { LEVELS, SPEC_VERSION } from '../../spec/index.ts';
 import type { ImplementationInfo } from '../../spec/index.ts';
-import type { InProcessSut } from './sut.ts';
+import type { InProcessSut } from '../sut/sut.ts';
 import { createImplCluster, type ImplClusterOptions } from './implCluster.ts';
 import { builtInImpl, implOperatorFactory, type ImplModule } from './implOperator.ts';
 

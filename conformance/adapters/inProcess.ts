@@ -20,7 +20,7 @@ import {
   type OperatorSession,
   type RecordReply,
   type SystemUnderTest,
-} from './sut.ts';
+} from '../sut/sut.ts';
 
 const internalError = (e: unknown) => ({
   error: { code: PROTOCOL_ERRORS.internal_error, text: e instanceof Error ? e.message : String(e) },

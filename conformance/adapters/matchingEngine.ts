@@ -28,7 +28,7 @@ import {
   type RowContent,
   type RowRecord,
 } from '../../spec/index.ts';
-import { SutUnavailable, type ClusterSession, type OperatorSession, type RecordReply, type SystemUnderTest } from './sut.ts';
+import { SutUnavailable, type ClusterSession, type OperatorSession, type RecordReply, type SystemUnderTest } from '../sut/sut.ts';
 
 /**
  * A match an engine makes or withdraws: the key and the ids of its `L` and

@@ -6,8 +6,8 @@ import { runConform } from '../job/conform.ts';
 import type { TraceSource } from '../job/conformTypes.ts';
 import { BUFFERING_HINT, spawnSystem } from './process.ts';
 import { livingInGroup, livingWithEnvironment, SUT_MARKER_VARIABLE } from './processGroup.ts';
-import { SutUnavailable } from './sut.ts';
-import { runClusterLockstep, runOperatorLockstep } from '../report/explainedRuns.ts';
+import { SutUnavailable } from '../sut/sut.ts';
+import { runClusterLockstep, runOperatorLockstep } from '../views/explainedRuns.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const seed = inject('fcSeed');

@@ -59,7 +59,7 @@ import {
   type RecordReply,
   type SutInfo,
   type SystemUnderTest,
-} from './sut.ts';
+} from '../sut/sut.ts';
 
 /** Options of a system under test run as a process speaking the protocol: timeouts, line cap, stderr kept, working directory and environment. */
 export interface ProcessOptions {

@@ -26,7 +26,7 @@ import type {
   OperatorRecordOk,
   ProtocolRequest,
 } from '../../spec/index.ts';
-import { SutUnavailable, type ActionReply, type ClusterStepReply } from './sut.ts';
+import { SutUnavailable, type ActionReply, type ClusterStepReply } from '../sut/sut.ts';
 
 export type Reply = InitOk | OperatorRecordOk | EventsOk | InspectOk | ErrorReply;
 

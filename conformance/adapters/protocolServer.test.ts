@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
 import { createProtocolServer, serveStream } from './protocolServer.ts';
-import { modelSut } from './modelSut.ts';
-import { createModelCluster } from './modelCluster.ts';
-import { SutConfigError, type InProcessSut } from './sut.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
+import { SutConfigError, type InProcessSut } from '../sut/sut.ts';
 
 const cluster = { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] };
 const init = (id: number, level = 'faults') => JSON.stringify({ id, type: 'init', protocol: 2, level, config: cluster });

@@ -15,8 +15,8 @@ import {
   schemaError,
 } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction, JoinConfig, Level, ProtocolRequest } from '../../spec/index.ts';
-import type { OperatorUnderTest } from './sut.ts';
-import { SutConfigError, type ClusterUnderTest, type InProcessSut } from './sut.ts';
+import type { OperatorUnderTest } from '../sut/sut.ts';
+import { SutConfigError, type ClusterUnderTest, type InProcessSut } from '../sut/sut.ts';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type LineEvent } from './lines.ts';
 
 type Session =

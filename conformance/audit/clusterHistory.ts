@@ -8,7 +8,7 @@ import type { ClusterConfig, ClusterTrace, ExternalAction } from '../../spec/ind
 import { ImplCluster } from '../../impl/index.ts';
 import { interpretChoices, type ControlChoice } from '../generate/clusterTraces.ts';
 import { slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
-import { HistoryFiles, quiesce } from './recorder.ts';
+import { HistoryFiles, quiesce } from '../adapters/recorder.ts';
 import { seededRandom } from '../generate/seededRandom.ts';
 
 export interface RecordedHistory {

@@ -10,7 +10,7 @@ import type { LogRecord } from '../../spec/index.ts';
 import { exampleTrace, recordClusterHistory } from './clusterHistory.ts';
 import { damageSink, type Damage, type DamageKind } from './damage.ts';
 import { logLineAs, sinkLineAs, type HistoryFormat, type SinkChange } from './formats.ts';
-import { CONFIG_FILE, LOG_FILE, SINK_FILE } from './recorder.ts';
+import { CONFIG_FILE, LOG_FILE, SINK_FILE } from '../adapters/recorder.ts';
 import { seededRandom } from '../generate/seededRandom.ts';
 
 /** Options of the example history (`audit --example DIR`). */

@@ -15,7 +15,7 @@ import { useTemporaryDirectories } from '../testFixtures.ts';
 import { auditHistory, type AuditResult } from './audit.ts';
 import { exampleTrace, recordClusterHistory } from './clusterHistory.ts';
 import { DAMAGE_KINDS, damageSink, type Damage, type DamageKind } from './damage.ts';
-import { LOG_FILE, SINK_FILE } from './recorder.ts';
+import { LOG_FILE, SINK_FILE } from '../adapters/recorder.ts';
 
 const freshDirectory = useTemporaryDirectories('sj-audit-faults-');
 

@@ -28,6 +28,7 @@ import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { changelogReaders, printedLine } from './changelogs.ts';
 import { RowReader, type ReadingOptions } from './columns.ts';
 import { LineProblem, parseLine, problemAt } from './jsonLine.ts';
+import { HISTORY_LOG_FORMAT } from '../adapters/recorder.ts';
 import {
   ROW_KINDS,
   isEnd,
@@ -41,7 +42,7 @@ import {
   type SinkChange,
 } from './lineItems.ts';
 
-export { LineProblem, isEnd, parseLine };
+export { HISTORY_LOG_FORMAT, LineProblem, isEnd, parseLine };
 export type { ConfigItem, EndItem, LineReaders, LogItem, SinkChange, SinkItem } from './lineItems.ts';
 
 /** The formats `audit --example` writes (each with its JSON Schema). */
@@ -53,9 +54,6 @@ export type HistoryFormat = (typeof HISTORY_FORMATS)[number];
 export const READ_FORMATS = [...HISTORY_FORMATS, 'canal', 'maxwell', 'flink-print'] as const;
 /** One format `audit` reads. */
 export type ReadFormat = (typeof READ_FORMATS)[number];
-
-/** `format` of the optional first line of a streamjoin log. */
-export const HISTORY_LOG_FORMAT = 'streamjoin/history-log@1';
 
 function streamjoinReaders(rows: RowReader): LineReaders {
   return {

@@ -5,8 +5,8 @@ import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.
 import { COVER_CHECKS, checkCover } from '../testdata/coverChecks.ts';
 import { runConform } from '../job/conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { modelSut } from '../adapters/modelSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 
 const seed = inject('fcSeed');
 const scenario = (name: string): ExhaustiveScenario => exhaustiveScenario(name) as ExhaustiveScenario;

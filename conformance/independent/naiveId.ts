@@ -12,8 +12,8 @@
 import { LEVELS, SPEC_VERSION } from '../../spec/index.ts';
 import type { Change, ClusterConfig, ExternalAction, JoinConfig, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { IndexedJoin } from '../../model/index.ts';
-import type { ActionReply, ClusterUnderTest, InProcessSut, OperatorUnderTest } from '../adapters/sut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
+import type { ActionReply, ClusterUnderTest, InProcessSut, OperatorUnderTest } from '../sut/sut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 
 /** How the naive id is spelled: prefix, separator, suffix. */
 export interface NaiveEncoding {

@@ -14,12 +14,12 @@ import { clusterTraceArbitrary, controlActions } from '../generate/clusterTraces
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { clusterContractViolation, loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { modelSut } from '../adapters/modelSut.ts';
+import { modelSut } from '../sut/modelSut.ts';
 import { implSut } from '../adapters/implSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
-import { prettyJson, sameJson } from '../lockstep/jsonDiff.ts';
-import { explainCounterexample } from '../report/explain.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
+import { prettyJson, sameJson } from '../sut/jsonDiff.ts';
+import { explainCounterexample } from '../views/explain.ts';
 import type { ProtocolElement } from '../../model/cluster/clusterState.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 

@@ -6,12 +6,12 @@
 // and the report's shape are conformTypes.ts.
 import { LEVELS } from '../../spec/index.ts';
 import type { Level } from '../../spec/index.ts';
-import { SutUnavailable, type SutInfo } from '../adapters/sut.ts';
+import { SutUnavailable, type SutInfo } from '../sut/sut.ts';
 import { abortReason } from '../adapters/process.ts';
 import type { ConformOptions, ConformReport, ConformSystem, TraceInput, TraceSource, Unknown } from './conformTypes.ts';
 import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
 import { CLUSTER_TRACE_FORMAT, OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
-import type { InProcessSut, SystemUnderTest } from '../adapters/sut.ts';
+import type { InProcessSut, SystemUnderTest } from '../sut/sut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { exhaustiveScenariosPart } from './exhaustivePart.ts';
 import type { ConformPart, PartJob, PartReport } from './part.ts';

@@ -3,7 +3,7 @@
 // files, the bounded-exhaustive scenarios, random traces).
 import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../../spec/index.ts';
 import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
-import type { InProcessSut, SystemUnderTest } from '../adapters/sut.ts';
+import type { InProcessSut, SystemUnderTest } from '../sut/sut.ts';
 import type { Failure } from '../report/failure.ts';
 import type { CauseGroup } from '../report/causes.ts';
 import type { Shard } from './shard.ts';

@@ -3,9 +3,9 @@
 // (report/), then name and describe it as its counterexample file shows
 // it, with the model's expectations filled in.
 import type { AnyTrace, Level } from '../../spec/index.ts';
-import type { StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 import { withExpectations } from '../lockstep/anyTrace.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { minimizeTrace } from '../lockstep/minimize.ts';
 import { explainDivergence, type Divergence } from '../report/divergence.ts';
 

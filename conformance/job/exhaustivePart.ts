@@ -4,12 +4,12 @@
 // scenario with no trace at the levels checked is skipped (never passed)
 // and not even built. It claims coverage over the traces that ran.
 import type { AnyTrace, Level, OperatorTrace } from '../../spec/index.ts';
-import { SutUnavailable } from '../adapters/sut.ts';
+import { SutUnavailable } from '../sut/sut.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
 import { coverageTable, missingCoverage, observedSteps, requiredCoverage } from '../generate/exhaustive.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { inShard, shardCount } from './shard.ts';
 import type { ExhaustivePart, ExhaustiveResult } from './conformTypes.ts';
 import type { Failure } from '../report/failure.ts';

@@ -13,7 +13,7 @@ import type { Failure } from '../report/failure.ts';
 import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from '../mutants/catalogue.ts';
-import { MutantPatchError, mutantSut } from '../mutants/load.ts';
+import { MutantPatchError, mutantSut } from '../adapters/mutantSut.ts';
 
 /** One mutant's result: killed, survived or unknown, and by what. */
 export interface MutantResult {

@@ -7,7 +7,7 @@
 // scenario family, an audit-style part) is a new file and one line in
 // runConform.
 import type { Level } from '../../spec/index.ts';
-import type { SystemUnderTest } from '../adapters/sut.ts';
+import type { SystemUnderTest } from '../sut/sut.ts';
 import type { Failure } from '../report/failure.ts';
 import type { ConformReport, ExampleResult, ExhaustiveResult, RandomResult, TraceRun } from './conformTypes.ts';
 import type { Shard } from './shard.ts';

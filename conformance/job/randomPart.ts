@@ -4,12 +4,12 @@
 // minimized. A fast-check path replays one counterexample of a seed.
 import fc from 'fast-check';
 import type { AnyTrace, ClusterTrace, Level, OperatorTrace } from '../../spec/index.ts';
-import { SutUnavailable } from '../adapters/sut.ts';
+import { SutUnavailable } from '../sut/sut.ts';
 import { abortReason } from '../adapters/process.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { runTraceObserved, type TraceOutcome } from '../lockstep/anyTrace.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import type { RandomResult } from './conformTypes.ts';
 import type { Failure } from '../report/failure.ts';
 import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { LEVELS, PACKAGE_ROOT, packagePath } from '../../spec/index.ts';
 import type { AnyTrace, Level } from '../../spec/index.ts';
-import { SutUnavailable } from '../adapters/sut.ts';
+import { SutUnavailable } from '../sut/sut.ts';
 import { levelOfClusterTrace, runTraceObserved, withoutExpectations } from '../lockstep/anyTrace.ts';
 import type { TraceSource } from './conformTypes.ts';
 import { minimizedCounterexample, namedCounterexample } from './counterexample.ts';

@@ -6,7 +6,7 @@
 // With `serve --data` this reaches every torn state of its crash-safe
 // writer, its journals and its checkpoint store that the request passes.
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { runKillTrace, type KillRunOptions, type KillTraceResult } from './killRun.ts';
 import { withKills } from './killTraces.ts';
 

@@ -9,7 +9,7 @@
 import type { ClusterAction, ClusterObservation, ExternalAction } from '../../spec/index.ts';
 import { observeCluster, transition, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
 import { crashAll } from './killTraces.ts';
-import { sameJson } from '../lockstep/jsonDiff.ts';
+import { sameJson } from '../sut/jsonDiff.ts';
 
 export type InFlightResolution = 'lost' | 'applied' | 'partly';
 

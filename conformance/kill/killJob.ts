@@ -9,10 +9,10 @@
 import fc from 'fast-check';
 import type { ClusterTrace } from '../../spec/index.ts';
 import type { ProcessOptions } from '../adapters/process.ts';
-import { SutUnavailable } from '../adapters/sut.ts';
-import type { StderrExcerpt } from '../adapters/sut.ts';
+import { SutUnavailable } from '../sut/sut.ts';
+import type { StderrExcerpt } from '../sut/sut.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';

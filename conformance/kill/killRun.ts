@@ -24,9 +24,9 @@ import {
   type ClusterState,
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
-import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
-import type { DivergenceFacts, ExpectedClusterStep } from '../lockstep/divergence.ts';
+import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
 import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
 import { crashAll, killNote } from './killTraces.ts';
 

@@ -3,12 +3,12 @@
 // lockstep run.
 import { levelOfAction, paced } from '../../spec/index.ts';
 import type { AnyTrace, ClusterTrace, Level, OperatorStep } from '../../spec/index.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
-import type { OperatorUnderTest, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
+import type { OperatorUnderTest, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import { actionsOf, judgeClusterTrace, modelClusterSteps, withClusterExpectations } from './clusterLockstep.ts';
-import { canonicalChanges, canonicalEvents, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
-import { diffJson, sameJson, showValue } from './jsonDiff.ts';
+import { canonicalChanges, canonicalEvents, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from '../sut/divergence.ts';
+import { diffJson, sameJson, showValue } from '../sut/jsonDiff.ts';
 import { judgeOperatorTrace, modelOperatorSteps, withOperatorExpectations } from './operatorLockstep.ts';
 
 /** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */

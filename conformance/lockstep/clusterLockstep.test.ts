@@ -15,10 +15,10 @@ import {
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { PrefixSharingOperatorModel, modelOperatorSteps } from './operatorLockstep.ts';
-import { sameJson } from './jsonDiff.ts';
+import { sameJson } from '../sut/jsonDiff.ts';
 import { levelOfClusterTrace } from './anyTrace.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { modelSut } from '../adapters/modelSut.ts';
+import { modelSut } from '../sut/modelSut.ts';
 import { wrongClusterModel } from '../testdata/wrongSystems.ts';
 
 const clusterDir = join(import.meta.dirname, '..', '..', 'spec', 'examples', 'cluster');

@@ -12,12 +12,18 @@ import {
   type ClusterState,
   whyNotEnabled,
 } from '../../model/index.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
-import { canonicalEvents, clusterRepliesSoFar, type DivergenceFacts, type ExpectedClusterStep, type StoreWrite } from './divergence.ts';
-import { diffJson, sameJson } from './jsonDiff.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
+import {
+  canonicalEvents,
+  clusterRepliesSoFar,
+  type DivergenceFacts,
+  type ExpectedClusterStep,
+  type StoreWrite,
+} from '../sut/divergence.ts';
+import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { freshInstallBehind } from './freshInstall.ts';
-import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
 export function actionsOf(trace: ClusterTrace): ExternalAction[] {
@@ -186,7 +192,7 @@ export function compareClusterStep(
   return undefined;
 }
 
-/** A JSON pointer segment as the key it names (jsonDiff.ts escapes `~` and `/`). */
+/** A JSON pointer segment as the key it names (sut/jsonDiff.ts escapes `~` and `/`). */
 const decodePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The lookups for compareClusterStep: the log is built only if a divergence asks for it. */
@@ -210,7 +216,7 @@ function withHistory(
   return freshInstall ? { ...d, at: { ...d.at, freshInstall } } : d;
 }
 
-/** A cluster trace judged: report/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */
+/** A cluster trace judged: views/explainedRuns.ts explains its divergence for the public API (ClusterRunResult). */
 export interface ClusterJudgement {
   /** The first divergence; absent if the system conforms on this trace. */
   readonly divergence?: DivergenceFacts;

@@ -21,9 +21,9 @@ import {
   type ClusterState,
   type JoinState,
 } from '../../model/index.ts';
-import type { ClusterStepReply } from '../adapters/sut.ts';
-import { canonicalEvents, type ExpectedClusterStep, type FreshInstall } from './divergence.ts';
-import { sameJson } from './jsonDiff.ts';
+import type { ClusterStepReply } from '../sut/sut.ts';
+import { canonicalEvents, type ExpectedClusterStep, type FreshInstall } from '../sut/divergence.ts';
+import { sameJson } from '../sut/jsonDiff.ts';
 
 /** How many restores (an install's, with each thing it may have lost) before the divergence are tried, latest first. */
 const INSTALLS_TRIED = 8;

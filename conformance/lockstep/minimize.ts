@@ -2,9 +2,9 @@
 // steps while some divergence remains and the log stays in contract (J9).
 import type { AnyTrace, Level } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
-import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from '../adapters/sut.ts';
+import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from '../sut/sut.ts';
 import { runTraceObserved, type TraceOutcome } from './anyTrace.ts';
-import type { DivergenceFacts } from './divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
 
 /** The trace without step `i` (or with only its first `n` steps). */

@@ -3,12 +3,18 @@
 // change set and the retained counts are compared.
 import { paced } from '../../spec/index.ts';
 import type { ExternalAction, JoinConfig, Level, LogRecord, OperatorTrace } from '../../spec/index.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
 import { initialJoinState, retainedCountsOf, stepJoin, type JoinState } from '../../model/index.ts';
-import { canonicalChanges, canonicalOutcome, recordRepliesSoFar, type DivergenceFacts, type ExpectedOperatorStep } from './divergence.ts';
+import {
+  canonicalChanges,
+  canonicalOutcome,
+  recordRepliesSoFar,
+  type DivergenceFacts,
+  type ExpectedOperatorStep,
+} from '../sut/divergence.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
-import { diffJson, sameJson } from './jsonDiff.ts';
-import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import { diffJson, sameJson } from '../sut/jsonDiff.ts';
+import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 
@@ -86,7 +92,7 @@ export function compareOperatorStep(
   return undefined;
 }
 
-/** An operator trace judged: report/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
+/** An operator trace judged: views/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
 export interface OperatorJudgement {
   readonly divergence?: DivergenceFacts;
   readonly replies: readonly RecordReply[];

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadOperatorTrace } from '../../spec/index.ts';
 import { runOperatorTrace } from './operatorTrace.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
 
 const examplesDir = join(import.meta.dirname, '..', '..', 'spec', 'examples');
 const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.trace.json'));

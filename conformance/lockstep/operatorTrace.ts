@@ -1,8 +1,8 @@
 // Runs an operator trace (SPEC §4) against any single-partition operator and
 // reports the first step where it departs from the trace's expectations.
 import type { Change, JoinConfig, LogRecord, OperatorStep, OperatorTrace, Outcome, RetainedCounts } from '../../spec/index.ts';
-import type { OperatorFactory, OperatorUnderTest } from '../adapters/sut.ts';
-import { canonicalChanges, canonicalOutcome } from './divergence.ts';
+import type { OperatorFactory, OperatorUnderTest } from '../sut/sut.ts';
+import { canonicalChanges, canonicalOutcome } from '../sut/divergence.ts';
 
 /** What an operator did at one step. */
 export interface OperatorObservation {

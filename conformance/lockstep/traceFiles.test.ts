@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadOperatorTrace } from '../../spec/index.ts';
 import type { OperatorTrace } from '../../spec/index.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { runOperatorTrace, withExpectations } from './operatorTrace.ts';
 import { runTraceFile } from './traceFiles.ts';

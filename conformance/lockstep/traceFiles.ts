@@ -8,9 +8,9 @@ import { InputError, Interrupted, loadAnyTrace, placeInFile } from '../../spec/i
 import type { AnyTrace, ClusterTrace, LogRecord, OperatorStep, OutcomeCode, RetainedCounts } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
 import { AtomicFileWriter } from '../streams/atomicFiles.ts';
-import { PRETTY_WIDTH, prettyJson } from './jsonDiff.ts';
+import { PRETTY_WIDTH, prettyJson } from '../sut/jsonDiff.ts';
 import { readOperatorTracePaced, type TraceRead } from '../streams/operatorTraceStream.ts';
-import type { OperatorFactory } from '../adapters/sut.ts';
+import type { OperatorFactory } from '../sut/sut.ts';
 import { OperatorTraceChecker, type OperatorDivergence, type OperatorObservation } from './operatorTrace.ts';
 
 /** What running one trace file found. Nothing per step is kept: a trace of any length runs in constant memory. */

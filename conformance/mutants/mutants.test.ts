@@ -18,7 +18,7 @@ import {
   mutantSut,
   patchedFiles,
   removeDir,
-} from './load.ts';
+} from '../adapters/mutantSut.ts';
 import { runMutants } from '../job/mutantsJob.ts';
 
 const seed = inject('fcSeed');

@@ -23,7 +23,7 @@ import { inProcessSystem } from '../adapters/inProcess.ts';
 import { levelOfClusterTrace, runTrace } from '../lockstep/anyTrace.ts';
 import { runClusterLockstepPipelined, type PipelinedTrace } from '../lockstep/clusterLockstep.ts';
 import { runOperatorLockstepPipelined } from '../lockstep/operatorLockstep.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { explainDivergence } from '../report/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { EXHAUSTIVE_SCENARIOS, coverAnyScenario, observedSteps, type AnyCover, type AnyScenario } from '../generate/exhaustive.ts';

@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { join } from 'node:path';
 import { runConform } from '../job/conform.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { noRetractionsSystem } from './counterexampleFixtures.ts';
+import { noRetractionsSystem } from '../views/counterexampleFixtures.ts';
 import { causeOf, groupByCause } from './causes.ts';
 
 const seed = inject('fcSeed');

@@ -1,11 +1,11 @@
-// A divergence explained: the facts lockstep found (lockstep/divergence.ts)
+// A divergence explained: the facts lockstep found (sut/divergence.ts)
 // with the one line that tells them and the rules and properties they
 // break (rules.ts), computed here once, from the facts alone. Lockstep
 // judges; this explains.
 import { describeClusterAction, printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord } from '../../spec/index.ts';
-import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type DivergentStep } from '../lockstep/divergence.ts';
-import { sameJson, showValue, type PathDiff } from '../lockstep/jsonDiff.ts';
+import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type DivergentStep } from '../sut/divergence.ts';
+import { sameJson, showValue, type PathDiff } from '../sut/jsonDiff.ts';
 import {
   differingEventFields,
   isEventOrderDifference,

@@ -8,11 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyTrace, Change, ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, LogRecord, Outcome } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
-import { modelSut } from '../adapters/modelSut.ts';
-import type { ClusterUnderTest } from '../adapters/sut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import type { ClusterUnderTest } from '../sut/sut.ts';
 import { compareClusterStep, modelClusterSteps } from '../lockstep/clusterLockstep.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { compareOperatorStep } from '../lockstep/operatorLockstep.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { minimizeTrace } from '../lockstep/minimize.ts';

@@ -1,8 +1,8 @@
 // A failure of the conformance job: a divergence found, explained, with the
 // trace that shows it and where it came from. What a counterexample file
-// is written from (counterexampleFiles.ts).
+// is written from (views/counterexampleFiles.ts).
 import type { AnyTrace, Level } from '../../spec/index.ts';
-import type { StderrExcerpt } from '../adapters/sut.ts';
+import type { StderrExcerpt } from '../sut/sut.ts';
 import type { Divergence } from './divergence.ts';
 
 /** A divergence found, with the trace that shows it (expectations filled in by the model). */

@@ -4,7 +4,7 @@
 // an install refused when it should not be, rather than only "/sink/deduped".
 import { REJECT_REASONS } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord, Outcome, RejectReason, RetainedCounts } from '../../spec/index.ts';
-import { sameJson, type PathDiff } from '../lockstep/jsonDiff.ts';
+import { sameJson, type PathDiff } from '../sut/jsonDiff.ts';
 
 /** Rule ids (SPEC.md) and property names (SPEC §6) a divergence points at. */
 export interface RuleRefs {

@@ -1,5 +1,5 @@
 // Unambiguous text for records, actions, outcomes, changes and events, as
-// every counterexample rendering (view.ts and the files it feeds) writes them.
+// every counterexample rendering (views/view.ts and the files it feeds) writes them.
 import { describeClusterAction } from '../../spec/index.ts';
 import type { Change, ClusterAction, ClusterEvent, LogRecord, Outcome } from '../../spec/index.ts';
 

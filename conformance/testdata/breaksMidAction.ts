@@ -13,7 +13,7 @@
 //   the inspect after it refused (and every one after). A system that
 //   breaks the protocol where its replies conform cannot be judged: unknown.
 import { PROTOCOL_ERRORS } from '../../spec/index.ts';
-import type { ActionReply, ClusterUnderTest, InProcessSut, OperatorUnderTest } from '../adapters/sut.ts';
+import type { ActionReply, ClusterUnderTest, InProcessSut, OperatorUnderTest } from '../sut/sut.ts';
 import { implSut } from '../adapters/implSut.ts';
 
 type Breaking = 'reply' | 'inspect';

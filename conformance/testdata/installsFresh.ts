@@ -15,8 +15,8 @@ import {
   whyNotEnabled,
   type ClusterSetup,
 } from '../../model/index.ts';
-import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
-import { modelSut } from '../adapters/modelSut.ts';
+import type { ClusterUnderTest, InProcessSut } from '../sut/sut.ts';
+import { modelSut } from '../sut/modelSut.ts';
 
 function freshInstallCluster(given: ClusterConfig, lost: 'state' | 'watermarks'): ClusterUnderTest {
   const setup: ClusterSetup = { ...given, checkProperties: false };

@@ -61,8 +61,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createProtocolServer } from '../adapters/protocolServer.ts';
-import { modelSut } from '../adapters/modelSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 import { PROTOCOL_ELEMENTS, type ProtocolElement } from '../../model/cluster/clusterState.ts';
 import { PROTOCOL_ERRORS, PROTOCOL_V1_ERRORS } from '../../spec/index.ts';
 

@@ -10,10 +10,10 @@ import { initialClusterState, type ClusterSetup, type ClusterState, type Handoff
 import { whyNotEnabled } from '../../model/cluster/guards.ts';
 import { observeCluster, settle, transition } from '../../model/cluster/stateMachine.ts';
 import { naiveMatchId } from '../generate/edges.ts';
-import type { ClusterUnderTest, InProcessSut } from '../adapters/sut.ts';
-import type { OperatorUnderTest } from '../adapters/sut.ts';
-import { modelSut } from '../adapters/modelSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
+import type { ClusterUnderTest, InProcessSut } from '../sut/sut.ts';
+import type { OperatorUnderTest } from '../sut/sut.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 
 /**

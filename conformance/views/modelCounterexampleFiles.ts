@@ -9,7 +9,7 @@ import { counterexampleHtml } from './html.ts';
 import { modelItf } from './itf.ts';
 import { counterexampleMarkdown } from './markdown.ts';
 import { modelCounterexampleView } from './view.ts';
-import type { LinkBase } from './specLinks.ts';
+import type { LinkBase } from '../report/specLinks.ts';
 
 export interface ModelViewFiles {
   readonly markdownPath: string;

@@ -32,7 +32,7 @@ import {
 import type { ClusterAction, ClusterConfig, ClusterEvent, Counterexample, JoinConfig, LogRecord } from '../../spec/index.ts';
 import type { AnyTrace } from '../../spec/index.ts';
 import { expectedOperatorSteps } from '../lockstep/operatorLockstep.ts';
-import type { Divergence } from './divergence.ts';
+import type { Divergence } from '../report/divergence.ts';
 import type { CounterexampleView } from './view.ts';
 
 const OBSERVATION_VARS = Object.keys(ITF_OBSERVATION_FIELDS) as (keyof typeof ITF_OBSERVATION_FIELDS)[];

@@ -4,11 +4,11 @@
 // diagram with one column per node. Everything comes from the counterexample's
 // view (view.ts), which the Markdown and HTML renderings read too.
 import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
-import type { Divergence } from './divergence.ts';
-import { showValue } from '../lockstep/jsonDiff.ts';
-import { describeRules } from './rules.ts';
+import type { Divergence } from '../report/divergence.ts';
+import { showValue } from '../sut/jsonDiff.ts';
+import { describeRules } from '../report/rules.ts';
 import { conformanceView, stderrHeading, type ConformanceContext, type CounterexampleView } from './view.ts';
-import { eventText } from './texts.ts';
+import { eventText } from '../report/texts.ts';
 
 export { eventText };
 

@@ -1,12 +1,12 @@
 // One trace in lockstep, as the library offers it (index.ts): judged by
 // lockstep/ (the facts of its first divergence), then explained here
-// (divergence.ts: its summary and the rules it breaks).
+// (report/divergence.ts: its summary and the rules it breaks).
 import type { ClusterTrace, Level, OperatorTrace } from '../../spec/index.ts';
-import type { ClusterStepReply, RecordReply, StderrExcerpt, SystemUnderTest } from '../adapters/sut.ts';
+import type { ClusterStepReply, RecordReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 import { judgeClusterTrace, type ModelDisagreement } from '../lockstep/clusterLockstep.ts';
-import type { DivergenceFacts } from '../lockstep/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { judgeOperatorTrace } from '../lockstep/operatorLockstep.ts';
-import { explainDivergence, type Divergence } from './divergence.ts';
+import { explainDivergence, type Divergence } from '../report/divergence.ts';
 
 /** A cluster trace run in lockstep: the first divergence, the replies, and where the trace disagrees with the model. */
 export interface ClusterRunResult {

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../../spec/index.ts';
-import { specHref, type LinkBase } from './specLinks.ts';
+import { specHref, type LinkBase } from '../report/specLinks.ts';
 import type { CounterexampleView } from './view.ts';
 
 // From the package root: the same files from the sources and from the compiled package (dist/ has no assets).
-const ASSETS = packagePath('conformance', 'report', 'assets');
+const ASSETS = packagePath('conformance', 'views', 'assets');
 
 /** An asset of the pages (read once): from this folder's assets/, or from `dir` (another page's own, under the package root too). */
 const assetCache = new Map<string, string>();

@@ -1,18 +1,18 @@
-// Builds a mutant: impl/ copied under a temporary directory next to a
-// symlink of spec/ (so impl's relative imports of spec/ keep working and
-// resolve to the very same modules), the mutant's patches applied to the
-// copy, and the copy loaded in-process with a dynamic import (tsx, or
-// vitest, is the TypeScript loader). The temporary directories are removed
-// when the process exits.
+// A mutant (mutants/catalogue.ts) as a system under test: impl/ copied
+// under a temporary directory next to a symlink of spec/ (so impl's
+// relative imports of spec/ keep working and resolve to the very same
+// modules), the mutant's patches applied to the copy, and the copy loaded
+// in-process with a dynamic import (tsx, or vitest, is the TypeScript
+// loader). The temporary directories are removed when the process exits.
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ImplModule } from '../adapters/implOperator.ts';
-import { implSutOf } from '../adapters/implSut.ts';
-import type { InProcessSut } from '../adapters/sut.ts';
+import type { ImplModule } from './implOperator.ts';
+import { implSutOf } from './implSut.ts';
+import type { InProcessSut } from '../sut/sut.ts';
 import { PACKAGE_ROOT, SPEC_VERSION } from '../../spec/index.ts';
-import type { Mutant, SourcePatch } from './catalogue.ts';
+import type { Mutant, SourcePatch } from '../mutants/catalogue.ts';
 
 /** The project's root: impl/ and spec/ are found here. */
 export const PROJECT_ROOT = PACKAGE_ROOT;

@@ -4,12 +4,12 @@
 // divergence is in #meta), or a plain trace (shown as the model runs it).
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { LinkBase } from './specLinks.ts';
+import type { LinkBase } from '../report/specLinks.ts';
 import { documentFormat, isItfTrace, itfKind, loadCounterexample, parseJson, readTextFile } from '../../spec/index.ts';
 import type { ItfTrace } from '../../spec/index.ts';
 import { COUNTEREXAMPLE_FORMAT, InputError } from '../../spec/index.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import type { Divergence } from './divergence.ts';
+import type { Divergence } from '../report/divergence.ts';
 import { writeFileAtomic } from '../streams/atomicFiles.ts';
 import { counterexampleHtml } from './html.ts';
 import { conformanceView, modelCounterexampleView, type CounterexampleView } from './view.ts';

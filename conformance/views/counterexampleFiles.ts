@@ -5,10 +5,10 @@
 // command that replays it.
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { PACKAGE_ROOT } from '../../spec/packageFiles.ts';
-import type { LinkBase } from './specLinks.ts';
+import type { LinkBase } from '../report/specLinks.ts';
 import type { ImplementationInfo } from '../../spec/index.ts';
-import type { Failure } from './failure.ts';
-import { prettyJson } from '../lockstep/jsonDiff.ts';
+import type { Failure } from '../report/failure.ts';
+import { prettyJson } from '../sut/jsonDiff.ts';
 import { writeFilesAtomic } from '../streams/atomicFiles.ts';
 import { explainView } from './explain.ts';
 import { counterexampleHtml } from './html.ts';

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterObservation, ExternalAction, LogRecord } from '../../spec/index.ts';
 import type { HistoryRecorder, SinkChange } from '../../impl/index.ts';
-import { HISTORY_LOG_FORMAT } from './formats.ts';
+
+/** `format` of the optional first line of a streamjoin log (the header this recorder writes; audit's formats.ts reads it). */
+export const HISTORY_LOG_FORMAT = 'streamjoin/history-log@1';
 
 export const LOG_FILE = 'log.jsonl';
 export const SINK_FILE = 'sink.jsonl';

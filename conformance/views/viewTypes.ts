@@ -1,10 +1,10 @@
 // The shape of a counterexample as every rendering reads it (view.ts builds
 // it): the steps with their diagram rows, and the divergence or the property
 // broken, with the rules and properties it points at.
-import type { StderrExcerpt } from '../adapters/sut.ts';
+import type { StderrExcerpt } from '../sut/sut.ts';
 import type { ClusterEvent } from '../../spec/index.ts';
-import type { RuleLink } from './specLinks.ts';
-import type { Versions } from './versions.ts';
+import type { RuleLink } from '../report/specLinks.ts';
+import type { Versions } from '../report/versions.ts';
 
 /** What a diagram row shows: a note at one node, or a message from one node to another. */
 /** `fenced`: a write the sink's fence refuses (C9), drawn refused; `fence`: the coordinator raising a fence, and a worker dropping a fenced key. */

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { loadAnyTrace, packagePath } from '../../spec/index.ts';
 import type { AnyTrace, ClusterConfig, Counterexample, LogRecord } from '../../spec/index.ts';
 import { check, clusterModelConfigOf, clusterExplorerModel, presetNamed, resolveBounds } from '../../model/index.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
-import { createModelOperator } from '../adapters/modelOperator.ts';
-import { modelSut } from '../adapters/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
+import { createModelOperator } from '../sut/modelOperator.ts';
+import { modelSut } from '../sut/modelSut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { explainDivergence } from './divergence.ts';
-import type { Failure } from './failure.ts';
+import { explainDivergence } from '../report/divergence.ts';
+import type { Failure } from '../report/failure.ts';
 import { runTrace, withExpectations } from '../lockstep/anyTrace.ts';
 
 const examples = packagePath('spec', 'examples');

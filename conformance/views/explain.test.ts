@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadClusterTrace } from '../../spec/index.ts';
-import { RULE_TITLES, rulesOfObservationPath } from './rules.ts';
+import { RULE_TITLES, rulesOfObservationPath } from '../report/rules.ts';
 import { clusterDiagram, renderDiagram } from './explain.ts';
 
 const spec = readFileSync(join(import.meta.dirname, '..', '..', 'spec', 'SPEC.md'), 'utf8');

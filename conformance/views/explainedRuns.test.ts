@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { PROTOCOL_ERRORS, loadClusterTrace } from '../../spec/index.ts';
 import type { ClusterTrace } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
-import { modelSut } from '../adapters/modelSut.ts';
-import { createModelCluster } from '../adapters/modelCluster.ts';
+import { modelSut } from '../sut/modelSut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 import { wrongClusterModel as wrong } from '../testdata/wrongSystems.ts';
 import { runClusterLockstep } from './explainedRuns.ts';
 

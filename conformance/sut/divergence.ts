@@ -5,7 +5,7 @@
 // breaks, and the line that tells it, are report/'s (report/divergence.ts).
 import { compareByMatchId } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ClusterObservation, ExternalAction, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
-import { SutUnavailable, type ClusterStepReply, type RecordReply } from '../adapters/sut.ts';
+import { SutUnavailable, type ClusterStepReply, type RecordReply } from './sut.ts';
 import type { PathDiff } from './jsonDiff.ts';
 
 /** What one record must produce (§3). */

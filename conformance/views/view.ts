@@ -7,7 +7,7 @@
 // step changed; then expected versus actual at the divergence (a conformance
 // counterexample) or the property broken (a model counterexample), with the
 // rules and properties it points at.
-import type { StderrExcerpt } from '../adapters/sut.ts';
+import type { StderrExcerpt } from '../sut/sut.ts';
 import type {
   ClusterAction,
   ClusterEvent,
@@ -32,13 +32,13 @@ import {
 } from '../../model/index.ts';
 import type { ExploredState, JoinModelState } from '../../model/index.ts';
 import { expectedClusterSteps } from '../lockstep/clusterLockstep.ts';
-import type { ExpectedClusterStep } from '../lockstep/divergence.ts';
+import type { ExpectedClusterStep } from '../sut/divergence.ts';
 import { expectedOperatorSteps } from '../lockstep/operatorLockstep.ts';
-import type { Divergence } from './divergence.ts';
-import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from './rules.ts';
-import { ruleLink, type RuleLink } from './specLinks.ts';
-import { actionText, changesText, eventText, outcomeText, recordText } from './texts.ts';
-import { VERSIONS } from './versions.ts';
+import type { Divergence } from '../report/divergence.ts';
+import { mergeRefs, rulesOfAction, rulesOfOutcome, type RuleRefs } from '../report/rules.ts';
+import { ruleLink, type RuleLink } from '../report/specLinks.ts';
+import { actionText, changesText, eventText, outcomeText, recordText } from '../report/texts.ts';
+import { VERSIONS } from '../report/versions.ts';
 import type { CounterexampleView, RowKind, ViewDivergence, ViewRow, ViewStep, ViewViolation } from './viewTypes.ts';
 
 // The view's types live in viewTypes.ts; its users import them from here.

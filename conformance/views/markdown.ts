@@ -3,9 +3,9 @@
 // the config, expected versus actual at the divergence (or the property it
 // breaks), the steps as a table, the rules with links to SPEC.md, and a
 // Mermaid sequence diagram that GitHub draws.
-import { showValue } from '../lockstep/jsonDiff.ts';
+import { showValue } from '../sut/jsonDiff.ts';
 import { mermaidDiagram } from './mermaid.ts';
-import { specHref, type LinkBase, type RuleLink } from './specLinks.ts';
+import { specHref, type LinkBase, type RuleLink } from '../report/specLinks.ts';
 import { stderrHeading, type CounterexampleView } from './view.ts';
 
 /** Text for a table cell: `|` escaped (GitHub splits cells on it even inside code), line breaks as spaces. */
