@@ -6,7 +6,7 @@ import { rowRecord, watermarkRecord } from '../../spec/index.ts';
 import type { ClusterConfig, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
 import type { ClusterBounds } from '../../model/index.ts';
 import { TIME_EDGES, collidingRowsForEverySeparator, heldState, heldWatermarkAgain } from './edges.ts';
-import { collisionOf, collisionRows, everyCollisionRecipe } from './separators.ts';
+import { collisionOf, collisionRowsApart, everyCollisionRecipe } from './separators.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
@@ -125,35 +125,33 @@ const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
  * collision of the class (separators.ts: the sandwich of every separator
  * of one or two characters, of every punctuation-letter-punctuation triple
  * and quoted punctuation, and the half-escaped and percent forms), in chunks
- * of `chunk`, all in the one key k: collision i of a chunk at time i (an
- * instant, so that under L = D = 0 its rows match only each other) with
- * its ids tagged by its place in the class, so that no two share an
- * identity (J2). Per chunk: every row inserted by the owner w1, which writes
- * both colliding matches of each collision to the sink; k migrated to w2,
- * whose installed copy holds them all (C6); then, by w2, each collision's
- * first match's left row and second match's right row retracted, and both
- * watermarks past every horizon, which evicts the rest (J8). A sink that
- * files a key's matches under a naive id P + left + S + right + Q keeps one
- * of two colliding matches at the insert that binds the second, and a
- * retraction meets the other's entry.
+ * of `chunk`, all in the one key k: collision i of a chunk at the instants
+ * 2i and 2i + 1 (`collisionRowsApart`: only its two colliding matches are
+ * made) with its ids tagged by its place in the class, so that no two share
+ * an identity (J2). Per chunk: half the collisions inserted by the owner w1,
+ * which writes both colliding matches of each to the sink; k migrated to w2,
+ * whose installed copy holds them (C6); the other half inserted by w2; then
+ * both watermarks past every horizon, which evicts them all (J8). A sink
+ * that files a key's matches under a naive id P + left + S + right + Q keeps
+ * one of two colliding matches: it shows at the insert that binds the second.
  */
 export function collidingSeparatorScripts(chunk: number): ExternalAction[][] {
   const recipes = everyCollisionRecipe();
   const record = (r: LogRecord): ExternalAction => ({ type: 'record', record: r });
   const out: ExternalAction[][] = [];
   for (let from = 0; from < recipes.length; from += chunk) {
-    const part = recipes.slice(from, from + chunk).map((r, i) => ({ c: collisionOf(r, `.${from + i}`), t: i }));
-    const retract = (side: 'L' | 'R', id: string, t: number): RowRecord => row('retract', 'k', side, id, t, t);
+    const part = recipes.slice(from, from + chunk).map((r, i) => collisionRowsApart(collisionOf(r, `.${from + i}`), 'k', 2 * i));
+    const half = Math.ceil(part.length / 2);
     out.push([
-      ...part.flatMap(({ c, t }) => collisionRows(c, 'k', t)).map(record),
+      ...part.slice(0, half).flat().map(record),
       { type: 'freeze', key: 'k', to: 'w2' },
       { type: 'persist', key: 'k' },
       { type: 'install', key: 'k' },
       { type: 'commit', key: 'k' },
       { type: 'release', key: 'k' },
-      ...part.flatMap(({ c, t }) => [retract('L', c.left[0], t), retract('R', c.right[1], t)]).map(record),
-      record(watermark('L', part.length)),
-      record(watermark('R', part.length)),
+      ...part.slice(half).flat().map(record),
+      record(watermark('L', 2 * part.length)),
+      record(watermark('R', 2 * part.length)),
     ]);
   }
   return out;
@@ -391,15 +389,14 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     description:
       'L = D = 0; for every separator S of the class operator-colliding-separators builds (one or two characters of ' +
       'punctuation, the space, L and R; every punctuation-letter-punctuation triple such as |R:; quoted punctuation; the ' +
-      'half-escaped and percent forms), the sandwich left x, left x{S}y, right y{S}z, right z in one key at an instant ' +
+      'half-escaped and percent forms), the sandwich left x, left x{S}y, right y{S}z, right z in one key at instants ' +
       'of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive sink id P+left+S+right+Q files alike (J3, C9); in ' +
-      'chunks of 32, each inserted, the key migrated (C6), the colliding matches retracted one endpoint each by the new ' +
-      'owner and evicted',
+      'chunks of 16, half inserted before the key migrates (C6), half after, then all evicted',
     cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
     bounds: { ...none, script: [], migrations: 1 },
     // Built when first asked for (some 20,000 actions): not at every start of the command.
     get scripts() {
-      separatorScripts ??= collidingSeparatorScripts(32);
+      separatorScripts ??= collidingSeparatorScripts(16);
       return separatorScripts;
     },
   },

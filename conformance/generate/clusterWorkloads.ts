@@ -12,6 +12,7 @@ import {
   collisionBurstArbitrary,
   collisionOf,
   collisionRows,
+  collisionRowsApart,
   randomCollisionArbitrary,
   type CollisionBurst,
   type CollisionRecipe,
@@ -211,16 +212,15 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       continue;
     }
     if ('burst' in op) {
-      // Members of the whole class (separators.ts) in one key, collision i at the instant t + i, so that rows of two
-      // collisions never match, its ids tagged so that no identity is bound twice (J2). A sink that files a key's matches
+      // Members of the whole class (separators.ts) in one key, collision i at the instants t + 2i and t + 2i + 1, so that
+      // only its two colliding matches are made, its ids tagged so that no identity is bound twice (J2). A sink that files a key's matches
       // under a naive id (J3, C9) keeps one entry for two matches: it shows at the insert that binds the second.
       const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
       const recipes = burstRecipes(op.burst);
-      const t = Math.min(TIME_MAX - recipes.length, gw === null ? op.t : Math.max(op.t, gw - config.allowedLateness));
+      const t = Math.min(TIME_MAX - 2 * recipes.length, gw === null ? op.t : Math.max(op.t, gw - config.allowedLateness));
       const key = domain.keys[op.key % domain.keys.length] as string;
       const n = collisionSteps++;
-      const collisions = recipes.map((r, i) => ({ c: collisionOf(r, `${n}.${i}`), at: t + i }));
-      emit(collisions.flatMap(({ c, at }) => collisionRows(c, key, at)));
+      emit(recipes.flatMap((r, i) => collisionRowsApart(collisionOf(r, `${n}.${i}`), key, t + 2 * i)));
       continue;
     }
     if ('horizonOf' in op) {

@@ -111,6 +111,29 @@ export function collisionRows(collision: Collision, key: string, t: number): Row
   return [...collision.left.map((id) => at('L', id)), ...rights.map((id) => at('R', id))];
 }
 
+/**
+ * The rows of a collision in `key` from time t so that, under D = 0 or
+ * any D, only its two colliding matches are made: the first match's rows at
+ * the instant t, the second's at t + 1; where one right row is in both
+ * matches (the percent form), all at t. Half the sink entries of
+ * `collisionRows`, for the cluster levels, where every entry is observed.
+ */
+export function collisionRowsApart(collision: Collision, key: string, t: number): RowRecord[] {
+  if (collision.right[0] === collision.right[1]) return collisionRows(collision, key, t);
+  const at = (side: 'L' | 'R', id: string, time: number): RowRecord => ({
+    kind: 'insert',
+    key,
+    side,
+    id,
+    ts: time,
+    start: time,
+    end: time,
+  });
+  const [l0, l1] = collision.left;
+  const [r0, r1] = collision.right;
+  return [at('L', l0, t), at('R', r0, t), at('L', l1, t + 1), at('R', r1, t + 1)];
+}
+
 /** Characters a random separator is drawn from beyond the class's alphabet: letters, digits, a space, the escape characters. */
 const OTHER_CHARACTERS: readonly string[] = [...'abcxyzLRT019 '];
 

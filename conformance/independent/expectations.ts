@@ -97,9 +97,10 @@ export const bugExpectations: readonly BugExpectation[] = [
   {
     system: 'relay',
     bug: 'naive-sink-id',
-    random: { runs: RUNS, levels: nowhere },
-    exhaustive: { 'colliding-ids': 'missed' },
-    misses: "no example reaches it either: only the operator example has ids with '|R:', and the sink is a cluster's (item 1)",
+    random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
+    exhaustive: { 'colliding-ids': 'missed', 'colliding-separators-across-a-handoff': 'caught' },
+    misses:
+      "colliding-ids collides for the seven common one-character separators only; 'L:'+a+'|R:'+b is one of the class colliding-separators-across-a-handoff builds",
   },
   {
     system: 'relay',
@@ -111,9 +112,7 @@ export const bugExpectations: readonly BugExpectation[] = [
     system: 'relay',
     bug: 'snapshot-without-watermarks',
     random: { runs: RUNS, levels: clusterOnly('caught', 'caught') },
-    exhaustive: { 'rich-state-across-a-handoff': 'caught', 'colliding-ids': 'missed' },
-    misses:
-      "colliding-ids hands off a key whose watermarks are at -1 (edges.ts heldState), where no later record's outcome depends on them: a copy that lost them is not told apart",
+    exhaustive: { 'rich-state-across-a-handoff': 'caught', 'colliding-ids': 'caught' },
   },
   {
     system: 'relay',
