@@ -59,15 +59,10 @@ function sameStep(setup: ClusterSetup, got: { events?: ExpectedEvents; state: Cl
   return sameJson(observeCluster(setup, got.state), want.observation);
 }
 
-/**
- * A join state lacking `lost`, or undefined if that changes nothing. When
- * the watermarks are all it holds, losing all of it is losing them: only
- * the `watermarks` loss is tried, the one that names C2.
- */
+/** A join state lacking `lost` (all of it, or its watermarks), or undefined if that changes nothing. */
 function lacking(join: JoinState, lost: FreshInstall['lost']): JoinState | undefined {
-  const withoutWatermarks: JoinState = { ...join, wm: initialJoinState.wm };
-  if (lost === 'watermarks') return sameJson(withoutWatermarks, join) ? undefined : withoutWatermarks;
-  return sameJson(withoutWatermarks, initialJoinState) ? undefined : initialJoinState;
+  const without: JoinState = lost === 'state' ? initialJoinState : { ...join, wm: initialJoinState.wm };
+  return sameJson(without, join) ? undefined : without;
 }
 
 /**
