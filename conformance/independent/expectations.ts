@@ -31,7 +31,6 @@ export const RANDOM_SEED = 1;
 const RUNS = 200;
 const clusterOnly = (cluster: Expected, faults: Expected) => ({ operator: 'missed', cluster, faults }) as const;
 const everywhere = { operator: 'caught', cluster: 'caught', faults: 'caught' } as const;
-const nowhere = { operator: 'missed', cluster: 'missed', faults: 'missed' } as const;
 
 export const bugExpectations: readonly BugExpectation[] = [
   {
