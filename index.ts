@@ -59,6 +59,7 @@ export type {
   ClusterObservation,
 } from './spec/index.ts';
 export { PROTOCOL_VERSION, LEVELS, PROTOCOL_ERRORS, ERROR_CODES, InputError, Interrupted } from './spec/index.ts';
+export type { AbortSignalLike, OverallVerdict } from './spec/index.ts';
 export type { Level, ProtocolRequest, ProtocolReply, ErrorCode } from './spec/index.ts';
 
 // model/: the explorer (check) and the Model interface, the models and their
@@ -105,10 +106,13 @@ export type {
   JoinStep,
   Model,
   ModelPreset,
+  ModelRendering,
   OracleState,
   PresetModel,
   PropertyResult,
   ProtocolElement,
+  RenderedRow,
+  RenderedStep,
   ReplayResult,
   Verdict,
 } from './model/index.ts';

@@ -1,14 +1,16 @@
 // Explorer benchmark (a script, not a test):
 //
 //   npm run bench:explorer -- [--preset ci --preset deep] [--workers 1,2] [--baseline REV | --baseline-dir DIR]
-//                             [--repeat N] [--simulate-seconds S] [--deep-migrations] [--json]
+//                             [--repeat N] [--simulate-seconds S] [--deep-migrations] [--dist] [--json]
 //
 // The scaling table: for each preset (default ci and deep), the explorer as
 // it was at the baseline commit (default: main when the work on issue 13
 // began; one thread, its parts one after the other) and as it is now with
 // each number of workers, side by side in one run: distinct states, CPU
-// seconds (user + system, every thread of the process), wall seconds,
-// distinct states per CPU second and per wall second, the process's peak RSS
+// seconds (user + system, every thread of the process) of the search alone
+// (from the models built to the reports built) and of the whole process
+// (from its start: Node, module loading, the models), wall seconds,
+// distinct states per CPU second of each and per wall second, the process's peak RSS
 // per distinct state, and its growth above the RSS before exploring (what the
 // states cost, without Node's own). Then the ratios: throughput against the
 // baseline, and the speed-up and per-worker efficiency of N workers. Then
@@ -16,12 +18,15 @@
 // (bench/explorerRun.ts), so its peak RSS is its own.
 //
 // The baseline is extracted with `git archive` into a temporary directory
-// (or given with --baseline-dir). The machine this runs on may be shared:
+// (or given with --baseline-dir). With --dist both trees are built first
+// (tsconfig.build.json) and each run loads the build with plain Node, as
+// `streamjoin check` does; without it, the sources through tsx, whose
+// loader adds to every run's memory and CPU time. The machine this runs on may be shared:
 // the load average is printed with the figures; CPU time is what other
 // processes' load disturbs least, wall time (and so the parallel speed-up)
 // the most.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +43,7 @@ const { values } = parseArgs({
     repeat: { type: 'string', default: '1' },
     'simulate-seconds': { type: 'string', default: '10' },
     'deep-migrations': { type: 'boolean', default: false },
+    dist: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -53,6 +59,9 @@ interface Run {
   readonly distinct: number;
   readonly exhausted: boolean;
   readonly cpuMs: number;
+  /** The search alone (the models built), and the whole process from its start (Node and module loading included). */
+  readonly searchCpuMs: number;
+  readonly processCpuMs: number;
   readonly wallMs: number;
   readonly peakRssBytes: number;
   readonly rssAtStartBytes: number;
@@ -81,21 +90,32 @@ function baselineRoot(): { root: string; cleanup: () => void } {
   return { root: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** Builds `root`'s dist/ with this checkout's TypeScript. */
+function build(root: string): void {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  execFileSync(process.execPath, [join(here, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/** With --dist: the runner as JavaScript (in a temporary directory), else how Node runs its source. */
+function runnerCommand(): { args: readonly string[]; cleanup: () => void } {
+  const source = join(here, 'bench', 'explorerRun.ts');
+  if (!values.dist) return { args: ['--import', 'tsx', source], cleanup: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'streamjoin-runner-'));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
+  const flags = ['--ignoreConfig', '--outDir', dir, '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck'];
+  execFileSync(process.execPath, [tsc, ...flags, source], { cwd: here, stdio: 'inherit' });
+  return { args: [join(dir, 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+const runner = runnerCommand();
+
 function measure(label: string, root: string, preset: string, workers: number, extra: readonly string[] = []): Run {
   let best: Run | undefined;
   for (let i = 0; i < repeat; i++) {
-    const args = [
-      '--import',
-      'tsx',
-      join(here, 'bench', 'explorerRun.ts'),
-      '--root',
-      root,
-      '--preset',
-      preset,
-      '--workers',
-      String(workers),
-      ...extra,
-    ];
+    const args = [...runner.args, '--root', root, '--preset', preset, '--workers', String(workers), ...extra];
     const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) throw new Error(`${label} ${preset}: ${r.stderr}`);
     const figures = JSON.parse(r.stdout.trim().split('\n').pop() as string) as Omit<Run, 'label' | 'preset' | 'workers'>;
@@ -108,21 +128,29 @@ function measure(label: string, root: string, preset: string, workers: number, e
 const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
 const row = (r: Run): string =>
   `| ${r.preset} | ${r.label} | ${r.workers} | ` +
-  `${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.cpuMs / 1000, 1)} | ` +
-  `${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.cpuMs)} | ` +
-  `${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ` +
+  `${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.searchCpuMs / 1000, 1)} | ` +
+  `${fmt(r.processCpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.searchCpuMs)} | ` +
+  `${fmt((r.distinct * 1000) / r.processCpuMs)} | ${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ` +
   `${perState(r.peakRssBytes, r.distinct)} | ` +
   `${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
+const header =
+  '| preset | explorer | workers | distinct states | search CPU s | process CPU s | wall s | distinct / search CPU s | ' +
+  'distinct / process CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n' +
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
 
 const results: Record<string, unknown> = { load: loadavg(), cores: availableParallelism() };
-out(`# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, load average ${load()} at the start)`);
 const { root: before, cleanup } = baselineRoot();
 try {
-  out(`\n## scaling: the explorer at ${values.baseline} (before) and now (after), side by side\n`);
+  if (values.dist) {
+    build(before);
+    build(here);
+  }
   out(
-    '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | ' +
-      'distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
+    `# explorer benchmark (node ${process.version}, ${availableParallelism()} cores, ` +
+      `${values.dist ? 'the builds (dist/) on plain Node' : 'the sources through tsx'}, load average ${load()} at the start)`,
   );
+  out(`\n## scaling: the explorer at ${values.baseline} (before) and now (after), side by side\n`);
+  out(header);
   const scaling: Run[] = [];
   const summaries: string[] = [];
   for (const preset of presets) {
@@ -136,20 +164,19 @@ try {
       return r;
     });
     const one = now.find((r) => r.workers === 1) ?? (now[0] as Run);
-    const rate = (r: Run): number => r.distinct / r.cpuMs;
+    const rate = (r: Run, ms: number): number => r.distinct / ms;
     summaries.push(
-      `${preset}: distinct states per CPU second ×${fmt(rate(one) / rate(old), 2)} (after, 1 ` +
-        `worker, against before; the states counted are fewer after: the checkpoint epoch label is ` +
-        `no longer part of a state), time to exhaust ×${fmt(old.cpuMs / one.cpuMs, 2)} less CPU, ` +
-        `peak RSS per state ` +
-        `×${fmt(old.peakRssBytes / old.distinct / (one.peakRssBytes / one.distinct), 1)} smaller`,
+      `${preset}: distinct states per search CPU second ×${fmt(rate(one, one.searchCpuMs) / rate(old, old.searchCpuMs), 2)}, ` +
+        `per process CPU second ×${fmt(rate(one, one.processCpuMs) / rate(old, old.processCpuMs), 2)} (after, 1 worker, against before` +
+        `${one.distinct === old.distinct ? '' : '; the two count different states'}), ` +
+        `peak RSS per state ×${fmt(old.peakRssBytes / old.distinct / (one.peakRssBytes / one.distinct), 2)} smaller`,
     );
     for (const r of now) {
       if (r.workers === 1) continue;
       const speedup = one.wallMs / r.wallMs;
       summaries.push(
         `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster (efficiency ` +
-          `${fmt((100 * speedup) / r.workers)} % per worker), CPU ×${fmt(r.cpuMs / one.cpuMs, 2)}`,
+          `${fmt((100 * speedup) / r.workers)} % per worker), search CPU ×${fmt(r.searchCpuMs / one.searchCpuMs, 2)}`,
       );
     }
   }
@@ -180,15 +207,13 @@ try {
     out('\n## deep with migrations=2 (all workers)\n');
     const w = Math.max(...workerCounts);
     const r = measure('after', here, 'deep', w, ['--bound', 'migrations=2']);
-    out(
-      '| preset | explorer | workers | distinct states | CPU s | wall s | distinct / CPU s | ' +
-        'distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n|---|---|---|---|---|---|---|---|---|---|---|',
-    );
+    out(header);
     out(row({ ...r, preset: 'deep migrations=2' }));
     results['deepMigrations2'] = r;
   }
 } finally {
   cleanup();
+  runner.cleanup();
 }
 out(`\nload average at the end: ${load()}`);
 if (values.json) console.log(JSON.stringify(results, null, 2));

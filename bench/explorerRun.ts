@@ -4,7 +4,12 @@
 // worktree of an older commit), and print one JSON line of figures.
 //
 //   node --import tsx bench/explorerRun.ts --root DIR --preset NAME [--bound N=V ...]
-//        [--workers N] [--simulate --seconds S --seed S]
+//        [--workers N] [--simulate --seconds S --seed S] [--dist]
+//
+// With --dist it loads the tree's build (DIR/dist, JavaScript), as
+// `streamjoin check` runs: then it is itself run as JavaScript (transpiled by
+// bench/explorer.ts), so that the process's memory and CPU time are those of
+// the explorer and Node, without a TypeScript loader.
 //
 // An older tree has `check(model)` and no sessions: its parts are checked one
 // after the other on one thread, as its `streamjoin check` did.
@@ -22,6 +27,7 @@ const { values } = parseArgs({
     simulate: { type: 'boolean', default: false },
     seconds: { type: 'string', default: '10' },
     seed: { type: 'string', default: '1' },
+    dist: { type: 'boolean', default: false },
   },
 });
 const root = values.root ?? process.cwd();
@@ -46,17 +52,21 @@ interface Preset {
   build(bounds: Record<string, number>, ablate: undefined): { use<R>(f: (model: unknown) => R): R };
 }
 
+/** A module of the tree by its source path (`model/presets.ts`): the source, or with --dist its build. */
+const modulePath = (path: string): string => (values.dist ? join(root, 'dist', path.replace(/\.ts$/, '.js')) : join(root, path));
 const load = async (path: string): Promise<Record<string, unknown>> =>
-  (await import(pathToFileURL(join(root, path)).href)) as Record<string, unknown>;
+  (await import(pathToFileURL(modulePath(path)).href)) as Record<string, unknown>;
 
 const presets = await load('model/presets.ts');
 const preset = (presets['presetNamed'] as (name: string) => Preset | undefined)(presetName);
 if (!preset) throw new Error(`no preset ${presetName} in ${root}`);
 const bounds = (presets['resolveBounds'] as (p: Preset, o: Record<string, number>) => Record<string, number>)(preset, overrides);
-const sessions = existsSync(join(root, 'model', 'explorer', 'session.ts'));
+const sessions = existsSync(modulePath('model/explorer/session.ts'));
 
 const rssAtStart = process.memoryUsage().rss;
 const cpu = process.cpuUsage();
+/** From the models built to the reports built: the search alone (the checks, on every thread). */
+let searchCpu = cpu;
 const started = performance.now();
 let figures: Record<string, unknown>;
 if (values.simulate) {
@@ -74,6 +84,7 @@ if (values.simulate) {
   figures = { walks: r.walks, steps: r.steps };
 } else {
   const parts = preset.parts ? preset.parts(bounds, undefined) : [{ label: presetName, model: preset.build(bounds, undefined) }];
+  searchCpu = process.cpuUsage();
   let reports: Report[];
   if (sessions) {
     const explorer = await load('model/explorer/session.ts');
@@ -101,10 +112,14 @@ if (values.simulate) {
   };
 }
 const used = process.cpuUsage(cpu);
+const searched = process.cpuUsage(searchCpu);
+const whole = process.cpuUsage();
 console.log(
   JSON.stringify({
     ...figures,
     cpuMs: (used.user + used.system) / 1000,
+    searchCpuMs: (searched.user + searched.system) / 1000,
+    processCpuMs: (whole.user + whole.system) / 1000,
     wallMs: performance.now() - started,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rssAtStartBytes: rssAtStart,

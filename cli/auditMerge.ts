@@ -7,6 +7,7 @@
 import type { AuditPropertyResult } from '../conformance/audit/findings.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import type { AuditJson } from './audit.ts';
+import type { OverallVerdict } from '../spec/index.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 
@@ -15,8 +16,8 @@ export function auditRunKey(r: AuditJson): string {
   return JSON.stringify([r.format, r.log.path, r.sink.path, r.config, r.profile]);
 }
 
-/** valid, violation, unknown as CI reads them. */
-export function auditVerdict3(verdict: AuditJson['verdict']): 'pass' | 'fail' | 'unknown' {
+/** An audit's valid, violation, unknown as the verdict of every other command (pass, fail, unknown: SPEC §8). */
+export function auditVerdict(verdict: AuditJson['verdict']): OverallVerdict {
   return verdict === 'valid' ? 'pass' : verdict === 'violation' ? 'fail' : 'unknown';
 }
 
@@ -101,7 +102,7 @@ export function auditCases(r: AuditJson): CiResult {
   });
   return {
     title: `streamjoin audit --log ${r.log.path} --sink ${r.sink.path}${shard(r.shard)}`,
-    verdict: auditVerdict3(r.verdict),
+    verdict: auditVerdict(r.verdict),
     suites: [{ name: 'audit: the properties of a recorded history', properties: { streamjoin: r.streamjoin, spec: r.spec }, cases }],
   };
 }

@@ -39,7 +39,7 @@ describe('streamjoin check', () => {
     expect(r.stdout).toMatch(/exhausted: every state within the bound was explored/);
     expect(r.stdout).toMatch(/JoinCorrect +holds/);
     expect(r.stdout).toMatch(/BoundedState +holds/);
-    expect(r.stdout).toMatch(/goal MatchOutlivesEndpoint +reached \(4 steps\)/);
+    expect(r.stdout).toMatch(/goal MatchOutlivesEndpoint +holds \(reached in 4 steps\)/);
     expect(r.stdout).toMatch(/^PASS/m);
     // Not a terminal: nothing on stderr but, on a slow machine, heartbeat lines.
     expect(r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('streamjoin check: still running: '))).toEqual([]);

@@ -86,8 +86,31 @@ describe('check --model: your own model', () => {
     expect(fenced?.path?.steps.some((s) => s.startsWith('commit'))).toBe(true);
     expect(fenced?.file).toBe(join(one.out, 'commit-without-fence-Fenced.json'));
     expect(fenced?.replay?.slice(-4)).toEqual(['--replay', fenced?.file, '--model', file]);
-    // The JSON file only: the diagrams are drawn for streamjoin's own models.
-    expect(readdirSync(one.out)).toEqual(['commit-without-fence-Fenced.json']);
+    // The views beside it, drawn by the model's own rendering hook (Model.rendering).
+    expect(readdirSync(one.out).sort()).toEqual([
+      'commit-without-fence-Fenced.html',
+      'commit-without-fence-Fenced.json',
+      'commit-without-fence-Fenced.md',
+    ]);
+    const md = readFileSync(join(one.out, 'commit-without-fence-Fenced.md'), 'utf8');
+    // Its lanes are the diagram's participants; its rows the steps' "what the model did" and the arrows.
+    expect(md).toMatch(/participant N0 as log\n {2}participant N1 as coordinator\n {2}participant N2 as w1/);
+    expect(md).toMatch(/\| 9 \| `commit k1` \| `commit k1: owner w2, epoch 2`<br>`fence of k1 stays 1 \(C7 would raise it to 2\)` \|/);
+    expect(md).toMatch(/N2->>N\d: write k1 at epoch 1 \(fence 1\)#58; applied/);
+    expect(md).toContain(`npx streamjoin check --replay ${fenced?.file} --model ${file}`);
+    // The HTML viewer draws the same steps: its embedded view holds the model's rows and lanes.
+    const html = readFileSync(join(one.out, 'commit-without-fence-Fenced.html'), 'utf8');
+    expect(html).toContain('fence of k1 stays 1 (C7 would raise it to 2)');
+    expect(html).toContain('"nodes":["log","coordinator","w1","w2","w3","sink"]');
+    // --itf: each state's note is what the model drew for its step; check --replay reads the file back.
+    const itfDir = join(dir, 'itf');
+    expect((await runCli(['check', '--model', file, '--stop-at-first', '--workers', '1', '--itf', '--out', itfDir])).code).toBe(1);
+    const itfFile = join(itfDir, 'commit-without-fence-Fenced.itf.json');
+    const itf = JSON.parse(readFileSync(itfFile, 'utf8')) as { states: { '#meta': { note?: string } }[] };
+    expect(itf.states[9]?.['#meta'].note).toBe('commit k1: owner w2, epoch 2; fence of k1 stays 1 (C7 would raise it to 2)');
+    const fromItf = await runCli(['check', '--replay', itfFile, '--model', file]);
+    expect(fromItf.code).toBe(1);
+    expect(fromItf.stdout).toMatch(/Fenced VIOLATED at the end/);
     const replay = await runCli(['check', '--replay', fenced?.file ?? '', '--model', file]);
     expect(replay.code).toBe(1);
     expect(replay.stdout).toMatch(/Fenced VIOLATED at the end/);
@@ -113,6 +136,11 @@ describe('check --model: your own model', () => {
     expect(fail.stdout).toMatch(/Mutex +VIOLATED/);
     expect(fail.stdout).toMatch(/counterexample, 6 step\(s\)/);
     expect(existsSync(join(dir, 'racy-Mutex.json'))).toBe(true);
+    // No rendering hook: the generic drawing, one lane, each step's action and the fields it changed.
+    const md = readFileSync(join(dir, 'racy-Mutex.md'), 'utf8');
+    expect(md).toMatch(/participant N0 as model\n {2}Note over N0: \[1\] p\d check/);
+    expect(md).toMatch(/\| `p(\d) set` \| `pc: - "checked"`<br>`pc: \+ "holding"`<br>`locked: false → true` \| `\/pc\/\1` `\/locked` \|/);
+    expect(md).toContain('Mutex is broken after step 6');
     expect(fail.stdout).toContain(`check --replay ${join(dir, 'racy-Mutex.json')} --model ${racy}`);
     expect((await runCli(['check', '--model', racy, '--max-states', '3', '--workers', '1', '--out', tmp()])).code).toBe(2);
     const walks = await runCli(['check', '--model', racy, '--simulate', '--seed', '3', '--walks', '50', '--workers', '1', '--out', tmp()]);

@@ -3,11 +3,11 @@
 // part's entry in the JSON report (spec/schemas/reports/check-report.schema.json)
 // and the report as CI test cases (JUnit, TAP).
 import { join } from 'node:path';
-import { COUNTEREXAMPLE_FORMAT, type Counterexample } from '../spec/index.ts';
+import { COUNTEREXAMPLE_FORMAT, type Counterexample, type OverallVerdict } from '../spec/index.ts';
 import type { CheckReport, Model, ModelPreset, PropertyResult, SimulationReport } from '../model/index.ts';
 import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { shellCommand } from '../conformance/views/counterexampleFiles.ts';
-import { writeModelCounterexampleViews } from '../conformance/views/modelCounterexampleFiles.ts';
+import { writeModelCounterexampleViews, writeUserModelCounterexampleViews } from '../conformance/views/modelCounterexampleFiles.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
@@ -16,8 +16,7 @@ import type { ReportHeader } from './version.ts';
 export const CHECK_REPORT_FORMAT = 'streamjoin/check-report@1';
 export const CHECK_REPLAY_REPORT_FORMAT = 'streamjoin/check-replay-report@1';
 
-export type Verdict3 = 'pass' | 'fail' | 'unknown';
-export const verdictOf = (code: number): Verdict3 => (code === EXIT.pass ? 'pass' : code === EXIT.unknown ? 'unknown' : 'fail');
+export const verdictOf = (code: number): OverallVerdict => (code === EXIT.pass ? 'pass' : code === EXIT.unknown ? 'unknown' : 'fail');
 
 /** How a part ended: every state explored, sampled by walks, out of budget, or interrupted. */
 export type PartStatus = 'exhausted' | 'simulated' | 'budget' | 'interrupted';
@@ -60,7 +59,7 @@ export interface CheckPartJson {
   readonly unreachedActionKinds: readonly string[];
   readonly actionKindCounts: Readonly<Record<string, number>>;
   readonly passed: boolean;
-  readonly verdict: Verdict3;
+  readonly verdict: OverallVerdict;
   readonly exitCode: number;
 }
 
@@ -86,7 +85,7 @@ export interface SimulatedPartJson {
   readonly invariants: readonly PropertyJson[];
   readonly progress: PropertyJson | null;
   readonly actionKindCounts: Readonly<Record<string, number>>;
-  readonly verdict: Verdict3;
+  readonly verdict: OverallVerdict;
   readonly exitCode: number;
 }
 
@@ -108,7 +107,7 @@ export interface CheckJson extends ReportHeader {
   readonly partsTotal: number;
   readonly shard: Shard | null;
   readonly parts: readonly (CheckPartJson | SimulatedPartJson)[];
-  readonly verdict: Verdict3;
+  readonly verdict: OverallVerdict;
   readonly exitCode: number;
 }
 
@@ -129,8 +128,12 @@ export interface CounterexampleOrigin {
   readonly check?: NonNullable<Counterexample['check']>;
   /** For a simulation: the seed and the walk that found it. */
   readonly simulation?: { readonly seed: number; readonly walk: number };
-  /** Draw the .md and .html views (streamjoin's own models; a user's model has the JSON file and --replay). Default true. */
-  readonly views?: boolean;
+  /**
+   * A user's model (`check --model`): its views are drawn from the model
+   * itself (its rendering hook, or generically), and `replay` is the command
+   * that replays a file with it. Else the preset's model is drawn.
+   */
+  readonly userModel?: { readonly replay: (file: string) => readonly string[] };
 }
 
 /** The file a counterexample of `property` goes to. */
@@ -174,7 +177,9 @@ export function writeCounterexamples<S, A>(
     };
     const path = counterexamplePath(origin, r.name);
     writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
-    if (origin.views !== false) writeModelCounterexampleViews(doc, path, { itf: origin.itf });
+    if (origin.userModel)
+      writeUserModelCounterexampleViews(doc, path, model, r.path, shellCommand(origin.userModel.replay(path)), { itf: origin.itf });
+    else writeModelCounterexampleViews(doc, path, { itf: origin.itf });
     written.set(r.name, path);
   }
   return written;
@@ -192,25 +197,22 @@ export function simulationStatus<S, A>(report: SimulationReport<S, A>): Simulate
   return report.stoppedBy === 'interrupted' ? 'interrupted' : 'simulated';
 }
 
-/** The exit code of one exhaustive part (SPEC §8): a violation 1; exhausted and passed 0; exhausted and not 1; else 2. */
+/** The exit code of one exhaustive part (SPEC §8): its verdict's (the library's `CheckReport.verdict`). */
 export function explorationExit<S, A>(report: CheckReport<S, A>): number {
-  const violated =
-    [...report.invariants, ...report.goals, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated') ||
-    (report.exhausted && report.unreachedActionKinds.length > 0);
-  if (violated) return EXIT.fail;
-  return report.exhausted ? (report.passed ? EXIT.pass : EXIT.fail) : EXIT.unknown;
+  return exitOfVerdict(report.verdict);
 }
 
 /**
- * A simulation's exit: 1 for a violation; 2 when interrupted; otherwise 0,
- * "no violation within the budget" (as TLC's and Quint's simulators do), with
- * every property left `unknown` in the report, which says that the walks
- * sampled the state space and proved nothing.
+ * A simulation's exit, its verdict's: 1 for a violation; 2 when interrupted;
+ * otherwise 0, "no violation within the budget" (as TLC's and Quint's
+ * simulators do), with every property left `unknown` in the report, which
+ * says that the walks sampled the state space and proved nothing.
  */
 export function simulationExit<S, A>(report: SimulationReport<S, A>): number {
-  if ([...report.invariants, ...(report.progress ? [report.progress] : [])].some((r) => r.verdict === 'violated')) return EXIT.fail;
-  return report.stoppedBy === 'interrupted' ? EXIT.unknown : EXIT.pass;
+  return exitOfVerdict(report.verdict);
 }
+
+const exitOfVerdict = (v: OverallVerdict): number => (v === 'pass' ? EXIT.pass : v === 'fail' ? EXIT.fail : EXIT.unknown);
 
 // ---------------------------------------------------------------------------
 // JSON
@@ -406,7 +408,15 @@ const reduction = (on: boolean, available: boolean): string => (on ? 'on' : avai
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
 
 function verdictWord<S, A>(r: PropertyResult<S, A>): string {
-  if (r.kind === 'goal') return r.verdict === 'holds' ? 'reached' : r.verdict === 'violated' ? 'NEVER REACHED' : 'not reached yet';
+  // A goal's verdict says whether it is reached: the word is the library's, the reading follows.
+  if (r.kind === 'goal') {
+    const steps = r.path ? ` in ${r.path.actions.length} step${r.path.actions.length === 1 ? '' : 's'}` : '';
+    return r.verdict === 'holds'
+      ? `holds (reached${steps})`
+      : r.verdict === 'violated'
+        ? 'VIOLATED (never reached)'
+        : 'unknown (not reached yet)';
+  }
   return r.verdict === 'holds' ? 'holds' : r.verdict === 'violated' ? 'VIOLATED' : 'unknown';
 }
 
@@ -419,8 +429,7 @@ function propertyLines<S, A>(
 ): string[] {
   const lines: string[] = [];
   const label = r.kind === 'goal' ? `goal ${r.name}` : r.name;
-  const depth = r.path && r.kind === 'goal' ? ` (${r.path.actions.length} step${r.path.actions.length === 1 ? '' : 's'})` : '';
-  lines.push(`  ${label.padEnd(36)} ${verdictWord(r)}${depth}`);
+  lines.push(`  ${label.padEnd(36)} ${verdictWord(r)}`);
   if (r.verdict === 'violated' && r.explanation) lines.push(`      ${r.explanation}`);
   if (r.verdict === 'violated' && r.path) {
     lines.push(`      counterexample, ${r.path.actions.length} step(s) from initial state ${r.path.initialIndex}:`);
@@ -483,10 +492,10 @@ export function explorationText<S, A>(
       ? 'PASS: every property holds over the exhausted bound'
       : code === EXIT.unknown
         ? status === 'interrupted'
-          ? 'INTERRUPTED: no verdict'
+          ? 'UNKNOWN: interrupted'
           : report.stoppedBy === 'violation'
-            ? 'NOT EXHAUSTED: stopped by a violation in another part; none found here so far, and no verdict'
-            : 'NOT EXHAUSTED: a budget ran out first; no violation found so far, and no verdict'
+            ? 'UNKNOWN: NOT EXHAUSTED, stopped by a violation in another part; none found here so far'
+            : 'UNKNOWN: NOT EXHAUSTED, a budget ran out first; no violation found so far'
         : 'FAIL',
   );
   return `${lines.join('\n')}\n`;
@@ -525,7 +534,7 @@ export function simulationText<S, A>(
     simulationExit(report) === EXIT.fail
       ? 'FAIL'
       : status === 'interrupted'
-        ? 'INTERRUPTED: no verdict'
+        ? 'UNKNOWN: interrupted'
         : `PASS (not exhaustive): no violation in ${report.walks} walk(s); random walks sample the state space and prove nothing`,
   );
   return `${lines.join('\n')}\n`;

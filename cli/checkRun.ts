@@ -226,8 +226,8 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
             ? 'PASS: every part passes\n'
             : json.exitCode === EXIT.unknown
               ? session.interrupted
-                ? 'INTERRUPTED: no verdict\n'
-                : 'NOT EXHAUSTED in some part: no verdict\n'
+                ? 'UNKNOWN: interrupted\n'
+                : 'UNKNOWN: NOT EXHAUSTED in some part\n'
               : 'FAIL in some part\n',
       );
   }
@@ -252,7 +252,7 @@ function explorationOutcome<S, A>(
           part,
           outDir: s.outDir,
           itf: s.itf,
-          ...(s.userModel ? { views: false } : {}),
+          ...(s.userModel ? { userModel: { replay: replayArgv(out, s) } } : {}),
           check: { visited: report.options.visited, symmetry: report.options.symmetry, partialOrder: report.options.partialOrder },
         });
   const heading =
@@ -294,7 +294,7 @@ async function runSimulation(
             part: undefined,
             outDir: s.outDir,
             itf: s.itf,
-            ...(s.userModel ? { views: false } : {}),
+            ...(s.userModel ? { userModel: { replay: replayArgv(out, s) } } : {}),
             ...(report.violation ? { simulation: { seed: sim.seed, walk: report.violation.walk } } : {}),
           });
     const bounds = Object.entries(s.bounds)

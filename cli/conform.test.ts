@@ -23,7 +23,7 @@ describe('streamjoin conform', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
     expect(r.stdout).toMatch(/examples: (\d+) conform, 0 diverge, 0 skipped/);
-    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.stdout).toContain('verdict: PASS');
     expect(readdirSync(out)).toEqual([]);
   });
 
@@ -31,7 +31,7 @@ describe('streamjoin conform', () => {
     const out = tmp();
     const r = await run(['conform', '--sut', 'impl', `--seed=${seed}`, '--runs', '30', '--out', out]);
     expect(r.stdout).toContain(`streamjoin conform: streamjoin-impl ${SPEC_VERSION} (--sut impl)`);
-    expect(r.stdout).toContain('verdict: conforms');
+    expect(r.stdout).toContain('verdict: PASS');
     expect(r.code).toBe(0);
     expect(readdirSync(out)).toEqual([]);
   });
@@ -94,10 +94,10 @@ describe('streamjoin conform', () => {
 });
 
 describe('streamjoin replay', () => {
-  it('an example against the model: "conforms", exit 0; JSON on request', async () => {
+  it('an example against the model: PASS, exit 0; JSON on request (verdict pass)', async () => {
     const r = await run(['replay', zombie, '--sut', 'model']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${relative(process.cwd(), zombie)}: conforms (6 steps at level faults)\n`);
+    expect(r.stdout).toBe(`${relative(process.cwd(), zombie)}: PASS (6 steps at level faults)\n`);
     const j = await run(['replay', zombie, '--sut', 'model', '--json']);
     expect(JSON.parse(j.stdout)).toMatchObject({ verdict: 'pass', level: 'faults', steps: 6, divergence: null });
   });

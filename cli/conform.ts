@@ -34,8 +34,8 @@ import type { ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
-export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0: conforms;
-1: a divergence; 2 unknown: the system under test cannot be judged (it died,
+export const HARNESS_EXIT_TEXT = `Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 0 PASS: it
+conforms; 1 FAIL: a divergence; 2 UNKNOWN: the system under test cannot be judged (it died,
 hung, babbled, broke the protocol, lacks the level asked for), the time
 budget ran out, or the run was interrupted.
 
@@ -52,6 +52,8 @@ export const conformHelp = `streamjoin conform --sut COMMAND [--level LEVEL] [--
                    [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                    [--time-budget SECONDS] [--path PATH]
 streamjoin conform --kill --sut "COMMAND ... {data} ..." [--seed N] [--runs N] [--exhaustive] [--out DIR]
+                   [--examples all|none] [--json] [--shard K/N] [--time-budget SECONDS]
+                   [--reporter junit=FILE] [--reporter tap[=FILE]]
 
 Checks a system under test against the reference model, trace for trace
 (SPEC §7): every operator example in spec/examples/, every cluster example in
@@ -115,7 +117,7 @@ async function conformKill(
   values: { [name: string]: string | boolean | (string | boolean)[] | undefined } & SystemFlags,
   out: Output,
 ): Promise<number> {
-  for (const flag of ['json', 'itf', 'path', 'shard', 'scenario', 'reporter', 'time-budget'])
+  for (const flag of ['itf', 'path', 'scenario'])
     if (values[flag] !== undefined && values[flag] !== false)
       throw usageError(`--${flag} is not available with --kill (kill mode runs the cluster examples and random traces at level faults)`);
   if (values.level !== undefined && values.level !== 'faults') throw usageError('--kill runs at level faults');
@@ -123,7 +125,13 @@ async function conformKill(
   if (typeof sut !== 'string' || sut === '') throw usageError('conform --kill needs --sut COMMAND, naming its data directory with {data}');
   checkKillCommand(sut);
   const runs = values.runs === undefined ? 20 : nonNegativeIntegerFlag('--runs', String(values.runs));
-  const seed = shardSeed(typeof values.seed === 'string' ? values.seed : undefined, undefined, runs > 0, out);
+  const shard = shardFlag(typeof values.shard === 'string' ? values.shard : undefined);
+  const seed = shardSeed(typeof values.seed === 'string' ? values.seed : undefined, shard, runs > 0, out);
+  const reporters = parseReporters(Array.isArray(values.reporter) ? values.reporter.map(String) : undefined);
+  const json = values.json === true;
+  checkStdoutUse(json, reporters);
+  const budget =
+    values['time-budget'] === undefined ? undefined : positiveIntegerFlag('--time-budget', String(values['time-budget']), 'seconds');
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${String(values.examples)}"`);
   }
@@ -148,8 +156,23 @@ async function conformKill(
             return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
           })
       : [];
-  out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})\n`);
-  return killConformCommand({ sut, seed, runs, examples, exhaustive, outDir, flags: values }, out);
+  out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
+  return killConformCommand(
+    {
+      sut,
+      seed,
+      runs,
+      examples,
+      exhaustive,
+      outDir,
+      flags: values,
+      json,
+      reporters,
+      ...(shard ? { shard } : {}),
+      ...(budget !== undefined ? { timeBudgetSeconds: budget } : {}),
+    },
+    out,
+  );
 }
 
 export async function conformCommand(args: readonly string[], out: Output): Promise<number> {

@@ -18,7 +18,7 @@ import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } fr
 import { describeDivergence } from '../conformance/views/explain.ts';
 import { causeOf } from '../conformance/report/causes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
-import { EXIT } from './exitCodes.ts';
+import { EXIT, verdictText } from './exitCodes.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
 
@@ -73,11 +73,8 @@ export function conformSummary(report: ConformReport, written: readonly WrittenC
   }
   lines.push('');
   lines.push(
-    report.verdict === 'pass'
-      ? 'verdict: conforms'
-      : report.verdict === 'fail'
-        ? `verdict: DIVERGES (${plural(report.failures.length, 'counterexample')}, ${plural(report.causes.length, 'cause')})`
-        : 'verdict: UNKNOWN',
+    `verdict: ${verdictText(report.verdict)}` +
+      (report.verdict === 'fail' ? ` (${plural(report.failures.length, 'counterexample')}, ${plural(report.causes.length, 'cause')})` : ''),
   );
   // Last, what to attach to a bug report: one counterexample per cause.
   for (const g of groups) {

@@ -1,7 +1,7 @@
 // The one exit-code convention of every streamjoin command (SPEC §8), and the
 // typed usage error that every command throws and `main` alone turns into a
 // message and an exit code.
-import { InputError } from '../spec/index.ts';
+import { InputError, type OverallVerdict } from '../spec/index.ts';
 
 export const EXIT = {
   /** Everything checked holds: a pass. */
@@ -17,6 +17,11 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A verdict as the text prints it: the library's and the JSON report's word, in capitals (PASS, FAIL, UNKNOWN). */
+export function verdictText(verdict: OverallVerdict): string {
+  return verdict.toUpperCase();
+}
 
 /** How bad each exit code is, for a job of several parts: an internal error, bad input, a failure, unknown, a pass. */
 const SEVERITY: readonly number[] = [EXIT.pass, EXIT.unknown, EXIT.fail, EXIT.badInput, EXIT.internal];

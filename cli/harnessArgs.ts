@@ -2,7 +2,7 @@
 // of their flags, and the system under test a --sut word names.
 import { nearestOption } from './options.ts';
 import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
-import { Interrupted, LEVELS, type Level } from '../spec/index.ts';
+import { type AbortSignalLike, Interrupted, LEVELS, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/sut/modelSut.ts';
 import { implSut } from '../conformance/adapters/implSut.ts';
@@ -59,7 +59,7 @@ export function linkBaseFlag(text: string | undefined): LinkBase | undefined {
  * call of a system then rejects. `levels` are the levels the run will ask
  * for (`--level`): a command's handshake sends `init` at these only.
  */
-export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignal, levels?: readonly Level[]): SystemUnderTest {
+export function buildSystem(sut: string, flags: SystemFlags, signal?: AbortSignalLike, levels?: readonly Level[]): SystemUnderTest {
   // Checked whatever the system: a bad value is a usage error with an in-process system too, where it has no use.
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
   const startup =
@@ -111,7 +111,11 @@ export function scenariosNamed(list: string): AnyScenario[] {
  * per scenario, built at the event loop's pace: rejects with Interrupted
  * once `signal` is aborted.
  */
-export async function buildCovers(scenarios: readonly AnyScenario[], out: Output, signal = out.signal): Promise<AnyCover[]> {
+export async function buildCovers(
+  scenarios: readonly AnyScenario[],
+  out: Output,
+  signal: AbortSignalLike | undefined = out.signal,
+): Promise<AnyCover[]> {
   const covers: AnyCover[] = [];
   for (const scenario of scenarios) {
     const t0 = performance.now();
@@ -131,7 +135,11 @@ export async function buildCovers(scenarios: readonly AnyScenario[], out: Output
  * gets to it, only if it can run at a level checked. An interrupt while one
  * is built stops the job as an interrupted system does (verdict unknown).
  */
-export function lazyCovers(scenarios: readonly AnyScenario[], out: Output, signal = out.signal): ExhaustivePart[] {
+export function lazyCovers(
+  scenarios: readonly AnyScenario[],
+  out: Output,
+  signal: AbortSignalLike | undefined = out.signal,
+): ExhaustivePart[] {
   return scenarios.map((scenario) => ({
     scenario,
     build: async () => {

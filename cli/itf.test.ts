@@ -72,7 +72,7 @@ describe('--itf writes valid ITF that streamjoin reads back (replay FILE.itf.jso
     expect(again?.step).toBe(f.divergence.step);
     expect(again?.summary).toBe(f.divergence.summary);
     const replay = await runCli(['replay', w.itfPath as string, '--sut', 'model']);
-    expect(replay.stdout).toContain(`conforms (${f.trace.trace.steps.length} steps at level faults)`);
+    expect(replay.stdout).toContain(`: PASS (${f.trace.trace.steps.length} steps at level faults)`);
     expect(replay.code).toBe(0);
   });
 

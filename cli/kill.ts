@@ -12,7 +12,11 @@ import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
+import { inShard, type Shard } from '../conformance/job/shard.ts';
+import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
+import { emitReports, reporterOnStdout, type Reporter } from './reporters/emit.ts';
+import { killCases, killJson } from './killReport.ts';
+import { EXIT, positiveIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 
 export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "Kill mode"), level faults: the
@@ -27,7 +31,9 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        --exhaustive, first each step of the cluster example
                        ${'planned-migration-under-traffic'} killed in flight at
                        every durable write point it makes, in turn (slow: a
-                       process start per write point)`;
+                       process start per write point); --json (the report
+                       streamjoin/conform-kill-report@1), --shard, --time-budget
+                       and --reporter work as below, a case per trace`;
 
 /** The example --kill --exhaustive kills at every write point of every step. */
 export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
@@ -40,7 +46,7 @@ export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace
                        resolved again by what the system shows`;
 
 /** The process options of --timeout, --startup-timeout and --max-line. */
-function processOptions(flags: SystemFlags, signal: AbortSignal | undefined): ProcessOptions {
+function processOptions(flags: SystemFlags, signal: AbortSignalLike | undefined): ProcessOptions {
   const timeout = flags.timeout === undefined ? undefined : positiveIntegerFlag('--timeout', flags.timeout, 'milliseconds');
   const startup =
     flags['startup-timeout'] === undefined ? undefined : positiveIntegerFlag('--startup-timeout', flags['startup-timeout'], 'milliseconds');
@@ -67,12 +73,11 @@ export function checkKillCommand(sut: string): void {
 const quoteArg = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
 
 /** The summary lines of a kill-mode run. */
-export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined): string {
+export function killSummary(report: KillJobReport, written: string | undefined, replay: string | undefined, shard?: Shard): string {
   const k = report.kills;
   const lines: string[] = [];
-  const verdict = report.verdict === 'pass' ? 'conforms' : report.verdict === 'fail' ? 'FAIL' : 'UNKNOWN';
-  lines.push(`streamjoin conform --kill: ${verdict}`);
-  lines.push(`  system: ${report.sut}`);
+  lines.push(`streamjoin conform --kill: ${verdictText(report.verdict)}`);
+  lines.push(`  system: ${report.sut}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`);
   lines.push(
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
@@ -114,29 +119,48 @@ export async function killConformCommand(
     readonly exhaustive: readonly { path: string; trace: ClusterTrace }[];
     readonly outDir: string;
     readonly flags: SystemFlags;
+    /** --json: the report on stdout instead of the summary. */
+    readonly json?: boolean;
+    readonly reporters?: readonly Reporter[];
+    readonly shard?: Shard;
+    /** --time-budget, in seconds: the run stops at it as at an interrupt (verdict unknown, never a pass). */
+    readonly timeBudgetSeconds?: number;
   },
   out: Output,
 ): Promise<number> {
   checkKillCommand(options.sut);
-  const report = await runKillJob({
-    command: options.sut,
-    seed: options.seed,
-    runs: options.runs,
-    examples: options.examples,
-    exhaustive: options.exhaustive,
-    process: processOptions(options.flags, out.signal),
-    ...(out.signal ? { signal: out.signal } : {}),
-    progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
-  });
-  let written: string | undefined;
-  let replay: string | undefined;
-  if (report.failure) {
-    written = join(options.outDir, `kill-${report.seed}.trace.json`);
-    writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name: `kill-${report.seed}` })}\n`);
-    replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut].map(quoteArg).join(' ');
+  const budget = options.timeBudgetSeconds;
+  const bounded = withDeadline(out.signal, budget === undefined ? undefined : budget * 1000, `--time-budget ${budget}`);
+  let report: KillJobReport;
+  try {
+    report = await runKillJob({
+      command: options.sut,
+      seed: options.seed,
+      runs: options.runs,
+      examples: options.examples,
+      exhaustive: options.exhaustive,
+      process: processOptions(options.flags, bounded.signal),
+      ...(options.shard ? { inShard: (i: number) => inShard(i, options.shard) } : {}),
+      ...(bounded.signal ? { signal: bounded.signal } : {}),
+      progress: (line) => out.stderr(`streamjoin conform --kill: ${line}\n`),
+    });
+  } finally {
+    bounded.dispose();
   }
-  out.stdout(killSummary(report, written, replay));
-  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+  let written: string | undefined;
+  let replay: string[] | undefined;
+  if (report.failure) {
+    const name = `kill-${report.seed}${options.shard ? `-shard${options.shard.index}of${options.shard.count}` : ''}`;
+    written = join(options.outDir, `${name}.trace.json`);
+    writeFileAtomic(written, `${prettyJson({ ...report.failure.trace, name })}\n`);
+    replay = [...invocationOf(out), 'replay', '--kill', written, '--sut', options.sut];
+  }
+  const json = killJson(report, options.shard, written, replay);
+  const reporters = options.reporters ?? [];
+  if (options.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters)) out.stdout(killSummary(report, written, replay?.map(quoteArg).join(' '), options.shard));
+  emitReports([killCases(json)], reporters, out, options.json === true);
+  return json.exitCode;
 }
 
 /** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points). */

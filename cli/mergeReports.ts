@@ -4,7 +4,7 @@
 // run `unknown` (never a pass); the same shard twice, or shards of one run
 // that disagree, are bad input (SJ109).
 import { InputError, parseJson, readInputsAhead, readTextFile, schemaError } from '../spec/index.ts';
-import type { Level } from '../spec/index.ts';
+import type { Level, OverallVerdict } from '../spec/index.ts';
 import type { ExhaustiveResult, RandomResult } from '../conformance/job/conformTypes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { groupByCause } from '../conformance/report/causes.ts';
@@ -20,12 +20,13 @@ import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseRepor
 import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
 import { AUDIT_REPORT_FORMAT, type AuditJson } from './audit.ts';
-import { auditCases, auditRunKey, auditVerdict3, mergeAudit } from './auditMerge.ts';
+import { auditCases, auditRunKey, auditVerdict, mergeAudit } from './auditMerge.ts';
+import { KILL_REPORT_FORMAT, killCases, mergeKill, type KillReportJson } from './killReport.ts';
 
 export const mergeReportsHelp = `streamjoin merge-reports REPORT... [--json] [--reporter junit=FILE] [--reporter tap[=FILE]]
 
-Combines the --json reports of sharded runs (conform, check, mutants and audit
-with --shard K/N; the shards of one run share its settings and seed) into one
+Combines the --json reports of sharded runs (conform, conform --kill, check,
+mutants and audit with --shard K/N; the shards of one run share its settings and seed) into one
 report per run: the examples, interleavings, random traces, parts and
 mutants of all its shards, and one verdict, the worst. The shards of a
 check --simulate are one simulation: the total walks and steps, each
@@ -43,8 +44,7 @@ not a streamjoin report, or holds the same shard twice (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 
-type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson;
-type Verdict3 = 'pass' | 'fail' | 'unknown';
+type AnyReport = ConformJson | CheckJson | MutantsJson | RunJson | ReplayJson | AuditJson | KillReportJson;
 
 const SCHEMAS: Readonly<Record<string, string>> = {
   [CONFORM_REPORT_FORMAT]: 'reports/conform-report',
@@ -53,6 +53,7 @@ const SCHEMAS: Readonly<Record<string, string>> = {
   [RUN_REPORT_FORMAT]: 'reports/run-report',
   [REPLAY_REPORT_FORMAT]: 'reports/replay-report',
   [AUDIT_REPORT_FORMAT]: 'reports/audit-report',
+  [KILL_REPORT_FORMAT]: 'reports/conform-kill-report',
 };
 
 interface Loaded {
@@ -104,17 +105,22 @@ function runKey(r: AnyReport): string {
     }
     case AUDIT_REPORT_FORMAT:
       return auditRunKey(r as AuditJson);
+    case KILL_REPORT_FORMAT: {
+      const k = r as KillReportJson;
+      return JSON.stringify([k.format, k.sut, k.seed]);
+    }
     default:
       return JSON.stringify([r.format]);
   }
 }
 
 /** A report's verdict as pass, fail or unknown (an audit says valid, violation, unknown). */
-const verdictOf = (r: AnyReport): Verdict3 =>
-  r.format === AUDIT_REPORT_FORMAT ? auditVerdict3((r as AuditJson).verdict) : (r.verdict as Verdict3);
+const verdictOf = (r: AnyReport): OverallVerdict =>
+  r.format === AUDIT_REPORT_FORMAT ? auditVerdict((r as AuditJson).verdict) : (r.verdict as OverallVerdict);
 
-const worstVerdict = (vs: readonly Verdict3[]): Verdict3 => (vs.includes('fail') ? 'fail' : vs.includes('unknown') ? 'unknown' : 'pass');
-const exitOf = (v: Verdict3): number => (v === 'pass' ? EXIT.pass : v === 'fail' ? EXIT.fail : EXIT.unknown);
+const worstVerdict = (vs: readonly OverallVerdict[]): OverallVerdict =>
+  vs.includes('fail') ? 'fail' : vs.includes('unknown') ? 'unknown' : 'pass';
+const exitOf = (v: OverallVerdict): number => (v === 'pass' ? EXIT.pass : v === 'fail' ? EXIT.fail : EXIT.unknown);
 
 /** Item j of shard k (1-based) was item j*N + k-1 of the unsharded list: the shards' items back in the unsharded order. */
 function interleave<T>(byShard: ReadonlyMap<number, readonly T[]>, count: number): T[] {
@@ -283,7 +289,7 @@ function mergeMutants(shards: readonly MutantsJson[], count: number, missing: re
   const mutants = interleave(new Map(shards.map((s) => [(s.shard as Shard).index, s.mutants])), count);
   const control = worstVerdict(shards.map((s) => s.control.verdict));
   const notes = shards.map((s) => s.control.note).filter((n): n is string => n !== null);
-  const verdict: Verdict3 =
+  const verdict: OverallVerdict =
     control !== 'pass'
       ? 'unknown'
       : mutants.some((m) => m.verdict === 'survived')
@@ -345,7 +351,9 @@ export function mergeRuns(loaded: readonly Loaded[]): MergedRun[] {
           ? mergeCheck(reports as CheckJson[], count, missing)
           : format === AUDIT_REPORT_FORMAT
             ? mergeAudit(reports as AuditJson[], missing)
-            : mergeMutants(reports as MutantsJson[], count, missing);
+            : format === KILL_REPORT_FORMAT
+              ? mergeKill(reports as KillReportJson[], count, missing)
+              : mergeMutants(reports as MutantsJson[], count, missing);
     runs.push({ report, files, shards: count, missing });
   }
   return runs;
@@ -363,6 +371,8 @@ export function casesOf(r: AnyReport): CiResult {
       return runCases(r as RunJson);
     case AUDIT_REPORT_FORMAT:
       return auditCases(r as AuditJson);
+    case KILL_REPORT_FORMAT:
+      return killCases(r as KillReportJson);
     default:
       return replayCases(r as ReplayJson);
   }
@@ -370,7 +380,7 @@ export function casesOf(r: AnyReport): CiResult {
 
 /** `streamjoin merge-reports --json` (spec/schemas/reports/merge-report.schema.json). */
 export interface MergeJson extends ReportHeader {
-  readonly verdict: Verdict3;
+  readonly verdict: OverallVerdict;
   readonly exitCode: number;
   readonly runs: readonly {
     readonly files: readonly string[];

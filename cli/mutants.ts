@@ -12,7 +12,7 @@ import { runMutantByPart, runMutants, type MutantByPart, type MutantResult, type
 import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, nonNegativeIntegerFlag, usageError } from './exitCodes.ts';
+import { EXIT, nonNegativeIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import {
   LINK_BASE_HELP,
@@ -132,7 +132,7 @@ function summary(
   const b = report.baseline;
   lines.push(`streamjoin mutants: seed ${seed}; ${report.results.length} mutants of the implementation`);
   lines.push(
-    `control: the unmodified implementation ${b.verdict === 'pass' ? 'passes' : b.verdict === 'fail' ? 'DIVERGES' : 'is UNKNOWN'}: ` +
+    `control (the unmodified implementation): ${verdictText(b.verdict)}: ` +
       `${b.examples.length} examples, ${b.exhaustive.reduce((n, x) => n + x.run, 0).toLocaleString('en-US')} ` +
       `exhaustive interleavings, ${b.random.reduce((n, r) => n + r.runs, 0)} random traces in ${seconds(report.baselineMs)}`,
   );
@@ -176,11 +176,12 @@ function summary(
   }
   lines.push('');
   lines.push(
-    report.verdict === 'pass'
-      ? `verdict: all ${killed} mutants killed`
-      : report.verdict === 'fail'
-        ? `verdict: ${report.results.filter((r) => r.verdict === 'survived').length} mutant(s) SURVIVED (${killed} of ${report.results.length} killed)`
-        : 'verdict: UNKNOWN',
+    `verdict: ${verdictText(report.verdict)}` +
+      (report.verdict === 'pass'
+        ? ` (all ${killed} mutants killed)`
+        : report.verdict === 'fail'
+          ? ` (${report.results.filter((r) => r.verdict === 'survived').length} mutant(s) SURVIVED, ${killed} of ${report.results.length} killed)`
+          : ''),
   );
   return `${lines.join('\n')}\n`;
 }

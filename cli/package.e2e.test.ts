@@ -167,7 +167,7 @@ describe('the published package (npm pack, installed in a fresh project)', () =>
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('It needs a checkout of streamjoin with its development dependencies');
   });
 
-  it("import { … } from 'streamjoin' works from plain Node and from TypeScript that typechecks against the package's declarations without @types/node", () => {
+  it("import { … } from 'streamjoin' works from plain Node and from TypeScript that typechecks against the package's declarations without @types/node, also with the ES2022 lib only", () => {
     const consumer = `import { SPEC_VERSION, createModelOperator, loadOperatorTrace, runOperatorTrace, type OperatorTrace } from 'streamjoin';
 
 const trace: OperatorTrace = loadOperatorTrace('node_modules/streamjoin/spec/examples/horizon-boundary.trace.json');
@@ -199,6 +199,39 @@ console.log(JSON.stringify({ spec: SPEC_VERSION, name: result.name, steps, diver
       encoding: 'utf8',
     });
     expect(tsc.status, `${tsc.stdout}${tsc.stderr}`).toBe(0);
+    // The barest consumer: the ES2022 library only (no DOM, so no global AbortSignal, no
+    // console), no Node types; it passes its own signal through the structural AbortSignalLike.
+    const bare = `import { runConform, type AbortSignalLike, type ConformOptions, type ConformReport } from 'streamjoin';
+
+const never: AbortSignalLike = { aborted: false, addEventListener() {}, removeEventListener() {} };
+export function conformUntil(options: ConformOptions, signal: AbortSignalLike = never): Promise<ConformReport> {
+  return runConform({ ...options, signal });
+}
+`;
+    mkdirSync(join(project, 'bare'));
+    writeFileSync(join(project, 'bare', 'consumer.ts'), bare);
+    writeFileSync(
+      join(project, 'tsconfig.bare.json'),
+      `${JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2022'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: [],
+        },
+        include: ['bare'],
+      })}\n`,
+    );
+    const bareTsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.bare.json'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(bareTsc.status, `${bareTsc.stdout}${bareTsc.stderr}`).toBe(0);
     const ran = inProject(process.execPath, [join('out', 'consumer.js')]);
     expect(ran.status, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toEqual({ spec: '1.1', name: 'horizon-boundary', steps: expect.any(Number), diverges: false });

@@ -50,10 +50,10 @@ describe('run and replay read a long operator trace step by step', () => {
       const path = longTrace(dir);
       const run = await runCli(['run', path]);
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(new RegExp(`^ok +sliding-${STEPS} +${STEPS} steps`, 'm'));
+      expect(run.stdout).toMatch(new RegExp(`^pass +sliding-${STEPS} +${STEPS} steps`, 'm'));
       const replay = await runCli(['replay', path, '--sut', 'impl']);
       expect(replay.code).toBe(0);
-      expect(replay.stdout).toContain(`conforms (${STEPS} steps at level operator)`);
+      expect(replay.stdout).toContain(`: PASS (${STEPS} steps at level operator)`);
       // A wrong expectation deep in the file.
       editStep(path, 10_000, (l) => l.replace(/"outcome":\{"code":"[a-z]+"/, '"outcome":{"code":"stale"'));
       const wrong = await runCli(['replay', path, '--sut', 'impl']);

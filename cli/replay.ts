@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { explainDivergence, type Divergence } from '../conformance/report/divergence.ts';
 import { failureName, writeCounterexample } from '../conformance/views/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
-import { EXIT, usageError } from './exitCodes.ts';
+import { EXIT, usageError, verdictText } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import {
   LINK_BASE_HELP,
@@ -221,13 +221,15 @@ function printReplay(json: ReplayJson, values: { json: boolean }, reporters: Ret
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
   else if (!reporterOnStdout(reporters)) {
     if (json.verdict === 'fail' && json.divergence) {
-      out.stdout(`${shown}: DIVERGES at level ${json.level}\n${describeDivergence(json.divergence)}\n`);
+      out.stdout(`${shown}: ${verdictText(json.verdict)} at level ${json.level}\n${describeDivergence(json.divergence)}\n`);
       const w = json.written;
       if (w) out.stdout(`written: ${[w.trace, w.explanation, w.markdown, w.html, ...(w.itf !== null ? [w.itf] : [])].join(', ')}\n`);
-    } else if (json.verdict === 'pass') out.stdout(`${shown}: conforms (${json.steps} steps at level ${json.level})\n`);
+    } else if (json.verdict === 'pass') out.stdout(`${shown}: ${verdictText(json.verdict)} (${json.steps} steps at level ${json.level})\n`);
     else {
       const tail = json.stderrTail.map((l) => `  | ${l}\n`).join('');
-      out.stdout(`${shown}: UNKNOWN: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`);
+      out.stdout(
+        `${shown}: ${verdictText(json.verdict)}: ${json.reason ?? ''}\n${tail ? `  last stderr lines of the system under test:\n${tail}` : ''}`,
+      );
     }
   }
   emitReports([replayCases(json)], reporters, out, values.json);

@@ -141,10 +141,10 @@ describe('progress of a long run', () => {
     live.tick('600/1740 interleavings');
     expect(stderr).toBe('streamjoin conform: still running: exhaustive zombie-after-failover: 600/1740 interleavings (5 s)\n');
     c.advance(70_000);
-    live.line('ok   exhaustive zombie-after-failover');
+    live.line('pass exhaustive zombie-after-failover');
     live.part('random traces');
     expect(stderr.split('\n').slice(1)).toEqual([
-      'ok   exhaustive zombie-after-failover',
+      'pass exhaustive zombie-after-failover',
       'streamjoin conform: still running: random traces (1 min 15 s)',
       '',
     ]);

@@ -48,7 +48,7 @@ function summaryLine(r: TraceFileResult): string {
     .join(', ');
   const last = r.retained;
   const retained = last ? `retained ${last.live} live/${last.tombstones} tomb/${last.matches} match` : 'no steps';
-  const mark = r.divergence ? 'FAIL' : r.checkedSteps === r.steps ? 'ok  ' : 'ran ';
+  const mark = r.divergence ? 'FAIL' : r.checkedSteps === r.steps ? 'pass' : 'ran ';
   return `${mark} ${r.name.padEnd(36)} ${String(r.steps).padStart(3)} steps  ${outcomes}; ${r.changes} changes; ${retained}`;
 }
 

@@ -18,8 +18,12 @@ export type {
   Goal,
   Invariant,
   Model,
+  ModelRendering,
+  Path,
   ProgressSample,
   PropertyResult,
+  RenderedRow,
+  RenderedStep,
   Verdict,
   VisitedMode,
 } from './explorer/types.ts';

@@ -37,6 +37,8 @@ export {
   withDeadline,
   yieldToEventLoop,
 } from './pacing.ts';
+export type { AbortSignalLike } from './pacing.ts';
+export type { OverallVerdict } from './verdict.ts';
 export {
   MAX_DOCUMENT_BYTES,
   checkAgainstSchema,

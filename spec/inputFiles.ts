@@ -19,6 +19,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InputError } from './errors.ts';
 import { Interrupted, abortReason } from './pacing.ts';
+import type { AbortSignalLike } from './pacing.ts';
 
 /** The name that stands for the standard input. */
 export const STDIN_PATH = '-';
@@ -37,7 +38,7 @@ export function fileToOpen(path: string): string {
 
 /** How a read-ahead may stop early: the command's AbortSignal (an interrupt, or its budget: spec/pacing.ts `withDeadline`). */
 export interface ReadAheadOptions {
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: AbortSignalLike | undefined;
 }
 
 /** Whether `path` is something other than a regular file or a directory (a FIFO, a character device); false if it cannot be stat'ed. */

@@ -312,10 +312,14 @@ export interface StreamjoinItfMeta {
   readonly kind: 'cluster-trace' | 'operator-trace' | 'counterexample';
   readonly name?: string;
   readonly description?: string;
-  /** For a counterexample: everything of it but the path (which the states hold). */
-  readonly counterexample?: Omit<Counterexample, 'actions' | 'steps'>;
-  /** For a counterexample: what an action is (`cluster-action`, or a log `record` for the join model). */
-  readonly actions?: 'cluster-action' | 'record';
+  /**
+   * For a counterexample: everything of it but the path, which the states
+   * hold; for a user's model (`actions` `json`) with its actions, whose form
+   * only the model knows.
+   */
+  readonly counterexample?: Omit<Counterexample, 'actions' | 'steps'> & { readonly actions?: readonly unknown[] };
+  /** For a counterexample: what an action is (`cluster-action`, a log `record` for the join model, or a user's model's own `json`). */
+  readonly actions?: 'cluster-action' | 'record' | 'json';
   /** The streamjoin and spec versions that wrote it. */
   readonly versions?: { readonly streamjoin: string; readonly spec: string };
   /** For a conformance trace: where and how the system departed from the model (informative; replay judges anew). */
@@ -468,6 +472,8 @@ export function itfToCounterexample(t: ItfTrace, where: string): Counterexample 
       'this ITF trace is not a streamjoin model counterexample (no #meta.streamjoin with kind "counterexample")',
     );
   }
+  if (m.actions === 'json')
+    return { ...m.counterexample, format: COUNTEREXAMPLE_FORMAT, actions: [...(m.counterexample.actions ?? [])] } as Counterexample;
   try {
     const actions = t.states.slice(1).map((s, j) => {
       const action = decodeAction(s[ACTION_TAKEN], s[NONDET_PICKS], `/states/${j + 1}`);

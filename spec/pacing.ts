@@ -7,6 +7,23 @@
 // CLI aborts it on SIGINT or SIGTERM, cli/interrupts.ts; a budget aborts it
 // when it runs out).
 
+/**
+ * The part of an `AbortSignal` the library reads: whether it is aborted, why,
+ * and its `abort` event. Structural, so a caller passes any AbortSignal (the
+ * DOM's, Node's) and the published declarations need neither the DOM lib nor
+ * `@types/node`.
+ */
+export interface AbortSignalLike {
+  /** Whether the signal was aborted. */
+  readonly aborted: boolean;
+  /** Why it was aborted (an Error, a string, anything), once it is. */
+  readonly reason?: unknown;
+  /** Calls `listener` when the signal aborts. */
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  /** Stops calling `listener`. */
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** How much synchronous work runs between two turns of the event loop, in milliseconds. */
 export const PACE_SLICE_MS = 20;
 
@@ -23,14 +40,14 @@ export class Interrupted extends Error {
 }
 
 /** What an abort says: its reason's message (the CLI aborts with an Error naming the signal), else `aborted`. */
-export function abortReason(signal: AbortSignal | undefined): string {
+export function abortReason(signal: AbortSignalLike | undefined): string {
   const r: unknown = signal?.reason;
   if (r instanceof Error) return r.message;
   return typeof r === 'string' ? r : 'aborted';
 }
 
 /** Throws Interrupted if `signal` is aborted. */
-export function throwIfInterrupted(signal: AbortSignal | undefined): void {
+export function throwIfInterrupted(signal: AbortSignalLike | undefined): void {
   if (signal?.aborted) throw new Interrupted(abortReason(signal));
 }
 
@@ -47,7 +64,7 @@ let lastTurn = performance.now();
  * here or anywhere else that called `pace`), it takes one, so a signal is
  * heard; then it throws Interrupted if `signal` is aborted.
  */
-export async function pace(signal?: AbortSignal): Promise<void> {
+export async function pace(signal?: AbortSignalLike): Promise<void> {
   if (performance.now() - lastTurn >= PACE_SLICE_MS) {
     await yieldToEventLoop();
     lastTurn = performance.now();
@@ -60,7 +77,7 @@ export async function pace(signal?: AbortSignal): Promise<void> {
  * `signal` is aborted): a hot loop calls it (a clock read) and awaits `pace`
  * only then, saving an await per item.
  */
-export function paceDue(signal?: AbortSignal): boolean {
+export function paceDue(signal?: AbortSignalLike): boolean {
   return performance.now() - lastTurn >= PACE_SLICE_MS || signal?.aborted === true;
 }
 
@@ -69,7 +86,7 @@ export function paceDue(signal?: AbortSignal): boolean {
  * its return value, as an async generator that calls `pace` before each
  * pull (so a long read can be interrupted between any two items).
  */
-export async function* paced<T, R>(items: Generator<T, R, undefined>, signal?: AbortSignal): AsyncGenerator<T, R, undefined> {
+export async function* paced<T, R>(items: Generator<T, R, undefined>, signal?: AbortSignalLike): AsyncGenerator<T, R, undefined> {
   try {
     for (;;) {
       if (paceDue(signal)) await pace(signal);
@@ -89,10 +106,10 @@ export async function* paced<T, R>(items: Generator<T, R, undefined>, signal?: A
  * interrupt. `dispose` clears the timer.
  */
 export function withDeadline(
-  signal: AbortSignal | undefined,
+  signal: AbortSignalLike | undefined,
   ms: number | undefined,
   budget: string,
-): { readonly signal: AbortSignal | undefined; dispose(): void } {
+): { readonly signal: AbortSignalLike | undefined; dispose(): void } {
   if (ms === undefined) return { signal, dispose: () => {} };
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal?.reason);

@@ -21,6 +21,7 @@ import {
   type RecordReply,
   type SystemUnderTest,
 } from '../sut/sut.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 const internalError = (e: unknown) => ({
   error: { code: PROTOCOL_ERRORS.internal_error, text: e instanceof Error ? e.message : String(e) },
@@ -61,7 +62,7 @@ function observationOf(cluster: ClusterUnderTest, name: string): ClusterObservat
  * Wraps an in-process system; `label` names it in messages and replay
  * commands. Aborting `signal` interrupts it (its calls reject).
  */
-export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: AbortSignal): SystemUnderTest {
+export function inProcessSystem(sut: InProcessSut, label = 'model', signal?: AbortSignalLike): SystemUnderTest {
   const unsupported = (level: Level) => new SutUnavailable(`${sut.implementation.name} does not support level ${level}`);
   /** A turn of the event loop now and then; SutUnavailable once interrupted. */
   const paced = async (): Promise<void> => {

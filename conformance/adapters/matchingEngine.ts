@@ -29,6 +29,7 @@ import {
   type RowRecord,
 } from '../../spec/index.ts';
 import { SutUnavailable, type ClusterSession, type OperatorSession, type RecordReply, type SystemUnderTest } from '../sut/sut.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /**
  * A match an engine makes or withdraws: the key and the ids of its `L` and
@@ -117,7 +118,7 @@ export interface MatchingEngineOptions {
   /** How to name it in messages (default: the implementation's name). */
   readonly label?: string;
   /** Aborting it interrupts the system: its calls reject with SutUnavailable. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /** A reply's matches checked for shape and turned into changes (J3); a message if they are not matches. */

@@ -60,6 +60,7 @@ import {
   type SutInfo,
   type SystemUnderTest,
 } from '../sut/sut.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Options of a system under test run as a process speaking the protocol: timeouts, line cap, stderr kept, working directory and environment. */
 export interface ProcessOptions {
@@ -78,7 +79,7 @@ export interface ProcessOptions {
   /** Called with each stderr line as it arrives (for progress or logs), unescaped. */
   readonly onStderr?: (line: string) => void;
   /** Aborting it stops the system: every pending and later call rejects (`interrupted: ...`). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /**
    * The levels the run will ask for (`--level`): the handshake (`info`) sends
    * `init` at these only. Default: every level, the weakest first.

@@ -18,6 +18,7 @@ import type { ClusterConfig, ExternalAction, JoinConfig, Level, ProtocolRequest 
 import type { OperatorUnderTest } from '../sut/sut.ts';
 import { SutConfigError, type ClusterUnderTest, type InProcessSut } from '../sut/sut.ts';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, type LineEvent } from './lines.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 type Session =
   | { readonly level: 'operator'; readonly operator: OperatorUnderTest }
@@ -163,7 +164,7 @@ export function serveStream(
   input: ByteInput,
   write: (text: string) => void,
   maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
-  signal?: AbortSignal,
+  signal?: AbortSignalLike,
 ): Promise<void> {
   const splitter = new LineSplitter(maxLineBytes);
   let ended = false;

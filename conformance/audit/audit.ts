@@ -15,6 +15,7 @@ import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
 import { partitionHistory, type Partitions } from './spill.ts';
 import { type MergedLog, mergeTwoInputs, originalError, originalLines, type TwoInputsSummary } from './twoInputs.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Options of `auditHistory` (`streamjoin audit`): the two files, their formats, and how to check them. */
 export interface AuditOptions {
@@ -69,7 +70,7 @@ export interface AuditOptions {
   /** Called now and then with how far the audit is. */
   readonly onProgress?: (p: AuditProgress) => void;
   /** Aborting it stops the audit: it rejects with Interrupted (spec/pacing.ts), with no verdict. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /** How far an audit is, for a progress line. */

@@ -14,6 +14,7 @@ import type { HistoryCheck, HistoryCounts } from './historyCheck.ts';
 import type { ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
 import type { ItemSource } from './spill.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Log records fed at a time while the sink waits for them. */
 const LOG_SLICE = 256;
@@ -41,7 +42,7 @@ export interface PassInput {
   readonly sinkModel: SinkModel;
   /** Give up (SpillNeeded) once the check holds more than this. */
   readonly spillAt: number;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignalLike | undefined;
   readonly progress: () => void;
 }
 

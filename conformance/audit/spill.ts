@@ -19,6 +19,7 @@ import { SinkEnd } from './lineItems.ts';
 import type { HistoryFile, ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
 import { shardOfKey } from './keyShard.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Where batches of items come from: a history file, or a partition of one. */
 export interface ItemSource<Item> {
@@ -160,7 +161,7 @@ export async function partitionHistory(
   count: number,
   names: { log: string; sink: string },
   keep: (key: string) => boolean,
-  signal: AbortSignal | undefined,
+  signal: AbortSignalLike | undefined,
 ): Promise<Partitions> {
   const dir = mkdtempSync(join(tmpdir(), 'streamjoin-audit-spill-'));
   const marks = new Watermarks();

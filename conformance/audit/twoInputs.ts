@@ -39,6 +39,7 @@ import { validityOf } from '../../model/index.ts';
 import type { ReadingOptions } from './columns.ts';
 import { HISTORY_LOG_FORMAT, type LogItem, type ReadFormat } from './formats.ts';
 import { HistoryFile } from './historyFiles.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** A record whose lateness depends on the processing order, as the report cites it. */
 export interface OrderDependentRecord {
@@ -117,7 +118,7 @@ async function firstRead(
   paths: { left: string; right: string },
   format: ReadFormat | 'auto',
   reading: ReadingOptions | undefined,
-  signal: AbortSignal | undefined,
+  signal: AbortSignalLike | undefined,
 ): Promise<{ config: JoinConfig | undefined; final: { L: number | null; R: number | null } }> {
   let config: JoinConfig | undefined;
   let configFrom = '';
@@ -175,7 +176,7 @@ export async function mergeTwoInputs(options: {
   readonly reading: ReadingOptions | undefined;
   readonly config: JoinConfig | undefined;
   readonly noLateness: boolean;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortSignalLike | undefined;
 }): Promise<MergedLog> {
   const paths = { left: options.left, right: options.right };
   const first = await firstRead(paths, options.format, options.reading, options.signal);

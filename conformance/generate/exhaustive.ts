@@ -50,6 +50,7 @@ import {
   type OperatorScenario,
 } from './operatorExhaustive.ts';
 import { CLUSTER_SCENARIOS, type ExhaustiveScenario } from './clusterScenarios.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 export { probeActions, rejectedRecords, unknownNameProbes };
 
@@ -71,7 +72,11 @@ export function coverAnyScenario(scenario: AnyScenario, options: CoverOptions = 
  * thousands of states is built while signals are heard; rejects with
  * Interrupted once `signal` is aborted.
  */
-export async function coverAnyScenarioPaced(scenario: AnyScenario, signal?: AbortSignal, options: CoverOptions = {}): Promise<AnyCover> {
+export async function coverAnyScenarioPaced(
+  scenario: AnyScenario,
+  signal?: AbortSignalLike,
+  options: CoverOptions = {},
+): Promise<AnyCover> {
   const steps: Generator<void, AnyCover, undefined> =
     scenario.kind === 'operator' ? coverOperatorScenarioInSteps(scenario, options) : coverScenarioInSteps(scenario, options);
   const paced = pacedSteps(steps, signal);

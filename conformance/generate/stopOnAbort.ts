@@ -5,13 +5,14 @@
 // way fast-check's own time limit does: the run counts as interrupted, and a
 // failure already found keeps what was shrunk of it so far.
 import fc from 'fast-check';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /**
  * Ends fast-check's runs (and its shrinking) once `signal` is aborted. The
  * property is called once more after the abort, so that it can record the
  * interrupt itself (conform's property turns it into verdict unknown).
  */
-export function stopOnAbort(signal: AbortSignal): fc.UniversalPlugin {
+export function stopOnAbort(signal: AbortSignalLike): fc.UniversalPlugin {
   return () => ({
     decorateRun: (run) => (value) => {
       if (!signal.aborted) return run(value);

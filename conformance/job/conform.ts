@@ -18,6 +18,7 @@ import type { ConformPart, PartJob, PartReport } from './part.ts';
 import { randomTracesPart } from './randomPart.ts';
 import { traceFilesPart } from './traceFilesPart.ts';
 import { causeOf, groupByCause } from '../report/causes.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Runs the whole job. Never rejects for a broken system (that is verdict `unknown`); rejects on a harness bug. */
 export async function runConform(options: ConformOptions): Promise<ConformReport> {
@@ -65,7 +66,7 @@ export async function runConform(options: ConformOptions): Promise<ConformReport
 }
 
 /** A SystemUnderTest as it is, or in-process factories (`implSut`) behind one. */
-function systemOf(system: ConformSystem, signal: AbortSignal | undefined): SystemUnderTest {
+function systemOf(system: ConformSystem, signal: AbortSignalLike | undefined): SystemUnderTest {
   if ('info' in system && typeof system.info === 'function') return system;
   const factories = system as InProcessSut;
   return inProcessSystem(factories, factories.implementation.name, signal);

@@ -1,12 +1,13 @@
 // What the conformance job (conform.ts) takes and what it reports: its
 // options, the traces it runs, and the report of each part (the trace
 // files, the bounded-exhaustive scenarios, random traces).
-import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace } from '../../spec/index.ts';
+import type { AnyTrace, ClusterTrace, ImplementationInfo, Level, OperatorTrace, OverallVerdict } from '../../spec/index.ts';
 import type { AnyCover, AnyScenario } from '../generate/exhaustive.ts';
 import type { InProcessSut, SystemUnderTest } from '../sut/sut.ts';
 import type { Failure } from '../report/failure.ts';
 import type { CauseGroup } from '../report/causes.ts';
 import type { Shard } from './shard.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** A trace file given to the job (examples, or a user's). */
 export interface TraceSource {
@@ -23,7 +24,7 @@ export type TraceInput = TraceSource | AnyTrace | OperatorTrace | ClusterTrace;
 export type ConformSystem = SystemUnderTest | InProcessSut;
 
 /** A verdict of the job or a part of it; `unknown` is never a pass. */
-export type ConformVerdict = 'pass' | 'fail' | 'unknown';
+export type ConformVerdict = OverallVerdict;
 
 /** The system under test could not be judged. */
 export interface Unknown {
@@ -46,7 +47,7 @@ export interface ExampleResult {
   /** Its number of steps. */
   readonly steps: number;
   /** `unknown`: the system could not be judged on this file (the job stops there, and says why in `unknown`). */
-  readonly verdict: 'pass' | 'fail' | 'unknown';
+  readonly verdict: OverallVerdict;
 }
 
 /** One bounded-exhaustive scenario as run. */
@@ -182,7 +183,7 @@ export interface ConformOptions {
    * Aborting it stops the job between traces (a process system at once):
    * the report so far, with verdict unknown unless a divergence was found.
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /** An exhaustive scenario for the job: its cover, or the scenario and how to cover it (built only if it can run at a level checked). */

@@ -85,7 +85,7 @@ export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): C
         job.progress(
           x.verdict === 'skipped'
             ? `skip exhaustive ${x.scenario}: no trace at the levels checked (needs level ${needs(x.kind)})`
-            : `${x.verdict === 'pass' ? 'ok  ' : x.verdict === 'unknown' ? 'UNKNOWN' : 'FAIL'} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
+            : `${x.verdict === 'pass' ? 'pass' : x.verdict.toUpperCase()} exhaustive ${x.scenario}: ${x.run} of ${x.traces} ${x.kind === 'operator' ? 'logs' : 'interleavings'}, ` +
                 `${x.probesSent} probes, ${x.transitions} transitions of ${x.states} states` +
                 `${x.skipped > 0 ? ` (${x.skipped} skipped: level not checked)` : ''}` +
                 `${r.failure ? `: step ${r.failure.divergence.step + 1}: ${r.failure.divergence.summary}` : ''}`,

@@ -14,6 +14,7 @@ import type { AnyCover } from '../generate/exhaustive.ts';
 import type { RuleRefs } from '../report/rules.ts';
 import { MUTANTS, type Mutant } from '../mutants/catalogue.ts';
 import { MutantPatchError, mutantSut } from '../adapters/mutantSut.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** One mutant's result: killed, survived or unknown, and by what. */
 export interface MutantResult {
@@ -68,7 +69,7 @@ export interface MutantsOptions {
   /** Progress lines (for stderr). */
   readonly progress?: (line: string) => void;
   /** Aborting it stops the run: the mutants not judged yet are left out, and the verdict is unknown. */
-  readonly signal?: AbortSignal | undefined;
+  readonly signal?: AbortSignalLike | undefined;
 }
 
 /** One mutant through the harness, stopping at its first divergence. */
@@ -124,7 +125,7 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
   });
   const baselineMs = performance.now() - t0;
   opts.progress?.(
-    `${baseline.verdict === 'pass' ? 'ok  ' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`,
+    `${baseline.verdict === 'pass' ? 'pass' : baseline.verdict.toUpperCase()} the unmodified implementation (control) in ${(baselineMs / 1000).toFixed(1)} s`,
   );
   const results: MutantResult[] = [];
   if (baseline.verdict === 'pass') {
@@ -133,7 +134,7 @@ export async function runMutants(opts: MutantsOptions): Promise<MutantsReport> {
       const r = await runMutant(mutant, opts);
       results.push(r);
       opts.progress?.(
-        `${r.verdict === 'killed' ? 'ok  ' : r.verdict.toUpperCase()} ${mutant.name}` +
+        `${r.verdict === 'killed' ? 'killed' : r.verdict.toUpperCase()} ${mutant.name}` +
           (r.verdict === 'killed'
             ? ` killed by ${r.by} after ${((r.foundAfterMs ?? r.totalMs) / 1000).toFixed(2)} s, ${r.steps} steps`
             : r.note

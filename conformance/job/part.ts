@@ -11,6 +11,7 @@ import type { SystemUnderTest } from '../sut/sut.ts';
 import type { Failure } from '../report/failure.ts';
 import type { ConformReport, ExampleResult, ExhaustiveResult, RandomResult, TraceRun } from './conformTypes.ts';
 import type { Shard } from './shard.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** One part of the job: what it runs, at the levels checked, and what it reports. */
 export interface ConformPart {
@@ -40,7 +41,7 @@ export interface PartJob {
   readonly timeBudgetMs?: number;
   /** Traces in flight at once where a part pipelines them (default 32). */
   readonly window?: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   readonly report: PartReport;
   /** Progress lines; a live counter line (overwritten); every trace run (not those of shrinking or minimizing). */
   progress(line: string): void;

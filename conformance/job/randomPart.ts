@@ -29,7 +29,7 @@ export function randomTracesPart(runs: number, path?: string): ConformPart {
         job.report.random.push(r.result);
         const tail = r.result.verdict === 'fail' ? `: shrunk ${r.result.shrinks} times` : r.result.note ? `: ${r.result.note}` : '';
         job.progress(
-          `${r.result.verdict === 'pass' ? 'ok  ' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${job.seed})${tail}`,
+          `${r.result.verdict === 'pass' ? 'pass' : r.result.verdict.toUpperCase()} ${level.padEnd(8)} ${r.result.runs} random traces (seed ${job.seed})${tail}`,
         );
         if (r.failure) job.report.failures.push(r.failure);
         // The system is gone: the job's verdict is `unknown` (unless a failure stands), and nothing more is judged.

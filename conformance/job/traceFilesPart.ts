@@ -102,7 +102,7 @@ export function traceFilesPart(name: 'examples' | 'regressions', files: readonly
         const d = run.divergence;
         job.report.examples.push({ level, path: file.path, name: trace.name, steps: trace.steps.length, verdict: d ? 'fail' : 'pass' });
         if (!d) {
-          job.progress(`ok   ${level.padEnd(8)} ${trace.name}`);
+          job.progress(`pass ${level.padEnd(8)} ${trace.name}`);
           continue;
         }
         const foundAfterMs = job.since();

@@ -8,15 +8,16 @@
 // CLI's.
 import fc from 'fast-check';
 import type { ClusterTrace } from '../../spec/index.ts';
-import type { ProcessOptions } from '../adapters/process.ts';
+import { abortReason, type ProcessOptions } from '../adapters/process.ts';
 import { SutUnavailable } from '../sut/sut.ts';
 import type { StderrExcerpt } from '../sut/sut.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
-import { addKills, NO_KILLS, runKillTrace, type KillCounts, type KillTraceResult } from './killRun.ts';
+import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -38,8 +39,17 @@ export interface KillJobOptions {
   readonly maxKillsPerTrace?: number;
   /** Reruns the minimization may spend (default 40). */
   readonly maxShrinkRuns?: number;
-  /** Aborting it stops the job between traces (the system at once): verdict unknown. */
-  readonly signal?: AbortSignal;
+  /**
+   * Whether item i (from 0) of each list (the exhaustive part's steps, the
+   * examples, the random traces) is this run's: one shard of a job
+   * (`--shard K/N`, conformance/job/shard.ts `inShard`, which sits a floor
+   * above this folder and is the caller's); all of them when absent. The
+   * random traces are drawn for the whole run from the seed, so the shards
+   * of one seed run each trace once.
+   */
+  readonly inShard?: (index: number) => boolean;
+  /** Aborting it (an interrupt, a time budget) stops the job between traces (the system at once): verdict unknown, with the abort's reason. */
+  readonly signal?: AbortSignalLike;
   readonly progress?: (line: string) => void;
 }
 
@@ -64,6 +74,18 @@ export interface KillFailure {
   readonly stderr?: () => StderrExcerpt;
 }
 
+/** One trace of the job (one write point's run, in the exhaustive part), as a CI report lists it. */
+export interface KillTraceOutcome {
+  readonly kind: 'exhaustive' | 'example' | 'random';
+  /** An example's path, `random trace N of M (seed S)`, or `PATH, step I killed at write W`. */
+  readonly source: string;
+  readonly steps: number;
+  readonly kills: number;
+  /** `not run`: the job stopped before it (a failure, the system unavailable, an interrupt or the time budget). */
+  readonly verdict: 'pass' | 'fail' | 'unknown' | 'not run';
+  readonly ms: number;
+}
+
 export interface KillJobReport {
   readonly verdict: 'pass' | 'fail' | 'unknown';
   readonly sut: string;
@@ -79,6 +101,8 @@ export interface KillJobReport {
   readonly restarts: RestartTimes;
   readonly failure?: KillFailure;
   readonly unknown?: { readonly reason: string; readonly stderrTail: readonly string[] };
+  /** Every trace of the job (of its shard), in the order run, those it did not reach included. */
+  readonly traces: readonly KillTraceOutcome[];
   readonly ms: number;
 }
 
@@ -191,11 +215,17 @@ function runOptions(options: KillJobOptions): { command: string; process: Proces
 /** Runs the job. Never rejects for a broken system (verdict unknown); rejects on a harness bug. */
 export async function runKillJob(options: KillJobOptions): Promise<KillJobReport> {
   const started = performance.now();
-  const examples = (options.examples ?? []).map((e) => ({ source: e.path, trace: unresolved(e.trace) }));
-  const random = randomKillTraces(options.seed, options.runs, options.maxKillsPerTrace).map((trace, n) => ({
-    source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`,
-    trace,
-  }));
+  const inShard = options.inShard ?? ((): boolean => true);
+  const examples = (options.examples ?? [])
+    .filter((_, i) => inShard(i))
+    .map((e) => ({ kind: 'example' as const, source: e.path, trace: unresolved(e.trace) }));
+  const random = randomKillTraces(options.seed, options.runs, options.maxKillsPerTrace).flatMap((trace, n) =>
+    inShard(n) ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }] : [],
+  );
+  const exhaustiveSteps = (options.exhaustive ?? [])
+    .flatMap(({ path, trace }) => killableSteps(trace).map((at) => ({ path, trace, at })))
+    .filter((_, i) => inShard(i));
+  const outcomes: KillTraceOutcome[] = [];
   let kills = NO_KILLS;
   const restartMs: number[] = [];
   let steps = 0;
@@ -217,43 +247,59 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     };
   };
   try {
-    for (const { path, trace } of options.exhaustive ?? []) {
-      for (const at of killableSteps(trace)) {
-        if (options.signal?.aborted) throw new SutUnavailable('interrupted');
-        const { runs: tries } = await killAtEveryWritePoint(trace, at, runOptions(options));
-        exhaustiveRuns += tries.length;
-        for (const t of tries) {
-          steps += t.result.trace.steps.length;
-          kills = addKills(kills, t.result.kills);
-          restartMs.push(...t.result.restartMs);
-        }
-        options.progress?.(
-          `${path}: step ${at} killed at each of its ${tries.length} write points: ${tries.map((t) => t.resolved ?? 'diverges').join(', ')}`,
-        );
-        const bad = tries.find((t) => t.divergence);
-        if (bad) {
-          await found(
-            bad.result as KillTraceResult & { divergence: DivergenceFacts },
-            `${path}, step ${at} killed at write ${bad.write}`,
-            bad.result.trace.steps.length,
-          );
-          break;
-        }
+    for (const { path, trace, at } of exhaustiveSteps) {
+      if (options.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(options.signal)}`);
+      const began = performance.now();
+      const { runs: tries } = await killAtEveryWritePoint(trace, at, runOptions(options));
+      exhaustiveRuns += tries.length;
+      const each = (performance.now() - began) / Math.max(1, tries.length);
+      for (const t of tries) {
+        steps += t.result.trace.steps.length;
+        kills = addKills(kills, t.result.kills);
+        restartMs.push(...t.result.restartMs);
+        outcomes.push({
+          kind: 'exhaustive',
+          source: `${path}, step ${at} killed at write ${t.write}`,
+          steps: t.result.trace.steps.length,
+          kills: totalKills(t.result.kills),
+          verdict: t.divergence ? 'fail' : 'pass',
+          ms: each,
+        });
       }
-      if (failure) break;
+      options.progress?.(
+        `${path}: step ${at} killed at each of its ${tries.length} write points: ${tries.map((t) => t.resolved ?? 'diverges').join(', ')}`,
+      );
+      const bad = tries.find((t) => t.divergence);
+      if (bad) {
+        await found(
+          bad.result as KillTraceResult & { divergence: DivergenceFacts },
+          `${path}, step ${at} killed at write ${bad.write}`,
+          bad.result.trace.steps.length,
+        );
+        throw new StopJob();
+      }
     }
-    if (failure) throw new StopJob();
-    for (const [n, { source, trace }] of [...examples, ...random].entries()) {
-      if (options.signal?.aborted) throw new SutUnavailable('interrupted');
-      const result = await runKillTrace(trace, runOptions(options));
-      if (n < examples.length) examplesRun++;
+    for (const { kind, source, trace } of [...examples, ...random]) {
+      if (options.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(options.signal)}`);
+      const began = performance.now();
+      let result: KillTraceResult;
+      try {
+        result = await runKillTrace(trace, runOptions(options));
+      } catch (e) {
+        if (e instanceof SutUnavailable)
+          outcomes.push({ kind, source, steps: trace.steps.length, kills: 0, verdict: 'unknown', ms: performance.now() - began });
+        throw e;
+      }
+      if (kind === 'example') examplesRun++;
       else runs++;
       steps += trace.steps.length;
       kills = addKills(kills, result.kills);
       restartMs.push(...result.restartMs);
       const k = killsIn(trace);
+      const verdict = result.divergence ? 'fail' : 'pass';
+      outcomes.push({ kind, source, steps: trace.steps.length, kills: totalKills(result.kills), verdict, ms: performance.now() - began });
       options.progress?.(
-        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'DIVERGES' : 'conforms'}`,
+        `${source}: ${trace.steps.length} steps, ${k.afterReply + k.inFlight} kills: ${result.divergence ? 'FAIL' : 'pass'}`,
       );
       if (result.divergence) {
         await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);
@@ -262,9 +308,30 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     }
   } catch (e) {
     // StopJob: the exhaustive part found a divergence, and the traces after it are not run.
-    if (e instanceof SutUnavailable) unknown = { reason: e.reason, stderrTail: e.stderrTail };
-    else if (!(e instanceof StopJob)) throw e;
+    if (e instanceof SutUnavailable) {
+      // An abort (an interrupt, the time budget) names its cause, whatever the system was doing when it came.
+      const reason =
+        options.signal?.aborted && !e.reason.startsWith('interrupted') ? `interrupted: ${abortReason(options.signal)}` : e.reason;
+      unknown = { reason, stderrTail: e.stderrTail };
+    } else if (!(e instanceof StopJob)) throw e;
   }
+  // What the job did not reach, so that a report lists every trace of the run (of its shard).
+  const reached = new Set(outcomes.map((o) => o.source));
+  for (const { kind, source, trace } of [...examples, ...random])
+    if (!reached.has(source)) outcomes.push({ kind, source, steps: trace.steps.length, kills: 0, verdict: 'not run', ms: 0 });
+  // The exhaustive part runs first: the steps it did not reach go before the rest.
+  const exhaustiveNotRun: KillTraceOutcome[] = exhaustiveSteps
+    .filter(({ path, at }) => ![...reached].some((r) => r.startsWith(`${path}, step ${at} killed`)))
+    .map(({ path, trace, at }) => ({
+      kind: 'exhaustive',
+      source: `${path}, step ${at}`,
+      steps: trace.steps.length,
+      kills: 0,
+      verdict: 'not run',
+      ms: 0,
+    }));
+  const firstOther = outcomes.findIndex((o) => o.kind !== 'exhaustive');
+  outcomes.splice(firstOther < 0 ? outcomes.length : firstOther, 0, ...exhaustiveNotRun);
   const total = restartMs.reduce((a, b) => a + b, 0);
   return {
     verdict: failure ? 'fail' : unknown ? 'unknown' : 'pass',
@@ -272,13 +339,14 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     seed: options.seed,
     examples: examplesRun,
     exhaustiveRuns,
-    requested: options.runs,
+    requested: random.length,
     runs,
     steps,
     kills,
     restarts: { count: restartMs.length, meanMs: restartMs.length ? total / restartMs.length : 0, maxMs: Math.max(0, ...restartMs) },
     ...(failure ? { failure } : {}),
     ...(unknown ? { unknown } : {}),
+    traces: outcomes,
     ms: performance.now() - started,
   };
 }

@@ -10,6 +10,7 @@ import { actionsOf, judgeClusterTrace, modelClusterSteps, withClusterExpectation
 import { canonicalChanges, canonicalEvents, canonicalOutcome, type DivergenceFacts, type ExpectedOperatorStep } from '../sut/divergence.ts';
 import { diffJson, sameJson, showValue } from '../sut/jsonDiff.ts';
 import { judgeOperatorTrace, modelOperatorSteps, withOperatorExpectations } from './operatorLockstep.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** The weakest cluster level of a trace: `faults` if any action needs it (PROTOCOL.md, "Levels"). */
 export function levelOfClusterTrace(trace: ClusterTrace): 'cluster' | 'faults' {
@@ -98,7 +99,7 @@ function operatorStepDisagreement(
  * (SPEC §4) before any disagreement is reported. It yields to the event
  * loop as it reads, and rejects with Interrupted once `signal` is aborted.
  */
-export async function operatorFileDisagreement(path: string, signal?: AbortSignal): Promise<FileDisagreement | undefined> {
+export async function operatorFileDisagreement(path: string, signal?: AbortSignalLike): Promise<FileDisagreement | undefined> {
   const items = paced(operatorTraceItems(path), signal);
   let model: OperatorUnderTest | undefined;
   let found: FileDisagreement | undefined;

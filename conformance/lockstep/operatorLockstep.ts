@@ -17,6 +17,7 @@ import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** The model's answer to every record. */
 export function modelOperatorSteps(trace: OperatorTrace): ExpectedOperatorStep[] {
@@ -218,7 +219,11 @@ export interface OperatorFileJudgement {
  * input, Interrupted once `signal` is aborted (it yields to the event loop
  * as it reads).
  */
-export async function judgeOperatorTraceFile(path: string, system: SystemUnderTest, signal?: AbortSignal): Promise<OperatorFileJudgement> {
+export async function judgeOperatorTraceFile(
+  path: string,
+  system: SystemUnderTest,
+  signal?: AbortSignalLike,
+): Promise<OperatorFileJudgement> {
   const items = paced(operatorTraceItems(path), signal);
   const disagreements: ModelDisagreement[] = [];
   let session: OperatorSession | undefined;

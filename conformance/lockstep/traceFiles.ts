@@ -12,6 +12,7 @@ import { PRETTY_WIDTH, prettyJson } from '../sut/jsonDiff.ts';
 import { readOperatorTracePaced, type TraceRead } from '../streams/operatorTraceStream.ts';
 import type { OperatorFactory } from '../sut/sut.ts';
 import { OperatorTraceChecker, type OperatorDivergence, type OperatorObservation } from './operatorTrace.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** What running one trace file found. Nothing per step is kept: a trace of any length runs in constant memory. */
 export interface TraceFileResult {
@@ -99,7 +100,7 @@ class ExpectedTraceWriter {
 export async function runTraceFile(
   path: string,
   makeOperator: OperatorFactory,
-  options: { writeExpected?: string; layout?: TraceLayout; signal?: AbortSignal | undefined } = {},
+  options: { writeExpected?: string; layout?: TraceLayout; signal?: AbortSignalLike | undefined } = {},
 ): Promise<TraceFileResult> {
   let checker: OperatorTraceChecker | undefined;
   let checkedSteps = 0;

@@ -38,6 +38,7 @@ import {
   type ChunkSource,
   type TextPosition,
 } from './jsonScanner.ts';
+import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** What is known of a trace before its steps: every member but `steps`. */
 export type TraceHeader = Omit<OperatorTrace, 'steps'>;
@@ -233,7 +234,7 @@ export function readOperatorTrace(path: string, start: (header: TraceHeader, mem
 export async function readOperatorTracePaced(
   path: string,
   start: (header: TraceHeader, members: MembersSoFar) => StepVisitor,
-  signal: AbortSignal | undefined,
+  signal: AbortSignalLike | undefined,
 ): Promise<TraceRead> {
   const items = paced(operatorTraceItems(path), signal);
   let visitor: StepVisitor | undefined;

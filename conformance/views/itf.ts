@@ -72,6 +72,40 @@ function baseMeta(view: CounterexampleView, extra: Partial<StreamjoinItfMeta> & 
   };
 }
 
+/** A JSON value as ITF: integers as `#bigint`, arrays as lists, objects as records, null as the unit tuple, other numbers as text. */
+function jsonItf(v: unknown): ItfValue {
+  if (typeof v === 'number') return Number.isInteger(v) ? { '#bigint': String(v) } : String(v);
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (Array.isArray(v)) return v.map(jsonItf);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonItf(x)]));
+  return { '#tup': [] };
+}
+
+/**
+ * A counterexample to a user's model (`check --model`) as ITF: the state as
+ * the view shows it, one variable `state`, each step's action by name and
+ * what it did as the state's note; the actions themselves in
+ * `#meta.streamjoin.counterexample` (`check --replay` reads them back).
+ */
+export function userModelItf(cx: Counterexample, view: CounterexampleView): ItfTrace {
+  const { steps: _steps, ...rest } = cx;
+  const meta = baseMeta(view, { kind: 'counterexample', counterexample: rest, actions: 'json' });
+  return {
+    '#meta': { ...meta, status: 'violation', violation: cx.property },
+    vars: ['state', ACTION_TAKEN],
+    states: [
+      { '#meta': { index: 0 }, state: jsonItf(view.initialState), [ACTION_TAKEN]: 'init' },
+      ...view.steps.map(
+        (s, i): ItfState => ({
+          '#meta': { ...stepMeta(i, s.events.join('; '), false) },
+          state: jsonItf(s.state),
+          [ACTION_TAKEN]: s.action,
+        }),
+      ),
+    ],
+  };
+}
+
 /**
  * A conformance counterexample as ITF: the initial state and one state per
  * step, as the model (the expectation) has it; the divergence (expected

@@ -122,11 +122,14 @@ export function counterexampleMarkdown(view: CounterexampleView, options: Markdo
     }
     out.push('');
   }
-  out.push('## Rules');
-  out.push('');
-  for (const r of view.rules) out.push(`- ${link(r, spec)}`);
-  for (const p of view.properties) out.push(`- property ${link(p, spec)}`);
-  out.push('');
+  // A user's model (check --model) points at no rule of SPEC.md: no section.
+  if (view.rules.length + view.properties.length > 0) {
+    out.push('## Rules');
+    out.push('');
+    for (const r of view.rules) out.push(`- ${link(r, spec)}`);
+    for (const p of view.properties) out.push(`- property ${link(p, spec)}`);
+    out.push('');
+  }
   const mark = d ? d.at : view.steps.length - 1;
   out.push(`## Steps (${view.steps.length}; ✗ marks ${d ? 'the divergence' : 'where the property breaks'})`);
   out.push('');

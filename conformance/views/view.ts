@@ -364,7 +364,8 @@ function modelFound(cx: Counterexample, file: string | undefined): [string, stri
   return lines;
 }
 
-function violationOf(cx: Counterexample): ViewViolation {
+/** The property a model counterexample breaks, as a view shows it. */
+export function violationOf(cx: Counterexample): ViewViolation {
   return {
     property: cx.property.name,
     kind: cx.property.kind,

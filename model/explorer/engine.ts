@@ -322,8 +322,9 @@ export class Expander<S, A> {
    * `resume` goes on where it left off: so a caller on the main thread can
    * yield to the event loop (and hear a signal) within a segment, however
    * long the segment takes. Then the budgets and the interrupt are checked
-   * at every state, not every 64th (a state of a large model can take
-   * milliseconds).
+   * at the start of every turn as well as every 64 states (a state of a
+   * large model can take milliseconds): an interrupt on this thread is only
+   * heard between turns anyway, and the deadline is passed by a turn at most.
    */
   expandSegment(
     segment: FrontierSegment,
@@ -336,9 +337,10 @@ export class Expander<S, A> {
     if (!turn?.resume) reader.open(segment);
     const turnEnds = turn === undefined ? undefined : performance.now() + turn.turnMs;
     const store = this.store;
+    let stop = turn !== undefined && this.mustStop();
     while (reader.next()) {
       if (store.pauseRequested()) store.pauseHere();
-      if (turnEnds !== undefined ? this.mustStop() : this.shouldStop()) {
+      if (stop || this.shouldStop()) {
         while (reader.next()) {
           // drain, so the segment's memory is released
         }
@@ -353,6 +355,7 @@ export class Expander<S, A> {
         return false;
       }
       if (turnEnds !== undefined && performance.now() >= turnEnds) return 'turn';
+      stop = false;
     }
     return true;
   }

@@ -59,6 +59,30 @@ export function frontierFigures(account: SharedArrayBuffer): FrontierFigures {
 
 const kib = (bytes: number): number => Math.ceil(bytes / 1024);
 
+// Segments read are kept for the next ones written, on this thread (a module
+// per thread), up to POOL_SEGMENTS of each kind. Without this, every segment
+// is a new 64 KiB allocation that malloc serves from its heap, and the ones
+// read wait there for a full garbage collection: on `ci` they held about 20
+// MB of resident memory, several times the frontier itself.
+const POOL_SEGMENTS = 64;
+const sharedPool: SharedArrayBuffer[] = [];
+const NO_BYTES = new Uint8Array(0);
+const localPool: ArrayBuffer[] = [];
+
+function takeSegment(shared: boolean): SharedArrayBuffer | ArrayBuffer {
+  const pooled = shared ? sharedPool.pop() : localPool.pop();
+  if (pooled !== undefined) return pooled;
+  return shared ? new SharedArrayBuffer(SEGMENT_BYTES) : new ArrayBuffer(SEGMENT_BYTES);
+}
+
+/** A segment read to its end: nothing reads its buffer again (a level's segments are each claimed once). */
+function giveBackSegment(buffer: SharedArrayBuffer | ArrayBuffer): void {
+  if (buffer.byteLength !== SEGMENT_BYTES) return;
+  if (buffer instanceof SharedArrayBuffer) {
+    if (sharedPool.length < POOL_SEGMENTS) sharedPool.push(buffer);
+  } else if (localPool.length < POOL_SEGMENTS) localPool.push(buffer);
+}
+
 export function removeSpillDirectory(directory: string): void {
   rmSync(directory, { recursive: true, force: true });
 }
@@ -105,7 +129,7 @@ export class FrontierWriter {
     this.spill = spill;
     this.fileName = fileName;
     this.account = new Int32Array(spill.account);
-    this.buffer = this.allocate(SEGMENT_BYTES);
+    this.buffer = takeSegment(shared);
     this.bytes = new Uint8Array(this.buffer);
   }
 
@@ -174,7 +198,7 @@ export class FrontierWriter {
         peak = seen;
       }
       this.done.push({ kind: 'memory', buffer: this.buffer, bytes: this.used, states: this.states });
-      this.buffer = this.allocate(SEGMENT_BYTES);
+      this.buffer = takeSegment(this.shared);
       this.bytes = new Uint8Array(this.buffer);
     }
     this.used = 0;
@@ -184,6 +208,8 @@ export class FrontierWriter {
   /** The segments written (the last one sealed), in order. */
   finish(): FrontierSegment[] {
     this.seal();
+    // The writer is done: its empty buffer serves the next one.
+    giveBackSegment(this.buffer);
     if (this.fd !== undefined) {
       closeSync(this.fd);
       this.fd = undefined;
@@ -266,7 +292,11 @@ export class FrontierReader {
 
   private release(): void {
     const s = this.segment;
-    if (s?.kind === 'memory') Atomics.sub(this.account, MEMORY_KIB, kib(s.buffer.byteLength));
+    if (s?.kind === 'memory') {
+      Atomics.sub(this.account, MEMORY_KIB, kib(s.buffer.byteLength));
+      giveBackSegment(s.buffer);
+    }
     this.segment = undefined;
+    this.bytes = NO_BYTES;
   }
 }

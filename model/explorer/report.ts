@@ -146,6 +146,10 @@ export function buildReport<S, A>(model: Model<S, A>, exploration: Exploration, 
     goalResults.every((r) => r.verdict === 'holds') &&
     (progressResult === undefined || progressResult.verdict === 'holds') &&
     unreachedActionKinds.length === 0;
+  const violated =
+    [...invariantResults, ...goalResults, ...(progressResult ? [progressResult] : [])].some((r) => r.verdict === 'violated') ||
+    (exhausted && unreachedActionKinds.length > 0);
+  const verdict = violated || (exhausted && !passed) ? 'fail' : passed ? 'pass' : 'unknown';
 
   return {
     model: model.name,
@@ -169,6 +173,7 @@ export function buildReport<S, A>(model: Model<S, A>, exploration: Exploration, 
     unreachedActionKinds,
     actionKindCounts: Object.fromEntries([...kindCounts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     passed,
+    verdict,
   };
 }
 

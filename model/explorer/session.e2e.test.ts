@@ -70,6 +70,22 @@ describe('a check session on worker threads (parallel breadth-first search over 
     }
   });
 
+  it('searches one after another on this thread, each in the emptied buffers of the one before, find what a fresh search finds', async () => {
+    const one = session({ workers: 1 });
+    // The largest first, so that later searches run in buffers holding more states than they store.
+    const cases: [Readonly<Record<string, number>>, string | undefined][] = [
+      [{}, undefined],
+      [{ migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 }, 'sink-dedup'],
+      [{ failovers: 0, crashes: 0, pauses: 0, checkpoints: 0 }, 'install-epoch-check'],
+      [{ migrations: 0, pauses: 0, duplicates: 0, checkpoints: 0 }, undefined],
+    ];
+    const fresh = cases.map(([bounds, ablate]) => outcome(check(smokeModel(bounds, ablate).model)));
+    for (const [i, [bounds, ablate]] of cases.entries()) {
+      const { model, source } = smokeModel(bounds, ablate);
+      expect({ ablate, ...(outcome(await one.check(model, source)) as object) }).toEqual({ ablate, ...(fresh[i] as object) });
+    }
+  });
+
   it('spills the frontier to disk past its memory bound, finds the same, and removes the files', async () => {
     const dir = tmp();
     const spilling = session({ workers: 2, frontierMemory: 64 * 1024, spillDirectory: dir });

@@ -60,7 +60,7 @@ import {
   type SimulationTally,
 } from './simulate.ts';
 import { EXPLORER_THREAD, type FromWorker, type ModelSource, type ToWorker } from './source.ts';
-import { createStoreBuffers, StateStore } from './store.ts';
+import { createStoreBuffers, recycleStoreBuffers, StateStore } from './store.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample } from './types.ts';
 
 export interface SessionOptions {
@@ -300,7 +300,9 @@ export class CheckSession {
       step = loop.next();
     }
     progress?.final();
-    return buildReport(model, step.value, { ...settings, notes, workers: 1, frontier: frontierFigures(this.limits.spill.account) });
+    const report = buildReport(model, step.value, { ...settings, notes, workers: 1, frontier: frontierFigures(this.limits.spill.account) });
+    recycleStoreBuffers(step.value.visited.store.buffers);
+    return report;
   }
 
   private async onThreads<S, A>(
@@ -408,12 +410,14 @@ export class CheckSession {
         stoppedBy,
         durationMs: performance.now() - started,
       };
-      return buildReport(model, exploration, {
+      const report = buildReport(model, exploration, {
         ...settings,
         notes,
         workers: maxThreads,
         frontier: frontierFigures(this.limits.spill.account),
       });
+      recycleStoreBuffers(buffers);
+      return report;
     } catch (e) {
       discardSegments(this.limits.spill.account, segments);
       throw e;

@@ -18,6 +18,7 @@
 // property stays `unknown` (`check --simulate` exits 0 then, "nothing found
 // within the budget", and says the run was not exhaustive).
 import { INTERRUPTED } from './engine.ts';
+import type { OverallVerdict } from '../../spec/index.ts';
 import type { Model, Path, PropertyResult } from './types.ts';
 
 /** A 32-bit generator (mulberry32): fast, and good enough to choose among a few dozen actions. */
@@ -402,6 +403,13 @@ export interface SimulationReport<S, A> {
   /** The walk that broke a property: its index, its length, and whether the minimized path is 1-minimal. */
   readonly violation?: { readonly walk: number; readonly steps: number; readonly minimal: boolean };
   readonly actionKindCounts: Readonly<Record<string, number>>;
+  /**
+   * The verdict (SPEC §8), the word `check --simulate` prints and reports:
+   * `fail` for a violation; `unknown` when interrupted; else `pass`, no
+   * violation within the budget (as TLC's and Quint's simulators say; the
+   * properties stay `unknown`: sampling proves nothing).
+   */
+  readonly verdict: OverallVerdict;
 }
 
 /** The report of a simulation from its merged tally; minimizes the violation, if any, on `model`. */
@@ -467,6 +475,7 @@ export function simulationReport<S, A>(
     ...(progress ? { progress } : {}),
     ...(v && minimized ? { violation: { walk: v.walk, steps: v.actions.length, minimal: minimized.minimal } } : {}),
     actionKindCounts: Object.fromEntries([...tally.kindCounts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    verdict: minimized ? 'fail' : context.stoppedBy === 'interrupted' ? 'unknown' : 'pass',
   };
 }
 

@@ -13,7 +13,7 @@
 // (`Atomics.load`) also sees the lanes written before the swap published it.
 //
 // Per state: 8 bytes of lanes, 4 of parent, 2 of action index, 1 of flags,
-// and 4/load bytes of table (load 3/8 to 3/4); with Progress also an edge
+// and 4/load bytes of table (a slot: the index and 4 bits of the fingerprint) (load 3/8 to 3/4); with Progress also an edge
 // offset (4) and count (2), and 4 bytes per fault-free edge.
 //
 // The table is rebuilt twice as large from the lanes when it is 3/4 full.
@@ -64,6 +64,17 @@ export const STOP_CODES = ['', 'max-states', 'max-seconds', 'violation', 'interr
 export type StopReason = Exclude<(typeof STOP_CODES)[number], ''>;
 
 const MAX_BYTES = 2 ** 32;
+/**
+ * A table slot holds a state's index + 1 in its low 28 bits and the top 4
+ * bits of the state's high lane above them (0 is an empty slot). A probe
+ * compares those 4 bits first and reads the state's lanes only when they
+ * agree: 15 of 16 slots of other states are passed over without touching
+ * the lanes array, each read there being a likely cache miss.
+ */
+const TAG_MASK = 0xf0000000 | 0;
+const INDEX_MASK = 0x0fffffff;
+/** Indices fit in the slot's 28 bits (index + 1 < 2^28). */
+const MAX_STATES = INDEX_MASK - 1;
 const INITIAL_TABLE_BITS = 14;
 const INITIAL_STATES = 1 << 12;
 const EDGE_BLOCK = 1 << 12;
@@ -84,8 +95,28 @@ export interface StoreBuffers {
 
 const growable = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(bytes, { maxByteLength: MAX_BYTES });
 
-/** New, empty buffers. */
+// The buffers of searches that are over, for the next search on this thread
+// (`recycleStoreBuffers`): their memory is resident already, where a new
+// store's would add to the process's memory until a full garbage collection
+// frees the old one (`ci`'s second part runs after its first).
+const spareBuffers: StoreBuffers[] = [];
+const SPARE_STORES = 2;
+
+/** Empty buffers: a finished search's, emptied, or new ones. */
 export function createStoreBuffers(withEdges: boolean): StoreBuffers {
+  const spare = spareBuffers.findIndex((b) => (b.edges !== undefined) === withEdges);
+  if (spare >= 0) {
+    const b = spareBuffers.splice(spare, 1)[0] as StoreBuffers;
+    // What a search reads before writing: the control words, the table (its first size; a
+    // rebuild clears the larger one), the flags, and with Progress the edge counts.
+    const control = new Int32Array(b.control);
+    control.fill(0);
+    control[TABLE_BITS] = INITIAL_TABLE_BITS;
+    new Int32Array(b.table, 0, 1 << INITIAL_TABLE_BITS).fill(0);
+    new Uint8Array(b.flags, 0, b.flags.byteLength).fill(0);
+    if (b.edgeCount) new Uint16Array(b.edgeCount, 0, b.edgeCount.byteLength >>> 1).fill(0);
+    return b;
+  }
   const control = new SharedArrayBuffer(CONTROL_WORDS * 4);
   new Int32Array(control)[TABLE_BITS] = INITIAL_TABLE_BITS;
   return {
@@ -99,6 +130,11 @@ export function createStoreBuffers(withEdges: boolean): StoreBuffers {
       ? { edgeStart: growable(4 * INITIAL_STATES), edgeCount: growable(2 * INITIAL_STATES), edges: growable(4 * EDGE_BLOCK) }
       : {}),
   };
+}
+
+/** Gives the buffers of a search whose report is built (nothing reads them again) to the next search. */
+export function recycleStoreBuffers(buffers: StoreBuffers): void {
+  if (spareBuffers.length < SPARE_STORES) spareBuffers.push(buffers);
 }
 
 /** Grows `sab` to at least `bytes` (in 1.5x steps); safe when other threads grow it too. */
@@ -155,7 +191,8 @@ export class StateStore {
     }
     const capacity = Math.min(b.lanes.byteLength >>> 3, b.parent.byteLength >>> 2, b.via.byteLength >>> 1, b.flags.byteLength);
     const edgeCapacity = b.edgeStart && b.edgeCount ? Math.min(b.edgeStart.byteLength >>> 2, b.edgeCount.byteLength >>> 1) : capacity;
-    const n = Math.min(capacity, edgeCapacity);
+    // Past MAX_STATES, claiming an index goes through ensureCapacity, which refuses it.
+    const n = Math.min(capacity, edgeCapacity, MAX_STATES);
     if (n !== this.capacity) {
       this.capacity = n;
       this.lanes = new Int32Array(b.lanes, 0, n * 2);
@@ -192,6 +229,7 @@ export class StateStore {
   }
 
   private ensureCapacity(index: number): void {
+    if (index >= MAX_STATES) throw new RangeError(`the explorer's visited set holds at most ${MAX_STATES} states`);
     const b = this.buffers;
     const n = index + 1;
     growTo(b.lanes, 8 * n, 'fingerprints');
@@ -208,12 +246,15 @@ export class StateStore {
   /** The index of the state with this fingerprint, or -1. */
   find(hi: number, lo: number): number {
     const concurrent = this.concurrent;
+    const tag = hi & TAG_MASK;
     for (let slot = lo & this.mask; ; slot = (slot + 1) & this.mask) {
       const entry = concurrent ? Atomics.load(this.table, slot) : (this.table[slot] as number);
       if (entry === 0) return -1;
-      const at = (entry - 1) << 1;
+      if ((entry & TAG_MASK) !== tag) continue;
+      const index = (entry & INDEX_MASK) - 1;
+      const at = index << 1;
       if (at >= this.lanes.length) this.refresh();
-      if (this.lanes[at + 1] === lo && this.lanes[at] === hi) return entry - 1;
+      if (this.lanes[at + 1] === lo && this.lanes[at] === hi) return index;
     }
   }
 
@@ -223,6 +264,7 @@ export class StateStore {
    */
   insert(hi: number, lo: number, parent: number, via: number): number {
     const concurrent = this.concurrent;
+    const tag = hi & TAG_MASK;
     let claimed = -1;
     let slot = lo & this.mask;
     for (;;) {
@@ -238,24 +280,27 @@ export class StateStore {
           this.vias[claimed] = via;
         }
         if (!concurrent) {
-          this.table[slot] = claimed + 1;
+          this.table[slot] = tag | (claimed + 1);
           if (claimed + 1 > this.growAt) this.rebuild();
           return -(claimed + 1);
         }
-        entry = Atomics.compareExchange(this.table, slot, 0, claimed + 1);
+        entry = Atomics.compareExchange(this.table, slot, 0, tag | (claimed + 1));
         if (entry === 0) {
           if (claimed + 1 > this.growAt) Atomics.store(this.control, PAUSE, 1);
           return -(claimed + 1);
         }
       }
-      const at = (entry - 1) << 1;
-      if (at >= this.lanes.length) this.refresh();
-      if (this.lanes[at + 1] === lo && this.lanes[at] === hi) {
-        if (claimed >= 0) {
-          this.flagBytes[claimed] = FLAG_HOLE;
-          Atomics.add(this.control, HOLES, 1);
+      if ((entry & TAG_MASK) === tag) {
+        const index = (entry & INDEX_MASK) - 1;
+        const at = index << 1;
+        if (at >= this.lanes.length) this.refresh();
+        if (this.lanes[at + 1] === lo && this.lanes[at] === hi) {
+          if (claimed >= 0) {
+            this.flagBytes[claimed] = FLAG_HOLE;
+            Atomics.add(this.control, HOLES, 1);
+          }
+          return index;
         }
-        return entry - 1;
       }
       slot = (slot + 1) & this.mask;
     }
@@ -417,7 +462,7 @@ export class StateStore {
       if (((flags[index] as number) & FLAG_HOLE) !== 0) continue;
       let slot = (lanes[(index << 1) + 1] as number) & mask;
       while (table[slot] !== 0) slot = (slot + 1) & mask;
-      table[slot] = index + 1;
+      table[slot] = ((lanes[index << 1] as number) & TAG_MASK) | (index + 1);
     }
   }
 }

@@ -1,5 +1,6 @@
 // The explorer's vocabulary: what a model gives the checker, what the checker
 // is told to do, and the plain-object report it hands back.
+import type { OverallVerdict } from '../../spec/index.ts';
 import type { ByteReader, ByteWriter } from './bytes.ts';
 
 /** A state predicate that must hold in every reachable state. */
@@ -133,6 +134,43 @@ export interface Model<S, A> {
   actionFromJson?(json: unknown): A;
   /** JSON form of a state, for replay output (a diff per step). */
   stateToJson?(state: S): unknown;
+  /**
+   * How counterexample views draw this model's steps (the `.md` with its
+   * Mermaid diagram, the `.html` viewer, the ITF file's notes). Without it a
+   * view draws one lane, each step's action, and the fields of the state
+   * (`stateToJson`) the step changed, before and after.
+   */
+  readonly rendering?: ModelRendering<S, A>;
+}
+
+/** A model's own drawing of its counterexamples (`Model.rendering`): lanes, and what each step shows on them. */
+export interface ModelRendering<S, A> {
+  /** The lanes of the sequence diagram, left to right: processes, nodes, a store… */
+  readonly lanes: readonly string[];
+  /** What step `action` from `before` to `after` shows: rows on the lanes, and lines that say what happened (default: the rows' texts). */
+  step(before: S, action: A, after: S): RenderedStep;
+  /** The state as the viewer shows it, JSON (default `stateToJson`, else the state itself). */
+  observe?(state: S): unknown;
+}
+
+/** One step as a model draws it (`ModelRendering.step`). */
+export interface RenderedStep {
+  /** The rows of the sequence diagram, in order. */
+  readonly rows: readonly RenderedRow[];
+  /** What happened, one line each (default: the rows' texts). */
+  readonly events?: readonly string[];
+}
+
+/** One row of a step's diagram: a note on a lane, or a message from one lane to another. */
+export interface RenderedRow {
+  /** The lane of a note, or the sender of a message (one of `ModelRendering.lanes`). */
+  readonly lane: string;
+  /** For a message, the receiving lane. */
+  readonly to?: string;
+  /** What the row says. */
+  readonly text: string;
+  /** Drawn refused (crossed out, like a write a fence refuses) instead of as a plain note or message. */
+  readonly refused?: boolean;
 }
 
 /**
@@ -305,4 +343,10 @@ export interface CheckReport<S, A> {
   readonly actionKindCounts: Readonly<Record<string, number>>;
   /** True iff exhausted and every invariant, goal, progress and coverage check holds. */
   readonly passed: boolean;
+  /**
+   * The verdict (SPEC §8), the word `check` prints and reports: `fail` for a
+   * violated property (or, exhausted, an expected action kind never taken);
+   * `pass` when `passed`; else `unknown` (a budget or an interrupt came first).
+   */
+  readonly verdict: OverallVerdict;
 }
