@@ -3,9 +3,10 @@
 // control action and fault, in the explorer's vocabulary
 // (model/cluster/boundedHistories.ts).
 import { rowRecord, watermarkRecord } from '../../spec/index.ts';
-import type { ClusterConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+import type { ClusterConfig, ExternalAction, LogRecord, RowRecord } from '../../spec/index.ts';
 import type { ClusterBounds } from '../../model/index.ts';
-import { TIME_EDGES, collidingRowsForEverySeparator, heldState } from './edges.ts';
+import { TIME_EDGES, collidingRowsForEverySeparator, heldState, heldWatermarkAgain } from './edges.ts';
+import { collisionOf, collisionRowsApart, everyCollisionRecipe } from './separators.ts';
 
 /** A named bounded scenario: a cluster, a workload script, and budgets per kind of control action and fault. */
 export interface ExhaustiveScenario {
@@ -26,6 +27,13 @@ export interface ExhaustiveScenario {
   readonly prelude?: readonly LogRecord[];
   /** The workload script and the budget per kind of control action and fault. */
   readonly bounds: ClusterBounds;
+  /**
+   * Scripts mode (clusterScripts.ts): the traces are given, each a list of
+   * actions run after the prelude as it is, every one enabled where it
+   * comes; exhaustive over a class their builder enumerates, not over a
+   * graph. `bounds.script` is then unused, and the budgets bound each script.
+   */
+  readonly scripts?: readonly (readonly ExternalAction[])[];
 }
 
 /** A row record with its own ts (rowRecord's is its start). */
@@ -113,6 +121,45 @@ const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
 ];
 
 /**
+ * The scripts of `colliding-separators-across-a-handoff` (J3, C9, C6): every
+ * collision of the class (separators.ts: the sandwich of every separator
+ * of one or two characters, of every punctuation-letter-punctuation triple
+ * and quoted punctuation, and the half-escaped and percent forms), in chunks
+ * of `chunk`, all in the one key k: collision i of a chunk at the instants
+ * 2i and 2i + 1 (`collisionRowsApart`: only its two colliding matches are
+ * made) with its ids tagged by its place in the class, so that no two share
+ * an identity (J2). Per chunk: half the collisions inserted by the owner w1,
+ * which writes both colliding matches of each to the sink; k migrated to w2,
+ * whose installed copy holds them (C6); the other half inserted by w2; then
+ * both watermarks past every horizon, which evicts them all (J8). A sink
+ * that files a key's matches under a naive id P + left + S + right + Q keeps
+ * one of two colliding matches: it shows at the insert that binds the second.
+ */
+export function collidingSeparatorScripts(chunk: number): ExternalAction[][] {
+  const recipes = everyCollisionRecipe();
+  const record = (r: LogRecord): ExternalAction => ({ type: 'record', record: r });
+  const out: ExternalAction[][] = [];
+  for (let from = 0; from < recipes.length; from += chunk) {
+    const part = recipes.slice(from, from + chunk).map((r, i) => collisionRowsApart(collisionOf(r, `.${from + i}`), 'k', 2 * i));
+    const half = Math.ceil(part.length / 2);
+    out.push([
+      ...part.slice(0, half).flat().map(record),
+      { type: 'freeze', key: 'k', to: 'w2' },
+      { type: 'persist', key: 'k' },
+      { type: 'install', key: 'k' },
+      { type: 'commit', key: 'k' },
+      { type: 'release', key: 'k' },
+      ...part.slice(half).flat().map(record),
+      record(watermark('L', 2 * part.length)),
+      record(watermark('R', 2 * part.length)),
+    ]);
+  }
+  return out;
+}
+
+let separatorScripts: ExternalAction[][] | undefined;
+
+/**
  * The scenarios. Most keep one key (keys are independent,
  * SPEC §6; the two-key ones are there for the guards and recoveries that
  * must tell keys apart) and budgets of one or two, so that every crash point is reached,
@@ -148,7 +195,12 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     prelude: heldState('k1'),
     bounds: {
       ...none,
-      script: [row('insert', 'k1', 'L', 'a', 1, 2), row('insert', 'k1', 'R', 'b', 2, 3), row('retract', 'k1', 'L', 'a', 1, 2)],
+      script: [
+        heldWatermarkAgain(),
+        row('insert', 'k1', 'L', 'a', 1, 2),
+        row('insert', 'k1', 'R', 'b', 2, 3),
+        row('retract', 'k1', 'L', 'a', 1, 2),
+      ],
       failovers: 1,
       crashes: 2,
       checkpoints: 2,
@@ -294,7 +346,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     prelude: [...heldState('k'), ...collidingRowsForEverySeparator('k')],
     bounds: {
       ...none,
-      script: [row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
+      script: [heldWatermarkAgain(), row('retract', 'k', 'L', 'x', 0, 0), row('retract', 'k', 'R', 'z', 1, 1)],
       migrations: 1,
       crashes: 1,
     },
@@ -329,6 +381,23 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       migrations: 1,
       failovers: 1,
       crashes: 1,
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'colliding-separators-across-a-handoff',
+    description:
+      'L = D = 0; for every separator S of the class operator-colliding-separators builds (one or two characters of ' +
+      'punctuation, the space, L and R; every punctuation-letter-punctuation triple such as |R:; quoted punctuation; the ' +
+      'half-escaped and percent forms), the sandwich left x, left x{S}y, right y{S}z, right z in one key at instants ' +
+      'of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive sink id P+left+S+right+Q files alike (J3, C9); in ' +
+      'chunks of 16, half inserted before the key migrates (C6), half after, then all evicted',
+    cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
+    bounds: { ...none, script: [], migrations: 1 },
+    // Built when first asked for (some 20,000 actions): not at every start of the command.
+    get scripts() {
+      separatorScripts ??= collidingSeparatorScripts(16);
+      return separatorScripts;
     },
   },
   zombieCheckpointScenario(
@@ -380,7 +449,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
       ],
     },
     prelude: [...heldState('k1', 'k2'), ...TWO_KEYS_PRELUDE],
-    bounds: { ...none, script: TWO_KEYS_SCRIPT, failovers: 2, crashes: 1, checkpoints: 1 },
+    bounds: { ...none, script: [heldWatermarkAgain(), ...TWO_KEYS_SCRIPT], failovers: 2, crashes: 1, checkpoints: 1 },
   },
 ];
 

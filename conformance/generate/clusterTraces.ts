@@ -57,6 +57,7 @@ import {
   wideClusterDomain,
 } from './clusterDomains.ts';
 import { workloadArbitrary, workloadPrelude } from './clusterWorkloads.ts';
+import { watermarksAgain } from './edges.ts';
 import { boundsArbitrary } from './logs.ts';
 
 /** One control choice: how many workload records come first, then which action. */
@@ -337,14 +338,19 @@ export function interpretChoiceItems(
     items.push({ kind: 'action', action: a, probe });
     if (!enabled(a)) return;
     const before = boundaryProbes && a.type !== 'record' ? config.keys.map(({ key }) => phaseOf(state, key)) : undefined;
-    state = applyExternal(setup, state, a).state;
+    const { state: after, events } = applyExternal(setup, state, a);
+    state = after;
     // At a phase boundary of a handoff or a failover (a key's handoff phase, owner, or its owner's or the coordinator's status changed):
     // every handoff action the model now refuses for that key (§7).
-    if (!before) return;
-    for (const [i, { key }] of config.keys.entries()) {
-      if (phaseOf(state, key) === before[i]) continue;
-      for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+    if (before) {
+      for (const [i, { key }] of config.keys.entries()) {
+        if (phaseOf(state, key) === before[i]) continue;
+        for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+      }
     }
+    // A copy restored from a checkpoint (an install, a failover, a restart: C6, C8, C10) is sent the latest watermarks again:
+    // stale for a copy that holds them (J4), accepted by one restored without them, which diverges there (C2: they are its state).
+    if (events.some((e) => e.type === 'restored')) for (const record of watermarksAgain(state.log)) take({ type: 'record', record });
   };
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });

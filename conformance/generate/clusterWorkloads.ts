@@ -2,11 +2,21 @@
 // contract (J9) over a domain's keys, built above all to produce writes for
 // the handoffs, fences and the sink's dedup to act on.
 import fc from 'fast-check';
+import { TIME_MAX } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord, Watermarks } from '../../spec/index.ts';
 import { validityOf } from '../../model/index.ts';
 import { type ClusterDomain, UNDECLARED_KEY } from './clusterDomains.ts';
 import { heldState, invalidRecords } from './edges.ts';
-import { collisionOf, collisionRows, randomCollisionArbitrary, type CollisionRecipe } from './separators.ts';
+import {
+  burstRecipes,
+  collisionBurstArbitrary,
+  collisionOf,
+  collisionRows,
+  collisionRowsApart,
+  randomCollisionArbitrary,
+  type CollisionBurst,
+  type CollisionRecipe,
+} from './separators.ts';
 import {
   collideArbitrary,
   collisionRecords,
@@ -40,7 +50,8 @@ type WorkloadOp =
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly rich: { key: number; start: number } }
   | { readonly collide: { t: number; which: number } }
-  | { readonly separators: { key: number; t: number; recipes: readonly CollisionRecipe[] } };
+  | { readonly separators: { key: number; t: number; recipes: readonly CollisionRecipe[] } }
+  | { readonly burst: CollisionBurst; readonly key: number; readonly t: number };
 
 function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<WorkloadOp> {
   // Lengths within D and times near the domain's: the edge steps reach the extremes (2^50, D + 1) on purpose.
@@ -200,6 +211,18 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       for (const c of collisions) put({ kind: 'retract', key, side: 'L', id: c.left[0], ts: t, start: t, end: t });
       continue;
     }
+    if ('burst' in op) {
+      // Members of the whole class (separators.ts) in one key, collision i at the instants t + 2i and t + 2i + 1, so that
+      // only its two colliding matches are made, its ids tagged so that no identity is bound twice (J2). A sink that files a key's matches
+      // under a naive id (J3, C9) keeps one entry for two matches: it shows at the insert that binds the second.
+      const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+      const recipes = burstRecipes(op.burst);
+      const t = Math.min(TIME_MAX - 2 * recipes.length, gw === null ? op.t : Math.max(op.t, gw - config.allowedLateness));
+      const key = domain.keys[op.key % domain.keys.length] as string;
+      const n = collisionSteps++;
+      emit(recipes.flatMap((r, i) => collisionRowsApart(collisionOf(r, `${n}.${i}`), key, t + 2 * i)));
+      continue;
+    }
     if ('horizonOf' in op) {
       // Both watermarks at a row's horizon plus delta; then, maybe, its retraction: on time at the horizon, late one past it (J6, J8).
       const target = rows[op.horizonOf % Math.max(1, rows.length)];
@@ -265,16 +288,40 @@ export function workloadPrelude(domain: ClusterDomain): LogRecord[] {
   return heldState(...domain.keys);
 }
 
+/**
+ * The burst of collisions a cluster workload may carry (J3, C9): up to
+ * twice `CLUSTER_BURST_SLICE` consecutive members of the whole class
+ * (separators.ts `everyCollisionRecipe`, from a random place) and a few of
+ * random separators up to four characters, in one key. Half the workloads
+ * carry one, so that some 1,000 random traces per level meet every member
+ * of the class, which the sink's id must keep apart; it shrinks, so that a
+ * counterexample keeps only the collisions it needs.
+ */
+const CLUSTER_BURST_SLICE = 32;
+const CLUSTER_BURST_RANDOM = 4;
+
 /** A cluster workload for `config` over the domain's keys, in contract (J9), after its prelude (`workloadPrelude`). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
   // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
   const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
+  const burst = fc.option(
+    fc.record({
+      burst: collisionBurstArbitrary(CLUSTER_BURST_SLICE, CLUSTER_BURST_RANDOM),
+      key: fc.nat({ max: domain.keys.length - 1 }),
+      t: fc.nat({ max: domain.maxTime }),
+      at: fc.nat(),
+    }),
+    { freq: 2 },
+  );
   return fc
-    .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }))
-    .map(([rich, ops]) =>
-      keepInContract(config, [
+    .tuple(richStart, fc.array(workloadOpArbitrary(domain, config), { minLength: domain.minRecords, maxLength: domain.maxRecords }), burst)
+    .map(([rich, ops, b]) => {
+      // The burst at a random place among the steps.
+      const at = b === null ? 0 : b.at % (ops.length + 1);
+      const all: WorkloadOp[] = b === null ? ops : [...ops.slice(0, at), { burst: b.burst, key: b.key, t: b.t }, ...ops.slice(at)];
+      return keepInContract(config, [
         ...workloadPrelude(domain),
-        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...ops] : ops),
-      ]),
-    );
+        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...all] : all),
+      ]);
+    });
 }

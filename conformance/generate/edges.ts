@@ -175,13 +175,20 @@ export function collidingRowsForEverySeparator(key: string, crossKey = false): R
   ];
 }
 
+/** The watermark every side holds after `heldState` (J4). */
+export const HELD_WATERMARK = -1;
+
 /**
  * State a fresh copy lacks, for a key to carry into every handoff (C6, C8,
  * C10): live rows p and q matched, a tombstone t (a retraction that overtook
  * its insert, J6) and both watermarks, all at -1, where no later row at time
  * 0 or after overlaps them, later rows are on time, and they stay retained
- * until a watermark passes -1 + L + D (J8). An install, failover or restart that ignores its
- * checkpoint shows it at once, in the copy's cursor and retained counts.
+ * until a watermark passes -1 + L + D (J8). An install, failover or restart
+ * that ignores its checkpoint's rows shows it at once, in the copy's retained
+ * counts; one that ignores only its watermarks shows it at the next record
+ * whose outcome depends on them: the held watermark sent again
+ * (`heldWatermarkAgain`), which the scenarios' scripts and the random traces
+ * send after a handoff.
  */
 export function heldState(...keys: string[]): LogRecord[] {
   const at = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string): RowRecord => ({
@@ -189,13 +196,44 @@ export function heldState(...keys: string[]): LogRecord[] {
     key,
     side,
     id,
-    ts: -1,
-    start: -1,
-    end: -1,
+    ts: HELD_WATERMARK,
+    start: HELD_WATERMARK,
+    end: HELD_WATERMARK,
   });
   return [
     ...keys.flatMap((key) => [at('insert', key, 'L', 'p'), at('insert', key, 'R', 'q'), at('retract', key, 'R', 't')]),
-    { kind: 'watermark', side: 'L', wm: -1 },
-    { kind: 'watermark', side: 'R', wm: -1 },
+    { kind: 'watermark', side: 'L', wm: HELD_WATERMARK },
+    { kind: 'watermark', side: 'R', wm: HELD_WATERMARK },
   ];
+}
+
+/**
+ * The right watermark of `heldState` sent again (J4): stale for a copy that
+ * holds its watermarks, accepted by one whose install, failover or restart
+ * left them out (C6, C8, C10; C2: the watermarks are part of a copy's
+ * state), so that the outcomes differ at once. A script sends it first,
+ * before any watermark of its own, so that every interleaving of the
+ * script with the handoffs has it after some restore.
+ */
+export function heldWatermarkAgain(): LogRecord {
+  return { kind: 'watermark', side: 'R', wm: HELD_WATERMARK };
+}
+
+/**
+ * The latest watermark of each side in a log, sent again (J4): stale for
+ * every copy that holds its watermarks, accepted by one that lost them. The
+ * random cluster traces send them after every restore (an install, a
+ * failover, a restart), so that a copy restored without its checkpoint's
+ * watermarks diverges at once.
+ */
+export function watermarksAgain(log: readonly LogRecord[]): LogRecord[] {
+  const latest: { L?: number; R?: number } = {};
+  for (const r of log) {
+    if (r.kind !== 'watermark' || (r.side !== 'L' && r.side !== 'R')) continue;
+    latest[r.side] = Math.max(latest[r.side] ?? r.wm, r.wm);
+  }
+  return (['L', 'R'] as const).flatMap((side): LogRecord[] => {
+    const wm = latest[side];
+    return wm === undefined ? [] : [{ kind: 'watermark', side, wm }];
+  });
 }

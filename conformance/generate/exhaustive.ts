@@ -23,9 +23,8 @@
 // (and their covers) in operatorExhaustive.ts; this file also holds the list
 // of both kinds that `conform --exhaustive` runs.
 import { CLUSTER_TRACE_FORMAT, levelOfAction, paced as pacedSteps } from '../../spec/index.ts';
-import type { ClusterConfig, ClusterEvent, ClusterTrace, ExternalAction, Level, LogRecord } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterTrace, ExternalAction, Level } from '../../spec/index.ts';
 import {
-  clusterActionKind,
   enabledClusterActions,
   encodeExplored,
   expectedClusterKinds,
@@ -40,8 +39,8 @@ import {
   type ClusterState,
   type ExploredState,
 } from '../../model/index.ts';
-import { controlActions } from './clusterTraces.ts';
-import { invalidRecords } from './edges.ts';
+import { probeActions, rejectedRecords, transitionLabels, unknownNameProbes } from './clusterProbes.ts';
+import { coverClusterScripts } from './clusterScripts.ts';
 import {
   OPERATOR_SCENARIOS,
   coverOperatorScenario,
@@ -52,6 +51,8 @@ import {
 } from './operatorExhaustive.ts';
 import { CLUSTER_SCENARIOS, type ExhaustiveScenario } from './clusterScenarios.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
+
+export { probeActions, rejectedRecords, unknownNameProbes };
 
 /** Every bounded-exhaustive scenario `conform --exhaustive` runs: the operator-level ones, then the cluster ones. */
 export type AnyScenario = ExhaustiveScenario | OperatorScenario;
@@ -138,20 +139,6 @@ export interface ScenarioCover {
   readonly labelsOf: readonly (readonly string[])[];
 }
 
-/**
- * The coverage label of a transition: the explorer's label for the action
- * where it is taken (every crash point is its own label), and what eager
- * processing did after it (`process`, `process:fenced`), and a duplicate
- * install the destination refused (`duplicateInstall:refused`).
- */
-function labelsOf(s: ExploredState, a: ExternalAction, events: readonly ClusterEvent[]): string[] {
-  const labels = [clusterActionKind(s, a)];
-  if (events.some((e) => e.type === 'processed')) labels.push('process');
-  if (events.some((e) => e.type === 'processed' && e.fenced)) labels.push('process:fenced');
-  if (a.type === 'duplicateInstall' && events.some((e) => e.type === 'refused')) labels.push('duplicateInstall:refused');
-  return labels;
-}
-
 /** Settled: the whole script appended, and quiescent (SPEC §6): where every trace ends. */
 function settled(config: ClusterModelConfig, s: ExploredState): boolean {
   return s.cluster.log.length === config.bounds.script.length && isQuiescent(config, s);
@@ -172,45 +159,6 @@ export class ScenarioError extends Error {
     super(message);
     this.name = 'ScenarioError';
   }
-}
-
-/** A worker and a key no config declares: the probes that name them are refused in every state (§7). */
-const UNKNOWN_WORKER = 'w-unknown';
-const UNKNOWN_KEY = 'k-undeclared';
-
-/** The actions a refusal probe sends in every state where the model refuses them (§7): every control and fault action over the config's keys and workers. */
-export function probeActions(config: ClusterConfig): ExternalAction[] {
-  return controlActions(config, 'faults');
-}
-
-/** Each kind of action once with a worker or key nobody declared: refused in every state, so probed once, at the start (§7). */
-export function unknownNameProbes(config: ClusterConfig): ExternalAction[] {
-  const key = config.keys[0].key;
-  const w = config.workers[0];
-  return [
-    { type: 'freeze', key, to: UNKNOWN_WORKER },
-    { type: 'freeze', key: UNKNOWN_KEY, to: w },
-    { type: 'persist', key: UNKNOWN_KEY },
-    { type: 'install', key: UNKNOWN_KEY },
-    { type: 'commit', key: UNKNOWN_KEY },
-    { type: 'release', key: UNKNOWN_KEY },
-    { type: 'abort', key: UNKNOWN_KEY },
-    { type: 'checkpoint', worker: UNKNOWN_WORKER, key },
-    { type: 'checkpoint', worker: w, key: UNKNOWN_KEY },
-    { type: 'failover', key: UNKNOWN_KEY, to: w },
-    { type: 'failover', key, to: UNKNOWN_WORKER },
-    { type: 'duplicateInstall', key: UNKNOWN_KEY },
-    { type: 'duplicateRelease', key: UNKNOWN_KEY },
-    { type: 'crash', node: UNKNOWN_WORKER },
-    { type: 'restart', node: UNKNOWN_WORKER },
-    { type: 'pause', worker: UNKNOWN_WORKER },
-    { type: 'resume', worker: UNKNOWN_WORKER },
-  ];
-}
-
-/** The records a cluster must reject (J1 checks alone and in pairs, C3's unknown key), as rejection probes. */
-export function rejectedRecords(config: ClusterConfig): LogRecord[] {
-  return invalidRecords(config.join, { key: config.keys[0].key, id: 'a', unknownKey: UNKNOWN_KEY });
 }
 
 /** Where a handoff stands (and whether the coordinator is up): rejection probes go to the first state of each. */
@@ -235,6 +183,7 @@ export function coverScenario(scenario: ExhaustiveScenario, options: CoverOption
  * built (`coverAnyScenarioPaced`).
  */
 function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptions): Generator<void, ScenarioCover, undefined> {
+  if (scenario.scripts !== undefined) return yield* coverClusterScripts(scenario, options);
   const config = modelConfigOf(scenario);
   const prelude = scenario.prelude ?? [];
   // Actions as numbers, so that traces can be compared and sorted cheaply.
@@ -286,7 +235,7 @@ function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptio
     for (const a of enabledClusterActions(config, s)) {
       if (a.type === 'process') continue; // never enabled after eager processing
       const { state: t, events } = nextEager(config, s, a);
-      const names = labelsOf(s, a, events);
+      const names = transitionLabels(s, a, events);
       for (const l of names) labels.set(l, (labels.get(l) ?? 0) + 1);
       const key = encodeExplored(config, t, false);
       const action = idOf(a);

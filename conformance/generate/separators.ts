@@ -84,19 +84,20 @@ export function percentEncoded(separator: string, tag = ''): Collision {
   return { name: `percent ${separator}`, left: [`${x}${hex}${y}`, `${x}${separator}${y}`], right: [z, z] };
 }
 
-/** The half-escaped and percent collisions of every single-character separator of the class, with every escape character. */
-export function escapeCollisions(): Collision[] {
-  const out: Collision[] = [];
-  for (const s of SEPARATOR_ALPHABET) {
-    for (const e of ESCAPE_CHARACTERS) if (e !== s) out.push(halfEscaped(e, s));
-    out.push(percentEncoded(s));
+/** The recipes of every collision of the class, in `everyCollision`'s order (so that a builder can tag each member, `collisionOf`). */
+export function everyCollisionRecipe(): CollisionRecipe[] {
+  const out: CollisionRecipe[] = everySeparator().map((separator) => ({ shape: 'sandwich', separator }));
+  // The half-escaped and percent collisions of every single-character separator of the class, with every escape character.
+  for (const separator of SEPARATOR_ALPHABET) {
+    for (const e of ESCAPE_CHARACTERS) if (e !== separator) out.push({ shape: 'half-escaped', separator, escape: e });
+    out.push({ shape: 'percent', separator });
   }
   return out;
 }
 
 /** Every collision of the class: the sandwich of every separator (`everySeparator`), and the escape collisions. */
 export function everyCollision(): Collision[] {
-  return [...everySeparator().map((s) => sandwich(s)), ...escapeCollisions()];
+  return everyCollisionRecipe().map((r) => collisionOf(r));
 }
 
 /**
@@ -108,6 +109,29 @@ export function collisionRows(collision: Collision, key: string, t: number): Row
   const at = (side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
   const rights = collision.right[0] === collision.right[1] ? [collision.right[0]] : collision.right;
   return [...collision.left.map((id) => at('L', id)), ...rights.map((id) => at('R', id))];
+}
+
+/**
+ * The rows of a collision in `key` from time t so that, under D = 0 or
+ * any D, only its two colliding matches are made: the first match's rows at
+ * the instant t, the second's at t + 1; where one right row is in both
+ * matches (the percent form), all at t. Half the sink entries of
+ * `collisionRows`, for the cluster levels, where every entry is observed.
+ */
+export function collisionRowsApart(collision: Collision, key: string, t: number): RowRecord[] {
+  if (collision.right[0] === collision.right[1]) return collisionRows(collision, key, t);
+  const at = (side: 'L' | 'R', id: string, time: number): RowRecord => ({
+    kind: 'insert',
+    key,
+    side,
+    id,
+    ts: time,
+    start: time,
+    end: time,
+  });
+  const [l0, l1] = collision.left;
+  const [r0, r1] = collision.right;
+  return [at('L', l0, t), at('R', r0, t), at('L', l1, t + 1), at('R', r1, t + 1)];
 }
 
 /** Characters a random separator is drawn from beyond the class's alphabet: letters, digits, a space, the escape characters. */
@@ -183,16 +207,20 @@ export function collisionBurstArbitrary(slice: number, random: number): fc.Arbit
   });
 }
 
-let classCache: Collision[] | undefined;
+let classCache: CollisionRecipe[] | undefined;
+
+/** The recipes of a burst's collisions: `slice` consecutive members of the class from `from` (wrapping around), then its random ones. */
+export function burstRecipes(burst: CollisionBurst): CollisionRecipe[] {
+  classCache ??= everyCollisionRecipe();
+  const all = classCache;
+  const out: CollisionRecipe[] = [];
+  for (let i = 0; i < burst.slice && i < all.length; i++) out.push(all[(burst.from + i) % all.length] as CollisionRecipe);
+  return [...out, ...burst.random];
+}
 
 /** The collisions of a burst, untagged: each is meant for a key of its own. */
 export function burstCollisions(burst: CollisionBurst): Collision[] {
-  classCache ??= everyCollision();
-  const all = classCache;
-  const out: Collision[] = [];
-  for (let i = 0; i < burst.slice && i < all.length; i++) out.push(all[(burst.from + i) % all.length] as Collision);
-  for (const r of burst.random) out.push(collisionOf(r));
-  return out;
+  return burstRecipes(burst).map((r) => collisionOf(r));
 }
 
 /**

@@ -1,15 +1,19 @@
-// A deliberately wrong system at level operator, for measuring the collision
-// generators (separators.ts) against any separator: the reference join whose
+// Deliberately wrong systems, for measuring the collision generators
+// (separators.ts) against any separator. At level operator: the reference join whose
 // table of active matches is keyed, per key, by a naive id
 // P + left + S + right + Q instead of J3's escaped triple. A match whose naive
 // id is already filed is taken for the one held: it is never bound, so its
 // insert change is missing, and nothing retracts or counts it later. Every
-// other answer is the reference's. Unlike ledger and relay it is not an
-// independent implementation: it is one slip, parameterised by the encoding.
+// other answer is the reference's. At levels cluster and faults: the
+// reference cluster whose sink files a key's matches under the naive id
+// (C9), as relay's `naive-sink-id` does with `L:a|R:b`. Unlike ledger and
+// relay they are not independent implementations: each is one slip,
+// parameterised by the encoding.
 import { LEVELS, SPEC_VERSION } from '../../spec/index.ts';
-import type { Change, JoinConfig, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
+import type { Change, ClusterConfig, ExternalAction, JoinConfig, LogRecord, Outcome, RetainedCounts } from '../../spec/index.ts';
 import { IndexedJoin } from '../../model/index.ts';
-import type { InProcessSut, OperatorUnderTest } from '../sut/sut.ts';
+import type { ActionReply, ClusterUnderTest, InProcessSut, OperatorUnderTest } from '../sut/sut.ts';
+import { createModelCluster } from '../sut/modelCluster.ts';
 
 /** How the naive id is spelled: prefix, separator, suffix. */
 export interface NaiveEncoding {
@@ -85,5 +89,59 @@ export function naiveIdSut(encoding: NaiveEncoding): InProcessSut {
     implementation: { name: `naive-id ${JSON.stringify(encoding.separator)}`, version: SPEC_VERSION },
     levels: LEVELS.filter((l) => l === 'operator'),
     operator: (config) => naiveOperator(config, encoding),
+  };
+}
+
+/**
+ * The reference cluster with a sink that files each key's matches under the
+ * naive id (C9): a change whose naive id is filed already is taken for the
+ * match filed there, so an insert of a second match under one id is counted
+ * as a duplicate and not kept, and a retraction marks the match filed there
+ * retracted. Everything but the sink's matches and counters is the
+ * reference's.
+ */
+function naiveSinkCluster(config: ClusterConfig, encoding: NaiveEncoding): ClusterUnderTest {
+  const inner = createModelCluster(config);
+  const filed = new Map<string, { match: string; state: 'inserted' | 'retracted' }>();
+  let applied = 0;
+  let deduped = 0;
+  return {
+    apply(action: ExternalAction): ActionReply {
+      const reply = inner.apply(action);
+      if (!('events' in reply)) return reply;
+      for (const e of reply.events) {
+        if (e.type !== 'processed' || e.fenced) continue;
+        for (const c of e.changes) {
+          const id = JSON.stringify([c.key, naiveId(encoding, c.left, c.right)]);
+          const entry = filed.get(id);
+          if (c.op === 'insert' && entry === undefined) {
+            filed.set(id, { match: c.match, state: 'inserted' });
+            applied++;
+          } else if (c.op === 'retract' && entry?.state !== 'retracted') {
+            filed.set(id, { match: entry?.match ?? c.match, state: 'retracted' });
+            applied++;
+          } else deduped++;
+        }
+      }
+      return reply;
+    },
+    observe() {
+      const observation = inner.observe();
+      const matches: Record<string, 'inserted' | 'retracted'> = {};
+      for (const { match, state } of filed.values()) matches[match] = state;
+      return { ...observation, sink: { ...observation.sink, matches, applied, deduped } };
+    },
+    close() {
+      inner.close();
+    },
+  };
+}
+
+/** The naive-sink system, at levels cluster and faults only. */
+export function naiveSinkSut(encoding: NaiveEncoding): InProcessSut {
+  return {
+    implementation: { name: `naive-sink ${JSON.stringify(encoding.separator)}`, version: SPEC_VERSION },
+    levels: LEVELS.filter((l) => l !== 'operator'),
+    cluster: (config) => naiveSinkCluster(config, encoding),
   };
 }

@@ -1,12 +1,14 @@
-// Where a cluster divergence first went wrong when it shows late: an install
-// that gave the destination an empty copy instead of its checkpoint's join
-// state (C6) shows only at the first later step whose reply depends on that
-// state (an insert late under the checkpoint's watermarks, a watermark
-// stale under them, a retraction of a row it held), where the differing
-// field is some J rule's. The fact found here: the system's step is exactly
-// what the model gives when that install restores the copy fresh, at the
-// checkpoint's cursor and epoch. Lockstep states it; report/ cites C6 for
-// it. Run only on a divergence.
+// Where a cluster divergence first went wrong when it shows late: a restore
+// that gave a copy an empty state, or one without its watermarks, instead of
+// its checkpoint's join state (an install, C6; a failover, C8; a restart,
+// C10) shows only at the first step whose reply depends on that state (an
+// insert late under the checkpoint's watermarks, a watermark stale under
+// them, a retraction of a row it held), where the differing field is some J
+// rule's. The fact found here: the system's step is exactly what the model
+// gives when that restore loses the state: an install's copy emptied, or the
+// checkpoint a failover or a restart reads emptied, cursor and epoch kept.
+// Lockstep states it; report/ cites the restore's rule for it. Run only on
+// a divergence.
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
 import {
   applyExternal,
@@ -14,13 +16,15 @@ import {
   initialJoinState,
   observeCluster,
   whyNotEnabled,
+  withCopy,
   type ClusterSetup,
   type ClusterState,
+  type JoinState,
 } from '../../model/index.ts';
 import type { ClusterStepReply } from '../sut/sut.ts';
 import { canonicalEvents, type ExpectedClusterStep, type FreshInstall } from '../sut/divergence.ts';
 import { sameJson } from '../sut/jsonDiff.ts';
-import { ownEntry, withOwnEntry } from '../sut/ownEntry.ts';
+import { withOwnEntry } from '../sut/ownEntry.ts';
 
 /** How many restores (an install's, with each thing it may have lost) before the divergence are tried, latest first. */
 const INSTALLS_TRIED = 8;
@@ -56,24 +60,43 @@ function sameStep(setup: ClusterSetup, got: { events?: ExpectedEvents; state: Cl
   return sameJson(observeCluster(setup, got.state), want.observation);
 }
 
+/** A join state lacking `lost` (all of it, or its watermarks), or undefined if that changes nothing. */
+function lacking(join: JoinState, lost: FreshInstall['lost']): JoinState | undefined {
+  const without: JoinState = lost === 'state' ? initialJoinState : { ...join, wm: initialJoinState.wm };
+  return sameJson(without, join) ? undefined : without;
+}
+
 /**
  * The state with `worker`'s copy of `key` lacking `lost` (its cursor, epoch
  * and frozen flag kept); undefined if it lacks nothing of that.
  */
 function withFreshCopy(state: ClusterState, worker: string, key: string, lost: FreshInstall['lost']): ClusterState | undefined {
-  const w = ownEntry(state.workers, worker);
-  const copy = w && ownEntry(w.keys, key);
-  if (!w || !copy) return undefined;
-  const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
-  if (sameJson(join, copy.join)) return undefined;
-  const workers = withOwnEntry(state.workers, worker, { ...w, keys: withOwnEntry(w.keys, key, { ...copy, join }) });
-  return { ...state, workers };
+  const w = state.workers[worker];
+  const copy = w?.keys[key];
+  const join = copy && lacking(copy.join, lost);
+  if (!w || !copy || !join) return undefined;
+  // The model's own update: its maps have no prototype, so that a key or worker named `__proto__` is an entry like any other.
+  return withCopy(state, worker, key, { ...copy, join });
 }
 
 /**
- * The install (among the latest before `step`) whose fresh restore
- * reproduces the system's answer at `step` (its events, or its
- * observation when the events conform), or undefined.
+ * The state with the store's checkpoint of `key` lacking `lost`, which a
+ * failover (C8) or a restart (C10) restores from; undefined if it lacks
+ * nothing of that, or there is none.
+ */
+function withLackingCheckpoint(state: ClusterState, key: string, lost: FreshInstall['lost']): ClusterState | undefined {
+  const cp = state.store[key];
+  const join = cp && lacking(cp.join, lost);
+  if (!cp || !join) return undefined;
+  return { ...state, store: withOwnEntry(state.store, key, { ...cp, join }) };
+}
+
+/**
+ * The restore (among the latest up to `step`: an install before it, a
+ * failover or a restart at it or before) whose copy, restored without its
+ * checkpoint's state or watermarks, reproduces the system's answer at
+ * `step` (its events, or its observation when the events conform), or
+ * undefined.
  */
 export function freshInstallBehind(
   config: ClusterConfig,
@@ -83,10 +106,12 @@ export function freshInstallBehind(
   actual: ClusterStepReply,
 ): FreshInstall | undefined {
   const installs: FreshInstall[] = [];
-  for (let s = step - 1; s >= 0 && installs.length < INSTALLS_TRIED; s--) {
+  for (let s = step; s >= 0 && installs.length < INSTALLS_TRIED; s--) {
     const a = actions[s];
     const e = expected[s];
-    if (a?.type !== 'install' || !e || 'error' in e) continue;
+    // An install's copy is frozen: it shows only at a later step. A failover's or a restart's processes at once.
+    const restores = a?.type === 'install' ? s < step : a?.type === 'failover' || a?.type === 'restart';
+    if (!a || !restores || !e || 'error' in e) continue;
     for (const ev of e.events) {
       if (ev.type !== 'restored') continue;
       // The whole state lost first (it explains more), then only the watermarks.
@@ -98,13 +123,18 @@ export function freshInstallBehind(
   const states = statesAlong(setup, actions.slice(0, step));
   const reply = actual.reply;
   for (const install of installs) {
-    // The state after the install step (a migrate's install leaves the copy frozen: nothing processed it yet).
-    const after = states[install.step + 1];
-    let state = after && withFreshCopy(after, install.worker, install.key, install.lost);
+    // An install: the state after it, its copy emptied. A failover or a restart: the state before it, the checkpoint it reads emptied.
+    const from = install.action.type === 'install' ? install.step + 1 : install.step;
+    const at = states[from];
+    let state =
+      at &&
+      (install.action.type === 'install'
+        ? withFreshCopy(at, install.worker, install.key, install.lost)
+        : withLackingCheckpoint(at, install.key, install.lost));
     if (!state) continue;
-    // Between the install and the divergence the system answered as expected: so must the fresh copy.
+    // Between the restore and the divergence the system answered as expected: so must the copy restored without its state.
     let agrees = true;
-    for (let s = install.step + 1; s < step && agrees; s++) {
+    for (let s = from; s < step && agrees; s++) {
       const next = stepFrom(setup, state, actions[s] as ExternalAction);
       agrees = sameStep(setup, next, expected[s] as ExpectedClusterStep);
       state = next.state;

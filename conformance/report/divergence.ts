@@ -50,24 +50,32 @@ export function explainDivergence(facts: DivergenceFacts): Divergence {
   return { step, action, field, summary, expected, actual, diff, refs };
 }
 
+/** The rule of a restore: an install (C6), a failover (C8), a restart (C10). */
+function restoreRule(action: ExternalAction): string {
+  return action.type === 'install' ? 'C6' : action.type === 'failover' ? 'C8' : 'C10';
+}
+
 /**
- * A cluster step; when lockstep found the install behind it (a copy
- * restored without its checkpoint's join state reproduces the system's
- * step), the install's rule C6 comes first: the earliest broken decision,
- * of which the differing field is the symptom.
+ * A cluster step; when lockstep found the restore behind it (a copy
+ * restored without its checkpoint's join state, or without its watermarks,
+ * reproduces the system's step), the restore's rule comes first (C6 for an
+ * install, C8 a failover, C10 a restart): the earliest broken decision, of
+ * which the differing field is the symptom.
  */
 function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep, { level: 'cluster' }>): Explained {
   const explained = explainClusterStep(facts, at);
   const fresh = at.freshInstall;
   if (!fresh) return explained;
-  // The install ignored (part of) the checkpoint (C6), or the checkpoint lacked it (C4; the watermarks are part of a copy's state, C2).
+  const rule = restoreRule(fresh.action);
+  // The restore ignored (part of) the checkpoint, or the checkpoint lacked it (C4; the watermarks are part of a copy's state, C2).
   const lacked =
     fresh.lost === 'state'
-      ? `an empty copy of ${fresh.key}, without its checkpoint's state (C6), or from a checkpoint that lacked it (C4)`
-      : `a copy of ${fresh.key} without the watermarks of its checkpoint's state (C6), or from a checkpoint that lacked them (C2, C4)`;
+      ? `an empty copy of ${fresh.key}, without its checkpoint's state (${rule}), or from a checkpoint that lacked it (C4)`
+      : `a copy of ${fresh.key} without the watermarks of its checkpoint's state (${rule}), or from a checkpoint that lacked them (C2, C4)`;
+  const kind = fresh.action.type === 'install' ? 'install' : fresh.action.type;
   return {
-    summary: `${explained.summary}; as if the install at step ${fresh.step + 1} (${describeClusterAction(fresh.action)}) had given ${fresh.worker} ${lacked}`,
-    refs: mergeRefs({ rules: fresh.lost === 'state' ? ['C6', 'C4'] : ['C6', 'C4', 'C2'], properties: [] }, explained.refs),
+    summary: `${explained.summary}; as if the ${kind} at step ${fresh.step + 1} (${describeClusterAction(fresh.action)}) had given ${fresh.worker} ${lacked}`,
+    refs: mergeRefs({ rules: fresh.lost === 'state' ? [rule, 'C4'] : [rule, 'C4', 'C2'], properties: [] }, explained.refs),
   };
 }
 
