@@ -3,7 +3,7 @@
 // validated with xmllint compiled to WebAssembly), TAP 13, and GitHub
 // Actions annotations and step summary.
 import { describe, expect, inject, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { validateXML } from 'xmllint-wasm';
@@ -87,10 +87,16 @@ describe('JUnit XML (the schema Jenkins and GitLab read)', () => {
     ]);
     expect(conformPass.code).toBe(0);
     // A wrong system: the Python starter with J5's lateness bound off by one.
-    const starter = readFileSync(join(import.meta.dirname, '..', '..', 'examples', 'python', 'join.py'), 'utf8');
-    const wrong = join(dir, 'wrong join.py');
-    writeFileSync(wrong, starter.replace('r["ts"] < gw - self.lateness  # J5', 'r["ts"] <= gw - self.lateness  # J5'));
-    const sut = `python3 '${wrong}'`;
+    // The starter is several modules: copy them all, then patch the operator's bound.
+    const starterDir = join(import.meta.dirname, '..', '..', 'examples', 'python');
+    const wrongDir = join(dir, 'wrong starter');
+    mkdirSync(wrongDir);
+    for (const f of readdirSync(starterDir).filter((f) => f.endsWith('.py'))) copyFileSync(join(starterDir, f), join(wrongDir, f));
+    const operator = readFileSync(join(starterDir, 'interval_join.py'), 'utf8');
+    const bound = 'r["ts"] < gw - self.lateness  # J5';
+    expect(operator, 'the bound this test patches').toContain(bound);
+    writeFileSync(join(wrongDir, 'interval_join.py'), operator.replace(bound, bound.replace(' < ', ' <= ')));
+    const sut = `python3 '${join(wrongDir, 'join.py')}'`;
     const conformFail = await runCli([
       'conform',
       '--sut',
@@ -143,7 +149,7 @@ describe('JUnit XML (the schema Jenkins and GitLab read)', () => {
     expect(fail).toContain(`counterexample: ${join(dir, 'cx', 'horizon-boundary.operator.trace.json')}`);
     // The replay command as a shell reads it: the --sut word holds a space and quotes.
     expect(fail).toContain(
-      `replay:         npx streamjoin replay ${join(dir, 'cx', 'horizon-boundary.operator.trace.json')} --sut 'python3 '\\''${wrong}'\\''' --level operator`,
+      `replay:         npx streamjoin replay ${join(dir, 'cx', 'horizon-boundary.operator.trace.json')} --sut 'python3 '\\''${join(wrongDir, 'join.py')}'\\''' --level operator`,
     );
     const check = readFileSync(file('check-fail.xml'), 'utf8');
     expect(check).toMatch(
