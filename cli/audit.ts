@@ -77,9 +77,10 @@ bad input, not a violation.
                        for a sink far out of log order, e.g. grouped by key):
                        auto (default: when the one pass would hold too much),
                        always, never
-  --heap MB            the audit's heap (default ${AUDIT_HEAP_MB}: a peak RSS under 500 MB
-                       whatever the order of the sink); a history whose
-                       watermark stalls holds every row and may need more
+  --heap MB            the audit's heap (default ${AUDIT_HEAP_MB}); a full heap ends the
+                       audit with no verdict (exit 2). A history whose
+                       watermark stalls, or a large sink far from log order
+                       (10^7 records grouped by key), may need more
   --keep N             violations kept with witnesses per property (default 20)
   --json               print one JSON report (${AUDIT_REPORT_FORMAT},
                        spec/schemas/reports/audit-report.schema.json)

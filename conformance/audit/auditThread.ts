@@ -97,8 +97,8 @@ export function auditInBoundedThread(options: AuditOptions, heapMb = AUDIT_HEAP_
         reject(
           e.code === 'ERR_WORKER_OUT_OF_MEMORY'
             ? new Interrupted(
-                `the audit's heap of ${heapMb} MB is full (a history whose watermark stalls holds every row, J8): ` +
-                  'no verdict; give it more with --heap MB',
+                `the audit's heap of ${heapMb} MB is full: no verdict; give it more with --heap MB ` +
+                  '(what it holds grows with the rows a stalled watermark keeps, J8, and with a large sink far from log order)',
               )
             : e,
         ),
