@@ -3,8 +3,23 @@
 // a request killed in flight, and a migration whose commit is killed at
 // each of its durable write points. Test support only.
 import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
-import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { insertRow } from '../testFixtures.ts';
+
+/** One key on two workers, the config of every trace here. */
+const config: ClusterConfig = {
+  join: { allowedLateness: 2, maxIntervalLength: 2 },
+  workers: ['w1', 'w2'],
+  keys: [{ key: 'k1', owner: 'w1' }],
+};
+
+/** A trace of plain steps (no kill marked: kill mode kills at its crash points). */
+const plainTrace = (name: string, actions: readonly ExternalAction[]): ClusterTrace => ({
+  format: CLUSTER_TRACE_FORMAT,
+  name,
+  config,
+  steps: actions.map((action) => ({ action })),
+});
 
 const rec = (id: string, side: string, start: number): ExternalAction => ({
   type: 'record',
@@ -19,7 +34,7 @@ export function inFlightTrace(timing: 'unread' | 'answered' | 'at-write', write 
   return {
     format: CLUSTER_TRACE_FORMAT,
     name: `in-flight-${timing}`,
-    config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    config,
     steps: [
       { action: rec('a', 'L', 1) },
       { action: rec('b', 'R', 2) },
@@ -32,21 +47,21 @@ export function inFlightTrace(timing: 'unread' | 'answered' | 'at-write', write 
   };
 }
 
+/** A row, then a migration of k1 to w2 up to its install (C4–C6). */
+const installedMigration: readonly ExternalAction[] = [
+  rec('a', 'L', 1),
+  { type: 'freeze', key: 'k1', to: 'w2' },
+  { type: 'persist', key: 'k1' },
+  { type: 'install', key: 'k1' },
+];
+
 /** A planned migration (C4–C7) under traffic; its commit is step COMMIT_STEP. */
-export const migrationTrace: ClusterTrace = {
-  format: CLUSTER_TRACE_FORMAT,
-  name: 'commit-at-every-write',
-  config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-  steps: [
-    rec('a', 'L', 1),
-    { type: 'freeze', key: 'k1', to: 'w2' },
-    { type: 'persist', key: 'k1' },
-    { type: 'install', key: 'k1' },
-    rec('b', 'R', 1),
-    { type: 'commit', key: 'k1' },
-    { type: 'release', key: 'k1' },
-  ].map((action) => ({ action: action as ExternalAction })),
-};
+export const migrationTrace: ClusterTrace = plainTrace('commit-at-every-write', [
+  ...installedMigration,
+  rec('b', 'R', 1),
+  { type: 'commit', key: 'k1' },
+  { type: 'release', key: 'k1' },
+]);
 
 /** The step of migrationTrace that commits. */
 export const COMMIT_STEP = 5;
@@ -57,18 +72,10 @@ export const COMMIT_STEP = 5;
  * is delivered again (C11): recovery must have kept the last install message
  * (C2), or the duplicate finds none.
  */
-export const reinstallAfterKillTrace: ClusterTrace = {
-  format: CLUSTER_TRACE_FORMAT,
-  name: 'duplicate-install-after-kill',
-  config: { join: { allowedLateness: 2, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
-  steps: [
-    rec('a', 'L', 1),
-    { type: 'freeze', key: 'k1', to: 'w2' },
-    { type: 'persist', key: 'k1' },
-    { type: 'install', key: 'k1' },
-    { type: 'crash', node: 'w1' },
-    { type: 'restart', node: 'w1' },
-    { type: 'duplicateInstall', key: 'k1' },
-    rec('b', 'R', 1),
-  ].map((action) => ({ action: action as ExternalAction })),
-};
+export const reinstallAfterKillTrace: ClusterTrace = plainTrace('duplicate-install-after-kill', [
+  ...installedMigration,
+  { type: 'crash', node: 'w1' },
+  { type: 'restart', node: 'w1' },
+  { type: 'duplicateInstall', key: 'k1' },
+  rec('b', 'R', 1),
+]);
