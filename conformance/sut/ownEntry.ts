@@ -11,8 +11,3 @@ export function withOwnEntry<V>(record: Readonly<Record<string, V>>, name: strin
   Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   return out;
 }
-
-/** `record[name]` if it is the record's own entry. */
-export function ownEntry<V>(record: Readonly<Record<string, V>>, name: string): V | undefined {
-  return Object.hasOwn(record, name) ? record[name] : undefined;
-}

@@ -13,11 +13,11 @@ import {
   initialJoinState,
   observeCluster,
   whyNotEnabled,
+  withCopy,
   type ClusterSetup,
 } from '../../model/index.ts';
 import type { ClusterUnderTest, InProcessSut } from '../sut/sut.ts';
 import { modelSut } from '../sut/modelSut.ts';
-import { ownEntry, withOwnEntry } from '../sut/ownEntry.ts';
 
 function freshInstallCluster(given: ClusterConfig, lost: 'state' | 'watermarks'): ClusterUnderTest {
   const setup: ClusterSetup = { ...given, checkProperties: false };
@@ -30,15 +30,12 @@ function freshInstallCluster(given: ClusterConfig, lost: 'state' | 'watermarks')
       state = step.state;
       if (action.type === 'install') {
         for (const e of step.events) {
-          const w = e.type === 'restored' ? ownEntry(state.workers, e.worker) : undefined;
-          const copy = e.type === 'restored' && w ? ownEntry(w.keys, e.key) : undefined;
-          if (e.type !== 'restored' || !w || !copy) continue;
+          // The model's maps have no prototype: a worker or key named `__proto__` reads as its entry.
+          const copy = e.type === 'restored' ? state.workers[e.worker]?.keys[e.key] : undefined;
+          if (e.type !== 'restored' || !copy) continue;
           // The bug: the copy is installed frozen at the message's epoch and the checkpoint's cursor, but empty (or without its watermarks).
           const join = lost === 'state' ? initialJoinState : { ...copy.join, wm: initialJoinState.wm };
-          state = {
-            ...state,
-            workers: withOwnEntry(state.workers, e.worker, { ...w, keys: withOwnEntry(w.keys, e.key, { ...copy, join }) }),
-          };
+          state = withCopy(state, e.worker, e.key, { ...copy, join });
         }
       }
       return { events: step.events };
