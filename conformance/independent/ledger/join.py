@@ -35,15 +35,16 @@ class JoinState:
     __slots__ = ("rows", "matches", "wm")
 
     def __init__(self):
-        # (key, side, id) -> [ts, start, end, live]
+        # (key, side, id) -> (ts, start, end, live)
         self.rows = {}
         # active_key(...) -> (key, left, right, left_end, right_end)
         self.matches = {}
         self.wm = {"L": None, "R": None}
 
     def copy(self):
+        # A binding is a tuple, never changed in place: a shallow copy of each map is a full copy of the state.
         other = JoinState()
-        other.rows = {identity: list(binding) for identity, binding in self.rows.items()}
+        other.rows = dict(self.rows)
         other.matches = dict(self.matches)
         other.wm = dict(self.wm)
         return other
@@ -56,25 +57,19 @@ class JoinState:
 
     def retained(self, config, key=None):
         """J8: a row is retained while gw <= end + L + D; an active match while one endpoint is."""
-        slack = config["allowedLateness"] + config["maxIntervalLength"]
         gw = self.global_watermark()
-
-        def kept(end):
-            return gw is None or gw <= end + slack
-
+        # gw <= end + L + D, as the least end kept: every row and match is kept before both watermarks are known.
+        least_end = None if gw is None else gw - config["allowedLateness"] - config["maxIntervalLength"]
         live = tombstones = matches = 0
+        # Called at every step over every row the ledger ever bound: one pass each, no call per row.
         for (row_key, _side, _id), (_ts, _start, end, is_live) in self.rows.items():
-            if key is not None and row_key != key:
-                continue
-            if kept(end):
+            if (key is None or row_key == key) and (least_end is None or end >= least_end):
                 if is_live:
                     live += 1
                 else:
                     tombstones += 1
         for match_key, _left, _right, left_end, right_end in self.matches.values():
-            if key is not None and match_key != key:
-                continue
-            if kept(max(left_end, right_end)):
+            if (key is None or match_key == key) and (least_end is None or left_end >= least_end or right_end >= least_end):
                 matches += 1
         return {"live": live, "tombstones": tombstones, "matches": matches}
 
@@ -145,7 +140,7 @@ def step(state, record, config):
     identity = (key, side, row_id)
     bound = state.rows.get(identity)
     if bound is not None:
-        if bound[:3] != [ts, start, end]:
+        if bound[:3] != (ts, start, end):
             return state, rejected("conflict"), []
         if record["kind"] == "insert" or not bound[3]:
             return state, {"code": "duplicate"}, []
@@ -153,7 +148,7 @@ def step(state, record, config):
     after = state.copy()
     changes = []
     if record["kind"] == "insert":
-        after.rows[identity] = [ts, start, end, True]
+        after.rows[identity] = (ts, start, end, True)
         other = "R" if side == "L" else "L"
         for (row_key, row_side, other_id), (_ts, other_start, other_end, live) in state.rows.items():
             if row_key != key or row_side != other or not live:
@@ -166,9 +161,9 @@ def step(state, record, config):
     elif bound is None:
         # J6: a retract that overtook its insert binds a tombstone, so the insert is a duplicate.
         if not bug("retract-unbound-dropped"):
-            after.rows[identity] = [ts, start, end, False]
+            after.rows[identity] = (ts, start, end, False)
     else:
-        after.rows[identity][3] = False
+        after.rows[identity] = (ts, start, end, False)
         end_index = 1 if side == "L" else 2
         for filed, match in state.matches.items():
             if match[0] == key and match[end_index] == row_id:
