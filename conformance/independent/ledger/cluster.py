@@ -31,6 +31,8 @@ class Cluster:
         # (key, cursor) -> JoinState after the key's records before cursor; (key, index) -> (outcome, changes)
         self.states = {(key, 0): JoinState() for key in self.keys}
         self.steps = {}
+        # (key, cursor) -> index of the key's first record at or after cursor, once the log has one
+        self.next_index = {}
         self.coordinator_up = True
         self.handoff = None
         self.owner = {placement["key"]: placement["owner"] for placement in config["keys"]}
@@ -53,8 +55,13 @@ class Cluster:
         return record["kind"] == "watermark" or record["key"] == key
 
     def next_relevant(self, key, cursor):
+        # The log only grows: once found, the key's next record after a cursor stays the same (memoized, as states are).
+        known = self.next_index.get((key, cursor))
+        if known is not None:
+            return known
         for index in range(cursor, len(self.log)):
             if self.relevant(key, index):
+                self.next_index[(key, cursor)] = index
                 return index
         return None
 
