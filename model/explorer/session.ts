@@ -53,6 +53,7 @@ import {
   simulationCounters,
   simulationReport,
   sharedWalkHooks,
+  shutOutLateThreads,
   walkClaimer,
   walkHere,
   type SimulationOptions,
@@ -445,7 +446,7 @@ export async function simulateInSession<S, A>(
 ): Promise<SimulationReport<S, A>> {
   const limits = session.limits;
   const started = performance.now();
-  const shared = createSimulationCounters();
+  const shared = createSimulationCounters(session.workers);
   const onProgress = options.onProgress;
   const every = options.progressIntervalMs ?? 500;
   let last = started;
@@ -480,38 +481,54 @@ export async function simulateInSession<S, A>(
   if (parallel) {
     // N walkers: this thread, which has the model and starts at once, and N-1 of the pool's,
     // which join as soon as they have built theirs; each claims the next walk when it is free.
-    const acquired = await pool().acquire(session.workers - 1);
+    const threadPool = pool();
+    const acquired = await threadPool.acquire(session.workers - 1);
     const threads = acquired.slice(0, session.workers - 1);
-    pool().release(acquired.slice(threads.length));
+    threadPool.release(acquired.slice(threads.length));
     workers = threads.length + 1;
     const id = explorationIds++;
     const claim = walkClaimer(shared);
     const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
-    try {
-      const asked = Promise.all(
-        threads.map((t) =>
-          t.ask({
-            type: 'simulate',
-            id,
-            source,
-            options: {
-              seed: options.seed,
-              depth: options.depth,
-              ...(options.walks !== undefined ? { walks: options.walks } : {}),
-              ...(options.shard !== undefined ? { shard: options.shard } : {}),
-            },
-            limits,
-            shared,
-          }),
-        ),
+    const failures: (Error | undefined)[] = threads.map(() => undefined);
+    const replies = threads.map((t, slot) => {
+      const reply = t.ask({
+        type: 'simulate',
+        id,
+        source,
+        options: {
+          seed: options.seed,
+          depth: options.depth,
+          ...(options.walks !== undefined ? { walks: options.walks } : {}),
+          ...(options.shard !== undefined ? { shard: options.shard } : {}),
+        },
+        limits,
+        shared,
+        slot,
+      });
+      // Each thread goes back to the pool when it replies: a thread shut out below replies only once
+      // its model is built, after this simulation may have ended. A failure is rethrown below, not left unhandled.
+      reply.then(
+        () => threadPool.release([t]),
+        (e: unknown) => {
+          failures[slot] = e instanceof Error ? e : new Error(String(e));
+          threadPool.release([t]);
+        },
       );
-      // Should a thread fail while this one walks, its rejection is awaited below, not left unhandled.
-      asked.catch(() => undefined);
+      return reply;
+    });
+    try {
       mergeSimulationTally(tally, await walkOnThisThread(claim));
-      for (const r of await asked) if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
+      // The threads that have not begun walking yet (still building their model) are not waited for.
+      const entered = shutOutLateThreads(shared, threads.length);
+      for (let slot = 0; slot < threads.length; slot++) {
+        const failure = failures[slot];
+        if (failure) throw failure;
+        if (!entered[slot]) continue;
+        const r = await (replies[slot] as Promise<FromWorker>);
+        if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
+      }
     } finally {
       clearInterval(timer);
-      pool().release(threads);
     }
   } else {
     mergeSimulationTally(tally, await walkOnThisThread(undefined));

@@ -26,7 +26,7 @@ if (port) {
       const key = JSON.stringify(m.source);
       let model = models.get(key);
       if (!model) models.set(key, (model = buildModel(m.source)));
-      const tally = runWalks(await model, m.options, m.limits, m.shared);
+      const tally = runWalks(await model, m.options, m.limits, m.shared, m.slot);
       const reply: FromWorker = { type: 'simulated', id: m.id, tally };
       port?.postMessage(reply);
       return;
