@@ -82,11 +82,21 @@ export type PartOptions = Pick<
   'visited' | 'symmetry' | 'partialOrder' | 'stopAtFirstViolation' | 'onProgress' | 'progressIntervalMs'
 >;
 
+/**
+ * The young generation of a worker thread's heap, in MB (V8's default grows
+ * it to 48). The explorer's garbage is short-lived (a state decoded,
+ * expanded, encoded), so a small nursery collects it as well, and each
+ * thread's heap stays about 20 MB smaller: on `ci` with two threads, peak
+ * RSS 145 MB instead of 168, for the same CPU time.
+ */
+const THREAD_YOUNG_GENERATION_MB = 6;
+
 /** The command line to start a worker thread: the compiled worker, or the TypeScript one through tsx. */
 function startThread(): Worker {
   const here = import.meta.url;
   const data = { role: EXPLORER_THREAD };
-  if (extname(fileURLToPath(here)) !== '.ts') return new Worker(new URL('./worker.js', here), { workerData: data });
+  const resourceLimits = { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB };
+  if (extname(fileURLToPath(here)) !== '.ts') return new Worker(new URL('./worker.js', here), { workerData: data, resourceLimits });
   // From the TypeScript sources (tests, or the checkout's launcher): register tsx in the thread, then load the worker.
   const require = createRequire(here);
   const pkgFile = require.resolve('tsx/package.json');
@@ -94,7 +104,7 @@ function startThread(): Worker {
   const api = pathToFileURL(join(pkgFile, '..', pkg.exports['./esm/api']?.import?.default ?? 'dist/esm/api/index.mjs')).href;
   const worker = new URL('./worker.ts', here).href;
   const code = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`;
-  return new Worker(code, { eval: true, workerData: data });
+  return new Worker(code, { eval: true, workerData: data, resourceLimits });
 }
 
 /** One worker thread: sends messages and awaits the matching replies. */
@@ -241,7 +251,11 @@ export class CheckSession {
     return runInterrupted(this.limits);
   }
 
-  /** Distinct states found so far, over every exploration. */
+  /**
+   * Distinct states found so far, over every exploration. Without a state
+   * budget each thread adds its new states every 64 states it expands, so
+   * while explorations run this may trail by a few hundred.
+   */
   get statesSoFar(): number {
     return runTotal(this.limits);
   }
