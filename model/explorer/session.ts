@@ -86,8 +86,8 @@ export type PartOptions = Pick<
  * The young generation of a worker thread's heap, in MB (V8's default grows
  * it to 48). The explorer's garbage is short-lived (a state decoded,
  * expanded, encoded), so a small nursery collects it as well, and each
- * thread's heap stays about 20 MB smaller: on `ci` with two threads, peak
- * RSS 145 MB instead of 168, for the same CPU time.
+ * thread's heap stays 10–20 MB smaller: on `ci` with two threads, peak RSS
+ * about 140 MB instead of 170, for the same CPU time.
  */
 const THREAD_YOUNG_GENERATION_MB = 6;
 
