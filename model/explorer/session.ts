@@ -46,20 +46,8 @@ import {
   type FrontierSegment,
 } from './frontier.ts';
 import { buildReport } from './report.ts';
-import {
-  createSimulationCounters,
-  emptySimulationTally,
-  mergeSimulationTally,
-  simulationCounters,
-  simulationReport,
-  sharedWalkHooks,
-  shutOutLateThreads,
-  walkClaimer,
-  walkHere,
-  type SimulationOptions,
-  type SimulationReport,
-  type SimulationTally,
-} from './simulate.ts';
+import type { SimulationOptions, SimulationReport } from './simulate.ts';
+import { simulateInSession } from './walkers.ts';
 import { EXPLORER_THREAD, type FromWorker, type ModelSource, type ToWorker } from './source.ts';
 import { createStoreBuffers, recycleStoreBuffers, StateStore } from './store.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample } from './types.ts';
@@ -161,7 +149,7 @@ class PoolThread {
  * under way (`offerHelp`): so once the small parts of a preset are done,
  * every thread works on the part left, within its level too.
  */
-class ThreadPool {
+export class ThreadPool {
   private readonly threads: PoolThread[] = [];
   private readonly idle: PoolThread[] = [];
   private readonly queue: ((threads: PoolThread[]) => void)[] = [];
@@ -265,7 +253,7 @@ export class CheckSession {
    * session has more than one and `source` says how to build the model there.
    */
   simulate<S, A>(model: Model<S, A>, source: ModelSource | undefined, options: SessionSimulation): Promise<SimulationReport<S, A>> {
-    return simulateInSession(this, () => (this.pool ??= new ThreadPool(this.workers)), model, source, options);
+    return simulateInSession(this, () => (this.pool ??= new ThreadPool(this.workers)), explorationIds++, model, source, options);
   }
 
   /** Ends the session: stops the threads and removes spilled frontier files. */
@@ -446,140 +434,6 @@ export class CheckSession {
 export interface SessionSimulation extends SimulationOptions {
   /** Seconds to spend minimizing a violation (default 30). */
   readonly minimizeSeconds?: number;
-}
-
-/** How often the session samples a simulation's counters for progress, when the walks run on threads. */
-const SIMULATION_SAMPLE_MS = 200;
-
-export async function simulateInSession<S, A>(
-  session: CheckSession,
-  pool: () => ThreadPool,
-  model: Model<S, A>,
-  source: ModelSource | undefined,
-  options: SessionSimulation,
-): Promise<SimulationReport<S, A>> {
-  const limits = session.limits;
-  const started = performance.now();
-  const shared = createSimulationCounters(session.workers);
-  const onProgress = options.onProgress;
-  const every = options.progressIntervalMs ?? 500;
-  let last = started;
-  const sample = (): void => {
-    if (!onProgress) return;
-    const now = performance.now();
-    if (now - last < every) return;
-    last = now;
-    const c = simulationCounters(shared);
-    const s = (now - started) / 1000;
-    onProgress({ walks: c.walks, steps: c.steps, elapsedMs: now - started, walksPerSecond: c.walks / s, stepsPerSecond: c.steps / s });
-  };
-  const parallel = session.workers > 1 && source !== undefined && options.walk === undefined;
-  const tally = emptySimulationTally();
-  let workers = 1;
-  // The walks on this thread, claimed from the shared counter like the threads' (yielding to the event loop every 25 ms between walks).
-  const walkOnThisThread = async (claim: (() => number) | undefined): Promise<SimulationTally> => {
-    const loop = walkHereCounting(model, options, shared, limits, claim);
-    let lastYield = performance.now();
-    let step = loop.next();
-    while (!step.done) {
-      const now = performance.now();
-      if (now - lastYield >= 25) {
-        sample();
-        await yieldToEvents();
-        lastYield = performance.now();
-      }
-      step = loop.next();
-    }
-    return step.value;
-  };
-  if (parallel) {
-    // N walkers: this thread, which has the model and starts at once, and N-1 of the pool's,
-    // which join as soon as they have built theirs; each claims the next walk when it is free.
-    const threadPool = pool();
-    const acquired = await threadPool.acquire(session.workers - 1);
-    const threads = acquired.slice(0, session.workers - 1);
-    threadPool.release(acquired.slice(threads.length));
-    workers = threads.length + 1;
-    const id = explorationIds++;
-    const claim = walkClaimer(shared);
-    const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
-    const failures: (Error | undefined)[] = threads.map(() => undefined);
-    const replies = threads.map((t, slot) => {
-      const reply = t.ask({
-        type: 'simulate',
-        id,
-        source,
-        options: {
-          seed: options.seed,
-          depth: options.depth,
-          ...(options.walks !== undefined ? { walks: options.walks } : {}),
-          ...(options.shard !== undefined ? { shard: options.shard } : {}),
-        },
-        limits,
-        shared,
-        slot,
-      });
-      // Each thread goes back to the pool when it replies: a thread shut out below replies only once
-      // its model is built, after this simulation may have ended. A failure is rethrown below, not left unhandled.
-      reply.then(
-        () => threadPool.release([t]),
-        (e: unknown) => {
-          failures[slot] = e instanceof Error ? e : new Error(String(e));
-          threadPool.release([t]);
-        },
-      );
-      return reply;
-    });
-    try {
-      mergeSimulationTally(tally, await walkOnThisThread(claim));
-      // The threads that have not begun walking yet (still building their model) are not waited for.
-      const entered = shutOutLateThreads(shared, threads.length);
-      for (let slot = 0; slot < threads.length; slot++) {
-        const failure = failures[slot];
-        if (failure) throw failure;
-        if (!entered[slot]) continue;
-        const r = await (replies[slot] as Promise<FromWorker>);
-        if (r.type === 'simulated') mergeSimulationTally(tally, r.tally);
-      }
-    } finally {
-      clearInterval(timer);
-    }
-  } else {
-    mergeSimulationTally(tally, await walkOnThisThread(undefined));
-  }
-  if (onProgress) {
-    last = -Infinity;
-    sample();
-  }
-  const durationMs = performance.now() - started;
-  const stoppedBy: SimulationReport<S, A>['stoppedBy'] = tally.violation
-    ? 'violation'
-    : runInterrupted(limits)
-      ? 'interrupted'
-      : (options.walks !== undefined && tally.walks >= options.walks) || options.walk !== undefined
-        ? 'walks'
-        : 'max-seconds';
-  return simulationReport(model, tally, {
-    seed: options.seed,
-    depth: options.depth,
-    durationMs,
-    workers,
-    stoppedBy,
-    minimizeSeconds: options.minimizeSeconds ?? 30,
-  });
-}
-
-/** Walks on this thread, counting into `shared` as the threads do (and, with `claim`, claiming walks as they do). */
-function* walkHereCounting<S, A>(
-  model: Model<S, A>,
-  options: SimulationOptions,
-  shared: SharedArrayBuffer,
-  limits: RunLimits,
-  claim: (() => number) | undefined,
-): Generator<void, SimulationTally, void> {
-  // A violation found by any walker stops every walker.
-  const hooks = sharedWalkHooks(shared, limits.deadline, () => runInterrupted(limits));
-  return yield* walkHere(model, options, 0, 1, hooks.more, hooks.counted, claim);
 }
 
 /** Calls `onProgress` at most every interval, with a sample made from what the exploration says. */

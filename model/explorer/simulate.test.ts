@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { counterModel, lostUpdateModel, wheelModel } from './examples/toys.ts';
 import { CheckSession } from './session.ts';
 import { createRunControl } from './engine.ts';
-import { createSimulationCounters, minimize, reproduce, runWalks, shutOutLateThreads, simulationCounters, Walker } from './simulate.ts';
+import { minimize, reproduce, Walker } from './simulate.ts';
+import { createSimulationCounters, runWalks, shutOutLateThreads, simulationCounters } from './walkers.ts';
 
 describe('simulation: seeded random walks', () => {
   it('a walk is a function of (seed, walk): the same seed and walk give the same steps, another seed others', () => {

@@ -17,7 +17,6 @@
 // Simulation never proves a property: after a run without a violation every
 // property stays `unknown` (`check --simulate` exits 0 then, "nothing found
 // within the budget", and says the run was not exhaustive).
-import { INTERRUPTED } from './engine.ts';
 import type { OverallVerdict } from '../../spec/index.ts';
 import type { Model, Path, PropertyResult } from './types.ts';
 
@@ -520,107 +519,4 @@ export function* walkHere<S, A>(
   }
   for (const [k, n] of walker.kindCounts()) tally.kindCounts.set(k, n);
   return tally;
-}
-
-/**
- * Counters a simulation's threads share: a stop flag and walks (Int32), steps (BigInt64), the next walk
- * to claim (Int32 at byte 16), then one entry word per pool thread (Int32 from byte 24, see `enterWalks`).
- */
-export function createSimulationCounters(threads = 0): SharedArrayBuffer {
-  return new SharedArrayBuffer(ENTRIES_AT + 4 * threads);
-}
-
-const ENTRIES_AT = 24;
-/** A pool thread's entry word: it has not started walking yet, it has, or the simulation ended without it. */
-const NOT_ENTERED = 0;
-const ENTERED = 1;
-const SHUT_OUT = 2;
-
-/**
- * A pool thread, its model built, enters the simulation's walks: true, or
- * false if the simulation already ended without it (`shutOutLateThreads`).
- */
-export function enterWalks(shared: SharedArrayBuffer, slot: number): boolean {
-  return Atomics.compareExchange(new Int32Array(shared, ENTRIES_AT), slot, NOT_ENTERED, ENTERED) === NOT_ENTERED;
-}
-
-/**
- * When this thread's walks are over (the budget, a violation, the walk
- * count), the pool threads still building their model are shut out: none
- * has claimed a walk, so the simulation need not wait for them (a model
- * can take a second or more to build on a loaded machine, all past the
- * time budget). Returns, per slot, whether that thread entered (its walks
- * must then be awaited: they end at the same deadline, stop flag or count).
- */
-export function shutOutLateThreads(shared: SharedArrayBuffer, threads: number): boolean[] {
-  const entries = new Int32Array(shared, ENTRIES_AT, threads);
-  const entered: boolean[] = [];
-  for (let slot = 0; slot < threads; slot++) entered.push(Atomics.compareExchange(entries, slot, NOT_ENTERED, SHUT_OUT) === ENTERED);
-  return entered;
-}
-
-/** Claims the next walk (in the shard's numbering) from the counters every walker of a simulation shares. */
-export function walkClaimer(shared: SharedArrayBuffer): () => number {
-  const next = new Int32Array(shared, 16, 1);
-  return () => Atomics.add(next, 0, 1);
-}
-
-export function simulationCounters(shared: SharedArrayBuffer): {
-  readonly walks: number;
-  readonly steps: number;
-  readonly stopped: boolean;
-} {
-  const ints = new Int32Array(shared, 0, 2);
-  return {
-    stopped: Atomics.load(ints, 0) !== 0,
-    walks: Atomics.load(ints, 1),
-    steps: Number(Atomics.load(new BigInt64Array(shared, 8, 1), 0)),
-  };
-}
-
-/**
- * What every walker of one simulation shares, on this thread or a worker: `more` says go on while no
- * walker has found a violation (`shared`'s first int), nothing is `interrupted` and the deadline is
- * ahead; `counted` adds a walk and its steps to `shared`.
- */
-export function sharedWalkHooks(
-  shared: SharedArrayBuffer,
-  deadline: number,
-  interrupted: () => boolean,
-): { readonly more: () => boolean; readonly counted: (walk: WalkResult) => void } {
-  const ints = new Int32Array(shared, 0, 2);
-  const steps = new BigInt64Array(shared, 8, 1);
-  return {
-    // The clock at every ask (one per walk and one per 1,024 steps: tens of nanoseconds against
-    // milliseconds), so that a walker overruns the deadline by 1,024 steps at most, however slowly
-    // a loaded machine runs it.
-    more: () => !(Atomics.load(ints, 0) !== 0 || interrupted() || Date.now() >= deadline),
-    counted: (walk) => {
-      Atomics.add(ints, 1, 1);
-      Atomics.add(steps, 0, BigInt(walk.steps));
-      if (walk.violation) Atomics.store(ints, 0, 1);
-    },
-  };
-}
-
-/**
- * Runs a pool thread's walks to the end (the walk count, the deadline, an
- * interrupt, or a violation found by any walker), counting into `shared`
- * and claiming each walk from it; none if the simulation ended before the
- * thread entered it (its entry word `slot`, see `shutOutLateThreads`).
- */
-export function runWalks<S, A>(
-  model: Model<S, A>,
-  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth' | 'shard'>,
-  limits: { readonly control: SharedArrayBuffer; readonly deadline: number },
-  shared: SharedArrayBuffer,
-  slot: number,
-): SimulationTally {
-  if (!enterWalks(shared, slot)) return emptySimulationTally();
-  const control = new Int32Array(limits.control);
-  const hooks = sharedWalkHooks(shared, limits.deadline, () => Atomics.load(control, INTERRUPTED) !== 0);
-  const loop = walkHere(model, options, 0, 1, hooks.more, hooks.counted, walkClaimer(shared));
-  let step = loop.next();
-  while (!step.done) step = loop.next();
-  return step.value;
 }

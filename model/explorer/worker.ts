@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Expander, type RunLimits } from './engine.ts';
 import { FrontierWriter } from './frontier.ts';
 import { buildModel, EXPLORER_THREAD, type FromWorker, type ToWorker } from './source.ts';
-import { runWalks } from './simulate.ts';
+import { runWalks } from './walkers.ts';
 import { StateStore } from './store.ts';
 import type { Model } from './types.ts';
 
