@@ -14,7 +14,9 @@
 // per distinct state, and its growth above the RSS before exploring (what the
 // states cost, without Node's own). On Linux the search's CPU is also split by
 // thread: the main thread, each explorer worker thread, and V8's helper
-// threads (garbage collection, compilation) together. Then the ratios: throughput against the
+// threads (garbage collection, compilation) together (without --dist, the
+// threads of tsx's module loader, one per thread that registers it, are
+// counted among the explorer threads: read that column from --dist runs). Then the ratios: throughput against the
 // baseline, and the speed-up and per-worker efficiency of N workers. Then
 // simulation steps per second on sim-large. Each run is a process of its own
 // (bench/explorerRun.ts), so its peak RSS is its own.
@@ -130,6 +132,13 @@ function measure(label: string, root: string, preset: string, workers: number, e
 }
 
 const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
+/** Steps per CPU second of the threads that walk (this thread and the explorer threads; V8's helpers left out). */
+const walkerRate = (r: Run, steps: number): string => {
+  const t = r.threads;
+  if (!t) return '–';
+  const ms = t.mainMs + t.explorerMs.reduce((a, b) => a + b, 0);
+  return ms > 0 ? fmt((steps * 1000) / ms) : '–';
+};
 /** The search's CPU seconds by thread: main thread + explorer threads (each) + V8's helper threads. */
 const byThread = (r: Run): string => {
   const t = r.threads;
@@ -200,7 +209,7 @@ try {
   out(`\n## simulation: random walks on sim-large for ${seconds} s (seed 1)\n`);
   out(
     '| workers | walks | steps | CPU s | by thread: main + explorer threads + (V8 helpers) | wall s | steps / CPU s | ' +
-      'steps / wall s | steps / s per worker |\n|---|---|---|---|---|---|---|---|---|',
+      'steps / wall s | steps / s per worker | steps / CPU s of the walkers |\n|---|---|---|---|---|---|---|---|---|---|',
   );
   const simulation: Run[] = [];
   for (const w of workerCounts) {
@@ -210,7 +219,7 @@ try {
     out(
       `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ${byThread(r)} | ` +
         `${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ` +
-        `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} |`,
+        `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} | ${walkerRate(r, steps)} |`,
     );
   }
   out('\n(The first walks of a process also build the oracle timelines of a 1,000-record log: a one-time cost inside these figures.)');

@@ -68,7 +68,8 @@ const sessions = existsSync(modulePath('model/explorer/session.ts'));
  * thread id. Node 20 names every thread `node`, so the threads are told apart by when they
  * appeared: this one (the process id), the threads present before the search (V8's platform
  * threads: garbage collection and compilation helpers, shared by every isolate), and the
- * threads the search started (the explorer's worker threads).
+ * threads the search started (the explorer's worker threads; from the
+ * sources, also the threads of tsx's module loader that they start).
  */
 function threadCpu(): Map<string, number> {
   const cpu = new Map<string, number>();
