@@ -137,9 +137,9 @@ export function freshInstallBehind(
           : withLackingCheckpoint(at, install.key, install.lost));
       if (!at || !state) continue;
       const whole = at.store;
-      const advance = (from: ClusterState, s: number): { events?: ExpectedEvents; state: ClusterState } => {
-        const next = stepFrom(setup, from, actions[s] as ExternalAction);
-        if (!storeKept || s !== install.step || next.state.store !== from.store) return next;
+      const advance = (before: ClusterState, s: number): { events?: ExpectedEvents; state: ClusterState } => {
+        const next = stepFrom(setup, before, actions[s] as ExternalAction);
+        if (!storeKept || s !== install.step || next.state.store !== before.store) return next;
         return { ...next, state: { ...next.state, store: whole } };
       };
       // Between the restore and the divergence the system answered as expected: so must the copy restored without its state.
