@@ -145,8 +145,9 @@ describe('kill mode against serve --data', () => {
   // conform --kill --exhaustive: each step of the planned migration under traffic killed in flight at
   // every durable write point it makes (inside the checkpoint store's, the journals' and the
   // coordinator's writes: the torn and half-done states of each step), a test per step.
-  const planned = examples.find(({ path }) => basename(path) === 'planned-migration-under-traffic.trace.json');
-  if (planned === undefined) throw new Error('the cluster example planned-migration-under-traffic is missing');
+  const plannedPath = specExamplePaths().find((path) => basename(path) === 'planned-migration-under-traffic.trace.json');
+  const planned = plannedPath === undefined ? undefined : loadCheckedTrace(plannedPath);
+  if (planned?.kind !== 'cluster') throw new Error('the cluster example planned-migration-under-traffic is missing');
   for (const at of killableSteps(planned.trace)) {
     const action = planned.trace.steps[at]?.action as ExternalAction;
     it(`C2, C5-C7: step ${at + 1} (${action.type}) of planned-migration-under-traffic killed at each of its durable writes`, async () => {
