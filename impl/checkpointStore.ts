@@ -254,6 +254,26 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   // Stryker restore all
 }
 
+// Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
+/** A file's bytes, or why it cannot be read (its errno code). */
+function readOrWhy(path: string): Buffer | string {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    return errnoOf(e);
+  }
+}
+
+/** The names in the store's directory; CheckpointStoreError when it cannot be listed. */
+function storeListing(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch (e) {
+    throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: directory });
+  }
+}
+// Stryker restore all
+
 interface KeyFiles {
   readonly stem: string;
   /** Every committed generation present, ascending. */
@@ -386,20 +406,20 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!this.found.some((p) => p.path === problem.path && p.kind === problem.kind && p.detail === problem.detail))
       this.found.push(problem);
   }
+
+  /** A file that cannot be read (`why`: its errno), reported. */
+  private unreadable(path: string, stem: string, why: string): Verified {
+    const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${why})`, key: keyOfFileStem(stem) };
+    this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
+    return v;
+  }
   // Stryker restore all
 
   private verifyFile(stem: string, generation: number): Verified {
     const path = join(this.directory, fileName(stem, generation));
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-      // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${errnoOf(e)})`, key: keyOfFileStem(stem) };
-      this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
-      return v;
-    }
-    // Stryker restore all
+    const bytes = readOrWhy(path);
+    // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
+    if (typeof bytes === 'string') return this.unreadable(path, stem, bytes);
     const v = verifyCheckpointBytes(bytes, stem, generation);
     // Stryker disable next-line all: read by the durability tests only, never by the protocol (docs/mutation.md)
     if (!v.ok) this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
@@ -407,14 +427,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private recover(): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.directory);
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-      throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: this.directory });
-    }
+    const names = storeListing(this.directory);
     // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (const name of names.sort()) {
       const path = join(this.directory, name);
