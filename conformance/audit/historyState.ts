@@ -37,6 +37,12 @@ export interface HistoryCheckOptions {
   readonly orderDependent?: (match: string) => boolean;
   /** The log's interleaving is not recorded (two files): the prefix part of ExactlyOnce, which compares against log prefixes, is not checked. */
   readonly interleavingUnknown?: boolean;
+  /**
+   * A partition's check (spill.ts): it sees only some of the watermarks,
+   * which the partitioning counts once for all, so it counts none of them
+   * (log records, watermarks, rejected).
+   */
+  readonly watermarksCountedApart?: boolean;
 }
 
 /** What the history check counts as it reads. */
