@@ -195,8 +195,8 @@ export class HistoryCheck {
     else this.wmR = wm;
     if (this.wmL === null || this.wmR === null) return;
     this.gw = Math.min(this.wmL, this.wmR);
-    for (let e = this.heap.peek(); e !== undefined && e.settleAt < this.gw; e = this.heap.peek()) {
-      this.heap.pop();
+    while (this.heap.peekKey() < this.gw) {
+      const e = this.heap.pop() as MatchEntry;
       if (e.dropped) continue;
       e.settled = true;
       this.maybeForget(e);
