@@ -5,9 +5,11 @@
 // counterexample that says where it was killed, which replays; a kill-mode
 // trace is refused without --kill. The end-to-end tier: it kills processes.
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { ClusterTrace } from '../spec/index.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
+import { KILL_REPORT_FORMAT, type KillReportJson } from './killReport.ts';
 import { runCli } from './testSupport.ts';
 
 const seed = String(inject('fcSeed'));
@@ -42,6 +44,15 @@ describe('conform --kill', () => {
     const again = await runCli(['replay', '--kill', file, '--sut', IN_MEMORY]);
     expect(again.code, again.stdout).toBe(1);
     expect(again.stdout).toMatch(/killed here/);
+    // The same replay as a report a bug tracker or CI reads: one JSON line on stdout, and a JUnit file beside it.
+    const junit = join(out, 'replay.junit.xml');
+    const asJson = await runCli(['replay', '--kill', file, '--sut', IN_MEMORY, '--json', '--reporter', `junit=${junit}`]);
+    expect(asJson.code, asJson.stderr).toBe(1);
+    const report = JSON.parse(asJson.stdout) as KillReportJson;
+    expect([report.format, report.verdict, report.exitCode, report.examples]).toEqual([KILL_REPORT_FORMAT, 'fail', 1, 1]);
+    expect(report.failure?.killNote).toMatch(/^killed here/);
+    expect(report.failure?.steps).toBe(trace.steps.length);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<failure/);
     const plain = await runCli(['replay', file, '--sut', 'model']);
     expect(plain.code).toBe(254);
     expect(plain.stderr).toMatch(/has kill steps.*--kill/);

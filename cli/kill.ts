@@ -16,7 +16,7 @@ import { inShard, type Shard } from '../conformance/job/shard.ts';
 import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
 import { emitReports, reporterOnStdout, type Reporter } from './reporters/emit.ts';
 import { killCases, killJson } from './killReport.ts';
-import { EXIT, positiveIntegerFlag, usageError, verdictText } from './exitCodes.ts';
+import { positiveIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 
 export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "Kill mode"), level faults: the
@@ -43,7 +43,11 @@ export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace
                        step of the trace (a trace with none: at each crash point)
                        the process group gets SIGKILL, the command restarts on the
                        same directory and re-attaches; an in-flight kill is
-                       resolved again by what the system shows`;
+                       resolved again by what the system shows; --json prints
+                       the kill report (streamjoin/conform-kill-report@1, the
+                       trace as its one example), --reporter as for conform;
+                       --out, --itf and --write-expected are refused (the trace
+                       is the counterexample already)`;
 
 /** The process options of --timeout, --startup-timeout and --max-line. */
 function processOptions(flags: SystemFlags, signal: AbortSignalLike | undefined): ProcessOptions {
@@ -165,7 +169,15 @@ export async function killConformCommand(
 
 /** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points). */
 export async function killReplayCommand(
-  options: { readonly file: string; readonly trace: ClusterTrace; readonly sut: string; readonly flags: SystemFlags },
+  options: {
+    readonly file: string;
+    readonly trace: ClusterTrace;
+    readonly sut: string;
+    readonly flags: SystemFlags;
+    /** --json: the kill report (conform-kill-report@1, one example trace) on stdout instead of the summary. */
+    readonly json?: boolean;
+    readonly reporters?: readonly Reporter[];
+  },
   out: Output,
 ): Promise<number> {
   checkKillCommand(options.sut);
@@ -180,7 +192,11 @@ export async function killReplayCommand(
     maxShrinkRuns: 0,
     ...(out.signal ? { signal: out.signal } : {}),
   });
-  const text = killSummary(report, undefined, undefined).replace('streamjoin conform --kill', `${options.file} (replay --kill)`);
-  out.stdout(text);
-  return report.verdict === 'pass' ? EXIT.pass : report.verdict === 'fail' ? EXIT.fail : EXIT.unknown;
+  const json = killJson(report, undefined, undefined, undefined);
+  const reporters = options.reporters ?? [];
+  if (options.json) out.stdout(`${JSON.stringify(json)}\n`);
+  else if (!reporterOnStdout(reporters))
+    out.stdout(killSummary(report, undefined, undefined).replace('streamjoin conform --kill', `${options.file} (replay --kill)`));
+  emitReports([killCases(json)], reporters, out, options.json === true);
+  return json.exitCode;
 }

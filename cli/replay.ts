@@ -102,7 +102,7 @@ export const replayHelp = `streamjoin replay FILE --sut COMMAND [--level LEVEL] 
                   [--timeout MS] [--startup-timeout MS] [--max-line BYTES]
                   [--reporter junit=FILE] [--reporter tap[=FILE]]
 streamjoin replay FILE --write-expected OUT
-streamjoin replay FILE --kill --sut "COMMAND ... {data} ..."
+streamjoin replay FILE --kill --sut "COMMAND ... {data} ..." [--json] [--reporter ...]
 
 Replays one trace file (an operator or a cluster trace, e.g. a counterexample
 written by conform, or its ITF trace FILE.itf.json) against a system under
@@ -275,13 +275,17 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   const trace: AnyTrace = loadCheckedTrace(file);
   const hasKills = trace.kind === 'cluster' && trace.trace.steps.some((s) => s.kill !== undefined);
   if (values.kill) {
-    for (const flag of ['json', 'out', 'itf', 'write-expected', 'reporter'] as const)
+    // The trace replayed is the counterexample already: nothing to write beside it.
+    for (const flag of ['out', 'itf', 'write-expected'] as const)
       if (values[flag] !== undefined && values[flag] !== false) throw usageError(`--${flag} is not available with --kill`);
     if (trace.kind !== 'cluster') throw usageError('--kill replays a cluster trace (kill mode runs at level faults)');
     if (level !== undefined && level !== 'faults') throw usageError('--kill runs at level faults');
     if (values.sut === undefined || values.sut === '')
       throw usageError('replay --kill needs --sut COMMAND, naming its data directory with {data}');
-    return killReplayCommand({ file: displayPath(file), trace: trace.trace, sut: values.sut, flags: values }, out);
+    return killReplayCommand(
+      { file: displayPath(file), trace: trace.trace, sut: values.sut, flags: values, json: values.json, reporters },
+      out,
+    );
   }
   if (hasKills)
     throw usageError(`${file} has kill steps (a kill-mode counterexample): replay it with --kill --sut "COMMAND --data {data}"`);

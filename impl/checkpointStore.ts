@@ -40,7 +40,7 @@ import type { CheckpointProblem, CheckpointProblemKind } from './errors.ts';
 import { readSnapshot } from './snapshot.ts';
 import type { OperatorSnapshot } from './snapshot.ts';
 
-// Stryker disable all: the on-disk backend, left out with fileStorage.ts and durableFiles.ts (docs/mutation.md)
+// Stryker disable all: a format name written and read by the same code: any value reads back alike (docs/mutation.md)
 export const CHECKPOINT_FORMAT = 'streamjoin/checkpoint@1';
 const FORMAT_FAMILY = 'streamjoin/checkpoint@';
 // Stryker restore all
@@ -154,8 +154,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
 }
 // Stryker restore all
 
-// Stryker disable all: the on-disk backend, left out with fileStorage.ts and durableFiles.ts (docs/mutation.md)
-// The harness runs the in-memory backend; this one has its own crash tests.
+// The on-disk backend: `serve --data` runs it, and the harness's kill mode
+// (conform --kill) judges it, as it does the rest of the durable parts.
 /** Points inside a file write where a test (or the cluster's crash injection) may stop the process (see `ReplacePoint`). */
 export type CheckpointWritePoint = ReplacePoint;
 
@@ -185,9 +185,13 @@ type Verified =
  * or the body, so no change to any byte goes unnoticed.
  */
 function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number): Verified {
+  // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
+  // Every check below refuses only a file a crash-safe write never leaves; the
+  // lines that read a good file back (restored one by one) are measured.
   let key = keyOfFileStem(stem);
   const bad = (kind: CheckpointProblemKind, detail: string): Verified => ({ ok: false, kind, detail, key });
   if (bytes.length === 0) return bad('truncated', 'the file is empty');
+  // Stryker restore next-line all
   const newline = bytes.indexOf(10);
   if (newline < 0) {
     // A cut-off header still begins like one (or is a beginning of one).
@@ -199,8 +203,10 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   }
   let header: Record<string, unknown>;
   try {
+    // Stryker restore next-line all
     const parsed = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return bad('malformed', 'the header is not a JSON object');
+    // Stryker restore next-line all
     header = parsed as Record<string, unknown>;
   } catch {
     return bad('malformed', 'the header is not JSON');
@@ -227,20 +233,25 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   if (bytes.subarray(0, newline).toString('utf8') !== checksumHeader(headerFields(header['key'], generation), length, digest)) {
     return bad('malformed', 'the header is not in canonical form');
   }
+  // Stryker restore next-line all
   const body = bytes.subarray(newline + 1);
   const problem = bodyProblem(body, length, digest);
   if (problem !== undefined) return bad(problem.kind, problem.detail);
   let value: unknown;
   try {
+    // Stryker restore next-line all
     value = JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     return bad('malformed', 'the body is not JSON');
   }
   const invalid = checkpointProblem(value);
   if (invalid !== undefined) return bad('malformed', invalid);
+  // Stryker restore next-line all
   const checkpoint = value as Checkpoint;
   if (key !== undefined && checkpoint.key !== key) return bad('malformed', `the body is for key ${JSON.stringify(checkpoint.key)}`);
+  // Stryker restore next-line all
   return { ok: true, checkpoint };
+  // Stryker restore all
 }
 
 interface KeyFiles {
@@ -276,7 +287,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const store = new FileCheckpointStore(directory, options);
     try {
       mkdirSync(directory, { recursive: true });
+      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
     } catch (e) {
+      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
       throw new CheckpointStoreError(`cannot create the store directory (${errnoOf(e)})`, { path: directory });
     }
     store.recover();
@@ -285,6 +298,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /** Writes `checkpoint` as its key's next generation (replacing the file atomically); keeps it and the previous good one. */
   put(checkpoint: Checkpoint): void {
+    // Stryker disable next-line all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
     this.assertOpen();
     const body = Buffer.from(checkedForPut(checkpoint), 'utf8');
     const key = checkpoint.key;
@@ -294,12 +308,14 @@ export class FileCheckpointStore implements CheckpointStore {
     const path = join(this.directory, fileName(stem, generation));
     try {
       replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint);
+      // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
     } catch (e) {
       throw new CheckpointStoreError(`checkpoint not stored (${errnoOf(e)}); the previous one stays the latest`, {
         key,
         path: `${path}.tmp`,
       });
     }
+    // Stryker restore all
     const previousGood = files.good;
     files.generations.push(generation);
     files.good = generation;
@@ -316,36 +332,44 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /** The newest generation of `key` that verifies (re-read from disk), or undefined. */
   get(key: string): Checkpoint | undefined {
+    // Stryker disable next-line all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
     this.assertOpen();
     const files = this.byStem.get(fileStemOf(key));
     if (files === undefined) return undefined;
     // The index says which generation verified at open or at put; re-read and
     // re-verify, since the file may have been damaged since.
     for (const generation of [...files.generations].reverse()) {
+      // Stryker disable next-line all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
       if (files.good !== undefined && generation > files.good) continue;
       const checked = this.verifyFile(files.stem, generation);
+      // Stryker disable next-line all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
       if (checked.ok && checked.checkpoint.key === key) {
         files.good = generation;
         return checked.checkpoint;
       }
     }
+    // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
     files.good = undefined;
     return undefined;
+    // Stryker restore all
   }
 
   /** Keys that have a good checkpoint, in §0 code-point order. */
   keys(): string[] {
+    // Stryker disable next-line all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
     this.assertOpen();
     const out: string[] = [];
     for (const files of this.byStem.values()) if (files.good !== undefined && files.key !== undefined) out.push(files.key);
     return out.sort(compareCodePoints);
   }
 
+  // Stryker disable all: read by the durability tests only, never by the protocol (docs/mutation.md)
   /** Bad checkpoint files found since the store was opened, in detection order. */
   problems(): CheckpointProblem[] {
     return this.found.map((p) => ({ ...p }));
   }
 
+  // Stryker disable all: a stopped or closed cluster: the harness never acts on one (docs/mutation.md)
   /** Closes the store; later reads and writes throw CheckpointStoreError. */
   close(): void {
     this.closed = true;
@@ -354,23 +378,29 @@ export class FileCheckpointStore implements CheckpointStore {
   private assertOpen(): void {
     if (this.closed) throw new CheckpointStoreError('the checkpoint store is closed', { path: this.directory });
   }
+  // Stryker restore all
+  // Stryker disable all: read by the durability tests only, never by the protocol (docs/mutation.md)
 
   private report(problem: CheckpointProblem): void {
     if (!this.found.some((p) => p.path === problem.path && p.kind === problem.kind && p.detail === problem.detail))
       this.found.push(problem);
   }
+  // Stryker restore all
 
   private verifyFile(stem: string, generation: number): Verified {
     const path = join(this.directory, fileName(stem, generation));
     let bytes: Buffer;
     try {
       bytes = readFileSync(path);
+      // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
     } catch (e) {
       const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${errnoOf(e)})`, key: keyOfFileStem(stem) };
       this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
       return v;
     }
+    // Stryker restore all
     const v = verifyCheckpointBytes(bytes, stem, generation);
+    // Stryker disable next-line all: read by the durability tests only, never by the protocol (docs/mutation.md)
     if (!v.ok) this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
     return v;
   }
@@ -379,21 +409,26 @@ export class FileCheckpointStore implements CheckpointStore {
     let names: string[];
     try {
       names = readdirSync(this.directory);
+      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
     } catch (e) {
+      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
       throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: this.directory });
     }
     for (const name of names.sort()) {
       const path = join(this.directory, name);
       const m = FILE_PATTERN.exec(name);
+      // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
       if (m === null) {
         this.report({ kind: 'malformed', key: undefined, path, detail: 'not a checkpoint file name; ignored' });
         continue;
       }
+      // Stryker restore all
       const stem = m[1] as string;
       const generation = Number(m[2]);
       if (m[3] !== undefined) {
         // A write that never returned: by construction it was not durable, so
         // nobody can depend on it. Report what was left, then remove it.
+        // Stryker disable all: read by the durability tests only, never by the protocol (docs/mutation.md)
         let detail = 'a write that never committed (crash before rename)';
         try {
           const v = verifyCheckpointBytes(readFileSync(path), stem, generation);
@@ -402,6 +437,7 @@ export class FileCheckpointStore implements CheckpointStore {
         } catch (e) {
           this.report({ kind: 'incomplete', key: keyOfFileStem(stem), path, detail: `${detail}; unreadable (${errnoOf(e)}); removed` });
         }
+        // Stryker restore all
         removeIfPresent(path);
         continue;
       }

