@@ -115,7 +115,7 @@ export function auditInBoundedThread(options: AuditOptions, heapMb = AUDIT_HEAP_
           e.code === 'ERR_WORKER_OUT_OF_MEMORY'
             ? new Interrupted(
                 `the audit's heap of ${heapMb} MB is full: no verdict; give it more with --heap MB ` +
-                  '(what it holds grows with the rows a stalled watermark keeps, J8, and with a large sink far from log order)',
+                  '(what it holds grows with the rows a stalled watermark keeps, J8, and with the changes of a key its sink writes far from log order)',
               )
             : e,
         ),
