@@ -12,7 +12,11 @@
 // (from its start: Node, module loading, the models), wall seconds,
 // distinct states per CPU second of each and per wall second, the process's peak RSS
 // per distinct state, and its growth above the RSS before exploring (what the
-// states cost, without Node's own). Then the ratios: throughput against the
+// states cost, without Node's own). On Linux the search's CPU is also split by
+// thread: the main thread, each explorer worker thread, and V8's helper
+// threads (garbage collection, compilation) together (without --dist, the
+// threads of tsx's module loader, one per thread that registers it, are
+// counted among the explorer threads: read that column from --dist runs). Then the ratios: throughput against the
 // baseline, and the speed-up and per-worker efficiency of N workers. Then
 // simulation steps per second on sim-large. Each run is a process of its own
 // (bench/explorerRun.ts), so its peak RSS is its own.
@@ -67,6 +71,8 @@ interface Run {
   readonly rssAtStartBytes: number;
   readonly walks?: number;
   readonly steps?: number;
+  /** The search's CPU per thread (Linux): the main thread, each explorer thread, V8's helper threads together. */
+  readonly threads?: { readonly mainMs: number; readonly explorerMs: readonly number[]; readonly helpersMs: number };
 }
 
 const lines: string[] = [];
@@ -126,17 +132,32 @@ function measure(label: string, root: string, preset: string, workers: number, e
 }
 
 const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
+/** Steps per CPU second of the threads that walk (this thread and the explorer threads; V8's helpers left out). */
+const walkerRate = (r: Run, steps: number): string => {
+  const t = r.threads;
+  if (!t) return '–';
+  const ms = t.mainMs + t.explorerMs.reduce((a, b) => a + b, 0);
+  return ms > 0 ? fmt((steps * 1000) / ms) : '–';
+};
+/** The search's CPU seconds by thread: main thread + explorer threads (each) + V8's helper threads. */
+const byThread = (r: Run): string => {
+  const t = r.threads;
+  if (!t) return '–';
+  const explorer = t.explorerMs.length > 0 ? ` + ${t.explorerMs.map((ms) => fmt(ms / 1000, 2)).join(' + ')}` : '';
+  return `${fmt(t.mainMs / 1000, 2)}${explorer} + (${fmt(t.helpersMs / 1000, 2)})`;
+};
 const row = (r: Run): string =>
   `| ${r.preset} | ${r.label} | ${r.workers} | ` +
-  `${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.searchCpuMs / 1000, 1)} | ` +
+  `${fmt(r.distinct)}${r.exhausted ? '' : ' (not exhausted)'} | ${fmt(r.searchCpuMs / 1000, 1)} | ${byThread(r)} | ` +
   `${fmt(r.processCpuMs / 1000, 1)} | ${fmt(r.wallMs / 1000, 1)} | ${fmt((r.distinct * 1000) / r.searchCpuMs)} | ` +
   `${fmt((r.distinct * 1000) / r.processCpuMs)} | ${fmt((r.distinct * 1000) / r.wallMs)} | ${fmt(r.peakRssBytes / 1048576)} | ` +
   `${perState(r.peakRssBytes, r.distinct)} | ` +
   `${perState(r.peakRssBytes - r.rssAtStartBytes, r.distinct)} |`;
 const header =
-  '| preset | explorer | workers | distinct states | search CPU s | process CPU s | wall s | distinct / search CPU s | ' +
-  'distinct / process CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | RSS growth / state (B) |\n' +
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|';
+  '| preset | explorer | workers | distinct states | search CPU s | by thread: main + explorer threads + (V8 helpers) | process CPU s | ' +
+  'wall s | distinct / search CPU s | distinct / process CPU s | distinct / wall s | peak RSS MB | peak RSS / state (B) | ' +
+  'RSS growth / state (B) |\n' +
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|';
 
 const results: Record<string, unknown> = { load: loadavg(), cores: availableParallelism() };
 const { root: before, cleanup } = baselineRoot();
@@ -187,7 +208,8 @@ try {
   const seconds = values['simulate-seconds'];
   out(`\n## simulation: random walks on sim-large for ${seconds} s (seed 1)\n`);
   out(
-    '| workers | walks | steps | CPU s | wall s | steps / CPU s | steps / wall s | steps / s per worker |\n|---|---|---|---|---|---|---|---|',
+    '| workers | walks | steps | CPU s | by thread: main + explorer threads + (V8 helpers) | wall s | steps / CPU s | ' +
+      'steps / wall s | steps / s per worker | steps / CPU s of the walkers |\n|---|---|---|---|---|---|---|---|---|---|',
   );
   const simulation: Run[] = [];
   for (const w of workerCounts) {
@@ -195,9 +217,9 @@ try {
     simulation.push(r);
     const steps = r.steps ?? 0;
     out(
-      `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ` +
+      `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ${byThread(r)} | ` +
         `${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ` +
-        `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} |`,
+        `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} | ${walkerRate(r, steps)} |`,
     );
   }
   out('\n(The first walks of a process also build the oracle timelines of a 1,000-record log: a one-time cost inside these figures.)');

@@ -13,7 +13,7 @@
 //
 // An older tree has `check(model)` and no sessions: its parts are checked one
 // after the other on one thread, as its `streamjoin check` did.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -63,10 +63,42 @@ if (!preset) throw new Error(`no preset ${presetName} in ${root}`);
 const bounds = (presets['resolveBounds'] as (p: Preset, o: Record<string, number>) => Record<string, number>)(preset, overrides);
 const sessions = existsSync(modulePath('model/explorer/session.ts'));
 
+/**
+ * CPU milliseconds of each thread of this process (Linux: /proc/self/task; empty elsewhere), by
+ * thread id. Node 20 names every thread `node`, so the threads are told apart by when they
+ * appeared: this one (the process id), the threads present before the search (V8's platform
+ * threads: garbage collection and compilation helpers, shared by every isolate), and the
+ * threads the search started (the explorer's worker threads; from the
+ * sources, also the threads of tsx's module loader that they start).
+ */
+function threadCpu(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return cpu;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, in clock ticks (100 per second on Linux).
+      cpu.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return cpu;
+}
+
 const rssAtStart = process.memoryUsage().rss;
 const cpu = process.cpuUsage();
 /** From the models built to the reports built: the search alone (the checks, on every thread). */
 let searchCpu = cpu;
+let threadsBefore = threadCpu();
+/** Per thread, the search's CPU milliseconds: read before the session closes its threads. */
+let threadsAfter = new Map<string, number>();
 const started = performance.now();
 let figures: Record<string, unknown>;
 if (values.simulate) {
@@ -80,11 +112,13 @@ if (values.simulate) {
   const session = new Session({ workers, maxSeconds: Number(values.seconds) });
   const source = (presets['presetSource'] as (...a: unknown[]) => unknown)(presetName, bounds, undefined, undefined);
   const r = await preset.build(bounds, undefined).use((m) => session.simulate(m, source, { seed: Number(values.seed), depth: 20_000 }));
+  threadsAfter = threadCpu();
   await session.close();
   figures = { walks: r.walks, steps: r.steps };
 } else {
   const parts = preset.parts ? preset.parts(bounds, undefined) : [{ label: presetName, model: preset.build(bounds, undefined) }];
   searchCpu = process.cpuUsage();
+  threadsBefore = threadCpu();
   let reports: Report[];
   if (sessions) {
     const explorer = await load('model/explorer/session.ts');
@@ -97,11 +131,13 @@ if (values.simulate) {
     const session = new Session({ workers });
     const source = presets['presetSource'] as (...a: unknown[]) => unknown;
     reports = await Promise.all(parts.map((p) => p.model.use((m) => session.check(m, source(presetName, bounds, undefined, p.label)))));
+    threadsAfter = threadCpu();
     await session.close();
   } else {
     const explorer = await load('model/explorer/index.ts');
     const check = explorer['check'] as (m: unknown) => Report;
     reports = parts.map((p) => p.model.use((m) => check(m)));
+    threadsAfter = threadCpu();
   }
   figures = {
     distinct: reports.reduce((n, r) => n + r.distinct, 0),
@@ -111,6 +147,24 @@ if (values.simulate) {
     threads: Math.max(...reports.map((r) => r.workers ?? 1)),
   };
 }
+const main = String(process.pid);
+const explorerThreads: number[] = [];
+let helpersMs = 0;
+for (const [tid, ms] of threadsAfter) {
+  const before = threadsBefore.get(tid);
+  if (tid === main) continue;
+  if (before === undefined) explorerThreads.push(ms);
+  else helpersMs += ms - before;
+}
+const threads =
+  threadsAfter.size === 0
+    ? undefined
+    : {
+        mainMs: (threadsAfter.get(main) ?? 0) - (threadsBefore.get(main) ?? 0),
+        // Threads that did not run the search (a thread the pool started but gave nothing) are left out.
+        explorerMs: explorerThreads.filter((ms) => ms >= 20).sort((a, b) => b - a),
+        helpersMs,
+      };
 const used = process.cpuUsage(cpu);
 const searched = process.cpuUsage(searchCpu);
 const whole = process.cpuUsage();
@@ -123,5 +177,6 @@ console.log(
     wallMs: performance.now() - started,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     rssAtStartBytes: rssAtStart,
+    ...(threads ? { threads } : {}),
   }),
 );

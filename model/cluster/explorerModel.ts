@@ -152,6 +152,7 @@ export function clusterExplorerModel(
   const b = config.bounds;
   // One initial state object, so that every explored log extends the same one (the logs are interned).
   const initial = initialExplored(config);
+  let codec: ClusterCodec | undefined;
   const goals: Goal<ExploredState>[] = [
     { name: 'the whole workload consumed', reached: (s) => s.cluster.log.length === b.script.length && isQuiescent(config, s) },
   ];
@@ -178,8 +179,13 @@ export function clusterExplorerModel(
     },
     next: (s, a) => nextExplored(config, s, a.action),
     encode: (s) => encodeExplored(config, s, false),
-    // Compact bytes for the frontier and fingerprints, symmetric over worker ids (codec.ts).
-    codec: new ClusterCodec(config, initial),
+    // Compact bytes for the frontier and fingerprints, symmetric over worker ids (codec.ts). Built on
+    // first use: its tables of the script's prefixes take a quarter of a second for sim-large's 1,000
+    // records, which a simulation (that never encodes a state) would pay on each of its threads.
+    get codec(): ClusterCodec {
+      codec ??= new ClusterCodec(config, initial);
+      return codec;
+    },
     actionKind: (a) => a.kind,
     describeAction: (a) => describeExploredAction(a.action),
     expectedActionKinds: expectedClusterKinds(config),

@@ -111,7 +111,7 @@ export function runInterrupted(limits: RunLimits): boolean {
   return Atomics.load(new Int32Array(limits.control), INTERRUPTED) !== 0;
 }
 
-/** Distinct states found so far over the run. */
+/** Distinct states found so far over the run (without a state budget, added in batches: see `Expander.countShared`). */
 export function runTotal(limits: RunLimits): number {
   return Atomics.load(new Int32Array(limits.control), TOTAL);
 }
@@ -177,6 +177,10 @@ export class Expander<S, A> {
   private violationsOpen: number;
   private goalsOpen: number;
   private edgeTargets = new Int32Array(64);
+  /** The run has a state budget: the shared total is read before each insert and counted at each new state. */
+  private readonly budgeted: boolean;
+  /** Without a budget, new states not yet added to the shared total (added every 64 states expanded). */
+  private uncounted = 0;
   private succState: (S | undefined)[] = [];
   private readonly groups = new Map<string, number[]>();
   private sinceClock = 0;
@@ -186,6 +190,7 @@ export class Expander<S, A> {
     this.settings = settings;
     this.limits = limits;
     this.runControl = new Int32Array(limits.control);
+    this.budgeted = Number.isFinite(limits.maxStates);
     this.store = store;
     this.keyer = makeKeyer(model as Model<S, unknown>, settings);
     this.visited = new Visited(store, exact, this.keyer);
@@ -218,7 +223,15 @@ export class Expander<S, A> {
   private shouldStop(): boolean {
     if (++this.sinceClock < 64) return false;
     this.sinceClock = 0;
+    this.countShared();
     return this.mustStop();
+  }
+
+  /** Adds the new states found since the last call to the run's shared total. */
+  private countShared(): void {
+    if (this.uncounted === 0) return;
+    Atomics.add(this.runControl, TOTAL, this.uncounted);
+    this.uncounted = 0;
   }
 
   /** The budgets and the interrupt flag, now; true once the exploration must stop. */
@@ -239,8 +252,11 @@ export class Expander<S, A> {
     return false;
   }
 
+  // Without a budget the shared total is only a figure (`runTotal`), so it is not read for every
+  // successor nor written at every new state: with several threads each access is to a cache line
+  // the others write (a miss), for every one of millions of transitions.
   private budgetLeft(): boolean {
-    return Atomics.load(this.runControl, TOTAL) < this.limits.maxStates;
+    return !this.budgeted || Atomics.load(this.runControl, TOTAL) < this.limits.maxStates;
   }
 
   /** Stores the initial states (level 0) and writes them to `out`. */
@@ -256,11 +272,13 @@ export class Expander<S, A> {
       const r = this.visited.insert(-(i + 1), 0);
       if (r < 0) this.discovered(s, -r - 1, 0, out);
     }
+    this.countShared();
   }
 
   /** A new state: count it, check the properties, and queue it unless it lies outside the boundary. */
   private discovered(state: S, index: number, depth: number, out: FrontierWriter): void {
-    Atomics.add(this.runControl, TOTAL, 1);
+    if (this.budgeted) Atomics.add(this.runControl, TOTAL, 1);
+    else this.uncounted++;
     const model = this.model;
     if (depth > this.found.maxDepth) this.found.maxDepth = depth;
     if (this.violationsOpen > 0) {
@@ -344,6 +362,7 @@ export class Expander<S, A> {
         while (reader.next()) {
           // drain, so the segment's memory is released
         }
+        this.countShared();
         return false;
       }
       const index = reader.index;
@@ -352,11 +371,16 @@ export class Expander<S, A> {
         while (reader.next()) {
           // likewise
         }
+        this.countShared();
         return false;
       }
-      if (turnEnds !== undefined && performance.now() >= turnEnds) return 'turn';
+      if (turnEnds !== undefined && performance.now() >= turnEnds) {
+        this.countShared();
+        return 'turn';
+      }
       stop = false;
     }
+    this.countShared();
     return true;
   }
 

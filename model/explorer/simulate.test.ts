@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { counterModel, lostUpdateModel, wheelModel } from './examples/toys.ts';
 import { CheckSession } from './session.ts';
+import { createRunControl } from './engine.ts';
 import { minimize, reproduce, Walker } from './simulate.ts';
+import { createSimulationCounters, runWalks, shutOutLateThreads, simulationCounters } from './walkers.ts';
 
 describe('simulation: seeded random walks', () => {
   it('a walk is a function of (seed, walk): the same seed and walk give the same steps, another seed others', () => {
@@ -45,6 +47,19 @@ describe('simulation: seeded random walks', () => {
     expect(kinds.length % 3).toBe(1);
     expect(kinds.length).toBeLessThan((found?.violation?.actions.length ?? 0) + 1);
     expect(min?.reproduction.trap).toMatchObject({ kind: 'deadlock', actions: [{ kind: 'tick' }] });
+  });
+
+  it('a pool thread that enters before the walks end walks; one shut out first (still building its model) claims no walk', () => {
+    const model = wheelModel('none');
+    const limits = { control: createRunControl(), deadline: Date.now() + 600_000 };
+    const shared = createSimulationCounters(2);
+    const walked = runWalks(model, { seed: 3, walks: 5, depth: 30 }, limits, shared, 0);
+    expect(walked.walks).toBe(5);
+    // This thread's walks are over: slot 0 entered and is waited for, slot 1 had not and is shut out.
+    expect(shutOutLateThreads(shared, 2)).toEqual([true, false]);
+    const late = runWalks(model, { seed: 3, walks: 10, depth: 30 }, limits, shared, 1);
+    expect(late.walks).toBe(0);
+    expect(simulationCounters(shared).walks).toBe(5);
   });
 
   it('without a violation a simulation has no verdict: every property unknown', async () => {

@@ -17,7 +17,6 @@
 // Simulation never proves a property: after a run without a violation every
 // property stays `unknown` (`check --simulate` exits 0 then, "nothing found
 // within the budget", and says the run was not exhaustive).
-import { INTERRUPTED } from './engine.ts';
 import type { OverallVerdict } from '../../spec/index.ts';
 import type { Model, Path, PropertyResult } from './types.ts';
 
@@ -520,78 +519,4 @@ export function* walkHere<S, A>(
   }
   for (const [k, n] of walker.kindCounts()) tally.kindCounts.set(k, n);
   return tally;
-}
-
-/** Counters a simulation's threads share: a stop flag and walks (Int32), steps (BigInt64), the next walk to claim (Int32 at byte 16). */
-export function createSimulationCounters(): SharedArrayBuffer {
-  return new SharedArrayBuffer(24);
-}
-
-/** Claims the next walk (in the shard's numbering) from the counters every walker of a simulation shares. */
-export function walkClaimer(shared: SharedArrayBuffer): () => number {
-  const next = new Int32Array(shared, 16, 1);
-  return () => Atomics.add(next, 0, 1);
-}
-
-export function simulationCounters(shared: SharedArrayBuffer): {
-  readonly walks: number;
-  readonly steps: number;
-  readonly stopped: boolean;
-} {
-  const ints = new Int32Array(shared, 0, 2);
-  return {
-    stopped: Atomics.load(ints, 0) !== 0,
-    walks: Atomics.load(ints, 1),
-    steps: Number(Atomics.load(new BigInt64Array(shared, 8, 1), 0)),
-  };
-}
-
-/**
- * What every walker of one simulation shares, on this thread or a worker: `more` says go on while no
- * walker has found a violation (`shared`'s first int), nothing `interrupted`, and the deadline (looked
- * at every 16 asks) is ahead; `counted` adds a walk and its steps to `shared`.
- */
-export function sharedWalkHooks(
-  shared: SharedArrayBuffer,
-  deadline: number,
-  interrupted: () => boolean,
-): { readonly more: () => boolean; readonly counted: (walk: WalkResult) => void } {
-  const ints = new Int32Array(shared, 0, 2);
-  const steps = new BigInt64Array(shared, 8, 1);
-  let clock = 0;
-  let late = false;
-  return {
-    more: () => {
-      if (Atomics.load(ints, 0) !== 0 || interrupted()) return false;
-      if (++clock >= 16) {
-        clock = 0;
-        late = Date.now() >= deadline;
-      }
-      return !late;
-    },
-    counted: (walk) => {
-      Atomics.add(ints, 1, 1);
-      Atomics.add(steps, 0, BigInt(walk.steps));
-      if (walk.violation) Atomics.store(ints, 0, 1);
-    },
-  };
-}
-
-/**
- * Runs a thread's walks to the end (the walk count, the deadline, an
- * interrupt, or a violation found by any walker), counting into `shared`
- * and claiming each walk from it.
- */
-export function runWalks<S, A>(
-  model: Model<S, A>,
-  options: Pick<SimulationOptions, 'seed' | 'walks' | 'walk' | 'depth' | 'shard'>,
-  limits: { readonly control: SharedArrayBuffer; readonly deadline: number },
-  shared: SharedArrayBuffer,
-): SimulationTally {
-  const control = new Int32Array(limits.control);
-  const hooks = sharedWalkHooks(shared, limits.deadline, () => Atomics.load(control, INTERRUPTED) !== 0);
-  const loop = walkHere(model, options, 0, 1, hooks.more, hooks.counted, walkClaimer(shared));
-  let step = loop.next();
-  while (!step.done) step = loop.next();
-  return step.value;
 }

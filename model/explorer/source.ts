@@ -100,8 +100,10 @@ export type ToWorker =
       readonly source: ModelSource;
       readonly options: Pick<SimulationOptions, 'seed' | 'walks' | 'depth' | 'shard'>;
       readonly limits: RunLimits;
-      /** Shared counters: [stop flag, walks] (Int32) and steps (BigInt64 at byte 8). */
+      /** Shared counters (simulate.ts, `createSimulationCounters`). */
       readonly shared: SharedArrayBuffer;
+      /** This thread's entry word in `shared`. */
+      readonly slot: number;
     };
 
 export type FromWorker =

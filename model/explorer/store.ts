@@ -39,8 +39,14 @@ declare global {
   }
 }
 
-/** Control words of a store. */
-const COUNT = 0;
+/**
+ * Control words of a store. The index counter, which every thread adds to
+ * at every new state, has a cache line of its own (word 32, 128 bytes in,
+ * past the adjacent-line prefetch pair): the words every thread reads at
+ * every state (the pause request, the stop code) then stay in each core's
+ * cache instead of moving to the core that last counted a state.
+ */
+const COUNT = 32;
 const HOLES = 1;
 const TABLE_BITS = 2;
 const EDGES = 3;
@@ -53,7 +59,7 @@ const REBUILDING = 8;
 export const NEXT_WORK = 9;
 /** Why this exploration stopped, as a `StopCode` (0 while it runs). */
 export const STOP = 10;
-const CONTROL_WORDS = 16;
+const CONTROL_WORDS = 48;
 
 /** State flags. */
 export const FLAG_GOOD = 1;

@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Expander, type RunLimits } from './engine.ts';
 import { FrontierWriter } from './frontier.ts';
 import { buildModel, EXPLORER_THREAD, type FromWorker, type ToWorker } from './source.ts';
-import { runWalks } from './simulate.ts';
+import { runWalks } from './walkers.ts';
 import { StateStore } from './store.ts';
 import type { Model } from './types.ts';
 
@@ -26,7 +26,7 @@ if (port) {
       const key = JSON.stringify(m.source);
       let model = models.get(key);
       if (!model) models.set(key, (model = buildModel(m.source)));
-      const tally = runWalks(await model, m.options, m.limits, m.shared);
+      const tally = runWalks(await model, m.options, m.limits, m.shared, m.slot);
       const reply: FromWorker = { type: 'simulated', id: m.id, tally };
       port?.postMessage(reply);
       return;
