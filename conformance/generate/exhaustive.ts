@@ -41,6 +41,7 @@ import {
 } from '../../model/index.ts';
 import { probeActions, rejectedRecords, transitionLabels, unknownNameProbes } from './clusterProbes.ts';
 import { coverClusterScripts } from './clusterScripts.ts';
+import { watermarksAgain } from './edges.ts';
 import {
   OPERATOR_SCENARIOS,
   coverOperatorScenario,
@@ -107,6 +108,8 @@ interface Edge {
 export interface CoverOptions {
   /** Send the refusal and rejection probes (default true); off only to show what they add. */
   readonly probes?: boolean;
+  /** End every settled trace with the epilogue (default true); off only to show what it adds. */
+  readonly epilogue?: boolean;
 }
 
 /** A scenario's state graph and the traces that cover it. */
@@ -121,8 +124,14 @@ export interface ScenarioCover {
   readonly transitions: number;
   /** The longest shortest path to a state. */
   readonly depth: number;
-  /** The covering traces, each ending in a settled state, none a prefix of another, probes included. */
+  /**
+   * The covering traces, each ending in a settled state and then the
+   * epilogue (but for the traces cut to carry fault probes, which end with
+   * them), none a prefix of another, probes included.
+   */
   readonly traces: readonly ClusterTrace[];
+  /** The records every settled trace sends last: the latest watermark of each side again (J4; C6, C8, C10 with C2). */
+  readonly epilogue: readonly ExternalAction[];
   /** Steps over all traces, probes included. */
   readonly steps: number;
   /** Probe steps over all traces: actions the model refuses and records the cluster rejects, where they change nothing. */
@@ -186,6 +195,8 @@ function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptio
   if (scenario.scripts !== undefined) return yield* coverClusterScripts(scenario, options);
   const config = modelConfigOf(scenario);
   const prelude = scenario.prelude ?? [];
+  const epilogue: ExternalAction[] =
+    options.epilogue === false ? [] : watermarksAgain(config.bounds.script).map((record) => ({ type: 'record', record }));
   // Actions as numbers, so that traces can be compared and sorted cheaply.
   const actionIds = new Map<string, number>();
   const actionsById: ExternalAction[] = [];
@@ -392,9 +403,10 @@ function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptio
   const probesOf: number[] = [];
   const batchesOf: number[][] = [];
   let steps = 0;
-  const emit = (ids: readonly number[], probes: number, batches: number[]): void => {
+  const epilogueIds = epilogue.map(idOf);
+  const emit = (ids: readonly number[], probes: number, batches: number[], last: readonly number[] = []): void => {
     const k = traces.length;
-    const all = [...preludeIds, ...ids];
+    const all = [...preludeIds, ...ids, ...last];
     traces.push({
       format: CLUSTER_TRACE_FORMAT,
       name: `${scenario.name}-${k + 1}`,
@@ -421,7 +433,7 @@ function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptio
       }
       if (p < seq.length) ids.push(seq[p] as number);
     }
-    emit(ids, probes, batches);
+    emit(ids, probes, batches, epilogueIds);
   }
   for (const x of extra) {
     const prefix = (kept[x.trace] as number[]).slice(0, x.at);
@@ -443,6 +455,7 @@ function* coverScenarioInSteps(scenario: ExhaustiveScenario, options: CoverOptio
     transitions,
     depth: Math.max(...depthOf),
     traces,
+    epilogue,
     steps,
     probes: probesOf.reduce((a, b) => a + b, 0),
     probesOf,

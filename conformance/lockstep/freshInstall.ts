@@ -6,7 +6,8 @@
 // them, a retraction of a row it held), where the differing field is some J
 // rule's. The fact found here: the system's step is exactly what the model
 // gives when that restore loses the state: an install's copy emptied, or the
-// checkpoint a failover or a restart reads emptied, cursor and epoch kept.
+// checkpoint a failover or a restart reads emptied, cursor and epoch kept
+// (the store itself lacking it from then on, or kept whole).
 // Lockstep states it; report/ cites the restore's rule for it. Run only on
 // a divergence.
 import type { ClusterConfig, ExternalAction } from '../../spec/index.ts';
@@ -126,28 +127,38 @@ export function freshInstallBehind(
     // An install: the state after it, its copy emptied. A failover or a restart: the state before it, the checkpoint it reads emptied.
     const from = install.action.type === 'install' ? install.step + 1 : install.step;
     const at = states[from];
-    let state =
-      at &&
-      (install.action.type === 'install'
-        ? withFreshCopy(at, install.worker, install.key, install.lost)
-        : withLackingCheckpoint(at, install.key, install.lost));
-    if (!state) continue;
-    // Between the restore and the divergence the system answered as expected: so must the copy restored without its state.
-    let agrees = true;
-    for (let s = from; s < step && agrees; s++) {
-      const next = stepFrom(setup, state, actions[s] as ExternalAction);
-      agrees = sameStep(setup, next, expected[s] as ExpectedClusterStep);
-      state = next.state;
+    // A failover or a restart either read a checkpoint that lacked it (the store lacks it from then on, C4), or ignored
+    // what the checkpoint held (the store stays whole: the restore writes none).
+    for (const storeKept of install.action.type === 'install' ? [false] : [false, true]) {
+      let state =
+        at &&
+        (install.action.type === 'install'
+          ? withFreshCopy(at, install.worker, install.key, install.lost)
+          : withLackingCheckpoint(at, install.key, install.lost));
+      if (!at || !state) continue;
+      const whole = at.store;
+      const advance = (before: ClusterState, s: number): { events?: ExpectedEvents; state: ClusterState } => {
+        const next = stepFrom(setup, before, actions[s] as ExternalAction);
+        if (!storeKept || s !== install.step || next.state.store !== before.store) return next;
+        return { ...next, state: { ...next.state, store: whole } };
+      };
+      // Between the restore and the divergence the system answered as expected: so must the copy restored without its state.
+      let agrees = true;
+      for (let s = from; s < step && agrees; s++) {
+        const next = advance(state, s);
+        agrees = sameStep(setup, next, expected[s] as ExpectedClusterStep);
+        state = next.state;
+      }
+      if (!agrees) continue;
+      const last = advance(state, step);
+      const sameReply =
+        'error' in reply
+          ? last.events === undefined
+          : last.events !== undefined && sameJson(canonicalEvents(last.events), canonicalEvents(reply.events));
+      if (!sameReply) continue;
+      if (actual.observation !== undefined && !sameJson(observeCluster(setup, last.state), actual.observation)) continue;
+      return install;
     }
-    if (!agrees) continue;
-    const last = stepFrom(setup, state, actions[step] as ExternalAction);
-    const sameReply =
-      'error' in reply
-        ? last.events === undefined
-        : last.events !== undefined && sameJson(canonicalEvents(last.events), canonicalEvents(reply.events));
-    if (!sameReply) continue;
-    if (actual.observation !== undefined && !sameJson(observeCluster(setup, last.state), actual.observation)) continue;
-    return install;
   }
   return undefined;
 }

@@ -42,9 +42,22 @@ function replayCover(cover: ScenarioCover): {
   let unsettled = 0;
   let probes = 0;
   const prelude = cover.scenario.prelude?.length ?? 0;
+  // The epilogue is appended past the script: replayed under a config whose script goes on with it.
+  const withEpilogue: ClusterModelConfig = {
+    ...config,
+    bounds: {
+      ...config.bounds,
+      script: [...config.bounds.script, ...cover.epilogue.flatMap((a) => (a.type === 'record' ? [a.record] : []))],
+    },
+  };
+  const epilogueText = JSON.stringify(cover.epilogue);
   for (const trace of cover.traces) {
     let s: ExploredState = initialExplored(config);
-    for (const [i, { action }] of trace.steps.entries()) {
+    const last = trace.steps.length - cover.epilogue.length;
+    if (cover.epilogue.length > 0 && JSON.stringify(trace.steps.slice(last).map((x) => x.action)) !== epilogueText) {
+      throw new Error(`${trace.name}: does not end with the epilogue`);
+    }
+    for (const [i, { action }] of trace.steps.slice(0, last).entries()) {
       if (action.type === 'process') throw new Error('process in a conformance trace');
       const here = encodeExplored(config, { ...s, used: unspent }, false);
       if (i >= prelude) visited.set(here, s);
@@ -67,6 +80,15 @@ function replayCover(cover: ScenarioCover): {
     }
     visited.set(encodeExplored(config, { ...s, used: unspent }, false), s);
     if (!(isQuiescent(config, s) && s.cluster.log.length === prelude + cover.scenario.bounds.script.length)) unsettled++;
+    // The epilogue: each record read at once by every owner, stale for every copy that reads it (J4: a settled copy holds the log's latest watermarks).
+    for (const action of trace.steps.slice(last).map((x) => x.action)) {
+      const { state, events } = nextEager(withEpilogue, s, action);
+      const read = events.flatMap((e) => (e.type === 'processed' ? [`${e.key} ${e.outcome.code}`] : []));
+      expect([...new Set(read)].sort(), `${trace.name}: the epilogue's ${JSON.stringify(action)}`).toEqual(
+        cover.scenario.cluster.keys.map(({ key }) => `${key} stale`).sort(),
+      );
+      s = state;
+    }
   }
   return { taken, unsettled, probes, visited, probed };
 }
@@ -75,14 +97,16 @@ const unspent = { migrations: 0, failovers: 0, crashes: 0, pauses: 0, duplicates
 
 /**
  * The checks every cover passes: its traces take every transition of the
- * graph, each ends settled (script appended, quiescent), each enabled within
+ * graph, each ends settled (script appended, quiescent) and then sends the
+ * epilogue, stale for every copy (J4), each enabled within
  * the budgets, valid and in contract (J9), none a prefix of another; at
  * every state they pass, every action the model refuses there is probed,
  * and every invalid record is probed and rejected (§7, J1, C3).
  */
 /** What checkCover checks, for the titles of the tests that call it. */
 export const COVER_CHECKS =
-  'the traces take every transition of the graph, each ends settled (script appended, quiescent), each enabled within the ' +
+  'the traces take every transition of the graph, each ends settled (script appended, quiescent) and then sends the ' +
+  'epilogue, stale for every copy (J4), each enabled within the ' +
   'budgets, valid and in contract (J9); at every state they pass, every action the model refuses there is probed once (§7)';
 
 export function checkCover(s: ExhaustiveScenario): ScenarioCover {

@@ -152,11 +152,12 @@ export function dropCopy(w: Worker, slot: KeySlot): void {
 
 /** Writes the coordinator's durable record: table, handoff record, last release messages. */
 // Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
-export function saveCoordinator(c: ClusterState): void {
+export function saveCoordinator(c: ClusterState, persisting?: Checkpoint): void {
   const record: CoordinatorRecord = {
     keys: c.slots.map((s) => ({ key: s.key, owner: workerAt(c, s.owner).id, epoch: s.epoch })),
     handoff: c.handoff,
     lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),
+    ...(persisting === undefined ? {} : { persisting }),
   };
   c.storage.coordinator.save(record);
 }
@@ -186,8 +187,19 @@ function retainedInSnapshot(checkpoint: Checkpoint): RetainedCounts {
 
 /** C4: the copy's (epoch, cursor, state) becomes the key's latest checkpoint; durable when this returns. */
 export function writeCheckpoint(c: ClusterState, slot: KeySlot, copy: KeyCopy): void {
-  c.storage.checkpoints.put({ key: slot.key, epoch: copy.epoch, cursor: copy.cursor, state: copy.operator.snapshot() });
+  c.storage.checkpoints.put(checkpointOf(slot, copy));
   slot.stored = { epoch: copy.epoch, cursor: copy.cursor, retained: copy.operator.retained(slot.key) };
+}
+
+/** The checkpoint of a key's copy (C4): its epoch, cursor and operator state. */
+export function checkpointOf(slot: KeySlot, copy: KeyCopy): Checkpoint {
+  return { key: slot.key, epoch: copy.epoch, cursor: copy.cursor, state: copy.operator.snapshot() };
+}
+
+/** Writes `checkpoint` (taken earlier) to the store as the key's latest; keeps the observed summary in step with it. */
+export function storeCheckpoint(c: ClusterState, slot: KeySlot, checkpoint: Checkpoint): void {
+  c.storage.checkpoints.put(checkpoint);
+  slot.stored = { epoch: checkpoint.epoch, cursor: checkpoint.cursor, retained: retainedInSnapshot(checkpoint) };
 }
 
 /** The store's latest checkpoint of the key, or undefined; keeps the observed summary in step with it. */

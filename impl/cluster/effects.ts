@@ -9,8 +9,10 @@ import {
   dropCopy,
   inFlight,
   recoverCopy,
+  checkpointOf,
   saveCoordinator,
   setPhase,
+  storeCheckpoint,
   slotAt,
   slotOf,
   storedCheckpoint,
@@ -46,8 +48,13 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       // C5: the frozen source's checkpoint is durable before the handoff may move on to install.
       const h = inFlight(c);
       const slot = slotOf(c, h.key);
+      // One step, two durable parts (the store, then the phase): the record names the checkpoint
+      // first, so that recovery finishes a step a kill split (recovery.ts) instead of leaving the
+      // checkpoint stored with the handoff still frozen, a state SPEC does not have.
+      const checkpoint = checkpointOf(slot, copyOf(workerNamed(c, h.src), slot));
+      saveCoordinator(c, checkpoint);
       // mutant: commit-before-durable-checkpoint
-      writeCheckpoint(c, slot, copyOf(workerNamed(c, h.src), slot));
+      storeCheckpoint(c, slot, checkpoint);
       setPhase(c, 'persisted');
       return;
     }

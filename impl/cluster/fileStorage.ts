@@ -3,7 +3,8 @@
 //
 //   config.json        the cluster config the directory was made for (a document)
 //   log.jsonl          the input log: one record a line (a journal)
-//   coordinator.json   owner and epoch per key, the handoff record, the last release messages (a document)
+//   coordinator.json   owner and epoch per key, the handoff record, the last release messages, and
+//                      while a persist step writes the store, the checkpoint it writes (a document)
 //   install/<k…>.json  the last install message sent per key, with its checkpoint (a document each)
 //   sink.jsonl         the sink's writes and fence raises (a journal)
 //   checkpoints/       the checkpoint store (FileCheckpointStore)
@@ -115,7 +116,12 @@ function readHandoff(v: unknown, config: ClusterConfig, declared: ReadonlySet<st
 
 /** The coordinator record, checked against the config; a string says what is wrong. */
 function readCoordinatorRecord(v: unknown, config: ClusterConfig): CoordinatorRecord | string {
-  if (!isObject(v) || !hasExactly(v, ['keys', 'handoff', 'lastRelease'])) return 'must be {keys, handoff, lastRelease}';
+  // `persisting` is there only while a persist step writes the store (storage.ts).
+  if (
+    !isObject(v) ||
+    !(hasExactly(v, ['keys', 'handoff', 'lastRelease']) || hasExactly(v, ['keys', 'handoff', 'lastRelease', 'persisting']))
+  )
+    return 'must be {keys, handoff, lastRelease} or {keys, handoff, lastRelease, persisting}';
   const declared = new Set(config.keys.map((k) => k.key));
   const keys = v['keys'];
   if (!Array.isArray(keys) || keys.length !== config.keys.length) return `keys must list the ${config.keys.length} declared keys`;
@@ -152,7 +158,12 @@ function readCoordinatorRecord(v: unknown, config: ClusterConfig): CoordinatorRe
     seen.add(m['key']);
     lastRelease.push({ key: m['key'], src: m['src'], epoch: m['epoch'] });
   }
-  return { keys: table, handoff, lastRelease };
+  if (v['persisting'] === undefined) return { keys: table, handoff, lastRelease };
+  if (handoff === null || handoff.kind !== 'migrate' || handoff.phase !== 'frozen')
+    return 'persisting is only written while a migration is frozen (its persist step)';
+  const persisting = readCheckpoint(v['persisting'], config, handoff.key);
+  if (typeof persisting === 'string') return `persisting: ${persisting}`;
+  return { keys: table, handoff, lastRelease, persisting };
 }
 
 function readCheckpoint(v: unknown, config: ClusterConfig, key: string): Checkpoint | string {

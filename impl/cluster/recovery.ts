@@ -1,7 +1,7 @@
 // Recovery after a crash of the whole cluster (C2, C10): the durable parts
 // are loaded and checked against each other before any node restarts.
 import { DurableStateError } from '../errors.ts';
-import { slotAt, slotOf, storedCheckpoint, workerNamed, type ClusterState } from './clusterState.ts';
+import { setPhase, slotAt, slotOf, storeCheckpoint, storedCheckpoint, workerNamed, type ClusterState } from './clusterState.ts';
 import { indexRecord } from './eager.ts';
 
 /**
@@ -77,4 +77,12 @@ export function recover(c: ClusterState): void {
   // that the state recovered is one SPEC has.
   const h = c.handoff;
   if (h !== null && h.phase === 'fenced') c.sink.raiseFence(h.key, h.from + 1);
+  // C5: persist is one step too; its writes (the checkpoint named in the record, the store, the
+  // phase) may be split by a crash. Once the record names the checkpoint, recovery writes it again
+  // and moves the phase on: the state recovered is the step's, whichever write the crash fell after.
+  const persisting = record?.persisting;
+  if (h !== null && h.phase === 'frozen' && persisting !== undefined) {
+    storeCheckpoint(c, slotOf(c, h.key), persisting);
+    setPhase(c, 'persisted');
+  }
 }

@@ -67,6 +67,14 @@ export interface CoordinatorRecord {
   readonly handoff: HandoffRecord | null;
   /** The last release message sent, per key. */
   readonly lastRelease: readonly ReleaseMessage[];
+  /**
+   * The checkpoint a `persist` is writing (C5), from just before the store
+   * is written until the phase says persisted; absent otherwise. Recovery
+   * finishes the step from it, so that a kill inside it leaves a state SPEC
+   * has (before it, or after it), never the checkpoint stored with the
+   * handoff still frozen.
+   */
+  readonly persisting?: Checkpoint;
 }
 
 /** One change of a sink write: insert or retract of a match id (C9). */
