@@ -79,8 +79,8 @@ bad input, not a violation.
                        always, never
   --heap MB            the audit's heap (default ${AUDIT_HEAP_MB}); a full heap ends the
                        audit with no verdict (exit 2). A history whose
-                       watermark stalls, or a large sink far from log order
-                       (10^7 records grouped by key), may need more
+                       watermark stalls, or a key whose own changes the sink
+                       writes far from log order, may need more
   --keep N             violations kept with witnesses per property (default 20)
   --json               print one JSON report (${AUDIT_REPORT_FORMAT},
                        spec/schemas/reports/audit-report.schema.json)

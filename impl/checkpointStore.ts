@@ -254,6 +254,26 @@ function verifyCheckpointBytes(bytes: Buffer, stem: string, generation: number):
   // Stryker restore all
 }
 
+// Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
+/** A file's bytes, or why it cannot be read (its errno code). */
+function readOrWhy(path: string): Buffer | string {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    return errnoOf(e);
+  }
+}
+
+/** The names in the store's directory; CheckpointStoreError when it cannot be listed. */
+function storeListing(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch (e) {
+    throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: directory });
+  }
+}
+// Stryker restore all
+
 interface KeyFiles {
   readonly stem: string;
   /** Every committed generation present, ascending. */
@@ -323,6 +343,7 @@ export class FileCheckpointStore implements CheckpointStore {
     this.byStem.set(stem, files);
     // Keep this generation and the previous good one; older files go.
     const keep = new Set([generation, previousGood]);
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     files.generations = files.generations.filter((g) => {
       if (keep.has(g)) return true;
       removeIfPresent(join(this.directory, fileName(stem, g)));
@@ -385,20 +406,20 @@ export class FileCheckpointStore implements CheckpointStore {
     if (!this.found.some((p) => p.path === problem.path && p.kind === problem.kind && p.detail === problem.detail))
       this.found.push(problem);
   }
+
+  /** A file that cannot be read (`why`: its errno), reported. */
+  private unreadable(path: string, stem: string, why: string): Verified {
+    const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${why})`, key: keyOfFileStem(stem) };
+    this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
+    return v;
+  }
   // Stryker restore all
 
   private verifyFile(stem: string, generation: number): Verified {
     const path = join(this.directory, fileName(stem, generation));
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-      // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      const v: Verified = { ok: false, kind: 'unreadable', detail: `cannot read (${errnoOf(e)})`, key: keyOfFileStem(stem) };
-      this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
-      return v;
-    }
-    // Stryker restore all
+    const bytes = readOrWhy(path);
+    // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
+    if (typeof bytes === 'string') return this.unreadable(path, stem, bytes);
     const v = verifyCheckpointBytes(bytes, stem, generation);
     // Stryker disable next-line all: read by the durability tests only, never by the protocol (docs/mutation.md)
     if (!v.ok) this.report({ kind: v.kind, key: v.key, path, detail: v.detail });
@@ -406,14 +427,8 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   private recover(): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.directory);
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-      throw new CheckpointStoreError(`cannot list the store directory (${errnoOf(e)})`, { path: this.directory });
-    }
+    const names = storeListing(this.directory);
+    // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (const name of names.sort()) {
       const path = join(this.directory, name);
       const m = FILE_PATTERN.exec(name);
@@ -441,14 +456,18 @@ export class FileCheckpointStore implements CheckpointStore {
         removeIfPresent(path);
         continue;
       }
+      // Stryker disable next-line ArrayDeclaration: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key: keyOfFileStem(stem) };
       files.generations.push(generation);
       this.byStem.set(stem, files);
     }
+    // Stryker disable next-line BlockStatement: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     for (const files of this.byStem.values()) {
+      // Stryker disable next-line MethodExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
       files.generations.sort((a, b) => a - b);
       for (const generation of [...files.generations].reverse()) {
         const v = this.verifyFile(files.stem, generation);
+        // Stryker disable next-line BlockStatement,ConditionalExpression: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
         if (v.ok) {
           files.good = generation;
           files.key = v.checkpoint.key;

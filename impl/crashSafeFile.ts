@@ -22,6 +22,7 @@ import { dirname } from 'node:path';
 /** Writes all of `bytes` at the file's position: `writeSync` may write fewer bytes than asked. */
 export function writeFully(fd: number, bytes: Uint8Array): void {
   let offset = 0;
+  // Stryker disable next-line ArithmeticOperator: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
@@ -83,8 +84,10 @@ export function replaceFile(path: string, bytes: Uint8Array, onPoint?: (point: R
     } finally {
       closeSync(fd);
     }
+    // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     onPoint?.('tmp-synced', tmp);
     renameSync(tmp, path);
+    // Stryker disable next-line StringLiteral: equivalent, each mutant argued in conformance/mutation/equivalent.ts (docs/mutation.md)
     onPoint?.('renamed', path);
     // Stryker disable all: durability against power loss: a process kill keeps every write the kernel was handed (docs/mutation.md)
     syncDirectory(dirname(path));

@@ -10,10 +10,11 @@ import { type CheckSummary, combineChecks, firstPass, type PassOutput, SpillNeed
 import type { ReadingOptions } from './columns.ts';
 import { HISTORY_LOG_FORMAT, type LogItem, type ReadFormat, type SinkItem } from './formats.ts';
 import { HistoryCheck } from './historyCheck.ts';
+import type { SetAside } from './historyState.ts';
 import { type KeyShard, keyInShard } from './keyShard.ts';
 import { HistoryFile } from './historyFiles.ts';
 import { contractError, fillWitnessTexts, secondPass } from './secondPass.ts';
-import { partitionHistory, type Partitions } from './spill.ts';
+import { partitionHistory, type Partitions, type WatermarkCounts } from './spill.ts';
 import { type MergedLog, mergeTwoInputs, originalError, originalLines, type TwoInputsSummary } from './twoInputs.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 
@@ -308,7 +309,7 @@ async function run(
   const keep = shard === undefined ? undefined : (key: string): boolean => keyInShard(key, shard);
   // About 60 bytes a record uncompressed, five times that compressed.
   const expectedRecords = Math.ceil((log.bytes * (log.gzip ? 5 : 1)) / 60);
-  const newCheck = (expected: number): HistoryCheck => {
+  const newCheck = (expected: number, partitioned = false): HistoryCheck => {
     const check = new HistoryCheck({
       config: config as JoinConfig,
       lookahead: options.lookahead ?? 100_000,
@@ -319,6 +320,7 @@ async function run(
       sinkName: options.sink,
       sinkModel,
       noLateness: options.noLateness === true,
+      ...(partitioned ? { watermarksCountedApart: true } : {}),
       ...(merged === undefined ? {} : { interleavingUnknown: true }),
       ...(merged?.orderDependent === undefined ? {} : { orderDependent: merged.orderDependent }),
       ...(options.forgottenCache === undefined ? {} : { forgottenCache: options.forgottenCache }),
@@ -329,8 +331,12 @@ async function run(
   const names = { log: options.log, sink: options.sink };
   const spill = options.spill ?? 'auto';
   const checks: HistoryCheck[] = [];
+  /** Per check, the matches it set aside for the second pass (finish()). */
+  const setAsides: SetAside[][] = [];
   let pass: PassOutput | undefined;
   let partitions = 1;
+  /** Checked by partitions: the log's watermarks, counted once by the partitioning. */
+  let watermarks: WatermarkCounts | undefined;
   if (spill !== 'always') {
     const check = newCheck(expectedRecords);
     const progress = (): void =>
@@ -355,6 +361,7 @@ async function run(
         progress,
       });
       checks.push(check);
+      setAsides.push(check.finish());
     } catch (e) {
       if (!(e instanceof SpillNeeded)) throw e;
     }
@@ -366,7 +373,7 @@ async function run(
     try {
       let sinkLines = 0;
       for (let p = 1; p <= partitions; p++) {
-        const check = newCheck(Math.ceil(expectedRecords / partitions));
+        const check = newCheck(Math.ceil(expectedRecords / partitions), true);
         const source = parts.log(p);
         const out = await firstPass({
           check,
@@ -384,6 +391,9 @@ async function run(
         });
         sinkLines += out.sinkLines ?? 0;
         checks.push(check);
+        // Judged at once and let go of: what a partition keeps after its pass does not grow with the history.
+        setAsides.push(check.finish());
+        check.release();
         options.onProgress?.({
           logRecords: checks.reduce((n, c) => n + c.counts.logRecords, 0),
           sinkChanges: checks.reduce((n, c) => n + c.counts.sinkChanges, 0),
@@ -392,13 +402,14 @@ async function run(
         });
       }
       pass = { end: parts.end, sinkLines: sinkModel === 'diff' ? sinkLines : undefined };
+      watermarks = parts.watermarks;
     } finally {
       parts.remove();
     }
   }
-  const setAsides = checks.map((c) => c.finish());
-  for (const c of checks) if (checks.length > 1) c.release();
-  const summary = checks.length === 1 ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20);
+  const summarize = (): CheckSummary =>
+    watermarks === undefined ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20, watermarks);
+  const summary = summarize();
   const needSecond =
     setAsides.some((s) => s.length > 0) ||
     summary.contractSuspects.length > 0 ||
@@ -427,7 +438,7 @@ async function run(
     if (fresh.length > 0) await secondPass({ ...files, matches: [], suspects: [] }, fresh);
     await fillWitnessTexts({ path: options.log }, { path: options.sink }, all);
   }
-  const final = checks.length === 1 ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20);
+  const final = summarize();
   return result(options, final, {
     log,
     sink,
@@ -457,7 +468,7 @@ async function partitionAnew(
   const sink = new HistoryFile<SinkItem>(options.sink, 'sink', sinkFormat, options.reading);
   await log.useConfig(effectiveConfig(options, config));
   try {
-    return await partitionHistory(log, sink, count, { log: options.log, sink: options.sink }, keep ?? (() => true), options.signal);
+    return await partitionHistory(log, sink, config, count, { log: options.log, sink: options.sink }, keep ?? (() => true), options.signal);
   } finally {
     log.close();
     sink.close();

@@ -7,9 +7,13 @@
 // construction, and the collector works within it. A history that really
 // needs more (a watermark that never advances holds every row, J8) stops
 // with its reason, never a verdict, and a larger `heapMb` audits it.
+// A thread stopped by a full heap runs no `finally`: the files it spills
+// (spill.ts, twoInputs.ts) go into a temporary directory of its own, which
+// this thread removes however the audit ends.
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputError, Interrupted, abortReason, fileToOpen, readAheadCopies } from '../../spec/index.ts';
@@ -53,10 +57,13 @@ function rethrown(e: ThreadError): Error {
   return error;
 }
 
-function startThread(data: AuditThreadData, heapMb: number): Worker {
+function startThread(data: AuditThreadData, heapMb: number, temporary: string): Worker {
   const here = import.meta.url;
   const resourceLimits = { maxOldGenerationSizeMb: heapMb };
-  if (extname(fileURLToPath(here)) !== '.ts') return new Worker(new URL('./auditWorker.js', here), { workerData: data, resourceLimits });
+  // The thread's os.tmpdir() (its own copy of the environment).
+  const env = { ...process.env, TMPDIR: temporary, TMP: temporary, TEMP: temporary };
+  if (extname(fileURLToPath(here)) !== '.ts')
+    return new Worker(new URL('./auditWorker.js', here), { workerData: data, resourceLimits, env });
   // From the TypeScript sources (tests, or the checkout's launcher): register tsx in the thread, then load the worker.
   const require = createRequire(here);
   const pkgFile = require.resolve('tsx/package.json');
@@ -64,7 +71,7 @@ function startThread(data: AuditThreadData, heapMb: number): Worker {
   const api = pathToFileURL(join(pkgFile, '..', pkg.exports['./esm/api']?.import?.default ?? 'dist/esm/api/index.mjs')).href;
   const worker = new URL('./auditWorker.ts', here).href;
   const code = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`;
-  return new Worker(code, { eval: true, workerData: data, resourceLimits });
+  return new Worker(code, { eval: true, workerData: data, resourceLimits, env });
 }
 
 /**
@@ -75,7 +82,15 @@ function startThread(data: AuditThreadData, heapMb: number): Worker {
 export function auditInBoundedThread(options: AuditOptions, heapMb = AUDIT_HEAP_MB): Promise<AuditResult> {
   const { onProgress, signal, ...data } = options;
   if (signal?.aborted) return Promise.reject(new Interrupted(abortReason(signal)));
-  const worker = startThread({ role: AUDIT_THREAD, options: data, copies: readAheadCopies() }, heapMb);
+  const temporary = mkdtempSync(join(tmpdir(), 'streamjoin-audit-thread-'));
+  const removeTemporary = (): void => rmSync(temporary, { recursive: true, force: true });
+  let worker: Worker;
+  try {
+    worker = startThread({ role: AUDIT_THREAD, options: data, copies: readAheadCopies() }, heapMb, temporary);
+  } catch (e) {
+    removeTemporary();
+    throw e;
+  }
   return new Promise<AuditResult>((resolve, reject) => {
     let settled = false;
     const onAbort = (): void => worker.postMessage({ abort: abortReason(signal) });
@@ -84,8 +99,10 @@ export function auditInBoundedThread(options: AuditOptions, heapMb = AUDIT_HEAP_
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
+      // Now, for a caller that exits at once, and again once the thread has stopped writing.
+      removeTemporary();
       f();
-      void worker.terminate();
+      void worker.terminate().then(removeTemporary, removeTemporary);
     };
     worker.on('message', (m: FromAuditThread) => {
       if ('progress' in m) onProgress?.(m.progress);
@@ -98,7 +115,7 @@ export function auditInBoundedThread(options: AuditOptions, heapMb = AUDIT_HEAP_
           e.code === 'ERR_WORKER_OUT_OF_MEMORY'
             ? new Interrupted(
                 `the audit's heap of ${heapMb} MB is full: no verdict; give it more with --heap MB ` +
-                  '(what it holds grows with the rows a stalled watermark keeps, J8, and with a large sink far from log order)',
+                  '(what it holds grows with the rows a stalled watermark keeps, J8, and with the changes of a key its sink writes far from log order)',
               )
             : e,
         ),

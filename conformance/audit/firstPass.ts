@@ -13,7 +13,7 @@ import { SinkEnd } from './lineItems.ts';
 import type { HistoryCheck, HistoryCounts } from './historyCheck.ts';
 import type { ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
-import type { ItemSource } from './spill.ts';
+import type { ItemSource, WatermarkCounts } from './spill.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Log records fed at a time while the sink waits for them. */
@@ -137,21 +137,19 @@ export interface CheckSummary {
 }
 
 /**
- * The checks of the partitions of one history as one: counts add up (each
- * partition read every watermark, counted once), violations are kept up to
- * `keep` per property in partition order, a property unknown in one is
- * unknown.
+ * The checks of the partitions of one history as one: counts add up (the
+ * partitions' checks count no watermark: the partitioning counted them
+ * once, `watermarks`), violations are kept up to `keep` per property in
+ * partition order, a property unknown in one is unknown.
  */
-export function combineChecks(checks: readonly HistoryCheck[], keep: number): CheckSummary {
-  const first = checks[0] as HistoryCheck;
+export function combineChecks(checks: readonly HistoryCheck[], keep: number, watermarks: WatermarkCounts): CheckSummary {
   const sum = (f: (c: HistoryCounts) => number): number => checks.reduce((n, c) => n + f(c.counts), 0);
-  const rejected: Partial<Record<RejectReason, number>> = {};
+  const rejected: Partial<Record<RejectReason, number>> = { ...watermarks.rejected };
   for (const c of checks)
     for (const [k, n] of Object.entries(c.counts.rejected)) rejected[k as RejectReason] = (rejected[k as RejectReason] ?? 0) + (n ?? 0);
-  const watermarks = first.counts.watermarks;
   const counts: HistoryCounts = {
-    logRecords: sum((c) => c.logRecords - c.watermarks) + watermarks,
-    watermarks,
+    logRecords: sum((c) => c.logRecords) + watermarks.lines,
+    watermarks: watermarks.valid,
     rejected,
     oracleInserts: sum((c) => c.oracleInserts),
     oracleRetracts: sum((c) => c.oracleRetracts),

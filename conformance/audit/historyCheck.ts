@@ -62,7 +62,7 @@ export type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
 const FORGOTTEN_CACHE = 1 << 12;
 
 export class HistoryCheck {
-  private readonly engine: JoinOperator;
+  private engine: JoinOperator;
   private readonly L: number;
   private readonly D: number;
   private wmL: number | null = null;
@@ -137,7 +137,8 @@ export class HistoryCheck {
   /** One log record at `line`: the oracle's changes, the J1/J9 checks. Throws InputError for a corrupt recording. */
   pushLog(record: LogRecord, line: number): void {
     this.logLine = line;
-    this.counts.logRecords++;
+    const counted = record.kind !== 'watermark' || this.options.watermarksCountedApart !== true;
+    if (counted) this.counts.logRecords++;
     let liveBefore = 0;
     if (record.kind === 'retract') liveBefore = this.engine.retained(record.key).live;
     const { outcome, changes } = this.engine.apply(record);
@@ -149,7 +150,7 @@ export class HistoryCheck {
     }
     if (outcome.code === 'rejected') {
       const reason = outcome.reason as RejectReason;
-      this.counts.rejected[reason] = (this.counts.rejected[reason] ?? 0) + 1;
+      if (counted) this.counts.rejected[reason] = (this.counts.rejected[reason] ?? 0) + 1;
       if (reason !== 'conflict' && !this.options.allowInvalid) {
         throw new InputError(
           'SJ112',
@@ -161,7 +162,7 @@ export class HistoryCheck {
       return;
     }
     if (record.kind === 'watermark') {
-      this.counts.watermarks++;
+      if (counted) this.counts.watermarks++;
       if (outcome.code === 'accepted') this.raiseWatermark(record.side === 'L' ? 'L' : 'R', record.wm);
       return;
     }
@@ -194,8 +195,8 @@ export class HistoryCheck {
     else this.wmR = wm;
     if (this.wmL === null || this.wmR === null) return;
     this.gw = Math.min(this.wmL, this.wmR);
-    for (let e = this.heap.peek(); e !== undefined && e.settleAt < this.gw; e = this.heap.peek()) {
-      this.heap.pop();
+    while (this.heap.peekKey() < this.gw) {
+      const e = this.heap.pop() as MatchEntry;
       if (e.dropped) continue;
       e.settled = true;
       this.maybeForget(e);
@@ -550,12 +551,24 @@ export class HistoryCheck {
     return this.table.size + this.setAside.size + this.prefix.heldSteps;
   }
 
-  /** After finish(): lets go of what only the pass needed (the J9 filter, the forgotten cache, the settle heap). */
+  /**
+   * After finish(): lets go of what only the pass needed (the oracle's rows,
+   * the J9 filter, the forgotten cache, the settle heap, the fences and the
+   * keys' prefixes), keeping what judging the set-aside matches and the
+   * report need. A history checked by partitions keeps one released check
+   * per partition, so what a check keeps after this must not grow with its
+   * share of the history.
+   */
   release(): void {
+    this.engine = new JoinOperator(this.options.config);
     this.identities = undefined;
     this.forgotten.clear();
-    this.forgottenRing.fill(undefined);
+    this.forgottenRing.length = 1;
+    this.forgottenRing[0] = undefined;
+    this.forgottenNext = 0;
     this.heap = new SettleHeap();
+    this.fences.clear();
+    this.prefix.release();
   }
 
   private reportOnce(e: MatchEntry, property: AuditProperty, kind: ViolationKind, message: string, witness: WitnessLine[]): void {

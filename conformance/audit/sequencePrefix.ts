@@ -115,6 +115,14 @@ export class SequencePrefixCheck {
     this.pending.length = 0;
   }
 
+  /** After finish(): lets go of the keys' prefixes and their oracle steps. */
+  release(): void {
+    this.prefixes.clear();
+    this.open.clear();
+    this.pending.length = 0;
+    this.heldSteps = 0;
+  }
+
   private prefixOf(key: string): KeyPrefix {
     let p = this.prefixes.get(key);
     if (p === undefined) {

@@ -8,17 +8,30 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JoinOperator } from '../../impl/index.ts';
+import type { LogRecord } from '../../spec/index.ts';
 import { type OracleSinkLine as Line, oracleSinkLines, slidingLog, slidingLogConfig } from '../generate/slidingLogs.ts';
 import { useTemporaryDirectories } from '../testFixtures.ts';
 import { type AuditOptions, type AuditResult, auditHistory } from './audit.ts';
 
 const freshDirectory = useTemporaryDirectories('sj-spill-');
 
-/** A sliding history over many keys, its sink with faults in three keys, in log order and grouped by key. */
-function history(seed: number): { log: string; ordered: string; grouped: string } {
+/**
+ * A sliding history over many keys, its sink with faults in three keys, in
+ * log order and grouped by key. `oddWatermarks`: after every 97th record, a
+ * stale watermark (below its side's, J4) and an invalid one (J1: out of
+ * range), which change nothing but the counts.
+ */
+function history(seed: number, oddWatermarks = false): { log: string; ordered: string; grouped: string } {
   const options = { records: 6000, keys: 40, window: 6, seed, maxIntervalLength: 200 };
   const config = slidingLogConfig(options);
-  const records = [...slidingLog(options)];
+  const records: LogRecord[] = [];
+  let seen = 0;
+  for (const r of slidingLog(options)) {
+    records.push(r);
+    if (!oddWatermarks || ++seen % 97 !== 0) continue;
+    records.push({ kind: 'watermark', side: seen % 2 === 0 ? 'L' : 'R', wm: -(2 ** 40) });
+    records.push({ kind: 'watermark', side: 'R', wm: 2 ** 51 });
+  }
   const sink = oracleSinkLines(records, new JoinOperator(config), 2);
   const keys = [...new Set(sink.map((l) => l.key))].sort();
   const nth = (key: string, n: number): number => {
@@ -53,6 +66,7 @@ const summary = (r: AuditResult): unknown => ({
   properties: r.properties,
   records: r.log.records,
   watermarks: r.log.watermarks,
+  rejected: r.log.rejected,
   changes: r.sink.changes,
   writes: r.sink.writes,
   inserts: r.stats.oracleInserts,
@@ -84,5 +98,21 @@ describe('by partitions on disk, whatever the order of the sink', () => {
     expect(summary(always)).toEqual(summary(onePass));
     // In log order the bound is never reached: one pass.
     expect((await run(h.ordered, { spillAt: 2000 })).stats.partitions).toBe(1);
+  });
+
+  it('J4, J1: stale and invalid watermarks change nothing by partitions either, and are counted once', async () => {
+    const seed = 516;
+    console.log(`spill: seed ${seed}`);
+    const h = history(seed, true);
+    const run = (sink: string, o: Partial<AuditOptions>) =>
+      auditHistory({ log: h.log, sink, keepViolations: 1000, allowInvalid: true, ...o });
+    const onePass = await run(h.grouped, { spill: 'never' });
+    expect(onePass.log.rejected).toEqual({ out_of_range: 61 });
+    // Each partition sees the watermarks of a whole run as their last of each side: still the same verdict, counts and witnesses.
+    for (const partitions of [1, 2, 9]) {
+      const parts = await run(h.grouped, { spill: 'always', partitions });
+      expect(parts.stats.partitions).toBe(partitions);
+      expect(summary(parts)).toEqual(summary(onePass));
+    }
   });
 });

@@ -7,18 +7,26 @@
 // (keyShard.ts) — each partition's records and sink changes, with their
 // line numbers, in its own file — and each partition is checked alone:
 // it holds at most its own share of what waits. Watermarks are every key's
-// (J4): they are kept once, in memory, as numbers, and merged into every
-// partition's log by line number.
+// (J4): those that raise a side's watermark are written once, as numbers
+// (watermarkSpill.ts), and merged into every partition's log by line
+// number, each run of them between two of the partition's records as the
+// last of each side (the state the run leaves: a side's watermark only
+// rises, and the records around it see only where it ends). So a partition
+// costs its own records and about as many watermarks, never the whole log's,
+// and memory does not grow with the history: what the partitions share is
+// on disk, and each partition's check is let go of once judged (audit.ts).
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, pace } from '../../spec/index.ts';
-import type { LogRecord } from '../../spec/index.ts';
+import type { JoinConfig, RejectReason } from '../../spec/index.ts';
+import { JoinOperator } from '../../impl/index.ts';
 import type { LogItem, SinkChange, SinkItem } from './formats.ts';
 import { SinkEnd } from './lineItems.ts';
 import type { HistoryFile, ItemBatch } from './historyFiles.ts';
 import { keyOfMatch } from './historyState.ts';
 import { shardOfKey } from './keyShard.ts';
+import { WatermarkReader, WatermarkWriter } from './watermarkSpill.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 
 /** Where batches of items come from: a history file, or a partition of one. */
@@ -101,38 +109,11 @@ class SpillReader<Item> {
   }
 }
 
-/** The watermarks of the log, once, as numbers (line, side, wm); any other side kept as its record. */
-class Watermarks {
-  private lines = new Float64Array(1024);
-  private wms = new Float64Array(1024);
-  private sides = new Uint8Array(1024);
-  private readonly odd = new Map<number, LogRecord>();
-  size = 0;
-  add(line: number, record: LogRecord & { kind: 'watermark' }): void {
-    if (this.size === this.lines.length) {
-      const grow = <T extends Float64Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-        const b = make(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.lines = grow(this.lines, (n) => new Float64Array(n));
-      this.wms = grow(this.wms, (n) => new Float64Array(n));
-      this.sides = grow(this.sides, (n) => new Uint8Array(n));
-    }
-    const i = this.size++;
-    this.lines[i] = line;
-    this.wms[i] = record.wm;
-    this.sides[i] = record.side === 'L' ? 0 : record.side === 'R' ? 1 : 2;
-    if (this.sides[i] === 2) this.odd.set(i, record);
-  }
-  line(i: number): number {
-    return this.lines[i] as number;
-  }
-  record(i: number): LogRecord {
-    const side = this.sides[i] as number;
-    if (side === 2) return this.odd.get(i) as LogRecord;
-    return { kind: 'watermark', side: side === 0 ? 'L' : 'R', wm: this.wms[i] as number };
-  }
+/** The log's watermarks as one pass counts them. */
+export interface WatermarkCounts {
+  readonly lines: number;
+  readonly valid: number;
+  readonly rejected: Partial<Record<RejectReason, number>>;
 }
 
 /** A history split by key hash into partitions on disk. */
@@ -143,7 +124,12 @@ export interface Partitions {
   readonly endLine: number;
   readonly logCut: boolean;
   readonly sinkCut: boolean;
-  /** Partition `p` (1-based): its log (its records with every watermark, in line order) and its sink. */
+  /**
+   * The log's watermarks, counted here once (the partitions' checks do not
+   * count them): lines, those valid (J1), and those rejected, by reason.
+   */
+  readonly watermarks: WatermarkCounts;
+  /** Partition `p` (1-based): its log (its records with the watermarks, in line order) and its sink. */
   log(p: number): ItemSource<LogItem>;
   sink(p: number): ItemSource<SinkItem>;
   /** Removes the files. */
@@ -158,14 +144,18 @@ export interface Partitions {
 export async function partitionHistory(
   log: HistoryFile<LogItem>,
   sink: HistoryFile<SinkItem>,
+  config: JoinConfig,
   count: number,
   names: { log: string; sink: string },
   keep: (key: string) => boolean,
   signal: AbortSignalLike | undefined,
 ): Promise<Partitions> {
   const dir = mkdtempSync(join(tmpdir(), 'streamjoin-audit-spill-'));
-  const marks = new Watermarks();
   try {
+    const marks = new WatermarkWriter(join(dir, 'watermarks'));
+    // The operator's own outcome for each watermark (J1, then J4): the rising ones are all the partitions need.
+    const sides = new JoinOperator(config);
+    const counted = { lines: 0, valid: 0, rejected: {} as Partial<Record<RejectReason, number>> };
     const logs = Array.from({ length: count }, (_, i) => new SpillWriter(join(dir, `log-${i + 1}`)));
     const sinks = Array.from({ length: count }, (_, i) => new SpillWriter(join(dir, `sink-${i + 1}`)));
     let first = true;
@@ -175,8 +165,19 @@ export async function partitionHistory(
         const line = batch.lines[i] as number;
         if (item.kind === 'config') {
           if (!first) throw new InputError('SJ102', `${names.log}:${line}`, 'a header line may only be the first line');
-        } else if (item.kind === 'watermark') marks.add(line, item);
-        else if (keep(item.key)) (logs[shardOfKey(item.key, count) - 1] as SpillWriter).write(line, item);
+        } else if (item.kind === 'watermark') {
+          counted.lines++;
+          const { outcome } = sides.apply(item);
+          if (outcome.code === 'rejected') {
+            const reason = outcome.reason as RejectReason;
+            counted.rejected[reason] = (counted.rejected[reason] ?? 0) + 1;
+            // Rare: each partition's check meets it where it stands (SJ112, unless the system rejected it: --allow-invalid).
+            for (const w of logs) w.write(line, item);
+          } else {
+            counted.valid++;
+            if (outcome.code === 'accepted') marks.add(line, item.side === 'L' ? 'L' : 'R', item.wm);
+          }
+        } else if (keep(item.key)) (logs[shardOfKey(item.key, count) - 1] as SpillWriter).write(line, item);
         first = false;
       }
       await pace(signal);
@@ -193,6 +194,7 @@ export async function partitionHistory(
       await pace(signal);
     }
     for (const w of [...logs, ...sinks]) w.close();
+    marks.close();
     const logCut = log.cut();
     const sinkCut = sink.cut();
     return {
@@ -201,7 +203,8 @@ export async function partitionHistory(
       endLine: sinkEnd.endLine,
       logCut,
       sinkCut,
-      log: (p) => mergedLog(new SpillReader<LogItem>(join(dir, `log-${p}`)), marks, logCut),
+      watermarks: counted,
+      log: (p) => mergedLog(new SpillReader<LogItem>(join(dir, `log-${p}`)), new WatermarkReader(join(dir, 'watermarks')), logCut),
       sink: (p) => {
         const r = new SpillReader<SinkChange>(join(dir, `sink-${p}`));
         return { next: async () => r.next(), cut: () => sinkCut };
@@ -214,11 +217,16 @@ export async function partitionHistory(
   }
 }
 
-/** A partition's records and every watermark, merged by line number. */
-function mergedLog(records: SpillReader<LogItem>, marks: Watermarks, cut: boolean): ItemSource<LogItem> {
+/**
+ * A partition's records and the watermarks, merged by line number: of each
+ * run of watermarks between two of its records, the last of each side, in
+ * line order (the earlier ones of the run are passed over at once by the
+ * later: the same watermarks, rows evicted and matches settled when the next
+ * record comes).
+ */
+function mergedLog(records: SpillReader<LogItem>, marks: WatermarkReader, cut: boolean): ItemSource<LogItem> {
   let batch = records.next();
   let at = 0;
-  let w = 0;
   return {
     cut: () => cut,
     next: async () => {
@@ -230,19 +238,41 @@ function mergedLog(records: SpillReader<LogItem>, marks: Watermarks, cut: boolea
           at = 0;
         }
         const recordLine = batch === undefined ? Number.POSITIVE_INFINITY : (batch.lines[at] as number);
-        const markLine = w < marks.size ? marks.line(w) : Number.POSITIVE_INFINITY;
-        if (recordLine === Number.POSITIVE_INFINITY && markLine === Number.POSITIVE_INFINITY) break;
-        if (markLine < recordLine) {
-          items.push(marks.record(w));
-          lines.push(markLine);
-          w++;
-        } else {
-          items.push((batch as ItemBatch<LogItem>).items[at] as LogItem);
-          lines.push(recordLine);
-          at++;
+        if (marks.line < recordLine) {
+          let left = 0;
+          let leftWm = 0;
+          let right = 0;
+          let rightWm = 0;
+          for (let line = marks.line; line < recordLine; line = marks.line) {
+            if (marks.side === 'L') {
+              left = line;
+              leftWm = marks.wm;
+            } else {
+              right = line;
+              rightWm = marks.wm;
+            }
+            marks.advance();
+          }
+          const last: [number, LogItem][] = [];
+          if (left > 0) last.push([left, { kind: 'watermark', side: 'L', wm: leftWm }]);
+          if (right > 0) last.push([right, { kind: 'watermark', side: 'R', wm: rightWm }]);
+          last.sort((a, b) => a[0] - b[0]);
+          for (const [line, item] of last) {
+            items.push(item);
+            lines.push(line);
+          }
+          continue;
         }
+        if (batch === undefined) break;
+        items.push(batch.items[at] as LogItem);
+        lines.push(recordLine);
+        at++;
       }
-      return items.length === 0 ? undefined : { items, lines };
+      if (items.length === 0) {
+        marks.close();
+        return undefined;
+      }
+      return { items, lines };
     },
   };
 }

@@ -7,7 +7,7 @@
 // fence), or the whole commit; and the release after it conforms. The
 // end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
-import { COMMIT_STEP, migrationTrace } from './killFixtures.ts';
+import { COMMIT_STEP, PERSIST_STEP, migrationTrace } from './killFixtures.ts';
 import { killAtEveryWritePoint } from './everyWritePoint.ts';
 
 describe('kill mode, exhaustive over the write points of a request', () => {
@@ -25,5 +25,23 @@ describe('kill mode, exhaustive over the write points of a request', () => {
     const order = { lost: 0, partly: 1, applied: 2 } as const;
     const ranks = resolved.map((r) => order[r ?? 'applied']);
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+  });
+
+  it('C5: a persist killed at each of its durable write points (the record naming the checkpoint, the store, the phase) recovers to the step lost or whole, never the checkpoint stored with the handoff still frozen', async () => {
+    expect(migrationTrace.steps[PERSIST_STEP]?.action.type).toBe('persist');
+    const { runs, complete } = await killAtEveryWritePoint(migrationTrace, PERSIST_STEP, {
+      command: 'node bin/streamjoin.js serve --data {data}',
+    });
+    expect(runs.filter((r) => r.divergence).map((r) => r.write)).toEqual([]);
+    expect(complete).toBe(true);
+    // Three documents written in turn, each with more than one write point: lost before the record names
+    // the checkpoint, applied (recovery finishes the step) from then on.
+    expect(runs.length).toBeGreaterThan(6);
+    const resolved = runs.map((r) => r.resolved);
+    expect(resolved[0]).toBe('lost');
+    expect(resolved.at(-1)).toBe('applied');
+    expect(resolved).not.toContain('partly');
+    const firstApplied = resolved.indexOf('applied');
+    expect(resolved.slice(firstApplied).every((r) => r === 'applied')).toBe(true);
   });
 });

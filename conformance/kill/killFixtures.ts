@@ -66,6 +66,9 @@ export const migrationTrace: ClusterTrace = plainTrace('commit-at-every-write', 
 /** The step of migrationTrace that commits. */
 export const COMMIT_STEP = 5;
 
+/** The step of migrationTrace that persists the frozen copy's checkpoint (C5). */
+export const PERSIST_STEP = 2;
+
 /**
  * A migration installed, then its source crashed (a crash point: killed
  * there) with the install in flight; after the restarts the install message

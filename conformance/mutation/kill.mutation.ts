@@ -28,11 +28,14 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { regressionTracePaths, specExamplePaths } from '../job/traceFilesPart.ts';
+import { killAtEveryWritePoint, killableSteps } from '../kill/everyWritePoint.ts';
 import { COMMIT_STEP, inFlightTrace, migrationTrace, reinstallAfterKillTrace } from '../kill/killFixtures.ts';
+import { randomKillTraces } from '../kill/killJob.ts';
 import { runKillTrace, type KillTraceResult } from '../kill/killRun.ts';
 import { isCrashPoint, withKills } from '../kill/killTraces.ts';
 import { explainDivergence } from '../report/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
+import { KILL_MUTATION_RANDOM_RUNS, MUTATION_SEED } from './settings.ts';
 
 const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -107,6 +110,13 @@ async function withServe<T>(run: (command: string, env: Record<string, string | 
   }
 }
 
+/** Step `at` of `trace` killed at each of its durable write points in turn; the first divergence as a message, or undefined. */
+async function killAtEachWrite(trace: ClusterTrace, at: number): Promise<string | undefined> {
+  const { runs } = await withServe((command, env) => killAtEveryWritePoint(trace, at, { command, process: { env, cwd: PROJECT_ROOT } }));
+  const bad = runs.find((r) => r.divergence !== undefined);
+  return bad?.divergence ? `killed at write ${bad.write}: ${explainDivergence(bad.divergence).summary}` : undefined;
+}
+
 /** The trace run in kill mode against `serve --data`; the first divergence as a message, or undefined. */
 async function killRun(trace: ClusterTrace): Promise<string | undefined> {
   const r: KillTraceResult = await withServe((command, env) => runKillTrace(trace, { command, process: { env, cwd: PROJECT_ROOT } }));
@@ -130,6 +140,25 @@ describe('kill mode against serve --data', () => {
   for (const [timing, write] of [['unread'], ['answered'], ['at-write', 1], ['at-write', 2], ['at-write', 4]] as const) {
     it(`C2, C3: a record killed in flight, ${timing}${write === undefined ? '' : ` at write ${write}`}`, async () => {
       expect(await killRun(inFlightTrace(timing, write))).toBeUndefined();
+    });
+  }
+  // conform --kill --exhaustive: each step of the planned migration under traffic killed in flight at
+  // every durable write point it makes (inside the checkpoint store's, the journals' and the
+  // coordinator's writes: the torn and half-done states of each step), a test per step.
+  const plannedPath = specExamplePaths().find((path) => basename(path) === 'planned-migration-under-traffic.trace.json');
+  const planned = plannedPath === undefined ? undefined : loadCheckedTrace(plannedPath);
+  if (planned?.kind !== 'cluster') throw new Error('the cluster example planned-migration-under-traffic is missing');
+  for (const at of killableSteps(planned.trace)) {
+    const action = planned.trace.steps[at]?.action as ExternalAction;
+    it(`C2, C5-C7: step ${at + 1} (${action.type}) of planned-migration-under-traffic killed at each of its durable writes`, async () => {
+      expect(await killAtEachWrite(planned.trace, at)).toBeUndefined();
+    });
+  }
+  // Random kill traces at the run's seed, as conform --kill draws them: several checkpoints of a key,
+  // restores after them, kills after replies and in flight at random write points.
+  for (const [n, trace] of randomKillTraces(MUTATION_SEED, KILL_MUTATION_RANDOM_RUNS).entries()) {
+    it(`C2, C4, C10: random kill trace ${n + 1} of ${KILL_MUTATION_RANDOM_RUNS} (seed ${MUTATION_SEED})`, async () => {
+      expect(await killRun(trace)).toBeUndefined();
     });
   }
   const plain: ClusterTrace = { ...migrationTrace, steps: migrationTrace.steps.map((s) => ({ action: s.action as ExternalAction })) };

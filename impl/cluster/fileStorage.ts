@@ -3,7 +3,8 @@
 //
 //   config.json        the cluster config the directory was made for (a document)
 //   log.jsonl          the input log: one record a line (a journal)
-//   coordinator.json   owner and epoch per key, the handoff record, the last release messages (a document)
+//   coordinator.json   owner and epoch per key, the handoff record, the last release messages, and
+//                      while a persist step writes the store, the checkpoint it writes (a document)
 //   install/<k…>.json  the last install message sent per key, with its checkpoint (a document each)
 //   sink.jsonl         the sink's writes and fence raises (a journal)
 //   checkpoints/       the checkpoint store (FileCheckpointStore)
