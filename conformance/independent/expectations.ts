@@ -6,7 +6,7 @@
 // docs/independent-systems.md) is updated when the harness improves. Re-measure
 // everything with `npx tsx conformance/independent/measure.ts`.
 //
-// Bounds, chosen to keep the whole test near a minute on two cores: random
+// Bounds, chosen to keep the standing check cheap (its cost is in docs/independent-systems.md): random
 // traces at the fixed seed RANDOM_SEED, `runs` per level at every level; the
 // exhaustive part over the scenarios named, each the cheapest one that catches
 // the bug, or for a miss the ones whose class the bug belongs to (where a
