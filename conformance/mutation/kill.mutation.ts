@@ -15,13 +15,15 @@
 // (childCoverage.ts), counted here as this test's coverage for the mutants
 // of the durable files (DURABLE_FILES).
 //
-// A small, fast set: the cluster examples with a crash point, killed after
-// the reply at each (recovery after a kill at each crash point); a
-// migration's install message delivered again after a kill; a request
-// killed in flight (unread, answered, at its writes); a migration's commit
-// killed at each of its durable write points in turn. Each is a test of its
-// own: a mutant runs only the tests that reach it and stops at the first
-// that fails.
+// The set: the cluster examples with a crash point, killed after the reply
+// at each (recovery after a kill at each crash point); a migration's
+// install message delivered again after a kill; a request killed in flight
+// (unread, answered, at its writes); a migration's commit killed at each
+// of its durable write points in turn; each step of the planned migration
+// under traffic killed at each of its durable writes (conform --kill
+// --exhaustive's scenario); a few random kill traces at the run's seed.
+// Each is a test of its own: a mutant runs only the tests that reach it and
+// stops at the first that fails.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
