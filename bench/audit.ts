@@ -20,22 +20,26 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 import type { LogRecord } from '../spec/index.ts';
 import { initialJoinState, stepJoin } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { auditHistory } from '../conformance/audit/audit.ts';
 import { slidingLog, slidingLogConfig, writeSlidingHistory, type SlidingLogOptions } from '../conformance/generate/slidingLogs.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    seed: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    window: { type: 'string' },
-    keys: { type: 'string' },
-    child: { type: 'string' },
-    sink: { type: 'string' },
-  },
-});
+const USAGE = `usage: node --import tsx bench/audit.ts [--seed N] [--quick] [--window ROWS] [--keys K]`;
+const { values: flags } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      seed: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      window: { type: 'string' },
+      keys: { type: 'string' },
+      child: { type: 'string' },
+      sink: { type: 'string' },
+    },
+  }),
+);
 const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
 const WINDOW = flags.window !== undefined ? Number(flags.window) : 10_000;

@@ -34,23 +34,28 @@ import {
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { shardOfKey } from '../conformance/audit/keyShard.ts';
 import { slidingLogConfig, writeSlidingHistory } from '../conformance/generate/slidingLogs.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    seed: { type: 'string' },
-    sizes: { type: 'string' },
-    keys: { type: 'string' },
-    window: { type: 'string' },
-    parts: { type: 'string' },
-    'max-interval': { type: 'string' },
-    data: { type: 'string' },
-    before: { type: 'string' },
-    shards: { type: 'string' },
-  },
-});
+const USAGE = `usage: node --import tsx bench/auditOrder.ts [--seed N] [--sizes 100000,1000000] [--keys K] [--window ROWS]
+         [--max-interval D] [--parts P] [--data DIR] [--before DIR] [--shards 2,4]`;
+const { values: flags } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      seed: { type: 'string' },
+      sizes: { type: 'string' },
+      keys: { type: 'string' },
+      window: { type: 'string' },
+      parts: { type: 'string' },
+      'max-interval': { type: 'string' },
+      data: { type: 'string' },
+      before: { type: 'string' },
+      shards: { type: 'string' },
+    },
+  }),
+);
 const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 const SIZES = (flags.sizes ?? '100000,1000000').split(',').map(Number);
 // The dense profile: about 1.7 sink changes per log record.

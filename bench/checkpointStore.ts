@@ -13,9 +13,14 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { FileCheckpointStore, JoinOperator, MemoryCheckpointStore } from '../impl/index.ts';
 import type { Checkpoint, CheckpointStore } from '../impl/index.ts';
 import { readSnapshot, type OperatorSnapshot } from '../impl/snapshot.ts';
+import { parsedFlags } from './support.ts';
+
+// It takes no flags: anything given is a mistake, said so (exit 254).
+parsedFlags('usage: node --import tsx bench/checkpointStore.ts', () => parseArgs({ options: {} }));
 
 interface SqliteStatement {
   run(...params: unknown[]): unknown;

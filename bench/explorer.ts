@@ -34,23 +34,28 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 
 /** main when the work on the explorer at scale (issue 13) began: one thread, the object frontier. */
 const DEFAULT_BASELINE = 'ced0a99';
 
-const { values } = parseArgs({
-  options: {
-    preset: { type: 'string', multiple: true },
-    workers: { type: 'string', default: `1,${Math.max(2, availableParallelism())}` },
-    baseline: { type: 'string', default: DEFAULT_BASELINE },
-    'baseline-dir': { type: 'string' },
-    repeat: { type: 'string', default: '1' },
-    'simulate-seconds': { type: 'string', default: '10' },
-    'deep-migrations': { type: 'boolean', default: false },
-    dist: { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: npm run bench:explorer -- [--preset ci --preset deep] [--workers 1,2] [--baseline REV | --baseline-dir DIR]
+         [--repeat N] [--simulate-seconds S] [--deep-migrations] [--dist] [--json]`;
+const { values } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      preset: { type: 'string', multiple: true },
+      workers: { type: 'string', default: `1,${Math.max(2, availableParallelism())}` },
+      baseline: { type: 'string', default: DEFAULT_BASELINE },
+      'baseline-dir': { type: 'string' },
+      repeat: { type: 'string', default: '1' },
+      'simulate-seconds': { type: 'string', default: '10' },
+      'deep-migrations': { type: 'boolean', default: false },
+      dist: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  }),
+);
 const here = join(import.meta.dirname, '..');
 const presets = values.preset ?? ['ci', 'deep'];
 const workerCounts = values.workers.split(',').map(Number);

@@ -17,19 +17,24 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 
-const { values } = parseArgs({
-  options: {
-    root: { type: 'string' },
-    preset: { type: 'string' },
-    bound: { type: 'string', multiple: true },
-    workers: { type: 'string', default: '1' },
-    simulate: { type: 'boolean', default: false },
-    seconds: { type: 'string', default: '10' },
-    seed: { type: 'string', default: '1' },
-    dist: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: node --import tsx bench/explorerRun.ts --root DIR --preset NAME [--bound N=V ...]
+         [--workers N] [--simulate --seconds S --seed S] [--dist]`;
+const { values } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      root: { type: 'string' },
+      preset: { type: 'string' },
+      bound: { type: 'string', multiple: true },
+      workers: { type: 'string', default: '1' },
+      simulate: { type: 'boolean', default: false },
+      seconds: { type: 'string', default: '10' },
+      seed: { type: 'string', default: '1' },
+      dist: { type: 'boolean', default: false },
+    },
+  }),
+);
 const root = values.root ?? process.cwd();
 const presetName = values.preset ?? 'ci';
 const workers = Number(values.workers);

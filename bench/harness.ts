@@ -21,6 +21,7 @@
 // Every figure is the median of `--rounds` rounds in which the four systems
 // take turns, so that all see the same machine load.
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -37,14 +38,17 @@ import { implSut } from '../conformance/adapters/implSut.ts';
 import { spawnSystem } from '../conformance/adapters/process.ts';
 import type { ClusterStepReply, SystemUnderTest } from '../conformance/sut/sut.ts';
 
-const { values } = parseArgs({
-  options: {
-    traces: { type: 'string', default: '300' },
-    records: { type: 'string', default: '50000' },
-    seed: { type: 'string', default: '42' },
-    rounds: { type: 'string', default: '3' },
-  },
-});
+const USAGE = `usage: npm run bench:harness [-- --traces N] [-- --records N] [-- --seed N] [-- --rounds N]`;
+const { values } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      traces: { type: 'string', default: '300' },
+      records: { type: 'string', default: '50000' },
+      seed: { type: 'string', default: '42' },
+      rounds: { type: 'string', default: '3' },
+    },
+  }),
+);
 const traceCount = Number(values.traces);
 const recordCount = Number(values.records);
 const seed = Number(values.seed);

@@ -17,22 +17,26 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 import type { LogRecord } from '../spec/index.ts';
 import { IndexedJoin } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { runTraces } from '../cli/run.ts';
 import { slidingLog, slidingLogConfig, writeSlidingTrace, type SlidingLogOptions } from '../conformance/generate/slidingLogs.ts';
 
-const { values: flags } = parseArgs({
-  options: {
-    seed: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    window: { type: 'string' },
-    child: { type: 'string' },
-    records: { type: 'string' },
-    stalled: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: node --import tsx bench/run.ts [--seed N] [--quick] [--window ROWS]`;
+const { values: flags } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: {
+      seed: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      window: { type: 'string' },
+      child: { type: 'string' },
+      records: { type: 'string' },
+      stalled: { type: 'boolean', default: false },
+    },
+  }),
+);
 const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
 if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
 const KEYS = 4;

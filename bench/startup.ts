@@ -14,10 +14,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parsedFlags } from './support.ts';
 
-const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '15' }, command: { type: 'string', default: 'help' } },
-});
+const USAGE = `usage: npm run bench:startup [-- --rounds N] [-- --command "help"]`;
+const { values } = parsedFlags(USAGE, () =>
+  parseArgs({
+    options: { rounds: { type: 'string', default: '15' }, command: { type: 'string', default: 'help' } },
+  }),
+);
 const ROUNDS = Number(values.rounds);
 const args = values.command.split(' ').filter((w) => w !== '');
 const root = join(import.meta.dirname, '..');

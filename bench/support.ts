@@ -4,9 +4,34 @@
 import { parseArgs } from 'node:util';
 import { seededRandom } from '../conformance/generate/seededRandom.ts';
 
+/**
+ * A benchmark script's flags, parsed by `parse`: `--help` prints `usage` and
+ * exits 0; a flag it does not know, or a value missing, prints what is wrong
+ * and `usage` on stderr and exits 254 (bad usage), never a stack trace.
+ */
+export function parsedFlags<T>(usage: string, parse: () => T): T {
+  if (process.argv.slice(2).includes('--help')) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  try {
+    return parse();
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(e as Error).message}\n${usage}\n`);
+      process.exit(254);
+    }
+    throw e;
+  }
+}
+
 /** `--seed N` (or a fresh one) and `--quick` (fewer, smaller runs). */
 export function seedAndQuickFlags(): { seed: number; quick: boolean } {
-  const { values } = parseArgs({ options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+  const script = process.argv[1] ?? 'the benchmark';
+  const { values } = parsedFlags(`usage: node --import tsx ${script} [--seed N] [--quick]`, () =>
+    parseArgs({ options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } } }),
+  );
   const seed = values.seed !== undefined ? Number(values.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
   if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
   return { seed, quick: values.quick ?? false };
