@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parsedFlags } from './support.ts';
+import { parsedFlags, seedFlag } from './support.ts';
 import type { LogRecord } from '../spec/index.ts';
 import { initialJoinState, stepJoin } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
@@ -40,8 +40,7 @@ const { values: flags } = parsedFlags(USAGE, () =>
     },
   }),
 );
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
+const seed = seedFlag(flags.seed);
 const WINDOW = flags.window !== undefined ? Number(flags.window) : 10_000;
 const KEYS = flags.keys !== undefined ? Number(flags.keys) : 4;
 

@@ -34,7 +34,7 @@ import {
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parsedFlags } from './support.ts';
+import { parsedFlags, seedFlag } from './support.ts';
 import { JoinOperator } from '../impl/index.ts';
 import { shardOfKey } from '../conformance/audit/keyShard.ts';
 import { slidingLogConfig, writeSlidingHistory } from '../conformance/generate/slidingLogs.ts';
@@ -56,7 +56,7 @@ const { values: flags } = parsedFlags(USAGE, () =>
     },
   }),
 );
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
+const seed = seedFlag(flags.seed);
 const SIZES = (flags.sizes ?? '100000,1000000').split(',').map(Number);
 // The dense profile: about 1.7 sink changes per log record.
 const KEYS = Number(flags.keys ?? 1000);

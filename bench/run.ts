@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parsedFlags } from './support.ts';
+import { parsedFlags, seedFlag } from './support.ts';
 import type { LogRecord } from '../spec/index.ts';
 import { IndexedJoin } from '../model/index.ts';
 import { JoinOperator } from '../impl/index.ts';
@@ -37,8 +37,7 @@ const { values: flags } = parsedFlags(USAGE, () =>
     },
   }),
 );
-const seed = flags.seed !== undefined ? Number(flags.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${flags.seed}`);
+const seed = seedFlag(flags.seed);
 const KEYS = 4;
 const window = flags.window !== undefined ? Number(flags.window) : 50;
 const logOptions = (records: number, stalled: boolean): SlidingLogOptions => ({

@@ -32,9 +32,17 @@ export function seedAndQuickFlags(): { seed: number; quick: boolean } {
   const { values } = parsedFlags(`usage: node --import tsx ${script} [--seed N] [--quick]`, () =>
     parseArgs({ options: { seed: { type: 'string' }, quick: { type: 'boolean', default: false } } }),
   );
-  const seed = values.seed !== undefined ? Number(values.seed) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-  if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
-  return { seed, quick: values.quick ?? false };
+  return { seed: seedFlag(values.seed), quick: values.quick ?? false };
+}
+
+/** `--seed N` as given (not an integer: said so, exit 254), or a fresh seed when it is not given (printed by the caller, so the run replays). */
+export function seedFlag(value: string | undefined): number {
+  const seed = value !== undefined ? Number(value) : (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
+  if (!Number.isSafeInteger(seed)) {
+    process.stderr.write(`--seed must be an integer, got ${JSON.stringify(value)}\n`);
+    process.exit(254);
+  }
+  return seed;
 }
 
 /** xorshift32: tiny, seeded, good enough to spread positions; numbers in [0, 1) (the generators' own source). */
