@@ -8,14 +8,14 @@ import type { ClusterAction, ClusterEvent, ClusterTrace, ExternalAction } from '
 import {
   applyExternal,
   initialClusterState,
-  initialJoinState,
   observeCluster,
   whyNotEnabled,
   withCopy,
   type ClusterSetup,
   type ClusterState,
 } from '../../model/index.ts';
-import type { RestoreKind } from './installsFresh.ts';
+import { holdsWatermarks, joinLacking, type RestoreKind } from './installsFresh.ts';
+import { withOwnEntry } from '../sut/ownEntry.ts';
 
 /** One model step: its events (undefined: refused) and the state after. */
 function step(setup: ClusterSetup, state: ClusterState, action: ClusterAction): { events?: ClusterEvent[]; state: ClusterState } {
@@ -27,11 +27,8 @@ function step(setup: ClusterSetup, state: ClusterState, action: ClusterAction): 
 /** The store with `key`'s checkpoint lacking its watermarks; undefined if it has none. */
 function storeWithoutWatermarks(state: ClusterState, key: string): ClusterState | undefined {
   const cp = state.store[key];
-  if (!cp || (cp.join.wm.L === null && cp.join.wm.R === null)) return undefined;
-  const store: Record<string, typeof cp> = Object.create(null);
-  for (const k of Object.keys(state.store)) store[k] = state.store[k] as typeof cp;
-  store[key] = { ...cp, join: { ...cp.join, wm: initialJoinState.wm } };
-  return { ...state, store };
+  if (!cp || !holdsWatermarks(cp.join)) return undefined;
+  return { ...state, store: withOwnEntry(state.store, key, { ...cp, join: joinLacking(cp.join, 'watermarks') }) };
 }
 
 /**
@@ -50,8 +47,8 @@ function restoredWithoutWatermarks(
 ): { state: ClusterState; events?: ClusterEvent[] } | undefined {
   if (action.type === 'install') {
     const copy = after.workers[worker]?.keys[key];
-    if (!copy || (copy.join.wm.L === null && copy.join.wm.R === null)) return undefined;
-    return { state: withCopy(after, worker, key, { ...copy, join: { ...copy.join, wm: initialJoinState.wm } }) };
+    if (!copy || !holdsWatermarks(copy.join)) return undefined;
+    return { state: withCopy(after, worker, key, { ...copy, join: joinLacking(copy.join, 'watermarks') }) };
   }
   const read = storeWithoutWatermarks(before, key);
   if (!read) return undefined;

@@ -29,15 +29,19 @@ import { withOwnEntry } from '../sut/ownEntry.ts';
 /** A kind of restore: an install (C6), a failover (C8), a restart (C10). */
 export type RestoreKind = 'install' | 'failover' | 'restart';
 
-const lacking = (join: JoinState, lost: 'state' | 'watermarks'): JoinState =>
+/** `join` without what a lossy restore drops: all of it, or only its watermarks. */
+export const joinLacking = (join: JoinState, lost: 'state' | 'watermarks'): JoinState =>
   lost === 'state' ? initialJoinState : { ...join, wm: initialJoinState.wm };
+
+/** Whether `join` holds a watermark of either side (what a restore without watermarks can lose). */
+export const holdsWatermarks = (join: JoinState): boolean => join.wm.L !== null || join.wm.R !== null;
 
 /** The state with every checkpoint of the store lacking `lost`. */
 function storeLacking(state: ClusterState, lost: 'state' | 'watermarks'): ClusterState {
   let store = state.store;
   for (const key of Object.keys(state.store)) {
     const cp = state.store[key];
-    if (cp) store = withOwnEntry(store, key, { ...cp, join: lacking(cp.join, lost) });
+    if (cp) store = withOwnEntry(store, key, { ...cp, join: joinLacking(cp.join, lost) });
   }
   return { ...state, store };
 }
@@ -65,7 +69,7 @@ function lossyRestoreCluster(given: ClusterConfig, lost: 'state' | 'watermarks',
           const copy = e.type === 'restored' ? state.workers[e.worker]?.keys[e.key] : undefined;
           if (e.type !== 'restored' || !copy) continue;
           // The bug: the copy is installed frozen at the message's epoch and the checkpoint's cursor, but empty (or without its watermarks).
-          state = withCopy(state, e.worker, e.key, { ...copy, join: lacking(copy.join, lost) });
+          state = withCopy(state, e.worker, e.key, { ...copy, join: joinLacking(copy.join, lost) });
         }
       }
       return { events: step.events };
@@ -86,11 +90,7 @@ export function restoresWithout(lost: 'state' | 'watermarks', kinds: readonly Re
 
 /** The model, but an install ignores the checkpoint's join state, or only its watermarks (C6). */
 export function installsWithout(lost: 'state' | 'watermarks'): InProcessSut {
-  return {
-    ...modelSut,
-    implementation: { name: `installs-without-${lost}`, version: '0' },
-    cluster: (config) => lossyRestoreCluster(config, lost, ['install']),
-  };
+  return { ...restoresWithout(lost, ['install']), implementation: { name: `installs-without-${lost}`, version: '0' } };
 }
 
 /** An install that restores an empty copy (at the checkpoint's cursor and epoch). */
