@@ -356,32 +356,31 @@ export class Expander<S, A> {
     const turnEnds = turn === undefined ? undefined : performance.now() + turn.turnMs;
     const store = this.store;
     let stop = turn !== undefined && this.mustStop();
-    while (reader.next()) {
-      if (store.pauseRequested()) store.pauseHere();
-      if (stop || this.shouldStop()) {
-        while (reader.next()) {
-          // drain, so the segment's memory is released
+    try {
+      while (reader.next()) {
+        if (store.pauseRequested()) store.pauseHere();
+        if (stop || this.shouldStop()) {
+          while (reader.next()) {
+            // drain, so the segment's memory is released
+          }
+          return false;
         }
-        this.countShared();
-        return false;
-      }
-      const index = reader.index;
-      const state = this.keyer.read(reader);
-      if (!this.expandState(state, index, depth, levelEnd, out)) {
-        while (reader.next()) {
-          // likewise
+        const index = reader.index;
+        const state = this.keyer.read(reader);
+        if (!this.expandState(state, index, depth, levelEnd, out)) {
+          while (reader.next()) {
+            // likewise
+          }
+          return false;
         }
-        this.countShared();
-        return false;
+        if (turnEnds !== undefined && performance.now() >= turnEnds) return 'turn';
+        stop = false;
       }
-      if (turnEnds !== undefined && performance.now() >= turnEnds) {
-        this.countShared();
-        return 'turn';
-      }
-      stop = false;
+      return true;
+    } finally {
+      // However the segment ends, the new states it found are in the run's total before anyone reads it.
+      this.countShared();
     }
-    this.countShared();
-    return true;
   }
 
   private successor(state: S, action: A, k: number): S {
