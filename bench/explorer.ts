@@ -117,9 +117,24 @@ function runnerCommand(): { args: readonly string[]; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'streamjoin-runner-'));
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const flags = ['--ignoreConfig', '--outDir', dir, '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck'];
+  // The runner and what it imports (bench/support.ts and its own imports), laid out as in the checkout, with `.ts` imports rewritten to `.js`.
+  const flags = [
+    '--ignoreConfig',
+    '--outDir',
+    dir,
+    '--rootDir',
+    here,
+    '--module',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    '--skipLibCheck',
+    '--rewriteRelativeImportExtensions',
+  ];
   execFileSync(process.execPath, [tsc, ...flags, source], { cwd: here, stdio: 'inherit' });
-  return { args: [join(dir, 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { args: [join(dir, 'bench', 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 const runner = runnerCommand();
 

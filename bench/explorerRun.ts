@@ -112,10 +112,13 @@ if (values.simulate) {
     o: object,
   ) => {
     simulate(m: unknown, s: unknown, o: object): Promise<{ walks: number; steps: number }>;
+    prepare?(sources: unknown[]): Promise<void>;
     close(): Promise<void>;
   };
   const session = new Session({ workers, maxSeconds: Number(values.seconds) });
   const source = (presets['presetSource'] as (...a: unknown[]) => unknown)(presetName, bounds, undefined, undefined);
+  // As `streamjoin check` does: the session's threads build the model while this thread builds its own (a tree without it has none).
+  void session.prepare?.([source]);
   const r = await preset.build(bounds, undefined).use((m) => session.simulate(m, source, { seed: Number(values.seed), depth: 20_000 }));
   threadsAfter = threadCpu();
   await session.close();
@@ -131,11 +134,14 @@ if (values.simulate) {
       o: object,
     ) => {
       check(m: unknown, s: unknown): Promise<Report>;
+      prepare?(sources: unknown[]): Promise<void>;
       close(): Promise<void>;
     };
     const session = new Session({ workers });
-    const source = presets['presetSource'] as (...a: unknown[]) => unknown;
-    reports = await Promise.all(parts.map((p) => p.model.use((m) => session.check(m, source(presetName, bounds, undefined, p.label)))));
+    const sourceOf = presets['presetSource'] as (...a: unknown[]) => unknown;
+    const sources = parts.map((p) => sourceOf(presetName, bounds, undefined, p.label));
+    void session.prepare?.(sources);
+    reports = await Promise.all(parts.map((p, i) => p.model.use((m) => session.check(m, sources[i]))));
     threadsAfter = threadCpu();
     await session.close();
   } else {

@@ -114,10 +114,11 @@ describe('check --model: your own model', () => {
     const replay = await runCli(['check', '--replay', fenced?.file ?? '', '--model', file]);
     expect(replay.code).toBe(1);
     expect(replay.stdout).toMatch(/Fenced VIOLATED at the end/);
-    // Worker threads load the module themselves: the same states and the same counterexample length.
+    // On two threads (this one, and a pool thread that loads the module itself and joins the levels once it has:
+    // this small search may be over before): the same states and the same counterexample length.
     const two = await run('2');
     expect(two.code).toBe(1);
-    expect(two.report.parts[0]?.workers).toBe(2);
+    expect([1, 2]).toContain(two.report.parts[0]?.workers);
     const fenced2 = two.report.parts[0]?.invariants.find((i) => i.name === 'Fenced');
     expect(fenced2?.path?.steps.length).toBe(fenced?.path?.steps.length);
   });

@@ -187,6 +187,8 @@ async function runExploration(s: RunSettings, session: CheckSession, out: Output
       : [{ label: undefined, model: s.preset.build(s.bounds, s.ablate), source: source(undefined) }],
     s.shard,
   );
+  // The session's threads build the parts' models while this thread starts exploring.
+  void session.prepare(parts.flatMap((p) => (p.source ? [p.source] : [])));
   const text = !s.json && !reporterOnStdout(s.reporters);
   const shardText = s.shard
     ? ` (shard ${s.shard.index}/${s.shard.count}: ${parts.length} of ${all?.length ?? 1} part${(all?.length ?? 1) === 1 ? '' : 's'})`
@@ -278,6 +280,7 @@ async function runSimulation(
   const onProgress = (p: SimulationProgress): void =>
     live.tick(`${p.walks} walks, ${p.steps} steps, ${Math.round(p.walksPerSecond)} walks/s, ${Math.round(p.stepsPerSecond)} steps/s`);
   const source = sourceOf(s, undefined);
+  if (source) void session.prepare([source]);
   const outcome = await s.preset.build(s.bounds, s.ablate).use(async <S, A>(model: Model<S, A>): Promise<PartOutcome> => {
     const report: SimulationReport<S, A> = await session.simulate(model, source, {
       ...sim,

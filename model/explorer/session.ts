@@ -48,7 +48,7 @@ import {
 import { buildReport } from './report.ts';
 import type { SimulationOptions, SimulationReport } from './simulate.ts';
 import { simulateInSession } from './walkers.ts';
-import { EXPLORER_THREAD, type FromWorker, type ModelSource, type ToWorker } from './source.ts';
+import { EXPLORER_THREAD, type FromWorker, type ModelSource, type WorkerRequest } from './source.ts';
 import { createStoreBuffers, recycleStoreBuffers, StateStore } from './store.ts';
 import type { CheckOptions, CheckReport, Model, ProgressSample } from './types.ts';
 
@@ -95,21 +95,24 @@ function startThread(): Worker {
   return new Worker(code, { eval: true, workerData: data, resourceLimits });
 }
 
-/** One worker thread: sends messages and awaits the matching replies. */
+/** One worker thread: sends requests and resolves each with its reply. */
 class PoolThread {
   // Private: the declarations then name no Node type (a TypeScript user needs no @types/node).
   private readonly worker: Worker;
-  /** Explorations this thread has joined. */
-  readonly joined = new Set<number>();
   private readonly waiting = new Map<number, { resolve: (m: FromWorker) => void; reject: (e: Error) => void }>();
   private failure: Error | undefined;
+  private requests = 0;
 
   constructor() {
     this.worker = startThread();
+    // An idle thread does not keep the process alive (a session never closed, a run that ended early);
+    // one with a request outstanding does, till it replies.
+    this.worker.unref();
     this.worker.on('message', (m: FromWorker) => {
-      const w = this.waiting.get(m.id);
+      const w = this.waiting.get(m.req);
       if (!w) return;
-      this.waiting.delete(m.id);
+      this.waiting.delete(m.req);
+      if (this.waiting.size === 0) this.worker.unref();
       if (m.type === 'failed') w.reject(new Error(`an explorer thread failed: ${m.message}`));
       else w.resolve(m);
     });
@@ -124,30 +127,32 @@ class PoolThread {
     });
   }
 
-  send(m: ToWorker): void {
-    this.worker.postMessage(m);
-  }
-
   /** Stops the thread. */
   terminate(): Promise<number> {
     return this.worker.terminate();
   }
 
-  /** Sends `m` and resolves with the thread's reply about the same exploration. */
-  ask(m: ToWorker): Promise<FromWorker> {
+  /** Sends `m` and resolves with the thread's reply to it. */
+  ask(m: WorkerRequest): Promise<FromWorker> {
     if (this.failure) return Promise.reject(this.failure);
+    const req = this.requests++;
     return new Promise((resolve, reject) => {
-      this.waiting.set(m.id, { resolve, reject });
-      this.worker.postMessage(m);
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(req, { resolve, reject });
+      this.worker.postMessage({ ...m, req });
     });
   }
 }
 
 /**
- * The threads, handed to explorations a level at a time. A thread that
- * falls idle while no exploration waits for a level joins a level already
- * under way (`offerHelp`): so once the small parts of a preset are done,
- * every thread works on the part left, within its level too.
+ * The worker threads of a session (one fewer than its workers: the main
+ * thread is the other), started with the session so that their start-up
+ * (an isolate, the modules, the models) overlaps the main thread's. A
+ * thread is handed work only when it is idle, so a thread still starting
+ * never holds anything up: an exploration's levels go on on the main thread,
+ * and an idle thread joins a level under way (`offerHelp`), in turn over the
+ * explorations that want help; a simulation takes every idle thread
+ * (`acquire`).
  */
 export class ThreadPool {
   private readonly threads: PoolThread[] = [];
@@ -155,23 +160,21 @@ export class ThreadPool {
   private readonly queue: ((threads: PoolThread[]) => void)[] = [];
   /** Levels under way that an idle thread may join. */
   private readonly helpWanted = new Set<(thread: PoolThread) => void>();
-  private readonly size: number;
 
   constructor(size: number) {
-    this.size = size;
-  }
-
-  /**
-   * Threads for one level: every idle one, shared with the explorations
-   * already waiting; at least one. Starts threads up to `start` of the pool's
-   * size (a simulation, which walks on this thread too, starts one fewer).
-   */
-  acquire(start = this.size): Promise<PoolThread[]> {
-    while (this.threads.length < Math.min(this.size, start)) {
+    for (let i = 0; i < size; i++) {
       const t = new PoolThread();
       this.threads.push(t);
       this.idle.push(t);
     }
+  }
+
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Every idle thread, shared with the simulations already waiting; at least one. */
+  acquire(): Promise<PoolThread[]> {
     return new Promise((resolve) => {
       this.queue.push(resolve);
       this.dispatch();
@@ -183,7 +186,16 @@ export class ThreadPool {
     this.dispatch();
   }
 
-  /** Lets idle threads join a level under way (each calls `join`) until the returned function withdraws the offer. */
+  /**
+   * Asks every thread (when it is free) to build the models of `sources`, so
+   * that an exploration or simulation of one finds it built; resolves once
+   * each thread has (or failed to: the exploration that needs it says so).
+   */
+  async prepare(id: number, sources: readonly ModelSource[]): Promise<void> {
+    await Promise.all(this.threads.flatMap((t) => sources.map((source) => t.ask({ type: 'prepare', id, source }).catch(() => undefined))));
+  }
+
+  /** Lets idle threads join a level under way (each calls `join`, which must release it when done) until the returned function withdraws the offer. */
   offerHelp(join: (thread: PoolThread) => void): () => void {
     this.helpWanted.add(join);
     this.dispatch();
@@ -198,11 +210,13 @@ export class ThreadPool {
       const give = this.idle.splice(0, share);
       (this.queue.shift() as (threads: PoolThread[]) => void)(give);
     }
-    // No exploration waits for a level: the idle threads help the levels under way, in turn.
+    // The idle threads help the levels under way, in turn (the first offer goes to the back, for fairness).
     while (this.idle.length > 0 && this.helpWanted.size > 0) {
       for (const join of [...this.helpWanted]) {
         const thread = this.idle.shift();
         if (thread === undefined) break;
+        this.helpWanted.delete(join);
+        this.helpWanted.add(join);
         join(thread);
       }
     }
@@ -228,6 +242,24 @@ export class CheckSession {
   constructor(options: SessionOptions = {}) {
     this.workers = Math.max(1, options.workers ?? availableParallelism());
     this.limits = runLimits(options);
+    // The threads start now: their start-up overlaps what the caller does before it explores (its models).
+    if (this.workers > 1) this.threadPool();
+  }
+
+  /** The session's worker threads (one fewer than its workers: this thread is one). */
+  private threadPool(): ThreadPool {
+    this.pool ??= new ThreadPool(this.workers - 1);
+    return this.pool;
+  }
+
+  /**
+   * Has the session's threads build the models of `sources` now, while this
+   * thread does something else (builds its own): an exploration or
+   * simulation of one of them then finds it built on every thread. Resolves
+   * once they have; nothing to do with one worker.
+   */
+  async prepare(sources: readonly ModelSource[]): Promise<void> {
+    if (this.workers > 1 && sources.length > 0) await this.threadPool().prepare(explorationIds++, sources);
   }
 
   /** Stops every exploration at once (they report `interrupted`, every property unknown). */
@@ -253,7 +285,7 @@ export class CheckSession {
    * session has more than one and `source` says how to build the model there.
    */
   simulate<S, A>(model: Model<S, A>, source: ModelSource | undefined, options: SessionSimulation): Promise<SimulationReport<S, A>> {
-    return simulateInSession(this, () => (this.pool ??= new ThreadPool(this.workers)), explorationIds++, model, source, options);
+    return simulateInSession(this, () => this.threadPool(), explorationIds++, model, source, options);
   }
 
   /** Ends the session: stops the threads and removes spilled frontier files. */
@@ -308,6 +340,16 @@ export class CheckSession {
     return report;
   }
 
+  /**
+   * Explores `model` on this thread and the pool's. This thread stores the
+   * initial states and expands every level, in turns of `TURN_MS` (yielding
+   * to the event loop between them: other explorations on this thread take
+   * their turns, signals are heard); an idle pool thread joins the level under
+   * way (`offerHelp`), first building its model if it has not, and claims
+   * its segments like this thread. A level ends once every segment is
+   * expanded and every thread that joined it has replied; so a thread that
+   * starts late, or is busy with another exploration, holds no level up.
+   */
   private async onThreads<S, A>(
     model: Model<S, A>,
     source: ModelSource,
@@ -315,76 +357,75 @@ export class CheckSession {
     notes: string[],
     options: PartOptions,
   ): Promise<CheckReport<S, A>> {
-    this.pool ??= new ThreadPool(this.workers);
-    const pool = this.pool;
+    const pool = this.threadPool();
     const id = explorationIds++;
     const started = performance.now();
     const buffers = createStoreBuffers(model.progress !== undefined);
     const store = new StateStore(buffers, true);
-    // This thread stores the initial states (level 0); the threads do the rest.
     const here = new Expander(model, settings, store, undefined, this.limits);
     const name = `p${process.pid}-${id}`;
     const writer = new FrontierWriter(true, this.limits.spill, `${name}-level-0.seg`);
     here.discoverInitial(writer);
     let segments: FrontierSegment[] = writer.finish();
-    const participants = new Set<PoolThread>();
+    /** Threads that joined the exploration (their models built), and what each has generated so far. */
+    const joined = new Map<PoolThread, number>();
+    const joining = new Set<PoolThread>();
+    let failure: Error | undefined;
     const progress = progressReporter(options);
-    let generated = here.generated;
     let depth = 0;
-    let maxThreads = 1;
+    const join: WorkerRequest = { type: 'join', id, source, settings, buffers, limits: this.limits };
     try {
       while (segments.length > 0 && store.stopReason() === undefined) {
         if (runInterrupted(this.limits)) {
           store.stop('interrupted');
           break;
         }
-        const threads = await pool.acquire();
         const levelEnd = store.claimed;
-        store.resetWork(threads.length);
-        const replies: FromWorker[] = [];
-        const joinExploration = (t: PoolThread): void => {
-          if (!t.joined.has(id)) {
-            t.send({ type: 'join', id, source, settings, buffers, limits: this.limits });
-            t.joined.add(id);
-            participants.add(t);
-          }
-        };
-        let files = 0;
-        let late = 0;
+        store.resetWork(1);
+        const out = new FrontierWriter(true, this.limits.spill, `${name}-level-${depth + 1}-t0.seg`);
+        const replies: FrontierSegment[][] = [];
         const pending: Promise<void>[] = [];
-        const expand = (t: PoolThread, late: boolean): Promise<void> =>
-          t
-            .ask({ type: 'level', id, segments, depth, levelEnd, file: `${name}-level-${depth + 1}-t${files++}.seg`, late })
-            .then((reply) => {
-              replies.push(reply);
-              // Once a thread is done, every unit of the level is taken: no one else need join.
-              withdraw();
-            })
-            // Each thread goes back to the pool as soon as it is done: to the next level of a part
-            // waiting for one, or to help a level under way, rather than idle till this level's end.
-            .finally(() => pool.release([t]));
-        // A thread that falls idle meanwhile joins this level.
-        const withdraw = pool.offerHelp((t) => {
-          late++;
-          joinExploration(t);
-          pending.push(expand(t, true));
-        });
+        let files = 1;
+        const level: WorkerRequest = { type: 'level', id, segments, depth, levelEnd, file: '' };
+        const help = (t: PoolThread): void => {
+          if (!joined.has(t)) {
+            // Not yet a part of this exploration: it builds its model and joins, then is free for a level.
+            joining.add(t);
+            t.ask(join)
+              .then(
+                () => joined.set(t, 0),
+                (e: unknown) => {
+                  failure ??= e instanceof Error ? e : new Error(String(e));
+                },
+              )
+              .finally(() => {
+                joining.delete(t);
+                pool.release([t]);
+              });
+            return;
+          }
+          pending.push(
+            t
+              .ask({ ...level, file: `${name}-level-${depth + 1}-t${files++}.seg` })
+              .then((reply) => {
+                if (reply.type !== 'level-done') return;
+                replies.push(reply.segments);
+                joined.set(t, reply.generated);
+                // Once a thread is done, every segment of the level is taken: no one else need join.
+                withdraw();
+              })
+              .finally(() => pool.release([t])),
+          );
+        };
+        const withdraw = pool.offerHelp(help);
         try {
-          for (const t of threads) joinExploration(t);
-          pending.push(...threads.map((t) => expand(t, false)));
-          while (pending.length > 0) await Promise.all(pending.splice(0));
+          await this.expandHere(here, store, segments, depth, levelEnd, out);
         } finally {
           withdraw();
         }
-        maxThreads = Math.max(maxThreads, threads.length + late);
-        const next: FrontierSegment[] = [];
-        let levelGenerated = 0;
-        for (const r of replies) {
-          if (r.type !== 'level-done') continue;
-          next.push(...r.segments);
-          levelGenerated += r.generated;
-        }
-        generated = here.generated + levelGenerated;
+        while (pending.length > 0) await Promise.all(pending.splice(0));
+        if (failure) throw failure;
+        const next = [...out.finish(), ...replies.flat()];
         if (store.stopReason() !== undefined) {
           discardSegments(this.limits.spill.account, segments);
           discardSegments(this.limits.spill.account, next);
@@ -393,6 +434,8 @@ export class CheckSession {
         removeSegmentFiles(segments);
         segments = next;
         depth++;
+        let generated = here.generated;
+        for (const n of joined.values()) generated += n;
         progress?.(
           depth,
           segments.reduce((n, s) => n + s.states, 0),
@@ -402,7 +445,9 @@ export class CheckSession {
       }
       const tally: Tally = emptyTally(model.invariants.length, model.goals?.length ?? 0);
       mergeTally(tally, here.tally);
-      const tallies = await Promise.all([...participants].map((t) => t.ask({ type: 'finish', id })));
+      // A thread still joining is told to forget the exploration once it has (it expanded nothing of it).
+      for (const t of joining) void t.ask({ type: 'finish', id }).catch(() => undefined);
+      const tallies = await Promise.all([...joined.keys()].map((t) => t.ask({ type: 'finish', id })));
       for (const r of tallies) if (r.type === 'tally') mergeTally(tally, r.tally);
       progress?.final();
       const stoppedBy = store.stopReason();
@@ -413,10 +458,11 @@ export class CheckSession {
         stoppedBy,
         durationMs: performance.now() - started,
       };
+      const worked = [...joined.values()].filter((n) => n > 0).length;
       const report = buildReport(model, exploration, {
         ...settings,
         notes,
-        workers: maxThreads,
+        workers: 1 + worked,
         frontier: frontierFigures(this.limits.spill.account),
       });
       recycleStoreBuffers(buffers);
@@ -426,7 +472,54 @@ export class CheckSession {
       throw e;
     }
   }
+
+  /**
+   * This thread's share of a level of an exploration on threads: claims
+   * segments till none is left, in turns, yielding between them. While it
+   * yields it is out of the level (`leave`), so a thread that asks for a
+   * pause to rebuild the table does not wait for its turn to come back.
+   */
+  private async expandHere<S, A>(
+    here: Expander<S, A>,
+    store: StateStore,
+    segments: readonly FrontierSegment[],
+    depth: number,
+    levelEnd: number,
+    out: FrontierWriter,
+  ): Promise<void> {
+    store.refresh();
+    let inLevel = true;
+    const turn = async (): Promise<void> => {
+      store.leave();
+      inLevel = false;
+      await yieldToEvents();
+      store.joinWork();
+      inLevel = true;
+    };
+    try {
+      let turnStarted = performance.now();
+      for (let unit = store.claimWork(); unit < segments.length; unit = store.claimWork()) {
+        const segment = segments[unit] as FrontierSegment;
+        let ok = here.expandSegment(segment, depth, levelEnd, out, { turnMs: TURN_MS, resume: false });
+        while (ok === 'turn') {
+          await turn();
+          turnStarted = performance.now();
+          ok = here.expandSegment(segment, depth, levelEnd, out, { turnMs: TURN_MS, resume: true });
+        }
+        if (!ok) return;
+        if (performance.now() - turnStarted >= TURN_MS) {
+          await turn();
+          turnStarted = performance.now();
+        }
+      }
+    } finally {
+      if (inLevel) store.leave();
+    }
+  }
 }
+
+/** How long this thread expands a level of an exploration on threads before it yields to the event loop. */
+const TURN_MS = 20;
 
 // ---------------------------------------------------------------------------
 // Simulation

@@ -73,7 +73,17 @@ export async function buildModel(source: ModelSource): Promise<Model<unknown, un
   throw new Error(`${source.module} has no export ${source.export}`);
 }
 
-export type ToWorker =
+/**
+ * A message to a worker thread. Every one is a request (`req`, unique per
+ * thread) that the thread answers once, in the order sent.
+ */
+export type ToWorker = { readonly req: number } & (
+  | {
+      /** Build (and keep) the model of `source` now, before any exploration of it asks. */
+      readonly type: 'prepare';
+      readonly id: number;
+      readonly source: ModelSource;
+    }
   | {
       readonly type: 'join';
       readonly id: number;
@@ -83,6 +93,7 @@ export type ToWorker =
       readonly limits: RunLimits;
     }
   | {
+      /** Take part in the level under way (the main thread and any others expand it too): claim its segments till none is left. */
       readonly type: 'level';
       readonly id: number;
       readonly segments: readonly FrontierSegment[];
@@ -90,8 +101,6 @@ export type ToWorker =
       readonly levelEnd: number;
       /** This thread's spill file for the level. */
       readonly file: string;
-      /** The thread joins the level after it started (it fell idle while the others expand it). */
-      readonly late?: boolean;
     }
   | { readonly type: 'finish'; readonly id: number }
   | {
@@ -104,13 +113,21 @@ export type ToWorker =
       readonly shared: SharedArrayBuffer;
       /** This thread's entry word in `shared`. */
       readonly slot: number;
-    };
+    }
+);
 
-export type FromWorker =
+/** A worker thread's answer to the request `req`. */
+export type FromWorker = { readonly req: number } & (
+  | { readonly type: 'prepared'; readonly id: number }
+  | { readonly type: 'joined'; readonly id: number }
   | { readonly type: 'level-done'; readonly id: number; readonly segments: FrontierSegment[]; readonly generated: number }
   | { readonly type: 'tally'; readonly id: number; readonly tally: Tally }
   | { readonly type: 'simulated'; readonly id: number; readonly tally: SimulationTally }
-  | { readonly type: 'failed'; readonly id: number; readonly message: string };
+  | { readonly type: 'failed'; readonly id: number; readonly message: string }
+);
+
+/** A message to a worker thread before the pool numbers it. */
+export type WorkerRequest = ToWorker extends infer M ? (M extends unknown ? Omit<M, 'req'> : never) : never;
 
 /** The `workerData.role` of a session's threads. */
 export const EXPLORER_THREAD = 'streamjoin-explorer';

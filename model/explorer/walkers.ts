@@ -180,9 +180,7 @@ export async function simulateInSession<S, A>(
     // N walkers: this thread, which has the model and starts at once, and N-1 of the pool's,
     // which join as soon as they have built theirs; each claims the next walk when it is free.
     const threadPool = pool();
-    const acquired = await threadPool.acquire(session.workers - 1);
-    const threads = acquired.slice(0, session.workers - 1);
-    threadPool.release(acquired.slice(threads.length));
+    const threads = await threadPool.acquire();
     workers = threads.length + 1;
     const claim = walkClaimer(shared);
     const timer = setInterval(sample, SIMULATION_SAMPLE_MS);
