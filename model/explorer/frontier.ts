@@ -17,8 +17,13 @@ export type FrontierSegment =
   | { readonly kind: 'memory'; readonly buffer: SharedArrayBuffer | ArrayBuffer; readonly bytes: number; readonly states: number }
   | { readonly kind: 'file'; readonly path: string; readonly offset: number; readonly bytes: number; readonly states: number };
 
-/** Bytes of a segment, and so the granularity of the work threads claim. */
-export const SEGMENT_BYTES = 1 << 16;
+/**
+ * Bytes of a segment, and so the granularity of the work threads claim: at
+ * the end of a level a thread waits for the others' last segments (half a
+ * segment's work on average), and a level shorter than two segments is one
+ * thread's. 16 KiB is about 500 states of `ci`, a few milliseconds.
+ */
+export const SEGMENT_BYTES = 1 << 14;
 
 /** Control words of a run's shared frontier accounting (in KiB, so that an Int32 goes to 2 TiB). */
 const MEMORY_KIB = 0;
@@ -60,11 +65,11 @@ export function frontierFigures(account: SharedArrayBuffer): FrontierFigures {
 const kib = (bytes: number): number => Math.ceil(bytes / 1024);
 
 // Segments read are kept for the next ones written, on this thread (a module
-// per thread), up to POOL_SEGMENTS of each kind. Without this, every segment
-// is a new 64 KiB allocation that malloc serves from its heap, and the ones
+// per thread), up to POOL_SEGMENTS of each kind (4 MiB). Without this, every
+// segment is a new allocation that malloc serves from its heap, and the ones
 // read wait there for a full garbage collection: on `ci` they held about 20
 // MB of resident memory, several times the frontier itself.
-const POOL_SEGMENTS = 64;
+const POOL_SEGMENTS = 256;
 const sharedPool: SharedArrayBuffer[] = [];
 const NO_BYTES = new Uint8Array(0);
 const localPool: ArrayBuffer[] = [];

@@ -181,9 +181,12 @@ export function buildReport<S, A>(model: Model<S, A>, exploration: Exploration, 
  * Sweeps over the forward edges before `firstStuckState` builds the reversed
  * edges: a sweep in decreasing index order settles every state whose way to
  * a good state runs through higher indices (breadth-first numbering: the
- * next levels), so a few sweeps usually reach the fixpoint.
+ * next levels), so a few sweeps usually reach the fixpoint (`ci`'s parts:
+ * 7 and 5, the last finding nothing new). A sweep reads one byte per state
+ * and the edges of the states not yet settled only, which after the first
+ * are few.
  */
-const SETTLING_SWEEPS = 8;
+const SETTLING_SWEEPS = 64;
 
 /**
  * The smallest-index (so shallowest) state from which no good state is
@@ -193,9 +196,10 @@ const SETTLING_SWEEPS = 8;
  * The states that can settle are the least fixpoint of "good, or an edge to
  * one that can settle". Sweeps over the forward edges (in place: one byte a
  * state) reach it in a few rounds on the protocol's graphs; only if
- * `SETTLING_SWEEPS` do not, a backward search over the reversed edges (4
- * bytes an edge and 12 a state more: on `ci` about 16 MB, which was the
- * peak of the whole run) finishes from what the sweeps settled.
+ * `SETTLING_SWEEPS` do not (a long way back down the levels), a backward
+ * search over the reversed edges (4 bytes an edge and 12 a state more: on
+ * `ci` about 16 MB, which was the peak of the whole run) finishes from what
+ * the sweeps settled.
  */
 export function firstStuckState(n: number, store: Exploration['visited']['store']): number {
   const { start, count, targets } = store.edgeLists();

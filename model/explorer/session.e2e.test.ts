@@ -154,6 +154,29 @@ describe('a check session on worker threads (parallel breadth-first search over 
     expect(report.passed).toBe(false);
   });
 
+  it('a simulation on this thread and a pool thread runs the same walks as on one thread (walk K of seed S is the same walk wherever it runs)', async () => {
+    const resolved = resolveBounds(smoke as NonNullable<typeof smoke>, {});
+    const model = (smoke as NonNullable<typeof smoke>).build(resolved, undefined).use((m) => m as Model<unknown, unknown>);
+    const source = presetSource('smoke', resolved, undefined, undefined);
+    const walks = { seed: 11, walks: 40, depth: 60 };
+    const alone = await session({ workers: 1 }).simulate(model, undefined, walks);
+    const two = session({ workers: 2 });
+    await two.prepare([source]);
+    const shared = await two.simulate(model, source, walks);
+    expect(shared.workers).toBe(2);
+    const same = (r: typeof alone): unknown => ({
+      walks: r.walks,
+      steps: r.steps,
+      longestWalk: r.longestWalk,
+      deadEnds: r.deadEnds,
+      kinds: r.actionKindCounts,
+      stoppedBy: r.stoppedBy,
+    });
+    expect(same(shared)).toEqual(same(alone));
+    expect(shared.stoppedBy).toBe('walks');
+    expect(alone.walks).toBe(40);
+  });
+
   it('a model no thread can build (no source) is explored on this thread, and says so', async () => {
     const two = session({ workers: 2 });
     const model = clusterExplorerModel(withAblation(smokeConfig, ['sink-dedup']));
