@@ -216,7 +216,7 @@ try {
       if (r.workers === 1) continue;
       const speedup = one.wallMs / r.wallMs;
       summaries.push(
-        `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster (efficiency ` +
+        `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster, ${fmt(1 / speedup, 2)} of one worker's wall (efficiency ` +
           `${fmt((100 * speedup) / r.workers)} % per worker), search CPU ×${fmt(r.searchCpuMs / one.searchCpuMs, 2)}`,
       );
     }
@@ -240,6 +240,15 @@ try {
       `| ${w} | ${fmt(r.walks ?? 0)} | ${fmt(steps)} | ${fmt(r.cpuMs / 1000, 1)} | ${byThread(r)} | ` +
         `${fmt(r.wallMs / 1000, 1)} | ${fmt((steps * 1000) / r.cpuMs)} | ` +
         `${fmt((steps * 1000) / r.wallMs)} | ${fmt((steps * 1000) / r.wallMs / w)} | ${walkerRate(r, steps)} |`,
+    );
+  }
+  const alone = simulation.find((r) => r.workers === 1);
+  for (const r of simulation) {
+    if (!alone || r.workers === 1 || !alone.walks || !alone.steps) continue;
+    const perWall = (x: number, run: Run): number => (x * 1000) / run.wallMs;
+    out(
+      `\n- ${r.workers} workers against 1: walks per wall second ×${fmt(perWall(r.walks ?? 0, r) / perWall(alone.walks, alone), 2)}, ` +
+        `steps per wall second ×${fmt(perWall(r.steps ?? 0, r) / perWall(alone.steps, alone), 2)}`,
     );
   }
   out('\n(The first walks of a process also build the oracle timelines of a 1,000-record log: a one-time cost inside these figures.)');
