@@ -446,7 +446,7 @@ export class CheckSession {
       const tally: Tally = emptyTally(model.invariants.length, model.goals?.length ?? 0);
       mergeTally(tally, here.tally);
       // A thread still joining is told to forget the exploration once it has (it expanded nothing of it).
-      for (const t of joining) void t.ask({ type: 'finish', id }).catch(() => undefined);
+      for (const t of joining) if (!joined.has(t)) void t.ask({ type: 'finish', id }).catch(() => undefined);
       const tallies = await Promise.all([...joined.keys()].map((t) => t.ask({ type: 'finish', id })));
       for (const r of tallies) if (r.type === 'tally') mergeTally(tally, r.tally);
       progress?.final();
