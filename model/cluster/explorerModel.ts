@@ -4,6 +4,7 @@
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import type { Goal, Invariant, Model } from '../explorer/index.ts';
+import { byteSuccessorsFor } from './byteSuccessors.ts';
 import { ClusterCodec } from './codec.ts';
 import { observeCluster } from './stateMachine.ts';
 import {
@@ -183,7 +184,10 @@ export function clusterExplorerModel(
     // first use: its tables of the script's prefixes take a quarter of a second for sim-large's 1,000
     // records, which a simulation (that never encodes a state) would pay on each of its threads.
     get codec(): ClusterCodec {
-      codec ??= new ClusterCodec(config, initial);
+      if (codec === undefined) {
+        codec = new ClusterCodec(config, initial);
+        codec.successors = byteSuccessorsFor(config, codec);
+      }
       return codec;
     },
     actionKind: (a) => a.kind,
