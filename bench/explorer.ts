@@ -117,9 +117,11 @@ function runnerCommand(): { args: readonly string[]; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'streamjoin-runner-'));
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   const tsc = join(here, 'node_modules', 'typescript', 'bin', 'tsc');
-  const flags = ['--ignoreConfig', '--outDir', dir, '--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck'];
+  // The runner imports bench/support.ts (and what it imports) by their .ts names: rewritten to .js, laid out under `dir` as in the checkout.
+  const flags = ['--ignoreConfig', '--outDir', dir, '--rootDir', here, '--rewriteRelativeImportExtensions'];
+  flags.push('--module', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck');
   execFileSync(process.execPath, [tsc, ...flags, source], { cwd: here, stdio: 'inherit' });
-  return { args: [join(dir, 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { args: [join(dir, 'bench', 'explorerRun.js'), '--dist'], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 const runner = runnerCommand();
 
