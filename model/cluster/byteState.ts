@@ -79,6 +79,8 @@ export class ByteState {
   private readonly blocks: Uint8Array;
   private readonly blockLengths: Int32Array;
   private readonly order: Int32Array;
+  /** At most the bytes of a state: a varint of at most 5 bytes per integer, plus the blocks. */
+  private readonly maxBytes: number;
 
   /** For `keys` keys, `workers` workers and at most `matches` match ids per key. */
   constructor(keys: number, workers: number, matches: number) {
@@ -92,6 +94,7 @@ export class ByteState {
     this.blocks = new Uint8Array(this.nw * this.blockStride);
     this.blockLengths = new Int32Array(this.nw);
     this.order = new Int32Array(this.nw);
+    this.maxBytes = 5 * this.size + this.nw * this.blockStride;
   }
 
   /** The base of key `k`'s fields. */
@@ -185,66 +188,71 @@ export class ByteState {
   }
 
   protected encode(s: Int32Array, out: ByteWriter, symmetric: boolean): void {
+    // Straight into the writer's array: every field is a varint of at most 5 bytes, the blocks at most their stride.
+    out.ensure(this.maxBytes);
+    const b = out.bytes;
+    let p = out.length;
     const nk = this.nk;
-    out.uint(s[L] as number);
-    for (let i = 0; i < 6; i++) out.uint(s[USED + i] as number);
+    for (let i = L; i < USED + 6; i++) p = writeVarint(b, p, s[i] as number);
     const h = s[H] !== 0;
-    out.u8((s[UP] as number) | (h ? 2 : 0));
+    b[p++] = (s[UP] as number) | (h ? 2 : 0);
     if (h) {
-      out.u8((s[H_KIND] as number) | ((s[H_PHASE] as number) << 1));
-      out.uint(s[H_KEY] as number);
-      out.uint(s[H_FROM] as number);
+      b[p++] = (s[H_KIND] as number) | ((s[H_PHASE] as number) << 1);
+      p = writeVarint(b, p, s[H_KEY] as number);
+      p = writeVarint(b, p, s[H_FROM] as number);
     }
-    for (let k = 0; k < nk; k++) out.uint(s[this.keyAt(k) + EPOCH] as number);
+    for (let k = 0; k < nk; k++) p = writeVarint(b, p, s[this.keyAt(k) + EPOCH] as number);
     for (let k = 0; k < nk; k++) {
       const at = this.keyAt(k);
-      out.uint(s[at + FENCE] as number);
+      const end = at + this.keyStride;
+      p = writeVarint(b, p, s[at + FENCE] as number);
       let n = 0;
-      for (let m = at + MATCHES; m < at + this.keyStride; m++) if (s[m] !== 0) n++;
-      out.uint(n);
-      for (let m = at + MATCHES; m < at + this.keyStride; m++) if (s[m] !== 0) out.uint((m - at - MATCHES) * 2 + (s[m] === 1 ? 1 : 0));
+      for (let m = at + MATCHES; m < end; m++) if (s[m] !== 0) n++;
+      p = writeVarint(b, p, n);
+      for (let m = at + MATCHES; m < end; m++) if (s[m] !== 0) p = writeVarint(b, p, (m - at - MATCHES) * 2 + (s[m] === 1 ? 1 : 0));
     }
-    out.u8(0); // no violation (a step that records one takes the object path)
-    for (let k = 0; k < nk; k++) out.uint(s[this.keyAt(k) + PREFIX] as number);
-    for (let k = 0; k < nk; k++) out.uint(s[this.keyAt(k) + STORE_CURSOR] as number);
+    b[p++] = 0; // no violation (a step that records one takes the object path)
+    for (let k = 0; k < nk; k++) p = writeVarint(b, p, s[this.keyAt(k) + PREFIX] as number);
+    for (let k = 0; k < nk; k++) p = writeVarint(b, p, s[this.keyAt(k) + STORE_CURSOR] as number);
     for (let k = 0; k < nk; k++) {
       const at = this.keyAt(k);
-      if (s[at + INSTALL_EPOCH] !== 0) out.uint(s[at + INSTALL_EPOCH] as number).uint(s[at + INSTALL_CURSOR] as number);
-      else out.uint(0);
-      out.uint(s[at + RELEASE_EPOCH] as number);
+      p = writeVarint(b, p, s[at + INSTALL_EPOCH] as number);
+      if (s[at + INSTALL_EPOCH] !== 0) p = writeVarint(b, p, s[at + INSTALL_CURSOR] as number);
+      p = writeVarint(b, p, s[at + RELEASE_EPOCH] as number);
     }
-    this.writeBlocks(s, out, symmetric);
+    p = this.writeBlocks(s, b, p, symmetric);
+    out.length = p;
     out.endKey();
     for (let k = 0; k < nk; k++) {
       const at = this.keyAt(k);
-      if (s[at + STORE_CURSOR] !== 0) out.uint(s[at + STORE_EPOCH] as number);
-      if (s[at + INSTALL_EPOCH] !== 0 && s[at + INSTALL_CURSOR] !== 0) out.uint(s[at + INSTALL_CP_EPOCH] as number);
+      if (s[at + STORE_CURSOR] !== 0) p = writeVarint(b, p, s[at + STORE_EPOCH] as number);
+      if (s[at + INSTALL_EPOCH] !== 0 && s[at + INSTALL_CURSOR] !== 0) p = writeVarint(b, p, s[at + INSTALL_CP_EPOCH] as number);
     }
-    out
-      .uint(s[APPLIED] as number)
-      .uint(s[DEDUPED] as number)
-      .uint(s[FENCED_WRITES] as number);
+    p = writeVarint(b, p, s[APPLIED] as number);
+    p = writeVarint(b, p, s[DEDUPED] as number);
+    out.length = writeVarint(b, p, s[FENCED_WRITES] as number);
   }
 
-  /** The workers' blocks with their marks, sorted by their bytes when `symmetric` (codec.ts `writeWorkers`). */
-  protected writeBlocks(s: Int32Array, out: ByteWriter, symmetric: boolean): void {
+  /** Writes the workers' blocks with their marks at `b[p..]`, sorted by their bytes when `symmetric` (codec.ts `writeWorkers`); returns the end. */
+  protected writeBlocks(s: Int32Array, b: Uint8Array, at: number, symmetric: boolean): number {
     const nk = this.nk;
     const n = this.nw;
     const blocks = this.blocks;
     const stride = this.blockStride;
-    const h = s[H] !== 0;
+    const src = s[H] !== 0 ? (s[H_SRC] as number) : -1;
+    const dst = s[H] !== 0 ? (s[H_DST] as number) : -1;
     for (let w = 0; w < n; w++) {
       let p = w * stride;
-      blocks[p++] = (s[this.workerAt(w)] as number) | (h && s[H_SRC] === w ? HANDOFF_SRC : 0) | (h && s[H_DST] === w ? HANDOFF_DST : 0);
+      blocks[p++] = (s[this.workerAt(w)] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0);
       for (let k = 0; k < nk; k++) {
-        const at = this.keyAt(k);
+        const key = this.keyAt(k);
         const c = this.copyAt(w, k);
         const has = s[c + HAS] !== 0;
         blocks[p++] =
           (has ? COPY | (s[c + FROZEN_COPY] !== 0 ? FROZEN : 0) : 0) |
-          (s[at + OWNER_OF] === w ? OWNER : 0) |
-          (s[at + INSTALL_EPOCH] !== 0 && s[at + INSTALL_TO] === w ? INSTALL_DST : 0) |
-          (s[at + RELEASE_EPOCH] !== 0 && s[at + RELEASE_FROM] === w ? RELEASE_SRC : 0);
+          (s[key + OWNER_OF] === w ? OWNER : 0) |
+          (s[key + INSTALL_EPOCH] !== 0 && s[key + INSTALL_TO] === w ? INSTALL_DST : 0) |
+          (s[key + RELEASE_EPOCH] !== 0 && s[key + RELEASE_FROM] === w ? RELEASE_SRC : 0);
         if (has) {
           p = writeVarint(blocks, p, s[c + CURSOR] as number);
           p = writeVarint(blocks, p, s[c + COPY_EPOCH] as number);
@@ -265,10 +273,13 @@ export class ByteState {
         order[j + 1] = v;
       }
     }
+    let q = at;
     for (let r = 0; r < n; r++) {
-      const i = order[r] as number;
-      out.copy(blocks, i * stride, i * stride + (this.blockLengths[i] as number));
+      const from = (order[r] as number) * stride;
+      const to = from + (this.blockLengths[order[r] as number] as number);
+      for (let i = from; i < to; i++) b[q++] = blocks[i] as number;
     }
+    return q;
   }
 
   protected compareBlocks(a: number, b: number): number {

@@ -78,6 +78,9 @@ export function byteSuccessorsFor(config: ClusterModelConfig, codec: ClusterCode
   return new ClusterByteSuccessors(config, codec);
 }
 
+/** The labels of commit by the handoff's phase, made once (a label is needed per transition). */
+const COMMIT_LABELS = PHASE_NAMES.map((p) => `commit@${p}`);
+
 class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   // The loaded state, its bytes, its actions (4 integers each) and the successor being built.
   private readonly cur: Int32Array;
@@ -249,7 +252,7 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
       case INSTALL:
         return s[H_PHASE] === PHASE_PERSISTED ? 'install' : 'install(retry)';
       case COMMIT:
-        return crash ? 'commit+crash-after-fence' : `commit@${PHASE_NAMES[s[H_PHASE] as number]}`;
+        return crash ? 'commit+crash-after-fence' : (COMMIT_LABELS[s[H_PHASE] as number] as string);
       case RELEASE:
         return 'release';
       case ABORT:
