@@ -443,17 +443,22 @@ export function unboundedCopy(config: ClusterModelConfig, s: ExploredState): str
       if (!memo) boundedMemo.set(copy.join, (memo = new Map()));
       let verdict = memo.get(copy.cursor);
       if (verdict === undefined) {
-        const rows = copy.join.rows.map((r) => `${identityString(r)}${r.live ? '' : '†'}`).sort();
-        const matches = copy.join.matches.map((m) => matchId(m.key, m.left, m.right));
-        const want = prescribedRetained(config.cluster.join, st.log, key, copy.cursor);
-        const have = `${rows.join(',')}|${matchSignature(matches)}`;
-        verdict = have === want ? null : `retains ${have}, J8 prescribes ${want}`;
+        verdict = copyRetains(config, st.log, key, copy);
         memo.set(copy.cursor, verdict);
       }
       if (verdict !== null) return `BoundedState: ${w}'s copy of ${key} at cursor ${copy.cursor} ${verdict}`;
     }
   }
   return undefined;
+}
+
+/** What is wrong with what `copy` of `key` retains after reading `log` up to its cursor (J8), or null. */
+export function copyRetains(config: ClusterModelConfig, log: readonly LogRecord[], key: string, copy: KeyCopy): string | null {
+  const rows = copy.join.rows.map((r) => `${identityString(r)}${r.live ? '' : '†'}`).sort();
+  const matches = copy.join.matches.map((m) => matchId(m.key, m.left, m.right));
+  const want = prescribedRetained(config.cluster.join, log, key, copy.cursor);
+  const have = `${rows.join(',')}|${matchSignature(matches)}`;
+  return have === want ? null : `retains ${have}, J8 prescribes ${want}`;
 }
 
 function matchSignature(ids: string[]): string {

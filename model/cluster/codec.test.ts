@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteReader, ByteWriter, check, type Invariant, type Model } from '../explorer/index.ts';
+import { ByteReader, ByteWriter, check, type Invariant, type Model, type StateCodec } from '../explorer/index.ts';
 import type { JoinState } from '../join/join.ts';
 import type { ExploredState } from './boundedHistories.ts';
 import { clusterExplorerModel, type LabelledAction } from './explorerModel.ts';
@@ -50,7 +50,9 @@ describe('the cluster codec (compact frontier, SPEC §6 symmetry)', () => {
         return undefined;
       },
     };
-    const model: Model<ExploredState, LabelledAction> = { ...base, invariants: [roundTrip] };
+    // The codec alone (without its successors on bytes, byteSuccessors.test.ts): every state is built as an object and judged.
+    const plain: StateCodec<ExploredState> = { symmetric: codec.symmetric, write: codec.write.bind(codec), read: codec.read.bind(codec) };
+    const model: Model<ExploredState, LabelledAction> = { ...base, codec: plain, invariants: [roundTrip] };
     const report = check(model);
     expect(report.exhausted).toBe(true);
     expect(report.invariants[0]).toMatchObject({ name: 'RoundTrip', verdict: 'holds' });

@@ -36,7 +36,7 @@
 // bytes carry these fields, so a state read back is the state written.
 import type { LogRecord } from '../../spec/index.ts';
 import { matchId } from '../../spec/index.ts';
-import { ByteReader, ByteWriter, type StateCodec } from '../explorer/index.ts';
+import { ByteReader, ByteWriter, type ByteSuccessors, type StateCodec } from '../explorer/index.ts';
 import { initialJoinState, type JoinState } from '../join/join.ts';
 import { emptyEntries, type Entries } from '../records.ts';
 import type { ClusterModelConfig, ExploredState } from './boundedHistories.ts';
@@ -69,16 +69,21 @@ const RELEASE_SRC = 16;
 /** The codec of one configuration's explored states; `initial` is the state whose log every state's log extends. */
 export class ClusterCodec implements StateCodec<ExploredState> {
   readonly symmetric = true;
+  /**
+   * The successors of a state on these bytes, without building states (byteSuccessors.ts); set by the
+   * explorer model when its configuration is one they cover.
+   */
+  successors: ByteSuccessors | undefined = undefined;
   private readonly config: ClusterModelConfig;
   private readonly keys: readonly string[];
   private readonly workers: readonly string[];
   /** The log of each length: the script's prefixes, as the state machine builds them. */
-  private readonly logs: (readonly LogRecord[])[] = [];
+  readonly logs: (readonly LogRecord[])[] = [];
   /** Per key (config order), the join state of a copy at each cursor. */
-  private readonly joins: JoinState[][];
+  readonly joins: JoinState[][];
   /** Per key, every match id the script can produce, numbered. */
   private readonly matchIds: string[][];
-  private readonly matchNumbers: Map<string, number>[];
+  readonly matchNumbers: Map<string, number>[];
   // Scratch for the worker blocks: each at i * stride in one array, with its length and where its marks lie.
   private readonly stride: number;
   private readonly blocks: Uint8Array;
@@ -394,7 +399,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
     const lb = this.blockLengths[b] as number;
     const x = a * this.stride;
     const y = b * this.stride;
-    const n = la < lb ? la : lb;
+    const n = Math.min(la, lb);
     for (let i = 0; i < n; i++) {
       const d = (blocks[x + i] as number) - (blocks[y + i] as number);
       if (d !== 0) return d;

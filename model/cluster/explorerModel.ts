@@ -4,6 +4,7 @@
 import { schemaError } from '../../spec/index.ts';
 import type { ClusterAction } from '../../spec/index.ts';
 import type { Goal, Invariant, Model } from '../explorer/index.ts';
+import { byteSuccessorsFor } from './byteSuccessors.ts';
 import { ClusterCodec } from './codec.ts';
 import { observeCluster } from './stateMachine.ts';
 import {
@@ -164,26 +165,36 @@ export function clusterExplorerModel(
   }
   if (b.failovers > 0) goals.push({ name: 'quiescent after a failover', reached: (s) => s.used.failovers > 0 && isQuiescent(config, s) });
   if (b.crashes > 0) goals.push({ name: 'quiescent after a crash', reached: (s) => s.used.crashes > 0 && isQuiescent(config, s) });
+  const actions = (s: ExploredState): LabelledAction[] => {
+    const enabled = enabledClusterActions(config, s);
+    const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
+    for (let i = 0; i < enabled.length; i++)
+      labelled[i] = { action: enabled[i] as ClusterAction, kind: labelOf(s, enabled[i] as ClusterAction) };
+    return labelled;
+  };
+  const next = (s: ExploredState, a: LabelledAction): ExploredState => nextExplored(config, s, a.action);
+  const progress: NonNullable<Model<ExploredState, LabelledAction>['progress']> = {
+    name: 'Progress',
+    quiescent: (s) => isQuiescent(config, s),
+    isFault: (a) => isFault(a.action),
+  };
   return {
     name:
       options.name ??
       `cluster ${config.cluster.keys.map((k) => k.key).join('+')} on ` +
         `${config.cluster.workers.length} workers${config.cluster.ablate?.length ? ` without ${config.cluster.ablate.join(', ')}` : ''}`,
     initialStates: () => [initial],
-    actions: (s) => {
-      const enabled = enabledClusterActions(config, s);
-      const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
-      for (let i = 0; i < enabled.length; i++)
-        labelled[i] = { action: enabled[i] as ClusterAction, kind: labelOf(s, enabled[i] as ClusterAction) };
-      return labelled;
-    },
-    next: (s, a) => nextExplored(config, s, a.action),
+    actions,
+    next,
     encode: (s) => encodeExplored(config, s, false),
     // Compact bytes for the frontier and fingerprints, symmetric over worker ids (codec.ts). Built on
     // first use: its tables of the script's prefixes take a quarter of a second for sim-large's 1,000
     // records, which a simulation (that never encodes a state) would pay on each of its threads.
     get codec(): ClusterCodec {
-      codec ??= new ClusterCodec(config, initial);
+      if (codec === undefined) {
+        codec = new ClusterCodec(config, initial);
+        codec.successors = byteSuccessorsFor(config, codec, { actions, next, invariants, progress });
+      }
       return codec;
     },
     actionKind: (a) => a.kind,
@@ -191,7 +202,7 @@ export function clusterExplorerModel(
     expectedActionKinds: expectedClusterKinds(config),
     invariants,
     goals,
-    progress: { name: 'Progress', quiescent: (s) => isQuiescent(config, s), isFault: (a) => isFault(a.action) },
+    progress,
     weight: (_s, a) => simulationWeight(a.kind),
     // A record step stands for appending the workload's next record (the log is the script, in order).
     substitute: (s, wanted) => {

@@ -78,7 +78,7 @@ export function prefixShowing(
   from: number,
   shown: readonly string[],
 ): number | undefined {
-  const h = timelineOf(config, log).history.get(key) ?? { at: [0], ids: [new Set<string>()] };
+  const h = relationHistory(config, log, key);
   // The relation at prefix p is ids[i] for the last change point at[i] <= p.
   for (let i = 0; i < h.at.length; i++) {
     const start = h.at[i] as number;
@@ -96,6 +96,19 @@ export function prefixShowing(
     if (same) return Math.max(start, from);
   }
   return undefined;
+}
+
+/**
+ * The prefixes of `log` at which the oracle's relation for `key` changed, and
+ * the relation (match ids) from each on: the relation at prefix p is `ids[i]`
+ * for the last `at[i] <= p` (`at[0]` is 0).
+ */
+export function relationHistory(
+  config: JoinConfig,
+  log: readonly LogRecord[],
+  key: string,
+): { readonly at: readonly number[]; readonly ids: readonly ReadonlySet<string>[] } {
+  return timelineOf(config, log).history.get(key) ?? { at: [0], ids: [new Set<string>()] };
 }
 
 /** The oracle's relation for `key` over the whole log. */

@@ -64,7 +64,7 @@ import {
   type SpillSettings,
 } from './frontier.ts';
 import { createStoreBuffers, FLAG_GOOD, StateStore, type StopReason } from './store.ts';
-import type { Model, VisitedMode } from './types.ts';
+import type { ByteSuccessors, Model, VisitedMode } from './types.ts';
 import { ExactKeys, type Keyer, makeKeyer, Visited } from './visited.ts';
 
 export const MAX_ACTIONS = 0xffff;
@@ -129,6 +129,20 @@ export interface Tally {
   maxDepth: number;
 }
 
+/**
+ * The codec's successors on bytes, if they stand for this model's own functions (types.ts
+ * `ByteSuccessors.standsFor`): a model that replaced `next`, `actions`, an invariant list or
+ * its progress property while keeping the codec is searched through its own functions.
+ */
+function ownSuccessors<S, A>(model: Model<S, A>): ByteSuccessors | undefined {
+  const successors = model.codec?.successors;
+  if (successors === undefined) return undefined;
+  const own = successors.standsFor;
+  const same =
+    own.actions === model.actions && own.next === model.next && own.invariants === model.invariants && own.progress === model.progress;
+  return same ? successors : undefined;
+}
+
 export function emptyTally(invariants: number, goals: number): Tally {
   return {
     generated: 0,
@@ -174,6 +188,8 @@ export class Expander<S, A> {
   private readonly por: Model<S, A>['partialOrder'];
   private readonly progress: Model<S, A>['progress'];
   private readonly withinBoundary: ((s: S) => boolean) | undefined;
+  /** The codec's successors on bytes, when it has them and no reduction needs the states (types.ts `ByteSuccessors`). */
+  private readonly byteSuccessors: ByteSuccessors | undefined;
   private violationsOpen: number;
   private goalsOpen: number;
   private edgeTargets = new Int32Array(64);
@@ -198,6 +214,7 @@ export class Expander<S, A> {
     this.por = settings.partialOrder ? model.partialOrder : undefined;
     this.progress = model.progress;
     this.withinBoundary = model.withinBoundary?.bind(model);
+    this.byteSuccessors = this.por === undefined && this.keyer.keySuccessor !== undefined ? ownSuccessors(model) : undefined;
     this.found = emptyTally(model.invariants.length, model.goals?.length ?? 0);
     this.violationsOpen = model.invariants.length;
     this.goalsOpen = model.goals?.length ?? 0;
@@ -275,12 +292,17 @@ export class Expander<S, A> {
     this.countShared();
   }
 
-  /** A new state: count it, check the properties, and queue it unless it lies outside the boundary. */
-  private discovered(state: S, index: number, depth: number, out: FrontierWriter): void {
+  /** Counts a new state of depth `depth`. */
+  private count(depth: number): void {
     if (this.budgeted) Atomics.add(this.runControl, TOTAL, 1);
     else this.uncounted++;
-    const model = this.model;
     if (depth > this.found.maxDepth) this.found.maxDepth = depth;
+  }
+
+  /** A new state: count it, check the properties, and queue it unless it lies outside the boundary. */
+  private discovered(state: S, index: number, depth: number, out: FrontierWriter): void {
+    this.count(depth);
+    const model = this.model;
     if (this.violationsOpen > 0) {
       const invariants = model.invariants;
       for (let p = 0; p < invariants.length; p++) {
@@ -366,8 +388,12 @@ export class Expander<S, A> {
           return false;
         }
         const index = reader.index;
-        const state = this.keyer.read(reader);
-        if (!this.expandState(state, index, depth, levelEnd, out)) {
+        const count = this.byteSuccessors?.load(reader.reader) ?? -1;
+        const expanded =
+          count >= 0
+            ? this.expandBytes(this.byteSuccessors as ByteSuccessors, count, index, depth, out)
+            : this.expandState(this.keyer.read(reader), index, depth, levelEnd, out);
+        if (!expanded) {
           while (reader.next()) {
             // likewise
           }
@@ -426,6 +452,49 @@ export class Expander<S, A> {
       if (ok) return group;
     }
     return undefined;
+  }
+
+  /**
+   * Expands the state `successors` loaded, on its bytes: as `expandState` without partial-order
+   * reduction, but a successor is only read back into a state when it is new (for the properties).
+   */
+  private expandBytes(successors: ByteSuccessors, count: number, index: number, depth: number, out: FrontierWriter): boolean {
+    const keyer = this.keyer as Required<Keyer<S>>;
+    if (count > MAX_ACTIONS)
+      throw new Error(`${this.model.name}: a state has ${count} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
+    const progress = this.progress;
+    if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
+    const kinds = this.kinds;
+    let edges = 0;
+    for (let k = 0; k < count; k++) {
+      const kind = keyer.keySuccessor(successors, k);
+      this.found.generated++;
+      const counter = kinds.get(kind);
+      if (counter === undefined) kinds.set(kind, { n: 1 });
+      else counter.n++;
+      let r: number;
+      if (this.budgetLeft()) r = this.visited.insert(index, k);
+      else {
+        r = this.visited.find();
+        if (r === -1) {
+          this.store.stop('max-states');
+          return false;
+        }
+      }
+      let target = r;
+      if (r < 0) {
+        target = -r - 1;
+        // Judged on its bytes once every goal is reached (goals need the state); else read back.
+        if (this.goalsOpen === 0 && this.withinBoundary === undefined && successors.judged()) {
+          this.count(depth + 1);
+          if (progress && successors.quiescent()) this.store.setFlags(target, FLAG_GOOD);
+          keyer.append(out, target);
+        } else this.discovered(keyer.readKeyed(), target, depth + 1, out);
+      }
+      if (progress && !successors.isFault(k)) this.edgeTargets[edges++] = target;
+    }
+    if (progress) this.store.setEdges(index, this.edgeTargets, edges);
+    return this.store.stopReason() === undefined;
   }
 
   /** Expands one state; false when the exploration must stop. */

@@ -9,4 +9,4 @@ export { evaluateProperty, replayPath } from './replay.ts';
 export { CheckSession } from './session.ts';
 export type { PartOptions, SessionOptions } from './session.ts';
 export type { ModelSource } from './source.ts';
-export type { CheckOptions, CheckReport, Goal, Invariant, Model, PropertyResult, StateCodec } from './types.ts';
+export type { ByteSuccessors, CheckOptions, CheckReport, Goal, Invariant, Model, PropertyResult, StateCodec } from './types.ts';

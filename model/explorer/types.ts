@@ -200,6 +200,39 @@ export interface StateCodec<S> {
   write(state: S, out: ByteWriter, symmetric: boolean): void;
   /** The state whose bytes `input` reads. */
   read(input: ByteReader): S;
+  /**
+   * Optional: the successors of a state computed on its bytes, without building states. It must
+   * give what the model gives: for the state `s` its bytes encode, the same actions in the same
+   * order as `actions(s)`, and for each action `a` exactly the bytes `write(next(s, a), out, symmetric)`.
+   */
+  readonly successors?: ByteSuccessors | undefined;
+}
+
+/** Successors on a codec's bytes (`StateCodec.successors`). */
+export interface ByteSuccessors {
+  /**
+   * Reads the state whose bytes `input` holds (without moving it); returns the number of its enabled
+   * actions, or -1 when this state is left to the object path (`read`, `actions`, `next`).
+   */
+  load(input: ByteReader): number;
+  /**
+   * The model's own functions these successors stand for. The engine uses them only for a model
+   * whose `actions`, `next`, `invariants` and `progress` are these very ones: a model made from
+   * another by replacing one of them (a variant spreading a preset's model and changing `next`)
+   * keeps the codec but is searched through its own functions.
+   */
+  readonly standsFor: { readonly actions: unknown; readonly next: unknown; readonly invariants: unknown; readonly progress: unknown };
+  /** Writes the successor of the loaded state by its `k`-th action into `out` (calling `endKey`); returns the action's kind. */
+  write(k: number, out: ByteWriter, symmetric: boolean): string;
+  /** Whether the loaded state's `k`-th action is a fault (`Model.progress.isFault`). */
+  isFault(k: number): boolean;
+  /**
+   * Whether every invariant of the model holds on the successor last written (then `quiescent`
+   * answers for it); false when it cannot tell, and the state is read back and judged.
+   */
+  judged(): boolean;
+  /** `Model.progress.quiescent` of the successor last written, once `judged` said true. */
+  quiescent(): boolean;
 }
 
 /** How the visited set stores states. */

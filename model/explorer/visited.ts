@@ -2,11 +2,11 @@
 // the bytes the frontier keeps of it (a codec's encoding, or a handle to the
 // object itself); and the visited set as the engine (engine.ts) uses it: the
 // shared store, plus the exact keys in exact mode.
-import { ByteWriter } from './bytes.ts';
+import { ByteReader, ByteWriter } from './bytes.ts';
 import { fingerprintBytes, fingerprintLanes, fingerprintOf } from './fingerprint.ts';
 import type { FrontierReader, FrontierWriter } from './frontier.ts';
 import type { StateStore } from './store.ts';
-import type { Model, VisitedMode } from './types.ts';
+import type { ByteSuccessors, Model, VisitedMode } from './types.ts';
 
 export interface Keyer<S> {
   /** Keys `state` (fingerprint in `lanes`, and `exactKey` with the exact visited set); returns the state that is stored. */
@@ -19,6 +19,10 @@ export interface Keyer<S> {
   read(input: FrontierReader): S;
   /** Whether states live outside this thread's memory (bytes): needed for spilling and for other threads. */
   readonly portable: boolean;
+  /** With a codec that has `successors`: keys its `k`-th successor of the loaded state, written as bytes; returns the action's kind. */
+  keySuccessor?(successors: ByteSuccessors, k: number): string;
+  /** The state last keyed by `keySuccessor`, read back from its bytes. */
+  readKeyed?(): S;
 }
 
 /** The identifying bytes as a string of char codes (the exact visited set's key). */
@@ -34,6 +38,7 @@ class CodecKeyer<S> implements Keyer<S> {
   exactKey = '';
   readonly portable = true;
   private readonly out = new ByteWriter(512);
+  private readonly keyedReader = new ByteReader();
   private readonly codec: NonNullable<Model<S, unknown>['codec']>;
   private readonly symmetric: boolean;
   private readonly exact: boolean;
@@ -47,10 +52,25 @@ class CodecKeyer<S> implements Keyer<S> {
   key(state: S): S {
     const out = this.out.reset();
     this.codec.write(state, out, this.symmetric);
+    this.keyWritten(out);
+    return state;
+  }
+
+  keySuccessor(successors: ByteSuccessors, k: number): string {
+    const out = this.out.reset();
+    const kind = successors.write(k, out, this.symmetric);
+    this.keyWritten(out);
+    return kind;
+  }
+
+  readKeyed(): S {
+    return this.codec.read(this.keyedReader.reset(this.out.bytes, 0, this.out.length));
+  }
+
+  private keyWritten(out: ByteWriter): void {
     if (out.keyEnd < 0) throw new Error('a StateCodec must call endKey() after the identifying bytes');
     fingerprintBytes(out.bytes, 0, out.keyEnd, this.lanes);
     if (this.exact) this.exactKey = bytesKey(out.bytes, out.keyEnd);
-    return state;
   }
 
   append(writer: FrontierWriter, index: number): void {
