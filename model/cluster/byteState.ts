@@ -283,18 +283,26 @@ export class ByteState {
   }
 
   protected compareBlocks(a: number, b: number): number {
-    const blocks = this.blocks;
-    const la = this.blockLengths[a] as number;
-    const lb = this.blockLengths[b] as number;
-    const x = a * this.blockStride;
-    const y = b * this.blockStride;
-    const n = Math.min(la, lb);
-    for (let i = 0; i < n; i++) {
-      const d = (blocks[x + i] as number) - (blocks[y + i] as number);
-      if (d !== 0) return d;
-    }
-    return la - lb;
+    return compareBlocks(this.blocks, this.blockLengths, this.blockStride, a, b);
   }
+}
+
+/**
+ * Orders two workers' blocks, `a` and `b`, held at `i * stride` in `blocks` with their lengths in
+ * `lengths`: by their bytes, a prefix first. The order the symmetric encoding writes them in (SPEC §6),
+ * shared by the codec and the successors on bytes so that both write the same bytes.
+ */
+export function compareBlocks(blocks: Uint8Array, lengths: Int32Array, stride: number, a: number, b: number): number {
+  const la = lengths[a] as number;
+  const lb = lengths[b] as number;
+  const x = a * stride;
+  const y = b * stride;
+  const n = Math.min(la, lb);
+  for (let i = 0; i < n; i++) {
+    const d = (blocks[x + i] as number) - (blocks[y + i] as number);
+    if (d !== 0) return d;
+  }
+  return la - lb;
 }
 
 function writeVarint(b: Uint8Array, at: number, x: number): number {

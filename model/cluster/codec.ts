@@ -52,6 +52,7 @@ import type {
   WorkerState,
   WorkerStatus,
 } from './clusterState.ts';
+import { compareBlocks } from './byteState.ts';
 import { appendToLog, stepJoinShared } from './stateMachine.ts';
 
 const PHASES: readonly HandoffPhase[] = ['frozen', 'persisted', 'installed', 'fenced', 'committed'];
@@ -394,17 +395,7 @@ export class ClusterCodec implements StateCodec<ExploredState> {
   }
 
   private compareBlocks(a: number, b: number): number {
-    const blocks = this.blocks;
-    const la = this.blockLengths[a] as number;
-    const lb = this.blockLengths[b] as number;
-    const x = a * this.stride;
-    const y = b * this.stride;
-    const n = Math.min(la, lb);
-    for (let i = 0; i < n; i++) {
-      const d = (blocks[x + i] as number) - (blocks[y + i] as number);
-      if (d !== 0) return d;
-    }
-    return la - lb;
+    return compareBlocks(this.blocks, this.blockLengths, this.stride, a, b);
   }
 
   read(input: ByteReader): ExploredState {

@@ -467,20 +467,9 @@ export class Expander<S, A> {
     const kinds = this.kinds;
     let edges = 0;
     for (let k = 0; k < count; k++) {
-      const kind = keyer.keySuccessor(successors, k);
-      this.found.generated++;
-      const counter = kinds.get(kind);
-      if (counter === undefined) kinds.set(kind, { n: 1 });
-      else counter.n++;
-      let r: number;
-      if (this.budgetLeft()) r = this.visited.insert(index, k);
-      else {
-        r = this.visited.find();
-        if (r === -1) {
-          this.store.stop('max-states');
-          return false;
-        }
-      }
+      this.counted(keyer.keySuccessor(successors, k), kinds);
+      const r = this.stored(index, k);
+      if (r === undefined) return false;
       let target = r;
       if (r < 0) {
         target = -r - 1;
@@ -495,6 +484,27 @@ export class Expander<S, A> {
     }
     if (progress) this.store.setEdges(index, this.edgeTargets, edges);
     return this.store.stopReason() === undefined;
+  }
+
+  /** Counts one successor and its action's kind. */
+  private counted(kind: string, kinds: Map<string, { n: number }>): void {
+    this.found.generated++;
+    const counter = kinds.get(kind);
+    if (counter === undefined) kinds.set(kind, { n: 1 });
+    else counter.n++;
+  }
+
+  /**
+   * Stores the successor just keyed, reached from `index` by its `k`-th action: the visited set's
+   * answer (`Visited.insert`), or undefined when the search stops. At the state budget a state
+   * already stored is fine; a new one stops the search.
+   */
+  private stored(index: number, k: number): number | undefined {
+    if (this.budgetLeft()) return this.visited.insert(index, k);
+    const r = this.visited.find();
+    if (r !== -1) return r;
+    this.store.stop('max-states');
+    return undefined;
   }
 
   /** Expands one state; false when the exploration must stop. */
@@ -513,28 +523,14 @@ export class Expander<S, A> {
     const progress = this.progress;
     if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
     const kinds = this.kinds;
-    const found = this.found;
     let edges = 0;
     for (let n = 0; n < count; n++) {
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
       const succ = this.keyer.key(por ? this.successor(state, action, k) : model.next(state, action));
-      found.generated++;
-      const kind = model.actionKind(action);
-      const counter = kinds.get(kind);
-      if (counter === undefined) kinds.set(kind, { n: 1 });
-      else counter.n++;
-      let r: number;
-      if (this.budgetLeft()) {
-        r = this.visited.insert(index, k);
-      } else {
-        // At the state budget, a state already stored is fine; a new one stops the search.
-        r = this.visited.find();
-        if (r === -1) {
-          this.store.stop('max-states');
-          return false;
-        }
-      }
+      this.counted(model.actionKind(action), kinds);
+      const r = this.stored(index, k);
+      if (r === undefined) return false;
       let target = r;
       if (r < 0) {
         target = -r - 1;
