@@ -71,6 +71,7 @@ describe('AuditOracle decides every record as the reference model does (J1-J8)',
       fc.property(fc.oneof(configuredLogArbitrary(oddDomain), configuredLogArbitrary(collidingDomain)), ({ config, log }) => {
         expect(firstDifference(config, log)).toBeUndefined();
       }),
+      { numRuns: 100 },
     );
   });
 
