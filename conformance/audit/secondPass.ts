@@ -111,8 +111,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   const { allowedLateness: L, maxIntervalLength: D } = input.config;
   for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
-      if (engine.apply(record) === 'accepted' && (record.side === 'L' || record.side === 'R'))
-        marks[record.side] = { wm: record.wm, line };
+      if (engine.apply(record) === 'accepted' && (record.side === 'L' || record.side === 'R')) marks[record.side] = { wm: record.wm, line };
       checker.check(record, line);
       continue;
     }
