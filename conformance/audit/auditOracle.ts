@@ -121,6 +121,21 @@ function firstStartingAt(rows: readonly OracleRow[], start: number): number {
   return lo;
 }
 
+/** Puts `row` at index `at` of `rows`, moving the rest up one (in place: splice allocates an array for what it removes). */
+function insertAt(rows: OracleRow[], at: number, row: OracleRow): void {
+  let i = rows.length;
+  rows.push(row);
+  for (; i > at; i--) rows[i] = rows[i - 1] as OracleRow;
+  rows[at] = row;
+}
+
+/** Removes index `at` of `rows`, moving the rest down one. */
+function removeAt(rows: OracleRow[], at: number): void {
+  const last = rows.length - 1;
+  for (let i = at; i < last; i++) rows[i] = rows[i + 1] as OracleRow;
+  rows.pop();
+}
+
 /** §0 order of match ids; `plain` when both have no surrogate, so that UTF-16 order is code-point order. */
 function sortByMatchId(changes: OracleChange[], plain: boolean): void {
   if (plain) changes.sort((a, b) => (a.match < b.match ? -1 : a.match > b.match ? 1 : 0));
@@ -299,7 +314,7 @@ export class AuditOracle {
     this.joinNewRow(keyRows, row);
     const own = row.side === 'L' ? keyRows.liveL : keyRows.liveR;
     // After the rows that start where it starts: the array stays sorted by start.
-    own.splice(firstStartingAt(own, row.start + 1), 0, row);
+    insertAt(own, firstStartingAt(own, row.start + 1), row);
     keyRows.live++;
     this.totals.live++;
     return 'accepted';
@@ -364,7 +379,7 @@ export class AuditOracle {
     const rows = row.side === 'L' ? row.keyRows.liveL : row.keyRows.liveR;
     let i = firstStartingAt(rows, row.start);
     while (rows[i] !== row) i++;
-    rows.splice(i, 1);
+    removeAt(rows, i);
   }
 
   /** J8: evict every row with gw > end + L + D, and each match left without a bound endpoint. */
