@@ -286,7 +286,8 @@ interface KeyFiles {
 /**
  * Runs a write of the store; when the file system fails it, throws the
  * CheckpointStoreError `failed` makes of the cause (its errno code). One place
- * for the catch, so that it can be left out of the mutation run as a whole.
+ * for the catches and their errors, so that they can be left out of the
+ * mutation run as a whole.
  */
 // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
 function orStoreError(write: () => void, failed: (cause: string) => CheckpointStoreError): void {
@@ -296,6 +297,14 @@ function orStoreError(write: () => void, failed: (cause: string) => CheckpointSt
     throw failed(errnoOf(e));
   }
 }
+const directoryNotCreated =
+  (directory: string) =>
+  (cause: string): CheckpointStoreError =>
+    new CheckpointStoreError(`cannot create the store directory (${cause})`, { path: directory });
+const notStored =
+  (key: string, path: string) =>
+  (cause: string): CheckpointStoreError =>
+    new CheckpointStoreError(`checkpoint not stored (${cause}); the previous one stays the latest`, { key, path: `${path}.tmp` });
 // Stryker restore all
 
 /** On-disk backend. One process owns a directory at a time. */
@@ -320,11 +329,7 @@ export class FileCheckpointStore implements CheckpointStore {
    */
   static open(directory: string, options: FileCheckpointStoreOptions = {}): FileCheckpointStore {
     const store = new FileCheckpointStore(directory, options);
-    orStoreError(
-      () => mkdirSync(directory, { recursive: true }),
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-      (cause) => new CheckpointStoreError(`cannot create the store directory (${cause})`, { path: directory }),
-    );
+    orStoreError(() => mkdirSync(directory, { recursive: true }), directoryNotCreated(directory));
     store.recover();
     return store;
   }
@@ -339,11 +344,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key };
     const generation = (files.generations.at(-1) ?? 0) + 1;
     const path = join(this.directory, fileName(stem, generation));
-    orStoreError(
-      () => replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint),
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-      (cause) => new CheckpointStoreError(`checkpoint not stored (${cause}); the previous one stays the latest`, { key, path: `${path}.tmp` }),
-    );
+    orStoreError(() => replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint), notStored(key, path));
     const previousGood = files.good;
     files.generations.push(generation);
     files.good = generation;

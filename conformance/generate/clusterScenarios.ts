@@ -187,8 +187,16 @@ export function restoredQueueScripts(): ExternalAction[][] {
       { type: 'commit', key: 'k' },
       { type: 'release', key: 'k' },
     ],
-    [{ type: 'checkpoint', worker: 'w1', key: 'k' }, { type: 'crash', node: 'w1' }, { type: 'failover', key: 'k', to: 'w2' }],
-    [{ type: 'checkpoint', worker: 'w1', key: 'k' }, { type: 'crash', node: 'w1' }, { type: 'restart', node: 'w1' }],
+    [
+      { type: 'checkpoint', worker: 'w1', key: 'k' },
+      { type: 'crash', node: 'w1' },
+      { type: 'failover', key: 'k', to: 'w2' },
+    ],
+    [
+      { type: 'checkpoint', worker: 'w1', key: 'k' },
+      { type: 'crash', node: 'w1' },
+      { type: 'restart', node: 'w1' },
+    ],
   ];
   const out: ExternalAction[][] = [];
   for (let n = 0; n < RESTORED_QUEUE_SIZES; n++) {
