@@ -283,6 +283,30 @@ interface KeyFiles {
   key: string | undefined;
 }
 
+/**
+ * Runs a write of the store; when the file system fails it, throws the
+ * CheckpointStoreError `failed` makes of the cause (its errno code). One place
+ * for the catches and their errors, so that they can be left out of the
+ * mutation run as a whole.
+ */
+// Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
+function orStoreError(write: () => void, failed: (cause: string) => CheckpointStoreError): void {
+  try {
+    write();
+  } catch (e) {
+    throw failed(errnoOf(e));
+  }
+}
+const directoryNotCreated =
+  (directory: string) =>
+  (cause: string): CheckpointStoreError =>
+    new CheckpointStoreError(`cannot create the store directory (${cause})`, { path: directory });
+const notStored =
+  (key: string, path: string) =>
+  (cause: string): CheckpointStoreError =>
+    new CheckpointStoreError(`checkpoint not stored (${cause}); the previous one stays the latest`, { key, path: `${path}.tmp` });
+// Stryker restore all
+
 /** On-disk backend. One process owns a directory at a time. */
 export class FileCheckpointStore implements CheckpointStore {
   /** The directory the store lives in. */
@@ -305,13 +329,7 @@ export class FileCheckpointStore implements CheckpointStore {
    */
   static open(directory: string, options: FileCheckpointStoreOptions = {}): FileCheckpointStore {
     const store = new FileCheckpointStore(directory, options);
-    try {
-      mkdirSync(directory, { recursive: true });
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      // Stryker disable next-line all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-      throw new CheckpointStoreError(`cannot create the store directory (${errnoOf(e)})`, { path: directory });
-    }
+    orStoreError(() => mkdirSync(directory, { recursive: true }), directoryNotCreated(directory));
     store.recover();
     return store;
   }
@@ -326,16 +344,7 @@ export class FileCheckpointStore implements CheckpointStore {
     const files = this.byStem.get(stem) ?? { stem, generations: [], good: undefined, key };
     const generation = (files.generations.at(-1) ?? 0) + 1;
     const path = join(this.directory, fileName(stem, generation));
-    try {
-      replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint);
-      // Stryker disable all: a failing file system: a process kill never makes a read or a write fail (docs/mutation.md)
-    } catch (e) {
-      throw new CheckpointStoreError(`checkpoint not stored (${errnoOf(e)}); the previous one stays the latest`, {
-        key,
-        path: `${path}.tmp`,
-      });
-    }
-    // Stryker restore all
+    orStoreError(() => replaceFile(path, checksummedFile(headerFields(key, generation), body), this.onWritePoint), notStored(key, path));
     const previousGood = files.good;
     files.generations.push(generation);
     files.good = generation;

@@ -159,6 +159,58 @@ export function collidingSeparatorScripts(chunk: number): ExternalAction[][] {
 
 let separatorScripts: ExternalAction[][] | undefined;
 
+/** The largest eviction queue a `restored-eviction-queue-of-every-size` script restores: past two doublings of 16. */
+export const RESTORED_QUEUE_SIZES = 34;
+
+/**
+ * The scripts of `restored-eviction-queue-of-every-size` (C6, C8, C10, J8):
+ * after the held state of every scenario (`heldState`: three entries at
+ * instant -1), for every n from 0 to RESTORED_QUEUE_SIZES - 1 and each way a
+ * copy is restored from a checkpoint (an install, a failover, a restart), n
+ * left rows of k inserted by w1 in descending order of end (instants n - 1 down to 0,
+ * L = D = 0: horizon = end), so that the restored eviction queue is never in
+ * insertion order; the copy restored; two rows more, one past every other
+ * end and one at 0, so that the restored queue must keep growing in order;
+ * then the left watermark past everything and the right one up one instant
+ * at a time, each evicting exactly one instant's rows, observed after every
+ * step. An index or queue rebuilt wrongly at some size (a capacity, a
+ * doubling, a sift that stops early) evicts a row too early or too late.
+ */
+export function restoredQueueScripts(): ExternalAction[][] {
+  const record = (r: LogRecord): ExternalAction => ({ type: 'record', record: r });
+  const point = (id: string, t: number): ExternalAction => record(row('insert', 'k', 'L', id, t, t));
+  const restores: readonly (readonly ExternalAction[])[] = [
+    [
+      { type: 'freeze', key: 'k', to: 'w2' },
+      { type: 'persist', key: 'k' },
+      { type: 'install', key: 'k' },
+      { type: 'commit', key: 'k' },
+      { type: 'release', key: 'k' },
+    ],
+    [
+      { type: 'checkpoint', worker: 'w1', key: 'k' },
+      { type: 'crash', node: 'w1' },
+      { type: 'failover', key: 'k', to: 'w2' },
+    ],
+    [
+      { type: 'checkpoint', worker: 'w1', key: 'k' },
+      { type: 'crash', node: 'w1' },
+      { type: 'restart', node: 'w1' },
+    ],
+  ];
+  const out: ExternalAction[][] = [];
+  for (let n = 0; n < RESTORED_QUEUE_SIZES; n++) {
+    for (const restore of restores) {
+      const rows = Array.from({ length: n }, (_, i) => point(`r${i}`, n - 1 - i));
+      const ticks = Array.from({ length: n + 1 }, (_, t) => record(watermark('R', t + 1)));
+      out.push([...rows, ...restore, point('late-end', n), point('zero-end', 0), record(watermark('L', n + 1)), ...ticks]);
+    }
+  }
+  return out;
+}
+
+let restoredQueues: ExternalAction[][] | undefined;
+
 /**
  * The scenarios. Most keep one key (keys are independent,
  * SPEC §6; the two-key ones are there for the guards and recoveries that
@@ -398,6 +450,22 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     get scripts() {
       separatorScripts ??= collidingSeparatorScripts(16);
       return separatorScripts;
+    },
+  },
+  {
+    kind: 'cluster',
+    name: 'restored-eviction-queue-of-every-size',
+    description:
+      'L = D = 0; for every n from 0 to 33 and each restore from a checkpoint (an install, a failover, a restart), k ' +
+      'holds the held state and n left rows inserted in descending order of end (3 to 36 entries); the copy is restored (C6, C8, C10), two rows more ' +
+      'arrive (one past every end, one at 0), and the right watermark rises one instant at a time, each step evicting ' +
+      'exactly the rows of one instant (J8): an eviction queue or index rebuilt wrongly at some size shows at once',
+    cluster: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k', owner: 'w1' }] },
+    prelude: heldState('k'),
+    bounds: { ...none, script: [], migrations: 1, failovers: 1, crashes: 1, checkpoints: 1 },
+    get scripts() {
+      restoredQueues ??= restoredQueueScripts();
+      return restoredQueues;
     },
   },
   zombieCheckpointScenario(

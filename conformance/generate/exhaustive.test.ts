@@ -1,7 +1,9 @@
 import { describe, expect, inject, it } from 'vitest';
 import fc from 'fast-check';
 import { coverScenario, withoutPrefixes } from './exhaustive.ts';
-import { exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
+import { RESTORED_QUEUE_SIZES, exhaustiveScenario, type ExhaustiveScenario } from './clusterScenarios.ts';
+import { applyExternal, initialClusterState, observeCluster, type ClusterSetup } from '../../model/index.ts';
+import type { ExternalAction } from '../../spec/index.ts';
 import { COVER_CHECKS, checkCover } from '../testdata/coverChecks.ts';
 import { runConform } from '../job/conform.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
@@ -77,4 +79,39 @@ describe('conform with exhaustive scenarios', () => {
       ).toBe('fail');
     },
   );
+});
+
+describe('restored-eviction-queue-of-every-size (J8, C6, C8, C10)', () => {
+  it('restores a queue of every size from 3 to 36 entries by each kind of restore, and then evicts one instant per step, in the model', () => {
+    const s = scenario('restored-eviction-queue-of-every-size');
+    const setup: ClusterSetup = { ...s.cluster, checkProperties: false };
+    const restored = new Set<string>();
+    for (const script of s.scripts ?? []) {
+      let state = initialClusterState(setup);
+      const run = (a: ExternalAction): void => {
+        state = applyExternal(setup, state, a).state;
+      };
+      for (const record of s.prelude ?? []) run({ type: 'record', record });
+      const retained = (): number => {
+        const keys = Object.values(observeCluster(setup, state).workers).flatMap((w) => Object.values(w.keys));
+        return keys.reduce((n, k) => n + k.retained.live + k.retained.tombstones, 0);
+      };
+      let kind: string | undefined;
+      const evicted: number[] = [];
+      for (const a of script) {
+        const before = retained();
+        if (a.type === 'install' || a.type === 'failover' || a.type === 'restart') kind = a.type;
+        // At the first tick the copy holds what was restored and the two rows inserted since.
+        if (a.type === 'record' && a.record.kind === 'watermark' && a.record.side === 'R' && evicted.length === 0)
+          restored.add(`${kind}:${before - 2}`);
+        run(a);
+        if (a.type === 'record' && a.record.kind === 'watermark' && a.record.side === 'R') evicted.push(before - retained());
+      }
+      // The first tick evicts the three held entries (instant -1) and the row at 0; each later one the row of one instant.
+      expect(evicted.slice(1).every((n) => n === 1) && (evicted[0] ?? 0) >= 1, `${kind}: ${evicted.join(',')}`).toBe(true);
+      expect(retained()).toBe(0);
+    }
+    const sizes = Array.from({ length: RESTORED_QUEUE_SIZES }, (_, n) => n + 3);
+    expect([...restored].sort()).toEqual(['failover', 'install', 'restart'].flatMap((k) => sizes.map((n) => `${k}:${n}`)).sort());
+  });
 });

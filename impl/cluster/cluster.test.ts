@@ -107,6 +107,25 @@ describe('ImplCluster API', () => {
     disk.close();
   });
 
+  it('C10: a directory reopened recovers with every node down, with the crash flag or without it, and the crash flag alone does so over a directory that holds nothing yet', () => {
+    const down = (c: ImplCluster): unknown => {
+      const o = c.observe();
+      return { coordinator: o.coordinator.up, workers: Object.values(o.workers).map((w) => w.status) };
+    };
+    const allDown = { coordinator: false, workers: ['down', 'down', 'down'] };
+    // A process killed before its first durable write: the directory exists and holds nothing.
+    const empty = ImplCluster.open(config, { dataDir: freshDirectory(), crashed: true });
+    expect(down(empty)).toEqual(allDown);
+    empty.close();
+    const dataDir = freshDirectory();
+    ImplCluster.open(config, { dataDir }).close();
+    for (const crashed of [false, true]) {
+      const reopened = ImplCluster.open(config, { dataDir, crashed });
+      expect(down(reopened), `crashed: ${crashed}`).toEqual(allDown);
+      reopened.close();
+    }
+  });
+
   it('refuses a bad config with a ConfigError naming the field', () => {
     const bad: [Partial<ClusterConfig>, RegExp][] = [
       [{ workers: [] as unknown as ClusterConfig['workers'] }, /config.workers must list/],

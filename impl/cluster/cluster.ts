@@ -30,7 +30,7 @@ import { perform } from './effects.ts';
 import { FileStorage } from './fileStorage.ts';
 import { whyNotEnabled } from './guards.ts';
 import { checkConfig, copyOfRecord } from './inputChecks.ts';
-import { recover } from './recovery.ts';
+import { opensRecovering, recover } from './recovery.ts';
 import { defineOwn, Sink } from './sink.ts';
 import { MemoryStorage } from './storage.ts';
 import type { ClusterStorage, SinkChange } from './storage.ts';
@@ -109,7 +109,7 @@ export class ImplCluster {
 
   private constructor(given: ClusterConfig, storage: ClusterStorage, recorder: HistoryRecorder | undefined, crashed: boolean) {
     // C10: a cluster reopened after its process died starts with every node down, whatever its directory held.
-    const recovering = storage.recovered || crashed;
+    const recovering = opensRecovering(storage, crashed);
     // Our own copy: a caller changing its config object later changes nothing here.
     const config: ClusterConfig = {
       join: { allowedLateness: given.join.allowedLateness, maxIntervalLength: given.join.maxIntervalLength },

@@ -3,6 +3,17 @@
 import { DurableStateError } from '../errors.ts';
 import { setPhase, slotAt, slotOf, storeCheckpoint, storedCheckpoint, workerNamed, type ClusterState } from './clusterState.ts';
 import { indexRecord } from './eager.ts';
+import type { ClusterStorage } from './storage.ts';
+
+/**
+ * C10: whether a cluster opens as after a crash of every node: its durable
+ * parts hold this cluster's state, or the process that held them was killed
+ * (even before its first durable write, when they hold nothing yet).
+ */
+export function opensRecovering(storage: ClusterStorage, crashed: boolean): boolean {
+  // Stryker disable next-line LogicalOperator: a kill inside init's own writes: kill mode kills at a trace's steps, never inside init (docs/mutation.md)
+  return storage.recovered || crashed;
+}
 
 /**
  * Loads the durable parts after a crash of the whole cluster: every node
