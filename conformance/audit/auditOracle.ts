@@ -10,7 +10,8 @@
 //   [x.start − D, x.end], since no bound row is longer than D (J1
 //   `too_long`), so the partners of an insert (J3) are one slice of it,
 //   scanned in place (at tens of rows a binary search and a scan beat a
-//   tree);
+//   tree); a row that leaves the live set is skipped until those that left
+//   are half the array, then all are dropped in one pass;
 // - per row, its active matches as two parallel arrays (partner row, match
 //   id), so J6 retracts them without a lookup and J8 keeps a match while
 //   either endpoint is bound;
@@ -50,8 +51,11 @@ class KeyRows {
   readonly plain: boolean;
   readonly boundL = new Map<string, OracleRow>();
   readonly boundR = new Map<string, OracleRow>();
-  readonly liveL: OracleRow[] = [];
-  readonly liveR: OracleRow[] = [];
+  /** The live rows by start, and rows that have left the live set since the last compaction (skipped; see `removeLive`). */
+  liveL: OracleRow[] = [];
+  liveR: OracleRow[] = [];
+  goneL = 0;
+  goneR = 0;
   live = 0;
   tombstones = 0;
   matches = 0;
@@ -129,11 +133,14 @@ function insertAt(rows: OracleRow[], at: number, row: OracleRow): void {
   rows[at] = row;
 }
 
-/** Removes index `at` of `rows`, moving the rest down one. */
-function removeAt(rows: OracleRow[], at: number): void {
-  const last = rows.length - 1;
-  for (let i = at; i < last; i++) rows[i] = rows[i + 1] as OracleRow;
-  rows.pop();
+/** Drops from `rows` every row no longer live and bound, in place, keeping the order by start. */
+function compact(rows: OracleRow[]): void {
+  let kept = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as OracleRow;
+    if (row.live && row.retained) rows[kept++] = row;
+  }
+  rows.length = kept;
 }
 
 /** §0 order of match ids; `plain` when both have no surrogate, so that UTF-16 order is code-point order. */
@@ -330,7 +337,8 @@ export class AuditOracle {
     for (let i = firstStartingAt(opposite, row.start - this.D); i < opposite.length; i++) {
       const partner = opposite[i] as OracleRow;
       if (partner.start > row.end) break;
-      if (partner.end < row.start) continue;
+      // (An evicted row ends before any insert that is not late starts, J5/J8; skipped all the same.)
+      if (partner.end < row.start || !partner.live || !partner.retained) continue;
       const match = left ? `${k.escaped}/${row.escaped}/${partner.escaped}` : `${k.escaped}/${partner.escaped}/${row.escaped}`;
       addMatch(row, partner, match);
       addMatch(partner, row, match);
@@ -348,8 +356,8 @@ export class AuditOracle {
   /** J6: a live row becomes a tombstone, and every active match it is in is retracted. */
   private retractLive(row: OracleRow): void {
     const k = row.keyRows;
-    this.removeLive(row);
     row.live = false;
+    this.removeLive(row);
     k.live--;
     k.tombstones++;
     this.totals.live--;
@@ -374,12 +382,25 @@ export class AuditOracle {
     this.changes = retracted;
   }
 
-  /** Takes a live row out of its side's array (rows of one start lie together). */
+  /**
+   * A row leaves the live set (retracted or evicted; its flags already say
+   * so). It stays in its side's array, skipped by the scans, until those
+   * that left are half the array: then one pass drops them all. Removing
+   * each at once would move every row after it, and J8 evicts the oldest,
+   * at the front: with thousands of live rows per key that is thousands of
+   * moves per eviction.
+   */
   private removeLive(row: OracleRow): void {
-    const rows = row.side === 'L' ? row.keyRows.liveL : row.keyRows.liveR;
-    let i = firstStartingAt(rows, row.start);
-    while (rows[i] !== row) i++;
-    removeAt(rows, i);
+    const k = row.keyRows;
+    if (row.side === 'L') {
+      if (++k.goneL * 2 > k.liveL.length) {
+        compact(k.liveL);
+        k.goneL = 0;
+      }
+    } else if (++k.goneR * 2 > k.liveR.length) {
+      compact(k.liveR);
+      k.goneR = 0;
+    }
   }
 
   /** J8: evict every row with gw > end + L + D, and each match left without a bound endpoint. */
