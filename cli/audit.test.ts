@@ -35,7 +35,7 @@ describe('streamjoin audit', () => {
       spec: SPEC_VERSION,
       exitCode: 0,
       verdict: 'valid',
-      engine: 'impl',
+      engine: 'audit',
     });
   });
 

@@ -166,7 +166,7 @@ function textReport(r: AuditResult, seconds: number): string {
   const lateness = r.profile.lateness === 'none' ? 'no lateness (L unbounded)' : `L=${r.config.allowedLateness}`;
   out.push(
     `  profile: ${lateness} D=${r.config.maxIntervalLength}, sink read as ${r.profile.sinkModel === 'diff' ? 'signed multiplicities (diff)' : 'set changes (set)'}; oracle: the ` +
-      `implementation's operator (${n(r.stats.oracleInserts)} inserts, ` +
+      `audit's join (${n(r.stats.oracleInserts)} inserts, ` +
       `${n(r.stats.oracleRetracts)} retractions); ${seconds.toFixed(1)} s`,
   );
   // What comes from the files (ids, field names, the lines themselves) is printed printable and bounded: one line each.

@@ -116,8 +116,8 @@ export interface AuditResult {
   readonly profile: AuditProfile;
   /** The shard of the keys judged (`--shard K/N`), or null: every key. */
   readonly shard: KeyShard | null;
-  /** The operator the log was replayed through (impl/'s JoinOperator). */
-  readonly engine: 'impl';
+  /** The oracle the log was replayed through: the audit's own join (conformance/audit/auditOracle.ts). */
+  readonly engine: 'audit';
   /** The log given as two files (`logRight`): they and the rows whose lateness depends on the order the engine consumed them; else null. */
   readonly twoInputs: TwoInputsSummary | null;
   /** What was read from the log: its file, format and counts. */
@@ -533,7 +533,7 @@ function result(
     config: ctx.config,
     profile: ctx.profile,
     shard: options.shard !== undefined && options.shard.count > 1 ? options.shard : null,
-    engine: 'impl',
+    engine: 'audit',
     twoInputs: null,
     log: {
       path: options.log,

@@ -1,7 +1,7 @@
 // The one-pass check of a recorded history: the log runs through the
-// implementation's operator (the oracle: the harness shows it agrees with
-// the model, and it is the faster of the two, bench/audit.ts), and the
-// sink's changes are matched against what it produces, match by match:
+// audit's oracle (auditOracle.ts: the join written for replaying long logs,
+// which a property test holds to the reference model record by record), and
+// the sink's changes are matched against what it produces, match by match:
 //
 // - per match, the oracle's lifecycle (inserted at a log line, perhaps
 //   retracted at another) against the sink's (the lines that applied its
@@ -30,7 +30,7 @@
 // (J9) are bad input, not violations.
 import { InputError } from '../../spec/index.ts';
 import type { LogRecord, RejectReason } from '../../spec/index.ts';
-import { JoinOperator } from '../../impl/index.ts';
+import { AuditOracle } from './auditOracle.ts';
 import type { AuditProperty, AuditViolation, ViolationKind, WitnessLine } from './findings.ts';
 import type { SinkChange } from './formats.ts';
 import {
@@ -62,7 +62,7 @@ export type { HistoryCheckOptions, HistoryCounts } from './historyState.ts';
 const FORGOTTEN_CACHE = 1 << 12;
 
 export class HistoryCheck {
-  private engine: JoinOperator;
+  private engine: AuditOracle;
   private readonly L: number;
   private readonly D: number;
   private wmL: number | null = null;
@@ -111,7 +111,7 @@ export class HistoryCheck {
 
   constructor(private readonly options: HistoryCheckOptions) {
     this.diff = options.sinkModel === 'diff';
-    this.engine = new JoinOperator(options.config);
+    this.engine = new AuditOracle(options.config);
     this.L = options.config.allowedLateness;
     this.D = options.config.maxIntervalLength;
     this.identities = IdentityFilter.forIdentities(options.expectedRecords);
@@ -139,17 +139,15 @@ export class HistoryCheck {
     this.logLine = line;
     const counted = record.kind !== 'watermark' || this.options.watermarksCountedApart !== true;
     if (counted) this.counts.logRecords++;
-    let liveBefore = 0;
-    if (record.kind === 'retract') liveBefore = this.engine.retained(record.key).live;
-    const { outcome, changes } = this.engine.apply(record);
-    if (outcome.code === 'late' && this.options.noLateness === true) {
+    const outcome = this.engine.apply(record);
+    if (outcome === 'late' && this.options.noLateness === true) {
       // J5/J6 with L = 2^50: only times more than 2^50 apart get here; an engine without lateness would have taken it.
       const why = `log line ${line} is late even with L = 2^50 (its times lie more than 2^50 before the watermark): the no-lateness profile cannot be judged exactly`;
       this.unknownWhy.JoinCorrect ??= why;
       this.unknownWhy.ExactlyOnce ??= why;
     }
-    if (outcome.code === 'rejected') {
-      const reason = outcome.reason as RejectReason;
+    if (outcome === 'rejected') {
+      const reason = this.engine.reason as RejectReason;
       if (counted) this.counts.rejected[reason] = (this.counts.rejected[reason] ?? 0) + 1;
       if (reason !== 'conflict' && !this.options.allowInvalid) {
         throw new InputError(
@@ -163,19 +161,19 @@ export class HistoryCheck {
     }
     if (record.kind === 'watermark') {
       if (counted) this.counts.watermarks++;
-      if (outcome.code === 'accepted') this.raiseWatermark(record.side === 'L' ? 'L' : 'R', record.wm);
+      if (outcome === 'accepted') this.raiseWatermark(record.side === 'L' ? 'L' : 'R', record.wm);
       return;
     }
-    if (outcome.code !== 'accepted') return;
+    if (outcome !== 'accepted') return;
     // J9: an identity bound anew. If the filter has seen it, it may be a forgotten one re-used.
-    const bindsAnew = record.kind === 'insert' || this.engine.retained(record.key).live >= liveBefore;
-    if (bindsAnew && this.identities?.add(record.key, record.side, record.id) === true) {
+    if (this.engine.boundNew && this.identities?.add(record.key, record.side, record.id) === true) {
       this.contractSuspects.push({ line, key: record.key, side: record.side, id: record.id });
     }
+    const changes = this.engine.changes;
     const dependent = this.options.orderDependent;
     const judged = dependent === undefined ? changes : changes.filter((c) => !dependent(c.match));
     if (judged.length === 0) return;
-    // The operator's own changes (a fresh array per record) are the step.
+    // The oracle's own changes (a fresh array per record) are the step.
     const prefix =
       this.sequenced !== false && this.options.interleavingUnknown !== true ? this.prefix.oracleStep(record.key, line, judged) : undefined;
     for (const c of judged) {
@@ -560,7 +558,7 @@ export class HistoryCheck {
    * share of the history.
    */
   release(): void {
-    this.engine = new JoinOperator(this.options.config);
+    this.engine = new AuditOracle(this.options.config);
     this.identities = undefined;
     this.forgotten.clear();
     this.forgottenRing.length = 1;

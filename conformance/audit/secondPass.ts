@@ -3,7 +3,7 @@
 // retention allows, could not. A row's fate (J2-J8) depends only on its own
 // records and the watermarks, and a match's only on its two rows', so the
 // records of just the identities in question, with every watermark, run
-// through a fresh operator answer for them exactly as the whole log would:
+// through a fresh oracle answer for them exactly as the whole log would:
 //
 // - the lifecycle of each match the sink changed after it was forgotten (or
 //   that the log never made), so the first pass can say what the change was;
@@ -15,7 +15,7 @@
 import { InputError, parseMatchId } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord } from '../../spec/index.ts';
 import { contractChecker } from '../../model/index.ts';
-import { JoinOperator } from '../../impl/index.ts';
+import { AuditOracle } from './auditOracle.ts';
 import type { AuditViolation, WitnessLine } from './findings.ts';
 import type { ReadingOptions } from './columns.ts';
 import type { LogItem, ReadFormat } from './formats.ts';
@@ -101,7 +101,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   for (const m of matches) lifecycles.set(m, { insert: 0, retract: 0 });
   /** Per identity, the lines where the operator accepted its records. */
   const rowLines = new Map<string, WitnessLine[]>();
-  const engine = new JoinOperator(input.config);
+  const engine = new AuditOracle(input.config);
   const checker = contractChecker(input.config);
   let contract: SecondPassResult['contract'];
   /** Per identity, its records the operator dropped (late or conflicting). */
@@ -111,8 +111,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   const { allowedLateness: L, maxIntervalLength: D } = input.config;
   for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
-      if (engine.apply(record).outcome.code === 'accepted' && (record.side === 'L' || record.side === 'R'))
-        marks[record.side] = { wm: record.wm, line };
+      if (engine.apply(record) === 'accepted' && (record.side === 'L' || record.side === 'R')) marks[record.side] = { wm: record.wm, line };
       checker.check(record, line);
       continue;
     }
@@ -122,9 +121,10 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
       const v = checker.check(record, line);
       if (v !== undefined) contract = { line, boundAt: v.boundAt, message: v.message };
     }
-    const { outcome, changes } = engine.apply(record);
+    const code = engine.apply(record);
+    const changes = engine.changes;
     const rowName = `(${record.key}, ${record.side}, ${record.id})`;
-    if (outcome.code === 'late' && marks.L !== undefined && marks.R !== undefined) {
+    if (code === 'late' && marks.L !== undefined && marks.R !== undefined) {
       // gw = min of the two sides' watermarks (J4): the side holding it back is the one that made the record late.
       const gwMark = marks.L.wm <= marks.R.wm ? marks.L : marks.R;
       const gw = gwMark.wm;
@@ -146,7 +146,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
         ],
       });
       droppedOf.set(identity, list);
-    } else if (outcome.code === 'rejected' && outcome.reason === 'conflict') {
+    } else if (code === 'rejected' && engine.reason === 'conflict') {
       const list = droppedOf.get(identity) ?? [];
       list.push({
         line,
@@ -155,7 +155,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
       });
       droppedOf.set(identity, list);
     }
-    if (outcome.code === 'accepted') {
+    if (code === 'accepted') {
       const lines = rowLines.get(identity) ?? [];
       lines.push({
         file: 'log',

@@ -187,6 +187,16 @@ export class SequencePrefixCheck {
     this.open.delete(w.key);
     const p = this.prefixOf(w.key);
     if (p.state !== 'ok') return;
+    // The common write: nothing effective (the prefix stays), or exactly the key's next oracle step (the prefix passes it).
+    // The general path below ends the same way for both; this one builds no difference map for them.
+    if (this.pending.length === 0) {
+      if (w.effective.length === 0) return;
+      const step = p.steps[p.head];
+      if (step !== undefined && sameChanges(w.effective, step.changes)) {
+        this.passStep(p, step);
+        return;
+      }
+    }
     const diff = new Map<string, Difference>();
     for (const c of w.effective) toggle(diff, c.match, c.op === 'insert' ? 'S-only' : 'R-only');
     const pending: PendingPrefix = { write: w, prefix: p, diff, from: p.at, stepped: false };
@@ -227,24 +237,29 @@ export class SequencePrefixCheck {
         this.fail(pw, this.hopeless(diff, p.at) ?? ([...diff.keys()][0] as string));
         return 'done';
       }
-      p.head++;
-      this.heldSteps--;
-      // Passed steps go at once when none is left (the common case), else once they are half the array:
-      // a key with few steps would otherwise keep every one it ever passed (memory that grows with the history).
-      if (p.head === p.steps.length) {
-        p.steps = [];
-        p.head = 0;
-      } else if (p.head > 32 && p.head * 2 > p.steps.length) {
-        p.steps = p.steps.slice(p.head);
-        p.head = 0;
-      }
-      p.at = step.line;
       for (const c of step.changes) toggle(diff, c.match, c.op === 'insert' ? 'R-only' : 'S-only');
-      // The prefix has passed these changes: their matches may now be forgotten.
-      for (const c of step.changes) {
-        const e = this.host.followed(c.match);
-        if (e !== undefined) this.host.maybeForget(e);
-      }
+      this.passStep(p, step);
+    }
+  }
+
+  /** The key's prefix passes its next oracle step (`step`, at its head). */
+  private passStep(p: KeyPrefix, step: OracleStep): void {
+    p.head++;
+    this.heldSteps--;
+    // Passed steps go at once when none is left (the common case), else once they are half the array:
+    // a key with few steps would otherwise keep every one it ever passed (memory that grows with the history).
+    if (p.head === p.steps.length) {
+      p.steps = [];
+      p.head = 0;
+    } else if (p.head > 32 && p.head * 2 > p.steps.length) {
+      p.steps = p.steps.slice(p.head);
+      p.head = 0;
+    }
+    p.at = step.line;
+    // The prefix has passed these changes: their matches may now be forgotten.
+    for (const c of step.changes) {
+      const e = this.host.followed(c.match);
+      if (e !== undefined) this.host.maybeForget(e);
     }
   }
 
@@ -292,6 +307,28 @@ export class SequencePrefixCheck {
       ],
     );
   }
+}
+
+/**
+ * Whether a write's effective changes are exactly an oracle step's, as
+ * sets of (op, match): the same number, no match twice in the write, each
+ * in the step with its op (a step's matches are distinct, J7). Small writes
+ * only: a larger one takes the general path.
+ */
+function sameChanges(effective: readonly { op: 'insert' | 'retract'; match: string }[], step: OracleStep['changes']): boolean {
+  const n = effective.length;
+  if (n !== step.length || n > 8) return false;
+  for (let i = 0; i < n; i++) {
+    const c = effective[i] as { op: 'insert' | 'retract'; match: string };
+    for (let j = 0; j < i; j++) if ((effective[j] as { match: string }).match === c.match) return false;
+    let found = false;
+    for (let j = 0; j < n && !found; j++) {
+      const o = step[j] as { op: 'insert' | 'retract'; match: string };
+      found = o.match === c.match && o.op === c.op;
+    }
+    if (!found) return false;
+  }
+  return true;
 }
 
 /** What the oracle does with a match, in words, for a prefix message: why the sink's holding it (or not) matches no later prefix. */

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, pace } from '../../spec/index.ts';
 import type { JoinConfig, RejectReason } from '../../spec/index.ts';
-import { JoinOperator } from '../../impl/index.ts';
+import { AuditOracle } from './auditOracle.ts';
 import type { LogItem, SinkChange, SinkItem } from './formats.ts';
 import { SinkEnd } from './lineItems.ts';
 import type { HistoryFile, ItemBatch } from './historyFiles.ts';
@@ -153,8 +153,8 @@ export async function partitionHistory(
   const dir = mkdtempSync(join(tmpdir(), 'streamjoin-audit-spill-'));
   try {
     const marks = new WatermarkWriter(join(dir, 'watermarks'));
-    // The operator's own outcome for each watermark (J1, then J4): the rising ones are all the partitions need.
-    const sides = new JoinOperator(config);
+    // The oracle's own outcome for each watermark (J1, then J4): the rising ones are all the partitions need.
+    const sides = new AuditOracle(config);
     const counted = { lines: 0, valid: 0, rejected: {} as Partial<Record<RejectReason, number>> };
     const logs = Array.from({ length: count }, (_, i) => new SpillWriter(join(dir, `log-${i + 1}`)));
     const sinks = Array.from({ length: count }, (_, i) => new SpillWriter(join(dir, `sink-${i + 1}`)));
@@ -167,15 +167,15 @@ export async function partitionHistory(
           if (!first) throw new InputError('SJ102', `${names.log}:${line}`, 'a header line may only be the first line');
         } else if (item.kind === 'watermark') {
           counted.lines++;
-          const { outcome } = sides.apply(item);
-          if (outcome.code === 'rejected') {
-            const reason = outcome.reason as RejectReason;
+          const outcome = sides.apply(item);
+          if (outcome === 'rejected') {
+            const reason = sides.reason as RejectReason;
             counted.rejected[reason] = (counted.rejected[reason] ?? 0) + 1;
             // Rare: each partition's check meets it where it stands (SJ112, unless the system rejected it: --allow-invalid).
             for (const w of logs) w.write(line, item);
           } else {
             counted.valid++;
-            if (outcome.code === 'accepted') marks.add(line, item.side === 'L' ? 'L' : 'R', item.wm);
+            if (outcome === 'accepted') marks.add(line, item.side === 'L' ? 'L' : 'R', item.wm);
           }
         } else if (keep(item.key)) (logs[shardOfKey(item.key, count) - 1] as SpillWriter).write(line, item);
         first = false;
