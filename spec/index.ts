@@ -19,7 +19,7 @@ export {
 export { ERROR_CODES, InputError, printable } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
 export { describeClusterAction } from './describe.ts';
-export { matchId, parseMatchId } from './matchId.ts';
+export { escapeComponent, matchId, parseMatchId } from './matchId.ts';
 export { rowRecord, watermarkRecord } from './records.ts';
 export { compareByMatchId, compareCodePoints } from './order.ts';
 export { describeSchemaError, schemaError, schemaValidator } from './schemas.ts';

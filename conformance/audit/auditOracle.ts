@@ -22,7 +22,7 @@
 //   `{ op, match }` (none allocated for a record without changes); the
 //   rejection reason and whether the record bound an identity anew are
 //   fields read after `apply`.
-import { BOUND_MAX, compareCodePoints, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
+import { BOUND_MAX, compareCodePoints, escapeComponent, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OutcomeCode, RejectReason, RetainedCounts, RowRecord, Side } from '../../spec/index.ts';
 
 /** One change the oracle makes (J7): the insert or retraction of a match. */
@@ -32,12 +32,6 @@ export interface OracleChange {
 }
 
 const NO_CHANGES: readonly OracleChange[] = Object.freeze([]);
-
-/** J3 `esc`: `%` → `%25`, then `/` → `%2F`. Most names hold neither. */
-function escapePart(s: string): string {
-  if (s.indexOf('%') < 0 && s.indexOf('/') < 0) return s;
-  return s.replaceAll('%', '%25').replaceAll('/', '%2F');
-}
 
 const hasSurrogate = (s: string): boolean => /[\uD800-\uDFFF]/.test(s);
 const inTimeRange = (t: number): boolean => t >= TIME_MIN && t <= TIME_MAX;
@@ -60,7 +54,7 @@ class KeyRows {
   tombstones = 0;
   matches = 0;
   constructor(readonly key: string) {
-    this.escaped = escapePart(key);
+    this.escaped = escapeComponent(key);
     this.plain = !hasSurrogate(key);
   }
 }
@@ -85,7 +79,7 @@ class OracleRow {
     readonly end: number,
     public live: boolean,
   ) {
-    this.escaped = escapePart(id);
+    this.escaped = escapeComponent(id);
     this.plain = keyRows.plain && !hasSurrogate(id);
   }
 }

@@ -309,21 +309,24 @@ export class SequencePrefixCheck {
   }
 }
 
+/** A change as a write and an oracle step both carry it. */
+type Change = { readonly op: 'insert' | 'retract'; readonly match: string };
+
 /**
  * Whether a write's effective changes are exactly an oracle step's, as
  * sets of (op, match): the same number, no match twice in the write, each
  * in the step with its op (a step's matches are distinct, J7). Small writes
  * only: a larger one takes the general path.
  */
-function sameChanges(effective: readonly { op: 'insert' | 'retract'; match: string }[], step: OracleStep['changes']): boolean {
+function sameChanges(effective: readonly Change[], step: OracleStep['changes']): boolean {
   const n = effective.length;
   if (n !== step.length || n > 8) return false;
   for (let i = 0; i < n; i++) {
-    const c = effective[i] as { op: 'insert' | 'retract'; match: string };
-    for (let j = 0; j < i; j++) if ((effective[j] as { match: string }).match === c.match) return false;
+    const c = effective[i] as Change;
+    for (let j = 0; j < i; j++) if ((effective[j] as Change).match === c.match) return false;
     let found = false;
     for (let j = 0; j < n && !found; j++) {
-      const o = step[j] as { op: 'insert' | 'retract'; match: string };
+      const o = step[j] as Change;
       found = o.match === c.match && o.op === c.op;
     }
     if (!found) return false;

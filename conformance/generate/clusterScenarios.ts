@@ -135,6 +135,15 @@ const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
  * that files a key's matches under a naive id P + left + S + right + Q keeps
  * one of two colliding matches: it shows at the insert that binds the second.
  */
+/** The planned migration of key k from its owner to w2, every step of the handoff (C5-C7), as the scripts send it. */
+const migrateToW2: readonly ExternalAction[] = [
+  { type: 'freeze', key: 'k', to: 'w2' },
+  { type: 'persist', key: 'k' },
+  { type: 'install', key: 'k' },
+  { type: 'commit', key: 'k' },
+  { type: 'release', key: 'k' },
+];
+
 export function collidingSeparatorScripts(chunk: number): ExternalAction[][] {
   const recipes = everyCollisionRecipe();
   const record = (r: LogRecord): ExternalAction => ({ type: 'record', record: r });
@@ -144,11 +153,7 @@ export function collidingSeparatorScripts(chunk: number): ExternalAction[][] {
     const half = Math.ceil(part.length / 2);
     out.push([
       ...part.slice(0, half).flat().map(record),
-      { type: 'freeze', key: 'k', to: 'w2' },
-      { type: 'persist', key: 'k' },
-      { type: 'install', key: 'k' },
-      { type: 'commit', key: 'k' },
-      { type: 'release', key: 'k' },
+      ...migrateToW2,
       ...part.slice(half).flat().map(record),
       record(watermark('L', 2 * part.length)),
       record(watermark('R', 2 * part.length)),
@@ -180,13 +185,7 @@ export function restoredQueueScripts(): ExternalAction[][] {
   const record = (r: LogRecord): ExternalAction => ({ type: 'record', record: r });
   const point = (id: string, t: number): ExternalAction => record(row('insert', 'k', 'L', id, t, t));
   const restores: readonly (readonly ExternalAction[])[] = [
-    [
-      { type: 'freeze', key: 'k', to: 'w2' },
-      { type: 'persist', key: 'k' },
-      { type: 'install', key: 'k' },
-      { type: 'commit', key: 'k' },
-      { type: 'release', key: 'k' },
-    ],
+    migrateToW2,
     [
       { type: 'checkpoint', worker: 'w1', key: 'k' },
       { type: 'crash', node: 'w1' },
