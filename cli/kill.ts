@@ -23,15 +23,16 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        command names its data directory with {data} (the harness
                        gives each trace a fresh one and removes it after); at each
                        crash point (and in flight at one or two other steps of
-                       each random trace) the whole process group gets SIGKILL,
-                       the command is started again on the same directory,
-                       re-attaches (init with "recover": true) and must show the
-                       model's state after a crash of every node; prints the
-                       kills and the time each kill and restart took; with
-                       --exhaustive, first each step of the cluster example
-                       ${'planned-migration-under-traffic'} killed in flight at
-                       every durable write point it makes, in turn (slow: a
-                       process start per write point); --json (the report
+                       each random trace, and inside the first init of some)
+                       the whole process group gets SIGKILL, the command is
+                       started again on the same directory, re-attaches (init
+                       with "recover": true) and must show the model's state
+                       after a crash of every node; prints the kills and the
+                       time each kill and restart took; with --exhaustive,
+                       first the init and each step of the cluster example
+                       ${'planned-migration-under-traffic'} killed at every
+                       durable write point it makes, in turn (slow: a process
+                       start per write point); --json (the report
                        streamjoin/conform-kill-report@1), --shard, --time-budget
                        and --reporter work as below, a case per trace`;
 
