@@ -131,6 +131,20 @@ export const INIT_KILL_ONE_IN = 8;
 export const INIT_KILL_MAX_WRITE = 4;
 
 /**
+ * Per random kill trace of `seed`, the write point its `init` is killed at,
+ * or undefined (about INIT_KILL_ONE_IN - 1 in INIT_KILL_ONE_IN). Drawn apart
+ * from the traces: a seed's traces stay what they were without init kills.
+ */
+export function initKillWrites(seed: number, runs: number): (number | undefined)[] {
+  if (runs === 0) return [];
+  // Unbiased: fast-check leans towards small values, which would make the kill far more frequent than one in INIT_KILL_ONE_IN.
+  const draw = fc.noBias(
+    fc.record({ pick: fc.nat({ max: INIT_KILL_ONE_IN - 1 }), write: fc.integer({ min: 1, max: INIT_KILL_MAX_WRITE }) }),
+  );
+  return fc.sample(draw, { seed: seed ^ 0x1717, numRuns: runs }).map((d) => (d.pick === 0 ? d.write : undefined));
+}
+
+/**
  * Seeded random kill traces: random `faults` traces, each with kills at its
  * crash points and one or two in flight; about one in INIT_KILL_ONE_IN also
  * killed inside its first `init`, at write point 1..INIT_KILL_MAX_WRITE
@@ -144,14 +158,10 @@ export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 
     write: fc.integer({ min: 1, max: 8 }),
   });
   const arbitrary = fc.tuple(clusterTraceArbitrary('faults'), fc.array(inFlight, { minLength: 1, maxLength: 2 }));
-  // Drawn apart from the traces: a seed's traces stay what they were without init kills.
-  const initKills = fc.sample(
-    fc.record({ pick: fc.nat({ max: INIT_KILL_ONE_IN - 1 }), write: fc.integer({ min: 1, max: INIT_KILL_MAX_WRITE }) }),
-    { seed: seed ^ 0x1717, numRuns: runs },
-  );
+  const initKills = initKillWrites(seed, runs);
   return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, choices], n) => {
-    const init = initKills[n];
-    const initKilled = init === undefined || init.pick !== 0 ? trace : withInitKill(trace, init.write);
+    const write = initKills[n];
+    const initKilled = write === undefined ? trace : withInitKill(trace, write);
     return { ...capKills(withKills(initKilled, choices), maxKillsPerTrace), name: `kill-${seed}-${n}` };
   });
 }
