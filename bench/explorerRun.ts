@@ -62,6 +62,8 @@ const modulePath = (path: string): string => (values.dist ? join(root, 'dist', p
 const load = async (path: string): Promise<Record<string, unknown>> =>
   (await import(pathToFileURL(modulePath(path)).href)) as Record<string, unknown>;
 
+// The process's heap as `streamjoin check` sets it (cli/bin.ts), where the tree has that setting.
+if (existsSync(modulePath('cli/searchHeap.ts'))) ((await load('cli/searchHeap.ts'))['keepNurserySmall'] as () => void)();
 const presets = await load('model/presets.ts');
 const preset = (presets['presetNamed'] as (name: string) => Preset | undefined)(presetName);
 if (!preset) throw new Error(`no preset ${presetName} in ${root}`);

@@ -14,7 +14,7 @@ import { TIME_UNITS, type TimeUnit } from '../conformance/audit/times.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, seedFlag, usageError } from './exitCodes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
-import { shardFlag } from './harnessArgs.ts';
+import { shardFlag } from './shardArgs.ts';
 import { parseCommandArgs } from './options.ts';
 import { reportHeader, type ReportHeader } from './version.ts';
 

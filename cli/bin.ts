@@ -44,6 +44,7 @@ else {
   // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
   // Installed before the commands load, so that a signal while they load is heard too (the command then stops at once).
   const interrupts = installInterrupts(stderr);
+  if (argv[0] === 'check') (await import('./searchHeap.ts')).keepNurserySmall();
   const { main } = await import('./main.ts');
   const code = await main(argv, {
     stdout: (text) => writeTo(process.stdout, text),

@@ -12,7 +12,7 @@ import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../m
 import type { Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import { shardFlag, shardSeed } from './harnessArgs.ts';
+import { shardFlag, shardSeed } from './shardArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from './reporters/emit.ts';
 import { presetList } from './checkOutput.ts';
 import { runCheck, type RunSettings } from './checkRun.ts';

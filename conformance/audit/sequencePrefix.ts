@@ -310,7 +310,7 @@ export class SequencePrefixCheck {
 }
 
 /** A change as a write and an oracle step both carry it. */
-type Change = { readonly op: 'insert' | 'retract'; readonly match: string };
+export type Change = { readonly op: 'insert' | 'retract'; readonly match: string };
 
 /**
  * Whether a write's effective changes are exactly an oracle step's, as
@@ -318,7 +318,7 @@ type Change = { readonly op: 'insert' | 'retract'; readonly match: string };
  * in the step with its op (a step's matches are distinct, J7). Small writes
  * only: a larger one takes the general path.
  */
-function sameChanges(effective: readonly Change[], step: OracleStep['changes']): boolean {
+export function sameChanges(effective: readonly Change[], step: OracleStep['changes']): boolean {
   const n = effective.length;
   if (n !== step.length || n > 8) return false;
   for (let i = 0; i < n; i++) {

@@ -63,7 +63,7 @@ import {
   type FrontierSegment,
   type SpillSettings,
 } from './frontier.ts';
-import { createStoreBuffers, FLAG_GOOD, StateStore, type StopReason } from './store.ts';
+import { createStoreBuffers, FLAG_GOOD, FLAG_SETTLED, StateStore, type StopReason } from './store.ts';
 import type { ByteSuccessors, Model, VisitedMode } from './types.ts';
 import { ExactKeys, type Keyer, makeKeyer, Visited } from './visited.ts';
 
@@ -466,6 +466,7 @@ export class Expander<S, A> {
     if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
     const kinds = this.kinds;
     let edges = 0;
+    let settled = progress !== undefined && this.isGood(index);
     for (let k = 0; k < count; k++) {
       this.counted(keyer.keySuccessor(successors, k), kinds);
       const r = this.stored(index, k);
@@ -480,10 +481,30 @@ export class Expander<S, A> {
           keyer.append(out, target);
         } else this.discovered(keyer.readKeyed(), target, depth + 1, out);
       }
-      if (progress && !successors.isFault(k)) this.edgeTargets[edges++] = target;
+      if (progress && !settled && !successors.isFault(k)) {
+        if (this.isGood(target)) settled = true;
+        else this.edgeTargets[edges++] = target;
+      }
     }
-    if (progress) this.store.setEdges(index, this.edgeTargets, edges);
+    if (progress) this.storeEdges(index, settled, edges);
     return this.store.stopReason() === undefined;
+  }
+
+  /** Whether state `index` is flagged good (quiescent, or outside the boundary) already. */
+  private isGood(index: number): boolean {
+    return (this.store.flags(index) & FLAG_GOOD) !== 0;
+  }
+
+  /**
+   * Progress's record of an expanded state: its fault-free edges, or only a
+   * flag when it is good or one of them leads to a good state (it can settle
+   * whatever the others reach, so Progress never reads its edges: fewer bytes
+   * per state). A target flagged good by another thread a moment later is
+   * just an edge more.
+   */
+  private storeEdges(index: number, settled: boolean, edges: number): void {
+    if (settled) this.store.setFlags(index, FLAG_SETTLED);
+    else this.store.setEdges(index, this.edgeTargets, edges);
   }
 
   /** Counts one successor and its action's kind. */
@@ -524,6 +545,7 @@ export class Expander<S, A> {
     if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
     const kinds = this.kinds;
     let edges = 0;
+    let settled = progress !== undefined && this.isGood(index);
     for (let n = 0; n < count; n++) {
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
@@ -536,9 +558,12 @@ export class Expander<S, A> {
         target = -r - 1;
         this.discovered(succ, target, depth + 1, out);
       }
-      if (progress && !progress.isFault(action)) this.edgeTargets[edges++] = target;
+      if (progress && !settled && !progress.isFault(action)) {
+        if (this.isGood(target)) settled = true;
+        else this.edgeTargets[edges++] = target;
+      }
     }
-    if (progress) this.store.setEdges(index, this.edgeTargets, edges);
+    if (progress) this.storeEdges(index, settled, edges);
     return this.store.stopReason() === undefined;
   }
 }

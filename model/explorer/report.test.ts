@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { firstStuckState } from './report.ts';
-import { createStoreBuffers, FLAG_GOOD, StateStore } from './store.ts';
+import { createStoreBuffers, FLAG_GOOD, FLAG_SETTLED, StateStore } from './store.ts';
 
 /** A store of `n` states (fingerprints i, i) with these fault-free edges and these good (quiescent) states. */
 function storeOf(n: number, edges: readonly (readonly number[])[], good: ReadonlySet<number>): StateStore {
@@ -11,6 +11,21 @@ function storeOf(n: number, edges: readonly (readonly number[])[], good: Readonl
     if (good.has(i)) store.setFlags(i, FLAG_GOOD);
   }
   for (let i = 0; i < n; i++) store.setEdges(i, Int32Array.from(edges[i] ?? []), edges[i]?.length ?? 0);
+  return store;
+}
+
+/** The store as the engine leaves it: a good state, or one with an edge to a good state, flagged settled and its edges not stored. */
+function settledStoreOf(n: number, edges: readonly (readonly number[])[], good: ReadonlySet<number>): StateStore {
+  const store = new StateStore(createStoreBuffers(true), false);
+  for (let i = 0; i < n; i++) {
+    expect(store.insert(i + 1, i + 1, i - 1, 0)).toBe(-(i + 1));
+    if (good.has(i)) store.setFlags(i, FLAG_GOOD);
+  }
+  for (let i = 0; i < n; i++) {
+    const out = edges[i] ?? [];
+    if (good.has(i) || out.some((t) => good.has(t))) store.setFlags(i, FLAG_SETTLED);
+    else store.setEdges(i, Int32Array.from(out), out.length);
+  }
   return store;
 }
 
@@ -59,5 +74,26 @@ describe('firstStuckState (Progress over the stored edges)', () => {
         expect(firstStuckState(n, storeOf(n, edges, goodSet))).toBe(firstStuckByDefinition(n, edges, goodSet));
       }),
     );
+  });
+
+  it('Progress: states stored as settled, their edges dropped (good, or one step from a good state), change no answer', () => {
+    const graph = fc.integer({ min: 1, max: 60 }).chain((n) =>
+      fc.record({
+        n: fc.constant(n),
+        edges: fc.array(fc.array(fc.nat({ max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
+        good: fc.uniqueArray(fc.nat({ max: n - 1 }), { maxLength: 4 }),
+      }),
+    );
+    let settledSeen = 0;
+    fc.assert(
+      fc.property(graph, ({ n, edges, good }) => {
+        const goodSet = new Set(good);
+        const store = settledStoreOf(n, edges, goodSet);
+        for (let i = 0; i < n; i++) if ((store.flags(i) & FLAG_SETTLED) !== 0 && !goodSet.has(i)) settledSeen++;
+        expect(firstStuckState(n, store)).toBe(firstStuckByDefinition(n, edges, goodSet));
+      }),
+    );
+    // The domain reaches the case: states settled by an edge alone, with no edges stored.
+    expect(settledSeen).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@
 import { collisionProbability } from './fingerprint.ts';
 import type { Exploration } from './engine.ts';
 import type { FrontierFigures } from './frontier.ts';
-import { FLAG_GOOD, FLAG_HOLE } from './store.ts';
+import { FLAG_GOOD, FLAG_HOLE, FLAG_SETTLED } from './store.ts';
 import type { CheckReport, Model, Path, PropertyResult, VisitedMode } from './types.ts';
 
 /** Bound on the concrete states searched when explaining a Progress trap. */
@@ -191,7 +191,8 @@ const SETTLING_SWEEPS = 64;
 /**
  * The smallest-index (so shallowest) state from which no good state is
  * reachable along the stored edges, or -1. Holes (indices claimed in a race
- * and never published) have no edges and are skipped.
+ * and never published) have no edges and are skipped; states flagged
+ * settled (good, or one fault-free step from a good state) have none stored.
  *
  * The states that can settle are the least fixpoint of "good, or an edge to
  * one that can settle". Sweeps over the forward edges (in place: one byte a
@@ -205,7 +206,7 @@ export function firstStuckState(n: number, store: Exploration['visited']['store'
   const { start, count, targets } = store.edgeLists();
   const flags = store.allFlags();
   const canSettle = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (((flags[i] as number) & (FLAG_HOLE | FLAG_GOOD)) !== 0) canSettle[i] = 1;
+  for (let i = 0; i < n; i++) if (((flags[i] as number) & (FLAG_HOLE | FLAG_GOOD | FLAG_SETTLED)) !== 0) canSettle[i] = 1;
   for (let sweep = 0; sweep < SETTLING_SWEEPS; sweep++) {
     let changed = false;
     for (let i = n - 1; i >= 0; i--) {

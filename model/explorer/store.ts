@@ -14,7 +14,7 @@
 //
 // Per state: 8 bytes of lanes, 4 of parent, 2 of action index, 1 of flags,
 // and 4/load bytes of table (a slot: the index and 4 bits of the fingerprint) (load 3/8 to 3/4); with Progress also an edge
-// offset (4) and count (2), and 4 bytes per fault-free edge.
+// offset (4) and count (2), and 4 bytes per fault-free edge of a state not settled (FLAG_SETTLED).
 //
 // The table is rebuilt twice as large from the lanes when it is 3/4 full.
 // A single thread does it on the spot; threads exploring together agree on
@@ -64,6 +64,11 @@ const CONTROL_WORDS = 48;
 /** State flags. */
 export const FLAG_GOOD = 1;
 export const FLAG_HOLE = 2;
+/**
+ * Good, or one fault-free step from a good state when it was expanded: it can
+ * settle (Progress) whatever else it reaches, so its edges are not stored.
+ */
+export const FLAG_SETTLED = 4;
 
 /** Why an exploration stopped early; 0 while it runs. */
 export const STOP_CODES = ['', 'max-states', 'max-seconds', 'violation', 'interrupted'] as const;
@@ -351,7 +356,7 @@ export class StateStore {
     return this.flagBytes;
   }
 
-  /** Sets flag bits of a state this thread claimed (no other thread writes them). */
+  /** Sets flag bits of a state this thread claimed, or expands (no other thread writes them: its discovery was a level before). */
   setFlags(index: number, bits: number): void {
     if (index >= this.capacity) this.refresh();
     this.flagBytes[index] = (this.flagBytes[index] as number) | bits;
