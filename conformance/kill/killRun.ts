@@ -142,6 +142,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   const command = commandWithData(options.command, dir);
   const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
   let initKill: ClusterInitKill | undefined = trace.initKill;
+  const base = options.process ?? {};
   /**
    * An incarnation of the system from step `from` on. When the next kill is
    * at a write, its environment names the request line to die in: an
@@ -152,12 +153,11 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
     let next = from;
     while (next < steps.length && steps[next]?.kill === undefined) next++;
     const kill = steps[next]?.kill;
-    const base = options.process ?? {};
     if (kill?.timing !== 'at-write') return spawnSystem(command, base);
     const line = (recovering ? 2 : 1) + 2 * (next - from) + 1;
     return spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${kill.write ?? 1}` } });
   };
-  const base = options.process ?? {};
+  // With a kill inside init, the first incarnation dies in (or right after) its first request line.
   let system =
     initKill === undefined
       ? incarnation(0, false)
