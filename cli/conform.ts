@@ -147,7 +147,7 @@ async function conformKill(
           if (t.kind !== 'cluster' || !t.trace.steps.some((s) => isCrashPoint(s.action as ExternalAction))) return [];
           return [{ path, trace: withKills(t.trace) }];
         });
-  // --exhaustive: the planned migration under traffic, each of its steps killed at every durable write point.
+  // --exhaustive: the planned migration under traffic, its init and each of its steps killed at every durable write point.
   const exhaustive =
     values.exhaustive === true
       ? specExamplePaths()

@@ -6,11 +6,11 @@ import type { ClusterTrace } from '../spec/index.ts';
 import { prettyJson } from '../conformance/sut/jsonDiff.ts';
 import { writeFileAtomic } from '../conformance/streams/atomicFiles.ts';
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ProcessOptions } from '../conformance/adapters/process.ts';
-import { explainDivergence } from '../conformance/report/divergence.ts';
+import { divergenceStepText, explainDivergence } from '../conformance/report/divergence.ts';
 import { describeDivergence } from '../conformance/views/explain.ts';
 import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
-import { killNote, withKills } from '../conformance/kill/killTraces.ts';
+import { initKillNote, killNote, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
 import { inShard, type Shard } from '../conformance/job/shard.ts';
 import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
@@ -23,15 +23,16 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        command names its data directory with {data} (the harness
                        gives each trace a fresh one and removes it after); at each
                        crash point (and in flight at one or two other steps of
-                       each random trace) the whole process group gets SIGKILL,
-                       the command is started again on the same directory,
-                       re-attaches (init with "recover": true) and must show the
-                       model's state after a crash of every node; prints the
-                       kills and the time each kill and restart took; with
-                       --exhaustive, first each step of the cluster example
-                       ${'planned-migration-under-traffic'} killed in flight at
-                       every durable write point it makes, in turn (slow: a
-                       process start per write point); --json (the report
+                       each random trace, and inside the first init of some)
+                       the whole process group gets SIGKILL, the command is
+                       started again on the same directory, re-attaches (init
+                       with "recover": true) and must show the model's state
+                       after a crash of every node; prints the kills and the
+                       time each kill and restart took; with --exhaustive,
+                       first the init and each step of the cluster example
+                       ${'planned-migration-under-traffic'} killed at every
+                       durable write point it makes, in turn (slow: a process
+                       start per write point); --json (the report
                        streamjoin/conform-kill-report@1), --shard, --time-budget
                        and --reporter work as below, a case per trace`;
 
@@ -86,7 +87,7 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
     `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
   lines.push(
-    `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly})`,
+    `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly}; inside init ${k.inInit})`,
   );
   if (report.restarts.count > 0)
     lines.push(
@@ -96,7 +97,8 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
   if (f) {
     const step = f.trace.steps[f.divergence.step];
     lines.push(`  counterexample: ${f.trace.steps.length} steps (from ${f.originalSteps}, ${f.shrinks} reruns minimizing; ${f.source})`);
-    if (f.killed && step?.kill) lines.push(`  step ${f.divergence.step}: ${killNote(step.kill)}`);
+    if (f.killed && step?.kill) lines.push(`  ${divergenceStepText(f.divergence.step)}: ${killNote(step.kill)}`);
+    if (f.killed && f.divergence.step < 0 && f.trace.initKill) lines.push(`  init: ${initKillNote(f.trace.initKill)}`);
     lines.push('');
     lines.push(describeDivergence(explainDivergence(f.divergence)));
     if (f.killed)
@@ -181,7 +183,7 @@ export async function killReplayCommand(
   out: Output,
 ): Promise<number> {
   checkKillCommand(options.sut);
-  const marked = options.trace.steps.some((s) => s.kill !== undefined);
+  const marked = options.trace.initKill !== undefined || options.trace.steps.some((s) => s.kill !== undefined);
   const trace = marked ? options.trace : withKills(options.trace);
   const report = await runKillJob({
     command: options.sut,

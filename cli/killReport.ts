@@ -1,10 +1,10 @@
 // `conform --kill --json` (spec/schemas/reports/conform-kill-report.schema.json)
 // and its CI test cases (JUnit, TAP, GitHub annotations): one case per trace
 // of the kill-mode job (kill.ts, conformance/kill/killJob.ts).
-import { explainDivergence, type Divergence } from '../conformance/report/divergence.ts';
+import { divergenceStepText, explainDivergence, type Divergence } from '../conformance/report/divergence.ts';
 import type { KillJobReport } from '../conformance/kill/killJob.ts';
 import { totalKills } from '../conformance/kill/killRun.ts';
-import { killNote } from '../conformance/kill/killTraces.ts';
+import { initKillNote, killNote } from '../conformance/kill/killTraces.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { shellQuote } from '../conformance/views/counterexampleFiles.ts';
 import { displayPath } from './conformReport.ts';
@@ -87,7 +87,12 @@ export function killJson(
           originalSteps: f.originalSteps,
           shrinks: f.shrinks,
           killed: f.killed,
-          killNote: f.killed && step?.kill ? killNote(step.kill) : null,
+          killNote:
+            f.killed && step?.kill
+              ? killNote(step.kill)
+              : f.killed && f.divergence.step < 0 && f.trace.initKill
+                ? initKillNote(f.trace.initKill)
+                : null,
           divergence: explainDivergence(f.divergence),
           counterexample: written ?? null,
           replay: replay ?? null,
@@ -109,7 +114,7 @@ export function killCases(j: KillReportJson): CiResult {
     if (t.verdict === 'pass') return { name, classname, status: 'pass', timeMs };
     const f = j.failure;
     const message = f
-      ? `diverges at step ${f.divergence.step + 1} of ${f.steps} (minimized)${f.killNote ? `, ${f.killNote}` : ''}: ${f.divergence.summary}`
+      ? `diverges at ${f.divergence.step < 0 ? `${divergenceStepText(f.divergence.step)}, before step 1` : divergenceStepText(f.divergence.step)} of ${f.steps} (minimized)${f.killNote ? `, ${f.killNote}` : ''}: ${f.divergence.summary}`
       : 'diverges';
     const details = f
       ? [f.counterexample ? `counterexample: ${f.counterexample}` : '', f.replay ? `replay: ${f.replay.join(' ')}` : '']
@@ -195,6 +200,7 @@ export function mergeKill(shards: readonly KillReportJson[], count: number, miss
       inFlightLost: sum((j) => j.kills.inFlightLost),
       inFlightApplied: sum((j) => j.kills.inFlightApplied),
       inFlightPartly: sum((j) => j.kills.inFlightPartly),
+      inInit: sum((j) => j.kills.inInit ?? 0),
       total: sum((j) => j.kills.total),
     },
     restarts: {

@@ -59,7 +59,9 @@ describe('conform --kill with --json, --shard, --time-budget and --reporter', ()
     // The first example fails; the job stops there, and every other trace is listed as not run.
     expect(j.traces.map((t) => t.verdict)).toEqual(['fail', ...j.traces.slice(1).map(() => 'not run')]);
     expect(j.traces.length).toBeGreaterThanOrEqual(5);
-    expect(j.kills.total).toBe(j.kills.afterReply + j.kills.inFlightLost + j.kills.inFlightApplied + j.kills.inFlightPartly);
+    expect(j.kills.total).toBe(
+      j.kills.afterReply + j.kills.inFlightLost + j.kills.inFlightApplied + j.kills.inFlightPartly + j.kills.inInit,
+    );
     const xml = readFileSync(junit, 'utf8');
     expect(xml.match(/<testcase /g)).toHaveLength(j.traces.length);
     expect(xml).toMatch(/<failure message="diverges at step \d+ of \d+ \(minimized\), killed here/);

@@ -5,17 +5,20 @@
 // C10: every node down after the restart), also when killed inside its own
 // writes (a torn journal line cut off, a record appended before its sink
 // write); a copy that leaves its checkpoint store out of its directory
-// diverges after a kill; without `--data` (its state in memory) it fails at
-// its first kill with a short counterexample. The end-to-end tier: it kills
-// processes.
+// diverges after a kill; killed inside its first `init`, it re-attaches
+// with every node down (C10), and a copy that opens fresh there instead
+// fails; without `--data` (its state in memory) it fails at its first kill
+// with a short counterexample. The end-to-end tier: it kills processes.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, COORDINATOR, schemaError } from '../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../spec/index.ts';
 import { insertRow, useTemporaryDirectories } from '../conformance/testFixtures.ts';
 import { runKillTrace } from '../conformance/kill/killRun.ts';
+import { initWritePoints, killInitAtEveryWritePoint } from '../conformance/kill/everyWritePoint.ts';
+import { matchTrace } from '../conformance/kill/killFixtures.ts';
 import { runCli } from './testSupport.ts';
 import type { ConformJson } from './conformReport.ts';
 
@@ -103,6 +106,45 @@ describe('examples/python at levels cluster and faults, and under kill mode', ()
     expect(await at(1)).toBe('lost');
     expect(await at(2)).toBe('partly');
     expect(await at(4)).toBe('applied');
+  });
+
+  it('C10: killed inside its first init at each of its durable write points (state.json written, renamed, its directory synced), it re-attaches with every node down and empty durable parts', async () => {
+    const { runs, complete } = await killInitAtEveryWritePoint(matchTrace, { command: ON_DISK, dataRoot: tmp() });
+    expect(runs.filter((r) => r.divergence).map((r) => r.write)).toEqual([]);
+    expect(complete).toBe(true);
+    // examples/python/disk.py: init writes state.json, three write points; at the fourth it answers init.
+    expect(initWritePoints(runs)).toBe(3);
+  });
+
+  it('C10: a copy that opens fresh (every node up) when init was killed before its session was written fails conform --kill --exhaustive at init, write 1; the counterexample (the init kill alone) is a valid cluster trace and replay --kill of it fails at init, exit 1', async () => {
+    const dir = tmp();
+    const source = join(import.meta.dirname, '..', 'examples', 'python');
+    for (const file of readdirSync(source).filter((f) => f.endsWith('.py'))) copyFileSync(join(source, file), join(dir, file));
+    const text = readFileSync(join(source, 'join.py'), 'utf8');
+    const recovered = 'cluster = Cluster(config, faults, recovered=True)\n                self.data.start_session(';
+    expect(text).toContain(recovered);
+    writeFileSync(
+      join(dir, 'join.py'),
+      text.replace(recovered, 'cluster = Cluster(config, faults)\n                self.data.start_session('),
+    );
+    const sut = `${PYTHON} ${join(dir, 'join.py')} --data {data}`;
+    const out = tmp();
+    const r = await runCli(['conform', '--kill', '--exhaustive', '--sut', sut, '--runs', '0', '--examples', 'none', '--out', out]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(
+      /counterexample: 0 steps \(from \d+, 0 reruns minimizing; \S+planned-migration-under-traffic\.trace\.json, init killed at write 1\)/,
+    );
+    expect(r.stdout).toMatch(/^ {2}init: killed here, inside init: SIGKILL at durable write point 1 of init/m);
+    expect(r.stdout).toMatch(/^Divergence at init \(killed here\): init killed inside its own writes/m);
+    expect(r.stdout).toMatch(/\/coordinator\/up\s+expected false\s+actual true/);
+    const written = readdirSync(out).find((f) => f.endsWith('.trace.json'));
+    expect(written).toBeDefined();
+    const counterexample = JSON.parse(readFileSync(join(out, written as string), 'utf8')) as ClusterTrace;
+    expect(schemaError('cluster-trace', counterexample)).toBeUndefined();
+    expect([counterexample.initKill?.write, counterexample.steps]).toEqual([1, []]);
+    const again = await runCli(['replay', '--kill', join(out, written as string), '--sut', sut]);
+    expect(again.code, again.stdout + again.stderr).toBe(1);
+    expect(again.stdout).toMatch(/^Divergence at init \(killed here\)/m);
   });
 
   it('a copy whose checkpoint store never reaches its directory (C2: the store is durable) diverges after a kill (replay --kill of an example with a checkpoint): /store differs, exit 1', async () => {

@@ -273,7 +273,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     return typeof streamed === 'number' ? streamed : printReplay(streamed, values, reporters, out);
   }
   const trace: AnyTrace = loadCheckedTrace(file);
-  const hasKills = trace.kind === 'cluster' && trace.trace.steps.some((s) => s.kill !== undefined);
+  const hasKills = trace.kind === 'cluster' && (trace.trace.initKill !== undefined || trace.trace.steps.some((s) => s.kill !== undefined));
   if (values.kill) {
     // The trace replayed is the counterexample already: nothing to write beside it.
     for (const flag of ['out', 'itf', 'write-expected'] as const)
@@ -288,7 +288,9 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     );
   }
   if (hasKills)
-    throw usageError(`${file} has kill steps (a kill-mode counterexample): replay it with --kill --sut "COMMAND --data {data}"`);
+    throw usageError(
+      `${file} has kill steps or a kill inside init (a kill-mode counterexample): replay it with --kill --sut "COMMAND --data {data}"`,
+    );
   if (values['write-expected'] !== undefined) {
     writeFileAtomic(values['write-expected'], `${prettyJson(withExpectations(trace).trace)}\n`);
     out.stdout(`wrote ${values['write-expected']}\n`);

@@ -95,6 +95,7 @@ export type {
   ClusterConfig,
   ClusterEvent,
   ClusterExpectation,
+  ClusterInitKill,
   ClusterKill,
   ClusterObservation,
   ClusterStep,

@@ -984,9 +984,30 @@ export interface ClusterTrace {
    */
   config: ClusterConfig;
   /**
+   * Kill mode: the system is killed inside its first `init`, at one of its durable write points, before any step.
+   */
+  initKill?: ClusterInitKill;
+  /**
    * The external actions, in order, each with what it must cause.
    */
   steps: ClusterStep[];
+}
+/**
+ * Kill mode (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill mode"): the system's first incarnation is started with `STREAMJOIN_KILL_AT_WRITE=1:N` and kills itself with SIGKILL at the Nth durable write point of its `init` (`write`); a system that makes fewer write points (or has no hook) answers `init` and is killed then. The harness restarts the command on the same data directory and re-attaches (`init` with `recover: true`): every node down and empty durable parts (C10, the model's crash of every node of the initial state). The steps that restart the nodes are ordinary steps of the trace.
+ */
+export interface ClusterInitKill {
+  /**
+   * Which durable write point of `init` the system kills itself at (1 = the first).
+   */
+  write: number;
+  /**
+   * Written by the harness: true when the system answered `init` instead (it made fewer write points, or has no hook) and was killed after its reply.
+   */
+  answered?: boolean;
+  /**
+   * What the kill was, for people ("killed here: ...").
+   */
+  note?: string;
 }
 /**
  * One external action and what it must cause.

@@ -7,8 +7,8 @@
 // fence), or the whole commit; and the release after it conforms. The
 // end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
-import { COMMIT_STEP, PERSIST_STEP, migrationTrace } from './killFixtures.ts';
-import { killAtEveryWritePoint } from './everyWritePoint.ts';
+import { COMMIT_STEP, PERSIST_STEP, matchTrace, migrationTrace } from './killFixtures.ts';
+import { initWritePoints, killAtEveryWritePoint, killInitAtEveryWritePoint } from './everyWritePoint.ts';
 
 describe('kill mode, exhaustive over the write points of a request', () => {
   it('C7: a commit killed at each of its durable write points of serve --data recovers to a state SPEC has (lost, fence part only, or whole), and the run goes on conforming', async () => {
@@ -43,5 +43,21 @@ describe('kill mode, exhaustive over the write points of a request', () => {
     expect(resolved).not.toContain('partly');
     const firstApplied = resolved.indexOf('applied');
     expect(resolved.slice(firstApplied).every((r) => r === 'applied')).toBe(true);
+  });
+
+  it('C10: the first init of serve --data killed at each of its durable write points (it makes some) re-attaches with every node down and empty durable parts, and the rows after the restarts match', async () => {
+    const { runs, complete } = await killInitAtEveryWritePoint(matchTrace, { command: 'node bin/streamjoin.js serve --data {data}' });
+    expect(runs.filter((r) => r.divergence).map((r) => r.write)).toEqual([]);
+    expect(complete).toBe(true);
+    // Killed inside init at write points 1..N, then at N+1 it answered init (and was killed after): N > 0, or nothing was tested.
+    const n = initWritePoints(runs);
+    expect(n).toBeGreaterThan(0);
+    expect(runs.map((r) => r.answered)).toEqual([...Array<boolean>(n).fill(false), true]);
+    for (const r of runs) {
+      expect(r.result.kills.inInit).toBe(1);
+      expect(r.result.trace.initKill?.note).toMatch(/^killed here, inside init/);
+      // One kill and one restart: the re-attach right after init.
+      expect(r.result.restartMs).toHaveLength(1);
+    }
   });
 });

@@ -5,10 +5,15 @@
 // the restart (inFlight.ts) and the rest of the trace judged from there.
 // With `serve --data` this reaches every torn state of its crash-safe
 // writer, its journals and its checkpoint store that the request passes.
+//
+// The same for the first `init` (killInitAtEveryWritePoint): killed at each
+// of its write points in turn, the re-attach must start with every node down
+// and empty durable parts (C10) whatever `init` had written (nothing, a
+// temporary config file, the config without its journals, ...).
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import { runKillTrace, type KillRunOptions, type KillTraceResult } from './killRun.ts';
-import { withKills } from './killTraces.ts';
+import { withInitKill, withKills } from './killTraces.ts';
 
 export interface WritePointRun {
   /** The write point the kill was set at (1 = the first). */
@@ -53,3 +58,39 @@ export async function killAtEveryWritePoint(
   }
   return { runs, complete: false };
 }
+
+export interface InitWritePointRun {
+  /** The write point of `init` the kill was set at (1 = the first). */
+  readonly write: number;
+  /** The system answered `init` before reaching that write point (no write point left). */
+  readonly answered: boolean;
+  readonly divergence?: DivergenceFacts;
+  /** The run itself (the trace as run, its kills and restart times). */
+  readonly result: KillTraceResult;
+}
+
+/**
+ * `trace`'s first `init` killed at each of its durable write points in turn,
+ * up to `maxWrites`, each on a fresh data directory, followed by restarts of
+ * every node and the trace's steps (with the kills they have marked);
+ * stops at the first divergence, or once the system answered `init` (no write
+ * point left: `complete`). Rejects with SutUnavailable.
+ */
+export async function killInitAtEveryWritePoint(
+  trace: ClusterTrace,
+  options: KillRunOptions,
+  maxWrites = 32,
+): Promise<{ runs: InitWritePointRun[]; complete: boolean }> {
+  const runs: InitWritePointRun[] = [];
+  const { initKill: _initKill, ...plain } = trace;
+  for (let write = 1; write <= maxWrites; write++) {
+    const r = await runKillTrace(withInitKill(plain, write), options);
+    const answered = r.trace.initKill?.answered === true;
+    runs.push({ write, answered, ...(r.divergence ? { divergence: r.divergence } : {}), result: r });
+    if (r.divergence || answered) return { runs, complete: r.divergence === undefined };
+  }
+  return { runs, complete: false };
+}
+
+/** The durable write points of `init` a run found (the runs that died inside it): the count before the first that answered. */
+export const initWritePoints = (runs: readonly InitWritePointRun[]): number => runs.filter((r) => !r.answered).length;

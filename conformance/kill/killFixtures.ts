@@ -1,7 +1,8 @@
 // Kill mode's small fixed traces, shared by its end-to-end tests and by the
 // mutation run's kill-mode killing test (conformance/mutation/kill.mutation.ts):
-// a request killed in flight, and a migration whose commit is killed at
-// each of its durable write points. Test support only.
+// a request killed in flight, a migration whose commit is killed at each
+// of its durable write points, and two rows to run after a kill inside init.
+// Test support only.
 import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { insertRow } from '../testFixtures.ts';
@@ -46,6 +47,9 @@ export function inFlightTrace(timing: 'unread' | 'answered' | 'at-write', write 
     ],
   };
 }
+
+/** Two rows that match: a trace to run after a kill inside init (killTraces.ts `withInitKill`). */
+export const matchTrace: ClusterTrace = plainTrace('match', [rec('a', 'L', 1), rec('b', 'R', 1)]);
 
 /** A row, then a migration of k1 to w2 up to its install (C4–C6). */
 const installedMigration: readonly ExternalAction[] = [

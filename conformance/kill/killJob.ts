@@ -1,8 +1,8 @@
 // The kill-mode job (`conform --kill`, `replay --kill`; PROTOCOL.md, "Kill
 // mode"): the cluster examples with a crash point, then seeded random
 // traces at level `faults`, each with kills at its crash points and one or
-// two in flight (killTraces.ts), each run on a fresh data directory
-// (killRun.ts). The first divergence is minimized by deleting steps while it
+// two in flight (killTraces.ts), and some killed inside their first `init`,
+// each run on a fresh data directory (killRun.ts). The first divergence is minimized by deleting steps while it
 // remains (a bounded number of reruns, each of which restarts the system),
 // and reported with where it was killed. Writing files and printing are the
 // CLI's.
@@ -15,8 +15,8 @@ import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
-import { killsIn, withKills, type InFlightChoice } from './killTraces.ts';
-import { killAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
+import { killsIn, withInitKill, withKills, type InFlightChoice } from './killTraces.ts';
+import { killAtEveryWritePoint, killInitAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 
 export interface KillJobOptions {
@@ -28,9 +28,9 @@ export interface KillJobOptions {
   /** Traces run first, as given (kills marked: killTraces.ts `withKills`), e.g. the cluster examples or a file to replay. */
   readonly examples?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
   /**
-   * Exhaustive traces (`--exhaustive`): each step an in-flight kill can go to
-   * is killed at every durable write point in turn (everyWritePoint.ts), after
-   * the examples.
+   * Exhaustive traces (`--exhaustive`): the trace's first `init`, then each
+   * step an in-flight kill can go to, killed at every durable write point in
+   * turn (everyWritePoint.ts), before the examples.
    */
   readonly exhaustive?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
   /** How each incarnation of the system is run (timeouts). */
@@ -77,7 +77,7 @@ export interface KillFailure {
 /** One trace of the job (one write point's run, in the exhaustive part), as a CI report lists it. */
 export interface KillTraceOutcome {
   readonly kind: 'exhaustive' | 'example' | 'random';
-  /** An example's path, `random trace N of M (seed S)`, or `PATH, step I killed at write W`. */
+  /** An example's path, `random trace N of M (seed S)`, or `PATH, step I killed at write W` (`PATH, init killed at write W`). */
   readonly source: string;
   readonly steps: number;
   readonly kills: number;
@@ -91,7 +91,7 @@ export interface KillJobReport {
   readonly sut: string;
   readonly seed: number;
   readonly examples: number;
-  /** Runs of the exhaustive part: one per write point of each step killed. */
+  /** Runs of the exhaustive part: one per write point of each step killed (and of each init). */
   readonly exhaustiveRuns: number;
   readonly requested: number;
   /** Random traces run (up to the failure). */
@@ -124,7 +124,32 @@ function capKills(trace: ClusterTrace, max: number): ClusterTrace {
   };
 }
 
-/** Seeded random kill traces: random `faults` traces, each with kills at its crash points and one or two in flight. */
+/** About one random kill trace in this many also has its first `init` killed (at a random write point). */
+export const INIT_KILL_ONE_IN = 8;
+
+/** The write points an init kill of a random trace is drawn from: 1 up to this (past the last, the system answers init). */
+export const INIT_KILL_MAX_WRITE = 4;
+
+/**
+ * Per random kill trace of `seed`, the write point its `init` is killed at,
+ * or undefined (about INIT_KILL_ONE_IN - 1 in INIT_KILL_ONE_IN). Drawn apart
+ * from the traces: a seed's traces stay what they were without init kills.
+ */
+export function initKillWrites(seed: number, runs: number): (number | undefined)[] {
+  if (runs === 0) return [];
+  // Unbiased: fast-check leans towards small values, which would make the kill far more frequent than one in INIT_KILL_ONE_IN.
+  const draw = fc.noBias(
+    fc.record({ pick: fc.nat({ max: INIT_KILL_ONE_IN - 1 }), write: fc.integer({ min: 1, max: INIT_KILL_MAX_WRITE }) }),
+  );
+  return fc.sample(draw, { seed: seed ^ 0x1717, numRuns: runs }).map((d) => (d.pick === 0 ? d.write : undefined));
+}
+
+/**
+ * Seeded random kill traces: random `faults` traces, each with kills at its
+ * crash points and one or two in flight; about one in INIT_KILL_ONE_IN also
+ * killed inside its first `init`, at write point 1..INIT_KILL_MAX_WRITE
+ * (drawn from the seed apart from the traces, which stay those of the seed).
+ */
 export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 4): ClusterTrace[] {
   if (runs === 0) return [];
   const inFlight: fc.Arbitrary<InFlightChoice> = fc.record({
@@ -133,10 +158,12 @@ export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 
     write: fc.integer({ min: 1, max: 8 }),
   });
   const arbitrary = fc.tuple(clusterTraceArbitrary('faults'), fc.array(inFlight, { minLength: 1, maxLength: 2 }));
-  return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, choices], n) => ({
-    ...capKills(withKills(trace, choices), maxKillsPerTrace),
-    name: `kill-${seed}-${n}`,
-  }));
+  const initKills = initKillWrites(seed, runs);
+  return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, choices], n) => {
+    const write = initKills[n];
+    const initKilled = write === undefined ? trace : withInitKill(trace, write);
+    return { ...capKills(withKills(initKilled, choices), maxKillsPerTrace), name: `kill-${seed}-${n}` };
+  });
 }
 
 /** The trace without the steps `drop` says. */
@@ -223,8 +250,10 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     inShard(n) ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }] : [],
   );
   const exhaustiveSteps = (options.exhaustive ?? [])
-    .flatMap(({ path, trace }) => killableSteps(trace).map((at) => ({ path, trace, at })))
+    .flatMap(({ path, trace }) => [{ path, trace, at: 'init' as const }, ...killableSteps(trace).map((at) => ({ path, trace, at }))])
     .filter((_, i) => inShard(i));
+  /** How the exhaustive part names what it kills: `init`, or `step I`. */
+  const killedPart = (at: number | 'init'): string => (at === 'init' ? 'init' : `step ${at}`);
   const outcomes: KillTraceOutcome[] = [];
   let kills = NO_KILLS;
   const restartMs: number[] = [];
@@ -250,7 +279,13 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     for (const { path, trace, at } of exhaustiveSteps) {
       if (options.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(options.signal)}`);
       const began = performance.now();
-      const { runs: tries } = await killAtEveryWritePoint(trace, at, runOptions(options));
+      const tries =
+        at === 'init'
+          ? (await killInitAtEveryWritePoint(trace, runOptions(options))).runs.map((r) => ({
+              ...r,
+              resolved: r.divergence ? undefined : r.answered ? ('answered init' as const) : ('died in init' as const),
+            }))
+          : (await killAtEveryWritePoint(trace, at, runOptions(options))).runs;
       exhaustiveRuns += tries.length;
       const each = (performance.now() - began) / Math.max(1, tries.length);
       for (const t of tries) {
@@ -259,7 +294,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
         restartMs.push(...t.result.restartMs);
         outcomes.push({
           kind: 'exhaustive',
-          source: `${path}, step ${at} killed at write ${t.write}`,
+          source: `${path}, ${killedPart(at)} killed at write ${t.write}`,
           steps: t.result.trace.steps.length,
           kills: totalKills(t.result.kills),
           verdict: t.divergence ? 'fail' : 'pass',
@@ -267,13 +302,13 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
         });
       }
       options.progress?.(
-        `${path}: step ${at} killed at each of its ${tries.length} write points: ${tries.map((t) => t.resolved ?? 'diverges').join(', ')}`,
+        `${path}: ${killedPart(at)} killed at each of its ${tries.length} write points: ${tries.map((t) => t.resolved ?? 'diverges').join(', ')}`,
       );
       const bad = tries.find((t) => t.divergence);
       if (bad) {
         await found(
           bad.result as KillTraceResult & { divergence: DivergenceFacts },
-          `${path}, step ${at} killed at write ${bad.write}`,
+          `${path}, ${killedPart(at)} killed at write ${bad.write}`,
           bad.result.trace.steps.length,
         );
         throw new StopJob();
@@ -321,10 +356,10 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     if (!reached.has(source)) outcomes.push({ kind, source, steps: trace.steps.length, kills: 0, verdict: 'not run', ms: 0 });
   // The exhaustive part runs first: the steps it did not reach go before the rest.
   const exhaustiveNotRun: KillTraceOutcome[] = exhaustiveSteps
-    .filter(({ path, at }) => ![...reached].some((r) => r.startsWith(`${path}, step ${at} killed`)))
+    .filter(({ path, at }) => ![...reached].some((r) => r.startsWith(`${path}, ${killedPart(at)} killed`)))
     .map(({ path, trace, at }) => ({
       kind: 'exhaustive',
-      source: `${path}, step ${at}`,
+      source: `${path}, ${killedPart(at)}`,
       steps: trace.steps.length,
       kills: 0,
       verdict: 'not run',

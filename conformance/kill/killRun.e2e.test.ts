@@ -18,7 +18,7 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(r.divergence).toBeUndefined();
     expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'unread', resolved: 'lost' });
     expect(r.trace.steps[2]?.note).toMatch(/resolved: lost/);
-    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 1, inFlightApplied: 0, inFlightPartly: 0 });
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 1, inFlightApplied: 0, inFlightPartly: 0, inInit: 0 });
     expect(r.restartMs).toHaveLength(1);
   });
 
@@ -26,7 +26,7 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     const r = await runKillTrace(inFlightTrace('answered'), { command: SERVE });
     expect(r.divergence).toBeUndefined();
     expect(r.trace.steps[2]?.kill).toEqual({ when: 'in-flight', timing: 'answered', resolved: 'applied' });
-    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1, inFlightPartly: 0 });
+    expect(r.kills).toEqual({ afterReply: 0, inFlightLost: 0, inFlightApplied: 1, inFlightPartly: 0, inInit: 0 });
   });
 
   it('killed inside its own writes (STREAMJOIN_KILL_AT_WRITE): the log line half written is cut off (lost), the record appended but its match not yet in the sink (partly), the sink write synced (applied)', async () => {

@@ -11,10 +11,19 @@
 // model's state before the request or after it (or a model state in between,
 // inFlight.ts), after the crash of every node; the run follows whichever it
 // is and writes it into the trace (`kill.resolved`).
+//
+// A kill inside `init` (the trace's `initKill`): the first incarnation is
+// started with the write hook set to `init`'s write point N; it dies there,
+// or answers `init` (it makes fewer write points) and is killed then. The
+// re-attach must show every node down and empty durable parts, the model's
+// crash of every node of the initial state (C10), whatever `init` had
+// written; a difference is a divergence at step -1 (reports: "init, killed
+// here"). The restarts that follow are the trace's first steps.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import { COORDINATOR } from '../../spec/index.ts';
+import type { ClusterInitKill, ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import {
   initialClusterState,
   observeCluster,
@@ -28,7 +37,7 @@ import { SutUnavailable, type ClusterSession, type ClusterStepReply, type Stderr
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
 import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
-import { crashAll, killNote } from './killTraces.ts';
+import { crashAll, initKillNote, killNote } from './killTraces.ts';
 
 /** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
 export const DATA_PLACEHOLDER = '{data}';
@@ -48,9 +57,11 @@ export interface KillCounts {
   readonly inFlightApplied: number;
   /** In-flight kills that left a model state in between: the action's own effect and part of its processing (inFlight.ts). */
   readonly inFlightPartly: number;
+  /** Kills inside a trace's first `init`, at one of its durable write points (the trace's `initKill`). */
+  readonly inInit: number;
 }
 
-export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0, inFlightPartly: 0 };
+export const NO_KILLS: KillCounts = { afterReply: 0, inFlightLost: 0, inFlightApplied: 0, inFlightPartly: 0, inInit: 0 };
 
 export function addKills(a: KillCounts, b: KillCounts): KillCounts {
   return {
@@ -58,10 +69,11 @@ export function addKills(a: KillCounts, b: KillCounts): KillCounts {
     inFlightLost: a.inFlightLost + b.inFlightLost,
     inFlightApplied: a.inFlightApplied + b.inFlightApplied,
     inFlightPartly: a.inFlightPartly + b.inFlightPartly,
+    inInit: a.inInit + b.inInit,
   };
 }
 
-export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied + k.inFlightPartly;
+export const totalKills = (k: KillCounts): number => k.afterReply + k.inFlightLost + k.inFlightApplied + k.inFlightPartly + k.inInit;
 
 /** One trace run in kill mode. */
 export interface KillTraceResult {
@@ -105,6 +117,15 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 /** The environment variable of kill mode's write hook (PROTOCOL.md, "Kill mode"): `LINE:WRITE`. */
 export const KILL_AT_WRITE_VARIABLE = 'STREAMJOIN_KILL_AT_WRITE';
 
+/** The step index of a divergence at a kill inside `init`, before any step (reports say "init"). */
+export const INIT_STEP = -1;
+
+/**
+ * The action a divergence at a kill inside `init` names: the kill is a crash
+ * of every node (C10), the coordinator first (killTraces.ts `crashAll`).
+ */
+export const INIT_KILL_ACTION: ExternalAction = { type: 'crash', node: COORDINATOR };
+
 /** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
 function expectedDeath(e: unknown): false {
   if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return false;
@@ -120,6 +141,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   const dir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
   const command = commandWithData(options.command, dir);
   const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
+  let initKill: ClusterInitKill | undefined = trace.initKill;
+  const base = options.process ?? {};
   /**
    * An incarnation of the system from step `from` on. When the next kill is
    * at a write, its environment names the request line to die in: an
@@ -130,12 +153,15 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
     let next = from;
     while (next < steps.length && steps[next]?.kill === undefined) next++;
     const kill = steps[next]?.kill;
-    const base = options.process ?? {};
     if (kill?.timing !== 'at-write') return spawnSystem(command, base);
     const line = (recovering ? 2 : 1) + 2 * (next - from) + 1;
     return spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${kill.write ?? 1}` } });
   };
-  let system = incarnation(0, false);
+  // With a kill inside init, the first incarnation dies in (or right after) its first request line.
+  let system =
+    initKill === undefined
+      ? incarnation(0, false)
+      : spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `1:${initKill.write}` } });
   let kills = NO_KILLS;
   const restartMs: number[] = [];
   let answeredAtWrite = 0;
@@ -143,7 +169,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   const result = (divergence?: DivergenceFacts, killed?: boolean): KillTraceResult => {
     const last = session;
     return {
-      trace: { ...trace, steps },
+      trace: { ...trace, ...(initKill ? { initKill } : {}), steps },
       ...(divergence ? { divergence } : {}),
       ...(killed ? { killed } : {}),
       kills,
@@ -152,8 +178,36 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       ...(last.stderr ? { stderr: () => (last.stderr as () => StderrExcerpt)() } : {}),
     };
   };
-  let session: ClusterSession = await system.openCluster(trace.config, 'faults');
+  let session!: ClusterSession;
   try {
+    if (initKill === undefined) session = await system.openCluster(trace.config, 'faults');
+    else {
+      // Killed inside init's writes by its own hook, or init answered (fewer write points) and the kill then.
+      // A session sends its init with its first request: an inspect here (line 2, past the hook's line).
+      const answered = await system
+        .openCluster(trace.config, 'faults')
+        .then(async (s) => {
+          session = s;
+          await s.observe();
+          return true;
+        })
+        .catch((e: unknown) => expectedDeath(e));
+      if (answered) answeredAtWrite++;
+      initKill = { write: initKill.write, ...(answered ? { answered } : {}) };
+      initKill = { ...initKill, note: initKillNote(initKill) };
+      const startedAt = performance.now();
+      await system.kill();
+      system = incarnation(0, true);
+      session = await system.openCluster(trace.config, 'faults', { recover: true });
+      const observation = await session.observe();
+      restartMs.push(performance.now() - startedAt);
+      kills = addKills(kills, { ...NO_KILLS, inInit: 1 });
+      // C10: whatever init wrote, the re-attach holds no acknowledged state: every node down, empty durable parts.
+      state = crashAll(setup, state);
+      const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, state) };
+      const d = compareClusterStep(INIT_STEP, INIT_KILL_ACTION, want, { reply: { events: [] }, observation });
+      if (d) return result(d, true);
+    }
     let i = 0;
     while (i < steps.length) {
       // The steps up to the next kill go out pipelined, each observed.

@@ -1,15 +1,16 @@
 // Kill mode's traces (killTraces.ts, killJob.ts): kills at every crash point
 // the level faults reaches (C7, C8, C10), each followed by restarts of the
 // nodes the kill took; in-flight kills only where the nodes to restart do not
-// depend on how they resolve; random kill traces replay from their seed.
+// depend on how they resolve; kills inside init, followed by restarts of
+// every node; random kill traces replay from their seed.
 import { describe, expect, inject, it } from 'vitest';
-import { CLUSTER_TRACE_FORMAT, COORDINATOR } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, COORDINATOR, schemaError } from '../../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
-import { initialClusterState, type ClusterSetup } from '../../model/index.ts';
+import { initialClusterState, observeCluster, type ClusterSetup } from '../../model/index.ts';
 import { insertRow } from '../testFixtures.ts';
-import { randomKillTraces } from './killJob.ts';
+import { INIT_KILL_MAX_WRITE, INIT_KILL_ONE_IN, initKillWrites, randomKillTraces } from './killJob.ts';
 import { commandWithData } from './killRun.ts';
-import { crashAll, isCrashPoint, killsIn, modelAfter, withKills } from './killTraces.ts';
+import { crashAll, isCrashPoint, killsIn, modelAfter, startState, withInitKill, withKills } from './killTraces.ts';
 
 const seed = Number(inject('fcSeed'));
 
@@ -74,7 +75,13 @@ describe('withKills', () => {
   it('the restarts bring back every node the kill took: after them the model has the same nodes up as before the kill', () => {
     for (const t of randomKillTraces(seed, 20)) {
       const s: ClusterSetup = { ...t.config, checkProperties: false };
-      let state = initialClusterState(s);
+      let state = startState(s, t);
+      if (t.initKill !== undefined) {
+        // A kill inside init takes every node: the trace starts with their restarts.
+        expect(t.steps.slice(0, 1 + s.workers.length).map((x) => x.action)).toEqual(
+          [COORDINATOR, ...s.workers].map((node) => ({ type: 'restart', node })),
+        );
+      }
       t.steps.forEach((step, i) => {
         state = modelAfter(s, state, step.action as ExternalAction);
         if (step.kill === undefined) return;
@@ -87,7 +94,51 @@ describe('withKills', () => {
   });
 });
 
+describe('withInitKill', () => {
+  it('C10: init killed at a write point: the trace starts as the crash of every node of the initial state, then restarts every node, the coordinator first, then the workers in config order', () => {
+    const t = withInitKill(trace([rec('a')]), 2);
+    expect(t.initKill?.write).toBe(2);
+    expect(t.initKill?.note).toMatch(/^killed here, inside init: SIGKILL at durable write point 2 of init/);
+    expect(t.steps.map((x) => x.action)).toEqual([
+      { type: 'restart', node: COORDINATOR },
+      { type: 'restart', node: 'w1' },
+      { type: 'restart', node: 'w2' },
+      rec('a'),
+    ]);
+    const s: ClusterSetup = { ...config, checkProperties: false };
+    // Every node down, empty durable parts: the model's crash of every node of the initial state.
+    const start = observeCluster(s, startState(s, t));
+    expect(start.coordinator.up).toBe(false);
+    expect(Object.values(start.workers).map((w) => w.status)).toEqual(['down', 'down']);
+    expect(start.log).toBe(0);
+    expect(observeCluster(s, startState(s, trace([])))).toEqual(observeCluster(s, initialClusterState(s)));
+    // Kills placed afterwards (withKills) start from there: the restarts are enabled steps, the record is not a crash point.
+    expect(withKills(t).steps).toEqual(t.steps);
+    // Marked once: a second call leaves the trace as it is.
+    expect(withInitKill(t, 3)).toBe(t);
+  });
+
+  it('a trace with a kill inside init (as run, answered or not) is a valid cluster trace (cluster-trace.schema.json)', () => {
+    const t = withInitKill(trace([rec('a')]), 1);
+    expect(schemaError('cluster-trace', t)).toBeUndefined();
+    expect(schemaError('cluster-trace', { ...t, initKill: { write: 4, answered: true, note: 'x' } })).toBeUndefined();
+    expect(schemaError('cluster-trace', { ...t, initKill: { write: 0 } })?.pointer).toBe('/initKill/write');
+    expect(schemaError('cluster-trace', { ...t, initKill: {} })).toBeDefined();
+  });
+});
+
 describe('randomKillTraces', () => {
+  it(`C10: some random kill traces (seed ${seed}) are also killed inside init, at write points 1..${INIT_KILL_MAX_WRITE}, about one in ${INIT_KILL_ONE_IN}`, () => {
+    const writes = initKillWrites(seed, 800).filter((w) => w !== undefined);
+    // One in 8 of 800 is 100; the bounds are far out in the binomial's tails.
+    expect(writes.length).toBeGreaterThan(60);
+    expect(writes.length).toBeLessThan(140);
+    expect(new Set(writes)).toEqual(new Set(Array.from({ length: INIT_KILL_MAX_WRITE }, (_, i) => i + 1)));
+    // The traces get them: those drawn are killed inside init at that write point, the others are not.
+    const traces = randomKillTraces(seed, 10);
+    expect(traces.map((t) => t.initKill?.write)).toEqual(initKillWrites(seed, 10));
+  });
+
   it(`replays from its seed (${seed}): the same traces, and at least one of them with a kill`, () => {
     const a = randomKillTraces(seed, 10);
     expect(randomKillTraces(seed, 10)).toEqual(a);

@@ -11,9 +11,12 @@
 // Where kills go: at every crash point the trace reaches (an enabled
 // `crash`, a `commit` or `failover` with `crashAfterFence`), after the
 // reply; and, where asked, in flight at other steps: the request sent and
-// the process killed before its reply is read.
+// the process killed before its reply is read. And, where asked, inside
+// the first `init` itself (`initKill`), at one of its durable write points:
+// the re-attach then finds no session or a half-written one, and must start
+// as the model's crash of every node of the initial state (C10).
 import { COORDINATOR } from '../../spec/index.ts';
-import type { ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import type { ClusterInitKill, ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, transition, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
 
 /** Whether an action is a crash point at level `faults`: it takes a node down by itself (C7, C8, C10). */
@@ -96,7 +99,7 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
   const n = trace.steps.length;
   const inFlightAt = new Map<number, InFlightChoice>();
   for (const c of inFlight) if (n > 0) inFlightAt.set(c.at % n, c);
-  let state = initialClusterState(setup);
+  let state = startState(setup, trace);
   const steps: ClusterStep[] = [];
   trace.steps.forEach((s, i) => {
     const action = s.action as ExternalAction;
@@ -122,6 +125,35 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
     }
   });
   return { ...trace, steps };
+}
+
+/** The model's state before a trace's first step in kill mode: after a kill inside `init`, every node down (C10). */
+export function startState(setup: ClusterSetup, trace: ClusterTrace): ClusterState {
+  const initial = initialClusterState(setup);
+  return trace.initKill === undefined ? initial : crashAll(setup, initial);
+}
+
+/** What an init kill says, for people: the trace's `initKill.note` and the counterexample's "killed here". */
+export function initKillNote(kill: ClusterInitKill): string {
+  const answered = kill.answered === true ? '; the system answered init first (it makes fewer write points), then SIGKILL' : '';
+  return `killed here, inside init: SIGKILL at durable write point ${kill.write} of init (STREAMJOIN_KILL_AT_WRITE=1:${kill.write})${answered}; restarted on the same data directory and re-attached: every node down, empty durable parts (C10)`;
+}
+
+/**
+ * The trace with its `init` killed at durable write point `write` (kill
+ * mode): the kill takes every node (the initial state has them all up), so
+ * restarts of every node, the coordinator first, then the workers in config
+ * order, go before the trace's steps, as ordinary steps shrinking may drop
+ * like any other. A trace whose init is killed already is returned as it is.
+ */
+export function withInitKill(trace: ClusterTrace, write: number): ClusterTrace {
+  if (trace.initKill !== undefined) return trace;
+  const initKill: ClusterInitKill = { write, note: initKillNote({ write }) };
+  const restarts: ClusterStep[] = [COORDINATOR, ...trace.config.workers].map((node) => ({
+    action: { type: 'restart', node },
+    note: 'restarted after the kill inside init',
+  }));
+  return { ...trace, initKill, steps: [...restarts, ...trace.steps] };
 }
 
 /** The number of kill steps of a trace, by kind. */

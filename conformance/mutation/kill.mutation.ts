@@ -19,7 +19,9 @@
 // at each (recovery after a kill at each crash point); a migration's
 // install message delivered again after a kill; a request killed in flight
 // (unread, answered, at its writes); a migration's commit killed at each
-// of its durable write points in turn; each step of the planned migration
+// of its durable write points in turn; the first `init` killed at each of
+// its durable write points (a directory with no session yet, or half of
+// one, C10); each step of the planned migration
 // under traffic killed at each of its durable writes (conform --kill
 // --exhaustive's scenario); a few random kill traces at the run's seed.
 // Each is a test of its own: a mutant runs only the tests that reach it and
@@ -30,12 +32,12 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { regressionTracePaths, specExamplePaths } from '../job/traceFilesPart.ts';
-import { killAtEveryWritePoint, killableSteps } from '../kill/everyWritePoint.ts';
+import { killAtEveryWritePoint, killInitAtEveryWritePoint, killableSteps } from '../kill/everyWritePoint.ts';
 import { COMMIT_STEP, inFlightTrace, migrationTrace, reinstallAfterKillTrace } from '../kill/killFixtures.ts';
 import { randomKillTraces } from '../kill/killJob.ts';
 import { runKillTrace, type KillTraceResult } from '../kill/killRun.ts';
 import { isCrashPoint, withKills } from '../kill/killTraces.ts';
-import { explainDivergence } from '../report/divergence.ts';
+import { divergenceStepText, explainDivergence } from '../report/divergence.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { KILL_MUTATION_RANDOM_RUNS, MUTATION_SEED } from './settings.ts';
 
@@ -119,11 +121,18 @@ async function killAtEachWrite(trace: ClusterTrace, at: number): Promise<string 
   return bad?.divergence ? `killed at write ${bad.write}: ${explainDivergence(bad.divergence).summary}` : undefined;
 }
 
+/** The first `init` of `trace` killed at each of its durable write points in turn; the first divergence as a message, or undefined. */
+async function killInitAtEachWrite(trace: ClusterTrace): Promise<string | undefined> {
+  const { runs } = await withServe((command, env) => killInitAtEveryWritePoint(trace, { command, process: { env, cwd: PROJECT_ROOT } }));
+  const bad = runs.find((r) => r.divergence !== undefined);
+  return bad?.divergence ? `init killed at write ${bad.write}: ${explainDivergence(bad.divergence).summary}` : undefined;
+}
+
 /** The trace run in kill mode against `serve --data`; the first divergence as a message, or undefined. */
 async function killRun(trace: ClusterTrace): Promise<string | undefined> {
   const r: KillTraceResult = await withServe((command, env) => runKillTrace(trace, { command, process: { env, cwd: PROJECT_ROOT } }));
   const d = r.divergence;
-  return d ? `step ${d.step + 1}${r.killed ? ' (killed here)' : ''}: ${explainDivergence(d).summary}` : undefined;
+  return d ? `${divergenceStepText(d.step)}${r.killed && d.step >= 0 ? ' (killed here)' : ''}: ${explainDivergence(d).summary}` : undefined;
 }
 
 describe('kill mode against serve --data', () => {
@@ -144,6 +153,9 @@ describe('kill mode against serve --data', () => {
       expect(await killRun(inFlightTrace(timing, write))).toBeUndefined();
     });
   }
+  it('C10: the first init killed at each of its durable writes: the re-attach has every node down and empty durable parts, and a migration conforms after the restarts', async () => {
+    expect(await killInitAtEachWrite(migrationTrace)).toBeUndefined();
+  });
   // conform --kill --exhaustive: each step of the planned migration under traffic killed in flight at
   // every durable write point it makes (inside the checkpoint store's, the journals' and the
   // coordinator's writes: the torn and half-done states of each step), a test per step.

@@ -21,9 +21,12 @@ import { changesText, eventText } from './texts.ts';
 // The public shape of a divergence (index.ts): the facts, `summary` and `refs`.
 /** The first difference lockstep found between a system's replies and the model's, for people and tools. */
 export interface Divergence {
-  /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
+  /**
+   * Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`.
+   * In kill mode, -1 is the trace's `init` killed inside its own writes (before any step).
+   */
   readonly step: number;
-  /** The request of that step; at level `operator` a `record` action. */
+  /** The request of that step; at level `operator` a `record` action; at step -1 the crash of the coordinator (the kill: a crash of every node, C10). */
   readonly action: ExternalAction;
   /**
    * What differs: `reply` (refused versus carried out, or the wrong error
@@ -41,6 +44,14 @@ export interface Divergence {
   readonly diff: readonly PathDiff[];
   /** The rules and properties it points at. */
   readonly refs: RuleRefs;
+}
+
+/**
+ * How texts name the step of a divergence: `step N` (counting from 1), or,
+ * at step -1, the trace's `init` killed inside its own writes (kill mode).
+ */
+export function divergenceStepText(step: number): string {
+  return step < 0 ? 'init (killed here)' : `step ${step + 1}`;
 }
 
 /** The divergence lockstep found, with its summary and the rules it breaks. */
@@ -126,7 +137,8 @@ function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, 
 /** At the cluster levels: the reply (§7), the events (C12) or the observation. */
 function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, { level: 'cluster' }>): Explained {
   const { action } = facts;
-  const what = describeClusterAction(action);
+  // Step -1: the observation after a kill inside init (kill mode), a crash of every node (C10).
+  const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
   const reply = at.actual.reply;
   if (facts.field === 'reply') {

@@ -57,9 +57,12 @@ export interface StoreWrite {
 }
 
 export interface DivergenceFacts {
-  /** Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`. */
+  /**
+   * Index of the step in the trace (from 0); reports count from 1 and call it step `step + 1`.
+   * In kill mode, -1 is the trace's `init` killed inside its own writes (before any step).
+   */
   readonly step: number;
-  /** The request of that step; at level `operator` a `record` action. */
+  /** The request of that step; at level `operator` a `record` action; at step -1 the crash of the coordinator (the kill: a crash of every node, C10). */
   readonly action: ExternalAction;
   /**
    * What differs: `reply` (refused versus carried out, or the wrong error

@@ -4,7 +4,7 @@
 // diagram with one column per node. Everything comes from the counterexample's
 // view (view.ts), which the Markdown and HTML renderings read too.
 import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
-import type { Divergence } from '../report/divergence.ts';
+import { divergenceStepText, type Divergence } from '../report/divergence.ts';
 import { showValue } from '../sut/jsonDiff.ts';
 import { describeRules } from '../report/rules.ts';
 import { conformanceView, stderrHeading, type ConformanceContext, type CounterexampleView } from './view.ts';
@@ -114,13 +114,13 @@ function eventLines(label: string, events: readonly string[], from: number): str
 /** The divergence alone: summary, rules, and expected versus actual at each differing path. */
 export function describeDivergence(d: Divergence): string {
   const lines: string[] = [];
-  lines.push(`Divergence at step ${d.step + 1}: ${d.summary}`);
+  lines.push(`Divergence at ${divergenceStepText(d.step)}: ${d.summary}`);
   const checks = d.refs.checks?.length ? `; ${d.refs.checks.join(', ')}` : '';
   lines.push(
     `Breaks: ${describeRules(d.refs.rules)}${checks}${d.refs.properties.length ? `; property ${d.refs.properties.join(', ')}` : ''}`,
   );
   lines.push('');
-  lines.push(`Expected versus actual at step ${d.step + 1} (${d.field}; only what differs):`);
+  lines.push(`Expected versus actual at ${divergenceStepText(d.step)} (${d.field}; only what differs):`);
   if (d.field === 'events' && Array.isArray(d.expected) && Array.isArray(d.actual)) {
     // Events are a sequence (C12): show both, marking the first that differs.
     const first = Number(d.diff[0]?.path.split('/')[1] ?? 0);

@@ -11,7 +11,6 @@ import type { ClusterStorage } from './storage.ts';
  * (even before its first durable write, when they hold nothing yet).
  */
 export function opensRecovering(storage: ClusterStorage, crashed: boolean): boolean {
-  // Stryker disable next-line LogicalOperator: a kill inside init's own writes: kill mode kills at a trace's steps, never inside init (docs/mutation.md)
   return storage.recovered || crashed;
 }
 
