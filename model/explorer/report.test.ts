@@ -49,6 +49,16 @@ function firstStuckByDefinition(n: number, edges: readonly (readonly number[])[]
   return -1;
 }
 
+/** Random graphs of 1–60 states, up to 3 edges a state (forward and backward mixed) and up to `goods` good states. */
+const randomGraph = (goods: number) =>
+  fc.integer({ min: 1, max: 60 }).chain((n) =>
+    fc.record({
+      n: fc.constant(n),
+      edges: fc.array(fc.array(fc.nat({ max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
+      good: fc.uniqueArray(fc.nat({ max: n - 1 }), { maxLength: goods }),
+    }),
+  );
+
 // Progress (every state can reach a quiescent one without faults): the check over the stored edges.
 describe('firstStuckState (Progress over the stored edges)', () => {
   it('settles a chain that runs back down to the only good state (the sweeps cannot finish it: the backward search does)', () => {
@@ -61,13 +71,7 @@ describe('firstStuckState (Progress over the stored edges)', () => {
   });
 
   it("agrees with the definition on random graphs, forward and backward edges mixed (the run's fast-check seed)", () => {
-    const graph = fc.integer({ min: 1, max: 60 }).chain((n) =>
-      fc.record({
-        n: fc.constant(n),
-        edges: fc.array(fc.array(fc.nat({ max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
-        good: fc.uniqueArray(fc.nat({ max: n - 1 }), { maxLength: 3 }),
-      }),
-    );
+    const graph = randomGraph(3);
     fc.assert(
       fc.property(graph, ({ n, edges, good }) => {
         const goodSet = new Set(good);
@@ -77,13 +81,7 @@ describe('firstStuckState (Progress over the stored edges)', () => {
   });
 
   it('Progress: states stored as settled, their edges dropped (good, or one step from a good state), change no answer', () => {
-    const graph = fc.integer({ min: 1, max: 60 }).chain((n) =>
-      fc.record({
-        n: fc.constant(n),
-        edges: fc.array(fc.array(fc.nat({ max: n - 1 }), { maxLength: 3 }), { minLength: n, maxLength: n }),
-        good: fc.uniqueArray(fc.nat({ max: n - 1 }), { maxLength: 4 }),
-      }),
-    );
+    const graph = randomGraph(4);
     let settledSeen = 0;
     fc.assert(
       fc.property(graph, ({ n, edges, good }) => {
