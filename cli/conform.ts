@@ -12,7 +12,6 @@ import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
 import {
-  SHARD_HELP,
   SYSTEM_FLAGS_HELP,
   SYSTEM_FLAG_OPTIONS,
   LINK_BASE_HELP,
@@ -23,9 +22,8 @@ import {
   outDirProblem,
   parseLevel,
   scenariosNamed,
-  shardFlag,
-  shardSeed,
 } from './harnessArgs.ts';
+import { SHARD_HELP, shardFlag, shardSeed } from './shardArgs.ts';
 import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
 import { KILL_EXHAUSTIVE_EXAMPLE, KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';

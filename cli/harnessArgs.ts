@@ -152,5 +152,3 @@ export function lazyCovers(
 }
 
 export { outDirProblem };
-
-export { SHARD_HELP, shardFlag, shardSeed } from './shardArgs.ts';

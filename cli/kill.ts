@@ -10,7 +10,7 @@ import { divergenceStepText, explainDivergence } from '../conformance/report/div
 import { describeDivergence } from '../conformance/views/explain.ts';
 import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
-import { initKillNote, killNote, withKills } from '../conformance/kill/killTraces.ts';
+import { killNoteAt, withKills } from '../conformance/kill/killTraces.ts';
 import { invocationOf, type Output } from './output.ts';
 import { inShard, type Shard } from '../conformance/job/shard.ts';
 import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
@@ -95,10 +95,9 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
     );
   const f = report.failure;
   if (f) {
-    const step = f.trace.steps[f.divergence.step];
     lines.push(`  counterexample: ${f.trace.steps.length} steps (from ${f.originalSteps}, ${f.shrinks} reruns minimizing; ${f.source})`);
-    if (f.killed && step?.kill) lines.push(`  ${divergenceStepText(f.divergence.step)}: ${killNote(step.kill)}`);
-    if (f.killed && f.divergence.step < 0 && f.trace.initKill) lines.push(`  init: ${initKillNote(f.trace.initKill)}`);
+    const note = f.killed ? killNoteAt(f.trace, f.divergence.step) : undefined;
+    if (note) lines.push(`  ${f.divergence.step < 0 ? 'init' : divergenceStepText(f.divergence.step)}: ${note}`);
     lines.push('');
     lines.push(describeDivergence(explainDivergence(f.divergence)));
     if (f.killed)

@@ -4,7 +4,7 @@
 import { divergenceStepText, explainDivergence, type Divergence } from '../conformance/report/divergence.ts';
 import type { KillJobReport } from '../conformance/kill/killJob.ts';
 import { totalKills } from '../conformance/kill/killRun.ts';
-import { initKillNote, killNote } from '../conformance/kill/killTraces.ts';
+import { killNoteAt } from '../conformance/kill/killTraces.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { shellQuote } from '../conformance/views/counterexampleFiles.ts';
 import { displayPath } from './conformReport.ts';
@@ -63,7 +63,6 @@ export function killJson(
   replay: readonly string[] | undefined,
 ): KillReportJson {
   const f = report.failure;
-  const step = f?.trace.steps[f.divergence.step];
   return {
     ...reportHeader(KILL_REPORT_FORMAT),
     verdict: report.verdict,
@@ -87,12 +86,7 @@ export function killJson(
           originalSteps: f.originalSteps,
           shrinks: f.shrinks,
           killed: f.killed,
-          killNote:
-            f.killed && step?.kill
-              ? killNote(step.kill)
-              : f.killed && f.divergence.step < 0 && f.trace.initKill
-                ? initKillNote(f.trace.initKill)
-                : null,
+          killNote: (f.killed ? killNoteAt(f.trace, f.divergence.step) : undefined) ?? null,
           divergence: explainDivergence(f.divergence),
           counterexample: written ?? null,
           replay: replay ?? null,

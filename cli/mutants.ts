@@ -14,16 +14,8 @@ import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, usageError, verdictText } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
-import {
-  LINK_BASE_HELP,
-  LINK_BASE_OPTION,
-  SHARD_HELP,
-  buildCovers,
-  linkBaseFlag,
-  outDirProblem,
-  shardFlag,
-  shardSeed,
-} from './harnessArgs.ts';
+import { LINK_BASE_HELP, LINK_BASE_OPTION, buildCovers, linkBaseFlag, outDirProblem } from './harnessArgs.ts';
+import { SHARD_HELP, shardFlag, shardSeed } from './shardArgs.ts';
 import { specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/views/counterexampleFiles.ts';
 import { LiveProgress } from './progress.ts';

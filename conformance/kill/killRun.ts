@@ -143,6 +143,9 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   const steps: ClusterStep[] = trace.steps.map((s) => ({ ...s }));
   let initKill: ClusterInitKill | undefined = trace.initKill;
   const base = options.process ?? {};
+  /** An incarnation whose write hook kills it at write point `write` of its request line `line`. */
+  const killedAtWrite = (line: number, write: number): ReturnType<typeof spawnSystem> =>
+    spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${write}` } });
   /**
    * An incarnation of the system from step `from` on. When the next kill is
    * at a write, its environment names the request line to die in: an
@@ -155,13 +158,10 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
     const kill = steps[next]?.kill;
     if (kill?.timing !== 'at-write') return spawnSystem(command, base);
     const line = (recovering ? 2 : 1) + 2 * (next - from) + 1;
-    return spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `${line}:${kill.write ?? 1}` } });
+    return killedAtWrite(line, kill.write ?? 1);
   };
   // With a kill inside init, the first incarnation dies in (or right after) its first request line.
-  let system =
-    initKill === undefined
-      ? incarnation(0, false)
-      : spawnSystem(command, { ...base, env: { ...(base.env ?? process.env), [KILL_AT_WRITE_VARIABLE]: `1:${initKill.write}` } });
+  let system = initKill === undefined ? incarnation(0, false) : killedAtWrite(1, initKill.write);
   let kills = NO_KILLS;
   const restartMs: number[] = [];
   let answeredAtWrite = 0;

@@ -139,6 +139,13 @@ export function initKillNote(kill: ClusterInitKill): string {
   return `killed here, inside init: SIGKILL at durable write point ${kill.write} of init (STREAMJOIN_KILL_AT_WRITE=1:${kill.write})${answered}; restarted on the same data directory and re-attached: every node down, empty durable parts (C10)`;
 }
 
+/** The note of the kill a divergence at `step` is at: that step's kill, or at step -1 the trace's kill inside `init`; undefined at no kill. */
+export function killNoteAt(trace: ClusterTrace, step: number): string | undefined {
+  if (step < 0) return trace.initKill ? initKillNote(trace.initKill) : undefined;
+  const kill = trace.steps[step]?.kill;
+  return kill ? killNote(kill) : undefined;
+}
+
 /**
  * The trace with its `init` killed at durable write point `write` (kill
  * mode): the kill takes every node (the initial state has them all up), so
