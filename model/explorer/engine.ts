@@ -289,6 +289,8 @@ export class Expander<S, A> {
       const r = this.visited.insert(-(i + 1), 0);
       if (r < 0) this.discovered(s, -r - 1, 0, out);
     }
+    // Level 0 ends here: the first level's indices must all lie above it.
+    this.store.releaseIndices();
     this.countShared();
   }
 

@@ -46,6 +46,59 @@ describe('StateStore', () => {
       if (shared.pauseRequested()) shared.pauseHere();
       expect(b).toBe(a);
     }
+    // The rest of the thread's block of indices becomes holes when it leaves the level.
+    shared.leave();
     expect(shared.size).toBe(one.size);
+  });
+
+  // Two threads' views of one store, taking turns on this thread: each takes its indices from its
+  // own block, so the claims interleave block by block; a fingerprint both insert is stored once,
+  // and after both leave a level every index the next level claims lies above the level's end
+  // (engine.ts: depth order of indices, C3).
+  it('hands each thread a block of indices; what is left of the blocks becomes holes at the end of a level', () => {
+    const buffers = createStoreBuffers(false);
+    const a = new StateStore(buffers, true);
+    const b = new StateStore(buffers, true);
+    a.resetWork(2);
+    const stored = new Map<string, number>();
+    const level = (from: number, to: number): void => {
+      for (let i = from; i < to; i++) {
+        const hi = (i * 2654435761) | 0;
+        const lo = (i * 40503 + 17) | 0;
+        for (const view of i % 3 === 0 ? [a, b] : i % 3 === 1 ? [b, a] : [a]) {
+          const r = view.insert(hi, lo, 0, 0);
+          const index = r < 0 ? -r - 1 : r;
+          const key = `${hi},${lo}`;
+          if (stored.has(key)) expect(index).toBe(stored.get(key));
+          else expect(r).toBeLessThan(0);
+          stored.set(key, index);
+          if (view.pauseRequested()) {
+            // Both views pause (one thread plays both): the second one to arrive rebuilds.
+            const other = view === a ? b : a;
+            other.leave();
+            view.pauseHere();
+            other.joinWork();
+          }
+        }
+      }
+    };
+    level(0, 10_000);
+    const firstLevel = new Set(stored.values());
+    a.leave();
+    b.leave();
+    expect(a.size).toBe(stored.size);
+    const levelEnd = a.claimed;
+    expect(levelEnd - stored.size).toBeLessThan(2 * 64 + 1);
+    a.resetWork(2);
+    level(10_000, 20_000);
+    a.leave();
+    b.leave();
+    expect(a.size).toBe(stored.size);
+    for (const [key, index] of stored) {
+      const [hi, lo] = key.split(',').map(Number) as [number, number];
+      expect(a.find(hi, lo)).toBe(index);
+      expect(b.find(hi, lo)).toBe(index);
+      if (!firstLevel.has(index)) expect(index).toBeGreaterThanOrEqual(levelEnd);
+    }
   });
 });

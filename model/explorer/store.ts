@@ -2,15 +2,16 @@
 // several threads can explore one state graph (SharedArrayBuffer; each
 // worker thread makes its own views of the same buffers).
 //
-// States are numbered in discovery order: a thread claims the next index
-// with an atomic add and writes the state's fingerprint (two 32-bit lanes),
-// its parent's index and the index of the action that led to it, then
-// publishes the index in the open-addressing table with a compare-and-swap
-// on an empty slot (lock-free insert). A thread that loses that race to the
-// same fingerprint leaves its claimed index unpublished: a "hole", flagged
-// and never counted (two threads discovering one state within the same few
-// hundred nanoseconds; rare). A reader that sees an index in a slot
-// (`Atomics.load`) also sees the lanes written before the swap published it.
+// States are numbered in discovery order: a thread takes the next index of
+// its own block of indices (claimed with an atomic add, INDEX_BLOCK at a
+// time) and writes the state's fingerprint (two 32-bit lanes), its parent's
+// index and the index of the action that led to it, then publishes the index
+// in the open-addressing table with a compare-and-swap on an empty slot
+// (lock-free insert). A thread that loses that race to the same fingerprint
+// keeps the index for its next new state. What is left of a block when the
+// thread's part of a level ends stays unpublished: "holes", flagged and never
+// counted. A reader that sees an index in a slot (`Atomics.load`) also sees
+// the lanes written before the swap published it.
 //
 // Per state: 8 bytes of lanes, 4 of parent, 2 of action index, 1 of flags,
 // and 4/load bytes of table (a slot: the index and 4 bits of the fingerprint) (load 3/8 to 3/4); with Progress also an edge
@@ -89,6 +90,14 @@ const MAX_STATES = INDEX_MASK - 1;
 const INITIAL_TABLE_BITS = 14;
 const INITIAL_STATES = 1 << 12;
 const EDGE_BLOCK = 1 << 12;
+/**
+ * Indices a thread of a concurrent store claims at a time. Its new states'
+ * records (fingerprint, parent, action, flags) then fill cache lines no other
+ * thread writes, where indices claimed one by one would interleave the
+ * threads' states in every line (each write a transfer between cores), and
+ * the shared counter is written once per block instead of once per state.
+ */
+const INDEX_BLOCK = 64;
 
 /** The shared buffers of one store: what a worker thread is sent to take part. */
 export interface StoreBuffers {
@@ -180,6 +189,9 @@ export class StateStore {
   private edgeTargets: Int32Array | undefined;
   /** Views cover indices below this. */
   private capacity = 0;
+  /** This thread's block of state indices (concurrent stores): next unused, end. */
+  private blockNext = 0;
+  private blockEnd = 0;
   /** This thread's reserved block of edge slots: next free, end. */
   private edgeNext = 0;
   private edgeLimit = 0;
@@ -225,7 +237,7 @@ export class StateStore {
     return Atomics.load(this.control, COUNT);
   }
 
-  /** Distinct states stored. */
+  /** Distinct states stored: exact once every thread has left the level (till then the unused rest of their blocks counts too). */
   get size(): number {
     return Atomics.load(this.control, COUNT) - Atomics.load(this.control, HOLES);
   }
@@ -282,9 +294,12 @@ export class StateStore {
       let entry = concurrent ? Atomics.load(this.table, slot) : (this.table[slot] as number);
       if (entry === 0) {
         if (claimed < 0) {
-          claimed = concurrent ? Atomics.add(this.control, COUNT, 1) : (this.control[COUNT] as number);
-          if (!concurrent) this.control[COUNT] = claimed + 1;
-          if (claimed >= this.capacity) this.ensureCapacity(claimed);
+          if (concurrent) claimed = this.nextIndex();
+          else {
+            claimed = this.control[COUNT] as number;
+            this.control[COUNT] = claimed + 1;
+            if (claimed >= this.capacity) this.ensureCapacity(claimed);
+          }
           this.lanes[claimed << 1] = hi;
           this.lanes[(claimed << 1) + 1] = lo;
           this.parents[claimed] = parent;
@@ -297,6 +312,9 @@ export class StateStore {
         }
         entry = Atomics.compareExchange(this.table, slot, 0, tag | (claimed + 1));
         if (entry === 0) {
+          // Published: no longer a hole (the index is this thread's, no other writes its flags yet).
+          this.flagBytes[claimed] = 0;
+          this.blockNext = claimed + 1;
           if (claimed + 1 > this.growAt) Atomics.store(this.control, PAUSE, 1);
           return -(claimed + 1);
         }
@@ -305,16 +323,37 @@ export class StateStore {
         const index = (entry & INDEX_MASK) - 1;
         const at = index << 1;
         if (at >= this.lanes.length) this.refresh();
-        if (this.lanes[at + 1] === lo && this.lanes[at] === hi) {
-          if (claimed >= 0) {
-            this.flagBytes[claimed] = FLAG_HOLE;
-            Atomics.add(this.control, HOLES, 1);
-          }
-          return index;
-        }
+        // Another thread published this state first: the index claimed for it stays this thread's next.
+        if (this.lanes[at + 1] === lo && this.lanes[at] === hi) return index;
       }
       slot = (slot + 1) & this.mask;
     }
+  }
+
+  /**
+   * The next index of this thread's block (concurrent stores), claiming a new
+   * block when it is used up. Its flags say hole until the index is
+   * published (`insert`): a rebuild, or a report, passes over it till then.
+   */
+  private nextIndex(): number {
+    if (this.blockNext < this.blockEnd) return this.blockNext;
+    const start = Atomics.add(this.control, COUNT, INDEX_BLOCK);
+    if (start + INDEX_BLOCK > this.capacity) this.ensureCapacity(start + INDEX_BLOCK - 1);
+    this.flagBytes.fill(FLAG_HOLE, start, start + INDEX_BLOCK);
+    this.blockNext = start;
+    this.blockEnd = start + INDEX_BLOCK;
+    return start;
+  }
+
+  /**
+   * Gives up the rest of this thread's block of indices: they stay holes. At
+   * the end of this thread's part of a level, so that every index of the
+   * next level is above the level's end (engine.ts).
+   */
+  releaseIndices(): void {
+    const unused = this.blockEnd - this.blockNext;
+    if (unused > 0) Atomics.add(this.control, HOLES, unused);
+    this.blockNext = this.blockEnd = 0;
   }
 
   /** Stores a state under a new index without the table (the exact visited set keeps its own index); one thread only. */
@@ -440,6 +479,7 @@ export class StateStore {
 
   /** This thread has no more work in the level: it stops taking part in pauses. */
   leave(): void {
+    this.releaseIndices();
     Atomics.sub(this.control, ACTIVE, 1);
     this.rebuildIfAllPaused();
   }
