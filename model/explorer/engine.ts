@@ -69,6 +69,13 @@ import { ExactKeys, type Keyer, makeKeyer, Visited } from './visited.ts';
 
 export const MAX_ACTIONS = 0xffff;
 
+/**
+ * States expanded between two readings of the clock that ends a turn (a power of two). A state of
+ * `ci` takes a few microseconds; one of a model whose states take milliseconds makes a turn
+ * longer by at most this many states.
+ */
+const CLOCK_EVERY = 8;
+
 /** How an exploration runs, fixed before it starts (the same on every thread). */
 export interface EngineSettings {
   readonly visited: VisitedMode;
@@ -200,6 +207,7 @@ export class Expander<S, A> {
   private succState: (S | undefined)[] = [];
   private readonly groups = new Map<string, number[]>();
   private sinceClock = 0;
+  private sinceTurnClock = 0;
 
   constructor(model: Model<S, A>, settings: EngineSettings, store: StateStore, exact: ExactKeys | undefined, limits: RunLimits) {
     this.model = model;
@@ -401,7 +409,8 @@ export class Expander<S, A> {
           }
           return false;
         }
-        if (turnEnds !== undefined && performance.now() >= turnEnds) return 'turn';
+        // The clock every CLOCK_EVERY states: read at every state it took 1.6 % of `ci`'s search.
+        if (turnEnds !== undefined && (++this.sinceTurnClock & (CLOCK_EVERY - 1)) === 0 && performance.now() >= turnEnds) return 'turn';
         stop = false;
       }
       return true;
