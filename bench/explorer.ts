@@ -16,10 +16,13 @@
 // thread: the main thread, each explorer worker thread, and V8's helper
 // threads (garbage collection, compilation) together (without --dist, the
 // threads of tsx's module loader, one per thread that registers it, are
-// counted among the explorer threads: read that column from --dist runs). Then the ratios: throughput against the
-// baseline, and the speed-up and per-worker efficiency of N workers. Then
-// simulation steps per second on sim-large. Each run is a process of its own
-// (bench/explorerRun.ts), so its peak RSS is its own.
+// counted among the explorer threads: read that column from --dist runs).
+// Then the ratios: throughput against the baseline, and the speed-up and
+// per-worker efficiency of N workers, beside the machine's own ceiling for
+// it: N one-worker runs side by side, each a process of its own, sharing
+// nothing but the machine (`sideBySide`). Then simulation steps per second on
+// sim-large. Each run is a process of its own (bench/explorerRun.ts), so its
+// peak RSS is its own.
 //
 // The baseline is extracted with `git archive` into a temporary directory
 // (or given with --baseline-dir). With --dist both trees are built first
@@ -29,7 +32,7 @@
 // the load average is printed with the figures; CPU time is what other
 // processes' load disturbs least, wall time (and so the parallel speed-up)
 // the most.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +154,44 @@ function measure(label: string, root: string, preset: string, workers: number, e
   return best as Run;
 }
 
+/** One run of the runner, without waiting for it (for runs side by side). */
+function runAsync(root: string, preset: string, workers: number): Promise<Omit<Run, 'label' | 'preset' | 'workers'>> {
+  const args = [...runner.args, '--root', root, '--preset', preset, '--workers', String(workers)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: here, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`side by side ${preset}: ${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').pop() as string) as Omit<Run, 'label' | 'preset' | 'workers'>);
+    });
+  });
+}
+
+/**
+ * The machine's own ceiling for `n` threads on this search: `n` one-thread runs of the whole preset
+ * started together, each a process of its own sharing nothing, so whatever slows them is the
+ * machine's (shared caches, memory, the host's scheduling of its virtual cores). Their throughput
+ * against one run alone, `n` × its wall over the slowest run's, bounds what `n` threads sharing one
+ * search can reach here. The best of `--repeat` attempts (the slowest run's wall).
+ */
+async function sideBySide(preset: string, n: number): Promise<{ wallMs: number; cpuMs: number[] }> {
+  let best: { wallMs: number; cpuMs: number[] } | undefined;
+  for (let i = 0; i < repeat; i++) {
+    const runs = await Promise.all(Array.from({ length: n }, () => runAsync(here, preset, 1)));
+    const wallMs = Math.max(...runs.map((r) => r.wallMs));
+    if (!best || wallMs < best.wallMs) best = { wallMs, cpuMs: runs.map((r) => r.searchCpuMs) };
+  }
+  return best as { wallMs: number; cpuMs: number[] };
+}
+
 const perState = (bytes: number, states: number): string => (states > 0 ? fmt(bytes / states) : '–');
 /** Steps per CPU second of the threads that walk (this thread and the explorer threads; V8's helpers left out). */
 const walkerRate = (r: Run, steps: number): string => {
@@ -215,10 +256,17 @@ try {
     for (const r of now) {
       if (r.workers === 1) continue;
       const speedup = one.wallMs / r.wallMs;
+      const pair = await sideBySide(preset, r.workers);
+      const ceiling = (r.workers * one.wallMs) / pair.wallMs;
       summaries.push(
         `${preset}: ${r.workers} workers against 1: wall ×${fmt(speedup, 2)} faster, ${fmt(1 / speedup, 2)} of one worker's wall (efficiency ` +
           `${fmt((100 * speedup) / r.workers)} % per worker), search CPU ×${fmt(r.searchCpuMs / one.searchCpuMs, 2)}`,
+        `${preset}: the machine's ceiling for ${r.workers}: ${r.workers} one-worker runs side by side, each a process of its own, ` +
+          `took ${fmt(pair.wallMs / 1000, 1)} s (search CPU ${pair.cpuMs.map((ms) => fmt(ms / 1000, 1)).join(' and ')} s, ` +
+          `against ${fmt(one.searchCpuMs / 1000, 1)} alone): throughput ×${fmt(ceiling, 2)} of one run alone; ` +
+          `the ${r.workers} workers on one search reach ${fmt((100 * speedup) / ceiling)} % of that`,
       );
+      results[`ceiling-${preset}-${r.workers}`] = { ...pair, throughput: ceiling };
     }
   }
   out('');
