@@ -45,16 +45,32 @@ export async function killAtEveryWritePoint(
   options: KillRunOptions,
   maxWrites = 32,
 ): Promise<{ runs: WritePointRun[]; complete: boolean }> {
-  const runs: WritePointRun[] = [];
   const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
-  for (let write = 1; write <= maxWrites; write++) {
+  return eachWritePoint(maxWrites, async (write) => {
     const killed = withKills(plain, [{ at, timing: 'at-write', write }]);
     if (!killed.steps.some((s) => s.kill?.timing === 'at-write'))
       throw new Error(`step ${at} cannot be killed in flight (refused, or it changes a node's liveness)`);
     const r = await runKillTrace(killed, options);
     const step = r.trace.steps.find((s) => s.kill?.timing === 'at-write');
-    runs.push({ write, resolved: step?.kill?.resolved, ...(r.divergence ? { divergence: r.divergence } : {}), result: r });
-    if (r.divergence || r.answeredAtWrite > 0) return { runs, complete: r.divergence === undefined };
+    const run = { write, resolved: step?.kill?.resolved, ...(r.divergence ? { divergence: r.divergence } : {}), result: r };
+    return { run, answered: r.answeredAtWrite > 0 };
+  });
+}
+
+/**
+ * The kill at write point 1, 2, ... up to `maxWrites` (`runAt`), until a run
+ * diverges or the system answered before the write point (none left: then the
+ * scenario is `complete`).
+ */
+async function eachWritePoint<R extends { readonly divergence?: DivergenceFacts }>(
+  maxWrites: number,
+  runAt: (write: number) => Promise<{ run: R; answered: boolean }>,
+): Promise<{ runs: R[]; complete: boolean }> {
+  const runs: R[] = [];
+  for (let write = 1; write <= maxWrites; write++) {
+    const { run, answered } = await runAt(write);
+    runs.push(run);
+    if (run.divergence || answered) return { runs, complete: run.divergence === undefined };
   }
   return { runs, complete: false };
 }
@@ -81,15 +97,12 @@ export async function killInitAtEveryWritePoint(
   options: KillRunOptions,
   maxWrites = 32,
 ): Promise<{ runs: InitWritePointRun[]; complete: boolean }> {
-  const runs: InitWritePointRun[] = [];
   const { initKill: _initKill, ...plain } = trace;
-  for (let write = 1; write <= maxWrites; write++) {
+  return eachWritePoint(maxWrites, async (write) => {
     const r = await runKillTrace(withInitKill(plain, write), options);
     const answered = r.trace.initKill?.answered === true;
-    runs.push({ write, answered, ...(r.divergence ? { divergence: r.divergence } : {}), result: r });
-    if (r.divergence || answered) return { runs, complete: r.divergence === undefined };
-  }
-  return { runs, complete: false };
+    return { run: { write, answered, ...(r.divergence ? { divergence: r.divergence } : {}), result: r }, answered };
+  });
 }
 
 /** The durable write points of `init` a run found (the runs that died inside it): the count before the first that answered. */
