@@ -2,7 +2,8 @@
 // several threads can explore one state graph (SharedArrayBuffer; each
 // worker thread makes its own views of the same buffers).
 //
-// States are numbered in discovery order: a thread takes the next index of
+// States are numbered level by level (every state of a level above every
+// state of the levels before it): a thread takes the next index of
 // its own block of indices (claimed with an atomic add, INDEX_BLOCK at a
 // time) and writes the state's fingerprint (two 32-bit lanes), its parent's
 // index and the index of the action that led to it, then publishes the index
