@@ -54,6 +54,8 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
     } else if (count !== actions.length) {
       expect({ state: JSON.stringify(model.stateToJson?.(state)), actions: actions.map((a) => a.kind), count }).toBe('the same actions');
     }
+    /** Per successor, what `judged(k)` and `quiescent()` said right after it was written. */
+    const answers: string[] = [];
     for (let k = 0; k < actions.length; k++) {
       const action = actions[k] as (typeof actions)[number];
       const next = model.next(state, action);
@@ -68,7 +70,9 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
           );
         if (kind !== model.actionKind(action)) expect(kind, where()).toBe(model.actionKind(action));
         if (successors.isFault(k) !== progress.isFault(action)) expect(successors.isFault(k), where()).toBe(progress.isFault(action));
-        if (successors.judged()) {
+        const onBytesJudged = successors.judged(k);
+        answers[k] = onBytesJudged ? (successors.quiescent() ? 'quiescent' : 'judged') : 'read back';
+        if (onBytesJudged) {
           judged++;
           const broken = model.invariants.map((i) => i.check(next)).filter((v) => v !== undefined);
           if (broken.length > 0) expect(broken, where()).toEqual([]);
@@ -80,6 +84,12 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
         seen.add(key);
         queue.push(slow.bytes.slice(0, slow.length));
       }
+    }
+    // The engine judges a successor after writing the rest of its batch: asked again, last first,
+    // each successor is judged as it was right after it was written.
+    for (let k = answers.length - 1; k >= 0 && count >= 0; k--) {
+      const again = successors.judged(k) ? (successors.quiescent() ? 'quiescent' : 'judged') : 'read back';
+      if (again !== answers[k]) expect(again, `successor ${k} judged again`).toBe(answers[k]);
     }
   }
   return { states, onBytes, judged, objectPath };

@@ -94,8 +94,10 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   private parentBytes = new Uint8Array(256);
   private parentLength = 0;
   private readonly parentReader = new ByteReader();
-  /** Whether the successor last written was built here (else by the object path), and whether it is quiescent. */
+  /** Whether the successor last written or judged was built here (else by the object path), and whether it is quiescent. */
   private lastOnBytes = false;
+  /** The action of the successor in `next` (-1: none since the state was loaded). */
+  private lastAction = -1;
   private lastQuiescent = false;
   /** Per key, per cursor: whether a copy there retains what J8 prescribes. */
   private readonly boundedMemo: (boolean | undefined)[][];
@@ -124,6 +126,7 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
     if (this.parentBytes.length < len) this.parentBytes = new Uint8Array(len * 2);
     this.parentBytes.set(input.bytes.subarray(input.pos, input.end));
     this.parentLength = len;
+    this.lastAction = -1;
     // A state that carries a violation is left to the object path: its successors carry the text.
     if (!this.decode(this.parentReader.reset(this.parentBytes, 0, len), this.cur)) return -1;
     this.enable();
@@ -309,15 +312,27 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
     const s = this.next;
     s.set(this.cur);
     this.lastOnBytes = this.apply(s, type, key, node, crash);
+    this.lastAction = k;
     if (this.lastOnBytes) this.encode(s, out, symmetric);
     else this.writeByObjects(k, out, symmetric);
     return label;
   }
 
-  // -------------------------------------------------------------------------
-  // The properties of the successor last written (explorerModel.ts): ExactlyOnce, Fenced, BoundedState, quiescence.
+  /** The loaded state's `k`-th successor into `next` (`lastOnBytes`: false when the step records a violation). */
+  private applyAction(k: number): void {
+    const a = k * 4;
+    const s = this.next;
+    s.set(this.cur);
+    this.lastOnBytes = this.apply(s, this.acts[a] as number, this.acts[a + 1] as number, this.acts[a + 2] as number, this.acts[a + 3] as number);
+    this.lastAction = k;
+  }
 
-  judged(): boolean {
+  // -------------------------------------------------------------------------
+  // The properties of a successor (explorerModel.ts): ExactlyOnce, Fenced, BoundedState, quiescence.
+
+  judged(k: number): boolean {
+    // Another successor was written since (the engine writes a batch of them before it stores any): apply its action again.
+    if (k !== this.lastAction) this.applyAction(k);
     if (!this.lastOnBytes) return false;
     const s = this.next;
     // Fenced and ExactlyOnce as the sink's ghost records them: a step that records a violation took the object path.

@@ -233,6 +233,11 @@ export class StateStore {
     }
   }
 
+  /** Slots of the table as this thread last saw it. */
+  get tableSlots(): number {
+    return this.mask + 1;
+  }
+
   /** Indices claimed so far (holes included). */
   get claimed(): number {
     return Atomics.load(this.control, COUNT);
@@ -265,6 +270,15 @@ export class StateStore {
       growTo(b.edgeCount, 2 * n, 'edge counts');
     }
     this.refresh();
+  }
+
+  /**
+   * The table slot where a fingerprint with low lane `lo` starts its probe, read and thrown away
+   * (`expandBytes` touches a batch of them so that their cache misses overlap). A plain read: on
+   * another thread's rebuild it may read the old table, which does no harm.
+   */
+  peek(lo: number): number {
+    return this.table[lo & this.mask] as number;
   }
 
   /** The index of the state with this fingerprint, or -1. */

@@ -227,11 +227,13 @@ export interface ByteSuccessors {
   /** Whether the loaded state's `k`-th action is a fault (`Model.progress.isFault`). */
   isFault(k: number): boolean;
   /**
-   * Whether every invariant of the model holds on the successor last written (then `quiescent`
-   * answers for it); false when it cannot tell, and the state is read back and judged.
+   * Whether every invariant of the model holds on the loaded state's `k`-th successor (then
+   * `quiescent` answers for it); false when it cannot tell, and the state is read back and judged.
+   * The engine writes a batch of successors before it stores them, so `k` need not be the
+   * successor last written.
    */
-  judged(): boolean;
-  /** `Model.progress.quiescent` of the successor last written, once `judged` said true. */
+  judged(k: number): boolean;
+  /** `Model.progress.quiescent` of the successor last judged, once `judged` said true. */
   quiescent(): boolean;
 }
 

@@ -19,11 +19,28 @@ export interface Keyer<S> {
   read(input: FrontierReader): S;
   /** Whether states live outside this thread's memory (bytes): needed for spilling and for other threads. */
   readonly portable: boolean;
-  /** With a codec that has `successors`: keys its `k`-th successor of the loaded state, written as bytes; returns the action's kind. */
+  /**
+   * With a codec that has `successors`: keys its `k`-th successor of the loaded state, written as
+   * bytes, as the `at`-th of a batch (below SUCCESSOR_BATCH); returns the action's kind. The
+   * batch's fingerprints are in `batchLanes`; `select(at)` makes one of them the last keyed state.
+   */
+  keySuccessorAt?(successors: ByteSuccessors, k: number, at: number): string;
+  /** As `keySuccessorAt`, alone (no batch): the successor is then the last keyed state. */
   keySuccessor?(successors: ByteSuccessors, k: number): string;
-  /** The state last keyed by `keySuccessor`, read back from its bytes. */
+  /** The fingerprints of the batch keyed by `keySuccessorAt`, two lanes each. */
+  readonly batchLanes?: Int32Array;
+  /** Makes the `at`-th state of the batch the last keyed one (for the visited set, `append`, `readKeyed`). */
+  select?(at: number): void;
+  /** The state last keyed or selected, read back from its bytes. */
   readKeyed?(): S;
 }
+
+/**
+ * Successors a codec keyer keys before any is stored: the engine then touches
+ * the table slots of the whole batch at once, so their cache misses overlap
+ * (engine.ts `expandBytes`).
+ */
+export const SUCCESSOR_BATCH = 16;
 
 /** The identifying bytes as a string of char codes (the exact visited set's key). */
 function bytesKey(bytes: Uint8Array, end: number): string {
@@ -38,6 +55,11 @@ class CodecKeyer<S> implements Keyer<S> {
   exactKey = '';
   readonly portable = true;
   private readonly out = new ByteWriter(512);
+  /** Where the last keyed or selected state's bytes are: `out`, or a writer of the batch. */
+  private current: ByteWriter = this.out;
+  private readonly batch: ByteWriter[] = [];
+  readonly batchLanes = new Int32Array(2 * SUCCESSOR_BATCH);
+  private readonly batchKeys: string[] = [];
   private readonly keyedReader = new ByteReader();
   private readonly codec: NonNullable<Model<S, unknown>['codec']>;
   private readonly symmetric: boolean;
@@ -53,6 +75,7 @@ class CodecKeyer<S> implements Keyer<S> {
     const out = this.out.reset();
     this.codec.write(state, out, this.symmetric);
     this.keyWritten(out);
+    this.current = out;
     return state;
   }
 
@@ -60,11 +83,30 @@ class CodecKeyer<S> implements Keyer<S> {
     const out = this.out.reset();
     const kind = successors.write(k, out, this.symmetric);
     this.keyWritten(out);
+    this.current = out;
     return kind;
   }
 
+  keySuccessorAt(successors: ByteSuccessors, k: number, at: number): string {
+    let out = this.batch[at];
+    if (out === undefined) this.batch[at] = out = new ByteWriter(512);
+    const kind = successors.write(k, out.reset(), this.symmetric);
+    this.keyWritten(out);
+    this.batchLanes[2 * at] = this.lanes[0] as number;
+    this.batchLanes[2 * at + 1] = this.lanes[1] as number;
+    if (this.exact) this.batchKeys[at] = this.exactKey;
+    return kind;
+  }
+
+  select(at: number): void {
+    this.lanes[0] = this.batchLanes[2 * at] as number;
+    this.lanes[1] = this.batchLanes[2 * at + 1] as number;
+    if (this.exact) this.exactKey = this.batchKeys[at] as string;
+    this.current = this.batch[at] as ByteWriter;
+  }
+
   readKeyed(): S {
-    return this.codec.read(this.keyedReader.reset(this.out.bytes, 0, this.out.length));
+    return this.codec.read(this.keyedReader.reset(this.current.bytes, 0, this.current.length));
   }
 
   private keyWritten(out: ByteWriter): void {
@@ -74,7 +116,7 @@ class CodecKeyer<S> implements Keyer<S> {
   }
 
   append(writer: FrontierWriter, index: number): void {
-    writer.append(index, this.out.bytes, 0, this.out.length);
+    writer.append(index, this.current.bytes, 0, this.current.length);
   }
 
   read(input: FrontierReader): S {

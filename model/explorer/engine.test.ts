@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { clusterExplorerModel } from '../cluster/explorerModel.ts';
+import { clusterPreset } from '../cluster/presets.ts';
+import { runLimits } from './checker.ts';
+import { type EngineSettings, type Exploration, exploreHere } from './engine.ts';
+
+/** The smoke preset (one key, about 95,000 states) explored on this thread. */
+function explore(batchFromSlots: number): Exploration {
+  const preset = clusterPreset('smoke');
+  if (!preset) throw new Error('no preset smoke');
+  const model = clusterExplorerModel(preset.config);
+  const settings: EngineSettings = {
+    visited: 'fingerprint',
+    symmetry: true,
+    partialOrder: true,
+    stopAtFirstViolation: false,
+    batchFromSlots,
+  };
+  const run = exploreHere(model, settings, runLimits({}));
+  for (let step = run.next(); ; step = run.next()) if (step.done) return step.value;
+}
+
+// expandBytes stores successors one by one on a small table and in batches on a large one
+// (touching the batch's slots first): the two must store the same states under the same
+// indices, with the same parents, actions and flags, and find the same (ExactlyOnce, Fenced,
+// BoundedState, Progress: the tally and the flags Progress reads).
+describe('expandBytes in batches', () => {
+  it('stores the same states, indices, parents, actions and flags as one by one, and finds the same', () => {
+    const one = explore(Number.POSITIVE_INFINITY);
+    const batched = explore(0);
+    const a = one.visited.store;
+    const b = batched.visited.store;
+    expect(one.exhausted).toBe(true);
+    expect(a.size).toBeGreaterThan(50_000);
+    expect(b.size).toBe(a.size);
+    expect(b.claimed).toBe(a.claimed);
+    expect(batched.tally.generated).toBe(one.tally.generated);
+    expect(batched.tally.maxDepth).toBe(one.tally.maxDepth);
+    expect([...batched.tally.kindCounts].sort()).toEqual([...one.tally.kindCounts].sort());
+    expect(batched.tally.violations).toEqual(one.tally.violations);
+    expect(batched.tally.reached).toEqual(one.tally.reached);
+    expect(Buffer.from(b.allFlags().subarray(0, b.claimed)).equals(Buffer.from(a.allFlags().subarray(0, a.claimed)))).toBe(true);
+    for (let i = 0; i < a.claimed; i++) {
+      if (b.parent(i) !== a.parent(i) || b.via(i) !== a.via(i))
+        expect({ i, parent: b.parent(i), via: b.via(i) }).toEqual({ i, parent: a.parent(i), via: a.via(i) });
+    }
+    const edgesA = a.edgeLists();
+    const edgesB = b.edgeLists();
+    for (let i = 0; i < a.claimed; i++) {
+      const n = edgesA.count[i] as number;
+      expect(edgesB.count[i]).toBe(n);
+      const from = edgesA.start[i] as number;
+      const to = edgesB.start[i] as number;
+      for (let e = 0; e < n; e++)
+        if (edgesB.targets[to + e] !== edgesA.targets[from + e]) expect(edgesB.targets[to + e]).toBe(edgesA.targets[from + e]);
+    }
+  });
+});
