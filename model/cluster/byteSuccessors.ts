@@ -321,9 +321,13 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   /** The loaded state's `k`-th successor into `next` (`lastOnBytes`: false when the step records a violation). */
   private applyAction(k: number): void {
     const a = k * 4;
+    const type = this.acts[a] as number;
+    const key = this.acts[a + 1] as number;
+    const node = this.acts[a + 2] as number;
+    const crash = this.acts[a + 3] as number;
     const s = this.next;
     s.set(this.cur);
-    this.lastOnBytes = this.apply(s, this.acts[a] as number, this.acts[a + 1] as number, this.acts[a + 2] as number, this.acts[a + 3] as number);
+    this.lastOnBytes = this.apply(s, type, key, node, crash);
     this.lastAction = k;
   }
 
