@@ -309,11 +309,8 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
     const node = this.acts[a + 2] as number;
     const crash = this.acts[a + 3] as number;
     const label = this.label(type, key, node, crash);
-    const s = this.next;
-    s.set(this.cur);
-    this.lastOnBytes = this.apply(s, type, key, node, crash);
-    this.lastAction = k;
-    if (this.lastOnBytes) this.encode(s, out, symmetric);
+    this.applyAction(k);
+    if (this.lastOnBytes) this.encode(this.next, out, symmetric);
     else this.writeByObjects(k, out, symmetric);
     return label;
   }
