@@ -89,6 +89,7 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
  * process spent after the signal (sampled every 5 ms until it is gone). "Heard within a second"
  * is judged on the CPU time: on a loaded machine the wall time measures the machine's other
  * work, not how often the command looks at its signals; the wall time only rules out a hang.
+ * A process still running 3 × HANG_MS after the signal is killed: code null, the test fails.
  */
 export async function interruptAndMeasure(run: Running): Promise<{ code: number | null; ms: number; cpuMs: number }> {
   const pid = run.child.pid;
@@ -103,7 +104,17 @@ export async function interruptAndMeasure(run: Running): Promise<{ code: number 
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
-  const { code } = await run.exited;
+  // A command that never exits fails its test after the hang bound, not at the suite's timeout.
+  let hung: ReturnType<typeof setTimeout> | undefined;
+  const exit = await Promise.race([
+    run.exited,
+    new Promise<undefined>((r) => {
+      hung = setTimeout(() => r(undefined), 3 * HANG_MS);
+    }),
+  ]);
+  clearTimeout(hung);
+  if (exit === undefined) run.child.kill('SIGKILL');
+  const code = exit === undefined ? null : exit.code;
   gone = true;
   await sampling;
   return { code, ms: performance.now() - t0, cpuMs: last - before };

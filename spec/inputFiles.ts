@@ -119,10 +119,16 @@ async function readAhead(path: string, options: ReadAheadOptions): Promise<void>
         sink.destroy();
         fail(e);
       };
-      onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
-      signal?.addEventListener('abort', onAbort, { once: true });
       input.on('error', (e: NodeJS.ErrnoException) => stop(new InputError('SJ100', path, `cannot read (${e.code ?? e.message})`)));
       sink.on('error', (e: NodeJS.ErrnoException) => stop(new Error(`cannot copy ${path} to ${copy}: ${e.message}`)));
+      onAbort = () => stop(new Interrupted(`${abortReason(signal)} while reading ${path}`));
+      // The signal may have come while node:net loaded (above, after the input was opened): an abort
+      // event already dispatched is not dispatched again to a listener added now.
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
       sink.on('finish', () => done());
       input.pipe(sink);
     });
