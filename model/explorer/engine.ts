@@ -70,9 +70,9 @@ import { ExactKeys, type Keyer, makeKeyer, SUCCESSOR_BATCH, Visited } from './vi
 export const MAX_ACTIONS = 0xffff;
 
 /**
- * States expanded between two readings of the clock that ends a turn (a power of two). A state of
- * `ci` takes a few microseconds; one of a model whose states take milliseconds makes a turn
- * longer by at most this many states.
+ * States expanded between two readings of the clock that ends a turn (a power of two dividing 64,
+ * the count `shouldStop` keeps). A state of `ci` takes a few microseconds; one of a model whose
+ * states take milliseconds makes a turn longer by at most this many states.
  */
 const CLOCK_EVERY = 8;
 
@@ -217,7 +217,6 @@ export class Expander<S, A> {
   private succState: (S | undefined)[] = [];
   private readonly groups = new Map<string, number[]>();
   private sinceClock = 0;
-  private sinceTurnClock = 0;
   /** The kinds of a batch of successors (`expandBytes`). */
   private readonly batchKinds: string[] = [];
   /** What touching a batch's table slots read, kept so that the reads are not optimised away. */
@@ -425,8 +424,9 @@ export class Expander<S, A> {
           }
           return false;
         }
-        // The clock every CLOCK_EVERY states: read at every state it took 1.6 % of `ci`'s search.
-        if (turnEnds !== undefined && (++this.sinceTurnClock & (CLOCK_EVERY - 1)) === 0 && performance.now() >= turnEnds) return 'turn';
+        // The clock every CLOCK_EVERY states (shouldStop counts them, to 64, a multiple): read at every
+        // state it took 1.6 % of `ci`'s search.
+        if (turnEnds !== undefined && (this.sinceClock & (CLOCK_EVERY - 1)) === 0 && performance.now() >= turnEnds) return 'turn';
         stop = false;
       }
       return true;
