@@ -49,8 +49,8 @@ describe('readInputsAhead: a FIFO nobody writes', () => {
       expect(outcome, `abort after ${delay} ms`).toBeInstanceOf(Interrupted);
       expect((outcome as Error).message).toContain(`while reading ${fifo}`);
       expect(fileToOpen(fifo)).toBe(fifo);
-      // The descriptor is closed as the stream is destroyed (on the event loop).
-      await new Promise((r) => setTimeout(r, 20));
+      // The descriptor is closed as the stream is destroyed, on the event loop: waited for (a loaded machine may take a while).
+      for (let waited = 0; openOn(fifo) > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
       expect(openOn(fifo), `abort after ${delay} ms`).toBe(0);
     }
   });
