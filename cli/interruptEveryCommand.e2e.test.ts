@@ -13,7 +13,7 @@ import { JoinOperator } from '../impl/index.ts';
 import { writeSlidingHistory, writeSlidingTrace, type SlidingLogOptions } from '../conformance/generate/slidingLogs.ts';
 import { livingWithEnvironment } from '../conformance/adapters/processGroup.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
-import { HANG_MS, interruptAndMeasure as interrupt, startProcess, type Running } from './testProcesses.ts';
+import { HANG_MS, UNTIL_MS, interruptAndMeasure as interrupt, startProcess, type Running } from './testProcesses.ts';
 
 const seed = String(inject('fcSeed'));
 const tmp = useTemporaryDirectories('sj-interrupt-every-', 'all');
@@ -35,14 +35,22 @@ function hasOpen(pid: number | undefined, path: string): boolean {
   }
 }
 
-/** Waits (polling every 10 ms) until `condition` holds, or the process has exited (then the test fails on what it printed). */
+/**
+ * Waits (polling every 10 ms) until `condition` holds; the test fails on what it printed if the process
+ * exits first, or is not busy within UNTIL_MS (then it is killed).
+ */
 async function whenBusy(run: Running, condition: () => boolean): Promise<void> {
   let gone = false;
   void run.exited.then(() => {
     gone = true;
   });
+  const deadline = performance.now() + UNTIL_MS;
   while (!condition()) {
     if (gone) throw new Error(`exited before it was busy; stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
+    if (performance.now() > deadline) {
+      run.child.kill('SIGKILL');
+      throw new Error(`not busy within ${UNTIL_MS} ms (killed); stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { livingWithEnvironment } from '../conformance/adapters/processGroup.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
-import { startProcess as start } from './testProcesses.ts';
+import { exitWithin, startProcess as start } from './testProcesses.ts';
 import { PROTOCOL_VERSION } from '../spec/index.ts';
 
 const seed = String(inject('fcSeed'));
@@ -40,7 +40,7 @@ describe('conform stops on SIGINT and SIGTERM: the report so far, verdict unknow
     ]);
     await run.until(() => run.stderr().includes('system under test:'));
     run.child.kill('SIGINT');
-    const { code } = await run.exited;
+    const { code } = await exitWithin(run);
     expect(run.stderr()).toContain('streamjoin: SIGINT: stopping and reporting what was done (send SIGINT again to stop at once)');
     expect(run.stdout()).toMatch(/^UNKNOWN during example .*: interrupted: SIGINT$/m);
     expect(run.stdout()).toContain('levels checked: none; not checked: operator (the run stopped, see UNKNOWN below)');
@@ -72,7 +72,7 @@ describe('conform stops on SIGINT and SIGTERM: the report so far, verdict unknow
     // A session holds a directory under DIR while it runs.
     await poll(() => readdirSync(data).length > 0);
     run.child.kill('SIGTERM');
-    const { code } = await run.exited;
+    const { code } = await exitWithin(run);
     const report = JSON.parse(run.stdout()) as { verdict: string; unknown: { reason: string } | null };
     expect(report.verdict).toBe('unknown');
     expect(report.unknown?.reason).toBe('interrupted: SIGTERM');
@@ -98,7 +98,7 @@ describe('serve ends its session on SIGINT, SIGTERM and the end of stdin', () =>
       expect(run.stdout()).toContain('"init_ok"');
       expect(readdirSync(data)).toHaveLength(1);
       run.child.kill(signal);
-      const { code } = await run.exited;
+      const { code } = await exitWithin(run);
       expect(code).toBe(0);
       expect(readdirSync(data)).toEqual([]);
     });
@@ -124,7 +124,7 @@ describe('a second signal stops at once', () => {
     await run.until(() => run.stderr().includes('aborted'));
     expect(run.stderr()).toContain('streamjoin: SIGINT: stopping and reporting what was done (send SIGINT again to stop at once)');
     run.child.kill('SIGINT');
-    expect(await run.exited).toEqual({ code: null, signal: 'SIGINT' });
+    expect(await exitWithin(run)).toEqual({ code: null, signal: 'SIGINT' });
     expect(livingWithEnvironment('HOSTILE_TAG', run.tag)).toEqual([]);
   });
 });

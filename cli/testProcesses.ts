@@ -12,8 +12,11 @@ export interface Running {
   readonly tag: string;
   stdout(): string;
   stderr(): string;
-  /** Resolves once `condition` holds of what it wrote so far, or rejects when it exits first. */
-  until(condition: () => boolean): Promise<void>;
+  /**
+   * Resolves once `condition` holds of what it wrote so far; rejects when it exits first, or when
+   * `ms` pass (UNTIL_MS by default: then it is killed), so that a hang fails its test, not the suite.
+   */
+  until(condition: () => boolean, ms?: number): Promise<void>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -41,15 +44,20 @@ export function startProcess(args: readonly string[], env: NodeJS.ProcessEnv = {
     err += t;
     check();
   });
+  // Gone: it exited and what it wrote has been read (its output closed, or 100 ms after its exit when
+  // a process it started still holds the output). A wait not met by then fails (`until`).
+  let gone = false;
+  const goneNow = (): void => {
+    if (gone) return;
+    gone = true;
+    check();
+  };
+  child.on('close', goneNow);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => {
-      check();
+      setTimeout(goneNow, 100);
       resolve({ code, signal });
     });
-  });
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
   });
   return {
     child,
@@ -57,12 +65,20 @@ export function startProcess(args: readonly string[], env: NodeJS.ProcessEnv = {
     stdout: () => out,
     stderr: () => err,
     exited,
-    until(condition) {
+    until(condition, ms = UNTIL_MS) {
       return new Promise((resolve, reject) => {
+        const late = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`not seen within ${ms} ms (killed); stdout:\n${out}\nstderr:\n${err}`));
+        }, ms);
         const test = (): void => {
-          if (condition()) resolve();
-          else if (gone) reject(new Error(`exited first; stdout:\n${out}\nstderr:\n${err}`));
-          else waiting.push(test);
+          if (condition()) {
+            clearTimeout(late);
+            resolve();
+          } else if (gone) {
+            clearTimeout(late);
+            reject(new Error(`exited first; stdout:\n${out}\nstderr:\n${err}`));
+          } else waiting.push(test);
         };
         test();
       });
@@ -89,7 +105,7 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
  * process spent after the signal (sampled every 5 ms until it is gone). "Heard within a second"
  * is judged on the CPU time: on a loaded machine the wall time measures the machine's other
  * work, not how often the command looks at its signals; the wall time only rules out a hang.
- * A process still running 3 × HANG_MS after the signal is killed: code null, the test fails.
+ * A process still running 3 × HANG_MS after the signal is killed, and the wait fails (`exitWithin`).
  */
 export async function interruptAndMeasure(run: Running): Promise<{ code: number | null; ms: number; cpuMs: number }> {
   const pid = run.child.pid;
@@ -104,21 +120,36 @@ export async function interruptAndMeasure(run: Running): Promise<{ code: number 
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
-  // A command that never exits fails its test after the hang bound, not at the suite's timeout.
-  let hung: ReturnType<typeof setTimeout> | undefined;
-  const exit = await Promise.race([
-    run.exited,
-    new Promise<undefined>((r) => {
-      hung = setTimeout(() => r(undefined), 3 * HANG_MS);
-    }),
-  ]);
-  clearTimeout(hung);
-  if (exit === undefined) run.child.kill('SIGKILL');
-  const code = exit === undefined ? null : exit.code;
-  gone = true;
+  let code: number | null;
+  try {
+    ({ code } = await exitWithin(run));
+  } finally {
+    gone = true;
+  }
   await sampling;
   return { code, ms: performance.now() - t0, cpuMs: last - before };
 }
 
 /** The bound on the wall time from the signal to the exit: far above a second, far below the runs' minutes; only a hang exceeds it. */
 export const HANG_MS = 20_000;
+
+/** How long `until` waits for what a process prints by default: far above a loaded machine's start-up. */
+export const UNTIL_MS = 120_000;
+
+/**
+ * The process's exit; if it has not exited within `ms`, it is killed (SIGKILL) and the wait
+ * fails with what it printed: a hang fails its test, not the suite's timeout.
+ */
+export async function exitWithin(run: Running, ms = 3 * HANG_MS): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let late: ReturnType<typeof setTimeout> | undefined;
+  const exit = await Promise.race([
+    run.exited,
+    new Promise<undefined>((r) => {
+      late = setTimeout(() => r(undefined), ms);
+    }),
+  ]);
+  clearTimeout(late);
+  if (exit !== undefined) return exit;
+  run.child.kill('SIGKILL');
+  throw new Error(`still running ${ms} ms after it was told to stop (killed); stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`);
+}
