@@ -75,7 +75,12 @@ const CORRECT_SCENARIOS = ['operator-colliding-ids', 'operator-extreme-bounds', 
 describe('independent systems: the catalogue is theirs', () => {
   for (const system of independentSystems) {
     it(`${system.name}: refuses an unknown SJ_BUG at start (exit 3) and lists exactly the bugs systems.ts catalogues`, () => {
-      const r = spawnSync('/bin/sh', ['-c', `SJ_BUG=no-such-bug ${system.command}`], { cwd: repositoryRoot, input: '', encoding: 'utf8' });
+      const r = spawnSync('/bin/sh', ['-c', `SJ_BUG=no-such-bug ${system.command}`], {
+        cwd: repositoryRoot,
+        input: '',
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.status, r.stderr).toBe(3);
       const known = /known: (.*)$/m.exec(r.stderr)?.[1]?.split(', ');
       expect(known).toEqual(system.bugs.map((b) => b.name).sort());

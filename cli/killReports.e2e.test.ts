@@ -19,7 +19,7 @@ import type { KillReportJson } from './killReport.ts';
 const seed = String(inject('fcSeed'));
 const tmp = useTemporaryDirectories('sj-kill-reports-', 'all');
 /** The interpreter `python3` names, run directly (a version manager's shim slows every restart). */
-const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 60_000 }).trim();
 const ON_DISK = `${PYTHON} examples/python/join.py --data {data}`;
 const IN_MEMORY = `env STREAMJOIN_IGNORED_DIR={data} ${PYTHON} examples/python/join.py`;
 

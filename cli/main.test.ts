@@ -89,10 +89,10 @@ describe('streamjoin run', () => {
 describe('bin/streamjoin.js', () => {
   it('runs the CLI (here from the sources, STREAMJOIN_FROM_SOURCE=1) and returns its exit code', () => {
     const bin = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
-    const ok = spawnSync(process.execPath, [bin, 'help'], { encoding: 'utf8' });
+    const ok = spawnSync(process.execPath, [bin, 'help'], { encoding: 'utf8', timeout: 60_000 });
     expect(ok.status).toBe(0);
     expect(ok.stdout).toContain('Usage: streamjoin <command>');
-    const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8', timeout: 60_000 });
     expect(bad.status).toBe(254);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
   });

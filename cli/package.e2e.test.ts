@@ -39,7 +39,12 @@ function inProject(command: string, args: readonly string[]): SpawnSyncReturns<s
 beforeAll(() => {
   const dest = tmp();
   // `npm pack` runs `prepack` (the build): the tarball holds a dist/ compiled from these sources.
-  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dest], { cwd: root, env: userEnv(), encoding: 'utf8' });
+  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dest], {
+    cwd: root,
+    env: userEnv(),
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   packed = (JSON.parse(out.slice(out.indexOf('['))) as Packed[])[0] as Packed;
   project = tmp();
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', private: true, type: 'module' })}\n`);

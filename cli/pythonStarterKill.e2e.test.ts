@@ -29,7 +29,7 @@ const tmp = useTemporaryDirectories('sj-python-kill-', 'all');
  * (pyenv's is a shell script) can triple the start-up time, and kill mode
  * starts the system again at every kill.
  */
-const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 60_000 }).trim();
 const STARTER = `${PYTHON} examples/python/join.py`;
 const ON_DISK = `${STARTER} --data {data}`;
 /** The starter without --data: its durable parts in memory; the directory is named, and ignored. */

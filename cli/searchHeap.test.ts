@@ -12,7 +12,9 @@ const CHILD = `
 `;
 
 const nurseryBytes = (mode: string): number =>
-  Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, mode], { encoding: 'utf8' }));
+  Number(
+    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, mode], { encoding: 'utf8', timeout: 120_000 }),
+  );
 
 describe('keepNurserySmall (the heap of a check process)', () => {
   it("keeps the young generation at its first size where V8 would grow it under a search's garbage", () => {
