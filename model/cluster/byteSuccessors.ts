@@ -304,11 +304,8 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
 
   write(k: number, out: ByteWriter, symmetric: boolean): string {
     const a = k * 4;
-    const type = this.acts[a] as number;
-    const key = this.acts[a + 1] as number;
-    const node = this.acts[a + 2] as number;
-    const crash = this.acts[a + 3] as number;
-    const label = this.label(type, key, node, crash);
+    const acts = this.acts;
+    const label = this.label(acts[a] as number, acts[a + 1] as number, acts[a + 2] as number, acts[a + 3] as number);
     this.applyAction(k);
     if (this.lastOnBytes) this.encode(this.next, out, symmetric);
     else this.writeByObjects(k, out, symmetric);
@@ -318,13 +315,10 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   /** The loaded state's `k`-th successor into `next` (`lastOnBytes`: false when the step records a violation). */
   private applyAction(k: number): void {
     const a = k * 4;
-    const type = this.acts[a] as number;
-    const key = this.acts[a + 1] as number;
-    const node = this.acts[a + 2] as number;
-    const crash = this.acts[a + 3] as number;
     const s = this.next;
     s.set(this.cur);
-    this.lastOnBytes = this.apply(s, type, key, node, crash);
+    const acts = this.acts;
+    this.lastOnBytes = this.apply(s, acts[a] as number, acts[a + 1] as number, acts[a + 2] as number, acts[a + 3] as number);
     this.lastAction = k;
   }
 

@@ -209,7 +209,13 @@ export class Expander<S, A> {
   private readonly byteSuccessors: ByteSuccessors | undefined;
   private violationsOpen: number;
   private goalsOpen: number;
+  /**
+   * Progress's record of the state being expanded (`startEdges`, `edgeTo`, `endEdges`): whether it
+   * has not settled yet (false when there is no Progress), and its fault-free edges so far.
+   */
+  private unsettled = false;
   private edgeTargets = new Int32Array(64);
+  private edgeCount = 0;
   /** The run has a state budget: the shared total is read before each insert and counted at each new state. */
   private readonly budgeted: boolean;
   /** Without a budget, new states not yet added to the shared total (added every 64 states expanded). */
@@ -493,22 +499,16 @@ export class Expander<S, A> {
     const keyer = this.keyer as Required<Keyer<S>>;
     if (count > MAX_ACTIONS)
       throw new Error(`${this.model.name}: a state has ${count} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
-    const progress = this.progress;
-    if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
+    this.startEdges(index, count);
     if (this.store.tableSlots >= this.batchFromSlots) return this.expandBytesInBatches(successors, count, index, depth, out);
     const kinds = this.kinds;
-    let edges = 0;
-    let settled = progress !== undefined && this.isGood(index);
     for (let k = 0; k < count; k++) {
       this.counted(keyer.keySuccessor(successors, k), kinds);
       const target = this.storeKeyed(successors, index, k, depth, out);
       if (target === undefined) return false;
-      if (progress && !settled && !successors.isFault(k)) {
-        if (this.isGood(target)) settled = true;
-        else this.edgeTargets[edges++] = target;
-      }
+      if (this.unsettled && !successors.isFault(k)) this.edgeTo(target);
     }
-    if (progress) this.storeEdges(index, settled, edges);
+    this.endEdges(index);
     return this.store.stopReason() === undefined;
   }
 
@@ -521,12 +521,9 @@ export class Expander<S, A> {
    */
   private expandBytesInBatches(successors: ByteSuccessors, count: number, index: number, depth: number, out: FrontierWriter): boolean {
     const keyer = this.keyer as Required<Keyer<S>>;
-    const progress = this.progress;
     const kinds = this.kinds;
     const batchKinds = this.batchKinds;
     const lanes = keyer.batchLanes;
-    let edges = 0;
-    let settled = progress !== undefined && this.isGood(index);
     for (let from = 0; from < count; from += SUCCESSOR_BATCH) {
       const to = Math.min(count, from + SUCCESSOR_BATCH);
       for (let k = from; k < to; k++) batchKinds[k - from] = keyer.keySuccessorAt(successors, k, k - from);
@@ -538,13 +535,10 @@ export class Expander<S, A> {
         keyer.select(k - from);
         const target = this.storeKeyed(successors, index, k, depth, out);
         if (target === undefined) return false;
-        if (progress && !settled && !successors.isFault(k)) {
-          if (this.isGood(target)) settled = true;
-          else this.edgeTargets[edges++] = target;
-        }
+        if (this.unsettled && !successors.isFault(k)) this.edgeTo(target);
       }
     }
-    if (progress) this.storeEdges(index, settled, edges);
+    this.endEdges(index);
     return this.store.stopReason() === undefined;
   }
 
@@ -571,16 +565,30 @@ export class Expander<S, A> {
     return (this.store.flags(index) & FLAG_GOOD) !== 0;
   }
 
+  /** Starts Progress's record of state `index`, which has `count` successors to expand. */
+  private startEdges(index: number, count: number): void {
+    this.edgeCount = 0;
+    this.unsettled = this.progress !== undefined && !this.isGood(index);
+    if (this.unsettled && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
+  }
+
+  /** A fault-free successor `target` of the state being expanded, while it is unsettled: a good one settles it, else it is an edge. */
+  private edgeTo(target: number): void {
+    if (this.isGood(target)) this.unsettled = false;
+    else this.edgeTargets[this.edgeCount++] = target;
+  }
+
   /**
-   * Progress's record of an expanded state: its fault-free edges, or only a
+   * Progress's record of the expanded state `index`: its fault-free edges, or only a
    * flag when it is good or one of them leads to a good state (it can settle
    * whatever the others reach, so Progress never reads its edges: fewer bytes
    * per state). A target flagged good by another thread a moment later is
    * just an edge more.
    */
-  private storeEdges(index: number, settled: boolean, edges: number): void {
-    if (settled) this.store.setFlags(index, FLAG_SETTLED);
-    else this.store.setEdges(index, this.edgeTargets, edges);
+  private endEdges(index: number): void {
+    if (this.progress === undefined) return;
+    if (this.unsettled) this.store.setEdges(index, this.edgeTargets, this.edgeCount);
+    else this.store.setFlags(index, FLAG_SETTLED);
   }
 
   /** Counts one successor and its action's kind. */
@@ -617,11 +625,8 @@ export class Expander<S, A> {
     }
     const ample = por ? this.ampleSet(state, acts, levelEnd) : undefined;
     const count = ample ? ample.length : acts.length;
-    const progress = this.progress;
-    if (progress && this.edgeTargets.length < count) this.edgeTargets = new Int32Array(Math.max(count, this.edgeTargets.length * 2));
+    this.startEdges(index, count);
     const kinds = this.kinds;
-    let edges = 0;
-    let settled = progress !== undefined && this.isGood(index);
     for (let n = 0; n < count; n++) {
       const k = ample ? (ample[n] as number) : n;
       const action = acts[k] as A;
@@ -634,12 +639,9 @@ export class Expander<S, A> {
         target = -r - 1;
         this.discovered(succ, target, depth + 1, out);
       }
-      if (progress && !settled && !progress.isFault(action)) {
-        if (this.isGood(target)) settled = true;
-        else this.edgeTargets[edges++] = target;
-      }
+      if (this.unsettled && !this.progress?.isFault(action)) this.edgeTo(target);
     }
-    if (progress) this.storeEdges(index, settled, edges);
+    this.endEdges(index);
     return this.store.stopReason() === undefined;
   }
 }
