@@ -20,11 +20,15 @@ const hex = (b: Uint8Array, end: number): string => Buffer.from(b.subarray(0, en
  * of the state machine's successors (`encode(next(decode(bytes), a))` for each
  * `a` of `actions(decode(bytes))`), with the same coverage labels and fault
  * flags; and where they judge a successor's properties on its bytes, every
- * invariant holds on the state it encodes and its quiescence is the model's.
+ * invariant holds on the state it encodes, and its quiescence and the goals it
+ * reaches are the model's.
  * Returns the states checked, the successors computed on bytes and those
  * judged on bytes; the first disagreement fails.
  */
-function agree(config: ClusterModelConfig, limit: number): { states: number; onBytes: number; judged: number; objectPath: number } {
+function agree(
+  config: ClusterModelConfig,
+  limit: number,
+): { states: number; onBytes: number; judged: number; objectPath: number; reachedOnBytes: number[] } {
   const model = clusterExplorerModel(config);
   const codec = model.codec;
   const successors = codec?.successors;
@@ -41,6 +45,14 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
   let onBytes = 0;
   let judged = 0;
   let objectPath = 0;
+  const goals = model.goals ?? [];
+  /** Per goal, the successors judged on bytes that reach it. */
+  const reachedOnBytes = goals.map(() => 0);
+  /** What the byte successors said of the successor last judged: not judged, or judged with its quiescence and goals. */
+  const answerOf = (onBytesJudged: boolean): string =>
+    onBytesJudged
+      ? `${successors.quiescent() ? 'quiescent' : 'judged'} ${goals.map((_, g) => successors.reaches?.(g)).join()}`
+      : 'read back';
   for (let q = 0; q < queue.length && states < limit; q++) {
     const bytes = queue[q] as Uint8Array;
     const state = codec.read(new ByteReader(bytes));
@@ -71,12 +83,17 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
         if (kind !== model.actionKind(action)) expect(kind, where()).toBe(model.actionKind(action));
         if (successors.isFault(k) !== progress.isFault(action)) expect(successors.isFault(k), where()).toBe(progress.isFault(action));
         const onBytesJudged = successors.judged(k);
-        answers[k] = onBytesJudged ? (successors.quiescent() ? 'quiescent' : 'judged') : 'read back';
+        answers[k] = answerOf(onBytesJudged);
         if (onBytesJudged) {
           judged++;
           const broken = model.invariants.map((i) => i.check(next)).filter((v) => v !== undefined);
           if (broken.length > 0) expect(broken, where()).toEqual([]);
           if (successors.quiescent() !== progress.quiescent(next)) expect(successors.quiescent(), where()).toBe(progress.quiescent(next));
+          goals.forEach((goal, g) => {
+            const reached = goal.reached(next);
+            if (successors.reaches?.(g) !== reached) expect(successors.reaches?.(g), `${goal.name}: ${where()}`).toBe(reached);
+            if (reached) reachedOnBytes[g] = (reachedOnBytes[g] ?? 0) + 1;
+          });
         }
       }
       const key = hex(slow.bytes, slow.keyEnd);
@@ -88,11 +105,11 @@ function agree(config: ClusterModelConfig, limit: number): { states: number; onB
     // The engine judges a successor after writing the rest of its batch: asked again, last first,
     // each successor is judged as it was right after it was written.
     for (let k = answers.length - 1; k >= 0 && count >= 0; k--) {
-      const again = successors.judged(k) ? (successors.quiescent() ? 'quiescent' : 'judged') : 'read back';
+      const again = answerOf(successors.judged(k));
       if (again !== answers[k]) expect(again, `successor ${k} judged again`).toBe(answers[k]);
     }
   }
-  return { states, onBytes, judged, objectPath };
+  return { states, onBytes, judged, objectPath, reachedOnBytes };
 }
 
 describe('ByteSuccessorsAgree: successors on the codec bytes equal the state machine (stateMachine.ts, SPEC §5)', () => {
@@ -101,6 +118,9 @@ describe('ByteSuccessorsAgree: successors on the codec bytes equal the state mac
     expect(r.states).toBeGreaterThan(1000);
     expect(r.objectPath).toBe(0);
     expect(r.judged).toBeGreaterThan(0);
+    // Every goal of the bound is reached by some successor judged on bytes, so each goal's answer was compared both ways.
+    expect(r.reachedOnBytes.length).toBeGreaterThanOrEqual(3);
+    for (const n of r.reachedOnBytes) expect(n).toBeGreaterThan(0);
   });
 
   it('ci: the first 30,000 states breadth-first, every kind of step among them', () => {

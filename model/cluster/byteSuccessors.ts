@@ -17,6 +17,7 @@ import type { LogRecord } from '../../spec/index.ts';
 import { ByteReader, type ByteSuccessors, type ByteWriter } from '../explorer/index.ts';
 import { copyRetains, enabledClusterActions, nextExplored, type ClusterModelConfig } from './boundedHistories.ts';
 import type { ClusterCodec } from './codec.ts';
+import type { ClusterGoalKind } from './explorerModel.ts';
 import {
   ABORT,
   ByteEffects,
@@ -72,14 +73,18 @@ import {
   UP,
 } from './byteState.ts';
 
-/** The byte successors of a configuration, or undefined when it is one they do not cover (see above). */
+/**
+ * The byte successors of a configuration, or undefined when it is one they do not cover (see
+ * above); `goals` are the kinds of `standsFor.goals`, in their order.
+ */
 export function byteSuccessorsFor(
   config: ClusterModelConfig,
   codec: ClusterCodec,
   standsFor: ByteSuccessors['standsFor'],
+  goals: readonly ClusterGoalKind[],
 ): ByteSuccessors | undefined {
   if (config.cluster.checkProperties === false) return undefined;
-  return new ClusterByteSuccessors(config, codec, standsFor);
+  return new ClusterByteSuccessors(config, codec, standsFor, goals);
 }
 
 /** The labels of commit by the handoff's phase, made once (a label is needed per transition). */
@@ -108,6 +113,7 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
     config: ClusterModelConfig,
     codec: ClusterCodec,
     readonly standsFor: ByteSuccessors['standsFor'],
+    private readonly goals: readonly ClusterGoalKind[],
   ) {
     super(config, codec);
     this.bounds = config.bounds;
@@ -351,6 +357,26 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
 
   quiescent(): boolean {
     return this.lastQuiescent;
+  }
+
+  /** The goals of explorerModel.ts (`clusterGoal`) on the successor last judged: each needs quiescence. */
+  reaches(goal: number): boolean {
+    if (!this.lastQuiescent) return false;
+    const s = this.next;
+    switch (this.goals[goal]) {
+      case 'consumed':
+        return s[L] === this.script.length;
+      case 'handed-over':
+        if (s[MIGRATIONS] === 0) return false;
+        for (let k = 0; k < this.nk; k++) if ((s[this.keyAt(k) + EPOCH] as number) > 1) return true;
+        return false;
+      case 'failover':
+        return s[FAILOVERS] !== 0;
+      case 'crash':
+        return s[CRASHES] !== 0;
+      default:
+        throw new Error(`no goal #${goal}`);
+    }
   }
 
   /** isQuiescent (boundedHistories.ts): log consumed by every owner, no handoff, every node up. */

@@ -126,6 +126,41 @@ const WEIGHTS = new Map<string, number>([
   ['restart:coordinator', 2],
 ]);
 
+/** A reachability goal of the explored cluster (byteSuccessors.ts judges each on bytes too). */
+export type ClusterGoalKind = 'consumed' | 'handed-over' | 'failover' | 'crash';
+
+/**
+ * The goals the bounds allow, in the model's order: only those, so that a pass is never vacuous
+ * and a small bound is not failed for a goal it cannot reach.
+ */
+export function clusterGoalKinds(config: ClusterModelConfig): ClusterGoalKind[] {
+  const b = config.bounds;
+  const kinds: ClusterGoalKind[] = ['consumed'];
+  if (b.migrations > 0) kinds.push('handed-over');
+  if (b.failovers > 0) kinds.push('failover');
+  if (b.crashes > 0) kinds.push('crash');
+  return kinds;
+}
+
+function clusterGoal(config: ClusterModelConfig, kind: ClusterGoalKind): Goal<ExploredState> {
+  switch (kind) {
+    case 'consumed':
+      return {
+        name: 'the whole workload consumed',
+        reached: (s) => s.cluster.log.length === config.bounds.script.length && isQuiescent(config, s),
+      };
+    case 'handed-over':
+      return {
+        name: 'a key handed over and settled',
+        reached: (s) => s.used.migrations > 0 && isQuiescent(config, s) && Object.values(s.cluster.coordinator.epoch).some((e) => e > 1),
+      };
+    case 'failover':
+      return { name: 'quiescent after a failover', reached: (s) => s.used.failovers > 0 && isQuiescent(config, s) };
+    case 'crash':
+      return { name: 'quiescent after a crash', reached: (s) => s.used.crashes > 0 && isQuiescent(config, s) };
+  }
+}
+
 /** Options of `clusterExplorerModel`. */
 export interface ClusterExplorerOptions {
   /** Shown in reports. */
@@ -148,23 +183,12 @@ export function clusterExplorerModel(
     { name: 'Fenced', check: (s) => (ghostViolation(s)?.startsWith('Fenced') ? ghostViolation(s) : undefined) },
     { name: 'BoundedState', check: (s) => unboundedCopy(config, s) },
   ];
-  // Goals only for what the bounds allow, so that a pass is never vacuous and
-  // a small bound is not failed for a goal it cannot reach.
   const b = config.bounds;
   // One initial state object, so that every explored log extends the same one (the logs are interned).
   const initial = initialExplored(config);
   let codec: ClusterCodec | undefined;
-  const goals: Goal<ExploredState>[] = [
-    { name: 'the whole workload consumed', reached: (s) => s.cluster.log.length === b.script.length && isQuiescent(config, s) },
-  ];
-  if (b.migrations > 0) {
-    goals.push({
-      name: 'a key handed over and settled',
-      reached: (s) => s.used.migrations > 0 && isQuiescent(config, s) && Object.values(s.cluster.coordinator.epoch).some((e) => e > 1),
-    });
-  }
-  if (b.failovers > 0) goals.push({ name: 'quiescent after a failover', reached: (s) => s.used.failovers > 0 && isQuiescent(config, s) });
-  if (b.crashes > 0) goals.push({ name: 'quiescent after a crash', reached: (s) => s.used.crashes > 0 && isQuiescent(config, s) });
+  const goalKinds = clusterGoalKinds(config);
+  const goals = goalKinds.map((kind) => clusterGoal(config, kind));
   const actions = (s: ExploredState): LabelledAction[] => {
     const enabled = enabledClusterActions(config, s);
     const labelled: LabelledAction[] = new Array<LabelledAction>(enabled.length);
@@ -193,7 +217,7 @@ export function clusterExplorerModel(
     get codec(): ClusterCodec {
       if (codec === undefined) {
         codec = new ClusterCodec(config, initial);
-        codec.successors = byteSuccessorsFor(config, codec, { actions, next, invariants, progress });
+        codec.successors = byteSuccessorsFor(config, codec, { actions, next, invariants, progress, goals }, goalKinds);
       }
       return codec;
     },

@@ -4,11 +4,16 @@ import { clusterPreset } from '../cluster/presets.ts';
 import { runLimits } from './checker.ts';
 import { type EngineSettings, type Exploration, exploreHere } from './engine.ts';
 
-/** The smoke preset (one key, about 95,000 states) explored on this thread. */
-function explore(batchFromSlots: number): Exploration {
+/**
+ * The smoke preset (one key, about 95,000 states) explored on this thread; with `goalsReadBack`
+ * its goals are a copy of the model's, which its byte successors do not stand for, so every new
+ * state is read back and judged as a state while a goal is open.
+ */
+function explore(batchFromSlots: number, goalsReadBack = false): Exploration {
   const preset = clusterPreset('smoke');
   if (!preset) throw new Error('no preset smoke');
-  const model = clusterExplorerModel(preset.config);
+  const own = clusterExplorerModel(preset.config);
+  const model = goalsReadBack ? { ...own, goals: [...(own.goals ?? [])] } : own;
   const settings: EngineSettings = {
     visited: 'fingerprint',
     symmetry: true,
@@ -54,5 +59,21 @@ describe('expandBytes in batches', () => {
       for (let e = 0; e < n; e++)
         if (edgesB.targets[to + e] !== edgesA.targets[from + e]) expect(edgesB.targets[to + e]).toBe(edgesA.targets[from + e]);
     }
+  });
+});
+
+// The byte successors judge the goals of the model they stand for (`ByteSuccessors.reaches`):
+// each goal must be found at the same state, at the same depth, as when the states are read back.
+describe('goals judged on bytes', () => {
+  it('reach each goal at the same state and depth as the states read back, and store the same', () => {
+    const onBytes = explore(Number.POSITIVE_INFINITY);
+    const readBack = explore(Number.POSITIVE_INFINITY, true);
+    expect(onBytes.exhausted).toBe(true);
+    expect(onBytes.tally.reached.length).toBeGreaterThanOrEqual(3);
+    for (const r of onBytes.tally.reached) expect(r).toBeDefined();
+    expect(onBytes.tally.reached).toEqual(readBack.tally.reached);
+    expect(onBytes.tally.violations).toEqual(readBack.tally.violations);
+    expect(onBytes.visited.store.size).toBe(readBack.visited.store.size);
+    expect(onBytes.tally.generated).toBe(readBack.tally.generated);
   });
 });

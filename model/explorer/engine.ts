@@ -210,6 +210,11 @@ export class Expander<S, A> {
   private violationsOpen: number;
   private goalsOpen: number;
   /**
+   * The byte successors judge this model's goals too (`ByteSuccessors.reaches`, standing for these
+   * very goals): while a goal is open, new states are not read back only for them.
+   */
+  private readonly goalsOnBytes: boolean;
+  /**
    * Progress's record of the state being expanded (`startEdges`, `edgeTo`, `endEdges`): whether it
    * has not settled yet (false when there is no Progress), and its fault-free edges so far.
    */
@@ -247,6 +252,8 @@ export class Expander<S, A> {
     this.found = emptyTally(model.invariants.length, model.goals?.length ?? 0);
     this.violationsOpen = model.invariants.length;
     this.goalsOpen = model.goals?.length ?? 0;
+    const successors = this.byteSuccessors;
+    this.goalsOnBytes = successors?.reaches !== undefined && model.goals !== undefined && successors.standsFor.goals === model.goals;
   }
 
   get generated(): number {
@@ -544,20 +551,34 @@ export class Expander<S, A> {
 
   /**
    * Stores the successor last keyed or selected, the loaded state's `k`-th: its index, or undefined
-   * when the search stops. A new one is judged on its bytes once every goal is reached (goals need
-   * the state), else read back and judged as a state.
+   * when the search stops. A new one is judged on its bytes when the byte successors can judge it
+   * (its invariants, and the goals still open: once every goal is reached, or by `reaches`), else
+   * read back and judged as a state.
    */
   private storeKeyed(successors: ByteSuccessors, index: number, k: number, depth: number, out: FrontierWriter): number | undefined {
     const r = this.stored(index, k);
     if (r === undefined || r >= 0) return r;
     const target = -r - 1;
     const keyer = this.keyer as Required<Keyer<S>>;
-    if (this.goalsOpen === 0 && this.withinBoundary === undefined && successors.judged(k)) {
+    if ((this.goalsOpen === 0 || this.goalsOnBytes) && this.withinBoundary === undefined && successors.judged(k)) {
       this.count(depth + 1);
+      if (this.goalsOpen > 0) this.reachedOnBytes(successors, target, depth + 1);
       if (this.progress && successors.quiescent()) this.store.setFlags(target, FLAG_GOOD);
       keyer.append(out, target);
     } else this.discovered(keyer.readKeyed(), target, depth + 1, out);
     return target;
+  }
+
+  /** `discovered`'s goals, judged on the bytes of the successor last judged: state `index` at `depth`. */
+  private reachedOnBytes(successors: ByteSuccessors, index: number, depth: number): void {
+    const reached = this.found.reached;
+    const reaches = successors.reaches as (goal: number) => boolean;
+    for (let g = 0; g < reached.length; g++) {
+      if (reached[g] === undefined && reaches.call(successors, g)) {
+        reached[g] = { index, depth };
+        this.goalsOpen--;
+      }
+    }
   }
 
   /** Whether state `index` is flagged good (quiescent, or outside the boundary) already. */

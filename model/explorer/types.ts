@@ -221,7 +221,14 @@ export interface ByteSuccessors {
    * another by replacing one of them (a variant spreading a preset's model and changing `next`)
    * keeps the codec but is searched through its own functions.
    */
-  readonly standsFor: { readonly actions: unknown; readonly next: unknown; readonly invariants: unknown; readonly progress: unknown };
+  readonly standsFor: {
+    readonly actions: unknown;
+    readonly next: unknown;
+    readonly invariants: unknown;
+    readonly progress: unknown;
+    /** The goals `reaches` judges (the model's own `goals` array); without it, none are judged on bytes. */
+    readonly goals?: unknown;
+  };
   /** Writes the successor of the loaded state by its `k`-th action into `out` (calling `endKey`); returns the action's kind. */
   write(k: number, out: ByteWriter, symmetric: boolean): string;
   /** Whether the loaded state's `k`-th action is a fault (`Model.progress.isFault`). */
@@ -235,6 +242,12 @@ export interface ByteSuccessors {
   judged(k: number): boolean;
   /** `Model.progress.quiescent` of the successor last judged, once `judged` said true. */
   quiescent(): boolean;
+  /**
+   * Whether the successor last judged (once `judged` said true) reaches the model's `goal`-th goal
+   * (`Model.goals`). Without it, every new state is read back and judged as a state while a goal is
+   * still unreached.
+   */
+  reaches?(goal: number): boolean;
 }
 
 /** How the visited set stores states. */
