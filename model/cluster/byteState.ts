@@ -79,6 +79,8 @@ export class ByteState {
   private readonly blocks: Uint8Array;
   private readonly blockLengths: Int32Array;
   private readonly order: Int32Array;
+  /** Scratch for `writeOneKeyBlocks`: each worker's block as one integer. */
+  private readonly packed: Int32Array;
   /** At most the bytes of a state: a varint of at most 5 bytes per integer, plus the blocks. */
   private readonly maxBytes: number;
 
@@ -94,6 +96,7 @@ export class ByteState {
     this.blocks = new Uint8Array(this.nw * this.blockStride);
     this.blockLengths = new Int32Array(this.nw);
     this.order = new Int32Array(this.nw);
+    this.packed = new Int32Array(this.nw);
     this.maxBytes = 5 * this.size + this.nw * this.blockStride;
   }
 
@@ -235,6 +238,15 @@ export class ByteState {
 
   /** Writes the workers' blocks with their marks at `b[p..]`, sorted by their bytes when `symmetric` (codec.ts `writeWorkers`); returns the end. */
   protected writeBlocks(s: Int32Array, b: Uint8Array, at: number, symmetric: boolean): number {
+    if (this.nk === 1) {
+      const end = this.writeOneKeyBlocks(s, b, at, symmetric);
+      if (end >= 0) return end;
+    }
+    return this.writeAnyBlocks(s, b, at, symmetric);
+  }
+
+  /** `writeBlocks` for any state: each block written out in a scratch array, then sorted by its bytes. */
+  protected writeAnyBlocks(s: Int32Array, b: Uint8Array, at: number, symmetric: boolean): number {
     const nk = this.nk;
     const n = this.nw;
     const blocks = this.blocks;
@@ -284,6 +296,67 @@ export class ByteState {
 
   protected compareBlocks(a: number, b: number): number {
     return compareBlocks(this.blocks, this.blockLengths, this.blockStride, a, b);
+  }
+
+  /**
+   * `writeBlocks` for one key whose copies' cursors and epochs are below 128 (every state of a
+   * preset the explorer exhausts; it returns -1 for another, which the general path writes): each
+   * block is then 2 or 4 bytes, held as one integer, big end first, beside its length. Two blocks
+   * compare as their integers, then their lengths: the zeros that pad a shorter block make it
+   * equal to the longer only when it is the longer's prefix, which the byte order puts first.
+   */
+  protected writeOneKeyBlocks(s: Int32Array, b: Uint8Array, at: number, symmetric: boolean): number {
+    const n = this.nw;
+    const packed = this.packed;
+    const lengths = this.blockLengths;
+    const key = GLOBALS;
+    const src = s[H] !== 0 ? (s[H_SRC] as number) : -1;
+    const dst = s[H] !== 0 ? (s[H_DST] as number) : -1;
+    const owner = s[key + OWNER_OF] as number;
+    const installTo = s[key + INSTALL_EPOCH] !== 0 ? (s[key + INSTALL_TO] as number) : -1;
+    const releaseFrom = s[key + RELEASE_EPOCH] !== 0 ? (s[key + RELEASE_FROM] as number) : -1;
+    for (let w = 0; w < n; w++) {
+      const at = this.workersAt + w * this.workerStride;
+      const marks = (owner === w ? OWNER : 0) | (installTo === w ? INSTALL_DST : 0) | (releaseFrom === w ? RELEASE_SRC : 0);
+      let x = (((s[at] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0)) << 24) | (marks << 16);
+      if (s[at + HAS] !== 0) {
+        const cursor = s[at + CURSOR] as number;
+        const epoch = s[at + COPY_EPOCH] as number;
+        if (cursor >= 0x80 || epoch >= 0x80) return -1;
+        x |= ((COPY | (s[at + FROZEN_COPY] !== 0 ? FROZEN : 0)) << 16) | (cursor << 8) | epoch;
+        lengths[w] = 4;
+      } else lengths[w] = 2;
+      packed[w] = x;
+    }
+    const order = this.order;
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (symmetric) {
+      for (let i = 1; i < n; i++) {
+        const v = order[i] as number;
+        const pv = packed[v] as number;
+        const lv = lengths[v] as number;
+        let j = i - 1;
+        for (; j >= 0; j--) {
+          const u = order[j] as number;
+          const pu = packed[u] as number;
+          if (pu < pv || (pu === pv && (lengths[u] as number) <= lv)) break;
+          order[j + 1] = u;
+        }
+        order[j + 1] = v;
+      }
+    }
+    let q = at;
+    for (let r = 0; r < n; r++) {
+      const w = order[r] as number;
+      const x = packed[w] as number;
+      b[q++] = x >>> 24;
+      b[q++] = (x >>> 16) & 0xff;
+      if (lengths[w] === 4) {
+        b[q++] = (x >>> 8) & 0xff;
+        b[q++] = x & 0xff;
+      }
+    }
+    return q;
   }
 }
 
