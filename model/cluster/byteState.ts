@@ -316,14 +316,15 @@ export class ByteState {
     const installTo = s[key + INSTALL_EPOCH] !== 0 ? (s[key + INSTALL_TO] as number) : -1;
     const releaseFrom = s[key + RELEASE_EPOCH] !== 0 ? (s[key + RELEASE_FROM] as number) : -1;
     for (let w = 0; w < n; w++) {
-      const at = this.workersAt + w * this.workerStride;
+      // The worker's status, and its copy of the one key right after it (copyAt(w, 0)).
+      const c = this.workerAt(w);
       const marks = (owner === w ? OWNER : 0) | (installTo === w ? INSTALL_DST : 0) | (releaseFrom === w ? RELEASE_SRC : 0);
-      let x = (((s[at] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0)) << 24) | (marks << 16);
-      if (s[at + HAS] !== 0) {
-        const cursor = s[at + CURSOR] as number;
-        const epoch = s[at + COPY_EPOCH] as number;
+      let x = (((s[c] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0)) << 24) | (marks << 16);
+      if (s[c + HAS] !== 0) {
+        const cursor = s[c + CURSOR] as number;
+        const epoch = s[c + COPY_EPOCH] as number;
         if (cursor >= 0x80 || epoch >= 0x80) return -1;
-        x |= ((COPY | (s[at + FROZEN_COPY] !== 0 ? FROZEN : 0)) << 16) | (cursor << 8) | epoch;
+        x |= ((COPY | (s[c + FROZEN_COPY] !== 0 ? FROZEN : 0)) << 16) | (cursor << 8) | epoch;
         lengths[w] = 4;
       } else lengths[w] = 2;
       packed[w] = x;
