@@ -74,6 +74,7 @@ function agree(
       codec.write(next, slow.reset(), true);
       if (count >= 0) {
         onBytes++;
+        // `write` names the kind as `kindNames` numbers it (`writeNumbered`, what the engine calls).
         const kind = successors.write(k, fast.reset(), true);
         const where = () => `${model.describeAction(action)} from ${JSON.stringify(model.stateToJson?.(state))}`;
         if (hex(fast.bytes, fast.length) !== hex(slow.bytes, slow.length) || fast.keyEnd !== slow.keyEnd)
@@ -121,6 +122,14 @@ describe('ByteSuccessorsAgree: successors on the codec bytes equal the state mac
     // Every goal of the bound is reached by some successor judged on bytes, so each goal's answer was compared both ways.
     expect(r.reachedOnBytes.length).toBeGreaterThanOrEqual(3);
     for (const n of r.reachedOnBytes) expect(n).toBeGreaterThan(0);
+  });
+
+  it('numbers each kind once: kindNames has no name twice, and names every kind the model expects', () => {
+    const model = clusterExplorerModel(preset('ci'));
+    const names = model.codec?.successors?.kindNames ?? [];
+    expect(new Set(names).size).toBe(names.length);
+    expect((model.expectedActionKinds ?? []).filter((k) => !names.includes(k))).toEqual([]);
+    expect(model.expectedActionKinds?.length).toBeGreaterThan(20);
   });
 
   it('ci: the first 30,000 states breadth-first, every kind of step among them', () => {

@@ -87,8 +87,66 @@ export function byteSuccessorsFor(
   return new ClusterByteSuccessors(config, codec, standsFor, goals);
 }
 
-/** The labels of commit by the handoff's phase, made once (a label is needed per transition). */
-const COMMIT_LABELS = PHASE_NAMES.map((p) => `commit@${p}`);
+// The coverage labels by number (`kindNames`): those of one text first, then commit's by the
+// handoff's phase, then crash's by role (coordinator, src, dst, owner, idle) and where the crash
+// falls (steady, or the handoff's kind and phase).
+const SINGLE_LABELS = [
+  'record',
+  'process',
+  'process:fenced',
+  'checkpoint',
+  'persist',
+  'install',
+  'install(retry)',
+  'commit+crash-after-fence',
+  'release',
+  'abort',
+  'freeze',
+  'failover',
+  'failover+crash-after-fence',
+  'duplicateInstall',
+  'duplicateInstall:refused',
+  'duplicateRelease',
+  'restart:coordinator',
+  'restart:worker',
+  'pause',
+  'resume',
+] as const;
+const labelNumber = (label: (typeof SINGLE_LABELS)[number]): number => SINGLE_LABELS.indexOf(label);
+const RECORD_LABEL = labelNumber('record');
+const PROCESS_LABEL = labelNumber('process');
+const PROCESS_FENCED_LABEL = labelNumber('process:fenced');
+const CHECKPOINT_LABEL = labelNumber('checkpoint');
+const PERSIST_LABEL = labelNumber('persist');
+const INSTALL_LABEL = labelNumber('install');
+const INSTALL_RETRY_LABEL = labelNumber('install(retry)');
+const COMMIT_CRASH_LABEL = labelNumber('commit+crash-after-fence');
+const RELEASE_LABEL = labelNumber('release');
+const ABORT_LABEL = labelNumber('abort');
+const FREEZE_LABEL = labelNumber('freeze');
+const FAILOVER_LABEL = labelNumber('failover');
+const FAILOVER_CRASH_LABEL = labelNumber('failover+crash-after-fence');
+const DUPLICATE_INSTALL_LABEL = labelNumber('duplicateInstall');
+const DUPLICATE_INSTALL_REFUSED_LABEL = labelNumber('duplicateInstall:refused');
+const DUPLICATE_RELEASE_LABEL = labelNumber('duplicateRelease');
+const RESTART_COORDINATOR_LABEL = labelNumber('restart:coordinator');
+const RESTART_WORKER_LABEL = labelNumber('restart:worker');
+const PAUSE_LABEL = labelNumber('pause');
+const RESUME_LABEL = labelNumber('resume');
+/** commit@phase is COMMIT_LABELS + the phase's number. */
+const COMMIT_LABELS = SINGLE_LABELS.length;
+/** A crash's label is CRASH_LABELS + role * CRASH_PLACES + its place (0 steady, then 1 + kind * 5 + phase). */
+const CRASH_LABELS = COMMIT_LABELS + PHASE_NAMES.length;
+const CRASH_ROLES = ['coordinator', 'src', 'dst', 'owner', 'idle'] as const;
+const CRASH_PLACES = 1 + 2 * PHASE_NAMES.length;
+const LABELS: readonly string[] = [
+  ...SINGLE_LABELS,
+  ...PHASE_NAMES.map((p) => `commit@${p}`),
+  ...CRASH_ROLES.flatMap((role) => [
+    `crash:${role}@steady`,
+    ...['migrate', 'failover'].flatMap((kind) => PHASE_NAMES.map((p) => `crash:${role}@${kind}@${p}`)),
+  ]),
+];
 
 class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   // The loaded state, its bytes, its actions (4 integers each) and the successor being built.
@@ -106,7 +164,7 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   private lastQuiescent = false;
   /** Per key, per cursor: whether a copy there retains what J8 prescribes. */
   private readonly boundedMemo: (boolean | undefined)[][];
-  private readonly crashLabels: string[][];
+  readonly kindNames = LABELS;
   private readonly bounds: ClusterModelConfig['bounds'];
 
   constructor(
@@ -120,11 +178,6 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
     this.cur = new Int32Array(this.size);
     this.next = new Int32Array(this.size);
     this.boundedMemo = config.cluster.keys.map(() => []);
-    const roles = ['coordinator', 'src', 'dst', 'owner', 'idle'];
-    this.crashLabels = roles.map((role) => [
-      `crash:${role}@steady`,
-      ...['migrate', 'failover'].flatMap((kind) => PHASE_NAMES.map((p) => `crash:${role}@${kind}@${p}`)),
-    ]);
   }
 
   load(input: ByteReader): number {
@@ -253,55 +306,56 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   // -------------------------------------------------------------------------
   // Labels (clusterActionKind in boundedHistories.ts, labelOf in explorerModel.ts)
 
-  private label(type: number, k: number, node: number, crash: number): string {
+  /** The action's coverage label, by its number in `kindNames` (LABELS). */
+  private label(type: number, k: number, node: number, crash: number): number {
     const s = this.cur;
     switch (type) {
       case RECORD:
-        return 'record';
+        return RECORD_LABEL;
       case PROCESS: {
         const c = this.copyAt(node, k);
-        return (s[c + COPY_EPOCH] as number) < (s[this.keyAt(k) + FENCE] as number) ? 'process:fenced' : 'process';
+        return (s[c + COPY_EPOCH] as number) < (s[this.keyAt(k) + FENCE] as number) ? PROCESS_FENCED_LABEL : PROCESS_LABEL;
       }
       case CHECKPOINT:
-        return 'checkpoint';
+        return CHECKPOINT_LABEL;
       case PERSIST:
-        return 'persist';
+        return PERSIST_LABEL;
       case INSTALL:
-        return s[H_PHASE] === PHASE_PERSISTED ? 'install' : 'install(retry)';
+        return s[H_PHASE] === PHASE_PERSISTED ? INSTALL_LABEL : INSTALL_RETRY_LABEL;
       case COMMIT:
-        return crash ? 'commit+crash-after-fence' : (COMMIT_LABELS[s[H_PHASE] as number] as string);
+        return crash ? COMMIT_CRASH_LABEL : COMMIT_LABELS + (s[H_PHASE] as number);
       case RELEASE:
-        return 'release';
+        return RELEASE_LABEL;
       case ABORT:
-        return 'abort';
+        return ABORT_LABEL;
       case FREEZE:
-        return 'freeze';
+        return FREEZE_LABEL;
       case FAILOVER:
-        return crash ? 'failover+crash-after-fence' : 'failover';
+        return crash ? FAILOVER_CRASH_LABEL : FAILOVER_LABEL;
       case DUPLICATE_INSTALL: {
         const at = this.keyAt(k);
         const c = this.copyAt(s[at + INSTALL_TO] as number, k);
         return s[c + HAS] !== 0 && (s[c + COPY_EPOCH] as number) >= (s[at + INSTALL_EPOCH] as number) - 1
-          ? 'duplicateInstall:refused'
-          : 'duplicateInstall';
+          ? DUPLICATE_INSTALL_REFUSED_LABEL
+          : DUPLICATE_INSTALL_LABEL;
       }
       case DUPLICATE_RELEASE:
-        return 'duplicateRelease';
+        return DUPLICATE_RELEASE_LABEL;
       case RESTART:
-        return node < 0 ? 'restart:coordinator' : 'restart:worker';
+        return node < 0 ? RESTART_COORDINATOR_LABEL : RESTART_WORKER_LABEL;
       case CRASH: {
         let role = 4; // idle
         if (node < 0) role = 0;
         else if (s[H] !== 0 && s[H_SRC] === node) role = 1;
         else if (s[H] !== 0 && s[H_DST] === node) role = 2;
         else for (let key = 0; key < this.nk; key++) if (s[this.keyAt(key) + OWNER_OF] === node) role = 3;
-        const labels = this.crashLabels[role] as string[];
-        return (s[H] !== 0 ? labels[1 + (s[H_KIND] as number) * 5 + (s[H_PHASE] as number)] : labels[0]) as string;
+        const place = s[H] !== 0 ? 1 + (s[H_KIND] as number) * PHASE_NAMES.length + (s[H_PHASE] as number) : 0;
+        return CRASH_LABELS + role * CRASH_PLACES + place;
       }
       case PAUSE:
-        return 'pause';
+        return PAUSE_LABEL;
       default:
-        return 'resume';
+        return RESUME_LABEL;
     }
   }
 
@@ -309,6 +363,10 @@ class ClusterByteSuccessors extends ByteEffects implements ByteSuccessors {
   // Effects (stateMachine.ts `transition`, sink.ts), on a copy of the loaded state
 
   write(k: number, out: ByteWriter, symmetric: boolean): string {
+    return LABELS[this.writeNumbered(k, out, symmetric)] as string;
+  }
+
+  writeNumbered(k: number, out: ByteWriter, symmetric: boolean): number {
     const a = k * 4;
     const acts = this.acts;
     const label = this.label(acts[a] as number, acts[a + 1] as number, acts[a + 2] as number, acts[a + 3] as number);

@@ -3,17 +3,21 @@ import { clusterExplorerModel } from '../cluster/explorerModel.ts';
 import { clusterPreset } from '../cluster/presets.ts';
 import { runLimits } from './checker.ts';
 import { type EngineSettings, type Exploration, exploreHere } from './engine.ts';
+import type { ByteSuccessors } from './types.ts';
 
 /**
  * The smoke preset (one key, about 95,000 states) explored on this thread; with `goalsReadBack`
  * its goals are a copy of the model's, which its byte successors do not stand for, so every new
  * state is read back and judged as a state while a goal is open.
  */
-function explore(batchFromSlots: number, goalsReadBack = false): Exploration {
+function explore(batchFromSlots: number, goalsReadBack = false, kindsByName = false): Exploration {
   const preset = clusterPreset('smoke');
   if (!preset) throw new Error('no preset smoke');
   const own = clusterExplorerModel(preset.config);
   const model = goalsReadBack ? { ...own, goals: [...(own.goals ?? [])] } : own;
+  // The cluster's codec keeps its successors in a field of its own (model/cluster/codec.ts).
+  const codec = model.codec as { successors?: ByteSuccessors } | undefined;
+  if (kindsByName && codec?.successors) codec.successors = namingKindsOnly(codec.successors);
   const settings: EngineSettings = {
     visited: 'fingerprint',
     symmetry: true,
@@ -23,6 +27,19 @@ function explore(batchFromSlots: number, goalsReadBack = false): Exploration {
   };
   const run = exploreHere(model, settings, runLimits({}));
   for (let step = run.next(); ; step = run.next()) if (step.done) return step.value;
+}
+
+/** The same successors without `kindNames` and `writeNumbered`: the keyer numbers their kinds by name. */
+function namingKindsOnly(s: ByteSuccessors): ByteSuccessors {
+  return {
+    standsFor: s.standsFor,
+    load: (input) => s.load(input),
+    write: (k, out, symmetric) => s.write(k, out, symmetric),
+    isFault: (k) => s.isFault(k),
+    judged: (k) => s.judged(k),
+    quiescent: () => s.quiescent(),
+    reaches: (goal) => s.reaches?.(goal) ?? false,
+  };
 }
 
 // expandBytes stores successors one by one on a small table and in batches on a large one
@@ -75,5 +92,24 @@ describe('goals judged on bytes', () => {
     expect(onBytes.tally.violations).toEqual(readBack.tally.violations);
     expect(onBytes.visited.store.size).toBe(readBack.visited.store.size);
     expect(onBytes.tally.generated).toBe(readBack.tally.generated);
+  });
+});
+
+// The engine counts the kinds of successors on bytes by number: those of successors that number
+// their kinds (`kindNames`, `writeNumbered`) and those of successors that only name them (the
+// keyer numbers them) must come to the same counts per kind, in batches and one by one.
+describe('kinds counted by number', () => {
+  it('the same kind counts, states and finds whether the successors number their kinds or name them', () => {
+    for (const batchFromSlots of [Number.POSITIVE_INFINITY, 0]) {
+      const numbered = explore(batchFromSlots);
+      const named = explore(batchFromSlots, false, true);
+      expect(numbered.tally.kindCounts.size).toBeGreaterThan(10);
+      expect(new Map([...named.tally.kindCounts].sort())).toEqual(new Map([...numbered.tally.kindCounts].sort()));
+      expect(named.tally.generated).toBe(numbered.tally.generated);
+      // Every successor has a kind; the one initial state, generated too, has none.
+      expect([...numbered.tally.kindCounts.values()].reduce((a, b) => a + b, 0)).toBe(numbered.tally.generated - 1);
+      expect(named.visited.store.size).toBe(numbered.visited.store.size);
+      expect(named.tally.reached).toEqual(numbered.tally.reached);
+    }
   });
 });

@@ -228,8 +228,10 @@ export class Expander<S, A> {
   private succState: (S | undefined)[] = [];
   private readonly groups = new Map<string, number[]>();
   private sinceClock = 0;
-  /** The kinds of a batch of successors (`expandBytes`). */
-  private readonly batchKinds: string[] = [];
+  /** The kinds of a batch of successors (`expandBytes`), by number (`Keyer.kindNames`). */
+  private readonly batchKinds = new Int32Array(SUCCESSOR_BATCH);
+  /** Successors written on bytes, per kind by number (`Keyer.kindNames`); the others are counted by name in `kinds`. */
+  private kindsByNumber = new Float64Array(64);
   /** What touching a batch's table slots read, kept so that the reads are not optimised away. */
   private touched = 0;
   private readonly batchFromSlots: number;
@@ -263,7 +265,17 @@ export class Expander<S, A> {
   /** What this thread found so far. */
   get tally(): Tally {
     const counts = this.found.kindCounts;
+    counts.clear();
     for (const [kind, c] of this.kinds) counts.set(kind, c.n);
+    const successors = this.byteSuccessors;
+    const names = successors && this.keyer.kindNames ? this.keyer.kindNames(successors) : [];
+    for (let n = 0; n < this.kindsByNumber.length; n++) {
+      const c = this.kindsByNumber[n] as number;
+      if (c === 0) continue;
+      const name = names[n];
+      if (name === undefined) throw new Error(`the byte successors counted a kind numbered ${n}, which kindNames does not name`);
+      counts.set(name, (counts.get(name) ?? 0) + c);
+    }
     return this.found;
   }
 
@@ -508,9 +520,8 @@ export class Expander<S, A> {
       throw new Error(`${this.model.name}: a state has ${count} enabled actions; the explorer supports at most ${MAX_ACTIONS}`);
     this.startEdges(index, count);
     if (this.store.tableSlots >= this.batchFromSlots) return this.expandBytesInBatches(successors, count, index, depth, out);
-    const kinds = this.kinds;
     for (let k = 0; k < count; k++) {
-      this.counted(keyer.keySuccessor(successors, k), kinds);
+      this.countedByNumber(keyer.keySuccessor(successors, k));
       const target = this.storeKeyed(successors, index, k, depth, out);
       if (target === undefined) return false;
       if (this.unsettled && !successors.isFault(k)) this.edgeTo(target);
@@ -528,7 +539,6 @@ export class Expander<S, A> {
    */
   private expandBytesInBatches(successors: ByteSuccessors, count: number, index: number, depth: number, out: FrontierWriter): boolean {
     const keyer = this.keyer as Required<Keyer<S>>;
-    const kinds = this.kinds;
     const batchKinds = this.batchKinds;
     const lanes = keyer.batchLanes;
     for (let from = 0; from < count; from += SUCCESSOR_BATCH) {
@@ -538,7 +548,7 @@ export class Expander<S, A> {
       for (let at = 1; at < 2 * (to - from); at += 2) touched ^= this.store.peek(lanes[at] as number);
       this.touched = touched;
       for (let k = from; k < to; k++) {
-        this.counted(batchKinds[k - from] as string, kinds);
+        this.countedByNumber(batchKinds[k - from] as number);
         keyer.select(k - from);
         const target = this.storeKeyed(successors, index, k, depth, out);
         if (target === undefined) return false;
@@ -618,6 +628,17 @@ export class Expander<S, A> {
     const counter = kinds.get(kind);
     if (counter === undefined) kinds.set(kind, { n: 1 });
     else counter.n++;
+  }
+
+  /** `counted` for a successor written on bytes: its kind by number (`Keyer.kindNames`), counted in an array. */
+  private countedByNumber(kind: number): void {
+    this.found.generated++;
+    if (kind >= this.kindsByNumber.length) {
+      const grown = new Float64Array(Math.max(kind + 1, 2 * this.kindsByNumber.length));
+      grown.set(this.kindsByNumber);
+      this.kindsByNumber = grown;
+    }
+    (this.kindsByNumber[kind] as number)++;
   }
 
   /**

@@ -231,6 +231,13 @@ export interface ByteSuccessors {
   };
   /** Writes the successor of the loaded state by its `k`-th action into `out` (calling `endKey`); returns the action's kind. */
   write(k: number, out: ByteWriter, symmetric: boolean): string;
+  /**
+   * Every kind `write` returns, each once (optional, with `writeNumbered`): the engine then counts
+   * kinds by their number in this list instead of looking each successor's kind up by name.
+   */
+  readonly kindNames?: readonly string[];
+  /** `write`, returning the number of the action's kind in `kindNames` instead of the kind. */
+  writeNumbered?(k: number, out: ByteWriter, symmetric: boolean): number;
   /** Whether the loaded state's `k`-th action is a fault (`Model.progress.isFault`). */
   isFault(k: number): boolean;
   /**

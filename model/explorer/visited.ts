@@ -23,10 +23,13 @@ export interface Keyer<S> {
    * With a codec that has `successors`: keys its `k`-th successor of the loaded state, written as
    * bytes, as the `at`-th of a batch (below SUCCESSOR_BATCH); returns the action's kind. The
    * batch's fingerprints are in `batchLanes`; `select(at)` makes one of them the last keyed state.
+   * The kind is returned as its number in `kindNames(successors)`.
    */
-  keySuccessorAt?(successors: ByteSuccessors, k: number, at: number): string;
+  keySuccessorAt?(successors: ByteSuccessors, k: number, at: number): number;
   /** As `keySuccessorAt`, alone (no batch): the successor is then the last keyed state. */
-  keySuccessor?(successors: ByteSuccessors, k: number): string;
+  keySuccessor?(successors: ByteSuccessors, k: number): number;
+  /** The kinds by the numbers `keySuccessor` and `keySuccessorAt` return for `successors`. */
+  kindNames?(successors: ByteSuccessors): readonly string[];
   /** The fingerprints of the batch keyed by `keySuccessorAt`, two lanes each. */
   readonly batchLanes?: Int32Array;
   /** Makes the `at`-th state of the batch the last keyed one (for the visited set, `append`, `readKeyed`). */
@@ -41,6 +44,9 @@ export interface Keyer<S> {
  * (engine.ts `expandBytes`).
  */
 export const SUCCESSOR_BATCH = 16;
+
+/** Whether the successors number their kinds themselves (`ByteSuccessors.writeNumbered`). */
+const numbered = (successors: ByteSuccessors): boolean => successors.writeNumbered !== undefined && successors.kindNames !== undefined;
 
 /** The identifying bytes as a string of char codes (the exact visited set's key). */
 function bytesKey(bytes: Uint8Array, end: number): string {
@@ -61,6 +67,9 @@ class CodecKeyer<S> implements Keyer<S> {
   readonly batchLanes = new Int32Array(2 * SUCCESSOR_BATCH);
   private readonly batchKeys: string[] = [];
   private readonly keyedReader = new ByteReader();
+  /** The kinds of successors that do not number theirs (`written`), by number, and the reverse. */
+  private readonly kindList: string[] = [];
+  private readonly kindNumbers = new Map<string, number>();
   private readonly codec: NonNullable<Model<S, unknown>['codec']>;
   private readonly symmetric: boolean;
   private readonly exact: boolean;
@@ -79,23 +88,41 @@ class CodecKeyer<S> implements Keyer<S> {
     return state;
   }
 
-  keySuccessor(successors: ByteSuccessors, k: number): string {
+  keySuccessor(successors: ByteSuccessors, k: number): number {
     const out = this.out.reset();
-    const kind = successors.write(k, out, this.symmetric);
+    const kind = this.written(successors, k, out);
     this.keyWritten(out);
     this.current = out;
     return kind;
   }
 
-  keySuccessorAt(successors: ByteSuccessors, k: number, at: number): string {
+  keySuccessorAt(successors: ByteSuccessors, k: number, at: number): number {
     let out = this.batch[at];
     if (out === undefined) this.batch[at] = out = new ByteWriter(512);
-    const kind = successors.write(k, out.reset(), this.symmetric);
+    const kind = this.written(successors, k, out.reset());
     this.keyWritten(out);
     this.batchLanes[2 * at] = this.lanes[0] as number;
     this.batchLanes[2 * at + 1] = this.lanes[1] as number;
     if (this.exact) this.batchKeys[at] = this.exactKey;
     return kind;
+  }
+
+  kindNames(successors: ByteSuccessors): readonly string[] {
+    return numbered(successors) ? (successors.kindNames as readonly string[]) : this.kindList;
+  }
+
+  /** Writes the `k`-th successor into `out`; returns its kind's number (`kindNames`). */
+  private written(successors: ByteSuccessors, k: number, out: ByteWriter): number {
+    if (numbered(successors)) return (successors.writeNumbered as NonNullable<ByteSuccessors['writeNumbered']>)(k, out, this.symmetric);
+    // Successors that name their kinds only: numbered here, in the order they first come.
+    const kind = successors.write(k, out, this.symmetric);
+    let n = this.kindNumbers.get(kind);
+    if (n === undefined) {
+      n = this.kindList.length;
+      this.kindList.push(kind);
+      this.kindNumbers.set(kind, n);
+    }
+    return n;
   }
 
   select(at: number): void {
