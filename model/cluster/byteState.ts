@@ -251,20 +251,13 @@ export class ByteState {
     const n = this.nw;
     const blocks = this.blocks;
     const stride = this.blockStride;
-    const src = s[H] !== 0 ? (s[H_SRC] as number) : -1;
-    const dst = s[H] !== 0 ? (s[H_DST] as number) : -1;
     for (let w = 0; w < n; w++) {
       let p = w * stride;
-      blocks[p++] = (s[this.workerAt(w)] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0);
+      blocks[p++] = (s[this.workerAt(w)] as number) | handoffMarks(s, w);
       for (let k = 0; k < nk; k++) {
-        const key = this.keyAt(k);
         const c = this.copyAt(w, k);
         const has = s[c + HAS] !== 0;
-        blocks[p++] =
-          (has ? COPY | (s[c + FROZEN_COPY] !== 0 ? FROZEN : 0) : 0) |
-          (s[key + OWNER_OF] === w ? OWNER : 0) |
-          (s[key + INSTALL_EPOCH] !== 0 && s[key + INSTALL_TO] === w ? INSTALL_DST : 0) |
-          (s[key + RELEASE_EPOCH] !== 0 && s[key + RELEASE_FROM] === w ? RELEASE_SRC : 0);
+        blocks[p++] = (has ? COPY | (s[c + FROZEN_COPY] !== 0 ? FROZEN : 0) : 0) | referenceMarks(s, this.keyAt(k), w);
         if (has) {
           p = writeVarint(blocks, p, s[c + CURSOR] as number);
           p = writeVarint(blocks, p, s[c + COPY_EPOCH] as number);
@@ -309,17 +302,10 @@ export class ByteState {
     const n = this.nw;
     const packed = this.packed;
     const lengths = this.blockLengths;
-    const key = GLOBALS;
-    const src = s[H] !== 0 ? (s[H_SRC] as number) : -1;
-    const dst = s[H] !== 0 ? (s[H_DST] as number) : -1;
-    const owner = s[key + OWNER_OF] as number;
-    const installTo = s[key + INSTALL_EPOCH] !== 0 ? (s[key + INSTALL_TO] as number) : -1;
-    const releaseFrom = s[key + RELEASE_EPOCH] !== 0 ? (s[key + RELEASE_FROM] as number) : -1;
     for (let w = 0; w < n; w++) {
       // The worker's status, and its copy of the one key right after it (copyAt(w, 0)).
       const c = this.workerAt(w);
-      const marks = (owner === w ? OWNER : 0) | (installTo === w ? INSTALL_DST : 0) | (releaseFrom === w ? RELEASE_SRC : 0);
-      let x = (((s[c] as number) | (src === w ? HANDOFF_SRC : 0) | (dst === w ? HANDOFF_DST : 0)) << 24) | (marks << 16);
+      let x = (((s[c] as number) | handoffMarks(s, w)) << 24) | (referenceMarks(s, GLOBALS, w) << 16);
       if (s[c + HAS] !== 0) {
         const cursor = s[c + CURSOR] as number;
         const epoch = s[c + COPY_EPOCH] as number;
@@ -359,6 +345,24 @@ export class ByteState {
     }
     return q;
   }
+}
+
+/** Worker `w`'s marks as the source or destination of the handoff in flight (the first byte of its block, codec.ts). */
+function handoffMarks(s: Int32Array, w: number): number {
+  if (s[H] === 0) return 0;
+  return (s[H_SRC] === w ? HANDOFF_SRC : 0) | (s[H_DST] === w ? HANDOFF_DST : 0);
+}
+
+/**
+ * Worker `w`'s marks for the key whose fields start at `key` (its copy's byte of the block,
+ * codec.ts): the key's owner, the destination of its last install, the source of its last release.
+ */
+function referenceMarks(s: Int32Array, key: number, w: number): number {
+  return (
+    (s[key + OWNER_OF] === w ? OWNER : 0) |
+    (s[key + INSTALL_EPOCH] !== 0 && s[key + INSTALL_TO] === w ? INSTALL_DST : 0) |
+    (s[key + RELEASE_EPOCH] !== 0 && s[key + RELEASE_FROM] === w ? RELEASE_SRC : 0)
+  );
 }
 
 /**

@@ -133,7 +133,7 @@ export type ClusterGoalKind = 'consumed' | 'handed-over' | 'failover' | 'crash';
  * The goals the bounds allow, in the model's order: only those, so that a pass is never vacuous
  * and a small bound is not failed for a goal it cannot reach.
  */
-export function clusterGoalKinds(config: ClusterModelConfig): ClusterGoalKind[] {
+function clusterGoalKinds(config: ClusterModelConfig): ClusterGoalKind[] {
   const b = config.bounds;
   const kinds: ClusterGoalKind[] = ['consumed'];
   if (b.migrations > 0) kinds.push('handed-over');
