@@ -123,7 +123,7 @@ const TWO_KEYS_SCRIPT: readonly LogRecord[] = [
 /**
  * The scripts of `colliding-separators-across-a-handoff` (J3, C9, C6): every
  * collision of the class (separators.ts: the sandwich of every separator
- * of one or two characters, of every punctuation-letter-punctuation triple
+ * of zero, one or two characters, of every punctuation-letter-punctuation triple
  * and quoted punctuation, and the half-escaped and percent forms), in chunks
  * of `chunk`, all in the one key k: collision i of a chunk at the instants
  * 2i and 2i + 1 (`collisionRowsApart`: only its two colliding matches are
@@ -438,7 +438,7 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
     kind: 'cluster',
     name: 'colliding-separators-across-a-handoff',
     description:
-      'L = D = 0; for every separator S of the class operator-colliding-separators builds (one or two characters of ' +
+      'L = D = 0; for every separator S of the class operator-colliding-separators builds (none, one or two characters of ' +
       'punctuation, the space, L and R; every punctuation-letter-punctuation triple such as |R:; quoted punctuation; the ' +
       'half-escaped and percent forms), the sandwich left x, left x{S}y, right y{S}z, right z in one key at instants ' +
       'of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive sink id P+left+S+right+Q files alike (J3, C9); in ' +

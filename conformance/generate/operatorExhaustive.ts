@@ -477,8 +477,8 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     kind: 'operator',
     name: 'operator-colliding-separators',
     description:
-      'L = D = 0; for every separator S of one or two characters from printable ASCII punctuation, the space and the side letters ' +
-      'L and R, every punctuation-letter-punctuation triple (|R:, ,L=) and every quoted punctuation (","), the sandwich ' +
+      'L = D = 0; for every separator S of zero, one or two characters from printable ASCII punctuation, the space and the side letters ' +
+      'L and R (the empty one concatenates the parts), every punctuation-letter-punctuation triple (|R:, ,L=) and every quoted punctuation (","), the sandwich ' +
       'left x, left x{S}y, right y{S}z, right z in a key of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive ' +
       'id P+left+S+right+Q files alike; and ids with escape characters (backslash, quotes, %) that collide under an ' +
       'encoding which escapes S but not its escape; in chunks of 16 keys, each inserted, its colliding matches ' +

@@ -8,7 +8,7 @@
 //
 // makes (x, y{S}z) and (x{S}y, z) encode alike, P x S y S z Q, whatever P and
 // Q are (and whatever key is put in front with S too). The classes covered:
-// every separator of one or two characters drawn from printable ASCII
+// every separator of zero, one or two characters drawn from printable ASCII
 // punctuation, the space and the side letters L and R, every punctuation-letter-
 // punctuation triple (`|R:`, `,L=`), every punctuation quoted (`","`, `'|'`);
 // and half-escaped encodings, which escape S but not their escape character
@@ -33,12 +33,13 @@ export const SEPARATOR_ALPHABET: readonly string[] = [...PUNCTUATION, ' ', ...SI
 export const ESCAPE_CHARACTERS: readonly string[] = ['\\', '"', "'", '%'];
 
 /**
- * Every separator of the class, in a fixed order: each character of the
+ * Every separator of the class, in a fixed order: the empty one (parts
+ * simply concatenated: (x, yz) and (xy, z)), each character of the
  * alphabet, each pair, each punctuation-letter-punctuation triple, each
  * punctuation between double or single quotes.
  */
 export function everySeparator(): string[] {
-  const out: string[] = [...SEPARATOR_ALPHABET];
+  const out: string[] = ['', ...SEPARATOR_ALPHABET];
   for (const a of SEPARATOR_ALPHABET) for (const b of SEPARATOR_ALPHABET) out.push(a + b);
   for (const a of PUNCTUATION) for (const l of SIDE_LETTERS) for (const b of PUNCTUATION) out.push(a + l + b);
   for (const q of ['"', "'"]) for (const p of PUNCTUATION) if (p !== q) out.push(q + p + q);
@@ -138,9 +139,10 @@ export function collisionRowsApart(collision: Collision, key: string, t: number)
 const OTHER_CHARACTERS: readonly string[] = [...'abcxyzLRT019 '];
 
 /**
- * A separator of one to four characters: a quarter each from the single and
+ * A separator of zero to four characters: a quarter each from the single and
  * double characters of the class, from its triples (punctuation, side
- * letter, punctuation), and from any mix of punctuation, letters and digits.
+ * letter, punctuation), and from any mix of punctuation, letters and digits
+ * up to four long, the empty separator among them.
  */
 export function randomSeparatorArbitrary(): fc.Arbitrary<string> {
   const punct = fc.constantFrom(...PUNCTUATION);
@@ -149,7 +151,7 @@ export function randomSeparatorArbitrary(): fc.Arbitrary<string> {
     fc.constantFrom(...SEPARATOR_ALPHABET),
     fc.tuple(fc.constantFrom(...SEPARATOR_ALPHABET), fc.constantFrom(...SEPARATOR_ALPHABET)).map(([a, b]) => a + b),
     fc.tuple(punct, fc.constantFrom(...SIDE_LETTERS), punct).map(([a, l, b]) => a + l + b),
-    fc.array(anyChar, { minLength: 1, maxLength: 4 }).map((cs) => cs.join('')),
+    fc.array(anyChar, { maxLength: 4 }).map((cs) => cs.join('')),
   );
 }
 
@@ -171,18 +173,24 @@ export function collisionOf(recipe: CollisionRecipe, tag = ''): Collision {
   }
 }
 
-/** A collision of a random separator (`randomSeparatorArbitrary`): its sandwich mostly, half-escaped or percent-encoded in one case in six each. */
+/**
+ * A collision of a random separator (`randomSeparatorArbitrary`): its
+ * sandwich mostly, half-escaped or percent-encoded in one case in six each
+ * (those two of a separator that is not empty: escaping nothing, they would
+ * not collide, and percent-encoding nothing makes its two left ids one).
+ */
 export function randomCollisionArbitrary(): fc.Arbitrary<CollisionRecipe> {
   const separator = randomSeparatorArbitrary();
+  const escaped = separator.filter((s) => s !== '');
   return fc.oneof(
     { weight: 4, arbitrary: separator.map((s): CollisionRecipe => ({ shape: 'sandwich', separator: s })) },
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.constantFrom(...ESCAPE_CHARACTERS), separator)
+        .tuple(fc.constantFrom(...ESCAPE_CHARACTERS), escaped)
         .map(([e, s]): CollisionRecipe => ({ shape: 'half-escaped', separator: s, escape: e })),
     },
-    { weight: 1, arbitrary: separator.map((s): CollisionRecipe => ({ shape: 'percent', separator: s })) },
+    { weight: 1, arbitrary: escaped.map((s): CollisionRecipe => ({ shape: 'percent', separator: s })) },
   );
 }
 
