@@ -18,6 +18,7 @@ import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type Kil
 import { killsIn, withInitKill, withKills, type InFlightChoice } from './killTraces.ts';
 import { killAtEveryWritePoint, killInitAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
+import { deleteSteps } from '../lockstep/deleteSteps.ts';
 
 export interface KillJobOptions {
   /** The system under test: a command with `{data}` where its data directory goes. */
@@ -175,51 +176,39 @@ const without = (trace: ClusterTrace, drop: (index: number) => boolean): Cluster
 /**
  * Deletes steps while some divergence remains and the log stays in contract
  * (J9); each try reruns the trace in kill mode (in-flight kills with the
- * timing they had). The step that diverged is kept; before it, chunks go
- * first, from the front: all of them, then halves, down to single steps
- * (a divergence at a kill often needs little of what came before).
+ * timing they had). The step that diverged is kept; before it, runs of steps
+ * go first, from the front (`deleteSteps`): all of them, then halves, down
+ * to single steps (a divergence at a kill often needs little of what came
+ * before).
  */
 async function minimize(
   first: KillTraceResult & { divergence: DivergenceFacts },
   options: KillJobOptions,
 ): Promise<{ best: KillTraceResult & { divergence: DivergenceFacts }; shrinks: number }> {
   let best = first;
-  let shrinks = 0;
-  const budget = options.maxShrinkRuns ?? 30;
   const cut = (r: KillTraceResult & { divergence: DivergenceFacts }): ClusterTrace => without(r.trace, (i) => i > r.divergence.step);
   let trace = cut(best);
-  let size = trace.steps.length - 1;
-  while (size >= 1 && shrinks < budget && !options.signal?.aborted) {
-    let changed = false;
-    // Never the last step: the one that diverged.
-    for (let start = 0; start + size <= trace.steps.length - 1 && shrinks < budget; ) {
+  const shrinks = await deleteSteps({
+    length: () => trace.steps.length,
+    budget: options.maxShrinkRuns ?? 30,
+    stopped: () => options.signal?.aborted === true,
+    without: async (start, size) => {
       const candidate = without(trace, (i) => i >= start && i < start + size);
-      if (clusterContractViolation(candidate) !== undefined) {
-        start += size;
-        continue;
-      }
-      shrinks++;
+      if (clusterContractViolation(candidate) !== undefined) return 'not run';
       let run: KillTraceResult;
       try {
         run = await runKillTrace(unresolved(candidate), runOptions(options));
       } catch (e) {
         // A candidate the system cannot be judged on is no smaller counterexample; the one in hand stands.
-        if (e instanceof SutUnavailable && !options.signal?.aborted) {
-          start += size;
-          continue;
-        }
+        if (e instanceof SutUnavailable && !options.signal?.aborted) return 'not kept';
         throw e;
       }
-      if (run.divergence === undefined) {
-        start += size;
-        continue;
-      }
+      if (run.divergence === undefined) return 'not kept';
       best = run as KillTraceResult & { divergence: DivergenceFacts };
       trace = cut(best);
-      changed = true;
-    }
-    if (!changed || size > trace.steps.length - 1) size = Math.min(Math.floor(size / 2), trace.steps.length - 1);
-  }
+      return 'kept';
+    },
+  });
   return { best: { ...best, trace: cut(best) }, shrinks };
 }
 

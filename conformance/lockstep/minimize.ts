@@ -1,11 +1,13 @@
-// Minimizing a divergent trace: cut it at the divergence, then delete single
-// steps while some divergence remains and the log stays in contract (J9).
+// Minimizing a divergent trace: cut it at the divergence, then delete runs of
+// steps and single steps while some divergence remains and the log stays in
+// contract (J9).
 import type { AnyTrace, Level } from '../../spec/index.ts';
 import { firstContractViolation } from '../../model/index.ts';
 import { SutUnavailable, type StderrExcerpt, type SystemUnderTest } from '../sut/sut.ts';
 import { runTraceObserved, type TraceOutcome } from './anyTrace.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
+import { deleteSteps } from './deleteSteps.ts';
 
 /** The trace without step `i` (or with only its first `n` steps). */
 function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
@@ -48,11 +50,12 @@ export interface Minimized {
 
 /**
  * After fast-check's shrinking (which works on the choices a trace was made
- * from): drop the steps after the divergence, then delete single steps as
- * long as some divergence remains and the log stays in contract (J9), to a
- * fixpoint. Every step list is a valid trace: an action a deletion disables
- * is simply expected to be refused (§7). A candidate the system cannot be
- * judged on (`unknown`) is not kept, and the search continues.
+ * from): drop the steps after the divergence, then delete runs of steps and
+ * single steps (`deleteSteps`) as long as some divergence remains and the
+ * log stays in contract (J9), in at most `maxAttempts` runs of the system.
+ * Every step list is a valid trace: an action a deletion disables is simply
+ * expected to be refused (§7). A candidate the system cannot be judged on
+ * (`unknown`) is not kept, and the search continues.
  *
  * The cut trace is run once more first, alone, so that the stderr kept with
  * the result is that of a run of the very trace returned (a divergence found
@@ -75,22 +78,20 @@ export async function minimizeTrace(
     bestDivergence = again.divergence;
     bestStderr = again.stderr;
   }
-  let attempts = 1;
-  for (let changed = true; changed && attempts < maxAttempts; ) {
-    changed = false;
-    for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
-      const candidate = withSteps(best, (j) => j !== i);
-      if (!inContract(candidate)) continue;
-      attempts++;
+  await deleteSteps({
+    length: () => best.trace.steps.length,
+    budget: maxAttempts - 1,
+    without: async (first, count) => {
+      const candidate = withSteps(best, (j) => j < first || j >= first + count);
+      if (!inContract(candidate)) return 'not run';
       const run = await runCandidate(system, candidate, level);
       const d = run?.divergence;
-      if (!d) continue;
+      if (!d) return 'not kept';
       best = withSteps(candidate, (j) => j <= d.step);
       bestDivergence = d;
       bestStderr = run?.stderr;
-      changed = true;
-      i = Math.min(i, best.trace.steps.length);
-    }
-  }
+      return 'kept';
+    },
+  });
   return { trace: best, divergence: bestDivergence, ...(bestStderr ? { stderr: bestStderr } : {}) };
 }
