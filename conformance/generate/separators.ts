@@ -195,10 +195,11 @@ export function randomCollisionArbitrary(): fc.Arbitrary<CollisionRecipe> {
 }
 
 /**
- * A burst of collisions for a random operator trace: `slice` (drawn up to
- * twice the one asked for) consecutive collisions of the whole class (`everyCollision`, from a random place,
- * wrapping around), so that a few hundred random traces meet every member
- * of the class, and a few of random separators up to four characters.
+ * A burst of collisions for a random trace: `slice` (drawn up to twice the
+ * one asked for) consecutive collisions of the whole class (`everyCollision`,
+ * from a random place, wrapping around), and a few of random separators of
+ * zero to four characters. Random traces sample the class; the exhaustive
+ * scenarios run all of it (operatorExhaustive.ts, clusterScenarios.ts).
  */
 export interface CollisionBurst {
   readonly from: number;
