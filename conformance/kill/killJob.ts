@@ -199,8 +199,9 @@ async function minimize(
       try {
         run = await runKillTrace(unresolved(candidate), runOptions(options));
       } catch (e) {
-        // A candidate the system cannot be judged on is no smaller counterexample; the one in hand stands.
-        if (e instanceof SutUnavailable && !options.signal?.aborted) return 'not kept';
+        // A candidate the system cannot be judged on is no smaller counterexample; the one in hand stands, an interrupt
+        // included (the search then stops, `stopped`): the divergence found is kept, as between two runs.
+        if (e instanceof SutUnavailable) return 'not kept';
         throw e;
       }
       if (run.divergence === undefined) return 'not kept';

@@ -64,7 +64,7 @@ describe('minimizeTrace', () => {
           expect(minimal.divergence.step).toBe(3);
         },
       ),
-      { seed, numRuns: 3 },
+      { seed, numRuns: 3, endOnFailure: true },
     );
   });
 });
