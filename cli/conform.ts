@@ -111,6 +111,24 @@ the example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
 
+/** The furthest trace a --path may start from: fast-check generates every trace before it first, at once. */
+const MAX_PATH_START = 100_000;
+
+/**
+ * --path as fast-check prints it: numbers joined by colons, the first the
+ * index of the failing trace. Checked before the run: a path of no run of
+ * this size would make fast-check generate traces without end.
+ */
+function pathFlag(path: string): void {
+  if (!/^\d{1,9}(:\d{1,9})*$/.test(path))
+    throw usageError(`--path must be numbers joined by colons, as printed after a failure (e.g. 41:3:0), got "${path}"`);
+  const start = Number(path.split(':')[0]);
+  if (start > MAX_PATH_START)
+    throw usageError(
+      `--path ${path}: its first number (the failing trace's index) is past ${MAX_PATH_START.toLocaleString('en-US')}; replay the counterexample file instead (streamjoin replay FILE --sut ...)`,
+    );
+}
+
 /** `conform --kill` (cli/kill.ts): the flags it takes, checked; the cluster examples with a crash point, kills added there. */
 async function conformKill(
   values: { [name: string]: string | boolean | (string | boolean)[] | undefined } & SystemFlags,
@@ -210,6 +228,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const level = parseLevel(values.level);
   if (values.path !== undefined && values.seed === undefined)
     throw usageError('--path replays a counterexample of one seed: give --seed too');
+  if (values.path !== undefined) pathFlag(values.path);
   const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
   const shard = shardFlag(values.shard);
   if (shard && values.path !== undefined) throw usageError('--path replays one counterexample: it takes no --shard');

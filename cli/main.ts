@@ -19,7 +19,20 @@ import { mainHelp, versionText } from './mainHelp.ts';
 
 export { mainHelp };
 
+const ciHelp = `Usage: streamjoin ci
+
+The main job, what the README's CI runs: the example traces through the
+reference model, check --preset ci, then conform --sut impl --exhaustive
+(the implementation against the model, every scenario interleaving). It
+takes no arguments; STREAMJOIN_SEED fixes the seed of its random traces.
+Every part runs whatever the others returned; the worst exit code wins.
+
+Exit codes: 0 every part passed, 1 a part failed, 2 unknown (a part could
+not finish, or the job was interrupted; never a pass), 254 bad usage, 255
+an internal error of streamjoin.`;
+
 const helps: Record<string, string> = {
+  ci: ciHelp,
   run: runHelp,
   check: checkHelp,
   conform: conformHelp,
@@ -87,6 +100,7 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   if (rest.includes('--help') || rest.includes('-h')) {
+    if (command !== undefined && helps[command] === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
     out.stdout(`${helps[command ?? ''] ?? mainHelp}\n`);
     return EXIT.pass;
   }
@@ -95,6 +109,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'help':
     case '--help':
     case '-h':
+      if (rest[0] !== undefined && helps[rest[0]] === undefined) throw unknownCommand(rest[0]);
       out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
       return EXIT.pass;
     case '--version':
@@ -105,6 +120,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'merge-reports':
       return mergeReportsCommand(rest, out);
     case 'ci':
+      // The job is fixed (STREAMJOIN_SEED is its one knob): an argument is a mistake, never something it would ignore.
+      if (rest.length > 0) throw usageError(`ci takes no arguments, got "${rest[0]}" (streamjoin help ci)`);
       return ciJob(out);
     case 'run':
       return runCommand(rest, out);
@@ -125,10 +142,17 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'audit':
       return auditCommand(rest, out);
     default:
-      throw usageError(
-        `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, help (streamjoin help)`,
-      );
+      throw unknownCommand(command);
   }
+}
+
+/** Words that ask for help or the version rather than name a command. */
+const HELP_WORDS: readonly string[] = ['help', '--help', '-h', 'version', '--version', '-V'];
+
+function unknownCommand(command: string): Error {
+  return usageError(
+    `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, audit, help (streamjoin help)`,
+  );
 }
 
 /**

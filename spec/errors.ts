@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   SJ110: 'file is larger than a document may be',
   SJ111: "a trace's expectation disagrees with the reference model",
   SJ112: 'a recorded log holds an invalid record (J1)',
+  SJ113: 'file cannot be written',
 } as const;
 
 /** A stable error code: a key of `ERROR_CODES` (SPEC §8). */

@@ -2,8 +2,7 @@
 // (GITHUB_ACTIONS=true) error annotations and a step summary: the CI side of
 // every command that judges something.
 import { appendFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { outDirProblem, writeFileAtomic } from '../../conformance/streams/atomicFiles.ts';
+import { outFileProblem, writeFileAtomic } from '../../conformance/streams/atomicFiles.ts';
 import { usageError } from '../exitCodes.ts';
 import { envOf, type Output } from '../output.ts';
 import { githubAnnotations, githubSummary } from './github.ts';
@@ -37,7 +36,7 @@ export function parseReporters(values: readonly string[] | undefined): Reporter[
     const file = m[2];
     if (kind === 'junit' && file === undefined) throw usageError('--reporter junit needs a file: --reporter junit=FILE');
     if (file !== undefined) {
-      const problem = outDirProblem(dirname(file));
+      const problem = outFileProblem(file);
       if (problem) throw usageError(`--reporter ${v}: ${problem}`);
     }
     reporters.push(file === undefined ? { kind } : { kind, file });

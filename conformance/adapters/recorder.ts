@@ -7,7 +7,8 @@
 // the recording stopped. Lines go to disk after every action, so a session
 // that dies leaves a recording cut at most mid-line, which audit judges as
 // an incomplete history.
-import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { makeDirectories, notWritten } from '../streams/atomicFiles.ts';
 import { join } from 'node:path';
 import { COORDINATOR } from '../../spec/index.ts';
 import type { ClusterConfig, ClusterObservation, ExternalAction, LogRecord } from '../../spec/index.ts';
@@ -47,18 +48,38 @@ export class HistoryFiles implements HistoryRecorder {
   private appendedCount = 0;
   private closed = false;
 
-  /** Creates `dir` and writes the config file; opens the log and sink files. */
+  /**
+   * Creates `dir` and writes the config file; opens the log and sink files.
+   * All three or none: a file that cannot be opened (a directory of that
+   * name) leaves none of the others behind (SJ113).
+   */
   constructor(
     /** The directory the files are written to. */
     readonly dir: string,
     private readonly config: ClusterConfig,
   ) {
-    mkdirSync(dir, { recursive: true });
-    const configFd = openSync(join(dir, CONFIG_FILE), 'w');
-    writeSync(configFd, `${JSON.stringify(config, null, 2)}\n`);
-    closeSync(configFd);
-    this.logFd = openSync(join(dir, LOG_FILE), 'w');
-    this.sinkFd = openSync(join(dir, SINK_FILE), 'w');
+    const opened: { path: string; fd: number; made: boolean }[] = [];
+    let at = dir;
+    try {
+      makeDirectories(dir);
+      for (const name of [CONFIG_FILE, LOG_FILE, SINK_FILE]) {
+        at = join(dir, name);
+        const made = !existsSync(at);
+        opened.push({ path: at, fd: openSync(at, 'w'), made });
+      }
+      at = join(dir, CONFIG_FILE);
+      writeSync((opened[0] as { fd: number }).fd, `${JSON.stringify(config, null, 2)}\n`);
+    } catch (e) {
+      // Only what this made goes: a file that was there before stays (truncated, as it would have been written over).
+      for (const { path, fd, made } of opened) {
+        closeSync(fd);
+        if (made) rmSync(path, { force: true });
+      }
+      throw notWritten(at, e);
+    }
+    closeSync((opened[0] as { fd: number }).fd);
+    this.logFd = (opened[1] as { fd: number }).fd;
+    this.sinkFd = (opened[2] as { fd: number }).fd;
     this.logLines.push(JSON.stringify({ format: HISTORY_LOG_FORMAT, config: config.join }));
   }
 
@@ -110,7 +131,11 @@ export class HistoryFiles implements HistoryRecorder {
 
 /** A fresh numbered directory `session-NNNN` under `root` for one recorded session. */
 export function nextSessionDir(root: string): string {
-  mkdirSync(root, { recursive: true });
+  try {
+    makeDirectories(root);
+  } catch (e) {
+    throw notWritten(root, e);
+  }
   for (;;) {
     const taken = readdirSync(root)
       .map((f) => /^session-(\d+)$/.exec(f)?.[1])

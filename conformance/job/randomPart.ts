@@ -3,7 +3,7 @@
 // failure is shrunk by fast-check, then cut at the divergence and
 // minimized. A fast-check path replays one counterexample of a seed.
 import fc from 'fast-check';
-import type { AnyTrace, ClusterTrace, Level, OperatorTrace } from '../../spec/index.ts';
+import { InputError, type AnyTrace, type ClusterTrace, type Level, type OperatorTrace } from '../../spec/index.ts';
 import { SutUnavailable } from '../sut/sut.ts';
 import { abortReason } from '../adapters/process.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
@@ -101,15 +101,26 @@ async function randomAtLevel(
     level === 'operator'
       ? operatorTraceArbitrary().map((trace: OperatorTrace): AnyTrace => ({ kind: 'operator', trace }))
       : clusterTraceArbitrary(level).map((trace: ClusterTrace): AnyTrace => ({ kind: 'cluster', trace }));
-  const details = await fc.check(fc.asyncProperty(arbitrary, property), {
-    seed,
-    numRuns: runs,
-    ...(path !== undefined ? { path } : {}),
-    plugins: [
-      ...(job.timeBudgetMs !== undefined ? [fc.interruptAfterTimeLimit(job.timeBudgetMs)] : []),
-      ...(job.signal ? [stopOnAbort(job.signal)] : []),
-    ],
-  });
+  // A path that is not one of this seed's at this level is the user's to fix, not a bug of streamjoin (fast-check throws
+  // at once, before its promise).
+  const notAPath = (e: unknown): unknown =>
+    path !== undefined && e instanceof Error && e.message.startsWith('Unable to replay')
+      ? new InputError('SJ105', 'usage', `--path ${path} is no counterexample of seed ${seed} at level ${level} (${e.message})`)
+      : e;
+  let details: fc.RunDetails<unknown>;
+  try {
+    details = await fc.check(fc.asyncProperty(arbitrary, property), {
+      seed,
+      numRuns: runs,
+      ...(path !== undefined ? { path } : {}),
+      plugins: [
+        ...(job.timeBudgetMs !== undefined ? [fc.interruptAfterTimeLimit(job.timeBudgetMs)] : []),
+        ...(job.signal ? [stopOnAbort(job.signal)] : []),
+      ],
+    });
+  } catch (e) {
+    throw notAPath(e);
+  }
   if (harnessError !== undefined) throw harnessError;
   const base = { level, seed, requested: share, runs: ran, shrinks: details.numShrinks, probes };
   if (details.failed && details.counterexample) {

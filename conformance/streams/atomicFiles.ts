@@ -7,25 +7,67 @@ import {
   constants,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { InputError } from '../../spec/index.ts';
+
+/**
+ * Creates `dir` and the directories above it that are missing, one level at
+ * a time from the top. Not node's recursive mkdir: where a parent refuses a
+ * child with ENOENT (under /proc) it retries forever, blocking the event loop
+ * so that not even an interrupt is heard.
+ */
+export function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at); ) {
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const d of missing.reverse()) mkdirSync(d);
+}
+
+/**
+ * A file the run could not write, as bad input (SJ113, exit 254): the path
+ * the user gave (a directory, a file's child, a place they may not write),
+ * not a bug of streamjoin. Anything else passes through unchanged.
+ */
+export function notWritten(path: string, e: unknown): unknown {
+  if (e instanceof InputError) return e;
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string') return e;
+  const why = e instanceof Error ? e.message.replace(/^[A-Z]+: /, '') : code;
+  return new InputError('SJ113', path, `cannot be written: ${why}`);
+}
+
+/** Removes a temporary file if it is there; never throws (under a file, rmSync's force still says ENOTDIR): a cleanup must not hide why it ran. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Nothing was made there.
+  }
+}
 
 /** Writes a file completely or not at all: temporary file, then rename. */
 export function writeFileAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   try {
+    makeDirectories(dirname(path));
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
+    removeQuietly(tmp);
+    throw notWritten(path, e);
   }
 }
 
@@ -35,16 +77,24 @@ export function writeFileAtomic(path: string, text: string): void {
  */
 export function writeFilesAtomic(files: readonly { path: string; text: string }[]): void {
   const staged: { tmp: string; path: string }[] = [];
+  let at = '';
   try {
     for (const { path, text } of files) {
-      mkdirSync(dirname(path), { recursive: true });
+      at = path;
+      makeDirectories(dirname(path));
       const tmp = `${path}.${process.pid}.tmp`;
       staged.push({ tmp, path });
       writeFileSync(tmp, text);
     }
+    // A path that is a directory refuses its rename: found before any file is put in place.
+    for (const { path } of staged) {
+      at = path;
+      if (existsSync(path) && statSync(path).isDirectory())
+        throw Object.assign(new Error(`EISDIR: ${path} is a directory`), { code: 'EISDIR' });
+    }
   } catch (e) {
-    for (const { tmp } of staged) rmSync(tmp, { force: true });
-    throw e;
+    for (const { tmp } of staged) removeQuietly(tmp);
+    throw notWritten(at, e);
   }
   for (const { tmp, path } of staged) renameSync(tmp, path);
 }
@@ -61,9 +111,13 @@ export class AtomicFileWriter {
   private pendingLength = 0;
 
   constructor(private readonly path: string) {
-    mkdirSync(dirname(path), { recursive: true });
     this.tmp = `${path}.${process.pid}.tmp`;
-    this.fd = openSync(this.tmp, 'w');
+    try {
+      makeDirectories(dirname(path));
+      this.fd = openSync(this.tmp, 'w');
+    } catch (e) {
+      throw notWritten(path, e);
+    }
   }
 
   write(text: string): void {
@@ -74,27 +128,32 @@ export class AtomicFileWriter {
 
   private flush(): void {
     if (this.fd === undefined || this.pending.length === 0) return;
-    writeSync(this.fd, this.pending.join(''));
+    try {
+      writeSync(this.fd, this.pending.join(''));
+    } catch (e) {
+      this.abort();
+      throw notWritten(this.path, e);
+    }
     this.pending = [];
     this.pendingLength = 0;
   }
 
   /** Puts the file in place. */
   commit(): void {
-    try {
-      this.flush();
-    } catch (e) {
-      this.abort();
-      throw e;
-    }
+    this.flush();
     this.close();
-    renameSync(this.tmp, this.path);
+    try {
+      renameSync(this.tmp, this.path);
+    } catch (e) {
+      removeQuietly(this.tmp);
+      throw notWritten(this.path, e);
+    }
   }
 
   /** Leaves nothing behind. */
   abort(): void {
     this.close();
-    rmSync(this.tmp, { force: true });
+    removeQuietly(this.tmp);
   }
 
   private close(): void {
@@ -106,7 +165,9 @@ export class AtomicFileWriter {
 /**
  * Why files could not be written under `dir`, or undefined: checked
  * before the run, so that a divergence found is never lost to a bad --out.
- * Creates nothing.
+ * Leaves nothing behind: its nearest existing ancestor must take a
+ * directory made and removed at once (permission bits alone do not say it:
+ * root passes them under /proc, which makes nothing).
  */
 export function outDirProblem(dir: string): string | undefined {
   let at = resolve(dir);
@@ -118,8 +179,15 @@ export function outDirProblem(dir: string): string | undefined {
   if (!statSync(at).isDirectory()) return `${at} is not a directory`;
   try {
     accessSync(at, constants.W_OK);
+    rmdirSync(mkdtempSync(join(at, '.streamjoin-probe-')));
   } catch {
     return `${at} is not writable`;
   }
   return undefined;
+}
+
+/** Why the file `path` could not be written, or undefined (`outDirProblem` for its directory; not a directory itself). */
+export function outFileProblem(path: string): string | undefined {
+  if (existsSync(path) && statSync(path).isDirectory()) return `${path} is a directory`;
+  return outDirProblem(dirname(path));
 }
