@@ -3,8 +3,13 @@
 // refused before the run, SJ113 when the write itself fails), never an
 // internal error, never a hang (node's recursive mkdir loops forever under
 // /proc), and nothing left half-written. The class by construction: each
-// writing flag × each kind of bad place.
+// writing flag × each kind of bad place. Then usage the commands took for
+// something else (ignored, passed on nothing, or an internal error): ci's
+// arguments, help of no command, conform with nothing to check, replay
+// --kill of what cannot be killed, view of a page it did not write,
+// explore's port, conform --path.
 import { execFile } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +119,45 @@ describe.concurrent('SJ105: usage the commands used to take for something else',
       const r = await cli(args);
       expect(r.code).toBe(254);
       expect(r.stderr).toMatch(/^usage: SJ105 unknown command "bogus"; the commands are .*audit/);
+    }
+  });
+  it('conform with nothing to check, replay --kill of an in-process system or of a command without {data}: refused, not a pass', async () => {
+    const nothing = await cli(['conform', '--sut', 'impl', '--runs', '0', '--examples', 'none']);
+    expect([nothing.code, nothing.stderr]).toEqual([254, expect.stringMatching(/^usage: SJ105 nothing to check/)]);
+    const cluster = join(root, 'spec', 'examples', 'cluster', 'abort-before-fence.trace.json');
+    const inProcess = await cli(['replay', cluster, '--sut', 'impl', '--kill']);
+    expect([inProcess.code, inProcess.stderr]).toEqual([254, expect.stringMatching(/^usage: SJ105 --kill kills a process/)]);
+    const noData = await cli(['replay', cluster, '--kill', '--sut', 'cat']);
+    expect([noData.code, noData.stderr]).toEqual([
+      254,
+      expect.stringMatching(/^usage: SJ105 --kill: the command must name its data directory/),
+    ]);
+  });
+  it('view of an HTML file streamjoin did not write, a directory or a missing file: SJ103, SJ100 with the file as where', async () => {
+    const at = scratch();
+    writeFileSync(join(at, 'page.html'), '<html><body>not a viewer</body></html>\n');
+    mkdirSync(join(at, 'folder.html'));
+    const cases: [file: string, line: RegExp][] = [
+      ['page.html', /^page\.html: SJ103 not a viewer streamjoin wrote/],
+      ['folder.html', /^folder\.html: SJ100 not a file/],
+      ['missing.html', /^missing\.html: SJ100 no such file/],
+    ];
+    for (const [file, line] of cases) {
+      const r = await cli(['view', file], at);
+      expect([r.code, r.stderr], file).toEqual([254, expect.stringMatching(line)]);
+    }
+  });
+  it('explore --port past 65535, or a port already taken: SJ105, not an internal error', async () => {
+    const beyond = await cli(['explore', '--port', '70000']);
+    expect([beyond.code, beyond.stderr]).toEqual([254, expect.stringMatching(/^usage: SJ105 --port must be a TCP port/)]);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const r = await cli(['explore', '--port', String(port)]);
+      expect([r.code, r.stderr]).toEqual([254, `usage: SJ105 --port ${port}: already in use\n`]);
+    } finally {
+      taken.close();
     }
   });
   it('conform --path: not numbers joined by colons, a start past 100,000, or a path of no trace of the seed', async () => {

@@ -152,6 +152,9 @@ async function conformKill(
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${String(values.examples)}"`);
   }
+  // A run of nothing would pass having checked nothing.
+  if (values.examples === 'none' && runs === 0 && values.exhaustive !== true)
+    throw usageError('nothing to check: --examples none and --runs 0 (give random traces, the examples or --exhaustive)');
   const outDir = String(values.out);
   const outProblem = outDirProblem(outDir);
   if (outProblem) throw usageError(`--out ${outDir}: ${outProblem}`);
@@ -239,6 +242,9 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.examples !== undefined && values.examples !== 'none' && values.examples !== 'all') {
     throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
   }
+  // A run of nothing would pass having checked nothing.
+  if (values.examples === 'none' && runs === 0 && !values.exhaustive)
+    throw usageError('nothing to check: --examples none and --runs 0 (give random traces, the examples or --exhaustive)');
   const linkBase = linkBaseFlag(values['link-base']);
   const outProblem = outDirProblem(values.out);
   if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);

@@ -96,7 +96,14 @@ export async function exploreCommand(
     };
   }
   const port = values.port === undefined ? 0 : positiveIntegerFlag('--port', values.port);
-  const server = await startExploreServer(start, port);
+  if (port > 65_535) throw usageError(`--port must be a TCP port, 1 to 65535, got ${values.port}`);
+  const server = await startExploreServer(start, port).catch((e: unknown) => {
+    // A port taken or refused is the user's choice to change, not a bug of streamjoin.
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw usageError(`--port ${port}: ${code === 'EADDRINUSE' ? 'already in use' : 'not allowed'}`);
+    throw e;
+  });
   out.stdout(`streamjoin explore: ${server.url}\n`);
   out.stderr(`serving on 127.0.0.1 only; Ctrl-C${stdin.isTTY ? '' : ' (or the end of stdin)'} stops it\n`);
   const signal = out.signal;

@@ -36,7 +36,7 @@ import { displayPath } from './conformReport.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 import type { CiResult } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
-import { REPLAY_KILL_HELP, killReplayCommand } from './kill.ts';
+import { REPLAY_KILL_HELP, checkKillCommand, killReplayCommand } from './kill.ts';
 
 export const REPLAY_REPORT_FORMAT = 'streamjoin/replay-report@1';
 
@@ -282,6 +282,8 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
     if (level !== undefined && level !== 'faults') throw usageError('--kill runs at level faults');
     if (values.sut === undefined || values.sut === '')
       throw usageError('replay --kill needs --sut COMMAND, naming its data directory with {data}');
+    // As conform --kill: a process to kill, whose data directory the harness names.
+    checkKillCommand(values.sut);
     return killReplayCommand(
       { file: displayPath(file), trace: trace.trace, sut: values.sut, flags: values, json: values.json, reporters },
       out,

@@ -108,7 +108,20 @@ describe('--json reports: the header, and the schema of each', () => {
   it('a report file a shard wrote is read back by merge-reports only if it is a streamjoin report that matches its schema', async () => {
     const dir = tmp();
     const bad = join(dir, 'bad.json');
-    const conform = await runCli(['conform', '--sut', 'model', '--runs', '0', '--examples', 'none', '--json', '--out', dir]);
+    const conform = await runCli([
+      'conform',
+      '--sut',
+      'model',
+      '--runs',
+      '1',
+      '--level',
+      'operator',
+      '--examples',
+      'none',
+      '--json',
+      '--out',
+      dir,
+    ]);
     const doc = JSON.parse(conform.stdout) as Record<string, unknown>;
     writeFileSync(bad, JSON.stringify({ ...doc, verdict: 'maybe' }));
     const r = await runCli(['merge-reports', bad]);

@@ -2,9 +2,9 @@
 // Given the NAME.html a run wrote, it prints where it is; given a
 // counterexample or trace file (streamjoin's or ITF), it writes the viewer
 // next to it first. It opens a browser only when asked (--open).
-import { readInputsAhead } from '../spec/index.ts';
+import { InputError, readInputsAhead } from '../spec/index.ts';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeViewerOf } from '../conformance/views/viewFiles.ts';
@@ -46,6 +46,24 @@ function openInBrowser(url: string): string | undefined {
   }
 }
 
+/** The first bytes a viewer is known by: its generator tag comes before its content. */
+const VIEWER_HEAD_BYTES = 4096;
+
+/** An HTML file given to view must be one streamjoin wrote (its generator tag), not any page or a directory. */
+function checkViewer(file: string): void {
+  if (!existsSync(file)) throw new InputError('SJ100', file, 'no such file');
+  if (!statSync(file).isFile()) throw new InputError('SJ100', file, 'not a file');
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(VIEWER_HEAD_BYTES);
+    const n = readSync(fd, head, 0, VIEWER_HEAD_BYTES, 0);
+    if (!head.subarray(0, n).toString('utf8').includes('<meta name="generator" content="streamjoin '))
+      throw new InputError('SJ103', file, 'not a viewer streamjoin wrote (no <meta name="generator" content="streamjoin ...">)');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function viewCommand(args: readonly string[], out: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     {
@@ -59,8 +77,9 @@ export async function viewCommand(args: readonly string[], out: Output): Promise
   const file = positionals[0] as string;
   const linkBase = linkBaseFlag(values['link-base']);
   await readInputsAhead([file], { signal: out.signal });
+  if (file.endsWith('.html')) checkViewer(file);
   const html = file.endsWith('.html') ? file : writeViewerOf(file, linkBase);
-  if (!existsSync(html)) throw usageError(`${file}: no such file`);
+  if (!existsSync(html)) throw new InputError('SJ100', file, 'no such file');
   const url = pathToFileURL(resolve(html)).href;
   out.stdout(`${html}\n${url}\n`);
   if (values.open) {
