@@ -55,6 +55,7 @@ const FILE_WRITERS: readonly { readonly name: string; readonly args: (path: stri
 const DIRECTORY_WRITERS: readonly { readonly name: string; readonly args: (path: string) => string[] }[] = [
   { name: 'check --out', args: (p) => ['check', '--preset', 'smoke', '--ablate', 'sink-fence', '--stop-at-first', '--out', p] },
   { name: 'audit --example', args: (p) => ['audit', '--example', p, '--records', '20', '--seed', '1'] },
+  { name: 'serve --record', args: (p) => ['serve', '--record', p] },
   {
     name: 'conform --out',
     args: (p) => ['conform', '--sut', 'impl', '--runs', '1', '--examples', 'none', '--level', 'operator', '--out', p],

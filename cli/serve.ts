@@ -17,6 +17,7 @@ import { mutantBuildProblem, mutantSut } from '../conformance/adapters/mutantSut
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
 import { parseCommandArgs } from './options.ts';
+import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--record DIR] [--max-line BYTES]
 
@@ -65,6 +66,9 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
     'serve',
   );
   if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
+  // Checked at start, as --data is: a history that cannot be written is found before a session, not by the harness as an error.
+  const recordProblem = values.record === undefined ? undefined : outDirProblem(values.record);
+  if (recordProblem) throw usageError(`--record ${values.record}: ${recordProblem}`);
   const killHook = killAtWriteHook(envOf(out)[KILL_AT_WRITE_VARIABLE]);
   if (killHook !== undefined && values.data === undefined)
     throw usageError(`${KILL_AT_WRITE_VARIABLE} needs --data: it kills at a durable write`);
