@@ -42,8 +42,8 @@ function cli(args: readonly string[], cwd: string = dir): Promise<{ code: number
 /** The whole tree under `dir`, to see that nothing was left (temporary files and probes included). */
 const tree = (at: string): string[] => readdirSync(at, { recursive: true, encoding: 'utf8' }).sort();
 
-/** Places a file cannot be written: an existing directory, under a file, where nothing can be made (/proc), where one may not write (/sys). */
-const BAD_FILES = ['a-directory', 'a-file/x.json', '/proc/streamjoin-no/x.json', '/sys/streamjoin-no/x.json'];
+/** Places a file cannot be written: an existing directory, under a file, where nothing can be made (/proc), where one may not write (/sys), a path that names no file. */
+const BAD_FILES = ['a-directory', 'a-file/x.json', '/proc/streamjoin-no/x.json', '/sys/streamjoin-no/x.json', 'new-directory/'];
 /** Places a directory of files cannot be: a file, under a file, /proc, /sys. */
 const BAD_DIRECTORIES = ['a-file', 'a-file/sub', '/proc/streamjoin-no', '/sys/streamjoin-no'];
 
@@ -110,6 +110,8 @@ describe.concurrent('SJ105: usage the commands used to take for something else',
       expect(r.stderr).toMatch(/^usage: SJ105 ci takes no arguments/);
       expect(r.stdout).not.toMatch(/== 1\./);
     }
+    expect((await cli(['help', 'help'])).code).toBe(0);
+    expect((await cli(['serve', '--record', ''])).stderr).toBe('usage: SJ105 --record : names no directory\n');
     expect(await cli(['help', 'ci'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: streamjoin ci/) });
   });
   it('help of an unknown command, or an unknown command asking for help, is an unknown command', async () => {
@@ -161,12 +163,18 @@ describe.concurrent('SJ105: usage the commands used to take for something else',
       taken.close();
     }
   });
-  it('conform --path: not numbers joined by colons, a start past 100,000, or a path of no trace of the seed', async () => {
+  it('conform --path: not numbers joined by colons, a start past 1,000,000, no --level, or a path of no trace of the seed', async () => {
     const path = (p: string, ...more: string[]) =>
       cli(['conform', '--sut', 'impl', '--seed', '1', '--path', p, '--runs', '2', '--examples', 'none', ...more]);
     for (const p of ['garbage', '1e309', '99999999999999999999', '-1', '1::2', ''])
       expect((await path(p)).stderr, p).toMatch(/^usage: SJ105 --path must be numbers/);
-    expect((await path('200000')).stderr).toMatch(/^usage: SJ105 --path 200000: its first number .* past 100,000/);
+    expect((await path('2000000')).stderr).toMatch(/^usage: SJ105 --path 2000000: its first number .* past 1,000,000/);
+    expect((await path('3')).stderr).toMatch(/^usage: SJ105 --path replays a counterexample of one level: give --level too/);
+    const empty = await path('0:99999999', '--level', 'operator');
+    expect([empty.code, empty.stderr]).toEqual([
+      254,
+      expect.stringMatching(/--path 0:99999999 is no counterexample of seed 1 at level operator \(it names no trace\)/),
+    ]);
     const wrong = await path('0:0:0:0:0:0:0:0:0', '--level', 'operator');
     expect(wrong.code).toBe(254);
     expect(wrong.stderr).toMatch(/usage: SJ105 --path 0:0:0:0:0:0:0:0:0 is no counterexample of seed 1 at level operator/);

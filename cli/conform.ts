@@ -111,8 +111,12 @@ the example's own, and the minimized counterexample's.
 
 ${HARNESS_EXIT_TEXT}`;
 
-/** The furthest trace a --path may start from: fast-check generates every trace before it first, at once. */
-const MAX_PATH_START = 100_000;
+/**
+ * The furthest trace a --path may start from: fast-check advances its random
+ * generator past every trace before it at once, a few microseconds each, deaf
+ * to an interrupt meanwhile (100,000 take well under a second).
+ */
+const MAX_PATH_START = 1_000_000;
 
 /**
  * --path as fast-check prints it: numbers joined by colons, the first the
@@ -232,6 +236,9 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.path !== undefined && values.seed === undefined)
     throw usageError('--path replays a counterexample of one seed: give --seed too');
   if (values.path !== undefined) pathFlag(values.path);
+  // A path is one level's (the search command printed with it names it): tried at every level, it would be judged at the wrong ones.
+  if (values.path !== undefined && values.level === undefined)
+    throw usageError('--path replays a counterexample of one level: give --level too (as the printed search command does)');
   const runs = values.runs === undefined ? 100 : nonNegativeIntegerFlag('--runs', values.runs);
   const shard = shardFlag(values.shard);
   if (shard && values.path !== undefined) throw usageError('--path replays one counterexample: it takes no --shard');
@@ -243,7 +250,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
     throw usageError(`--examples must be "all" or "none", got "${values.examples}"`);
   }
   // A run of nothing would pass having checked nothing.
-  if (values.examples === 'none' && runs === 0 && !values.exhaustive)
+  if (values.examples === 'none' && runs === 0 && !values.exhaustive && values.path === undefined)
     throw usageError('nothing to check: --examples none and --runs 0 (give random traces, the examples or --exhaustive)');
   const linkBase = linkBaseFlag(values['link-base']);
   const outProblem = outDirProblem(values.out);

@@ -88,7 +88,14 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
       codes.push(EXIT.unknown);
       continue;
     }
-    codes.push(await part.run(out));
+    try {
+      codes.push(await part.run(out));
+    } catch (e) {
+      // A part's bad input (a working directory it cannot write, say) is that part's 254: the other parts still run.
+      if (!(e instanceof InputError)) throw e;
+      out.stderr(`${e.format()}\n`);
+      codes.push(EXIT.badInput);
+    }
   }
   const code = worstExit(codes);
   // One line that says how the whole job went, each part's exit code with it.
@@ -109,7 +116,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'help':
     case '--help':
     case '-h':
-      if (rest[0] !== undefined && helps[rest[0]] === undefined) throw unknownCommand(rest[0]);
+      if (rest[0] !== undefined && helps[rest[0]] === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
       out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
       return EXIT.pass;
     case '--version':

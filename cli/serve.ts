@@ -67,7 +67,8 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   );
   if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
   // Checked at start, as --data is: a history that cannot be written is found before a session, not by the harness as an error.
-  const recordProblem = values.record === undefined ? undefined : outDirProblem(values.record);
+  const recordProblem =
+    values.record === undefined ? undefined : values.record === '' ? 'names no directory' : outDirProblem(values.record);
   if (recordProblem) throw usageError(`--record ${values.record}: ${recordProblem}`);
   const killHook = killAtWriteHook(envOf(out)[KILL_AT_WRITE_VARIABLE]);
   if (killHook !== undefined && values.data === undefined)

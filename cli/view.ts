@@ -53,15 +53,20 @@ const VIEWER_HEAD_BYTES = 4096;
 function checkViewer(file: string): void {
   if (!existsSync(file)) throw new InputError('SJ100', file, 'no such file');
   if (!statSync(file).isFile()) throw new InputError('SJ100', file, 'not a file');
-  const fd = openSync(file, 'r');
+  let head: string;
   try {
-    const head = Buffer.alloc(VIEWER_HEAD_BYTES);
-    const n = readSync(fd, head, 0, VIEWER_HEAD_BYTES, 0);
-    if (!head.subarray(0, n).toString('utf8').includes('<meta name="generator" content="streamjoin '))
-      throw new InputError('SJ103', file, 'not a viewer streamjoin wrote (no <meta name="generator" content="streamjoin ...">)');
-  } finally {
-    closeSync(fd);
+    const fd = openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(VIEWER_HEAD_BYTES);
+      head = bytes.subarray(0, readSync(fd, bytes, 0, VIEWER_HEAD_BYTES, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw new InputError('SJ100', file, `cannot be read: ${(e as Error).message}`);
   }
+  if (!head.includes('<meta name="generator" content="streamjoin '))
+    throw new InputError('SJ103', file, 'not a viewer streamjoin wrote (no <meta name="generator" content="streamjoin ...">)');
 }
 
 export async function viewCommand(args: readonly string[], out: Output): Promise<number> {

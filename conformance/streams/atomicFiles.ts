@@ -33,8 +33,28 @@ export function makeDirectories(dir: string): void {
     if (up === at) break;
     at = up;
   }
-  for (const d of missing.reverse()) mkdirSync(d);
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      // Another run made it meanwhile (shards sharing an --out, sessions sharing a --record): it is there, as asked.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw e;
+    }
+  }
 }
+
+/** The errors that say the path is wrong (not the disk full, nor the machine out of something): SJ113. */
+const PATH_PROBLEMS: ReadonlySet<string> = new Set([
+  'EISDIR',
+  'ENOTDIR',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOENT',
+  'EEXIST',
+  'ENAMETOOLONG',
+  'ELOOP',
+]);
 
 /**
  * A file the run could not write, as bad input (SJ113, exit 254): the path
@@ -44,7 +64,7 @@ export function makeDirectories(dir: string): void {
 export function notWritten(path: string, e: unknown): unknown {
   if (e instanceof InputError) return e;
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code !== 'string') return e;
+  if (typeof code !== 'string' || !PATH_PROBLEMS.has(code)) return e;
   const why = e instanceof Error ? e.message.replace(/^[A-Z]+: /, '') : code;
   return new InputError('SJ113', path, `cannot be written: ${why}`);
 }
@@ -96,7 +116,14 @@ export function writeFilesAtomic(files: readonly { path: string; text: string }[
     for (const { tmp } of staged) removeQuietly(tmp);
     throw notWritten(at, e);
   }
-  for (const { tmp, path } of staged) renameSync(tmp, path);
+  for (const { tmp, path } of staged) {
+    try {
+      renameSync(tmp, path);
+    } catch (e) {
+      for (const s of staged) removeQuietly(s.tmp);
+      throw notWritten(path, e);
+    }
+  }
 }
 
 /**
@@ -188,6 +215,7 @@ export function outDirProblem(dir: string): string | undefined {
 
 /** Why the file `path` could not be written, or undefined (`outDirProblem` for its directory; not a directory itself). */
 export function outFileProblem(path: string): string | undefined {
+  if (path === '' || /[/\\]$/.test(path)) return `${path || '""'} names no file`;
   if (existsSync(path) && statSync(path).isDirectory()) return `${path} is a directory`;
   return outDirProblem(dirname(path));
 }
