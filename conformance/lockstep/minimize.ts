@@ -50,12 +50,14 @@ export interface Minimized {
 
 /**
  * After fast-check's shrinking (which works on the choices a trace was made
- * from): drop the steps after the divergence, then delete runs of steps and
- * single steps (`deleteSteps`) as long as some divergence remains and the
- * log stays in contract (J9), in at most `maxAttempts` runs of the system.
- * Every step list is a valid trace: an action a deletion disables is simply
- * expected to be refused (§7). A candidate the system cannot be judged on
- * (`unknown`) is not kept, and the search continues.
+ * from): drop the steps after the divergence, then delete steps as long as
+ * some divergence remains and the log stays in contract (J9), in at most
+ * `maxAttempts` runs of the system: single steps from the end to a fixpoint;
+ * first, for a trace longer than half the budget, runs of steps
+ * (`deleteSteps`), which one run per step could not pass over. Every step
+ * list is a valid trace: an action a deletion disables is simply expected to
+ * be refused (§7). A candidate the system cannot be judged on (`unknown`) is
+ * not kept, and the search continues.
  *
  * The cut trace is run once more first, alone, so that the stderr kept with
  * the result is that of a run of the very trace returned (a divergence found
@@ -78,20 +80,33 @@ export async function minimizeTrace(
     bestDivergence = again.divergence;
     bestStderr = again.stderr;
   }
-  await deleteSteps({
-    length: () => best.trace.steps.length,
-    budget: maxAttempts - 1,
-    without: async (first, count) => {
-      const candidate = withSteps(best, (j) => j < first || j >= first + count);
-      if (!inContract(candidate)) return 'not run';
-      const run = await runCandidate(system, candidate, level);
-      const d = run?.divergence;
-      if (!d) return 'not kept';
-      best = withSteps(candidate, (j) => j <= d.step);
-      bestDivergence = d;
-      bestStderr = run?.stderr;
-      return 'kept';
-    },
-  });
+  const without = async (first: number, count: number): Promise<'kept' | 'not kept' | 'not run'> => {
+    const candidate = withSteps(best, (j) => j < first || j >= first + count);
+    if (!inContract(candidate)) return 'not run';
+    const run = await runCandidate(system, candidate, level);
+    const d = run?.divergence;
+    if (!d) return 'not kept';
+    best = withSteps(candidate, (j) => j <= d.step);
+    bestDivergence = d;
+    bestStderr = run?.stderr;
+    return 'kept';
+  };
+  let attempts = 1;
+  // A trace longer than half the budget cannot even be passed over step by step: runs of steps go first (deleteSteps).
+  if (best.trace.steps.length - 1 > maxAttempts / 2)
+    attempts += await deleteSteps({ length: () => best.trace.steps.length, budget: maxAttempts - attempts, without });
+  // Then single steps, from the end, to a fixpoint. The order decides which of the minimal traces is found: from the end,
+  // what a divergence needs last goes first, which keeps the steps that explain it (the cited rules the mutant catalogue pins).
+  for (let changed = true; changed && attempts < maxAttempts; ) {
+    changed = false;
+    for (let i = best.trace.steps.length - 1; i >= 0 && attempts < maxAttempts; i--) {
+      const tried = await without(i, 1);
+      if (tried === 'not run') continue;
+      attempts++;
+      if (tried !== 'kept') continue;
+      changed = true;
+      i = Math.min(i, best.trace.steps.length);
+    }
+  }
   return { trace: best, divergence: bestDivergence, ...(bestStderr ? { stderr: bestStderr } : {}) };
 }
