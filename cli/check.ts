@@ -11,8 +11,7 @@ import type { CheckConfig } from '../spec/index.ts';
 import { PRESETS, resolveBounds, type ModelPreset, type VisitedMode } from '../model/index.ts';
 import type { Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
-import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
-import { parseCommandArgs } from './options.ts';
+import { checkedOutDir, parseCommandArgs } from './options.ts';
 import { shardFlag, shardSeed } from './shardArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, parseReporters } from './reporters/emit.ts';
 import { presetList } from './checkOutput.ts';
@@ -147,15 +146,6 @@ function defaultFrontierMemory(totalMemory: number): number {
   return Math.min(totalMemory / 4, 4096 * 1048576);
 }
 
-/** --out, checked before the run (as conform and replay check theirs): a violation found is never lost to a place it cannot be written. */
-function outDirFlag(dir: string | undefined): string {
-  const outDir = dir ?? 'out';
-  if (outDir === '') throw usageError('--out needs a directory, got ""');
-  const problem = outDirProblem(outDir);
-  if (problem) throw usageError(`--out ${outDir}: ${problem}`);
-  return outDir;
-}
-
 function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues, totalMemory: number, out: Output): RunSettings {
   if (values.preset !== undefined && values.config !== undefined) throw usageError('give --preset or --config, not both');
   let config: CheckConfig | undefined;
@@ -238,7 +228,7 @@ function resolveSettings(registry: readonly ModelPreset[], values: ParsedValues,
     maxStates,
     maxSeconds,
     frontierMemory,
-    outDir: outDirFlag(values.out),
+    outDir: checkedOutDir('--out', values.out ?? 'out'),
     json: values.json ?? false,
     joint: values.joint ?? false,
     shard: shardFlag(values.shard),

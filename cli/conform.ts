@@ -10,7 +10,7 @@ import { regressionTracePaths, specExamplePaths } from '../conformance/job/trace
 import { writeCounterexamples } from '../conformance/views/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { nonNegativeIntegerFlag, positiveIntegerFlag, usageError } from './exitCodes.ts';
-import { parseCommandArgs } from './options.ts';
+import { checkedOutDir, parseCommandArgs } from './options.ts';
 import {
   SYSTEM_FLAGS_HELP,
   SYSTEM_FLAG_OPTIONS,
@@ -19,7 +19,6 @@ import {
   buildSystem,
   linkBaseFlag,
   lazyCovers,
-  outDirProblem,
   parseLevel,
   scenariosNamed,
 } from './harnessArgs.ts';
@@ -159,9 +158,7 @@ async function conformKill(
   // A run of nothing would pass having checked nothing.
   if (values.examples === 'none' && runs === 0 && values.exhaustive !== true)
     throw usageError('nothing to check: --examples none and --runs 0 (give random traces, the examples or --exhaustive)');
-  const outDir = String(values.out);
-  const outProblem = outDirProblem(outDir);
-  if (outProblem) throw usageError(`--out ${outDir}: ${outProblem}`);
+  const outDir = checkedOutDir('--out', String(values.out));
   const examples =
     values.examples === 'none'
       ? []
@@ -253,8 +250,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.examples === 'none' && runs === 0 && !values.exhaustive && values.path === undefined)
     throw usageError('nothing to check: --examples none and --runs 0 (give random traces, the examples or --exhaustive)');
   const linkBase = linkBaseFlag(values['link-base']);
-  const outProblem = outDirProblem(values.out);
-  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  checkedOutDir('--out', values.out);
   // All input is read and checked before the system under test starts.
   const load = (paths: readonly string[]): TraceSource[] =>
     values.examples === 'none' ? [] : paths.map((path) => ({ path, trace: loadCheckedTrace(path) }));

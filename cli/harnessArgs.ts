@@ -1,7 +1,6 @@
 // What the harness commands (conform, replay, mutants) share: the checks
 // of their flags, and the system under test a --sut word names.
 import { nearestOption } from './options.ts';
-import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
 import { type AbortSignalLike, Interrupted, LEVELS, type Level } from '../spec/index.ts';
 import { inProcessSystem } from '../conformance/adapters/inProcess.ts';
 import { modelSut } from '../conformance/sut/modelSut.ts';
@@ -150,5 +149,3 @@ export function lazyCovers(
     },
   }));
 }
-
-export { outDirProblem };

@@ -13,8 +13,8 @@ import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, nonNegativeIntegerFlag, usageError, verdictText } from './exitCodes.ts';
-import { parseCommandArgs } from './options.ts';
-import { LINK_BASE_HELP, LINK_BASE_OPTION, buildCovers, linkBaseFlag, outDirProblem } from './harnessArgs.ts';
+import { checkedOutDir, parseCommandArgs } from './options.ts';
+import { LINK_BASE_HELP, LINK_BASE_OPTION, buildCovers, linkBaseFlag } from './harnessArgs.ts';
 import { SHARD_HELP, shardFlag, shardSeed } from './shardArgs.ts';
 import { specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { type Argv, shellCommand, writeCounterexample, type WrittenCounterexample } from '../conformance/views/counterexampleFiles.ts';
@@ -217,11 +217,9 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   const reporters = parseReporters(values.reporter);
   checkStdoutUse(values.json, reporters);
   const mutants = shardItems(values.mutant === undefined ? MUTANTS : mutantsNamed(values.mutant), shard);
-  const outProblem = outDirProblem(values.out);
-  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  checkedOutDir('--out', values.out);
   const linkBase = linkBaseFlag(values['link-base']);
-  const regressionsProblem = values.regressions === undefined ? undefined : outDirProblem(values.regressions);
-  if (regressionsProblem) throw usageError(`--regressions ${values.regressions}: ${regressionsProblem}`);
+  if (values.regressions !== undefined) checkedOutDir('--regressions', values.regressions);
   // The spec's examples only: the catalogue's own regression traces would find each mutant by construction.
   const examples = specExamplePaths().map((path) => ({ path, trace: loadCheckedTrace(path) }));
   out.stderr(

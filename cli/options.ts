@@ -6,7 +6,8 @@
 // taken as the value, so the option's own check says what is wrong with it.
 // Node's own messages (several lines, quoted oddly) never reach the user.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './exitCodes.ts';
+import { UsageError, usageError } from './exitCodes.ts';
+import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -127,4 +128,14 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T, command?:
     }
     throw e;
   }
+}
+
+/**
+ * A directory a command writes into (`--out`, `--regressions`, `--record`), checked before the run
+ * (`outDirProblem`): what is found is never lost to a place it cannot be written.
+ */
+export function checkedOutDir(flag: string, dir: string): string {
+  const problem = outDirProblem(dir);
+  if (problem) throw usageError(`${flag} ${dir}: ${problem}`);
+  return dir;
 }

@@ -19,7 +19,7 @@ import { explainDivergence, type Divergence } from '../conformance/report/diverg
 import { failureName, writeCounterexample } from '../conformance/views/counterexampleFiles.ts';
 import { invocationOf, type Output } from './output.ts';
 import { EXIT, usageError, verdictText } from './exitCodes.ts';
-import { parseCommandArgs } from './options.ts';
+import { checkedOutDir, parseCommandArgs } from './options.ts';
 import {
   LINK_BASE_HELP,
   LINK_BASE_OPTION,
@@ -27,7 +27,6 @@ import {
   SYSTEM_FLAG_OPTIONS,
   buildSystem,
   linkBaseFlag,
-  outDirProblem,
   parseLevel,
   type SystemFlags,
 } from './harnessArgs.ts';
@@ -263,8 +262,7 @@ export async function replayCommand(args: readonly string[], out: Output): Promi
   const level = parseLevel(values.level);
   if (values.itf && values.out === undefined) throw usageError('--itf writes the counterexample in ITF: give --out DIR too');
   const linkBase = linkBaseFlag(values['link-base']);
-  const outProblem = values.out === undefined ? undefined : outDirProblem(values.out);
-  if (outProblem) throw usageError(`--out ${values.out}: ${outProblem}`);
+  if (values.out !== undefined) checkedOutDir('--out', values.out);
   // A FIFO or a pipe is read ahead (spec/inputFiles.ts): nothing blocks, and the interrupt is heard while it is read.
   await readInputsAhead([file], { signal: out.signal });
   // An operator trace streams (a trace of any length); with --out the counterexample files need the whole trace.

@@ -16,8 +16,7 @@ import { MUTANTS, mutantNamed } from '../conformance/mutants/catalogue.ts';
 import { mutantBuildProblem, mutantSut } from '../conformance/adapters/mutantSut.ts';
 import type { Output } from './output.ts';
 import { EXIT, positiveIntegerFlag, usageError } from './exitCodes.ts';
-import { parseCommandArgs } from './options.ts';
-import { outDirProblem } from '../conformance/streams/atomicFiles.ts';
+import { checkedOutDir, parseCommandArgs } from './options.ts';
 
 export const serveHelp = `streamjoin serve [--model | --mutant NAME] [--data DIR] [--record DIR] [--max-line BYTES]
 
@@ -67,9 +66,7 @@ export async function serveCommand(args: readonly string[], out: Output, input: 
   );
   if (values.model && values.record !== undefined) throw usageError('--record is for the implementation (and its mutants)');
   // Checked at start, as --data is: a history that cannot be written is found before a session, not by the harness as an error.
-  const recordProblem =
-    values.record === undefined ? undefined : values.record === '' ? 'names no directory' : outDirProblem(values.record);
-  if (recordProblem) throw usageError(`--record ${values.record}: ${recordProblem}`);
+  if (values.record !== undefined) checkedOutDir('--record', values.record);
   const killHook = killAtWriteHook(envOf(out)[KILL_AT_WRITE_VARIABLE]);
   if (killHook !== undefined && values.data === undefined)
     throw usageError(`${KILL_AT_WRITE_VARIABLE} needs --data: it kills at a durable write`);

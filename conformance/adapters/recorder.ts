@@ -59,16 +59,22 @@ export class HistoryFiles implements HistoryRecorder {
     private readonly config: ClusterConfig,
   ) {
     const opened: { path: string; fd: number; made: boolean }[] = [];
+    const open = (name: string): number => {
+      at = join(dir, name);
+      const made = !existsSync(at);
+      const fd = openSync(at, 'w');
+      opened.push({ path: at, fd, made });
+      return fd;
+    };
     let at = dir;
+    let configFd: number;
+    let logFd: number;
+    let sinkFd: number;
     try {
       makeDirectories(dir);
-      for (const name of [CONFIG_FILE, LOG_FILE, SINK_FILE]) {
-        at = join(dir, name);
-        const made = !existsSync(at);
-        opened.push({ path: at, fd: openSync(at, 'w'), made });
-      }
+      [configFd, logFd, sinkFd] = [open(CONFIG_FILE), open(LOG_FILE), open(SINK_FILE)];
       at = join(dir, CONFIG_FILE);
-      writeSync((opened[0] as { fd: number }).fd, `${JSON.stringify(config, null, 2)}\n`);
+      writeSync(configFd, `${JSON.stringify(config, null, 2)}\n`);
     } catch (e) {
       // Only what this made goes: a file that was there before stays (truncated, as it would have been written over).
       for (const { path, fd, made } of opened) {
@@ -77,9 +83,9 @@ export class HistoryFiles implements HistoryRecorder {
       }
       throw notWritten(at, e);
     }
-    closeSync((opened[0] as { fd: number }).fd);
-    this.logFd = (opened[1] as { fd: number }).fd;
-    this.sinkFd = (opened[2] as { fd: number }).fd;
+    closeSync(configFd);
+    this.logFd = logFd;
+    this.sinkFd = sinkFd;
     this.logLines.push(JSON.stringify({ format: HISTORY_LOG_FORMAT, config: config.join }));
   }
 

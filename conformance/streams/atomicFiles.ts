@@ -19,6 +19,18 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../../spec/index.ts';
 
+/** The nearest place at or above `dir` that exists (undefined: none), and the directories below it down to `dir`, deepest first. */
+function nearestExisting(dir: string): { at: string | undefined; missing: string[] } {
+  const missing: string[] = [];
+  for (let at = resolve(dir); ; ) {
+    if (existsSync(at)) return { at, missing };
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) return { at: undefined, missing };
+    at = up;
+  }
+}
+
 /**
  * Creates `dir` and the directories above it that are missing, one level at
  * a time from the top. Not node's recursive mkdir: where a parent refuses a
@@ -26,13 +38,7 @@ import { InputError } from '../../spec/index.ts';
  * so that not even an interrupt is heard.
  */
 export function makeDirectories(dir: string): void {
-  const missing: string[] = [];
-  for (let at = resolve(dir); !existsSync(at); ) {
-    missing.push(at);
-    const up = dirname(at);
-    if (up === at) break;
-    at = up;
-  }
+  const { missing } = nearestExisting(dir);
   for (const d of missing.reverse()) {
     try {
       mkdirSync(d);
@@ -107,11 +113,8 @@ export function writeFilesAtomic(files: readonly { path: string; text: string }[
       writeFileSync(tmp, text);
     }
     // A path that is a directory refuses its rename: found before any file is put in place.
-    for (const { path } of staged) {
-      at = path;
-      if (existsSync(path) && statSync(path).isDirectory())
-        throw Object.assign(new Error(`EISDIR: ${path} is a directory`), { code: 'EISDIR' });
-    }
+    for (const { path } of staged)
+      if (existsSync(path) && statSync(path).isDirectory()) throw new InputError('SJ113', path, 'cannot be written: it is a directory');
   } catch (e) {
     for (const { tmp } of staged) removeQuietly(tmp);
     throw notWritten(at, e);
@@ -197,12 +200,9 @@ export class AtomicFileWriter {
  * root passes them under /proc, which makes nothing).
  */
 export function outDirProblem(dir: string): string | undefined {
-  let at = resolve(dir);
-  while (!existsSync(at)) {
-    const up = dirname(at);
-    if (up === at) return 'no existing parent directory';
-    at = up;
-  }
+  if (dir === '') return 'names no directory';
+  const { at } = nearestExisting(dir);
+  if (at === undefined) return 'no existing parent directory';
   if (!statSync(at).isDirectory()) return `${at} is not a directory`;
   try {
     accessSync(at, constants.W_OK);
