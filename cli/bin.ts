@@ -38,12 +38,13 @@ const writeTo = (stream: NodeJS.WriteStream, text: string): void => {
 const quick = quickAnswer(process.argv.slice(2));
 if (quick !== undefined) writeTo(process.stdout, `${quick}\n`);
 else {
-  const { exitSoon, installInterrupts } = await import('./interrupts.ts');
+  const { exitSoon, installInterrupts, refuseEarlyExit } = await import('./interrupts.ts');
   const argv = process.argv.slice(2);
   const stderr = (text: string): void => writeTo(process.stderr, text);
   // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
   // Installed before the commands load, so that a signal while they load is heard too (the command then stops at once).
   const interrupts = installInterrupts(stderr);
+  const finished = refuseEarlyExit(argv[0] ?? 'the command', stderr);
   if (argv[0] === 'check') (await import('./searchHeap.ts')).keepNurserySmall();
   const { main } = await import('./main.ts');
   const code = await main(argv, {
@@ -54,6 +55,7 @@ else {
     signal: interrupts.signal,
   });
   interrupts.dispose();
+  finished();
   process.exitCode = code;
   // Nothing a command started may keep the process alive (a system under test, a pipe, a server);
   // after an interrupt the user waits for the exit, so the grace is short.

@@ -196,6 +196,70 @@ describe('check --model: your own model', () => {
     expect(both.stderr).toMatch(/--preset belong to the presets/);
     expect((await runCli(['check', '--preset', 'ci', '--export', 'x'])).stderr).toMatch(/--export NAME goes with --model FILE/);
   });
+
+  it('a model that breaks its contract while explored is bad input (254, SJ102 naming the function), on one thread and on two: never a pass of nothing, a violation it does not have, or an internal error', async () => {
+    const dir = tmp();
+    const lock = lockModel(false, false);
+    const changed = (from: string, to: string): string => {
+      expect(lock).toContain(from);
+      return lock.replace(from, to);
+    };
+    // Each a newcomer's mistake, in the test-and-set lock that passes as written.
+    const mistakes: readonly (readonly [string, string, RegExp])[] = [
+      [
+        'an invariant that answers with a boolean',
+        changed("'both processes are in the critical section' : undefined", 'false : true'),
+        /broke its contract: invariant "Mutex" returned true \(boolean\); it must return undefined when the state satisfies it/,
+      ],
+      [
+        'no initial state',
+        changed("initialStates: () => [{ pc: ['idle', 'idle'], locked: false }]", 'initialStates: () => []'),
+        /broke its contract: initialStates returned an array of 0; it must return at least one state: there is nothing to explore/,
+      ],
+      [
+        'actions that are not an array',
+        changed('return out;', 'return out.length;'),
+        /broke its contract: actions returned 2 \(number\); it must return an array/,
+      ],
+      [
+        'next that throws',
+        changed('const pc = s.pc.map', "if (a.step === 'enter') throw new RangeError('no entry');\n    const pc = s.pc.map"),
+        /threw in next: RangeError: no entry \(at .*bad-\d\.mjs:\d+:\d+\)/,
+      ],
+      [
+        'next that returns nothing',
+        changed('return { pc, locked };', "return a.step === 'leave' ? undefined : { pc, locked };"),
+        /broke its contract: next returned undefined \(undefined\); it must return the successor state/,
+      ],
+      [
+        'an encoding that is not a string',
+        changed('encode: (s) => JSON.stringify(s)', 'encode: (s) => s'),
+        /broke its contract: encode returned an object; it must return a string/,
+      ],
+    ];
+    for (const [i, [what, text, message]] of mistakes.entries()) {
+      const file = write(dir, `bad-${i}.mjs`, text);
+      const r = await runCli(['check', '--model', file, '--out', join(dir, `out-${i}`)]);
+      expect({ what, code: r.code, stdout: r.stdout }).toEqual({ what, code: 254, stdout: '' });
+      expect(r.stderr).toMatch(new RegExp(`bad-${i}\\.mjs: SJ102 the model "test-and-set lock" ${message.source}`));
+    }
+    // The handoff variant has a codec, so two threads explore it: a throw on either is the same bad input.
+    const variant = readFileSync(variantFile(dir), 'utf8');
+    const commit = "return action.kind.startsWith('commit') ? commitWithoutFence(state, after) : after;";
+    expect(variant).toContain(commit);
+    const throwing = write(
+      dir,
+      'throwing.mjs',
+      variant.replace(commit, "if (action.kind.startsWith('commit')) throw new Error('no commit');\n    return after;"),
+    );
+    for (const workers of ['1', '2']) {
+      const r = await runCli(['check', '--model', throwing, '--workers', workers, '--out', join(dir, `out-w${workers}`)]);
+      expect(r.code).toBe(254);
+      expect(r.stderr).toMatch(
+        /throwing\.mjs: SJ102 the model "cluster k1, commit without the fence" threw in next: Error: no commit \(at /,
+      );
+    }
+  });
 });
 
 interface ModelReport {

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InputError } from '../spec/index.ts';
-import { importModule, presetModel, type Model, type ModelPreset, type ModelSource } from '../model/index.ts';
+import { guardModel, importModule, presetModel, type Model, type ModelPreset, type ModelSource } from '../model/index.ts';
 
 /** A loaded user model: as a preset of one part, and where a worker thread finds it. */
 export interface UserModel {
@@ -91,9 +91,9 @@ export async function loadUserModel(file: string, exportName: string | undefined
     description: `the model exported by ${file}`,
     bounds: [],
     ablations: [],
-    build: () => presetModel(model),
+    build: () => presetModel(guardModel(model, file)),
   };
-  return { file, exportName: name, preset, source: { module: url, export: name, args: [] } };
+  return { file, exportName: name, preset, source: { module: url, export: name, args: [], guard: file } };
 }
 
 /** The flags that name the model again (in a printed replay command). */

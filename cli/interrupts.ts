@@ -51,3 +51,24 @@ export function exitSoon(code: number, ms: number, notice: (text: string) => voi
     process.exit(code);
   }, ms).unref();
 }
+
+/**
+ * Until `done()` is called, an end of the process is never a verdict: code
+ * run in this process (a user's model for `check --model`, a system under
+ * test in-process) that calls `process.exit`, or an event loop that empties
+ * with the command's promise unsettled, would otherwise end it with whatever
+ * code came (0, a pass; 13, unsettled). Such an end is said on stderr and
+ * turned into an internal error (255).
+ */
+export function refuseEarlyExit(command: string, notice: (text: string) => void): () => void {
+  const onExit = (code: number): void => {
+    notice(
+      `streamjoin: internal error: the process ended (code ${code}) before ${command} finished: code it ran called process.exit, or nothing was left to wait for; there is no verdict\n`,
+    );
+    process.exitCode = 255;
+  };
+  process.on('exit', onExit);
+  return () => {
+    process.off('exit', onExit);
+  };
+}

@@ -96,6 +96,26 @@ describe('bin/streamjoin.js', () => {
     expect(bad.status).toBe(254);
     expect(bad.stderr).toContain('unknown command "frobnicate"');
   });
+
+  it('an end of the process before the command finished is an internal error (255), never the code it came with: a model that calls process.exit(0)', () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
+    const dir = freshDirectory();
+    const model = join(dir, 'exits.mjs');
+    writeFileSync(
+      model,
+      `export default { name: 'exits', initialStates: () => [0], actions: (s) => (s < 3 ? ['inc'] : []),
+        next: (s) => { if (s === 2) process.exit(0); return s + 1; }, encode: String, actionKind: (a) => a, describeAction: (a) => a, invariants: [] };\n`,
+    );
+    const r = spawnSync(process.execPath, [bin, 'check', '--model', model, '--out', join(dir, 'out')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(255);
+    expect(r.stderr).toMatch(
+      /streamjoin: internal error: the process ended \(code 0\) before check finished: code it ran called process\.exit/,
+    );
+    expect(r.stdout).not.toMatch(/PASS/);
+  });
 });
 
 describe('streamjoin ci (the main job)', () => {

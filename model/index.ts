@@ -10,6 +10,7 @@ export type { PartOptions, SessionOptions } from './explorer/session.ts';
 export type { SimulationProgress, SimulationReport } from './explorer/simulate.ts';
 export type { ModelSource } from './explorer/source.ts';
 export { importModule } from './explorer/source.ts';
+export { guardModel, ModelFault } from './explorer/guard.ts';
 export { evaluateProperty, jsonDiff, replayPath } from './explorer/replay.ts';
 export type { ReplayResult } from './explorer/replay.ts';
 export type {

@@ -5,6 +5,7 @@
 export { ByteReader, ByteWriter } from './bytes.ts';
 export { check } from './checker.ts';
 export { FieldHasher } from './fingerprint.ts';
+export { guardModel, ModelFault } from './guard.ts';
 export { evaluateProperty, replayPath } from './replay.ts';
 export { CheckSession } from './session.ts';
 export type { PartOptions, SessionOptions } from './session.ts';

@@ -46,6 +46,7 @@ import {
   type FrontierSegment,
 } from './frontier.ts';
 import { buildReport } from './report.ts';
+import { ModelFault } from './guard.ts';
 import type { SimulationOptions, SimulationReport } from './simulate.ts';
 import { simulateInSession } from './walkers.ts';
 import { EXPLORER_THREAD, type FromWorker, type ModelSource, type WorkerRequest } from './source.ts';
@@ -113,7 +114,11 @@ class PoolThread {
       if (!w) return;
       this.waiting.delete(m.req);
       if (this.waiting.size === 0) this.worker.unref();
-      if (m.type === 'failed') w.reject(new Error(`an explorer thread failed: ${m.message}`));
+      if (m.type === 'failed')
+        // A user's model that broke its contract on a thread is the same bad input it is on this one.
+        w.reject(
+          m.modelFault === undefined ? new Error(`an explorer thread failed: ${m.message}`) : new ModelFault(m.modelFault, m.message),
+        );
       else w.resolve(m);
     });
     const fail = (e: Error): void => {

@@ -5,6 +5,7 @@ import type { SimulationOptions, SimulationTally } from './simulate.ts';
 import type { FrontierSegment } from './frontier.ts';
 import type { StoreBuffers } from './store.ts';
 import type { Model } from './types.ts';
+import { guardModel } from './guard.ts';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +17,12 @@ export interface ModelSource {
   readonly export: string;
   /** Plain JSON values. */
   readonly args: readonly unknown[];
+  /**
+   * Where a user's model came from (its file): the model built is then
+   * checked against its contract as it runs (guard.ts), and its mistakes are
+   * reported as the model's (SJ102 at this name), on every thread.
+   */
+  readonly guard?: string;
 }
 
 /** What a model factory may return: a model, or a holder that hands its model to a function (as presets do). */
@@ -65,12 +72,13 @@ function tsxApi(): string | undefined {
 export async function buildModel(source: ModelSource): Promise<Model<unknown, unknown>> {
   const mod = await importModule(source.module);
   const exported = mod[source.export];
+  let model: Model<unknown, unknown>;
   if (typeof exported === 'function') {
     const built = (exported as (...args: readonly unknown[]) => BuiltModel)(...source.args);
-    return 'use' in built ? built.use((m) => m as Model<unknown, unknown>) : built;
-  }
-  if (typeof exported === 'object' && exported !== null) return exported as Model<unknown, unknown>;
-  throw new Error(`${source.module} has no export ${source.export}`);
+    model = 'use' in built ? built.use((m) => m as Model<unknown, unknown>) : built;
+  } else if (typeof exported === 'object' && exported !== null) model = exported as Model<unknown, unknown>;
+  else throw new Error(`${source.module} has no export ${source.export}`);
+  return source.guard === undefined ? model : guardModel(model, source.guard);
 }
 
 /**
@@ -123,7 +131,13 @@ export type FromWorker = { readonly req: number } & (
   | { readonly type: 'level-done'; readonly id: number; readonly segments: FrontierSegment[]; readonly generated: number }
   | { readonly type: 'tally'; readonly id: number; readonly tally: Tally }
   | { readonly type: 'simulated'; readonly id: number; readonly tally: SimulationTally }
-  | { readonly type: 'failed'; readonly id: number; readonly message: string }
+  | {
+      readonly type: 'failed';
+      readonly id: number;
+      readonly message: string;
+      /** Set when the model broke its contract (guard.ts `ModelFault`): the file the fault names. */
+      readonly modelFault?: string;
+    }
 );
 
 /** A message to a worker thread before the pool numbers it. */

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Expander, type RunLimits } from './engine.ts';
 import { FrontierWriter } from './frontier.ts';
+import { ModelFault } from './guard.ts';
 import { buildModel, EXPLORER_THREAD, type FromWorker, type ModelSource, type ToWorker } from './source.ts';
 import { runWalks } from './walkers.ts';
 import { StateStore } from './store.ts';
@@ -69,7 +70,8 @@ if (port) {
             req: m.req,
             id: m.id,
             type: 'failed',
-            message: e instanceof Error ? (e.stack ?? e.message) : String(e),
+            message: e instanceof ModelFault ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e),
+            ...(e instanceof ModelFault ? { modelFault: e.where } : {}),
           };
           port.postMessage(reply);
         },
