@@ -2,7 +2,7 @@
 // exactly the traces of the unsharded run, each once, and their merged
 // report gives the unsharded verdict and counts.
 import { describe, expect, inject, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runConform } from '../conformance/job/conform.ts';
 import type { ConformOptions, ConformReport } from '../conformance/job/conformTypes.ts';
@@ -140,6 +140,27 @@ describe('streamjoin merge-reports', () => {
       const twice = await runCli(['merge-reports', files[0] as string, files[1] as string, files[1] as string]);
       expect(twice.code).toBe(254);
       expect(twice.stderr).toMatch(/check-2\.json: SJ109 shard 2\/2 of this run is also .*check-2\.json/);
+
+      // A shard edited to pass what failed, or the reverse, is refused: its exit code and verdict disagree.
+      const shard2 = JSON.parse(readFileSync(files[1] as string, 'utf8')) as Record<string, unknown>;
+      const edited = join(dir, 'edited.json');
+      for (const [verdict, exitCode] of [
+        ['pass', 1],
+        ['fail', 0],
+        ['unknown', 0],
+      ] as const) {
+        writeFileSync(edited, JSON.stringify({ ...shard2, verdict, exitCode }));
+        const r = await runCli(['merge-reports', files[0] as string, edited]);
+        expect({ verdict, code: r.code }).toEqual({ verdict, code: 254 });
+        expect(r.stderr).toMatch(new RegExp(`edited\\.json: SJ102 /exitCode: ${exitCode} contradicts /verdict "${verdict}"`));
+      }
+      // Shards of one run written by two versions are refused: another version may check other things.
+      writeFileSync(edited, JSON.stringify({ ...shard2, streamjoin: '0.0.1' }));
+      const versions = await runCli(['merge-reports', files[0] as string, edited]);
+      expect(versions.code).toBe(254);
+      expect(versions.stderr).toMatch(
+        /edited\.json: SJ109 written by streamjoin 0\.0\.1 \(spec .*\), but .*check-1\.json, a shard of the same run, by streamjoin /,
+      );
     },
   );
 

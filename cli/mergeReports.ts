@@ -40,7 +40,8 @@ ${REPORTER_HELP}
 
 Exit codes: the one table of \`streamjoin help\` (SPEC §8). Here 2 unknown
 also when a shard's report is missing (never a pass); 254 also when a file is
-not a streamjoin report, or holds the same shard twice (SJ109).`;
+not a streamjoin report, its exit code and verdict disagree (SJ102), or it
+holds the same shard twice, or a shard another version wrote (SJ109).`;
 
 export const MERGE_REPORT_FORMAT = 'streamjoin/merge-report@1';
 
@@ -73,7 +74,16 @@ function load(file: string): Loaded {
     );
   const problem = schemaError(schema, doc);
   if (problem) throw new InputError('SJ102', file, problem.text);
-  return { file, report: doc as AnyReport };
+  const report = doc as AnyReport;
+  // A report whose exit code and verdict disagree was edited or is corrupt: merged, it could pass what failed.
+  const exitCode = (report as { exitCode?: unknown }).exitCode;
+  if (typeof exitCode === 'number' && (exitCode === EXIT.pass) !== (verdictOf(report) === 'pass'))
+    throw new InputError(
+      'SJ102',
+      file,
+      `/exitCode: ${exitCode} contradicts /verdict ${JSON.stringify((report as { verdict?: unknown }).verdict)} (a pass is exit 0, and exit 0 is a pass): the report was edited or is damaged`,
+    );
+  return { file, report };
 }
 
 const shardOf = (r: AnyReport): Shard | null => ('shard' in r ? r.shard : null);
@@ -339,6 +349,15 @@ export function mergeRuns(loaded: readonly Loaded[]): MergedRun[] {
       if (twice) throw new InputError('SJ109', l.file, `shard ${k}/${count} of this run is also ${twice.file}`);
       byIndex.set(k, l);
     }
+    // One run's shards come from one streamjoin and one spec: another version may check other things.
+    const first = group[0] as Loaded;
+    const other = group.find((l) => l.report.streamjoin !== first.report.streamjoin || l.report.spec !== first.report.spec);
+    if (other)
+      throw new InputError(
+        'SJ109',
+        other.file,
+        `written by streamjoin ${other.report.streamjoin} (spec ${other.report.spec}), but ${first.file}, a shard of the same run, by streamjoin ${first.report.streamjoin} (spec ${first.report.spec}): run every shard with one version`,
+      );
     const present = [...byIndex.keys()].sort((a, b) => a - b);
     const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !byIndex.has(k));
     const reports = present.map((k) => (byIndex.get(k) as Loaded).report);
