@@ -148,6 +148,9 @@ describe('streamjoin check', () => {
       /SJ105 bound records of preset join-small must be an integer in \[0, 12\], got 99/,
     );
     expect((await capture(['check', '--preset', 'join-small', '--bound', 'records'])).stderr).toMatch(/SJ105 --bound wants NAME=INTEGER/);
+    expect((await capture(['check', '--preset', 'join-small', '--bound', 'records=9007199254740993'])).stderr).toMatch(
+      /SJ105 --bound records: 9007199254740993 is far beyond any bound/,
+    );
     const r = await capture(['check', '--preset', 'join-small', '--ablate', 'sink-fence']);
     expect(r.code).toBe(254);
     expect(r.stderr).toMatch(

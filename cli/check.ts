@@ -128,7 +128,11 @@ function parseBoundFlags(flags: readonly string[]): Record<string, number> {
   for (const flag of flags) {
     const m = /^([A-Za-z][\w-]*)=(-?\d+)$/.exec(flag);
     if (!m) throw usageError(`--bound wants NAME=INTEGER, got "${flag}"`);
-    bounds[m[1] as string] = Number(m[2]);
+    const value = Number(m[2]);
+    // Past 2^53 a number is not the integer written (9007199254740993 reads as ...992): say so with the text given.
+    if (!Number.isSafeInteger(value))
+      throw usageError(`--bound ${m[1] as string}: ${m[2] as string} is far beyond any bound (the presets list theirs: check --list)`);
+    bounds[m[1] as string] = value;
   }
   return bounds;
 }

@@ -179,6 +179,9 @@ describe('check --model: your own model', () => {
     const missing = await runCli(['check', '--model', join(dir, 'nowhere.mjs')]);
     expect(missing.code).toBe(254);
     expect(missing.stderr).toMatch(/nowhere\.mjs: SJ100 cannot read the model module/);
+    const directory = await runCli(['check', '--model', dir]);
+    expect(directory.code).toBe(254);
+    expect(directory.stderr).toMatch(/SJ100 cannot read the model module: it is a directory or a device, not a module file/);
     const noExport = write(dir, 'none.mjs', 'export const other = 1;\n');
     expect((await runCli(['check', '--model', noExport])).stderr).toMatch(
       /none\.mjs: SJ102 no export "default" or "model" \(the module exports: other\); --export NAME picks one/,

@@ -61,7 +61,9 @@ export function modelShapeError(value: unknown): string | undefined {
  */
 export async function loadUserModel(file: string, exportName: string | undefined): Promise<UserModel> {
   const path = resolve(file);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new InputError('SJ100', file, 'cannot read the model module: no such file');
+  if (!existsSync(path)) throw new InputError('SJ100', file, 'cannot read the model module: no such file');
+  if (!statSync(path).isFile())
+    throw new InputError('SJ100', file, 'cannot read the model module: it is a directory or a device, not a module file');
   const url = pathToFileURL(path).href;
   let mod: Record<string, unknown>;
   try {
