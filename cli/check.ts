@@ -18,6 +18,7 @@ import { presetList } from './checkOutput.ts';
 import { runCheck, type RunSettings } from './checkRun.ts';
 import { runReplay } from './checkReplay.ts';
 import { loadUserModel, userModelArgs } from './checkModel.ts';
+import { reportHeader } from './version.ts';
 
 export const checkHelp = `streamjoin check [--preset NAME | --config FILE] [--bound NAME=VALUE ...] [--ablate ELEMENT]
                  [--workers N] [--max-states N] [--max-seconds N] [--frontier-memory MB] [--shard K/N] [--stop-at-first]
@@ -28,7 +29,7 @@ streamjoin check --simulate [--preset NAME | --config FILE] [--bound NAME=VALUE 
                  [--json] [--out DIR]
 streamjoin check --model FILE [--export NAME] [any option above but --preset, --config, --bound, --ablate, --joint]
 streamjoin check --replay FILE [--model FILE [--export NAME]] [--json] [--reporter ...]
-streamjoin check --list
+streamjoin check --list [--json]
 
 Explores every state of a preset model within its bounds (breadth-first) and
 checks its invariants, reachability goals, Progress and action coverage; a
@@ -93,6 +94,7 @@ preset checked key by key (ci, deep) explores its parts side by side. With
                        property at the end (with --model FILE for a file your
                        own model wrote)
   --list               list the presets, their bounds and ablatable elements
+                       (with --json: streamjoin/check-presets@1)
 ${REPORTER_HELP}
 
 Each counterexample is written to DIR/<preset>[-<element>][-<part>]-<property>.json
@@ -114,7 +116,20 @@ simulation exits 0 when its walks found no violation within the budget.
 254 also for an unknown preset, bound or element, a malformed file, a replayed action that
 is not enabled.`;
 
-function listPresets(registry: readonly ModelPreset[], out: Output): number {
+export const PRESETS_LIST_FORMAT = 'streamjoin/check-presets@1';
+
+function listPresets(registry: readonly ModelPreset[], out: Output, json: boolean): number {
+  if (json) {
+    const presets = registry.map((p) => ({
+      name: p.name,
+      description: p.description,
+      simulation: p.simulation === undefined ? null : { depth: p.simulation.depth },
+      bounds: p.bounds.map((b) => ({ name: b.name, description: b.description, default: b.default, min: b.min, max: b.max })),
+      ablations: p.ablations.map((a) => ({ name: a.name, description: a.description })),
+    }));
+    out.stdout(`${JSON.stringify({ ...reportHeader(PRESETS_LIST_FORMAT), presets }, null, 2)}\n`);
+    return EXIT.pass;
+  }
   for (const p of registry) {
     out.stdout(`${p.name}: ${p.description}\n`);
     for (const b of p.bounds) out.stdout(`${`  --bound ${b.name}=${b.default}`.padEnd(30)} ${b.description} [${b.min}..${b.max}]\n`);
@@ -287,7 +302,7 @@ export async function checkCommand(
   totalMemory = totalmem(),
 ): Promise<number> {
   const { values } = parseCommandArgs({ args: [...args], options: checkOptions, allowPositionals: false }, 'check');
-  if (values.list) return listPresets(registry, out);
+  if (values.list) return listPresets(registry, out, values.json === true);
   if (values.export !== undefined && values.model === undefined) throw usageError('--export NAME goes with --model FILE');
   if (values.model !== undefined) {
     const presetFlags = (['preset', 'config', 'bound', 'ablate', 'joint'] as const).filter((f) => values[f] !== undefined);

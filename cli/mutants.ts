@@ -54,7 +54,8 @@ ${LINK_BASE_HELP.replace(/^ {2}--link-base URL\|file /, '  --link-base URL|file\
                     DIR/NAME.trace.json, NAME the catalogue's name of what it
                     exercises (conform runs those in
                     conformance/mutants/regressions/ with the examples)
-  --list            list the catalogue and exit
+  --list            list the catalogue and exit (with --json:
+                    streamjoin/mutants-catalogue@1)
 ${SHARD_HELP.replace(/^ {2}--shard K\/N {10}/, '  --shard K/N       ')}
                     (mutants: the catalogue is split; every shard runs the
                     control in full)
@@ -200,6 +201,17 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
     },
     'mutants',
   );
+  if (values.list && values.json) {
+    const mutants = MUTANTS.map((m) => ({
+      name: m.name,
+      rule: m.rule,
+      bugClass: m.bugClass,
+      description: m.description,
+      regression: `conformance/mutants/regressions/${m.regression}.trace.json`,
+    }));
+    out.stdout(`${JSON.stringify({ ...reportHeader(MUTANTS_CATALOGUE_FORMAT), mutants }, null, 2)}\n`);
+    return EXIT.pass;
+  }
   if (values.list) {
     out.stdout(
       `${table(
@@ -288,6 +300,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
   return json.exitCode;
 }
 
+export const MUTANTS_CATALOGUE_FORMAT = 'streamjoin/mutants-catalogue@1';
 export const MUTANTS_REPORT_FORMAT = 'streamjoin/mutants-report@1';
 
 interface MutantRowJson {

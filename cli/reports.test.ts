@@ -55,6 +55,15 @@ describe('--json reports: the header, and the schema of each', () => {
     const replay = report((await runCli(['replay', zombie, '--sut', 'model', '--json'])).stdout, 'replay-report');
     expect(replay).toMatchObject({ verdict: 'pass', exitCode: 0, file: 'spec/examples/cluster/zombie-fenced.trace.json' });
     // mutants-report: cli/mutants.test.ts checks its schema on the catalogue's run.
+    const presets = report((await runCli(['check', '--list', '--json'])).stdout, 'check-presets') as {
+      presets: { name: string; bounds: { name: string }[]; ablations: { name: string }[] }[];
+    };
+    expect(presets.presets.find((p) => p.name === 'ci')?.ablations.map((a) => a.name)).toContain('sink-fence');
+    const catalogue = report((await runCli(['mutants', '--list', '--json'])).stdout, 'mutants-catalogue') as {
+      mutants: { name: string; regression: string }[];
+    };
+    expect(catalogue.mutants.map((m) => m.name)).toContain('no-fencing');
+    for (const m of catalogue.mutants) expect(readFileSync(join(root, m.regression), 'utf8')).toContain('"format"');
     const file = join(out, 'conform.json');
     writeFileSync(file, conform.stdout);
     report((await runCli(['merge-reports', file, '--json'])).stdout, 'merge-report');
