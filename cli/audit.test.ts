@@ -104,6 +104,28 @@ describe('streamjoin audit', () => {
     expect(r.stderr).toMatch(new RegExp(`^${join(dir, 'sink.jsonl').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: SJ101 .+\\n$`));
   });
 
+  it('an empty log is never valid: with an empty sink it is unknown (exit 2, nothing was audited), with changes in the sink a violation', async () => {
+    const dir = tmp();
+    await runCli(['audit', '--example', dir, '--seed', '3', '--records', '50']);
+    const empty = join(dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const config = join(dir, 'config.json');
+    const nothing = await runCli(['audit', '--log', empty, '--sink', empty, '--config', config, '--quiet']);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stdout).toMatch(/JoinCorrect +UNKNOWN .*unknown: the log holds no line, so nothing was audited/);
+    const sinkOnly = await runCli(['audit', '--log', empty, '--sink', join(dir, 'sink.jsonl'), '--config', config, '--quiet']);
+    expect(sinkOnly.code).toBe(1);
+    // A log of one watermark is a history: audited, valid.
+    const watermark = join(dir, 'watermark.jsonl');
+    writeFileSync(
+      watermark,
+      `${readFileSync(join(dir, 'log.jsonl'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('watermark'))}\n`,
+    );
+    expect((await runCli(['audit', '--log', watermark, '--sink', empty, '--config', config, '--quiet'])).code).toBe(0);
+  });
+
   it('usage errors are exit 254 with one line', async () => {
     const cases: string[][] = [
       ['audit', '--log', 'x.jsonl'],
