@@ -84,8 +84,12 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
   lines.push(`streamjoin conform --kill: ${verdictText(report.verdict)}`);
   lines.push(`  system: ${report.sut}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`);
   lines.push(
-    `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
+    `  traces: ${report.examples} examples, ${report.exhaustiveRuns > 0 ? `${report.exhaustiveRuns} exhaustive (one per write point; ${report.exhaustiveDiedAtWrite} died at theirs), ` : ''}${report.runs} of ${report.requested} random (seed ${report.seed}); ${report.steps} steps`,
   );
+  if (report.exhaustiveRuns > 0 && report.exhaustiveDiedAtWrite === 0)
+    lines.push(
+      '  note: the system never killed itself at a write point (it does not implement STREAMJOIN_KILL_AT_WRITE, spec/PROTOCOL.md): the exhaustive part killed each step only after it answered, never inside its writes',
+    );
   lines.push(
     `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly}; inside init ${k.inInit})`,
   );

@@ -24,6 +24,7 @@ export interface KillReportJson extends ReportHeader {
   readonly ms: number;
   readonly examples: number;
   readonly exhaustiveRuns: number;
+  readonly exhaustiveDiedAtWrite: number;
   readonly requested: number;
   readonly runs: number;
   readonly steps: number;
@@ -73,6 +74,7 @@ export function killJson(
     ms: report.ms,
     examples: report.examples,
     exhaustiveRuns: report.exhaustiveRuns,
+    exhaustiveDiedAtWrite: report.exhaustiveDiedAtWrite,
     requested: report.requested,
     runs: report.runs,
     steps: report.steps,
@@ -186,6 +188,7 @@ export function mergeKill(shards: readonly KillReportJson[], count: number, miss
     ms: sum((j) => j.ms),
     examples: sum((j) => j.examples),
     exhaustiveRuns: sum((j) => j.exhaustiveRuns),
+    exhaustiveDiedAtWrite: sum((j) => j.exhaustiveDiedAtWrite),
     requested: sum((j) => j.requested),
     runs: sum((j) => j.runs),
     steps: sum((j) => j.steps),

@@ -116,6 +116,35 @@ describe('examples/python at levels cluster and faults, and under kill mode', ()
     expect(initWritePoints(runs)).toBe(3);
   });
 
+  it('the summary says how many exhaustive runs died at their write point, and notes a system that ignores STREAMJOIN_KILL_AT_WRITE (killed only after it answered)', async () => {
+    const argv = (sut: string): string[] => [
+      'conform',
+      '--kill',
+      '--exhaustive',
+      '--sut',
+      sut,
+      '--runs',
+      '0',
+      '--examples',
+      'none',
+      '--shard',
+      '1/40',
+      '--out',
+      tmp(),
+    ];
+    const hooked = await runCli(argv(ON_DISK));
+    expect(hooked.code, hooked.stdout + hooked.stderr).toBe(0);
+    // Shard 1/40 is the first scenario's init: three write points (disk.py), then init answered.
+    expect(hooked.stdout).toMatch(/traces: 0 examples, 4 exhaustive \(one per write point; 3 died at theirs\)/);
+    expect(hooked.stdout).not.toMatch(/note: the system never killed itself/);
+    const ignoring = await runCli(argv(`env -u STREAMJOIN_KILL_AT_WRITE ${ON_DISK}`));
+    expect(ignoring.code, ignoring.stdout + ignoring.stderr).toBe(0);
+    expect(ignoring.stdout).toMatch(/traces: 0 examples, 1 exhaustive \(one per write point; 0 died at theirs\)/);
+    expect(ignoring.stdout).toMatch(
+      /note: the system never killed itself at a write point \(it does not implement STREAMJOIN_KILL_AT_WRITE/,
+    );
+  });
+
   it('C10: a copy that opens fresh (every node up) when init was killed before its session was written fails conform --kill --exhaustive at init, write 1; the counterexample (the init kill alone) is a valid cluster trace and replay --kill of it fails at init, exit 1', async () => {
     const dir = tmp();
     const source = join(import.meta.dirname, '..', 'examples', 'python');

@@ -94,6 +94,11 @@ export interface KillJobReport {
   readonly examples: number;
   /** Runs of the exhaustive part: one per write point of each step killed (and of each init). */
   readonly exhaustiveRuns: number;
+  /**
+   * Of those, the runs whose system killed itself at the write point set (STREAMJOIN_KILL_AT_WRITE); the
+   * others answered first (no write point left, or a system without the hook: then every run answered).
+   */
+  readonly exhaustiveDiedAtWrite: number;
   readonly requested: number;
   /** Random traces run (up to the failure). */
   readonly runs: number;
@@ -251,6 +256,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
   let runs = 0;
   let examplesRun = 0;
   let exhaustiveRuns = 0;
+  let exhaustiveDiedAtWrite = 0;
   let failure: KillFailure | undefined;
   let unknown: KillJobReport['unknown'];
   const found = async (first: KillTraceResult & { divergence: DivergenceFacts }, source: string, steps: number): Promise<void> => {
@@ -277,6 +283,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
             }))
           : (await killAtEveryWritePoint(trace, at, runOptions(options))).runs;
       exhaustiveRuns += tries.length;
+      exhaustiveDiedAtWrite += tries.filter((t) => t.result.answeredAtWrite === 0).length;
       const each = (performance.now() - began) / Math.max(1, tries.length);
       for (const t of tries) {
         steps += t.result.trace.steps.length;
@@ -364,6 +371,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     seed: options.seed,
     examples: examplesRun,
     exhaustiveRuns,
+    exhaustiveDiedAtWrite,
     requested: random.length,
     runs,
     steps,
