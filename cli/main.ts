@@ -1,19 +1,8 @@
 // The streamjoin command line: parses arguments, calls the API, maps results
 // to exit codes. Nothing else lives here.
 import { InputError, Interrupted, releaseInputs } from '../spec/index.ts';
-import { runCommand, runHelp, runTraces } from './run.ts';
-import { operatorExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
-import { checkCommand, checkHelp } from './check.ts';
 import type { Output } from './output.ts';
-import { serveCommand, serveHelp } from './serve.ts';
-import { conformCommand, conformHelp } from './conform.ts';
-import { replayCommand, replayHelp } from './replay.ts';
-import { mutantsCommand, mutantsHelp } from './mutants.ts';
-import { mergeReportsCommand, mergeReportsHelp } from './mergeReports.ts';
-import { viewCommand, viewHelp } from './view.ts';
-import { exploreCommand, exploreHelp } from './explore.ts';
-import { auditCommand, auditHelp } from './audit.ts';
 import { reportHeader } from './version.ts';
 import { mainHelp, versionText } from './mainHelp.ts';
 
@@ -31,19 +20,66 @@ Exit codes: 0 every part passed, 1 a part failed, 2 unknown (a part could
 not finish, or the job was interrupted; never a pass), 254 bad usage, 255
 an internal error of streamjoin.`;
 
-const helps: Record<string, string> = {
-  ci: ciHelp,
-  run: runHelp,
-  check: checkHelp,
-  conform: conformHelp,
-  replay: replayHelp,
-  serve: serveHelp,
-  mutants: mutantsHelp,
-  'merge-reports': mergeReportsHelp,
-  view: viewHelp,
-  explore: exploreHelp,
-  audit: auditHelp,
+/** A command: how it runs, and its help text. */
+interface Command {
+  readonly run: (args: readonly string[], out: Output) => number | Promise<number>;
+  readonly help: string;
+}
+
+/**
+ * The commands, each loaded when it is asked for: a command loads its own
+ * modules and no other's (what `check` needs is not what `audit` or
+ * `conform` need), which keeps every command's start-up and memory its own.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  run: async () => {
+    const m = await import('./run.ts');
+    return { run: m.runCommand, help: m.runHelp };
+  },
+  check: async () => {
+    const m = await import('./check.ts');
+    return { run: (args, out) => m.checkCommand(args, out), help: m.checkHelp };
+  },
+  conform: async () => {
+    const m = await import('./conform.ts');
+    return { run: m.conformCommand, help: m.conformHelp };
+  },
+  replay: async () => {
+    const m = await import('./replay.ts');
+    return { run: m.replayCommand, help: m.replayHelp };
+  },
+  serve: async () => {
+    const m = await import('./serve.ts');
+    return { run: (args, out) => m.serveCommand(args, out, process.stdin), help: m.serveHelp };
+  },
+  mutants: async () => {
+    const m = await import('./mutants.ts');
+    return { run: m.mutantsCommand, help: m.mutantsHelp };
+  },
+  'merge-reports': async () => {
+    const m = await import('./mergeReports.ts');
+    return { run: m.mergeReportsCommand, help: m.mergeReportsHelp };
+  },
+  view: async () => {
+    const m = await import('./view.ts');
+    return { run: m.viewCommand, help: m.viewHelp };
+  },
+  explore: async () => {
+    const m = await import('./explore.ts');
+    return { run: (args, out) => m.exploreCommand(args, out, process.stdin), help: m.exploreHelp };
+  },
+  audit: async () => {
+    const m = await import('./audit.ts');
+    return { run: m.auditCommand, help: m.auditHelp };
+  },
+  ci: async () => ({ run: (_args, out) => ciJob(out), help: ciHelp }),
 };
+
+/** The help text of `command` (undefined for the main help). */
+async function helpOf(command: string | undefined): Promise<string> {
+  const load = command === undefined ? undefined : COMMANDS[command];
+  return load === undefined ? mainHelp : (await load()).help;
+}
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
 export interface CiPart {
@@ -58,12 +94,22 @@ export interface CiPart {
  * STREAMJOIN_SEED fixes their seed).
  */
 export const CI_PARTS: readonly CiPart[] = [
-  { title: 'example traces through the reference model', run: (out) => runTraces(operatorExamplePaths(), out, { json: false }) },
-  { title: 'streamjoin check --preset ci', run: (out) => checkCommand(['--preset', 'ci'], out) },
+  {
+    title: 'example traces through the reference model',
+    run: async (out) => {
+      const [{ runTraces }, { operatorExamplePaths }] = await Promise.all([
+        import('./run.ts'),
+        import('../conformance/job/traceFilesPart.ts'),
+      ]);
+      return runTraces(operatorExamplePaths(), out, { json: false });
+    },
+  },
+  { title: 'streamjoin check --preset ci', run: async (out) => (await import('./check.ts')).checkCommand(['--preset', 'ci'], out) },
   {
     title: 'streamjoin conform --sut impl --exhaustive: the implementation against the model',
     run: async (out) => {
       const seed = process.env['STREAMJOIN_SEED'];
+      const { conformCommand } = await import('./conform.ts');
       const code = await conformCommand(
         ['--sut', 'impl', '--exhaustive', ...(seed !== undefined && seed !== '' ? ['--seed', seed] : [])],
         out,
@@ -107,50 +153,35 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (command !== undefined && helps[command] === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
-    out.stdout(`${helps[command ?? ''] ?? mainHelp}\n`);
-    return EXIT.pass;
+    if (command !== undefined && COMMANDS[command] === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
+    return helpOf(command).then((text) => {
+      out.stdout(`${text}\n`);
+      return EXIT.pass;
+    });
   }
   switch (command) {
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      if (rest[0] !== undefined && helps[rest[0]] === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
-      out.stdout(`${helps[rest[0] ?? ''] ?? mainHelp}\n`);
-      return EXIT.pass;
+      if (rest[0] !== undefined && COMMANDS[rest[0]] === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
+      return helpOf(rest[0]).then((text) => {
+        out.stdout(`${text}\n`);
+        return EXIT.pass;
+      });
     case '--version':
     case '-V':
     case 'version':
       out.stdout(`${versionText()}\n`);
       return EXIT.pass;
-    case 'merge-reports':
-      return mergeReportsCommand(rest, out);
     case 'ci':
       // The job is fixed (STREAMJOIN_SEED is its one knob): an argument is a mistake, never something it would ignore.
       if (rest.length > 0) throw usageError(`ci takes no arguments, got "${rest[0]}" (streamjoin help ci)`);
       return ciJob(out);
-    case 'run':
-      return runCommand(rest, out);
-    case 'conform':
-      return conformCommand(rest, out);
-    case 'replay':
-      return replayCommand(rest, out);
-    case 'serve':
-      return serveCommand(rest, out, process.stdin);
-    case 'mutants':
-      return mutantsCommand(rest, out);
-    case 'check':
-      return checkCommand(rest, out);
-    case 'view':
-      return viewCommand(rest, out);
-    case 'explore':
-      return exploreCommand(rest, out, process.stdin);
-    case 'audit':
-      return auditCommand(rest, out);
-    default:
-      throw unknownCommand(command);
   }
+  const load = COMMANDS[command];
+  if (load === undefined) throw unknownCommand(command);
+  return load().then((c) => c.run(rest, out));
 }
 
 /** Words that ask for help or the version rather than name a command. */
