@@ -38,13 +38,19 @@ const writeTo = (stream: NodeJS.WriteStream, text: string): void => {
 const quick = quickAnswer(process.argv.slice(2));
 if (quick !== undefined) writeTo(process.stdout, `${quick}\n`);
 else {
-  const { exitSoon, installInterrupts, refuseEarlyExit } = await import('./interrupts.ts');
+  const { exitSoon, installInterrupts, refuseStrayEnds } = await import('./interrupts.ts');
   const argv = process.argv.slice(2);
   const stderr = (text: string): void => writeTo(process.stderr, text);
   // Every command gets SIGINT and SIGTERM as an AbortSignal: it stops, reports what it has, and exits.
   // Installed before the commands load, so that a signal while they load is heard too (the command then stops at once).
   const interrupts = installInterrupts(stderr);
-  const finished = refuseEarlyExit(argv[0] ?? 'the command', stderr);
+  // Under --json every outcome is a JSON document on stdout: a stray end too (main.ts, the error report).
+  const { errorReportText } = await import('./version.ts');
+  const finished = refuseStrayEnds(
+    argv[0] ?? 'the command',
+    stderr,
+    argv.includes('--json') ? (text) => writeTo(process.stdout, `${errorReportText(text)}\n`) : undefined,
+  );
   if (argv[0] === 'check') (await import('./searchHeap.ts')).keepNurserySmall();
   const { main } = await import('./main.ts');
   const code = await main(argv, {

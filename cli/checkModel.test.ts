@@ -4,6 +4,7 @@
 // JavaScript and in TypeScript, and the mistakes a newcomer makes.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { schemaError } from '../spec/index.ts';
 import { useTemporaryDirectories } from '../conformance/testFixtures.ts';
@@ -262,6 +263,24 @@ describe('check --model: your own model', () => {
         /throwing\.mjs: SJ102 the model "cluster k1, commit without the fence" threw in next: Error: no commit \(at /,
       );
     }
+    // A fault on this thread only, deep in the search, while the pool's thread still has a level to answer:
+    // the same bad input, and the pool thread's end as the session closes is no unhandled rejection.
+    const here = write(
+      dir,
+      'here-only.mjs',
+      `import { isMainThread } from 'node:worker_threads';\nlet commits = 0;\n${variant.replace(commit, "if (isMainThread && action.kind.startsWith('commit') && ++commits > 20000) throw new Error('no commit here');\n    return after;")}`,
+    );
+    // In a process of its own: an unhandled rejection ends a process (exit 1), where a test's in-process run goes on.
+    const bin = join(root, 'bin', 'streamjoin.js');
+    const spawned = spawnSync(process.execPath, [bin, 'check', '--model', here, '--workers', '2', '--out', join(dir, 'out-here')], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const r = { code: spawned.status, stderr: spawned.stderr };
+    expect(r.code, r.stderr).toBe(254);
+    expect(r.stderr).toMatch(
+      /here-only\.mjs: SJ102 the model "cluster k1, commit without the fence" threw in next: Error: no commit here \(at /,
+    );
   });
 });
 

@@ -53,21 +53,34 @@ export function exitSoon(code: number, ms: number, notice: (text: string) => voi
 }
 
 /**
- * Until `done()` is called, an end of the process is never a verdict: code
- * run in this process (a user's model for `check --model`, a system under
- * test in-process) that calls `process.exit`, or an event loop that empties
- * with the command's promise unsettled, would otherwise end it with whatever
- * code came (0, a pass; 13, unsettled). Such an end is said on stderr and
- * turned into an internal error (255).
+ * An end of the process that no command decided is never a verdict. Until
+ * `done()` is called, code run in this process (a user's model for `check
+ * --model`, a system under test in-process) that calls `process.exit`, or an
+ * event loop that empties with the command's promise unsettled, would end it
+ * with whatever code came (0, a pass; 13, unsettled); and at any time, before
+ * or after the command returned, a rejected promise nothing handled would end
+ * it with Node's 1, a fail. Each is said on stderr (and, under `--json`, as the
+ * error report `report` makes of the line) and ends the process with 255, an
+ * internal error.
  */
-export function refuseEarlyExit(command: string, notice: (text: string) => void): () => void {
+export function refuseStrayEnds(command: string, notice: (text: string) => void, report: ((text: string) => void) | undefined): () => void {
+  const say = (text: string): void => {
+    notice(`${text}\n`);
+    report?.(text);
+  };
   const onExit = (code: number): void => {
-    notice(
-      `streamjoin: internal error: the process ended (code ${code}) before ${command} finished: code it ran called process.exit, or nothing was left to wait for; there is no verdict\n`,
+    say(
+      `streamjoin: internal error: the process ended (code ${code}) before ${command} finished: code it ran called process.exit, or nothing was left to wait for; there is no verdict`,
     );
     process.exitCode = 255;
   };
+  const onRejection = (e: unknown): void => {
+    process.off('exit', onExit);
+    say(`streamjoin: internal error: a rejected promise nothing handled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(255);
+  };
   process.on('exit', onExit);
+  process.on('unhandledRejection', onRejection);
   return () => {
     process.off('exit', onExit);
   };

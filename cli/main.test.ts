@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CI_PARTS, ciJob, type CiPart } from './main.ts';
 import { runCli } from './testSupport.ts';
+import { schemaError } from '../spec/index.ts';
 
 const capture = runCli;
 
@@ -97,6 +98,16 @@ describe('bin/streamjoin.js', () => {
     expect(bad.stderr).toContain('unknown command "frobnicate"');
   });
 
+  it('a word that names a property of every object (constructor, toString, __proto__) is an unknown command, in help too', async () => {
+    for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      for (const argv of [[word], ['help', word], [word, '--help'], [word, '--json']]) {
+        const r = await runCli(argv);
+        expect({ argv, code: r.code }).toEqual({ argv, code: 254 });
+        expect(r.stderr).toContain(`unknown command "${word}"`);
+      }
+    }
+  });
+
   it('an end of the process before the command finished is an internal error (255), never the code it came with: a model that calls process.exit(0)', () => {
     const bin = join(import.meta.dirname, '..', 'bin', 'streamjoin.js');
     const dir = freshDirectory();
@@ -115,6 +126,19 @@ describe('bin/streamjoin.js', () => {
       /streamjoin: internal error: the process ended \(code 0\) before check finished: code it ran called process\.exit/,
     );
     expect(r.stdout).not.toMatch(/PASS/);
+    // Under --json the stray end is the one JSON document on stdout: an internal error.
+    const json = spawnSync(process.execPath, [bin, 'check', '--model', model, '--json', '--out', join(dir, 'out')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(json.status).toBe(255);
+    const doc = JSON.parse(json.stdout) as Record<string, unknown>;
+    expect(schemaError('reports/error-report', doc)).toBeUndefined();
+    expect(doc).toMatchObject({
+      verdict: 'internal-error',
+      exitCode: 255,
+      error: { code: null, message: expect.stringMatching(/^the process ended \(code 0\) before check finished/) },
+    });
   });
 });
 

@@ -3,7 +3,7 @@
 import { InputError, Interrupted, releaseInputs } from '../spec/index.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import type { Output } from './output.ts';
-import { reportHeader } from './version.ts';
+import { ERROR_REPORT_FORMAT, reportHeader } from './version.ts';
 import { mainHelp, versionText } from './mainHelp.ts';
 
 export { mainHelp };
@@ -75,9 +75,12 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   ci: async () => ({ run: (_args, out) => ciJob(out), help: ciHelp }),
 };
 
+/** The command named `name`, if there is one (an own key: `constructor` or `toString` names none). */
+const commandNamed = (name: string): (() => Promise<Command>) | undefined => (Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);
+
 /** The help text of `command` (undefined for the main help). */
 async function helpOf(command: string | undefined): Promise<string> {
-  const load = command === undefined ? undefined : COMMANDS[command];
+  const load = command === undefined ? undefined : commandNamed(command);
   return load === undefined ? mainHelp : (await load()).help;
 }
 
@@ -153,7 +156,7 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   if (rest.includes('--help') || rest.includes('-h')) {
-    if (command !== undefined && COMMANDS[command] === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
+    if (command !== undefined && commandNamed(command) === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
     return helpOf(command).then((text) => {
       out.stdout(`${text}\n`);
       return EXIT.pass;
@@ -164,7 +167,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
     case 'help':
     case '--help':
     case '-h':
-      if (rest[0] !== undefined && COMMANDS[rest[0]] === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
+      if (rest[0] !== undefined && commandNamed(rest[0]) === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
       return helpOf(rest[0]).then((text) => {
         out.stdout(`${text}\n`);
         return EXIT.pass;
@@ -179,7 +182,7 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
       if (rest.length > 0) throw usageError(`ci takes no arguments, got "${rest[0]}" (streamjoin help ci)`);
       return ciJob(out);
   }
-  const load = COMMANDS[command];
+  const load = commandNamed(command);
   if (load === undefined) throw unknownCommand(command);
   return load().then((c) => c.run(rest, out));
 }
@@ -217,7 +220,7 @@ export function main(argv: readonly string[], out: Output): number | Promise<num
   }
 }
 
-export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
+export { ERROR_REPORT_FORMAT };
 
 function failure(e: unknown, out: Output, json: boolean): number {
   if (e instanceof Interrupted) return interrupted(e, out, json);

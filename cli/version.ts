@@ -19,3 +19,15 @@ export interface ReportHeader {
 export function reportHeader(format: string): ReportHeader {
   return { format, streamjoin: STREAMJOIN_VERSION, spec: SPEC_VERSION };
 }
+
+export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
+
+/** The `--json` error report (spec/schemas/reports/error-report.schema.json) of an internal error whose line is `text`. */
+export function errorReportText(text: string): string {
+  return JSON.stringify({
+    ...reportHeader(ERROR_REPORT_FORMAT),
+    verdict: 'internal-error',
+    exitCode: 255,
+    error: { code: null, where: null, message: text.replace(/^streamjoin: internal error: /, ''), text },
+  });
+}

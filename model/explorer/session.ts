@@ -416,13 +416,21 @@ export class CheckSession {
           pending.push(
             t
               .ask({ ...level, file: `${name}-level-${depth + 1}-t${files++}.seg` })
-              .then((reply) => {
-                if (reply.type !== 'level-done') return;
-                replies.push(reply.segments);
-                joined.set(t, reply.generated);
-                // Once a thread is done, every segment of the level is taken: no one else need join.
-                withdraw();
-              })
+              .then(
+                (reply) => {
+                  if (reply.type !== 'level-done') return;
+                  replies.push(reply.segments);
+                  joined.set(t, reply.generated);
+                  // Once a thread is done, every segment of the level is taken: no one else need join.
+                  withdraw();
+                },
+                // Kept, not thrown here: when this thread's share throws first (a user's model that breaks its
+                // contract here only), no one awaits this promise, and the thread's end as the session closes
+                // must not become an unhandled rejection after the command has reported its own error.
+                (e: unknown) => {
+                  failure ??= e instanceof Error ? e : new Error(String(e));
+                },
+              )
               .finally(() => pool.release([t])),
           );
         };
