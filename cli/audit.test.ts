@@ -112,9 +112,21 @@ describe('streamjoin audit', () => {
     const config = join(dir, 'config.json');
     const nothing = await runCli(['audit', '--log', empty, '--sink', empty, '--config', config, '--quiet']);
     expect(nothing.code).toBe(2);
-    expect(nothing.stdout).toMatch(/JoinCorrect +UNKNOWN .*unknown: the log holds no line, so nothing was audited/);
+    expect(nothing.stdout).toMatch(/JoinCorrect +UNKNOWN .*unknown: the log holds no record and no watermark, so nothing was audited/);
     const sinkOnly = await runCli(['audit', '--log', empty, '--sink', join(dir, 'sink.jsonl'), '--config', config, '--quiet']);
     expect(sinkOnly.code).toBe(1);
+    // A log of its header alone, and a log given as two empty inputs, audited nothing either.
+    const headerOnly = join(dir, 'header.jsonl');
+    writeFileSync(headerOnly, `${readFileSync(join(dir, 'log.jsonl'), 'utf8').split('\n')[0]}\n`);
+    expect(readFileSync(headerOnly, 'utf8')).toMatch(/"format":"streamjoin\/history-log@1"/);
+    for (const log of [
+      ['--log', headerOnly],
+      ['--log', empty, '--log-right', empty],
+    ]) {
+      const r = await runCli(['audit', ...log, '--sink', empty, '--config', config, '--quiet']);
+      expect({ log, code: r.code }).toEqual({ log, code: 2 });
+      expect(r.stdout).toMatch(/unknown: the log holds no record and no watermark, so nothing was audited/);
+    }
     // A log of one watermark is a history: audited, valid.
     const watermark = join(dir, 'watermark.jsonl');
     writeFileSync(

@@ -512,7 +512,8 @@ function result(
     Fenced: recorded.epochs ? 'no write below the highest epoch already seen for its key' : 'no epochs recorded',
   };
   // An empty log is never a valid history: a recorder that wrote nothing (or a wrong path) would pass every run.
-  const nothing = ctx.log.lines() === 0 ? 'the log holds no line, so nothing was audited (is it the file the recorder writes?)' : undefined;
+  const nothing =
+    ctx.log.items() === 0 ? 'the log holds no record and no watermark, so nothing was audited (is it the file the recorder writes?)' : undefined;
   const properties: AuditPropertyResult[] = AUDIT_PROPERTIES.map((property) => {
     const n = counted[property];
     const why = property === 'JoinCorrect' ? (incomplete ?? nothing ?? unknown[property]) : unknown[property];

@@ -31,6 +31,7 @@ export class HistoryFile<Item> {
   private waiting: LineBatch | undefined;
   private cutLine = false;
   private lastLine = 0;
+  private itemsRead = 0;
 
   constructor(
     readonly path: string,
@@ -57,6 +58,10 @@ export class HistoryFile<Item> {
   /** Lines read so far. */
   lines(): number {
     return this.lastLine;
+  }
+  /** Items read so far (a log's records and watermarks, a sink's changes), its header not counted: every key's. */
+  items(): number {
+    return this.itemsRead;
   }
 
   /** The format, told from the first lines if it was not given (reads ahead one batch). */
@@ -89,6 +94,7 @@ export class HistoryFile<Item> {
       const emit = (item: unknown): void => {
         items.push(item as Item);
         lines.push(line);
+        if ((item as { kind?: unknown }).kind !== 'config') this.itemsRead++;
       };
       for (let i = 0; i < batch.lines.length; i++) {
         const text = batch.lines[i] as string;
