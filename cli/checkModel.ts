@@ -95,7 +95,7 @@ export async function loadUserModel(file: string, exportName: string | undefined
     ablations: [],
     build: () => presetModel(guardModel(model, file)),
   };
-  return { file, exportName: name, preset, source: { module: url, export: name, args: [], guard: file } };
+  return { file, exportName: name, preset, source: { module: url, export: name, args: [], userModelFile: file } };
 }
 
 /** The flags that name the model again (in a printed replay command). */

@@ -81,11 +81,34 @@ describe('guardModel', () => {
     const run = (): unknown => check(guardModel(broken, 'smoke.mjs'));
     expect(run).toThrow(ModelFault);
     expect(run).toThrow(/threw in codec\.successors\.write(Numbered)?: RangeError: no such action \(at /);
-    try {
-      run();
-    } catch (e) {
-      expect((e as ModelFault).format()).toMatch(/^smoke\.mjs: SJ102 the model ".*" threw in codec\.successors\.write(Numbered)?: /);
-    }
+    const error = ((): unknown => {
+      try {
+        run();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ModelFault);
+    expect((error as ModelFault).format()).toMatch(/^smoke\.mjs: SJ102 the model ".*" threw in codec\.successors\.write(Numbered)?: /);
+    // The error the model threw stays with the fault.
+    expect((error as ModelFault).cause).toBeInstanceOf(RangeError);
+    // A codec that never marks where its identifying bytes end (StateCodec: write calls out.endKey()).
+    const codec = model.codec as NonNullable<typeof model.codec>;
+    const unkeyed: Model<unknown, unknown> = {
+      ...model,
+      codec: {
+        symmetric: codec.symmetric,
+        write: (state, out, symmetric) => {
+          codec.write(state, out, symmetric);
+          out.keyEnd = -1;
+        },
+        read: (input) => codec.read(input),
+      },
+    };
+    expect(() => check(guardModel(unkeyed, 'smoke.mjs'))).toThrow(
+      /broke its contract: codec\.write never called out\.endKey\(\) after the identifying bytes/,
+    );
     const goalAsNumber: Model<unknown, unknown> = {
       ...model,
       goals: (model.goals ?? []).map((g) => ({ name: g.name, reached: () => 1 as unknown as boolean })),

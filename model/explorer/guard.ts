@@ -7,6 +7,8 @@
 // the model's mistake, naming the function and where it threw, and never as
 // streamjoin's internal error, a violation the model did not have, or a pass
 // of nothing.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { InputError } from '../../spec/index.ts';
 import type { ByteReader, ByteWriter } from './bytes.ts';
 import type { ByteSuccessors, Goal, Invariant, Model, PartialOrderHook, ProgressProperty, StateCodec } from './types.ts';
@@ -19,14 +21,23 @@ export class ModelFault extends InputError {
   }
 }
 
-/** The first frame of `e`'s stack (where it was thrown), as "at …", or ''. */
-function thrownAt(e: unknown): string {
-  const stack = e instanceof Error ? e.stack : undefined;
-  const frame = stack
-    ?.split('\n')
+/**
+ * Where `e` was thrown: its first stack frame, and when that is not in the
+ * model's own module (`file`), the first frame that is (a throw inside a
+ * library the model calls), or ''.
+ */
+function thrownAt(e: unknown, file: string): string {
+  const frames = (e instanceof Error ? (e.stack ?? '') : '')
+    .split('\n')
     .slice(1)
-    .find((line) => line.trim().startsWith('at '));
-  return frame === undefined ? '' : ` (${frame.trim()})`;
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '));
+  const first = frames[0];
+  if (first === undefined) return '';
+  const path = resolve(file);
+  const url = pathToFileURL(path).href;
+  const own = frames.find((f) => f.includes(url) || f.includes(path));
+  return own === undefined || own === first ? ` (${first})` : ` (${first}, called from ${own})`;
 }
 
 function shown(value: unknown): string {
@@ -50,7 +61,10 @@ export function guardModel<S, A>(model: Model<S, A>, origin: string): Model<S, A
   const thrown = (what: string, e: unknown): ModelFault => {
     if (e instanceof ModelFault) return e;
     const text = e instanceof Error ? `${e.name}: ${e.message.split('\n')[0] ?? ''}` : String(e);
-    return fault(`threw in ${what}: ${text}${thrownAt(e)}`);
+    const f = fault(`threw in ${what}: ${text}${thrownAt(e, origin)}`);
+    // The whole error stays with it, for a debugger or a library user (the CLI prints the one line).
+    f.cause = e;
+    return f;
   };
   /** Calls `f`; a throw is the model's fault in `what`. */
   const call = <R>(what: string, f: () => R): R => {
@@ -126,34 +140,34 @@ export function guardModel<S, A>(model: Model<S, A>, origin: string): Model<S, A
     ...(goals === undefined ? {} : { goals }),
     ...(progress === undefined ? {} : { progress }),
   };
-  const m = model;
-  if (m.fingerprint) guarded.fingerprint = (s, out) => call('fingerprint', () => m.fingerprint?.(s, out));
-  if (m.representative)
+  if (model.fingerprint) guarded.fingerprint = (s, out) => call('fingerprint', () => model.fingerprint?.(s, out));
+  if (model.representative)
     guarded.representative = (s) => {
-      const r = call('representative', () => m.representative?.(s));
+      const r = call('representative', () => model.representative?.(s));
       return expect('representative', r, r !== undefined, 'a state') as S;
     };
-  if (m.withinBoundary) guarded.withinBoundary = (s) => bool('withinBoundary', () => m.withinBoundary?.(s));
-  if (m.weight)
+  if (model.withinBoundary) guarded.withinBoundary = (s) => bool('withinBoundary', () => model.withinBoundary?.(s));
+  if (model.weight)
     guarded.weight = (s, a) => {
-      const r: unknown = call('weight', () => m.weight?.(s, a));
+      const r: unknown = call('weight', () => model.weight?.(s, a));
       return expect('weight', r, typeof r === 'number' && Number.isFinite(r) && r >= 0, 'a finite number, 0 or more') as number;
     };
-  if (m.expectedActionKinds) guarded.expectedActionKinds = m.expectedActionKinds;
-  if (m.actionFromJson) guarded.actionFromJson = (json) => (m.actionFromJson as NonNullable<typeof m.actionFromJson>).call(m, json);
-  if (m.substitute) guarded.substitute = (s, wanted) => call('substitute', () => m.substitute?.(s, wanted));
-  if (m.actionToJson) guarded.actionToJson = (a) => call('actionToJson', () => m.actionToJson?.(a));
-  if (m.stateToJson) guarded.stateToJson = (s) => call('stateToJson', () => m.stateToJson?.(s));
-  if (m.partialOrder) guarded.partialOrder = guardPartialOrder(m.partialOrder, text, bool);
-  if (m.rendering) {
-    const r = m.rendering;
+  if (model.expectedActionKinds) guarded.expectedActionKinds = model.expectedActionKinds;
+  if (model.actionFromJson)
+    guarded.actionFromJson = (json) => (model.actionFromJson as NonNullable<typeof model.actionFromJson>).call(model, json);
+  if (model.substitute) guarded.substitute = (s, wanted) => call('substitute', () => model.substitute?.(s, wanted));
+  if (model.actionToJson) guarded.actionToJson = (a) => call('actionToJson', () => model.actionToJson?.(a));
+  if (model.stateToJson) guarded.stateToJson = (s) => call('stateToJson', () => model.stateToJson?.(s));
+  if (model.partialOrder) guarded.partialOrder = guardPartialOrder(model.partialOrder, text, bool);
+  if (model.rendering) {
+    const r = model.rendering;
     guarded.rendering = {
       lanes: r.lanes,
       step: (before, action, after) => call('rendering.step', () => r.step(before, action, after)),
       ...(r.observe ? { observe: (s: S) => call('rendering.observe', () => r.observe?.(s)) } : {}),
     };
   }
-  if (m.codec) guarded.codec = guardCodec(m, guarded, thrown);
+  if (model.codec) guarded.codec = guardCodec(model, guarded, fault, thrown, expect);
   return guarded;
 }
 
@@ -169,97 +183,119 @@ function guardPartialOrder<A>(
 }
 
 /** The codec of `model` with its functions guarded; its byte successors stand for `guarded`'s functions where they stood for `model`'s. */
-function guardCodec<S, A>(model: Model<S, A>, guarded: Model<S, A>, fault: (what: string, e: unknown) => ModelFault): StateCodec<S> {
+function guardCodec<S, A>(
+  model: Model<S, A>,
+  guarded: Model<S, A>,
+  fault: (message: string) => ModelFault,
+  thrown: (what: string, e: unknown) => ModelFault,
+  expect: <R>(what: string, value: R, ok: boolean, wanted: string) => R,
+): StateCodec<S> {
   // These run once or more per successor: a try block each, without a closure per call.
   const codec = model.codec as StateCodec<S>;
-  const s = codec.successors;
-  const own = s?.standsFor;
-  const successors: ByteSuccessors | undefined =
-    s === undefined || own === undefined
-      ? undefined
-      : {
-          load(input: ByteReader) {
-            try {
-              return s.load(input);
-            } catch (e) {
-              throw fault('codec.successors.load', e);
-            }
-          },
-          standsFor: {
-            actions: own.actions === model.actions ? guarded.actions : own.actions,
-            next: own.next === model.next ? guarded.next : own.next,
-            invariants: own.invariants === model.invariants ? guarded.invariants : own.invariants,
-            progress: own.progress === model.progress ? guarded.progress : own.progress,
-            ...(own.goals === undefined ? {} : { goals: own.goals === model.goals ? guarded.goals : own.goals }),
-          },
-          write(k: number, out: ByteWriter, symmetric: boolean) {
-            try {
-              return s.write(k, out, symmetric);
-            } catch (e) {
-              throw fault('codec.successors.write', e);
-            }
-          },
-          ...(s.kindNames === undefined ? {} : { kindNames: s.kindNames }),
-          ...(s.writeNumbered === undefined
-            ? {}
-            : {
-                writeNumbered(k: number, out: ByteWriter, symmetric: boolean) {
-                  try {
-                    return s.writeNumbered?.(k, out, symmetric) as number;
-                  } catch (e) {
-                    throw fault('codec.successors.writeNumbered', e);
-                  }
-                },
-              }),
-          isFault(k: number) {
-            try {
-              return s.isFault(k);
-            } catch (e) {
-              throw fault('codec.successors.isFault', e);
-            }
-          },
-          judged(k: number) {
-            try {
-              return s.judged(k);
-            } catch (e) {
-              throw fault('codec.successors.judged', e);
-            }
-          },
-          quiescent() {
-            try {
-              return s.quiescent();
-            } catch (e) {
-              throw fault('codec.successors.quiescent', e);
-            }
-          },
-          ...(s.reaches === undefined
-            ? {}
-            : {
-                reaches(goal: number) {
-                  try {
-                    return s.reaches?.(goal) === true;
-                  } catch (e) {
-                    throw fault('codec.successors.reaches', e);
-                  }
-                },
-              }),
-        };
-  return {
+  /** `out` after a write: the identifying bytes must be marked (StateCodec). */
+  const keyed = (what: string, out: ByteWriter): void => {
+    if (out.keyEnd < 0) throw fault(`broke its contract: ${what} never called out.endKey() after the identifying bytes (StateCodec)`);
+  };
+  const guardedCodec: { -readonly [K in keyof StateCodec<S>]: StateCodec<S>[K] } = {
     symmetric: codec.symmetric,
     write(state, out, symmetric) {
       try {
         codec.write(state, out, symmetric);
       } catch (e) {
-        throw fault('codec.write', e);
+        throw thrown('codec.write', e);
       }
+      keyed('codec.write', out);
     },
     read(input) {
+      let state: S;
       try {
-        return codec.read(input);
+        state = codec.read(input);
       } catch (e) {
-        throw fault('codec.read', e);
+        throw thrown('codec.read', e);
+      }
+      return expect('codec.read', state, state !== undefined, 'the state its bytes encode');
+    },
+  };
+  const byteSuccessors = codec.successors;
+  if (byteSuccessors === undefined) return guardedCodec;
+  const own = byteSuccessors.standsFor;
+  const isBoolean = (what: string, value: boolean): boolean => expect(what, value, typeof value === 'boolean', 'a boolean');
+  const guardedSuccessors: { -readonly [K in keyof ByteSuccessors]: ByteSuccessors[K] } = {
+    load(input: ByteReader) {
+      let n: number;
+      try {
+        n = byteSuccessors.load(input);
+      } catch (e) {
+        throw thrown('codec.successors.load', e);
+      }
+      return expect('codec.successors.load', n, Number.isInteger(n) && n >= -1, 'the number of actions enabled, or -1');
+    },
+    standsFor: {
+      actions: own.actions === model.actions ? guarded.actions : own.actions,
+      next: own.next === model.next ? guarded.next : own.next,
+      invariants: own.invariants === model.invariants ? guarded.invariants : own.invariants,
+      progress: own.progress === model.progress ? guarded.progress : own.progress,
+      ...(own.goals === undefined ? {} : { goals: own.goals === model.goals ? guarded.goals : own.goals }),
+    },
+    write(k: number, out: ByteWriter, symmetric: boolean) {
+      let kind: string;
+      try {
+        kind = byteSuccessors.write(k, out, symmetric);
+      } catch (e) {
+        throw thrown('codec.successors.write', e);
+      }
+      keyed('codec.successors.write', out);
+      return expect('codec.successors.write', kind, typeof kind === 'string', "the action's kind");
+    },
+    isFault(k: number) {
+      try {
+        return isBoolean('codec.successors.isFault', byteSuccessors.isFault(k));
+      } catch (e) {
+        throw thrown('codec.successors.isFault', e);
       }
     },
-    ...(successors === undefined ? {} : { successors }),
+    judged(k: number) {
+      try {
+        return isBoolean('codec.successors.judged', byteSuccessors.judged(k));
+      } catch (e) {
+        throw thrown('codec.successors.judged', e);
+      }
+    },
+    quiescent() {
+      try {
+        return isBoolean('codec.successors.quiescent', byteSuccessors.quiescent());
+      } catch (e) {
+        throw thrown('codec.successors.quiescent', e);
+      }
+    },
   };
+  const { kindNames, writeNumbered, reaches } = byteSuccessors;
+  if (kindNames !== undefined && writeNumbered !== undefined) {
+    guardedSuccessors.kindNames = kindNames;
+    guardedSuccessors.writeNumbered = (k: number, out: ByteWriter, symmetric: boolean) => {
+      let kind: number;
+      try {
+        kind = writeNumbered.call(byteSuccessors, k, out, symmetric);
+      } catch (e) {
+        throw thrown('codec.successors.writeNumbered', e);
+      }
+      keyed('codec.successors.writeNumbered', out);
+      return expect(
+        'codec.successors.writeNumbered',
+        kind,
+        Number.isInteger(kind) && kind >= 0 && kind < kindNames.length,
+        'an index into kindNames',
+      );
+    };
+  }
+  if (reaches !== undefined)
+    guardedSuccessors.reaches = (goal: number) => {
+      try {
+        return isBoolean('codec.successors.reaches', reaches.call(byteSuccessors, goal));
+      } catch (e) {
+        throw thrown('codec.successors.reaches', e);
+      }
+    };
+  guardedCodec.successors = guardedSuccessors;
+  return guardedCodec;
 }

@@ -117,7 +117,9 @@ class PoolThread {
       if (m.type === 'failed')
         // A user's model that broke its contract on a thread is the same bad input it is on this one.
         w.reject(
-          m.modelFault === undefined ? new Error(`an explorer thread failed: ${m.message}`) : new ModelFault(m.modelFault, m.message),
+          m.faultyModelFile === undefined
+            ? new Error(`an explorer thread failed: ${m.message}`)
+            : new ModelFault(m.faultyModelFile, m.message),
         );
       else w.resolve(m);
     });

@@ -22,7 +22,7 @@ export interface ModelSource {
    * checked against its contract as it runs (guard.ts), and its mistakes are
    * reported as the model's (SJ102 at this name), on every thread.
    */
-  readonly guard?: string;
+  readonly userModelFile?: string;
 }
 
 /** What a model factory may return: a model, or a holder that hands its model to a function (as presets do). */
@@ -78,7 +78,7 @@ export async function buildModel(source: ModelSource): Promise<Model<unknown, un
     model = 'use' in built ? built.use((m) => m as Model<unknown, unknown>) : built;
   } else if (typeof exported === 'object' && exported !== null) model = exported as Model<unknown, unknown>;
   else throw new Error(`${source.module} has no export ${source.export}`);
-  return source.guard === undefined ? model : guardModel(model, source.guard);
+  return source.userModelFile === undefined ? model : guardModel(model, source.userModelFile);
 }
 
 /**
@@ -136,7 +136,7 @@ export type FromWorker = { readonly req: number } & (
       readonly id: number;
       readonly message: string;
       /** Set when the model broke its contract (guard.ts `ModelFault`): the file the fault names. */
-      readonly modelFault?: string;
+      readonly faultyModelFile?: string;
     }
 );
 

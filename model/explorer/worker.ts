@@ -71,7 +71,7 @@ if (port) {
             id: m.id,
             type: 'failed',
             message: e instanceof ModelFault ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e),
-            ...(e instanceof ModelFault ? { modelFault: e.where } : {}),
+            ...(e instanceof ModelFault ? { faultyModelFile: e.where } : {}),
           };
           port.postMessage(reply);
         },
