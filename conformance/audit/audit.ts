@@ -513,7 +513,9 @@ function result(
   };
   // An empty log is never a valid history: a recorder that wrote nothing (or a wrong path) would pass every run.
   const nothing =
-    ctx.log.items() === 0 ? 'the log holds no record and no watermark, so nothing was audited (is it the file the recorder writes?)' : undefined;
+    ctx.log.items() === 0
+      ? 'the log holds no record and no watermark, so nothing was audited (is it the file the recorder writes?)'
+      : undefined;
   const properties: AuditPropertyResult[] = AUDIT_PROPERTIES.map((property) => {
     const n = counted[property];
     const why = property === 'JoinCorrect' ? (incomplete ?? nothing ?? unknown[property]) : unknown[property];
