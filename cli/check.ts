@@ -127,7 +127,7 @@ function listPresets(registry: readonly ModelPreset[], out: Output, json: boolea
       bounds: p.bounds.map((b) => ({ name: b.name, description: b.description, default: b.default, min: b.min, max: b.max })),
       ablations: p.ablations.map((a) => ({ name: a.name, description: a.description })),
     }));
-    out.stdout(`${JSON.stringify({ ...reportHeader(PRESETS_LIST_FORMAT), presets }, null, 2)}\n`);
+    out.stdout(`${JSON.stringify({ ...reportHeader(PRESETS_LIST_FORMAT), presets })}\n`);
     return EXIT.pass;
   }
   for (const p of registry) {

@@ -88,7 +88,7 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
   );
   if (report.exhaustiveRuns > 0 && report.exhaustiveDiedAtWrite === 0)
     lines.push(
-      '  note: the system never killed itself at a write point (it does not implement STREAMJOIN_KILL_AT_WRITE, spec/PROTOCOL.md): the exhaustive part killed each step only after it answered, never inside its writes',
+      '  note: the system never killed itself at a write point: it does not implement STREAMJOIN_KILL_AT_WRITE (spec/PROTOCOL.md), or no request this run killed makes a durable write; each was killed only after it answered, never inside its writes',
     );
   lines.push(
     `  kills: ${totalKills(k)} (after a reply ${k.afterReply}; in flight ${k.inFlightLost + k.inFlightApplied + k.inFlightPartly}: lost ${k.inFlightLost}, applied ${k.inFlightApplied}, partly ${k.inFlightPartly}; inside init ${k.inInit})`,

@@ -209,7 +209,7 @@ export async function mutantsCommand(args: readonly string[], out: Output): Prom
       description: m.description,
       regression: `conformance/mutants/regressions/${m.regression}.trace.json`,
     }));
-    out.stdout(`${JSON.stringify({ ...reportHeader(MUTANTS_CATALOGUE_FORMAT), mutants }, null, 2)}\n`);
+    out.stdout(`${JSON.stringify({ ...reportHeader(MUTANTS_CATALOGUE_FORMAT), mutants })}\n`);
     return EXIT.pass;
   }
   if (values.list) {

@@ -141,7 +141,7 @@ describe('examples/python at levels cluster and faults, and under kill mode', ()
     expect(ignoring.code, ignoring.stdout + ignoring.stderr).toBe(0);
     expect(ignoring.stdout).toMatch(/traces: 0 examples, 1 exhaustive \(one per write point; 0 died at theirs\)/);
     expect(ignoring.stdout).toMatch(
-      /note: the system never killed itself at a write point \(it does not implement STREAMJOIN_KILL_AT_WRITE/,
+      /note: the system never killed itself at a write point: it does not implement STREAMJOIN_KILL_AT_WRITE/,
     );
   });
 
