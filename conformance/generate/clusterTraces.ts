@@ -455,9 +455,40 @@ function clusterConfigArbitrary(domain: ClusterDomain): fc.Arbitrary<ClusterConf
     .map(({ join, workers, owners }): ClusterConfig => {
       const ids = domain.workers.slice(0, workers);
       const keys = domain.keys.map((key, i) => ({ key, owner: ids[(owners[i] ?? 0) % workers] as string }));
+      // SPEC §7: eager processing goes through workers and keys in config order, which no order of their names
+      // decides. The declared order is any permutation of each list, so a system that sorts them (by name, by
+      // length, numerically) differs; it is drawn from the owners already drawn, so every other part of a
+      // seed's traces stays as it was, and it shrinks with them toward the domain's own order.
+      const spread = owners.reduce((n, o) => n + o, 0);
+      const declared = permutationAt(keys, spread);
+      const order = permutationAt(ids, Math.floor(spread / factorial(keys.length)));
       // Both lists are non-empty: at least two workers, and the domain's keys.
-      return { join, workers: ids as ClusterConfig['workers'], keys: keys as ClusterConfig['keys'] };
+      return { join, workers: order as ClusterConfig['workers'], keys: declared as ClusterConfig['keys'] };
     });
+}
+
+function factorial(n: number): number {
+  let f = 1;
+  for (let i = 2; i <= n; i++) f *= i;
+  return f;
+}
+
+/**
+ * The permutation of `list` numbered `index` (mod n!) in the factorial number
+ * system: 0 is `list` itself, and the n! numbers below n! are its n!
+ * orders, each once.
+ */
+export function permutationAt<T>(list: readonly T[], index: number): T[] {
+  const rest = [...list];
+  const out: T[] = [];
+  let i = Math.floor(index) % factorial(list.length);
+  for (let n = list.length; n > 0; n--) {
+    const f = factorial(n - 1);
+    const digit = Math.floor(i / f);
+    i %= f;
+    out.push(rest.splice(digit, 1)[0] as T);
+  }
+  return out;
 }
 
 function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
