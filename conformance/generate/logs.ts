@@ -19,7 +19,7 @@ import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from
 import { contractChecker, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
-import { burstCollisions, collisionBurstArbitrary, collisionRows, type CollisionBurst } from './separators.ts';
+import { burstRecipes, collisionBurstArbitrary, collisionOf, collisionRows, rowCollisions, type CollisionBurst } from './separators.ts';
 
 /** What random logs are drawn from: keys, ids, times and length. */
 export interface LogDomain {
@@ -300,12 +300,26 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
 function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: Watermarks, config: JoinConfig): RowRecord[] {
   const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
   const t = gw === null ? op.t : Math.min(TIME_MAX, Math.max(op.t, gw - config.allowedLateness));
-  const keyed = burstCollisions(op.burst).map((c, i) => ({ c, key: `b${n}.${i}` }));
+  const recipes = burstRecipes(op.burst);
+  const keyed = recipes.map((r, i) => ({ c: collisionOf(r), key: `b${n}.${i}` }));
   const retract = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'retract', key, side, id, ts: t, start: t, end: t });
+  const insert = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
+  // The same separators over row identities (J2): two rows of two keys a naive identity files as one, both
+  // inserted (the second is no duplicate), then the first retracted (the second stays).
+  // The class is sampled as the match ids' is; the common separators (edges.ts) are in every burst, with the
+  // sides spelled between them (s L s, s R s) as an identity key+s+side+s+id writes them.
+  const common = COMMON_SEPARATORS.flatMap((sep, j) => [
+    ...rowCollisions(sep, `b${n}.c${j}`, j),
+    ...rowCollisions(`${sep}L${sep}`, `b${n}.l${j}`, 0),
+    ...rowCollisions(`${sep}R${sep}`, `b${n}.r${j}`, 1),
+  ]);
+  const rows = [...recipes.flatMap((r, i) => rowCollisions(r.separator, `b${n}.${i}`, i)), ...common];
   return [
     ...keyed.flatMap(({ c, key }) => collisionRows(c, key, t)),
+    ...rows.flatMap(([a, b]) => [insert(a.key, a.side, a.id), insert(b.key, b.side, b.id)]),
     ...keyed.map(({ c, key }) => retract(key, 'L', c.left[0])),
     ...keyed.map(({ c, key }) => retract(key, 'R', c.right[1])),
+    ...rows.map(([a]) => retract(a.key, a.side, a.id)),
   ];
 }
 

@@ -29,7 +29,7 @@ import {
   type OracleState,
 } from '../../model/index.ts';
 import { collidingRowsForEverySeparator, invalidRecords } from './edges.ts';
-import { collisionScripts, everyCollision } from './separators.ts';
+import { collisionScripts, everyCollision, rowCollisionScripts } from './separators.ts';
 
 /** A named bounded scenario at level `operator`: a config, the records logs are made of, and how they are enumerated. */
 export interface OperatorScenario {
@@ -482,7 +482,9 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
       'left x, left x{S}y, right y{S}z, right z in a key of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive ' +
       'id P+left+S+right+Q files alike; and ids with escape characters (backslash, quotes, %) that collide under an ' +
       'encoding which escapes S but not its escape; in chunks of 16 keys, each inserted, its colliding matches ' +
-      'retracted one endpoint each and evicted (J3)',
+      'retracted one endpoint each and evicted (J3); and for every S the rows (K, u{S}v) and (K{S}u, v) of two keys, ' +
+      'which a naive row identity key+S+id files as one (for a triple a{l}b the sides spelled in: (K, l, u{a}B{b}v) ' +
+      'and (K{a}l{b}u, B, v), for both sides B), in chunks of 32, both inserted, the first retracted, evicted (J2)',
     config: collidingJoin,
     domain: [],
     length: 0,
@@ -490,7 +492,7 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
     probes: invalidRecords(collidingJoin, { key: 's0', id: 'x' }),
     // Built when first asked for (some 20,000 records): not at every start of the command.
     get scripts() {
-      collidingSeparatorScripts ??= collisionScripts(everyCollision(), 16);
+      collidingSeparatorScripts ??= [...collisionScripts(everyCollision(), 16), ...rowCollisionScripts(32)];
       return collidingSeparatorScripts;
     },
   },

@@ -135,6 +135,52 @@ export function collisionRowsApart(collision: Collision, key: string, t: number)
   return [at('L', l0, t), at('R', r0, t), at('L', l1, t + 1), at('R', r1, t + 1)];
 }
 
+/** A row's identity (J2): key, side and id. */
+export interface RowIdentity {
+  readonly key: string;
+  readonly side: 'L' | 'R';
+  readonly id: string;
+}
+
+/** The side pairs a row collision puts its two rows on, by the collision's number. */
+const SIDE_PAIRS: readonly (readonly ['L' | 'R', 'L' | 'R'])[] = [
+  ['L', 'L'],
+  ['R', 'R'],
+  ['L', 'R'],
+  ['R', 'L'],
+];
+
+/**
+ * Two rows of two keys that a naive row identity files as one (J2): an
+ * identity kept as key + S + id, or key + S + side + S + id, in a store shared
+ * by the keys (one index of a worker or an operator for all its keys). The
+ * sandwich again, over (key, id): (K, u{S}v) and (K{S}u, v) concatenate
+ * alike, whatever the sides. Where S is a punctuation-letter-punctuation
+ * triple a{l}b, the rows' sides are spelled into it as an encoding that
+ * writes the side between two separators would: (K, A, u{a}B{b}v) and
+ * (K{a}A{b}u, B, v) are both K a A b u a B b v, for the two side pairs of
+ * the triple's letter (l and l, l and the other side), so that the triples
+ * of both letters give every pair. Any other S takes the side pair `n` names.
+ */
+export function rowCollisions(separator: string, key: string, n: number): (readonly [RowIdentity, RowIdentity])[] {
+  const [a, l, b] = [...separator];
+  const triple = separator.length === 3 && (l === 'L' || l === 'R') && a !== undefined && b !== undefined;
+  if (!triple) {
+    const [A, B] = SIDE_PAIRS[n % SIDE_PAIRS.length] as readonly ['L' | 'R', 'L' | 'R'];
+    return [
+      [
+        { key, side: A, id: `u${separator}v` },
+        { key: `${key}${separator}u`, side: B, id: 'v' },
+      ],
+    ];
+  }
+  const other = l === 'L' ? 'R' : 'L';
+  return ([l, other] as const).map((B) => [
+    { key, side: l, id: `u${a}${B}${b}v` },
+    { key: `${key}${a}${l}${b}u`, side: B, id: 'v' },
+  ]);
+}
+
 /** Characters a random separator is drawn from beyond the class's alphabet: letters, digits, a space, the escape characters. */
 const OTHER_CHARACTERS: readonly string[] = [...'abcxyzLRT019 '];
 
@@ -258,6 +304,40 @@ export function collisionScripts(collisions: readonly Collision[], chunk: number
       ...part.map(({ c, key }) => retract(key, 'L', c.left[0])),
       ...part.map(({ c, key }) => retract(key, 'R', c.right[1])),
       ...end,
+    ]);
+  }
+  return out;
+}
+
+/**
+ * The logs of the exhaustive row-collision part (J2): the row collisions of
+ * every separator of the class (`rowCollisions`, the triples with both side
+ * pairs of their letter), in chunks of `chunk` collisions, each built on a
+ * key of its own (`r{n}`) at time 0. Per chunk one log: both rows of each
+ * inserted (the second is no duplicate of the first), then the first
+ * retracted (the second stays), then both watermarks past every horizon
+ * (L = D = 0), which evicts the rest. A naive identity shows at the second
+ * insert, at the retraction, or in the retained counts.
+ */
+export function rowCollisionScripts(chunk: number): LogRecord[][] {
+  const pairs = everySeparator().flatMap((separator, n) => rowCollisions(separator, `r${n}`, n));
+  const at = (kind: 'insert' | 'retract', r: RowIdentity): RowRecord => ({
+    kind,
+    key: r.key,
+    side: r.side,
+    id: r.id,
+    ts: 0,
+    start: 0,
+    end: 0,
+  });
+  const out: LogRecord[][] = [];
+  for (let from = 0; from < pairs.length; from += chunk) {
+    const part = pairs.slice(from, from + chunk);
+    out.push([
+      ...part.flatMap(([a, b]) => [at('insert', a), at('insert', b)]),
+      ...part.map(([a]) => at('retract', a)),
+      { kind: 'watermark', side: 'L', wm: 1 },
+      { kind: 'watermark', side: 'R', wm: 1 },
     ]);
   }
   return out;
