@@ -23,6 +23,8 @@ describe('streamjoin conform', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`seed ${Number(seed) | 0}`);
     expect(r.stdout).toMatch(/examples: (\d+) conform, 0 diverge, 0 skipped/);
+    // A pass without the exhaustive scenarios says so beside the verdict.
+    expect(r.stdout).toMatch(/^exhaustive: not run \(--exhaustive adds the \d+ bounded-exhaustive scenarios/m);
     expect(r.stdout).toContain('verdict: PASS');
     expect(readdirSync(out)).toEqual([]);
   });
@@ -53,6 +55,7 @@ describe('streamjoin conform', () => {
     ]);
     expect(r.code, r.stdout).toBe(2);
     expect(r.stdout).toMatch(/UNKNOWN during (example|exhaustive scenario) .*: interrupted: the time budget \(--time-budget 1\) ran out/);
+    expect(r.stdout).not.toMatch(/exhaustive: not run/);
     expect(r.stdout).toMatch(/verdict: UNKNOWN\n$/);
     expect(readdirSync(out)).toEqual([]);
   });

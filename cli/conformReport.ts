@@ -19,6 +19,7 @@ import { describeDivergence } from '../conformance/views/explain.ts';
 import { causeOf } from '../conformance/report/causes.ts';
 import type { Shard } from '../conformance/job/shard.ts';
 import { EXIT, verdictText } from './exitCodes.ts';
+import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
 import type { CiResult, TestCase } from './reporters/testCases.ts';
 import { type ReportHeader, reportHeader } from './version.ts';
 
@@ -119,6 +120,11 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /** The exhaustive part of a summary: a line per scenario, then the coverage (claimed over the traces that ran only). */
 export function exhaustiveLines(report: ConformReport): string[] {
   const lines: string[] = [];
+  // A pass of examples and random traces alone is a weaker pass: say so where the verdict is read.
+  if (report.exhaustive.length === 0)
+    lines.push(
+      `exhaustive: not run (--exhaustive adds the ${EXHAUSTIVE_SCENARIOS.length} bounded-exhaustive scenarios: some bugs need an interleaving random traces rarely reach)`,
+    );
   for (const x of report.exhaustive) {
     const what = x.kind === 'operator' ? 'logs' : 'interleavings';
     if (x.verdict === 'skipped') {
