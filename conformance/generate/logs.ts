@@ -306,14 +306,10 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   const insert = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
   // The same separators over row identities (J2): two rows of two keys a naive identity files as one, both
   // inserted (the second is no duplicate), then the first retracted (the second stays).
-  // The class is sampled as the match ids' is; the common separators (edges.ts) are in every burst, with the
-  // sides spelled between them (s L s, s R s) as an identity key+s+side+s+id writes them.
-  const common = COMMON_SEPARATORS.flatMap((sep, j) => [
-    ...rowCollisions(sep, `b${n}.c${j}`, j),
-    ...rowCollisions(`${sep}L${sep}`, `b${n}.l${j}`, 0),
-    ...rowCollisions(`${sep}R${sep}`, `b${n}.r${j}`, 1),
-  ]);
-  const rows = [...recipes.flatMap((r, i) => rowCollisions(r.separator, `b${n}.${i}`, i)), ...common];
+  // The class is sampled as the match ids' is, each on a key of its own; the common separators (edges.ts) are in
+  // every burst.
+  const common = COMMON_SEPARATORS.flatMap((sep, j) => rowCollisions(sep, `b${n}.c${j}.`, j));
+  const rows = [...recipes.flatMap((r, i) => rowCollisions(r.separator, `b${n}.r${i}.`, i)), ...common];
   return [
     ...keyed.flatMap(({ c, key }) => collisionRows(c, key, t)),
     ...rows.flatMap(([a, b]) => [insert(a.key, a.side, a.id), insert(b.key, b.side, b.id)]),

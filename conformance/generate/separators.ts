@@ -142,43 +142,49 @@ export interface RowIdentity {
   readonly id: string;
 }
 
-/** The side pairs a row collision puts its two rows on, by the collision's number. */
-const SIDE_PAIRS: readonly (readonly ['L' | 'R', 'L' | 'R'])[] = [
-  ['L', 'L'],
-  ['R', 'R'],
-  ['L', 'R'],
-  ['R', 'L'],
-];
+const otherSide = (side: 'L' | 'R'): 'L' | 'R' => (side === 'L' ? 'R' : 'L');
 
 /**
- * Two rows of two keys that a naive row identity files as one (J2): an
- * identity kept as key + S + id, or key + S + side + S + id, in a store shared
- * by the keys (one index of a worker or an operator for all its keys). The
- * sandwich again, over (key, id): (K, u{S}v) and (K{S}u, v) concatenate
- * alike, whatever the sides. Where S is a punctuation-letter-punctuation
- * triple a{l}b, the rows' sides are spelled into it as an encoding that
- * writes the side between two separators would: (K, A, u{a}B{b}v) and
- * (K{a}A{b}u, B, v) are both K a A b u a B b v, for the two side pairs of
- * the triple's letter (l and l, l and the other side), so that the triples
- * of both letters give every pair. Any other S takes the side pair `n` names.
+ * Rows of two keys that a naive row identity files as one (J2), in a store
+ * shared by the keys (one index of a worker or an operator for all of them),
+ * for the separator S, built on the key K:
+ *
+ * - key + S + id, the side kept apart or not at all: the sandwich over
+ *   (key, id), (K, A, u{S}v) and (K{S}u, B, v), with B the same side as A
+ *   (a store per side confuses those) and the other (one for both sides);
+ *   the second pair with w for u, so that no row is in both;
+ * - key + S + side + S + id, the side spelled in: (K, A, u{S}B{S}v) and
+ *   (K{S}A{S}u, B, v), both K S A S u S B S v, for both B;
+ * - for a punctuation-letter-punctuation triple a{l}b, an encoding that writes
+ *   the side between a and b (`|R:` spells `|`, the side, `:`): (K, l, u{a}B{b}v)
+ *   and (K{a}l{b}u, B, v), for both B, so that the triples of both letters
+ *   give every side pair.
+ *
+ * A is L or R by `n`, so that the class's members alternate.
  */
 export function rowCollisions(separator: string, key: string, n: number): (readonly [RowIdentity, RowIdentity])[] {
   const [a, l, b] = [...separator];
-  const triple = separator.length === 3 && (l === 'L' || l === 'R') && a !== undefined && b !== undefined;
-  if (!triple) {
-    const [A, B] = SIDE_PAIRS[n % SIDE_PAIRS.length] as readonly ['L' | 'R', 'L' | 'R'];
-    return [
-      [
-        { key, side: A, id: `u${separator}v` },
-        { key: `${key}${separator}u`, side: B, id: 'v' },
-      ],
-    ];
-  }
-  const other = l === 'L' ? 'R' : 'L';
-  return ([l, other] as const).map((B) => [
-    { key, side: l, id: `u${a}${B}${b}v` },
-    { key: `${key}${a}${l}${b}u`, side: B, id: 'v' },
-  ]);
+  if (separator.length === 3 && (l === 'L' || l === 'R') && a !== undefined && b !== undefined)
+    return ([l, otherSide(l)] as const).map((B) => [
+      { key, side: l, id: `u${a}${B}${b}v` },
+      { key: `${key}${a}${l}${b}u`, side: B, id: 'v' },
+    ]);
+  const A: 'L' | 'R' = n % 2 === 0 ? 'L' : 'R';
+  const S = separator;
+  return [
+    [
+      { key, side: A, id: `u${S}v` },
+      { key: `${key}${S}u`, side: A, id: 'v' },
+    ],
+    [
+      { key, side: A, id: `w${S}v` },
+      { key: `${key}${S}w`, side: otherSide(A), id: 'v' },
+    ],
+    ...([A, otherSide(A)] as const).map((B): readonly [RowIdentity, RowIdentity] => [
+      { key, side: A, id: `u${S}${B}${S}v` },
+      { key: `${key}${S}${A}${S}u`, side: B, id: 'v' },
+    ]),
+  ];
 }
 
 /** Characters a random separator is drawn from beyond the class's alphabet: letters, digits, a space, the escape characters. */
