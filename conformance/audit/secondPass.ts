@@ -106,12 +106,21 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
   let contract: SecondPassResult['contract'];
   /** Per identity, its records the operator dropped (late or conflicting). */
   const droppedOf = new Map<string, DroppedRecord[]>();
-  /** Each side's watermark and the line that raised it (J4), to say what made a record late. */
+  /** Each side's watermark (J4), and gw with the line that raised it to its value, to say what made a record late. */
   const marks: Record<'L' | 'R', { wm: number; line: number } | undefined> = { L: undefined, R: undefined };
+  let gwMark: { wm: number; line: number } | undefined;
   const { allowedLateness: L, maxIntervalLength: D } = input.config;
   for await (const { record, line } of records(input.log.path, input.log.format, input.config, input.log.reading)) {
     if (record.kind === 'watermark') {
-      if (engine.apply(record) === 'accepted' && (record.side === 'L' || record.side === 'R')) marks[record.side] = { wm: record.wm, line };
+      if (engine.apply(record) === 'accepted' && (record.side === 'L' || record.side === 'R')) {
+        marks[record.side] = { wm: record.wm, line };
+        // gw = min of the sides (J4) moves only when this line raises the lower side: then this line made it. With the
+        // sides equal, the one that came second made gw (the first left it where the other side held it).
+        if (marks.L !== undefined && marks.R !== undefined) {
+          const gw = Math.min(marks.L.wm, marks.R.wm);
+          if (gwMark === undefined || gw > gwMark.wm) gwMark = { wm: gw, line };
+        }
+      }
       checker.check(record, line);
       continue;
     }
@@ -124,9 +133,7 @@ export async function secondPass(input: SecondPassInput, violations: readonly Au
     const code = engine.apply(record);
     const changes = engine.changes;
     const rowName = `(${record.key}, ${record.side}, ${record.id})`;
-    if (code === 'late' && marks.L !== undefined && marks.R !== undefined) {
-      // gw = min of the two sides' watermarks (J4): the side holding it back is the one that made the record late.
-      const gwMark = marks.L.wm <= marks.R.wm ? marks.L : marks.R;
+    if (code === 'late' && gwMark !== undefined) {
       const gw = gwMark.wm;
       const why =
         record.kind === 'insert'

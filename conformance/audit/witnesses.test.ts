@@ -47,6 +47,22 @@ describe('witnesses that explain', () => {
     expect(v?.witness.find((w) => w.file === 'log' && w.line === 5)?.role).toMatch(/late \(L = 2\): dropped/);
   });
 
+  it('J4: the watermark cited as making gw is the line that raised gw to its value: with both sides at 12, the second of them', async () => {
+    const log: LogRecord[] = [
+      row('insert', 'k', 'L', 'a', 9, 11),
+      { kind: 'watermark', side: 'L', wm: 12 },
+      { kind: 'watermark', side: 'R', wm: 12 },
+      row('insert', 'k', 'R', 'x', 9, 11),
+    ];
+    const r = await audit({ allowedLateness: 1, maxIntervalLength: 2 }, log, [{ op: 'insert', match: 'k/a/x', key: 'k' }]);
+    const v = r.violations[0];
+    // Line 1 is the header: L 12 at line 3 leaves gw at −∞ (R unknown), R 12 at line 4 makes gw 12.
+    expect(v?.message).toMatch(
+      /row \(k, R, x\) at log line 5 is late \(J5: ts 9 < gw − L = 12 − 1 = 11; the watermark at log line 4 made gw 12\)/,
+    );
+    expect(v?.witness.find((w) => w.file === 'log' && w.line === 4)?.role).toMatch(/the watermark that made gw 12/);
+  });
+
   it('a conflicting update the oracle dropped (J2) is cited when the sink joined its new content', async () => {
     const log: LogRecord[] = [
       row('insert', 'k', 'L', 'a', 1),
