@@ -482,9 +482,10 @@ export const OPERATOR_SCENARIOS: readonly OperatorScenario[] = [
       'left x, left x{S}y, right y{S}z, right z in a key of its own, whose matches (x, y{S}z) and (x{S}y, z) a naive ' +
       'id P+left+S+right+Q files alike; and ids with escape characters (backslash, quotes, %) that collide under an ' +
       'encoding which escapes S but not its escape; in chunks of 16 keys, each inserted, its colliding matches ' +
-      'retracted one endpoint each and evicted (J3); and for every S the rows (K, u{S}v) and (K{S}u, v) of two keys, ' +
-      'which a naive row identity key+S+id files as one (for a triple a{l}b the sides spelled in: (K, l, u{a}B{b}v) ' +
-      'and (K{a}l{b}u, B, v), for both sides B), in chunks of 32, both inserted, the first retracted, evicted (J2)',
+      'retracted one endpoint each and evicted (J3); and for every S the rows of two keys that a naive row identity ' +
+      'files as one: (K, A, u{S}v) and (K{S}u, B, v) under key+S+id (B the same side and the other), (K, A, u{S}B{S}v) ' +
+      'and (K{S}A{S}u, B, v) under key+S+side+S+id, and for a triple a{l}b (K, l, u{a}B{b}v) and (K{a}l{b}u, B, v), ' +
+      'in chunks of 32, both inserted, the first retracted, evicted (J2)',
     config: collidingJoin,
     domain: [],
     length: 0,

@@ -317,8 +317,7 @@ export function collisionScripts(collisions: readonly Collision[], chunk: number
 
 /**
  * The logs of the exhaustive row-collision part (J2): the row collisions of
- * every separator of the class (`rowCollisions`, the triples with both side
- * pairs of their letter), in chunks of `chunk` collisions, each built on a
+ * every separator of the class (`rowCollisions`), in chunks of `chunk` collisions, each built on a
  * key of its own (`r{n}`) at time 0. Per chunk one log: both rows of each
  * inserted (the second is no duplicate of the first), then the first
  * retracted (the second stays), then both watermarks past every horizon
