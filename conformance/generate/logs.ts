@@ -306,10 +306,15 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   const insert = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
   // The same separators over row identities (J2): two rows of two keys a naive identity files as one, both
   // inserted (the second is no duplicate), then the first retracted (the second stays).
-  // The class is sampled as the match ids' is, each on a key of its own; the common separators (edges.ts) are in
-  // every burst.
+  // The class is sampled as the match ids' is, each on a key of its own, one of a separator's forms (the n-th of
+  // its collisions: the burst's consecutive members take turns); every form of the common separators (edges.ts) is in
+  // every burst. All of the class, every form, is the exhaustive scenario's.
   const common = COMMON_SEPARATORS.flatMap((sep, j) => rowCollisions(sep, `b${n}.c${j}.`, j));
-  const rows = [...recipes.flatMap((r, i) => rowCollisions(r.separator, `b${n}.r${i}.`, i)), ...common];
+  const sampled = recipes.flatMap((r, i) => {
+    const forms = rowCollisions(r.separator, `b${n}.r${i}.`, i);
+    return [forms[i % forms.length] as (typeof forms)[number]];
+  });
+  const rows = [...sampled, ...common];
   return [
     ...keyed.flatMap(({ c, key }) => collisionRows(c, key, t)),
     ...rows.flatMap(([a, b]) => [insert(a.key, a.side, a.id), insert(b.key, b.side, b.id)]),
