@@ -290,7 +290,7 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const written = writeCounterexamples(report, values.out, invocationOf(out), values.sut, values.itf, linkBase);
   const json = conformJson(report, written);
   if (values.json) out.stdout(`${JSON.stringify(json)}\n`);
-  else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written));
+  else if (!reporterOnStdout(reporters)) out.stdout(conformSummary(report, written, EXHAUSTIVE_SCENARIOS.length));
   emitReports([conformCases(json)], reporters, out, values.json);
   return json.exitCode;
 }

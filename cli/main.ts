@@ -3,7 +3,7 @@
 import { InputError, Interrupted, releaseInputs } from '../spec/index.ts';
 import { EXIT, usageError, worstExit } from './exitCodes.ts';
 import type { Output } from './output.ts';
-import { ERROR_REPORT_FORMAT, reportHeader } from './version.ts';
+import { ERROR_REPORT_FORMAT, errorReport } from './version.ts';
 import { mainHelp, versionText } from './mainHelp.ts';
 
 export { mainHelp };
@@ -78,10 +78,14 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
 /** The command named `name`, if there is one (an own key: `constructor` or `toString` names none). */
 const commandNamed = (name: string): (() => Promise<Command>) | undefined => (Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined);
 
-/** The help text of `command` (undefined for the main help). */
-async function helpOf(command: string | undefined): Promise<string> {
-  const load = command === undefined ? undefined : commandNamed(command);
-  return load === undefined ? mainHelp : (await load()).help;
+/** Prints the help of `word` (a command; undefined or a help word: the main help); a word that is neither is an unknown command. */
+function printHelp(word: string | undefined, out: Output): Promise<number> {
+  const load = word === undefined ? undefined : commandNamed(word);
+  if (word !== undefined && load === undefined && !HELP_WORDS.includes(word)) throw unknownCommand(word);
+  return (load === undefined ? Promise.resolve(mainHelp) : load().then((c) => c.help)).then((text) => {
+    out.stdout(`${text}\n`);
+    return EXIT.pass;
+  });
 }
 
 /** One part of the main job: a title, and the command it runs (its exit code). */
@@ -155,23 +159,13 @@ export async function ciJob(out: Output, parts: readonly CiPart[] = CI_PARTS): P
 
 function dispatch(argv: readonly string[], out: Output): number | Promise<number> {
   const [command, ...rest] = argv;
-  if (rest.includes('--help') || rest.includes('-h')) {
-    if (command !== undefined && commandNamed(command) === undefined && !HELP_WORDS.includes(command)) throw unknownCommand(command);
-    return helpOf(command).then((text) => {
-      out.stdout(`${text}\n`);
-      return EXIT.pass;
-    });
-  }
+  if (rest.includes('--help') || rest.includes('-h')) return printHelp(command, out);
   switch (command) {
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      if (rest[0] !== undefined && commandNamed(rest[0]) === undefined && !HELP_WORDS.includes(rest[0])) throw unknownCommand(rest[0]);
-      return helpOf(rest[0]).then((text) => {
-        out.stdout(`${text}\n`);
-        return EXIT.pass;
-      });
+      return printHelp(rest[0], out);
     case '--version':
     case '-V':
     case 'version':
@@ -191,9 +185,8 @@ function dispatch(argv: readonly string[], out: Output): number | Promise<number
 const HELP_WORDS: readonly string[] = ['help', '--help', '-h', 'version', '--version', '-V'];
 
 function unknownCommand(command: string): Error {
-  return usageError(
-    `unknown command "${command}"; the commands are ci, run, check, conform, replay, serve, mutants, merge-reports, view, explore, audit, help (streamjoin help)`,
-  );
+  const names = ['ci', ...Object.keys(COMMANDS).filter((n) => n !== 'ci'), 'help'];
+  return usageError(`unknown command "${command}"; the commands are ${names.join(', ')} (streamjoin help)`);
 }
 
 /**
@@ -228,18 +221,17 @@ function failure(e: unknown, out: Output, json: boolean): number {
   const code = input ? EXIT.badInput : EXIT.internal;
   const text = input ? e.format() : `streamjoin: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`;
   out.stderr(`${text}\n`);
-  if (json) {
+  if (json)
     out.stdout(
-      `${JSON.stringify({
-        ...reportHeader(ERROR_REPORT_FORMAT),
-        verdict: input ? 'bad-input' : 'internal-error',
-        exitCode: code,
-        error: input
-          ? { code: e.code, where: e.where, message: e.message, text }
-          : { code: null, where: null, message: e instanceof Error ? e.message : String(e), text },
-      })}\n`,
+      `${errorReport(
+        input ? 'bad-input' : 'internal-error',
+        code,
+        input
+          ? { code: e.code, where: e.where, message: e.message }
+          : { code: null, where: null, message: e instanceof Error ? e.message : String(e) },
+        text,
+      )}\n`,
     );
-  }
   return code;
 }
 
@@ -250,15 +242,6 @@ function failure(e: unknown, out: Output, json: boolean): number {
 function interrupted(e: Interrupted, out: Output, json: boolean): number {
   const text = `streamjoin: ${e.message}; nothing was judged (exit ${EXIT.unknown})`;
   out.stderr(`${text}\n`);
-  if (json) {
-    out.stdout(
-      `${JSON.stringify({
-        ...reportHeader(ERROR_REPORT_FORMAT),
-        verdict: 'interrupted',
-        exitCode: EXIT.unknown,
-        error: { code: null, where: null, message: e.message, text },
-      })}\n`,
-    );
-  }
+  if (json) out.stdout(`${errorReport('interrupted', EXIT.unknown, { code: null, where: null, message: e.message }, text)}\n`);
   return EXIT.unknown;
 }

@@ -22,12 +22,20 @@ export function reportHeader(format: string): ReportHeader {
 
 export const ERROR_REPORT_FORMAT = 'streamjoin/error-report@1';
 
-/** The `--json` error report (spec/schemas/reports/error-report.schema.json) of an internal error whose line is `text`. */
+/**
+ * The `--json` error report (spec/schemas/reports/error-report.schema.json): what a command prints on stdout
+ * when it ends without a report of its own; `text` is the line it printed on stderr.
+ */
+export function errorReport(
+  verdict: 'bad-input' | 'internal-error' | 'interrupted',
+  exitCode: number,
+  error: { readonly code: string | null; readonly where: string | null; readonly message: string },
+  text: string,
+): string {
+  return JSON.stringify({ ...reportHeader(ERROR_REPORT_FORMAT), verdict, exitCode, error: { ...error, text } });
+}
+
+/** The error report of an internal error whose stderr line is `text`. */
 export function errorReportText(text: string): string {
-  return JSON.stringify({
-    ...reportHeader(ERROR_REPORT_FORMAT),
-    verdict: 'internal-error',
-    exitCode: 255,
-    error: { code: null, where: null, message: text.replace(/^streamjoin: internal error: /, ''), text },
-  });
+  return errorReport('internal-error', 255, { code: null, where: null, message: text.replace(/^streamjoin: internal error: /, '') }, text);
 }

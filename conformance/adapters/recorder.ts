@@ -59,6 +59,8 @@ export class HistoryFiles implements HistoryRecorder {
     private readonly config: ClusterConfig,
   ) {
     const opened: { path: string; fd: number; made: boolean }[] = [];
+    /** Where the write that failed was: the directory, then each file. */
+    let at = dir;
     const open = (name: string): number => {
       at = join(dir, name);
       const made = !existsSync(at);
@@ -66,7 +68,6 @@ export class HistoryFiles implements HistoryRecorder {
       opened.push({ path: at, fd, made });
       return fd;
     };
-    let at = dir;
     let configFd: number;
     let logFd: number;
     let sinkFd: number;

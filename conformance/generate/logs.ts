@@ -19,7 +19,15 @@ import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from
 import { contractChecker, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
-import { burstRecipes, collisionBurstArbitrary, collisionOf, collisionRows, rowCollisions, type CollisionBurst } from './separators.ts';
+import {
+  burstRecipes,
+  collisionBurstArbitrary,
+  collisionOf,
+  collisionRows,
+  rowAt,
+  rowCollisions,
+  type CollisionBurst,
+} from './separators.ts';
 
 /** What random logs are drawn from: keys, ids, times and length. */
 export interface LogDomain {
@@ -303,12 +311,11 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   const recipes = burstRecipes(op.burst);
   const keyed = recipes.map((r, i) => ({ c: collisionOf(r), key: `b${n}.${i}` }));
   const retract = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'retract', key, side, id, ts: t, start: t, end: t });
-  const insert = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: t, start: t, end: t });
   // The same separators over row identities (J2): two rows of two keys a naive identity files as one, both
-  // inserted (the second is no duplicate), then the first retracted (the second stays).
-  // The class is sampled as the match ids' is, each on a key of its own, one of a separator's forms (the n-th of
-  // its collisions: the burst's consecutive members take turns); every form of the common separators (edges.ts) is in
-  // every burst. All of the class, every form, is the exhaustive scenario's.
+  // inserted (the second is no duplicate), then the first retracted (the second stays). The class is sampled as the
+  // match ids' is, each on a key of its own, one of a separator's forms (the n-th of its collisions: the burst's
+  // consecutive members take turns); every form of the common separators (edges.ts) is in every burst. All of the
+  // class, every form, is the exhaustive scenario's.
   const common = COMMON_SEPARATORS.flatMap((sep, j) => rowCollisions(sep, `b${n}.c${j}.`, j));
   const sampled = recipes.flatMap((r, i) => {
     const forms = rowCollisions(r.separator, `b${n}.r${i}.`, i);
@@ -317,10 +324,10 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   const rows = [...sampled, ...common];
   return [
     ...keyed.flatMap(({ c, key }) => collisionRows(c, key, t)),
-    ...rows.flatMap(([a, b]) => [insert(a.key, a.side, a.id), insert(b.key, b.side, b.id)]),
+    ...rows.flatMap(([a, b]) => [rowAt('insert', a, t), rowAt('insert', b, t)]),
     ...keyed.map(({ c, key }) => retract(key, 'L', c.left[0])),
     ...keyed.map(({ c, key }) => retract(key, 'R', c.right[1])),
-    ...rows.map(([a]) => retract(a.key, a.side, a.id)),
+    ...rows.map(([a]) => rowAt('retract', a, t)),
   ];
 }
 

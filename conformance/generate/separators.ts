@@ -144,6 +144,11 @@ export interface RowIdentity {
 
 const otherSide = (side: 'L' | 'R'): 'L' | 'R' => (side === 'L' ? 'R' : 'L');
 
+/** The record that inserts or retracts the row `r` at the instant t. */
+export function rowAt(kind: 'insert' | 'retract', r: RowIdentity, t: number): RowRecord {
+  return { kind, key: r.key, side: r.side, id: r.id, ts: t, start: t, end: t };
+}
+
 /**
  * Rows of two keys that a naive row identity files as one (J2), in a store
  * shared by the keys (one index of a worker or an operator for all of them),
@@ -279,11 +284,6 @@ export function burstRecipes(burst: CollisionBurst): CollisionRecipe[] {
   return [...out, ...burst.random];
 }
 
-/** The collisions of a burst, untagged: each is meant for a key of its own. */
-export function burstCollisions(burst: CollisionBurst): Collision[] {
-  return burstRecipes(burst).map((r) => collisionOf(r));
-}
-
 /**
  * The logs of the exhaustive collision scenario (J3): the collisions in
  * chunks of `chunk`, each collision in a key of its own (`s{n}`, n its
@@ -326,21 +326,12 @@ export function collisionScripts(collisions: readonly Collision[], chunk: number
  */
 export function rowCollisionScripts(chunk: number): LogRecord[][] {
   const pairs = everySeparator().flatMap((separator, n) => rowCollisions(separator, `r${n}`, n));
-  const at = (kind: 'insert' | 'retract', r: RowIdentity): RowRecord => ({
-    kind,
-    key: r.key,
-    side: r.side,
-    id: r.id,
-    ts: 0,
-    start: 0,
-    end: 0,
-  });
   const out: LogRecord[][] = [];
   for (let from = 0; from < pairs.length; from += chunk) {
     const part = pairs.slice(from, from + chunk);
     out.push([
-      ...part.flatMap(([a, b]) => [at('insert', a), at('insert', b)]),
-      ...part.map(([a]) => at('retract', a)),
+      ...part.flatMap(([a, b]) => [rowAt('insert', a, 0), rowAt('insert', b, 0)]),
+      ...part.map(([a]) => rowAt('retract', a, 0)),
       { kind: 'watermark', side: 'L', wm: 1 },
       { kind: 'watermark', side: 'R', wm: 1 },
     ]);

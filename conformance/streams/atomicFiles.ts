@@ -84,17 +84,9 @@ function removeQuietly(path: string): void {
   }
 }
 
-/** Writes a file completely or not at all: temporary file, then rename. */
+/** Writes a file completely or not at all: temporary file, then rename (`writeFilesAtomic` of one file). */
 export function writeFileAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    makeDirectories(dirname(path));
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
-  } catch (e) {
-    removeQuietly(tmp);
-    throw notWritten(path, e);
-  }
+  writeFilesAtomic([{ path, text }]);
 }
 
 /**
@@ -115,17 +107,14 @@ export function writeFilesAtomic(files: readonly { path: string; text: string }[
     // A path that is a directory refuses its rename: found before any file is put in place.
     for (const { path } of staged)
       if (existsSync(path) && statSync(path).isDirectory()) throw new InputError('SJ113', path, 'cannot be written: it is a directory');
+    for (const { tmp, path } of staged) {
+      at = path;
+      renameSync(tmp, path);
+    }
   } catch (e) {
+    // The temporaries not yet renamed go; the files already in place stay (a failed rename is the path's, found above).
     for (const { tmp } of staged) removeQuietly(tmp);
     throw notWritten(at, e);
-  }
-  for (const { tmp, path } of staged) {
-    try {
-      renameSync(tmp, path);
-    } catch (e) {
-      for (const s of staged) removeQuietly(s.tmp);
-      throw notWritten(path, e);
-    }
   }
 }
 
