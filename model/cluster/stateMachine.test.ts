@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterExample, insertRow, recordAction, twoKeyCluster } from '../../conformance/testFixtures.ts';
-import type { ClusterAction, ClusterEvent, ClusterObservation } from '../../spec/index.ts';
+import { COORDINATOR, type ClusterAction, type ClusterEvent, type ClusterObservation } from '../../spec/index.ts';
 import { applyExternal, observeCluster } from './stateMachine.ts';
 import { initialClusterState, type ClusterSetup, type ClusterState } from './clusterState.ts';
 import { sinkRelation } from './sink.ts';
@@ -164,6 +164,48 @@ describe('C10/C11: restarts and duplicated messages', () => {
     const r = runExample('duplicate-release-after-return');
     expect(r.events[7]).toEqual([]);
     expect(r.observation.workers['w1']?.keys['k1']).toMatchObject({ epoch: 3, frozen: false });
+  });
+
+  it('C10: crash, restart, pause and resume are each enabled only from the state they leave; C11: a duplicate needs its receiver up, not the coordinator', () => {
+    const r = run([
+      { type: 'crash', node: 'w1' }, // up: enabled
+      { type: 'crash', node: 'w1' }, // already down
+      { type: 'resume', worker: 'w1' }, // down, not paused
+      { type: 'pause', worker: 'w1' }, // down, not up
+      { type: 'restart', node: 'w1' }, // down: enabled
+      { type: 'restart', node: 'w1' }, // up, not down
+      { type: 'pause', worker: 'w2' }, // up: enabled
+      { type: 'crash', node: 'w2' }, // paused is not down: enabled, and it is down after
+      { type: 'resume', worker: 'w2' }, // down, not paused
+      { type: 'restart', node: 'w2' },
+      { type: 'freeze', key: 'k1', to: 'w2' },
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+      { type: 'crash', node: COORDINATOR },
+      { type: 'duplicateInstall', key: 'k1' }, // the coordinator down: still enabled (w2, its receiver, is up)
+      { type: 'pause', worker: 'w2' },
+      { type: 'duplicateInstall', key: 'k1' }, // its receiver paused
+    ]);
+    expect(r.refused.map((why) => why !== undefined)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
+    expect(r.state.workers['w2']?.status).toBe('paused');
   });
 
   it('refuses actions that are not enabled, saying why', () => {
