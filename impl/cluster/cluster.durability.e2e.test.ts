@@ -17,7 +17,8 @@ import { sinkRelation } from '../../model/cluster/sink.ts';
 import { clusterStepsArbitrary } from '../../conformance/generate/clusterTraces.ts';
 import { DurableStateError } from '../errors.ts';
 import { ImplCluster } from './cluster.ts';
-import { journalLine, parseJournal } from './durableFiles.ts';
+import { journalLine, parseJournal, readDocument, writeDocument } from './durableFiles.ts';
+import { COORDINATOR_FORMAT } from './fileStorage.ts';
 
 const setup: ClusterSetup = twoKeyCluster;
 
@@ -331,6 +332,47 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
     const other: ClusterConfig = { ...setup, keys: [{ key: 'k1', owner: 'w1' }] };
     // Another config is refused before any table is read, naming config.json.
     expect(openError(dataDir, other).path).toBe(join(dataDir, 'config.json'));
+  });
+
+  it('install (C6, C11): the message named in the coordinator record with its phase is saved again on reopen when its own file never was', () => {
+    const dataDir = freshDirectory();
+    const cluster = ImplCluster.open(setup, { dataDir });
+    for (const a of [
+      rec(ins('k1', 'L', 'a', 1, 2)),
+      { type: 'freeze', key: 'k1', to: 'w3' },
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+    ] as ClusterAction[])
+      must(cluster, a);
+    cluster.close();
+    // As a kill between the record's write and the message's file leaves it: the record names the message, no file holds it.
+    const installDir = join(dataDir, 'install');
+    for (const name of readdirSync(installDir)) unlinkSync(join(installDir, name));
+    const reopened = ImplCluster.open(setup, { dataDir });
+    try {
+      expect(reopened.observe().coordinator.handoff).toMatchObject({ phase: 'installed', dst: 'w3' });
+      expect(readdirSync(installDir)).toHaveLength(1);
+      for (const node of ['coordinator', ...setup.workers]) must(reopened, { type: 'restart', node });
+      const duplicate = reopened.apply({ type: 'duplicateInstall', key: 'k1' });
+      expect(duplicate).toEqual({ events: [{ type: 'restored', worker: 'w3', key: 'k1', cursor: 1, epoch: 2 }] });
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('coordinator record: an installing message that is not the handoff’s install is refused with the path', () => {
+    const dataDir = freshDirectory();
+    const cluster = ImplCluster.open(setup, { dataDir });
+    for (const a of [{ type: 'freeze', key: 'k1', to: 'w3' }, { type: 'persist', key: 'k1' }, { type: 'install', key: 'k1' }] as ClusterAction[])
+      must(cluster, a);
+    cluster.close();
+    const path = join(dataDir, 'coordinator.json');
+    const record = readDocument(path, COORDINATOR_FORMAT) as { installing: { dst: string } };
+    expect(record.installing.dst).toBe('w3');
+    writeDocument(path, COORDINATOR_FORMAT, { ...record, installing: { ...record.installing, dst: 'w2' } });
+    const e = openError(dataDir);
+    expect(e.path).toBe(path);
+    expect(e.detail).toMatch(/installing is not the install message of the handoff/);
   });
 
   it('sink: a damaged line before the last is refused with path and line; a torn last line is dropped and reported', () => {

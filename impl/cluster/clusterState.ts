@@ -150,14 +150,19 @@ export function dropCopy(w: Worker, slot: KeySlot): void {
   slot.holders.delete(w);
 }
 
-/** Writes the coordinator's durable record: table, handoff record, last release messages. */
+/**
+ * Writes the coordinator's durable record: table, handoff record, last
+ * release messages, and what a step in progress writes next (`persisting`,
+ * `installing`: storage.ts).
+ */
 // Stryker disable all: recovery and on-disk storage only: no protocol action reopens a cluster (docs/mutation.md)
-export function saveCoordinator(c: ClusterState, persisting?: Checkpoint): void {
+export function saveCoordinator(c: ClusterState, step: Pick<CoordinatorRecord, 'persisting' | 'installing'> = {}): void {
   const record: CoordinatorRecord = {
     keys: c.slots.map((s) => ({ key: s.key, owner: workerAt(c, s.owner).id, epoch: s.epoch })),
     handoff: c.handoff,
     lastRelease: c.slots.flatMap((s) => (s.lastRelease === undefined ? [] : [s.lastRelease])),
-    ...(persisting === undefined ? {} : { persisting }),
+    ...(step.persisting === undefined ? {} : { persisting: step.persisting }),
+    ...(step.installing === undefined ? {} : { installing: step.installing }),
   };
   c.storage.coordinator.save(record);
 }

@@ -52,7 +52,7 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       // first, so that recovery finishes a step a kill split (recovery.ts) instead of leaving the
       // checkpoint stored with the handoff still frozen, a state SPEC does not have.
       const checkpoint = checkpointOf(slot, copyOf(workerNamed(c, h.src), slot));
-      saveCoordinator(c, checkpoint);
+      saveCoordinator(c, { persisting: checkpoint });
       // mutant: commit-before-durable-checkpoint
       storeCheckpoint(c, slot, checkpoint);
       setPhase(c, 'persisted');
@@ -63,10 +63,14 @@ export function perform(c: ClusterState, a: ClusterAction, events: ClusterEvent[
       const h = inFlight(c);
       const slot = slotOf(c, h.key);
       const message: InstallMessage = { key: slot.key, dst: h.dst, epoch: h.from + 1, checkpoint: storedCheckpoint(c, slot) ?? null };
+      // One step, two durable parts (the phase, the message a duplicate delivers again, C11): the record
+      // carries the message with the phase, so that a kill between them leaves both (recovery.ts saves
+      // the message from the record) or neither, never a phase without its message or the reverse.
+      if (h.phase !== 'fenced') c.handoff = { ...h, phase: 'installed' };
+      saveCoordinator(c, { installing: message });
       c.storage.coordinator.saveInstall(message);
       slot.lastInstall = message;
       deliverInstall(c, message, events);
-      if (h.phase !== 'fenced') setPhase(c, 'installed');
       return;
     }
     case 'duplicateInstall':

@@ -116,12 +116,17 @@ function readHandoff(v: unknown, config: ClusterConfig, declared: ReadonlySet<st
 
 /** The coordinator record, checked against the config; a string says what is wrong. */
 function readCoordinatorRecord(v: unknown, config: ClusterConfig): CoordinatorRecord | string {
-  // `persisting` is there only while a persist step writes the store (storage.ts).
+  // `persisting` is there only while a persist step writes the store, `installing` from an install
+  // step until the next record (storage.ts).
   if (
     !isObject(v) ||
-    !(hasExactly(v, ['keys', 'handoff', 'lastRelease']) || hasExactly(v, ['keys', 'handoff', 'lastRelease', 'persisting']))
+    !(
+      hasExactly(v, ['keys', 'handoff', 'lastRelease']) ||
+      hasExactly(v, ['keys', 'handoff', 'lastRelease', 'persisting']) ||
+      hasExactly(v, ['keys', 'handoff', 'lastRelease', 'installing'])
+    )
   )
-    return 'must be {keys, handoff, lastRelease} or {keys, handoff, lastRelease, persisting}';
+    return 'must be {keys, handoff, lastRelease}, with persisting or installing or neither';
   const declared = new Set(config.keys.map((k) => k.key));
   const keys = v['keys'];
   if (!Array.isArray(keys) || keys.length !== config.keys.length) return `keys must list the ${config.keys.length} declared keys`;
@@ -157,6 +162,15 @@ function readCoordinatorRecord(v: unknown, config: ClusterConfig): CoordinatorRe
     if (!isEpoch(m['epoch'])) return `lastRelease[${i}].epoch must be an integer >= 1`;
     seen.add(m['key']);
     lastRelease.push({ key: m['key'], src: m['src'], epoch: m['epoch'] });
+  }
+  if (v['installing'] !== undefined) {
+    if (handoff === null || handoff.kind !== 'migrate' || (handoff.phase !== 'installed' && handoff.phase !== 'fenced'))
+      return 'installing is only written with a migration installed or fenced (its install step)';
+    const installing = readInstallMessage(v['installing'], config, fileStemOf(handoff.key));
+    if (typeof installing === 'string') return `installing: ${installing}`;
+    if (installing.key !== handoff.key || installing.dst !== handoff.dst || installing.epoch !== handoff.from + 1)
+      return `installing is not the install message of the handoff (${handoff.key} to ${handoff.dst} at epoch ${handoff.from + 1})`;
+    return { keys: table, handoff, lastRelease, installing };
   }
   if (v['persisting'] === undefined) return { keys: table, handoff, lastRelease };
   if (handoff === null || handoff.kind !== 'migrate' || handoff.phase !== 'frozen')

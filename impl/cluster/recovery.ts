@@ -44,6 +44,13 @@ export function recover(c: ClusterState): void {
     // Stryker restore all
     slotOf(c, m.key).lastInstall = m;
   }
+  // C6: an install saves its message in the record with its phase, then in the message's own file; a
+  // kill between the two leaves it in the record alone, and recovery finishes the step from there.
+  const installing = record?.installing;
+  if (installing !== undefined) {
+    c.storage.coordinator.saveInstall(installing);
+    slotOf(c, installing.key).lastInstall = installing;
+  }
   // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
   for (const key of c.storage.checkpoints.keys()) {
     if (!c.slotByKey.has(key))

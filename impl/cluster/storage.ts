@@ -75,6 +75,14 @@ export interface CoordinatorRecord {
    * handoff still frozen.
    */
   readonly persisting?: Checkpoint;
+  /**
+   * The message an `install` sent (C6), saved with the phase it moves to, in
+   * the same write: the message's own file is written next. Recovery saves
+   * it from here, so that a kill between the two writes leaves the step
+   * whole (its phase and its message, which a duplicate delivers, C11),
+   * never one without the other. It stays until the next record is saved.
+   */
+  readonly installing?: InstallMessage;
 }
 
 /** One change of a sink write: insert or retract of a match id (C9). */
