@@ -32,11 +32,11 @@ describe('inFlightCandidates', () => {
       expect([o?.coordinator.up, o?.workers['w1']?.status, o?.workers['w2']?.status]).toEqual([false, 'down', 'down']);
   });
 
-  it('resolves an observation to the first candidate it equals, and to none for a state the model never has', () => {
+  it('resolves an observation to the candidates it equals, and to none for a state the model never has', () => {
     const applied = crashAll(setup, applyExternal(setup, before, rec('b', 'R')).state);
-    expect(resolveInFlight(setup, candidates, observeCluster(setup, applied))?.resolved).toBe('applied');
+    expect(resolveInFlight(setup, candidates, observeCluster(setup, applied)).map((c) => c.resolved)).toEqual(['applied']);
     const wrong = { ...observeCluster(setup, applied), log: 7 };
-    expect(resolveInFlight(setup, candidates, wrong)).toBeUndefined();
+    expect(resolveInFlight(setup, candidates, wrong)).toEqual([]);
   });
 
   it('C7: a commit may stop between the fence and the ownership part', () => {
@@ -54,5 +54,36 @@ describe('inFlightCandidates', () => {
 
   it('an action the model refuses leaves only the state before it', () => {
     expect(inFlightCandidates(setup, before, { type: 'persist', key: 'k1' }).map((c) => c.resolved)).toEqual(['lost']);
+  });
+
+  it('C6, C11: an install retried while the store moved on leaves two states one observation shows, told apart by a duplicate', () => {
+    // A zombie (C10) reads a record the frozen source skips, then checkpoints (C4): the retry sends a newer checkpoint.
+    const three: ClusterSetup = { ...setup, workers: ['w1', 'w2', 'w3'] };
+    let s = initialClusterState(three);
+    for (const a of [
+      rec('a', 'L'),
+      { type: 'pause', worker: 'w1' },
+      { type: 'failover', key: 'k1', to: 'w2' },
+      { type: 'resume', worker: 'w1' },
+      { type: 'freeze', key: 'k1', to: 'w3' },
+      { type: 'persist', key: 'k1' },
+      rec('b', 'L'),
+      { type: 'install', key: 'k1' },
+      { type: 'checkpoint', worker: 'w1', key: 'k1' },
+    ] as const)
+      s = applyExternal(three, s, a).state;
+    const retry: ExternalAction = { type: 'install', key: 'k1' };
+    const candidates = inFlightCandidates(three, s, retry);
+    const applied = crashAll(three, applyExternal(three, s, retry).state);
+    const shown = resolveInFlight(three, candidates, observeCluster(three, applied));
+    expect(shown.map((c) => c.resolved)).toEqual(['lost', 'applied']);
+    // After the restarts, a duplicate install restores the message each one last sent: cursor 1, or the zombie's 2.
+    const cursors = shown.map((c) => {
+      let t = c.state;
+      for (const node of ['coordinator', 'w1', 'w2', 'w3']) t = applyExternal(three, t, { type: 'restart', node }).state;
+      const events = applyExternal(three, t, { type: 'duplicateInstall', key: 'k1' }).events;
+      return events.flatMap((e) => (e.type === 'restored' ? [e.cursor] : []));
+    });
+    expect(cursors).toEqual([[1], [2]]);
   });
 });

@@ -14,7 +14,7 @@ import { sameJson } from '../sut/jsonDiff.ts';
 export type InFlightResolution = 'lost' | 'applied' | 'partly';
 
 /** One state an in-flight request may have left, after the crash of every node. */
-interface Candidate {
+export interface Candidate {
   readonly resolved: InFlightResolution;
   readonly state: ClusterState;
 }
@@ -60,11 +60,28 @@ export function inFlightCandidates(setup: ClusterSetup, before: ClusterState, ac
   return out;
 }
 
-/** The first candidate whose observation is `observation`, or undefined: the system is in none of them. */
-export function resolveInFlight(
-  setup: ClusterSetup,
-  candidates: readonly Candidate[],
-  observation: ClusterObservation,
-): Candidate | undefined {
-  return candidates.find((c) => sameJson(observeCluster(setup, c.state), observation));
+/**
+ * What tells two model states apart for kill mode: everything but the ghost
+ * state of the properties (§6). Two candidates may show one observation and
+ * still differ, in the last install or release message (C11), which the
+ * observation does not show; a later step (a duplicate) tells them apart.
+ */
+export function stateIdentity(state: ClusterState): string {
+  const { ghost: _ghost, ...rest } = state;
+  return JSON.stringify(rest);
+}
+
+/**
+ * Every candidate whose observation is `observation`, one per distinct model
+ * state, in the candidates' order (empty: the system is in none of them).
+ */
+export function resolveInFlight(setup: ClusterSetup, candidates: readonly Candidate[], observation: ClusterObservation): Candidate[] {
+  const seen = new Set<string>();
+  return candidates.filter((c) => {
+    if (!sameJson(observeCluster(setup, c.state), observation)) return false;
+    const id = stateIdentity(c.state);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }

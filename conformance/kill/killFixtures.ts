@@ -73,6 +73,43 @@ export const COMMIT_STEP = 5;
 /** The step of migrationTrace that persists the frozen copy's checkpoint (C5). */
 export const PERSIST_STEP = 2;
 
+/** The step of migrationTrace that sends the install message (C6). */
+export const INSTALL_STEP = 3;
+
+/** The step of migrationTrace that sends the release message (C7). */
+export const RELEASE_STEP = 6;
+
+/**
+ * A migration whose install is retried (C6) after the store moved on: the
+ * key failed over from a paused w1, which comes back a zombie (C10), reads a
+ * record the frozen source skips and checkpoints it (C4). The retry, step
+ * RETRY_STEP, sends a newer checkpoint than the first install did, and a
+ * kill in it leaves two model states the observation cannot tell apart:
+ * they differ in the last install message alone (C11).
+ */
+export const installRetryTrace: ClusterTrace = {
+  format: CLUSTER_TRACE_FORMAT,
+  name: 'install-retry-after-zombie-checkpoint',
+  config: { ...config, workers: ['w1', 'w2', 'w3'] },
+  steps: [
+    rec('a', 'L', 1),
+    { type: 'pause', worker: 'w1' },
+    { type: 'failover', key: 'k1', to: 'w2' },
+    { type: 'resume', worker: 'w1' },
+    { type: 'freeze', key: 'k1', to: 'w3' },
+    { type: 'persist', key: 'k1' },
+    rec('b', 'L', 3),
+    { type: 'install', key: 'k1' },
+    { type: 'checkpoint', worker: 'w1', key: 'k1' },
+    { type: 'install', key: 'k1' },
+    { type: 'commit', key: 'k1' },
+    rec('c', 'R', 3),
+  ].map((action) => ({ action: action as ExternalAction })),
+};
+
+/** The step of installRetryTrace that retries the install. */
+export const RETRY_STEP = 9;
+
 /**
  * A migration installed, then its source crashed (a crash point: killed
  * there) with the install in flight; after the restarts the install message

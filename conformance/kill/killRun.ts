@@ -10,7 +10,11 @@
 // is read) is resolved by the observation after the restart: it must be the
 // model's state before the request or after it (or a model state in between,
 // inFlight.ts), after the crash of every node; the run follows whichever it
-// is and writes it into the trace (`kill.resolved`).
+// is and writes it into the trace (`kill.resolved`). Where the observation
+// cannot tell (two such states differ only in the last install or release
+// message, C11, which it does not show), the run follows every state it
+// shows, and the steps after (a duplicate delivering that message) tell them
+// apart: a step any of them explains is no divergence.
 //
 // A kill inside `init` (the trace's `initKill`): the first incarnation is
 // started with the write hook set to `init`'s write point N; it dies there,
@@ -36,7 +40,7 @@ import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
-import { inFlightCandidates, resolveInFlight } from './inFlight.ts';
+import { inFlightCandidates, resolveInFlight, stateIdentity, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
 
 /** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
@@ -132,6 +136,19 @@ function expectedDeath(e: unknown): false {
   throw e;
 }
 
+/** A model state the system may be in, and how each in-flight kill so far resolved to reach it. */
+interface Branch {
+  readonly state: ClusterState;
+  readonly resolutions: readonly InFlightResolution[];
+}
+
+/**
+ * The most model states followed at once. An in-flight kill adds a state
+ * only where two differ in a last message alone (C11); a trace has a few
+ * such kills, so the bound is never reached by the traces kill mode makes.
+ */
+const MAX_BRANCHES = 64;
+
 /**
  * Runs one trace in kill mode. Rejects with SutUnavailable when the system
  * cannot be judged (it died on its own, hung, refused to re-attach, ...).
@@ -165,18 +182,46 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   let kills = NO_KILLS;
   const restartMs: number[] = [];
   let answeredAtWrite = 0;
-  let state = initialClusterState(setup);
+  // The model states the system may be in: one, unless an in-flight kill left states its observation cannot tell apart.
+  let branches: Branch[] = [{ state: initialClusterState(setup), resolutions: [] }];
+  /** The steps killed in flight so far, in order: a branch's resolutions are theirs. */
+  const inFlightSteps: number[] = [];
   const result = (divergence?: DivergenceFacts, killed?: boolean): KillTraceResult => {
     const last = session;
+    // The first branch still standing says how each in-flight kill resolved.
+    const resolutions = branches[0]?.resolutions ?? [];
+    let counted = kills;
+    for (const [n, at] of inFlightSteps.entries()) {
+      const step = steps[at] as ClusterStep;
+      const resolved = resolutions[n];
+      if (resolved === undefined) continue;
+      const resolvedKill: ClusterKill = { ...(step.kill as ClusterKill), resolved };
+      steps[at] = { ...step, kill: resolvedKill, note: killNote(resolvedKill) };
+      counted = addKills(counted, {
+        ...NO_KILLS,
+        ...(resolved === 'lost' ? { inFlightLost: 1 } : resolved === 'applied' ? { inFlightApplied: 1 } : { inFlightPartly: 1 }),
+      });
+    }
     return {
       trace: { ...trace, ...(initKill ? { initKill } : {}), steps },
       ...(divergence ? { divergence } : {}),
       ...(killed ? { killed } : {}),
-      kills,
+      kills: counted,
       answeredAtWrite,
       restartMs,
       ...(last.stderr ? { stderr: () => (last.stderr as () => StderrExcerpt)() } : {}),
     };
+  };
+  /**
+   * Keeps the branches whose model `expect`s what the system did; with none
+   * left, the divergence from the first branch (the one the report shows).
+   */
+  const follow = (judge: (b: Branch) => { divergence?: DivergenceFacts; next: Branch }): DivergenceFacts | undefined => {
+    const judged = branches.map(judge);
+    const kept = judged.filter((j) => j.divergence === undefined).map((j) => j.next);
+    if (kept.length === 0) return (judged[0] as { divergence: DivergenceFacts }).divergence;
+    branches = kept;
+    return undefined;
   };
   let session!: ClusterSession;
   try {
@@ -203,8 +248,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       restartMs.push(performance.now() - startedAt);
       kills = addKills(kills, { ...NO_KILLS, inInit: 1 });
       // C10: whatever init wrote, the re-attach holds no acknowledged state: every node down, empty durable parts.
-      state = crashAll(setup, state);
-      const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, state) };
+      branches = branches.map((b) => ({ ...b, state: crashAll(setup, b.state) }));
+      const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, (branches[0] as Branch).state) };
       const d = compareClusterStep(INIT_STEP, INIT_KILL_ACTION, want, { reply: { events: [] }, observation });
       if (d) return result(d, true);
     }
@@ -217,10 +262,13 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
         const replies = await session.steps(actions);
         for (const [k, action] of actions.entries()) {
-          const m = modelStep(setup, state, action);
-          const d = compareClusterStep(i + k, action, m.expected, replies[k] as (typeof replies)[number]);
+          const reply = replies[k] as (typeof replies)[number];
+          const d = follow((b) => {
+            const m = modelStep(setup, b.state, action);
+            const divergence = compareClusterStep(i + k, action, m.expected, reply);
+            return { ...(divergence ? { divergence } : {}), next: { ...b, state: m.next } };
+          });
           if (d) return result(d);
-          state = m.next;
         }
       }
       i = j;
@@ -228,12 +276,16 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       if (step === undefined) break;
       const kill = step.kill as NonNullable<ClusterStep['kill']>;
       const action = step.action as ExternalAction;
-      const m = modelStep(setup, state, action);
       let startedAt: number;
       if (kill.when === 'after-reply') {
         // The reply is judged (events, or the refusal), then the kill.
         const [answered] = await session.steps([action], () => false);
-        const d = compareClusterStep(i, action, m.expected, { reply: (answered as ClusterStepReply).reply });
+        const reply = (answered as ClusterStepReply).reply;
+        const d = follow((b) => {
+          const m = modelStep(setup, b.state, action);
+          const divergence = compareClusterStep(i, action, m.expected, { reply });
+          return { ...(divergence ? { divergence } : {}), next: { ...b, state: m.next } };
+        });
         if (d) return result(d);
         startedAt = performance.now();
         await system.kill();
@@ -258,31 +310,42 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       session = await system.openCluster(trace.config, 'faults', { recover: true });
       const observation = await session.observe();
       restartMs.push(performance.now() - startedAt);
-      const applied = crashAll(setup, m.next);
       if (kill.when === 'after-reply') {
         kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });
-        const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
-        const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+        const d = follow((b) => {
+          const applied = crashAll(setup, b.state);
+          const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
+          const divergence = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+          return { ...(divergence ? { divergence } : {}), next: { ...b, state: applied } };
+        });
         if (d) return result(d, true);
-        state = applied;
       } else {
-        // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in between.
-        const candidates = inFlightCandidates(setup, state, action);
-        const found = resolveInFlight(setup, candidates, observation);
-        if (found === undefined) {
-          // None: the difference shown is the one from the state after the request.
+        // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in
+        // between; every one the observation shows is followed.
+        const next: Branch[] = [];
+        const seen = new Set<string>();
+        for (const b of branches) {
+          for (const c of resolveInFlight(setup, inFlightCandidates(setup, b.state, action), observation)) {
+            const id = stateIdentity(c.state);
+            if (seen.has(id) || next.length >= MAX_BRANCHES) continue;
+            seen.add(id);
+            next.push({ state: c.state, resolutions: [...b.resolutions, c.resolved] });
+          }
+        }
+        if (next.length === 0) {
+          // None: the difference shown is the one from the first branch's state after the request.
+          const applied = crashAll(setup, modelStep(setup, (branches[0] as Branch).state, action).next);
           const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
           const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
+          inFlightSteps.push(i);
+          branches = branches.map((b) => ({ ...b, resolutions: [...b.resolutions, 'applied'] }));
           if (d) return result(d, true);
+          // The observation equals the applied state's by a difference compareClusterStep does not judge.
+          branches = [{ state: applied, resolutions: (branches[0] as Branch).resolutions }];
+        } else {
+          inFlightSteps.push(i);
+          branches = next;
         }
-        const resolved = found?.resolved ?? 'applied';
-        const resolvedKill: ClusterKill = { ...kill, resolved };
-        steps[i] = { ...step, kill: resolvedKill, note: killNote(resolvedKill) };
-        kills = addKills(kills, {
-          ...NO_KILLS,
-          ...(resolved === 'lost' ? { inFlightLost: 1 } : resolved === 'applied' ? { inFlightApplied: 1 } : { inFlightPartly: 1 }),
-        });
-        state = found?.state ?? applied;
       }
       i++;
     }
