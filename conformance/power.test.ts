@@ -392,14 +392,16 @@ function eagerOrdersPastTen(trace: ClusterTrace): number {
 /**
  * C4: checkpoints written by a zombie (a copy whose epoch is behind the
  * table's), and each later read of the store while it still holds one: a
- * copy restored from it by a restart, a failover or an install (the
- * `restored` event, C6, C8, C10).
+ * copy restored from it by a restart, a failover (or the commit that
+ * completes one) or an install (the `restored` event, C6, C8, C10).
  */
 function zombieCheckpointReads(trace: ClusterTrace): string[] {
   const zombieStore = new Set<string>();
   const out: string[] = [];
   for (const { action, before, events } of modelSteps(trace)) {
-    for (const e of events) if (e.type === 'restored' && zombieStore.has(e.key)) out.push(`read:${action.type}`);
+    // A failover split at its fence restores at the commit that completes it (C8): a failover's read all the same.
+    const kind = action.type === 'commit' && before.coordinator.handoff?.kind === 'failover' ? 'failover' : action.type;
+    for (const e of events) if (e.type === 'restored' && zombieStore.has(e.key)) out.push(`read:${kind}`);
     if (action.type === 'checkpoint') {
       const copy = before.workers[action.worker]?.keys[action.key];
       const zombie = copy !== undefined && copy.epoch < (before.coordinator.epoch[action.key] ?? 0);

@@ -77,6 +77,9 @@ export function exampleTrace(seed: number, records: number): ClusterTrace {
     reopen: false,
     probe: 0,
     probeBoundary: false,
+    split: false,
+    interject: 0,
+    interjectPick: 0,
   }));
   return {
     format: CLUSTER_TRACE_FORMAT,

@@ -73,6 +73,23 @@ export interface ControlChoice {
   readonly probe: number;
   /** After each step of this choice that moves a handoff to another phase, send every handoff action the model refuses there (§7). */
   readonly probeBoundary: boolean;
+  /**
+   * A scenario picked at level `faults` splits each of its commits and
+   * failovers at the fence: the coordinator crashes after the fence, a
+   * record may come, then it restarts and a commit completes the step (C7,
+   * C8), so that every interleaving below can fall between the two parts.
+   */
+  readonly split: boolean;
+  /**
+   * A scenario picked gets one more action, one of those enabled then
+   * (picked by `interjectPick`, each alike), after its step `interject - 1`
+   * (modulo its steps); 0: none. So the scenarios' phases meet every action,
+   * not only the next step of their script: a retried install in phase
+   * fenced, an abort while the destination holds a zombie's copy, a zombie
+   * resumed between a failover's two parts.
+   */
+  readonly interject: number;
+  readonly interjectPick: number;
 }
 
 const UNKNOWN_WORKER = 'w-unknown';
@@ -159,12 +176,19 @@ export type ChoiceItem = { readonly kind: 'action'; readonly action: ExternalAct
  */
 type ScenarioStep = ExternalAction | { readonly records: number };
 
-function scenarios(
-  config: ClusterConfig,
-  level: 'cluster' | 'faults',
-  owner: Readonly<Record<string, string>>,
-): { sequence: readonly ScenarioStep[]; weight: number }[] {
-  const out: { sequence: readonly ScenarioStep[]; weight: number }[] = [];
+/**
+ * A scenario, how often it is picked, and whether it runs exactly as written:
+ * never split at its fences nor given one more action (ControlChoice
+ * `split`, `interject`), for a script whose point needs its steps adjacent.
+ */
+interface Scenario {
+  readonly sequence: readonly ScenarioStep[];
+  readonly weight: number;
+  readonly exact?: true;
+}
+
+function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Readonly<Record<string, string>>): Scenario[] {
+  const out: Scenario[] = [];
   for (const { key } of config.keys) {
     const from = owner[key] as string;
     for (const to of config.workers) {
@@ -212,20 +236,24 @@ function scenarios(
             { type: 'duplicateInstall', key },
           ],
         });
-        // The coordinator crashes between the fence and the ownership (C7): phase `fenced`, where the handoff only goes forward.
-        out.push({
-          weight: 2,
-          sequence: [
-            { type: 'freeze', key, to },
-            { type: 'persist', key },
-            { type: 'install', key },
-            { type: 'commit', key, crashAfterFence: true },
-            { records: 1 },
-            { type: 'restart', node: COORDINATOR },
-            { type: 'commit', key },
-            { type: 'release', key },
-          ],
-        });
+        // The coordinator crashes between the fence and the ownership (C7): phase `fenced`, where the handoff only goes forward;
+        // restarted, it may retry the install first (C6: it cannot know the message arrived), which leaves the phase fenced.
+        for (const retry of [false, true]) {
+          out.push({
+            weight: retry ? 1 : 2,
+            sequence: [
+              { type: 'freeze', key, to },
+              { type: 'persist', key },
+              { type: 'install', key },
+              { type: 'commit', key, crashAfterFence: true },
+              { records: 1 },
+              { type: 'restart', node: COORDINATOR },
+              ...(retry ? [{ type: 'install', key } as const] : []),
+              { type: 'commit', key },
+              { type: 'release', key },
+            ],
+          });
+        }
         // The owner is declared dead while it runs on: a zombie when it resumes (C9, C10).
         out.push({
           weight: 2,
@@ -233,7 +261,7 @@ function scenarios(
         });
         // The zombie checkpoints under its old epoch (C4), and the store is read again: by the owner's restart (C10), by a
         // failover to the zombie's worker (C8), or by an install of a migration back to it (C6). Nothing is appended between the
-        // failover and the checkpoint: the zombie's first write would be fenced and drop its copy (C9).
+        // failover and the checkpoint: the zombie's first write would be fenced and drop its copy (C9). So these run exactly.
         const zombie: ScenarioStep[] = [
           { type: 'pause', worker: from },
           { type: 'failover', key, to },
@@ -241,10 +269,19 @@ function scenarios(
           { type: 'checkpoint', worker: from, key },
         ];
         out.push(
-          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { records: 1 }, { type: 'restart', node: to }, { records: 2 }] },
-          { weight: 1, sequence: [...zombie, { type: 'crash', node: to }, { type: 'failover', key, to: from }, { records: 2 }] },
           {
-            weight: 1,
+            weight: 2,
+            exact: true,
+            sequence: [...zombie, { type: 'crash', node: to }, { records: 1 }, { type: 'restart', node: to }, { records: 2 }],
+          },
+          {
+            weight: 2,
+            exact: true,
+            sequence: [...zombie, { type: 'crash', node: to }, { type: 'failover', key, to: from }, { records: 2 }],
+          },
+          {
+            weight: 2,
+            exact: true,
             sequence: [
               { type: 'pause', worker: from },
               { type: 'failover', key, to },
@@ -256,6 +293,20 @@ function scenarios(
               { type: 'commit', key },
               { records: 2 },
               { type: 'release', key },
+            ],
+          },
+          // The same migration back, abandoned (C5): the zombie's own copy at the destination is not the one the
+          // handoff installs, and stays.
+          {
+            weight: 1,
+            sequence: [
+              { type: 'pause', worker: from },
+              { type: 'failover', key, to },
+              { type: 'resume', worker: from },
+              { type: 'freeze', key, to: from },
+              { type: 'persist', key },
+              { type: 'abort', key },
+              { records: 2 },
             ],
           },
         );
@@ -276,6 +327,19 @@ function scenarios(
     }
   }
   return out;
+}
+
+/**
+ * A scenario with each commit and failover split at its fence (ControlChoice
+ * `split`): the step with `crashAfterFence`, a record, the coordinator's
+ * restart, and the commit that completes it (C7, C8).
+ */
+function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
+  return sequence.flatMap((a): ScenarioStep[] =>
+    'type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true
+      ? [{ ...a, crashAfterFence: true }, { records: 1 }, { type: 'restart', node: COORDINATOR }, { type: 'commit', key: a.key }]
+      : [a],
+  );
 }
 
 /** Where the handoff of `key` stands: what a refusal probe's answer depends on. */
@@ -355,6 +419,15 @@ export function interpretChoiceItems(
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
   };
+  /**
+   * One more action inside a scenario (ControlChoice `interject`): any
+   * enabled one, each alike: the rare ones (an abort, a retry) are the point.
+   */
+  const interjectOne = (pick: number): void => {
+    const candidates = universe.filter(enabled);
+    const a = candidates[pick % Math.max(1, candidates.length)];
+    if (a) take(a);
+  };
   // The workload's prelude (state in every key) comes before any control action: every handoff moves it (C6).
   records(workloadPrelude({ ...smallClusterDomain, keys: config.keys.map((k) => k.key) }).length);
   for (const choice of choices) {
@@ -366,29 +439,32 @@ export function interpretChoiceItems(
       state = crashEverything(setup, state);
       continue;
     }
-    const candidates: (readonly ScenarioStep[])[] = [];
+    const candidates: Scenario[] = [];
     for (const a of universe) {
       if (enabled(a) === choice.disabled) continue;
       // Disabled actions are picked uniformly; enabled ones by weight.
-      for (let w = choice.disabled ? 1 : weightOf(a); w > 0; w--) candidates.push([a]);
+      for (let w = choice.disabled ? 1 : weightOf(a); w > 0; w--) candidates.push({ sequence: [a], weight: 1, exact: true });
     }
     if (!choice.disabled) {
-      for (const { sequence, weight } of scenarios(config, level, state.coordinator.owner)) {
-        if (!enabled(sequence[0] as ExternalAction)) continue;
-        for (let w = weight; w > 0; w--) candidates.push(sequence);
+      for (const s of scenarios(config, level, state.coordinator.owner)) {
+        if (!enabled(s.sequence[0] as ExternalAction)) continue;
+        for (let w = s.weight; w > 0; w--) candidates.push(s);
       }
     }
     const pick = candidates[choice.pick % Math.max(1, candidates.length)];
     if (!pick) continue;
+    const open = pick.exact !== true;
+    const scenario = open && level === 'faults' && choice.split ? splitAtFences(pick.sequence) : pick.sequence;
+    const interjectAfter = open && choice.interject > 0 ? (choice.interject - 1) % scenario.length : -1;
     // A scenario goes on while its next action is enabled (its first one is).
-    take(pick[0] as ExternalAction);
-    for (const a of pick.slice(1)) {
-      if ('records' in a) {
-        records(a.records);
-        continue;
-      }
-      if (!enabled(a)) break;
-      take(a);
+    take(scenario[0] as ExternalAction);
+    if (interjectAfter === 0) interjectOne(choice.interjectPick);
+    for (const [i, a] of scenario.entries()) {
+      if (i === 0) continue;
+      if ('records' in a) records(a.records);
+      else if (!enabled(a)) break;
+      else take(a);
+      if (interjectAfter === i) interjectOne(choice.interjectPick);
     }
   }
   records(workload.length);
@@ -502,6 +578,10 @@ function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
     probe: fc.nat({ max: 255 }),
     // One choice in six probes the phase boundaries it crosses; shrinks toward not probing.
     probeBoundary: fc.integer({ min: 0, max: 5 }).map((n) => n === 5),
+    // One scenario in three is split at its fences; two in three get one action more; both shrink toward the plain script.
+    split: fc.integer({ min: 0, max: 2 }).map((n) => n === 2),
+    interject: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 16 }) }),
+    interjectPick: fc.nat({ max: 255 }),
   });
 }
 

@@ -48,7 +48,7 @@ type WorkloadOp =
   | { readonly invalid: number }
   | { readonly edge: EdgeStep; readonly key: number }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
-  | { readonly rich: { key: number; start: number } }
+  | { readonly rich: { key: number; start: number; mirrored: boolean } }
   | { readonly collide: { t: number; which: number } }
   | { readonly separators: { key: number; t: number; recipes: readonly CollisionRecipe[] } }
   | { readonly burst: CollisionBurst; readonly key: number; readonly t: number };
@@ -99,7 +99,7 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
     {
       weight: 1,
       arbitrary: fc
-        .record({ key: fc.nat({ max: domain.keys.length - 1 }), start: fc.nat({ max: domain.maxTime }) })
+        .record({ key: fc.nat({ max: domain.keys.length - 1 }), start: fc.nat({ max: domain.maxTime }), mirrored: fc.boolean() })
         .map((rich) => ({ rich })),
     },
     ...(domain.colliding ? [{ weight: 4, arbitrary: collideArbitrary(domain.maxTime).map((collide) => ({ collide })) }] : []),
@@ -127,14 +127,18 @@ function workloadOpArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbi
  * differs from insertion order), a/b and a/d matching; a retraction that
  * overtakes its insert (a tombstone); then both watermarks one past b's
  * horizon, which evicts b and keeps the match a/b with one endpoint gone.
+ * Mirrored, every side is the other: the endpoint gone is the match's
+ * left one. Both, because a match with one endpoint evicted is stored, and
+ * snapshotted, from the endpoint that stays (a system that keeps it only
+ * from its left row loses it exactly when the left row goes first).
  */
-function richRows(config: JoinConfig, domain: ClusterDomain, key: string, t: number): LogRecord[] {
+function richRows(config: JoinConfig, domain: ClusterDomain, key: string, t: number, mirrored: boolean): LogRecord[] {
   const len = Math.min(config.maxIntervalLength, 2);
   const id = (i: number): string => domain.ids[i % domain.ids.length] as string;
   const at = (kind: 'insert' | 'retract', side: 'L' | 'R', i: number, start: number, end: number): RowRecord => ({
     kind,
     key,
-    side,
+    side: mirrored ? (side === 'L' ? 'R' : 'L') : side,
     id: id(i),
     ts: start,
     start,
@@ -193,7 +197,7 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       continue;
     }
     if ('rich' in op) {
-      emit(richRows(config, domain, domain.keys[op.rich.key % domain.keys.length] as string, op.rich.start));
+      emit(richRows(config, domain, domain.keys[op.rich.key % domain.keys.length] as string, op.rich.start, op.rich.mirrored));
       continue;
     }
     if ('collide' in op) {
@@ -304,8 +308,9 @@ const CLUSTER_BURST_RANDOM = 4;
 
 /** A cluster workload for `config` over the domain's keys, in contract (J9), after its prelude (`workloadPrelude`). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
-  // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow carry it.
-  const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
+  // One workload in three begins with a rich state for the first key, so that the handoffs, failovers and restarts that follow
+  // carry it: half of them mirrored (richRows).
+  const richStart = fc.integer({ min: 0, max: 5 }).map((n) => (n < 4 ? undefined : { mirrored: n === 5 }));
   const burst = fc.option(
     fc.record({
       burst: collisionBurstArbitrary(CLUSTER_BURST_SLICE, CLUSTER_BURST_RANDOM),
@@ -323,7 +328,7 @@ export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc
       const all: WorkloadOp[] = b === null ? ops : [...ops.slice(0, at), { burst: b.burst, key: b.key, t: b.t }, ...ops.slice(at)];
       return keepInContract(config, [
         ...workloadPrelude(domain),
-        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0 } }, ...all] : all),
+        ...materializeWorkload(domain, config, rich ? [{ rich: { key: 0, start: 0, mirrored: rich.mirrored } }, ...all] : all),
       ]);
     });
 }

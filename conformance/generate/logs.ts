@@ -156,7 +156,7 @@ function invalidArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<L
  * advance gradually, so a log of a dozen records spans the time domain.
  */
 type LogOp =
-  | { readonly fresh: LogRecord }
+  | { readonly fresh: LogRecord; readonly timed?: true }
   | { readonly watermark: 'L' | 'R'; readonly step: number }
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
@@ -170,7 +170,8 @@ type LogOp =
  * (delta 0: on time; -1: late, J5); `watermark` the current watermark of a
  * side plus delta (-1, 0: stale; 1: accepted, J4); `length` a row of length
  * D + extra (extra 0: valid; 1: too_long, J1); `extreme` a row or watermark
- * at -2^50 or 2^50 (§0).
+ * at -2^50 or 2^50 (§0), or at the sign boundary: both watermarks at 0,
+ * after a row whose horizon is -1 (J8) or alone.
  */
 export type EdgeStep =
   | { readonly kind: 'lateness'; readonly delta: 0 | -1; readonly side: 'L' | 'R'; readonly id: number; readonly length: number }
@@ -178,7 +179,7 @@ export type EdgeStep =
   | { readonly kind: 'length'; readonly extra: 0 | 1; readonly side: 'L' | 'R'; readonly id: number }
   | {
       readonly kind: 'extreme';
-      readonly at: 'min' | 'max';
+      readonly at: 'min' | 'zero' | 'max';
       readonly what: 'row' | 'watermark';
       readonly side: 'L' | 'R';
       readonly id: number;
@@ -199,7 +200,7 @@ export function edgeStepArbitrary(ids: number): fc.Arbitrary<EdgeStep> {
     fc.record({ kind: fc.constant('length' as const), extra: fc.constantFrom(0 as const, 1 as const), side, id }),
     fc.record({
       kind: fc.constant('extreme' as const),
-      at: fc.constantFrom('min' as const, 'max' as const),
+      at: fc.constantFrom('min' as const, 'zero' as const, 'max' as const),
       what: fc.constantFrom('row' as const, 'watermark' as const),
       side,
       id,
@@ -243,6 +244,22 @@ export function edgeRecords(
       return [{ kind: 'insert', key: names.key, side: edge.side, id, ts: start, start, end: start + D + edge.extra }];
     }
     case 'extreme': {
+      if (edge.at === 'zero') {
+        // The sign boundary, where a system that reads 0 as "no watermark" (or a time as a truth value) goes wrong:
+        // both watermarks at 0, so that gw is exactly 0 (J4); or a row whose horizon is -1 first, evicted exactly then (J8).
+        if (edge.what === 'watermark')
+          return [
+            { kind: 'watermark', side: 'L', wm: 0 },
+            { kind: 'watermark', side: 'R', wm: 0 },
+          ];
+        const end = Math.max(TIME_MIN, -1 - L - D);
+        const start = Math.max(TIME_MIN, end - Math.min(D, 1));
+        return [
+          { kind: 'insert', key: names.key, side: edge.side, id, ts: end, start, end },
+          { kind: 'watermark', side: 'L', wm: 0 },
+          { kind: 'watermark', side: 'R', wm: 0 },
+        ];
+      }
       if (edge.what === 'watermark') return [{ kind: 'watermark', side: edge.side, wm: edge.at === 'min' ? TIME_MIN : TIME_MAX }];
       const length = Math.min(D, 1);
       const [start, end] = edge.at === 'min' ? [TIME_MIN, TIME_MIN + length] : [TIME_MAX - length, TIME_MAX];
@@ -278,7 +295,7 @@ export function collisionRecords(
 
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
   const arbs: fc.WeightedArbitrary<LogOp>[] = [
-    { weight: 8, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh })) },
+    { weight: 8, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh, timed: true as const })) },
     {
       weight: 3,
       arbitrary: fc.record({ watermark: fc.constantFrom('L' as const, 'R' as const), step: fc.integer({ min: -1, max: 2 }) }),
@@ -331,7 +348,7 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   ];
 }
 
-function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain): LogRecord[] {
+function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain, origin = 0): LogRecord[] {
   const out: LogRecord[] = [];
   let bursts = 0;
   // The watermarks each record will meet (J4), for the edges computed from them.
@@ -344,11 +361,12 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
   };
   for (const op of ops) {
     if ('fresh' in op) {
-      push(op.fresh);
+      const r = op.fresh;
+      push(op.timed && r.kind !== 'watermark' ? { ...r, ts: r.ts + origin, start: r.start + origin, end: r.end + origin } : r);
       continue;
     }
     if ('watermark' in op) {
-      push({ kind: 'watermark', side: op.watermark, wm: (wm[op.watermark] ?? 0) + op.step });
+      push({ kind: 'watermark', side: op.watermark, wm: (wm[op.watermark] ?? origin) + op.step });
       continue;
     }
     if ('edge' in op) {
@@ -395,12 +413,26 @@ export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain
 /** A log over `domain` for `config` that may break the input contract (J9): for tests of the contract check itself. */
 export function rawLogArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
   const ops = fc.array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' });
-  if (!domain.colliding) return ops.map((o) => materialize(config, o, domain));
+  const origin = originArbitrary(config, domain);
+  if (!domain.colliding) return fc.tuple(ops, origin).map(([o, at0]) => materialize(config, o, domain, at0));
   // One burst of collisions (J3) at a random place in the log.
   const burst = fc.record({ burst: collisionBurstArbitrary(BURST_SLICE, BURST_RANDOM), t: fc.nat({ max: domain.maxTime }) });
   return fc
-    .tuple(ops, burst, fc.nat())
-    .map(([o, b, at]) => materialize(config, [...o.slice(0, at % (o.length + 1)), b, ...o.slice(at % (o.length + 1))], domain));
+    .tuple(ops, burst, fc.nat(), origin)
+    .map(([o, b, at, at0]) => materialize(config, [...o.slice(0, at % (o.length + 1)), b, ...o.slice(at % (o.length + 1))], domain, at0));
+}
+
+/**
+ * Where a log's times begin: 0 in three logs in four; otherwise below 0, by
+ * up to the domain's span and a horizon (L + D + 1), so that the global
+ * watermark climbs through 0 with rows on both sides of it, and some
+ * horizons are negative. The sign boundary is where a system that reads 0 as
+ * "no watermark", or a time as a truth value, goes wrong (J4, J5, J8).
+ * Shrinks toward 0.
+ */
+function originArbitrary(config: JoinConfig, domain: LogDomain): fc.Arbitrary<number> {
+  const below = Math.min(domain.maxTime + config.allowedLateness + config.maxIntervalLength + 1, 2 ** 20);
+  return fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: below }).map((n) => -n) });
 }
 
 /** A config together with a log for it. */
