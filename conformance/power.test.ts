@@ -458,6 +458,18 @@ describe('C5–C10 and SPEC §7 at every size: configurations, zombie checkpoint
       // Every order of the two keys, and of the three workers where a config takes all three.
       expect(orders((t) => t.config.keys.map((k) => k.key)).size, level).toBe(2);
       expect([...orders((t) => t.config.workers)].filter((o) => o.split(' ').length === 3).length, level).toBe(6);
+      // Every order of the two keys with every placement of them on two workers: the order is drawn apart from
+      // who owns what (a system whose bug needs both, say two keys of one owner declared out of name order, is met).
+      const placed = new Set(
+        traces
+          .filter((t) => t.config.workers.length === 2 && t.config.keys.length === 2)
+          .map((t) => {
+            const owner = (key: string): number => t.config.workers.indexOf(t.config.keys.find((k) => k.key === key)?.owner as string);
+            const names = t.config.keys.map((k) => k.key);
+            return `${names.join(' ')} ${[...names].sort().map(owner).join('')}`;
+          }),
+      );
+      expect(placed.size, level).toBe(8);
       // Steps whose eager processing (config order) is not the order of the names: a system that sorts by name differs there.
       const unsorted = traces.filter((t) => eagerOrderNotByName(t) > 0).length;
       // Over 1,000 traces at seed 1: 502 (cluster) and 569 (faults); none before the configurations were permuted.

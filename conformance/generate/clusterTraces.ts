@@ -534,8 +534,11 @@ function clusterConfigArbitrary(domain: ClusterDomain): fc.Arbitrary<ClusterConf
       // SPEC §7: eager processing goes through workers and keys in config order, which no order of their names
       // decides. The declared order is any permutation of each list, so a system that sorts them (by name, by
       // length, numerically) differs; it is drawn from the owners already drawn, so every other part of a
-      // seed's traces stays as it was, and it shrinks with them toward the domain's own order.
-      const spread = owners.reduce((n, o) => n + o, 0);
+      // seed's traces stays as it was, and it shrinks with them toward the domain's own order. From what the
+      // owners' numbers hold beyond the owner each names (o / workers, not o): the order is then independent of
+      // who owns what (a sum of the numbers themselves would tie the order of two keys to whether one worker
+      // owns both).
+      const spread = owners.reduce((n, o) => n + Math.floor(o / workers), 0);
       const declared = permutationAt(keys, spread);
       const order = permutationAt(ids, Math.floor(spread / factorial(keys.length)));
       // Both lists are non-empty: at least two workers, and the domain's keys.
