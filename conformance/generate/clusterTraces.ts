@@ -75,9 +75,9 @@ export interface ControlChoice {
   readonly probeBoundary: boolean;
   /**
    * A scenario picked at level `faults` splits each of its commits and
-   * failovers at the fence: the coordinator crashes after the fence, a
-   * record may come, then it restarts and a commit completes the step (C7,
-   * C8), so that every interleaving below can fall between the two parts.
+   * failovers at the fence: the coordinator crashes after the fence, and
+   * restarts and a commit completes the step (C7, C8) only when the rest of
+   * the scenario needs it, so that the rest falls between the two parts.
    */
   readonly split: boolean;
   /**
@@ -329,17 +329,35 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
   return out;
 }
 
+/** The actions that need the coordinator up (C5–C8): every handoff step. */
+const COORDINATOR_STEPS: ReadonlySet<string> = new Set(['freeze', 'persist', 'install', 'commit', 'release', 'abort', 'failover']);
+
 /**
  * A scenario with each commit and failover split at its fence (ControlChoice
- * `split`): the step with `crashAfterFence`, a record, the coordinator's
- * restart, and the commit that completes it (C7, C8).
+ * `split`): the step with `crashAfterFence` and a record; the rest of the
+ * scenario goes on with the coordinator down for as long as it can (a
+ * zombie resumed, a worker restarted or crashed, a message delivered again,
+ * records: all between the two parts), and the coordinator's restart and
+ * the commit that completes the step (C7, C8) come before the first step
+ * that needs the coordinator, or at the end.
  */
 function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
-  return sequence.flatMap((a): ScenarioStep[] =>
-    'type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true
-      ? [{ ...a, crashAfterFence: true }, { records: 1 }, { type: 'restart', node: COORDINATOR }, { type: 'commit', key: a.key }]
-      : [a],
-  );
+  const out: ScenarioStep[] = [];
+  let pending: string | undefined;
+  const complete = (): void => {
+    if (pending === undefined) return;
+    out.push({ type: 'restart', node: COORDINATOR }, { type: 'commit', key: pending });
+    pending = undefined;
+  };
+  for (const a of sequence) {
+    if ('type' in a && COORDINATOR_STEPS.has(a.type)) complete();
+    if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true) {
+      out.push({ ...a, crashAfterFence: true }, { records: 1 });
+      pending = a.key;
+    } else out.push(a);
+  }
+  complete();
+  return out;
 }
 
 /** Where the handoff of `key` stands: what a refusal probe's answer depends on. */
