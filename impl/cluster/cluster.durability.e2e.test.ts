@@ -363,7 +363,11 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
   it('coordinator record: an installing message that is not the handoff’s install is refused with the path', () => {
     const dataDir = freshDirectory();
     const cluster = ImplCluster.open(setup, { dataDir });
-    for (const a of [{ type: 'freeze', key: 'k1', to: 'w3' }, { type: 'persist', key: 'k1' }, { type: 'install', key: 'k1' }] as ClusterAction[])
+    for (const a of [
+      { type: 'freeze', key: 'k1', to: 'w3' },
+      { type: 'persist', key: 'k1' },
+      { type: 'install', key: 'k1' },
+    ] as ClusterAction[])
       must(cluster, a);
     cluster.close();
     const path = join(dataDir, 'coordinator.json');
