@@ -8,7 +8,11 @@
 // enabled in the model's current state (rarely, on purpose, one that is not
 // enabled, which the system must refuse, §7), or a multi-step scenario (a
 // whole migration, an owner declared dead while it runs on), or, when asked
-// for, a crash of every node at once (a whole-cluster reopen). Because the
+// for, a crash of every node at once (a whole-cluster reopen). A scenario
+// may get one action more, any enabled one, at any of its steps, and at
+// level faults may be split at its fences (the rest of it between the two
+// parts). A trace ends as a stream does: nodes restarted or resumed, the
+// handoff in flight finished, every record processed. Because the
 // choices are interpreted against the state, shrinking a choice list
 // (dropping choices, fewer records, smaller picks) always yields a valid
 // trace again.
@@ -446,6 +450,34 @@ export function interpretChoiceItems(
     const a = candidates[pick % Math.max(1, candidates.length)];
     if (a) take(a);
   };
+  /**
+   * The end of a trace, as a stream's: every node down is restarted (the
+   * coordinator first) and every paused one resumed, and a handoff in flight
+   * is finished, so that every record reaches some copy and its changes the
+   * sink (a trace that ended with a key's owner paused never showed what the
+   * sink makes of that key's last records).
+   */
+  const drain = (): void => {
+    const nodes = [COORDINATOR, ...config.workers];
+    for (let guard = 0; guard < 2 * nodes.length + 8; guard++) {
+      const h = state.coordinator.handoff;
+      const next: ExternalAction | undefined =
+        nodes.map((node): ExternalAction => ({ type: 'restart', node })).find(enabled) ??
+        config.workers.map((worker): ExternalAction => ({ type: 'resume', worker })).find(enabled) ??
+        (h === null
+          ? undefined
+          : (
+              [
+                { type: 'persist', key: h.key },
+                { type: 'install', key: h.key },
+                { type: 'commit', key: h.key },
+                { type: 'release', key: h.key },
+              ] as const
+            ).find(enabled));
+      if (next === undefined) return;
+      take(next);
+    }
+  };
   // The workload's prelude (state in every key) comes before any control action: every handoff moves it (C6).
   records(workloadPrelude({ ...smallClusterDomain, keys: config.keys.map((k) => k.key) }).length);
   for (const choice of choices) {
@@ -486,6 +518,7 @@ export function interpretChoiceItems(
     }
   }
   records(workload.length);
+  drain();
   return items;
 }
 
