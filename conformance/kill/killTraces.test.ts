@@ -42,6 +42,39 @@ describe('withKills', () => {
     expect(t.steps[1]?.note).toMatch(/^killed here/);
   });
 
+  it('C11: after the restarts, the last install and release message of every key the trace sent one for are delivered again; none for a key without', () => {
+    const two: ClusterTrace = {
+      ...trace([]),
+      config: { ...config, keys: [...config.keys, { key: 'k2', owner: 'w2' }] },
+      steps: (
+        [
+          rec('a'),
+          { type: 'freeze', key: 'k1', to: 'w2' },
+          { type: 'persist', key: 'k1' },
+          { type: 'install', key: 'k1' },
+          { type: 'crash', node: 'w2' },
+          { type: 'restart', node: 'w2' },
+          // The kill took the destination's installed copy with every node: installed again (C6).
+          { type: 'install', key: 'k1' },
+          { type: 'commit', key: 'k1' },
+          { type: 'release', key: 'k1' },
+          { type: 'crash', node: 'w1' },
+        ] as ExternalAction[]
+      ).map((action) => ({ action })),
+    };
+    const t = withKills(two);
+    const after = (i: number): string[] =>
+      t.steps
+        .slice(i + 1)
+        .flatMap((s) => (s.action.type.startsWith('duplicate') ? [`${s.action.type} ${'key' in s.action ? s.action.key : ''}`] : []));
+    const kills = t.steps.flatMap((s, i) => (s.kill ? [i] : []));
+    expect(kills).toHaveLength(2);
+    // The first kill: an install was sent, no release yet; the second: both, and still none for k2.
+    const first = after(kills[0] as number).slice(0, after(kills[0] as number).length - after(kills[1] as number).length);
+    expect(first).toEqual(['duplicateInstall k1']);
+    expect(after(kills[1] as number)).toEqual(['duplicateInstall k1', 'duplicateRelease k1']);
+  });
+
   it('C7, C8: commit and failover with crashAfterFence are crash points; a crash the model refuses is not', () => {
     expect(isCrashPoint({ type: 'commit', key: 'k1', crashAfterFence: true })).toBe(true);
     expect(isCrashPoint({ type: 'failover', key: 'k1', to: 'w2', crashAfterFence: true })).toBe(true);
