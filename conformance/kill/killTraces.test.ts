@@ -63,16 +63,19 @@ describe('withKills', () => {
       ).map((action) => ({ action })),
     };
     const t = withKills(two);
-    const after = (i: number): string[] =>
+    const duplicatesAfter = (i: number): string[] =>
       t.steps
         .slice(i + 1)
         .flatMap((s) => (s.action.type.startsWith('duplicate') ? [`${s.action.type} ${'key' in s.action ? s.action.key : ''}`] : []));
     const kills = t.steps.flatMap((s, i) => (s.kill ? [i] : []));
     expect(kills).toHaveLength(2);
     // The first kill: an install was sent, no release yet; the second: both, and still none for k2.
-    const first = after(kills[0] as number).slice(0, after(kills[0] as number).length - after(kills[1] as number).length);
+    const first = duplicatesAfter(kills[0] as number).slice(
+      0,
+      duplicatesAfter(kills[0] as number).length - duplicatesAfter(kills[1] as number).length,
+    );
     expect(first).toEqual(['duplicateInstall k1']);
-    expect(after(kills[1] as number)).toEqual(['duplicateInstall k1', 'duplicateRelease k1']);
+    expect(duplicatesAfter(kills[1] as number)).toEqual(['duplicateInstall k1', 'duplicateRelease k1']);
   });
 
   it('C7, C8: commit and failover with crashAfterFence are crash points; a crash the model refuses is not', () => {
