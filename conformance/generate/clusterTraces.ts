@@ -353,9 +353,16 @@ function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
     out.push({ type: 'restart', node: COORDINATOR }, { type: 'commit', key: pending });
     pending = undefined;
   };
+  // Keys whose fence the script itself raised with crashAfterFence: its own later commit completes the step, and
+  // is no fence to split (the model refuses a commit with crashAfterFence past the fence).
+  const fencedByScript = new Set<string>();
   for (const a of sequence) {
     if ('type' in a && COORDINATOR_STEPS.has(a.type)) complete();
-    if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true) {
+    if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence === true) {
+      fencedByScript.add(a.key);
+      out.push(a);
+    } else if ('type' in a && a.type === 'commit' && fencedByScript.delete(a.key)) out.push(a);
+    else if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true) {
       out.push({ ...a, crashAfterFence: true }, { records: 1 });
       pending = a.key;
     } else out.push(a);
@@ -453,7 +460,8 @@ export function interpretChoiceItems(
   /**
    * The end of a trace, as a stream's: every node down is restarted (the
    * coordinator first) and every paused one resumed, and a handoff in flight
-   * is finished, so that every record reaches some copy and its changes the
+   * is finished (or, where it cannot go forward, abandoned), so that every
+   * record reaches some copy and its changes the
    * sink (a trace that ended with a key's owner paused never showed what the
    * sink makes of that key's last records).
    */
@@ -464,14 +472,18 @@ export function interpretChoiceItems(
       const next: ExternalAction | undefined =
         nodes.map((node): ExternalAction => ({ type: 'restart', node })).find(enabled) ??
         config.workers.map((worker): ExternalAction => ({ type: 'resume', worker })).find(enabled) ??
+        // Commit before install: install is enabled again in phases installed and fenced (a retry, C6), and
+        // taken first it would be retried for good; it is the step only where commit is not enabled yet.
         (h === null
           ? undefined
           : (
               [
                 { type: 'persist', key: h.key },
-                { type: 'install', key: h.key },
                 { type: 'commit', key: h.key },
                 { type: 'release', key: h.key },
+                { type: 'install', key: h.key },
+                // A migration that cannot go forward (its frozen copy lost with its source) is abandoned (C5).
+                { type: 'abort', key: h.key },
               ] as const
             ).find(enabled));
       if (next === undefined) return;

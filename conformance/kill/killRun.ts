@@ -144,8 +144,10 @@ interface Branch {
 
 /**
  * The most model states followed at once. An in-flight kill adds a state
- * only where two differ in a last message alone (C11); a trace has a few
- * such kills, so the bound is never reached by the traces kill mode makes.
+ * only where two differ in a last message alone (C11), and the duplicates
+ * after its restarts mostly tell them apart; the traces kill mode makes have
+ * one or two such kills. Past the bound the run stops with an internal error
+ * (exit 255), never drops a state silently.
  */
 const MAX_BRANCHES = 64;
 
@@ -327,7 +329,10 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         for (const b of branches) {
           for (const c of resolveInFlight(setup, inFlightCandidates(setup, b.state, action), observation)) {
             const id = stateIdentity(c.state);
-            if (seen.has(id) || next.length >= MAX_BRANCHES) continue;
+            if (seen.has(id)) continue;
+            // Never a silent drop: the one dropped might be the system's, and the run would call it wrong.
+            if (next.length >= MAX_BRANCHES)
+              throw new Error(`kill mode: more than ${MAX_BRANCHES} model states fit what the system shows after the kill at step ${i}`);
             seen.add(id);
             next.push({ state: c.state, resolutions: [...b.resolutions, c.resolved] });
           }

@@ -9,7 +9,7 @@
 #                                              message whose step never happened
 #
 # The observation (SPEC §7) shows neither message; kill mode must still
-# catch both (conformance/kill/splitMessages.e2e.test.ts).
+# catch both (conformance/kill/lastMessages.e2e.test.ts).
 import copy
 import json
 import os

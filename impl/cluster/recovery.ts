@@ -48,6 +48,14 @@ export function recover(c: ClusterState): void {
   // kill between the two leaves it in the record alone, and recovery finishes the step from there.
   const installing = record?.installing;
   if (installing !== undefined) {
+    // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
+    if (installing.checkpoint !== null && installing.checkpoint.cursor > log.length) {
+      throw new DurableStateError(
+        c.storage.where('coordinator'),
+        `the install message it names for ${JSON.stringify(installing.key)} restores cursor ${installing.checkpoint.cursor}, past the log's ${log.length} records`,
+      );
+    }
+    // Stryker restore all
     c.storage.coordinator.saveInstall(installing);
     slotOf(c, installing.key).lastInstall = installing;
   }
