@@ -23,7 +23,7 @@
 // random trace of 300): the install retry missed at all three; the abort at
 // 223, 31, missed; the checkpoint missed at all three; the zombie missed,
 // 142, 104; the watermark 139, missed, 149. After: 8, 10, 2; 8, 11, 73; 61,
-// 68, 4; 10, 10, 2; 61, 50, 10.
+// 68, 4; 10, 25, 2; 61, 50, 10.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnyTrace, ClusterTrace, Level, OperatorTrace } from '../../spec/index.ts';
