@@ -272,6 +272,8 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
           { type: 'resume', worker: from },
           { type: 'checkpoint', worker: from, key },
         ];
+        // A migration back to the zombie's worker, up to its persist.
+        const back: ScenarioStep[] = [...zombie.slice(0, 3), { type: 'freeze', key, to: from }, { type: 'persist', key }];
         out.push(
           {
             weight: 2,
@@ -287,11 +289,7 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
             weight: 2,
             exact: true,
             sequence: [
-              { type: 'pause', worker: from },
-              { type: 'failover', key, to },
-              { type: 'resume', worker: from },
-              { type: 'freeze', key, to: from },
-              { type: 'persist', key },
+              ...back,
               { type: 'checkpoint', worker: from, key },
               { type: 'install', key },
               { type: 'commit', key },
@@ -303,15 +301,7 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
           // handoff installs, and stays.
           {
             weight: 1,
-            sequence: [
-              { type: 'pause', worker: from },
-              { type: 'failover', key, to },
-              { type: 'resume', worker: from },
-              { type: 'freeze', key, to: from },
-              { type: 'persist', key },
-              { type: 'abort', key },
-              { records: 2 },
-            ],
+            sequence: [...back, { type: 'abort', key }, { records: 2 }],
           },
         );
         // The owner stalls while records of its keys arrive, then catches up on all of them at once: eager processing

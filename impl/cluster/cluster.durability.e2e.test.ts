@@ -334,7 +334,8 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
     expect(openError(dataDir, other).path).toBe(join(dataDir, 'config.json'));
   });
 
-  it('install (C6, C11): the message named in the coordinator record with its phase is saved again on reopen when its own file never was', () => {
+  /** A directory holding a cluster whose migration of k1 (one row) to w3 is installed (closed: as after a crash). */
+  const installed = (): string => {
     const dataDir = freshDirectory();
     const cluster = ImplCluster.open(setup, { dataDir });
     for (const a of [
@@ -345,6 +346,11 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
     ] as ClusterAction[])
       must(cluster, a);
     cluster.close();
+    return dataDir;
+  };
+
+  it('install (C6, C11): the message named in the coordinator record with its phase is saved again on reopen when its own file never was', () => {
+    const dataDir = installed();
     // As a kill between the record's write and the message's file leaves it: the record names the message, no file holds it.
     const installDir = join(dataDir, 'install');
     for (const name of readdirSync(installDir)) unlinkSync(join(installDir, name));
@@ -361,15 +367,7 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
   });
 
   it('coordinator record: an installing message that is not the handoff’s install is refused with the path', () => {
-    const dataDir = freshDirectory();
-    const cluster = ImplCluster.open(setup, { dataDir });
-    for (const a of [
-      { type: 'freeze', key: 'k1', to: 'w3' },
-      { type: 'persist', key: 'k1' },
-      { type: 'install', key: 'k1' },
-    ] as ClusterAction[])
-      must(cluster, a);
-    cluster.close();
+    const dataDir = installed();
     const path = join(dataDir, 'coordinator.json');
     const record = readDocument(path, COORDINATOR_FORMAT) as { installing: { dst: string } };
     expect(record.installing.dst).toBe('w3');
