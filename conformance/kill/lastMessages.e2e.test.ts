@@ -25,13 +25,15 @@ async function everyWritePoint(command: string, trace: ClusterTrace, at: number)
 }
 
 describe('kill mode, the last messages (C11) across a kill', () => {
-  for (const [name, at] of [
-    ['install', INSTALL_STEP],
-    ['release', RELEASE_STEP],
+  // serve --data's install was the one that saved its message and its phase apart (its release is one write):
+  // it runs at every write point of the install; the Python example (one document a request) at both.
+  for (const [name, at, commands] of [
+    ['install', INSTALL_STEP, [SERVE, EXAMPLE]],
+    ['release', RELEASE_STEP, [EXAMPLE]],
   ] as const) {
-    it(`C6, C7, C11: ${name === 'install' ? 'an' : 'a'} ${name} killed at each of its write points of serve --data and of the Python example keeps its message exactly when it keeps its step`, async () => {
+    it(`C6, C7, C11: ${name === 'install' ? 'an' : 'a'} ${name} killed at each of its write points of ${commands.length === 2 ? 'serve --data and ' : ''}the Python example keeps its message exactly when it keeps its step`, async () => {
       expect(migrationTrace.steps[at]?.action.type).toBe(name);
-      for (const command of [SERVE, EXAMPLE]) {
+      for (const command of commands) {
         const r = await everyWritePoint(command, migrationTrace, at);
         expect(r.diverged, command).toEqual([]);
         expect(r.complete, command).toBe(true);
