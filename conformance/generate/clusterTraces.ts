@@ -347,15 +347,20 @@ function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
   // is no fence to split (the model refuses a commit with crashAfterFence past the fence).
   const fencedByScript = new Set<string>();
   for (const a of sequence) {
-    if ('type' in a && COORDINATOR_STEPS.has(a.type)) complete();
-    if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence === true) {
+    if (!('type' in a) || (a.type !== 'commit' && a.type !== 'failover')) {
+      if ('type' in a && COORDINATOR_STEPS.has(a.type)) complete();
+      out.push(a);
+      continue;
+    }
+    complete();
+    if (a.crashAfterFence === true) {
       fencedByScript.add(a.key);
       out.push(a);
-    } else if ('type' in a && a.type === 'commit' && fencedByScript.delete(a.key)) out.push(a);
-    else if ('type' in a && (a.type === 'commit' || a.type === 'failover') && a.crashAfterFence !== true) {
+    } else if (a.type === 'commit' && fencedByScript.delete(a.key)) out.push(a);
+    else {
       out.push({ ...a, crashAfterFence: true }, { records: 1 });
       pending = a.key;
-    } else out.push(a);
+    }
   }
   complete();
   return out;
@@ -509,12 +514,9 @@ export function interpretChoiceItems(
     const scenario = open && level === 'faults' && choice.split ? splitAtFences(pick.sequence) : pick.sequence;
     const interjectAfter = open && choice.interject > 0 ? (choice.interject - 1) % scenario.length : -1;
     // A scenario goes on while its next action is enabled (its first one is).
-    take(scenario[0] as ExternalAction);
-    if (interjectAfter === 0) interjectOne(choice.interjectPick);
     for (const [i, a] of scenario.entries()) {
-      if (i === 0) continue;
       if ('records' in a) records(a.records);
-      else if (!enabled(a)) break;
+      else if (i > 0 && !enabled(a)) break;
       else take(a);
       if (interjectAfter === i) interjectOne(choice.interjectPick);
     }

@@ -327,7 +327,7 @@ const CLUSTER_BURST_RANDOM = 4;
 /** A cluster workload for `config` over the domain's keys, in contract (J9), after its prelude (`workloadPrelude`). */
 export function workloadArbitrary(domain: ClusterDomain, config: JoinConfig): fc.Arbitrary<LogRecord[]> {
   // One workload in three begins with a rich state, so that the handoffs, failovers and restarts that follow carry it: for
-  // the first key, and mirrored for the last (richRows), the same key where the domain has one.
+  // the first key, and mirrored for the last (richRows).
   const richStart = fc.integer({ min: 0, max: 2 }).map((n) => n === 2);
   const burst = fc.option(
     fc.record({

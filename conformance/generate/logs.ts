@@ -148,7 +148,8 @@ function invalidArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<L
 }
 
 /**
- * One generated step: a fresh row record; a watermark that moves one side by
+ * One generated step: a fresh record as drawn (an invalid one), or a row of
+ * the domain's times moved to the log's origin (`timed`); a watermark that moves one side by
  * `step` (-1..2, so stale ones occur) from where that side is; a re-send of
  * an earlier row record (possibly as the other kind); or both watermarks
  * moved to an earlier row's horizon (J8) plus `delta` in -1..1, so that the
@@ -156,7 +157,8 @@ function invalidArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<L
  * advance gradually, so a log of a dozen records spans the time domain.
  */
 type LogOp =
-  | { readonly fresh: LogRecord; readonly timed?: true }
+  | { readonly fresh: LogRecord }
+  | { readonly timed: RowRecord }
   | { readonly watermark: 'L' | 'R'; readonly step: number }
   | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
@@ -247,18 +249,14 @@ export function edgeRecords(
       if (edge.at === 'zero') {
         // The sign boundary, where a system that reads 0 as "no watermark" (or a time as a truth value) goes wrong:
         // both watermarks at 0, so that gw is exactly 0 (J4); or a row whose horizon is -1 first, evicted exactly then (J8).
-        if (edge.what === 'watermark')
-          return [
-            { kind: 'watermark', side: 'L', wm: 0 },
-            { kind: 'watermark', side: 'R', wm: 0 },
-          ];
-        const end = Math.max(TIME_MIN, -1 - L - D);
-        const start = Math.max(TIME_MIN, end - Math.min(D, 1));
-        return [
-          { kind: 'insert', key: names.key, side: edge.side, id, ts: end, start, end },
+        const zero: LogRecord[] = [
           { kind: 'watermark', side: 'L', wm: 0 },
           { kind: 'watermark', side: 'R', wm: 0 },
         ];
+        if (edge.what === 'watermark') return zero;
+        const end = Math.max(TIME_MIN, -1 - L - D);
+        const start = Math.max(TIME_MIN, end - Math.min(D, 1));
+        return [{ kind: 'insert', key: names.key, side: edge.side, id, ts: end, start, end }, ...zero];
       }
       if (edge.what === 'watermark') return [{ kind: 'watermark', side: edge.side, wm: edge.at === 'min' ? TIME_MIN : TIME_MAX }];
       const length = Math.min(D, 1);
@@ -295,7 +293,7 @@ export function collisionRecords(
 
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
   const arbs: fc.WeightedArbitrary<LogOp>[] = [
-    { weight: 8, arbitrary: rowArbitrary(domain, config).map((fresh) => ({ fresh, timed: true as const })) },
+    { weight: 8, arbitrary: rowArbitrary(domain, config).map((timed) => ({ timed })) },
     {
       weight: 3,
       arbitrary: fc.record({ watermark: fc.constantFrom('L' as const, 'R' as const), step: fc.integer({ min: -1, max: 2 }) }),
@@ -361,8 +359,13 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
   };
   for (const op of ops) {
     if ('fresh' in op) {
-      const r = op.fresh;
-      push(op.timed && r.kind !== 'watermark' ? { ...r, ts: r.ts + origin, start: r.start + origin, end: r.end + origin } : r);
+      push(op.fresh);
+      continue;
+    }
+    if ('timed' in op) {
+      // A row of the domain's times, moved to the log's origin (originArbitrary).
+      const r = op.timed;
+      push({ ...r, ts: r.ts + origin, start: r.start + origin, end: r.end + origin });
       continue;
     }
     if ('watermark' in op) {

@@ -66,7 +66,7 @@ export function inFlightCandidates(setup: ClusterSetup, before: ClusterState, ac
  * still differ, in the last install or release message (C11), which the
  * observation does not show; a later step (a duplicate) tells them apart.
  */
-export function stateIdentity(state: ClusterState): string {
+function stateIdentity(state: ClusterState): string {
   const { ghost: _ghost, ...rest } = state;
   return JSON.stringify(rest);
 }
@@ -75,7 +75,7 @@ export function stateIdentity(state: ClusterState): string {
  * Every candidate whose observation is `observation`, one per distinct model
  * state, in the candidates' order (empty: the system is in none of them).
  */
-export function resolveInFlight(setup: ClusterSetup, candidates: readonly Candidate[], observation: ClusterObservation): Candidate[] {
+export function resolveInFlight<C extends Candidate>(setup: ClusterSetup, candidates: readonly C[], observation: ClusterObservation): C[] {
   const seen = new Set<string>();
   return candidates.filter((c) => {
     if (!sameJson(observeCluster(setup, c.state), observation)) return false;

@@ -40,7 +40,7 @@ import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
 import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
-import { inFlightCandidates, resolveInFlight, stateIdentity, type InFlightResolution } from './inFlight.ts';
+import { inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
 
 /** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
@@ -215,16 +215,25 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
     };
   };
   /**
-   * Keeps the branches whose model `expect`s what the system did; with none
+   * Keeps the branches whose state explains what the system did (`judge`:
+   * the divergence from that state, or none, and the state after); with none
    * left, the divergence from the first branch (the one the report shows).
    */
-  const follow = (judge: (b: Branch) => { divergence?: DivergenceFacts; next: Branch }): DivergenceFacts | undefined => {
-    const judged = branches.map(judge);
-    const kept = judged.filter((j) => j.divergence === undefined).map((j) => j.next);
-    if (kept.length === 0) return (judged[0] as { divergence: DivergenceFacts }).divergence;
-    branches = kept;
+  const follow = (
+    judge: (state: ClusterState) => { divergence: DivergenceFacts | undefined; next: ClusterState },
+  ): DivergenceFacts | undefined => {
+    const judged = branches.map((b) => ({ ...judge(b.state), resolutions: b.resolutions }));
+    const kept = judged.filter((j) => j.divergence === undefined);
+    if (kept.length === 0) return judged[0]?.divergence;
+    branches = kept.map((j) => ({ state: j.next, resolutions: j.resolutions }));
     return undefined;
   };
+  /** `follow` for a step the system answered: its reply against the model's from each state. */
+  const followReply = (step: number, action: ExternalAction, reply: ClusterStepReply): DivergenceFacts | undefined =>
+    follow((state) => {
+      const m = modelStep(setup, state, action);
+      return { divergence: compareClusterStep(step, action, m.expected, reply), next: m.next };
+    });
   let session!: ClusterSession;
   try {
     if (initKill === undefined) session = await system.openCluster(trace.config, 'faults');
@@ -264,12 +273,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
         const replies = await session.steps(actions);
         for (const [k, action] of actions.entries()) {
-          const reply = replies[k] as (typeof replies)[number];
-          const d = follow((b) => {
-            const m = modelStep(setup, b.state, action);
-            const divergence = compareClusterStep(i + k, action, m.expected, reply);
-            return { ...(divergence ? { divergence } : {}), next: { ...b, state: m.next } };
-          });
+          const d = followReply(i + k, action, replies[k] as ClusterStepReply);
           if (d) return result(d);
         }
       }
@@ -282,12 +286,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       if (kill.when === 'after-reply') {
         // The reply is judged (events, or the refusal), then the kill.
         const [answered] = await session.steps([action], () => false);
-        const reply = (answered as ClusterStepReply).reply;
-        const d = follow((b) => {
-          const m = modelStep(setup, b.state, action);
-          const divergence = compareClusterStep(i, action, m.expected, { reply });
-          return { ...(divergence ? { divergence } : {}), next: { ...b, state: m.next } };
-        });
+        const d = followReply(i, action, { reply: (answered as ClusterStepReply).reply });
         if (d) return result(d);
         startedAt = performance.now();
         await system.kill();
@@ -314,42 +313,32 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       restartMs.push(performance.now() - startedAt);
       if (kill.when === 'after-reply') {
         kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });
-        const d = follow((b) => {
-          const applied = crashAll(setup, b.state);
+        const d = follow((state) => {
+          const applied = crashAll(setup, state);
           const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
-          const divergence = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
-          return { ...(divergence ? { divergence } : {}), next: { ...b, state: applied } };
+          return { divergence: compareClusterStep(i, action, want, { reply: { events: [] }, observation }), next: applied };
         });
         if (d) return result(d, true);
       } else {
         // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in
-        // between; every one the observation shows is followed.
-        const next: Branch[] = [];
-        const seen = new Set<string>();
-        for (const b of branches) {
-          for (const c of resolveInFlight(setup, inFlightCandidates(setup, b.state, action), observation)) {
-            const id = stateIdentity(c.state);
-            if (seen.has(id)) continue;
-            // Never a silent drop: the one dropped might be the system's, and the run would call it wrong.
-            if (next.length >= MAX_BRANCHES)
-              throw new Error(`kill mode: more than ${MAX_BRANCHES} model states fit what the system shows after the kill at step ${i}`);
-            seen.add(id);
-            next.push({ state: c.state, resolutions: [...b.resolutions, c.resolved] });
-          }
-        }
-        if (next.length === 0) {
+        // between; every one the observation shows, from every branch, is followed.
+        const candidates = branches.flatMap((b) =>
+          inFlightCandidates(setup, b.state, action).map((c) => ({ ...c, resolutions: [...b.resolutions, c.resolved] })),
+        );
+        const shown = resolveInFlight(setup, candidates, observation);
+        // Never a silent drop: the one dropped might be the system's, and the run would call it wrong.
+        if (shown.length > MAX_BRANCHES)
+          throw new Error(`kill mode: more than ${MAX_BRANCHES} model states fit what the system shows after the kill at step ${i}`);
+        inFlightSteps.push(i);
+        if (shown.length > 0) branches = shown.map(({ state, resolutions }) => ({ state, resolutions }));
+        else {
           // None: the difference shown is the one from the first branch's state after the request.
-          const applied = crashAll(setup, modelStep(setup, (branches[0] as Branch).state, action).next);
+          const first = branches[0] as Branch;
+          const applied = crashAll(setup, modelStep(setup, first.state, action).next);
+          branches = [{ state: applied, resolutions: [...first.resolutions, 'applied'] }];
           const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, applied) };
           const d = compareClusterStep(i, action, want, { reply: { events: [] }, observation });
-          inFlightSteps.push(i);
-          branches = branches.map((b) => ({ ...b, resolutions: [...b.resolutions, 'applied'] }));
           if (d) return result(d, true);
-          // The observation equals the applied state's by a difference compareClusterStep does not judge.
-          branches = [{ state: applied, resolutions: (branches[0] as Branch).resolutions }];
-        } else {
-          inFlightSteps.push(i);
-          branches = next;
         }
       }
       i++;

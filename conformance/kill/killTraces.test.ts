@@ -44,23 +44,20 @@ describe('withKills', () => {
 
   it('C11: after the restarts, the last install and release message of every key the trace sent one for are delivered again; none for a key without', () => {
     const two: ClusterTrace = {
-      ...trace([]),
+      ...trace([
+        rec('a'),
+        { type: 'freeze', key: 'k1', to: 'w2' },
+        { type: 'persist', key: 'k1' },
+        { type: 'install', key: 'k1' },
+        { type: 'crash', node: 'w2' },
+        { type: 'restart', node: 'w2' },
+        // The kill took the destination's installed copy with every node: installed again (C6).
+        { type: 'install', key: 'k1' },
+        { type: 'commit', key: 'k1' },
+        { type: 'release', key: 'k1' },
+        { type: 'crash', node: 'w1' },
+      ]),
       config: { ...config, keys: [...config.keys, { key: 'k2', owner: 'w2' }] },
-      steps: (
-        [
-          rec('a'),
-          { type: 'freeze', key: 'k1', to: 'w2' },
-          { type: 'persist', key: 'k1' },
-          { type: 'install', key: 'k1' },
-          { type: 'crash', node: 'w2' },
-          { type: 'restart', node: 'w2' },
-          // The kill took the destination's installed copy with every node: installed again (C6).
-          { type: 'install', key: 'k1' },
-          { type: 'commit', key: 'k1' },
-          { type: 'release', key: 'k1' },
-          { type: 'crash', node: 'w1' },
-        ] as ExternalAction[]
-      ).map((action) => ({ action })),
     };
     const t = withKills(two);
     const duplicatesAfter = (i: number): string[] =>

@@ -7,8 +7,9 @@
 // trace still runs the nodes it ran, a kill is followed by a `restart` of
 // every node the kill took (the coordinator first, then the workers in
 // config order), as ordinary steps: shrinking may drop them like any other.
-// Then, for every key the trace has installed or released so far, the last
-// install and release message are delivered again (C11): they are durable
+// Then the last install message of every key the trace has installed so
+// far, and the last release message of every key it has released, are
+// delivered again (C11): they are durable
 // (PROTOCOL.md, "Kill mode"), and the observation does not show them, so a
 // system that lost one, or kept one its step did not send, shows it only
 // when a duplicate finds it (or finds none).
@@ -92,13 +93,17 @@ export function killNote(kill: ClusterKill): string {
   return `killed here, in flight: ${how}; restarted on the same data directory and re-attached${resolved}`;
 }
 
+/** The note of a duplicate sent after a kill's restarts (withKills). */
+const DUPLICATE_AFTER_KILL_NOTE =
+  'the last message delivered again after the kill (C11): it is durable, and a system that lost it, or kept one it never sent, shows it here';
+
 /**
  * The trace with kills: after the reply at every crash point, and in flight
  * where `inFlight` asks (at an enabled step that changes no node's
  * liveness: the nodes to restart are then the same either way it resolves).
  * Each kill is followed by restarts of the nodes it took, then by a
- * duplicate of the last install and of the last release message of every
- * key the trace sent one for so far. Steps already marked keep their mark;
+ * duplicate of the last install message of every key the trace installed
+ * so far, and of the last release message of every key it released. Steps already marked keep their mark;
  * expectations are dropped (the model's are used).
  */
 export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice[] = []): ClusterTrace {
@@ -108,13 +113,14 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
   for (const c of inFlight) if (n > 0) inFlightAt.set(c.at % n, c);
   let state = startState(setup, trace);
   const steps: ClusterStep[] = [];
-  // The keys a message went out for (an enabled install or release): after a kill, their duplicates.
-  const sent = { install: new Set<string>(), release: new Set<string>() };
+  // The keys a message went out for (an enabled install or release), by the duplicate that delivers it again after a kill.
+  const sent = { duplicateInstall: new Set<string>(), duplicateRelease: new Set<string>() };
   trace.steps.forEach((s, i) => {
     const action = s.action as ExternalAction;
     const enabled = whyNotEnabled(setup, state, action) === undefined;
     const after = modelAfter(setup, state, action);
-    if (enabled && (action.type === 'install' || action.type === 'release')) sent[action.type].add(action.key);
+    if (enabled && action.type === 'install') sent.duplicateInstall.add(action.key);
+    if (enabled && action.type === 'release') sent.duplicateRelease.add(action.key);
     let kill: ClusterKill | undefined = s.kill;
     const wanted = inFlightAt.get(i);
     if (kill === undefined && enabled && isCrashPoint(action)) kill = { when: 'after-reply' };
@@ -134,11 +140,9 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
       state = modelAfter(setup, state, restart);
     }
     for (const { key } of setup.keys) {
-      const duplicates: ExternalAction[] = [
-        ...(sent.install.has(key) ? [{ type: 'duplicateInstall', key } as const] : []),
-        ...(sent.release.has(key) ? [{ type: 'duplicateRelease', key } as const] : []),
-      ];
-      for (const duplicate of duplicates) {
+      for (const type of ['duplicateInstall', 'duplicateRelease'] as const) {
+        if (!sent[type].has(key)) continue;
+        const duplicate: ExternalAction = { type, key };
         steps.push({ action: duplicate, note: DUPLICATE_AFTER_KILL_NOTE });
         state = modelAfter(setup, state, duplicate);
       }
@@ -146,10 +150,6 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
   });
   return { ...trace, steps };
 }
-
-/** The note of a duplicate sent after a kill's restarts (withKills). */
-export const DUPLICATE_AFTER_KILL_NOTE =
-  'the last message delivered again after the kill (C11): it is durable, and a system that lost it, or kept one it never sent, shows it here';
 
 /** The model's state before a trace's first step in kill mode: after a kill inside `init`, every node down (C10). */
 export function startState(setup: ClusterSetup, trace: ClusterTrace): ClusterState {

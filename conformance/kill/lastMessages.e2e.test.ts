@@ -31,7 +31,7 @@ describe('kill mode, the last messages (C11) across a kill', () => {
     ['install', INSTALL_STEP, [SERVE, EXAMPLE]],
     ['release', RELEASE_STEP, [EXAMPLE]],
   ] as const) {
-    it(`C6, C7, C11: ${name === 'install' ? 'an' : 'a'} ${name} killed at each of its write points of ${commands.length === 2 ? 'serve --data and ' : ''}the Python example keeps its message exactly when it keeps its step`, async () => {
+    it(`C2, C6, C7, C11: ${name === 'install' ? 'an' : 'a'} ${name} killed at each of its write points of ${commands.length === 2 ? 'serve --data and ' : ''}the Python example keeps its message exactly when it keeps its step`, async () => {
       expect(migrationTrace.steps[at]?.action.type).toBe(name);
       for (const command of commands) {
         const r = await everyWritePoint(command, migrationTrace, at);

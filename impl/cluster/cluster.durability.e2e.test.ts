@@ -349,7 +349,7 @@ describe('corrupt durable files are detected and named, never loaded (C2)', () =
     return dataDir;
   };
 
-  it('install (C6, C11): the message named in the coordinator record with its phase is saved again on reopen when its own file never was', () => {
+  it('install (C2, C6, C11): the message named in the coordinator record with its phase is saved again on reopen when its own file never was', () => {
     const dataDir = installed();
     // As a kill between the record's write and the message's file leaves it: the record names the message, no file holds it.
     const installDir = join(dataDir, 'install');

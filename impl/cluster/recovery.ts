@@ -33,32 +33,25 @@ export function recover(c: ClusterState): void {
     c.handoff = record.handoff;
     for (const m of record.lastRelease) slotOf(c, m.key).lastRelease = m;
   }
-  for (const m of c.storage.coordinator.installMessages()) {
+  // C6: an install saves its message in the record with its phase, then in the message's own file; a
+  // kill between the two leaves it in the record alone, and recovery finishes the step from there.
+  const installing = record?.installing;
+  const messages = [
+    ...c.storage.coordinator.installMessages().map((m) => ({ m, part: 'install' as const })),
+    ...(installing === undefined ? [] : [{ m: installing, part: 'coordinator' as const }]),
+  ];
+  for (const { m, part } of messages) {
     // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
     if (m.checkpoint !== null && m.checkpoint.cursor > log.length) {
       throw new DurableStateError(
-        c.storage.where('install'),
+        c.storage.where(part),
         `the install message of ${JSON.stringify(m.key)} restores cursor ${m.checkpoint.cursor}, past the log's ${log.length} records`,
       );
     }
     // Stryker restore all
     slotOf(c, m.key).lastInstall = m;
   }
-  // C6: an install saves its message in the record with its phase, then in the message's own file; a
-  // kill between the two leaves it in the record alone, and recovery finishes the step from there.
-  const installing = record?.installing;
-  if (installing !== undefined) {
-    // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
-    if (installing.checkpoint !== null && installing.checkpoint.cursor > log.length) {
-      throw new DurableStateError(
-        c.storage.where('coordinator'),
-        `the install message it names for ${JSON.stringify(installing.key)} restores cursor ${installing.checkpoint.cursor}, past the log's ${log.length} records`,
-      );
-    }
-    // Stryker restore all
-    c.storage.coordinator.saveInstall(installing);
-    slotOf(c, installing.key).lastInstall = installing;
-  }
+  if (installing !== undefined) c.storage.coordinator.saveInstall(installing);
   // Stryker disable all: validation of a damaged data directory: no process kill leaves one (docs/mutation.md)
   for (const key of c.storage.checkpoints.keys()) {
     if (!c.slotByKey.has(key))
