@@ -64,6 +64,23 @@ export function modelAfter(setup: ClusterSetup, state: ClusterState, action: Ext
   return whyNotEnabled(setup, state, action) === undefined ? applyExternal(setup, state, action).state : state;
 }
 
+/**
+ * The steps of a trace an in-flight kill can go to, with their action's
+ * type: enabled where the trace reaches them without kills, and changing
+ * no node's liveness (withKills checks again, after the kills before it).
+ */
+export function inFlightCandidates(trace: ClusterTrace): { readonly at: number; readonly type: ExternalAction['type'] }[] {
+  const setup: ClusterSetup = { ...trace.config, checkProperties: false };
+  let state = startState(setup, trace);
+  const out: { at: number; type: ExternalAction['type'] }[] = [];
+  trace.steps.forEach((s, at) => {
+    const action = s.action as ExternalAction;
+    if (whyNotEnabled(setup, state, action) === undefined && !changesLiveness(action)) out.push({ at, type: action.type });
+    state = modelAfter(setup, state, action);
+  });
+  return out;
+}
+
 /** An in-flight kill a random trace asks for: at which step (modulo the steps), and how it is timed. */
 export interface InFlightChoice {
   readonly at: number;
