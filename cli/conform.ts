@@ -27,6 +27,7 @@ import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
 import { KILL_EXHAUSTIVE_EXAMPLE, KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
 import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
+import { exhaustiveKills } from '../conformance/kill/everyWritePoint.ts';
 import type { ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
@@ -165,18 +166,25 @@ async function conformKill(
       : specExamplePaths().flatMap((path) => {
           const t = loadCheckedTrace(path);
           if (t.kind !== 'cluster' || !t.trace.steps.some((s) => isCrashPoint(s.action as ExternalAction))) return [];
-          return [{ path, trace: withKills(t.trace) }];
+          return [{ path, trace: withKills(t.trace, [], { finalKill: true }) }];
         });
-  // --exhaustive: the planned migration under traffic, its init and each of its steps killed at every durable write point.
-  const exhaustive =
+  // --exhaustive: the planned migration under traffic, its init and each of its steps killed at every durable write point,
+  // then the first step of each other kind the examples have (everyWritePoint.ts exhaustiveKills).
+  const clusterExamples =
     values.exhaustive === true
-      ? specExamplePaths()
-          .filter((path) => path.endsWith(KILL_EXHAUSTIVE_EXAMPLE))
-          .flatMap((path) => {
-            const t = loadCheckedTrace(path);
-            return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
-          })
+      ? specExamplePaths().flatMap((path) => {
+          const t = loadCheckedTrace(path);
+          return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+        })
       : [];
+  const main = clusterExamples.find((e) => e.path.endsWith(KILL_EXHAUSTIVE_EXAMPLE));
+  const exhaustive =
+    main === undefined
+      ? []
+      : exhaustiveKills(
+          main,
+          clusterExamples.filter((e) => e !== main),
+        );
   out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   return killConformCommand(
     {

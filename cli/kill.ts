@@ -11,6 +11,7 @@ import { describeDivergence } from '../conformance/views/explain.ts';
 import { DATA_PLACEHOLDER, totalKills } from '../conformance/kill/killRun.ts';
 import { runKillJob, type KillJobReport } from '../conformance/kill/killJob.ts';
 import { killNoteAt, withKills } from '../conformance/kill/killTraces.ts';
+import type { ExhaustiveKill } from '../conformance/kill/everyWritePoint.ts';
 import { invocationOf, type Output } from './output.ts';
 import { inShard, type Shard } from '../conformance/job/shard.ts';
 import { withDeadline, type AbortSignalLike } from '../spec/index.ts';
@@ -104,7 +105,8 @@ export function killSummary(report: KillJobReport, written: string | undefined, 
     if (note) lines.push(`  ${f.divergence.step < 0 ? 'init' : divergenceStepText(f.divergence.step)}: ${note}`);
     lines.push('');
     lines.push(describeDivergence(explainDivergence(f.divergence)));
-    if (f.killed)
+    const reattachFailed = f.divergence.at.level === 'cluster' && f.divergence.at.reattachFailed !== undefined;
+    if (f.killed && !reattachFailed)
       lines.push(
         'The observation above is the one right after the restart: the system did not recover from its directory what the model keeps across a crash of every node (C2, C10): the log, the store, the coordinator table and handoff, the sink.',
       );
@@ -125,7 +127,7 @@ export async function killConformCommand(
     readonly seed: number;
     readonly runs: number;
     readonly examples: readonly { path: string; trace: ClusterTrace }[];
-    readonly exhaustive: readonly { path: string; trace: ClusterTrace }[];
+    readonly exhaustive: readonly ExhaustiveKill[];
     readonly outDir: string;
     readonly flags: SystemFlags;
     /** --json: the report on stdout instead of the summary. */
@@ -187,7 +189,7 @@ export async function killReplayCommand(
 ): Promise<number> {
   checkKillCommand(options.sut);
   const marked = options.trace.initKill !== undefined || options.trace.steps.some((s) => s.kill !== undefined);
-  const trace = marked ? options.trace : withKills(options.trace);
+  const trace = marked ? options.trace : withKills(options.trace, [], { finalKill: true });
   const report = await runKillJob({
     command: options.sut,
     seed: 0,

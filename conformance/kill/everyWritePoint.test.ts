@@ -1,11 +1,15 @@
 // Which steps kill mode's exhaustive scenario kills in flight
 // (everyWritePoint.ts): the enabled ones that change no node's liveness, so
-// that the nodes to restart after the kill do not depend on its outcome.
+// that the nodes to restart after the kill do not depend on its outcome;
+// and the exhaustive part reaches every kind of step there is.
 import { describe, expect, it } from 'vitest';
-import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
+import { basename } from 'node:path';
+import { CLUSTER_TRACE_FORMAT, REQUEST_TYPES } from '../../spec/index.ts';
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { insertRow } from '../testFixtures.ts';
-import { killableSteps } from './everyWritePoint.ts';
+import { specExamplePaths } from '../job/traceFilesPart.ts';
+import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
+import { exhaustiveKills, killableSteps } from './everyWritePoint.ts';
 
 describe('killableSteps', () => {
   it('every enabled step but crashes, restarts, pauses and resumes (C10); a refused step (§7) is not killed', () => {
@@ -27,5 +31,29 @@ describe('killableSteps', () => {
     };
     // persist (2) is refused: no migration in flight.
     expect(killableSteps(trace)).toEqual([0, 1, 7]);
+  });
+});
+
+describe('exhaustiveKills', () => {
+  it('C2, C5-C11: --exhaustive kills every kind of request an in-flight kill can go to (every protocol request but init, inspect and the liveness changes), each at one step of the examples at least', () => {
+    const examples = specExamplePaths().flatMap((path) => {
+      const t = loadCheckedTrace(path);
+      return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+    });
+    const main = examples.find((e) => basename(e.path) === 'planned-migration-under-traffic.trace.json');
+    if (main === undefined) throw new Error('the example planned-migration-under-traffic is missing');
+    const kills = exhaustiveKills(
+      main,
+      examples.filter((e) => e !== main),
+    );
+    // The migration's init and each of its killable steps come first, as before.
+    expect(kills.slice(0, 1 + killableSteps(main.trace).length).every((k) => k.path === main.path)).toBe(true);
+    expect(kills[0]?.at).toBe('init');
+    const killed = new Set(kills.flatMap((k) => (k.at === 'init' ? [] : [k.trace.steps[k.at]?.action.type])));
+    const killable = REQUEST_TYPES.filter((t) => !['init', 'inspect', 'crash', 'restart', 'pause', 'resume'].includes(t));
+    expect([...killed].sort()).toEqual([...killable].sort());
+    // Past the migration, one step of each kind: no kind twice.
+    const rest = kills.slice(1 + killableSteps(main.trace).length).map((k) => (k.at === 'init' ? 'init' : k.trace.steps[k.at]?.action.type));
+    expect(new Set(rest).size).toBe(rest.length);
   });
 });

@@ -33,6 +33,41 @@ export function killableSteps(trace: ClusterTrace): number[] {
     .filter((i) => withKills(plain, [{ at: i, timing: 'at-write', write: 1 }]).steps.some((s) => s.kill?.timing === 'at-write'));
 }
 
+/** One scenario of kill mode's exhaustive part: a trace's `init`, or one of its steps, killed at each write point in turn. */
+export interface ExhaustiveKill {
+  readonly path: string;
+  readonly trace: ClusterTrace;
+  readonly at: number | 'init';
+}
+
+/**
+ * The exhaustive part's scenarios: `main`'s `init` and every step of it an
+ * in-flight kill can go to; then, from `others` in order, the first such
+ * step of each action type that none before had, so that every kind of step
+ * the examples have (a failover, a checkpoint, an abort, a duplicate, ...)
+ * is killed at each of its write points, not only those of one migration.
+ */
+export function exhaustiveKills(
+  main: { readonly path: string; readonly trace: ClusterTrace },
+  others: readonly { readonly path: string; readonly trace: ClusterTrace }[],
+): ExhaustiveKill[] {
+  const out: ExhaustiveKill[] = [{ ...main, at: 'init' }];
+  const covered = new Set<string>();
+  for (const at of killableSteps(main.trace)) {
+    out.push({ ...main, at });
+    covered.add(main.trace.steps[at]?.action.type ?? '');
+  }
+  for (const other of others) {
+    for (const at of killableSteps(other.trace)) {
+      const type = other.trace.steps[at]?.action.type ?? '';
+      if (covered.has(type)) continue;
+      covered.add(type);
+      out.push({ ...other, at });
+    }
+  }
+  return out;
+}
+
 /**
  * Step `at` of `trace` (an enabled action that changes no node's liveness)
  * killed at each of its durable write points in turn, up to `maxWrites`;
@@ -47,7 +82,7 @@ export async function killAtEveryWritePoint(
 ): Promise<{ runs: WritePointRun[]; complete: boolean }> {
   const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
   return eachWritePoint(maxWrites, async (write) => {
-    const killed = withKills(plain, [{ at, timing: 'at-write', write }]);
+    const killed = withKills(plain, [{ at, timing: 'at-write', write }], { finalKill: true });
     if (!killed.steps.some((s) => s.kill?.timing === 'at-write'))
       throw new Error(`step ${at} cannot be killed in flight (refused, or it changes a node's liveness)`);
     const r = await runKillTrace(killed, options);
@@ -88,7 +123,8 @@ export interface InitWritePointRun {
 /**
  * `trace`'s first `init` killed at each of its durable write points in turn,
  * up to `maxWrites`, each on a fresh data directory, followed by restarts of
- * every node and the trace's steps (with the kills they have marked);
+ * every node and the trace's steps (their kill marks dropped, killed at
+ * every crash point and at the end: killTraces.ts `withKills`);
  * stops at the first divergence, or once the system answered `init` (no write
  * point left: `complete`). Rejects with SutUnavailable.
  */
@@ -97,9 +133,10 @@ export async function killInitAtEveryWritePoint(
   options: KillRunOptions,
   maxWrites = 32,
 ): Promise<{ runs: InitWritePointRun[]; complete: boolean }> {
-  const { initKill: _initKill, ...plain } = trace;
+  const { initKill: _initKill, ...rest } = trace;
+  const plain: ClusterTrace = { ...rest, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
   return eachWritePoint(maxWrites, async (write) => {
-    const r = await runKillTrace(withInitKill(plain, write), options);
+    const r = await runKillTrace(withKills(withInitKill(plain, write), [], { finalKill: true }), options);
     const answered = r.trace.initKill?.answered === true;
     return { run: { write, answered, ...(r.divergence ? { divergence: r.divergence } : {}), result: r }, answered };
   });

@@ -16,7 +16,7 @@ import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from '../lockstep/traceFiles.ts';
 import { addKills, NO_KILLS, runKillTrace, totalKills, type KillCounts, type KillTraceResult } from './killRun.ts';
 import { inFlightCandidates, killsIn, withInitKill, withKills, type InFlightChoice } from './killTraces.ts';
-import { killAtEveryWritePoint, killInitAtEveryWritePoint, killableSteps } from './everyWritePoint.ts';
+import { type ExhaustiveKill, killAtEveryWritePoint, killInitAtEveryWritePoint } from './everyWritePoint.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
 import { deleteSteps } from '../lockstep/deleteSteps.ts';
 
@@ -29,11 +29,11 @@ export interface KillJobOptions {
   /** Traces run first, as given (kills marked: killTraces.ts `withKills`), e.g. the cluster examples or a file to replay. */
   readonly examples?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
   /**
-   * Exhaustive traces (`--exhaustive`): the trace's first `init`, then each
-   * step an in-flight kill can go to, killed at every durable write point in
-   * turn (everyWritePoint.ts), before the examples.
+   * The exhaustive part (`--exhaustive`), run before the examples: each a
+   * trace's first `init` or one of its steps, killed at every durable write
+   * point in turn (everyWritePoint.ts `exhaustiveKills`).
    */
-  readonly exhaustive?: readonly { readonly path: string; readonly trace: ClusterTrace }[];
+  readonly exhaustive?: readonly ExhaustiveKill[];
   /** How each incarnation of the system is run (timeouts). */
   readonly process?: ProcessOptions;
   /** Kills at crash points per random trace, at most (default 4): later crash points are sent as plain requests. */
@@ -115,21 +115,6 @@ export interface KillJobReport {
 /** Ends the job's loop once the exhaustive part found a divergence. */
 class StopJob extends Error {}
 
-/** At most `max` kills at crash points: the rest of the marks are dropped (their requests still go out). */
-function capKills(trace: ClusterTrace, max: number): ClusterTrace {
-  let seen = 0;
-  return {
-    ...trace,
-    steps: trace.steps.map((s) => {
-      if (s.kill?.when !== 'after-reply') return s;
-      seen++;
-      if (seen <= max) return s;
-      const { kill: _kill, note: _note, ...rest } = s;
-      return rest;
-    }),
-  };
-}
-
 /** About one random kill trace in this many also has its first `init` killed (at a random write point). */
 export const INIT_KILL_ONE_IN = 8;
 
@@ -170,9 +155,12 @@ const IN_FLIGHT_MAX_WRITE = 12;
  * the action types the trace can be killed in flight at, then over the steps
  * of the type (uniform over steps, nearly all are `record`: at seeds 1–30,
  * 637 of 678 in-flight kills went to a record and 4 to an install). Half
- * are `at-write`, at write point 1 half the time, 2 a quarter, 3 up to
- * IN_FLIGHT_MAX_WRITE the rest: a step whose parts go in two writes shows it
- * at a kill between them, and most steps make one to three.
+ * are `at-write`, at write point w of 1..IN_FLIGHT_MAX_WRITE with
+ * probability proportional to 1/w: a step whose parts go in two writes
+ * shows it at a kill between them, which is write 1 for a system that makes
+ * one write point per write, and later for one that makes several (a temp
+ * file written, synced, renamed: 3 per write); 1/w gives the first points
+ * most and still a tenth or more to each of 2..5.
  */
 const inFlightDraw: fc.Arbitrary<InFlightDraw> = fc.noBias(
   fc.record({
@@ -183,10 +171,9 @@ const inFlightDraw: fc.Arbitrary<InFlightDraw> = fc.noBias(
       { weight: 1, arbitrary: fc.constant('unread' as const) },
       { weight: 1, arbitrary: fc.constant('answered' as const) },
     ),
+    // P(w) ∝ 1/w: 27,720 is the least common multiple of 1..12, so every weight is an integer.
     write: fc.oneof(
-      { weight: 2, arbitrary: fc.constant(1) },
-      { weight: 1, arbitrary: fc.constant(2) },
-      { weight: 1, arbitrary: fc.integer({ min: 3, max: IN_FLIGHT_MAX_WRITE }) },
+      ...Array.from({ length: IN_FLIGHT_MAX_WRITE }, (_, i) => ({ weight: 27_720 / (i + 1), arbitrary: fc.constant(i + 1) })),
     ),
   }),
 );
@@ -218,7 +205,8 @@ export function randomKillTraces(seed: number, runs: number, maxKillsPerTrace = 
   return fc.sample(arbitrary, { seed, numRuns: runs }).map(([trace, draws], n) => {
     const write = initKills[n];
     const initKilled = write === undefined ? trace : withInitKill(trace, write);
-    return { ...capKills(withKills(initKilled, inFlightChoices(initKilled, draws)), maxKillsPerTrace), name: `kill-${seed}-${n}` };
+    const killed = withKills(initKilled, inFlightChoices(initKilled, draws), { crashPointKills: maxKillsPerTrace, finalKill: true });
+    return { ...killed, name: `kill-${seed}-${n}` };
   });
 }
 
@@ -294,9 +282,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
   const random = randomKillTraces(options.seed, options.runs, options.maxKillsPerTrace).flatMap((trace, n) =>
     inShard(n) ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }] : [],
   );
-  const exhaustiveSteps = (options.exhaustive ?? [])
-    .flatMap(({ path, trace }) => [{ path, trace, at: 'init' as const }, ...killableSteps(trace).map((at) => ({ path, trace, at }))])
-    .filter((_, i) => inShard(i));
+  const exhaustiveSteps = (options.exhaustive ?? []).filter((_, i) => inShard(i));
   /** How the exhaustive part names what it kills: `init`, or `step I`. */
   const killedPart = (at: number | 'init'): string => (at === 'init' ? 'init' : `step ${at}`);
   const outcomes: KillTraceOutcome[] = [];

@@ -3,12 +3,20 @@
 // both ways (Jepsen's indefinite outcome): a request the stopped process
 // never read is lost, one it answered is applied (C2, C3: an acknowledged
 // record is durable). A system that keeps its "durable" parts in memory
-// fails at its first kill. The end-to-end tier: it kills processes.
+// fails at its first kill, and one that cannot read back what a kill left
+// fails there too. The end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
+import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
+import type { ClusterTrace } from '../../spec/index.ts';
+import { explainDivergence } from '../report/divergence.ts';
+import type { DivergenceFacts } from '../sut/divergence.ts';
 import { inFlightTrace } from './killFixtures.ts';
 import { runKillTrace } from './killRun.ts';
 
 const SERVE = 'node bin/streamjoin.js serve --data {data}';
+const EXAMPLE = 'python3 examples/python/join.py --data {data}';
+/** The example with state.json rewritten in place (testdata/tornState.py). */
+const TORN_STATE = 'python3 conformance/testdata/tornState.py --data {data}';
 /** `serve` without --data: its durable parts in memory; the directory is named, and ignored. */
 const IN_MEMORY = 'env STREAMJOIN_IGNORED_DIR={data} node bin/streamjoin.js serve';
 
@@ -39,6 +47,28 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(await at(1)).toBe('lost');
     expect(await at(2)).toBe('partly');
     expect(await at(4)).toBe('applied');
+  });
+
+  it('C2, C10: a system that cannot read back what a kill left (state.json rewritten in place, torn between its halves) diverges at the kill, its re-attach refused: a fail, not "cannot be judged"', async () => {
+    const persistKilled: ClusterTrace = {
+      format: CLUSTER_TRACE_FORMAT,
+      name: 'torn-state',
+      config: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+      steps: [
+        { action: { type: 'freeze', key: 'k1', to: 'w2' } },
+        { action: { type: 'persist', key: 'k1' }, kill: { when: 'in-flight', timing: 'at-write', write: 1 } },
+      ],
+    };
+    const torn = await runKillTrace(persistKilled, { command: TORN_STATE });
+    expect(torn.divergence?.step).toBe(1);
+    expect(torn.killed).toBe(true);
+    const at = torn.divergence?.at;
+    expect(at?.level === 'cluster' ? at.reattachFailed : undefined).toMatch(/^init at level faults refused with internal_error/);
+    const explained = explainDivergence(torn.divergence as DivergenceFacts);
+    expect(explained.summary).toMatch(/^persist k1, killed here: the system could not re-attach after the kill/);
+    expect(explained.refs.rules).toEqual(['C2', 'C10']);
+    // The example it is made from writes a temporary file and renames it: the same kill, no divergence.
+    expect((await runKillTrace(persistKilled, { command: EXAMPLE })).divergence).toBeUndefined();
   });
 
   it('a system whose durable parts are in memory diverges at the kill: after the restart its nodes are up and its log empty (C2, C10)', async () => {

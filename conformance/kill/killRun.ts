@@ -27,7 +27,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COORDINATOR } from '../../spec/index.ts';
-import type { ClusterInitKill, ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
+import type { ClusterInitKill, ClusterKill, ClusterObservation, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import {
   initialClusterState,
   observeCluster,
@@ -121,6 +121,10 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 /** The environment variable of kill mode's write hook (PROTOCOL.md, "Kill mode"): `LINE:WRITE`. */
 export const KILL_AT_WRITE_VARIABLE = 'STREAMJOIN_KILL_AT_WRITE';
 
+/** What a divergence at a failed re-attach expected of the system (PROTOCOL.md, "Kill mode", "Re-attach"). */
+const REATTACH_EXPECTED =
+  'init_ok to the re-attach (init with recover: true), then the observation of the session its directory holds after a crash of every node (C2, C10)';
+
 /** The step index of a divergence at a kill inside `init`, before any step (reports say "init"). */
 export const INIT_STEP = -1;
 
@@ -134,6 +138,20 @@ export const INIT_KILL_ACTION: ExternalAction = { type: 'crash', node: COORDINAT
 function expectedDeath(e: unknown): false {
   if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return false;
   throw e;
+}
+
+/**
+ * Why a re-attach after a kill failed, where that is the system's failure to
+ * recover (PROTOCOL.md, "Kill mode": it resumes the session its directory
+ * holds): its `init` or the `inspect` after it refused, or the process dead
+ * before the observation. The same command ran this trace until the kill, so
+ * it is what the kill left on disk that the system cannot read back (a torn
+ * file, say): a divergence at the kill, never "cannot be judged". A hang, a
+ * babbling process or an interrupt stays unjudged (undefined).
+ */
+function recoveryFailure(e: unknown): string | undefined {
+  if (!(e instanceof SutUnavailable)) return undefined;
+  return /^(init at level \S+ refused with |init refused |protocol: inspect refused |dead: )/.test(e.reason) ? e.reason : undefined;
 }
 
 /** A model state the system may be in, and how each in-flight kill so far resolved to reach it. */
@@ -235,6 +253,34 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       return { divergence: compareClusterStep(step, action, m.expected, reply), next: m.next };
     });
   let session!: ClusterSession;
+  /**
+   * The restarted system re-attached (`init` with `recover`) and its first
+   * observation; or, where it could not recover (`recoveryFailure`), the
+   * divergence at the kill step `step` (INIT_STEP: the kill inside init).
+   */
+  const reattach = async (
+    step: number,
+    action: ExternalAction,
+  ): Promise<{ observation: ClusterObservation } | { divergence: DivergenceFacts }> => {
+    try {
+      session = await system.openCluster(trace.config, 'faults', { recover: true });
+      return { observation: await session.observe() };
+    } catch (e) {
+      const why = recoveryFailure(e);
+      if (why === undefined) throw e;
+      const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, crashAll(setup, (branches[0] as Branch).state)) };
+      const divergence: DivergenceFacts = {
+        step,
+        action,
+        field: 'reply',
+        expected: REATTACH_EXPECTED,
+        actual: why,
+        diff: [{ path: '', expected: REATTACH_EXPECTED, actual: why }],
+        at: { level: 'cluster', expected: want, actual: { reply: { events: [] } }, records: {}, reattachFailed: why },
+      };
+      return { divergence };
+    }
+  };
   try {
     if (initKill === undefined) session = await system.openCluster(trace.config, 'faults');
     else {
@@ -254,8 +300,9 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       const startedAt = performance.now();
       await system.kill();
       system = incarnation(0, true);
-      session = await system.openCluster(trace.config, 'faults', { recover: true });
-      const observation = await session.observe();
+      const back = await reattach(INIT_STEP, INIT_KILL_ACTION);
+      if ('divergence' in back) return result(back.divergence, true);
+      const { observation } = back;
       restartMs.push(performance.now() - startedAt);
       kills = addKills(kills, { ...NO_KILLS, inInit: 1 });
       // C10: whatever init wrote, the re-attach holds no acknowledged state: every node down, empty durable parts.
@@ -308,8 +355,9 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         await system.kill();
       }
       system = incarnation(i + 1, true);
-      session = await system.openCluster(trace.config, 'faults', { recover: true });
-      const observation = await session.observe();
+      const back = await reattach(i, action);
+      if ('divergence' in back) return result(back.divergence, true);
+      const { observation } = back;
       restartMs.push(performance.now() - startedAt);
       if (kill.when === 'after-reply') {
         kills = addKills(kills, { ...NO_KILLS, afterReply: 1 });

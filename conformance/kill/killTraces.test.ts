@@ -10,7 +10,17 @@ import { initialClusterState, observeCluster, type ClusterSetup } from '../../mo
 import { insertRow } from '../testFixtures.ts';
 import { INIT_KILL_MAX_WRITE, INIT_KILL_ONE_IN, initKillWrites, randomKillTraces } from './killJob.ts';
 import { commandWithData } from './killRun.ts';
-import { crashAll, inFlightCandidates, isCrashPoint, killsIn, modelAfter, startState, withInitKill, withKills } from './killTraces.ts';
+import {
+  crashAll,
+  inFlightCandidates,
+  isCrashPoint,
+  killNoteAt,
+  killsIn,
+  modelAfter,
+  startState,
+  withInitKill,
+  withKills,
+} from './killTraces.ts';
 
 const seed = Number(inject('fcSeed'));
 
@@ -40,6 +50,30 @@ describe('withKills', () => {
       ['restart', 'w1', undefined],
     ]);
     expect(t.steps[1]?.note).toMatch(/^killed here/);
+  });
+
+  it('C2: with finalKill the last step is killed after its reply and every node restarted; crash points past crashPointKills go as plain requests', () => {
+    const crash: ExternalAction = { type: 'crash', node: 'w1' };
+    const restart: ExternalAction = { type: 'restart', node: 'w1' };
+    const t = withKills(trace([crash, restart, crash, restart, rec('a')]), [], { crashPointKills: 1, finalKill: true });
+    expect(t.steps.map((s) => [s.action.type, 'node' in s.action ? s.action.node : undefined, s.kill?.when])).toEqual([
+      ['crash', 'w1', 'after-reply'],
+      ['restart', COORDINATOR, undefined],
+      ['restart', 'w2', undefined],
+      ['restart', 'w1', undefined],
+      ['crash', 'w1', undefined],
+      ['restart', 'w1', undefined],
+      ['record', undefined, 'after-reply'],
+      ['restart', COORDINATOR, undefined],
+      ['restart', 'w1', undefined],
+      ['restart', 'w2', undefined],
+    ]);
+    expect(t.steps[6]?.note).toMatch(/^killed here, at the trace's end/);
+    expect(killNoteAt(t, 6)).toBe(t.steps[6]?.note);
+    // A last step killed already gets no second kill.
+    const ending = withKills(trace([rec('a'), crash]), [], { finalKill: true });
+    expect(ending.steps.filter((s) => s.kill !== undefined)).toHaveLength(1);
+    expect(ending.steps[1]?.note).toMatch(/^killed here: after the reply/);
   });
 
   it('C11: after the restarts, the last install and release message of every key the trace sent one for are delivered again; none for a key without', () => {
@@ -206,8 +240,13 @@ describe('randomKillTraces', () => {
     expect(randomKillTraces(seed, 10)).toEqual(a);
     const killed = a.filter((t) => killsIn(t).afterReply + killsIn(t).inFlight > 0).length;
     expect(killed).toBeGreaterThan(0);
-    // At most 4 kills at crash points per trace.
-    for (const t of a) expect(killsIn(t).afterReply).toBeLessThanOrEqual(4);
+    for (const t of a) {
+      // At most 4 kills at crash points per trace, and one at its end (unless its last step is killed already).
+      const atEnd = t.steps.filter((s) => s.note?.startsWith("killed here, at the trace's end")).length;
+      expect(killsIn(t).afterReply - atEnd).toBeLessThanOrEqual(4);
+      expect(atEnd).toBeLessThanOrEqual(1);
+    }
+    expect(a.filter((t) => t.steps.some((s) => s.note?.startsWith("killed here, at the trace's end"))).length).toBeGreaterThan(0);
   });
 });
 

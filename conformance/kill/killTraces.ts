@@ -110,6 +110,10 @@ export function killNote(kill: ClusterKill): string {
   return `killed here, in flight: ${how}; restarted on the same data directory and re-attached${resolved}`;
 }
 
+/** The note of the kill withKills adds at a trace's end (`finalKill`). */
+const FINAL_KILL_NOTE =
+  "killed here, at the trace's end: after the reply, SIGKILL to the process group; restarted on the same data directory and re-attached: what every earlier step and recovery left on disk must come back once more (C2)";
+
 /** The note of a duplicate sent after a kill's restarts (withKills). */
 const DUPLICATE_AFTER_KILL_NOTE =
   'the last message delivered again after the kill (C11): it is durable, and a system that lost it, or kept one it never sent, shows it here';
@@ -122,10 +126,22 @@ const DUPLICATE_AFTER_KILL_NOTE =
  * duplicate of the last install message of every key the trace installed
  * so far, and of the last release message of every key it released. Steps already marked keep their mark;
  * expectations are dropped (the model's are used).
+ *
+ * `crashPointKills` bounds the kills at crash points (later crash points go
+ * as plain requests). With `finalKill`, the trace's last step, unless it is
+ * killed already, is killed after its reply: what a recovery left behind
+ * (a torn line skipped but left in place, a half-applied step) may show only
+ * at the next one, after the steps that followed wrote on top of it, and a
+ * trace with one kill would end before that.
  */
-export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice[] = []): ClusterTrace {
+export function withKills(
+  trace: ClusterTrace,
+  inFlight: readonly InFlightChoice[] = [],
+  options: { readonly crashPointKills?: number; readonly finalKill?: boolean } = {},
+): ClusterTrace {
   const setup: ClusterSetup = { ...trace.config, checkProperties: false };
   const n = trace.steps.length;
+  let crashPointKills = options.crashPointKills ?? Number.POSITIVE_INFINITY;
   const inFlightAt = new Map<number, InFlightChoice>();
   for (const c of inFlight) if (n > 0) inFlightAt.set(c.at % n, c);
   let state = startState(setup, trace);
@@ -140,15 +156,22 @@ export function withKills(trace: ClusterTrace, inFlight: readonly InFlightChoice
     if (enabled && action.type === 'release') sent.duplicateRelease.add(action.key);
     let kill: ClusterKill | undefined = s.kill;
     const wanted = inFlightAt.get(i);
-    if (kill === undefined && enabled && isCrashPoint(action)) kill = { when: 'after-reply' };
-    else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
+    let note: string | undefined;
+    if (kill === undefined && enabled && isCrashPoint(action) && crashPointKills > 0) {
+      kill = { when: 'after-reply' };
+      crashPointKills--;
+    } else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
       kill = { when: 'in-flight', timing: wanted.timing, ...(wanted.timing === 'at-write' ? { write: wanted.write ?? 1 } : {}) };
+    else if (kill === undefined && options.finalKill === true && i === n - 1) {
+      kill = { when: 'after-reply' };
+      note = FINAL_KILL_NOTE;
+    }
     if (kill === undefined) {
       steps.push({ action, ...(s.note !== undefined ? { note: s.note } : {}) });
       state = after;
       return;
     }
-    steps.push({ action, kill, note: killNote(kill) });
+    steps.push({ action, kill, note: note ?? killNote(kill) });
     const taken = nodesTakenBy(setup, after);
     state = crashAll(setup, after);
     for (const node of taken) {
@@ -183,8 +206,9 @@ export function initKillNote(kill: ClusterInitKill): string {
 /** The note of the kill a divergence at `step` is at: that step's kill, or at step -1 the trace's kill inside `init`; undefined at no kill. */
 export function killNoteAt(trace: ClusterTrace, step: number): string | undefined {
   if (step < 0) return trace.initKill ? initKillNote(trace.initKill) : undefined;
-  const kill = trace.steps[step]?.kill;
-  return kill ? killNote(kill) : undefined;
+  const at = trace.steps[step];
+  if (at?.kill === undefined) return undefined;
+  return at.note === FINAL_KILL_NOTE ? FINAL_KILL_NOTE : killNote(at.kill);
 }
 
 /**

@@ -141,6 +141,13 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
   const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
   const reply = at.actual.reply;
+  if (at.reattachFailed !== undefined) {
+    // Kill mode: the restarted system could not resume the session its directory holds.
+    return {
+      summary: `${what}, killed here: the system could not re-attach after the kill (${printable(at.reattachFailed, 200)}): it must resume the session its directory holds, as after a crash of every node`,
+      refs: { rules: ['C2', 'C10'], properties: [] },
+    };
+  }
   if (facts.field === 'reply') {
     // §7: carried out though not enabled, refused with another code than not_enabled, or refused though enabled.
     const why = 'error' in expected ? expected.error : undefined;

@@ -38,6 +38,12 @@ export type DivergentStep =
       readonly storeWriters?: Readonly<Record<string, StoreWrite>>;
       /** The system answered this step as the model does when this install restores an empty copy, ignoring its checkpoint's state (freshInstall.ts). */
       readonly freshInstall?: FreshInstall;
+      /**
+       * Kill mode: the system could not re-attach after the kill at this step
+       * (its error reply, or how it died, as the harness saw it): it did not
+       * resume what its directory holds (PROTOCOL.md, "Kill mode"; C2, C10).
+       */
+      readonly reattachFailed?: string;
     };
 
 /** An install whose restore without (part of) the checkpoint's join state explains a divergence found later (C6). */
