@@ -56,8 +56,10 @@ describe('kill mode, exhaustive over the write points of a request', () => {
     for (const r of runs) {
       expect(r.result.kills.inInit).toBe(1);
       expect(r.result.trace.initKill?.note).toMatch(/^killed here, inside init/);
-      // One kill and one restart: the re-attach right after init.
-      expect(r.result.restartMs).toHaveLength(1);
+      // Two kills and restarts: the re-attach right after init, and the kill after the trace's last step (withKills finalKill).
+      expect(r.result.restartMs).toHaveLength(2);
+      expect(r.result.kills.afterReply).toBe(1);
+      expect(r.result.trace.steps.some((s) => s.note?.startsWith("killed here, at the trace's end"))).toBe(true);
     }
   });
 });
