@@ -153,6 +153,41 @@ function audit(checkout: string, log: string, sink: string, extra: string[] = []
   };
 }
 
+/**
+ * The floor of any audit that parses every line with JSON.parse: a child
+ * process that reads the log and the sink in 1 MiB chunks, as the audit's
+ * reader does, and parses each line, nothing else; under GNU time like the
+ * audit, its start-up included.
+ */
+const PARSE_ONLY = `
+const { openSync, readSync, closeSync } = require('node:fs');
+let lines = 0;
+for (const path of process.argv.slice(1)) {
+  const fd = openSync(path, 'r');
+  const chunk = Buffer.alloc(1 << 20);
+  let rest = '';
+  for (let got = readSync(fd, chunk); got > 0; got = readSync(fd, chunk)) {
+    const parts = (rest + chunk.toString('utf8', 0, got)).split('\\n');
+    rest = parts.pop();
+    for (const line of parts) if (line !== '' && JSON.parse(line) !== undefined) lines++;
+  }
+  if (rest !== '' && JSON.parse(rest) !== undefined) lines++;
+  closeSync(fd);
+}
+process.stdout.write(String(lines));
+`;
+
+function parseOnly(log: string, sink: string): { seconds: number; cpuSeconds: number; peakRssMb: number } {
+  const timing = join(tmpdir(), `sj-bench-time-${process.pid}`);
+  const c = spawnSync(TIME, ['-f', '%e %U %S %M', '-o', timing, process.execPath, '-e', PARSE_ONLY, log, sink], {
+    encoding: 'utf8',
+  });
+  const [wall, user, sys, rssKb] = readFileSync(timing, 'utf8').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+  rmSync(timing, { force: true });
+  if (c.status !== 0) throw new Error(`the parse-only reader failed (exit ${c.status}): ${c.stderr.slice(-2000)}`);
+  return { seconds: wall ?? 0, cpuSeconds: (user ?? 0) + (sys ?? 0), peakRssMb: (rssKb ?? 0) / 1024 };
+}
+
 function row(cells: string[]): void {
   console.log(`| ${cells.join(' | ')} |`);
 }
@@ -205,6 +240,19 @@ try {
       renameSync(`${sink}.tmp`, sink);
     }
     if (!existsSync(grouped)) groupByKey(sink, grouped, PARTS);
+    const floor = parseOnly(log, sink);
+    row([
+      n(size),
+      'log order',
+      'JSON.parse of each line alone',
+      `${((statSync(log).size + statSync(sink).size) / 2 ** 20).toFixed(0)}`,
+      floor.seconds.toFixed(1),
+      floor.cpuSeconds.toFixed(1),
+      n(size / floor.cpuSeconds),
+      floor.peakRssMb.toFixed(0),
+      '—',
+      (loadavg()[0] ?? 0).toFixed(1),
+    ]);
     for (const [order, file] of [
       ['log order', sink],
       [`grouped by key (${PARTS} parts)`, grouped],

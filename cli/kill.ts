@@ -29,20 +29,23 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        started again on the same directory, re-attaches (init
                        with "recover": true) and must show the model's state
                        after a crash of every node; prints the kills and the
-                       time each kill and restart took; with --exhaustive,
-                       first the init and each step of the cluster example
-                       ${'planned-migration-under-traffic'} killed at every
-                       durable write point it makes, in turn (slow: a process
-                       start per write point); --json (the report
+                       time each kill and restart took; every trace ends with
+                       a kill after its last step; with --exhaustive, first
+                       the init and each step of the cluster example
+                       ${'planned-migration-under-traffic'}, then a step of
+                       each kind it lacks from the other examples, killed at
+                       every durable write point it makes, in turn (slow: a
+                       process start per write point); --json (the report
                        streamjoin/conform-kill-report@1), --shard, --time-budget
                        and --reporter work as below, a case per trace`;
 
-/** The example --kill --exhaustive kills at every write point of every step. */
+/** The example --kill --exhaustive kills at every write point of every step (then one step of each kind it lacks, everyWritePoint.ts). */
 export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
 
 export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace (spec/PROTOCOL.md, "Kill mode"): the
                        command names its data directory with {data}; at each kill
-                       step of the trace (a trace with none: at each crash point)
+                       step of the trace (a trace with none: at each crash point
+                       and after its last step)
                        the process group gets SIGKILL, the command restarts on the
                        same directory and re-attaches; an in-flight kill is
                        resolved again by what the system shows; --json prints
@@ -174,7 +177,7 @@ export async function killConformCommand(
   return json.exitCode;
 }
 
-/** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points). */
+/** `replay --kill FILE`: the trace's kills as marked (a trace with none gets them at its crash points and after its last step). */
 export async function killReplayCommand(
   options: {
     readonly file: string;

@@ -1047,6 +1047,10 @@ export interface ClusterKill {
    */
   write?: number;
   /**
+   * After the reply only: the step's observation was asked for and judged too, then the kill (the kill after a trace's last step: no later step would show that observation). Without it the kill comes right after the reply.
+   */
+  observed?: boolean;
+  /**
    * In flight only, written by the harness: the state after the restart was the one before the request (`lost`), after it (`applied`), or a model state in between (`partly`: the action's own effect and part of the processing it caused, a crash between process steps, SPEC §7; or a commit's or failover's fence without its ownership part, C7, C8).
    */
   resolved?: 'lost' | 'applied' | 'partly';

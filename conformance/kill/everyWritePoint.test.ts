@@ -53,7 +53,9 @@ describe('exhaustiveKills', () => {
     const killable = REQUEST_TYPES.filter((t) => !['init', 'inspect', 'crash', 'restart', 'pause', 'resume'].includes(t));
     expect([...killed].sort()).toEqual([...killable].sort());
     // Past the migration, one step of each kind: no kind twice.
-    const rest = kills.slice(1 + killableSteps(main.trace).length).map((k) => (k.at === 'init' ? 'init' : k.trace.steps[k.at]?.action.type));
+    const rest = kills
+      .slice(1 + killableSteps(main.trace).length)
+      .map((k) => (k.at === 'init' ? 'init' : k.trace.steps[k.at]?.action.type));
     expect(new Set(rest).size).toBe(rest.length);
   });
 });

@@ -160,7 +160,7 @@ const IN_FLIGHT_MAX_WRITE = 12;
  * shows it at a kill between them, which is write 1 for a system that makes
  * one write point per write, and later for one that makes several (a temp
  * file written, synced, renamed: 3 per write); 1/w gives the first points
- * most and still a tenth or more to each of 2..5.
+ * most and still 6 % or more to each of 2..5.
  */
 const inFlightDraw: fc.Arbitrary<InFlightDraw> = fc.noBias(
   fc.record({
@@ -284,7 +284,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
   );
   const exhaustiveSteps = (options.exhaustive ?? []).filter((_, i) => inShard(i));
   /** How the exhaustive part names what it kills: `init`, or `step I`. */
-  const killedPart = (at: number | 'init'): string => (at === 'init' ? 'init' : `step ${at}`);
+  const killedPart = (at: number | 'init'): string => (at === 'init' ? 'init' : `step ${at + 1}`);
   const outcomes: KillTraceOutcome[] = [];
   let kills = NO_KILLS;
   const restartMs: number[] = [];

@@ -151,7 +151,7 @@ function expectedDeath(e: unknown): false {
  */
 function recoveryFailure(e: unknown): string | undefined {
   if (!(e instanceof SutUnavailable)) return undefined;
-  return /^(init at level \S+ refused with |init refused |protocol: inspect refused |dead: )/.test(e.reason) ? e.reason : undefined;
+  return /^(init at level \S+ refused with |protocol: inspect refused |dead: )/.test(e.reason) ? e.reason : undefined;
 }
 
 /** A model state the system may be in, and how each in-flight kill so far resolved to reach it. */
@@ -171,7 +171,8 @@ const MAX_BRANCHES = 64;
 
 /**
  * Runs one trace in kill mode. Rejects with SutUnavailable when the system
- * cannot be judged (it died on its own, hung, refused to re-attach, ...).
+ * cannot be judged (it died on its own between kills, hung, babbled, ...);
+ * a re-attach it refused or died in is a divergence (`recoveryFailure`).
  */
 export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions): Promise<KillTraceResult> {
   const setup: ClusterSetup = { ...trace.config, checkProperties: false };
@@ -268,6 +269,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
     } catch (e) {
       const why = recoveryFailure(e);
       if (why === undefined) throw e;
+      // For the record only (the explanation does not show it): after an in-flight kill, the state had the request been lost.
       const want: ExpectedClusterStep = { events: [], observation: observeCluster(setup, crashAll(setup, (branches[0] as Branch).state)) };
       const divergence: DivergenceFacts = {
         step,
@@ -331,9 +333,12 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       const action = step.action as ExternalAction;
       let startedAt: number;
       if (kill.when === 'after-reply') {
-        // The reply is judged (events, or the refusal), then the kill.
-        const [answered] = await session.steps([action], () => false);
-        const d = followReply(i, action, { reply: (answered as ClusterStepReply).reply });
+        // The reply is judged (events, or the refusal), then the kill; with `observed` (a trace's last step) the
+        // observation too: no later step would show it. Otherwise nothing goes between the reply and the kill.
+        const observed = kill.observed === true;
+        const [answered] = await session.steps([action], () => observed);
+        const reply = answered as ClusterStepReply;
+        const d = followReply(i, action, observed ? reply : { reply: reply.reply });
         if (d) return result(d);
         startedAt = performance.now();
         await system.kill();

@@ -215,7 +215,10 @@ describe('randomKillTraces', () => {
     const killed = new Map<string, number>();
     const splitAndDuplicated = { install: 0, release: 0 };
     for (const t of traces) {
-      const plain = { ...t, steps: t.steps.filter((s) => !s.note?.startsWith('restarted') && !s.note?.startsWith('the last message')) };
+      const plain = {
+        ...t,
+        steps: t.steps.filter((s) => s.note !== 'restarted after the kill' && !s.note?.startsWith('the last message')),
+      };
       for (const type of new Set(inFlightCandidates(plain).map((c) => c.type))) killable.set(type, (killable.get(type) ?? 0) + 1);
       t.steps.forEach((s, i) => {
         if (s.kill?.when !== 'in-flight') return;

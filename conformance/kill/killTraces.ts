@@ -91,6 +91,7 @@ export interface InFlightChoice {
 
 /** What a kill step says, for people: the trace's note and the counterexample's "killed here". */
 export function killNote(kill: ClusterKill): string {
+  if (kill.when === 'after-reply' && kill.observed === true) return FINAL_KILL_NOTE;
   if (kill.when === 'after-reply')
     return 'killed here: after the reply, SIGKILL to the process group; restarted on the same data directory and re-attached';
   const how =
@@ -110,9 +111,9 @@ export function killNote(kill: ClusterKill): string {
   return `killed here, in flight: ${how}; restarted on the same data directory and re-attached${resolved}`;
 }
 
-/** The note of the kill withKills adds at a trace's end (`finalKill`). */
+/** The note of the kill withKills adds at a trace's end (`finalKill`: after the reply and the observation, `observed`). */
 const FINAL_KILL_NOTE =
-  "killed here, at the trace's end: after the reply, SIGKILL to the process group; restarted on the same data directory and re-attached: what every earlier step and recovery left on disk must come back once more (C2)";
+  "killed here, at the trace's end: after the reply and the observation, SIGKILL to the process group; restarted on the same data directory and re-attached: what every earlier step and recovery left on disk must come back once more (C2)";
 
 /** The note of a duplicate sent after a kill's restarts (withKills). */
 const DUPLICATE_AFTER_KILL_NOTE =
@@ -129,7 +130,8 @@ const DUPLICATE_AFTER_KILL_NOTE =
  *
  * `crashPointKills` bounds the kills at crash points (later crash points go
  * as plain requests). With `finalKill`, the trace's last step, unless it is
- * killed already, is killed after its reply: what a recovery left behind
+ * killed already, is killed after its reply and its observation (`observed`:
+ * judged whole, as no later step shows it): what a recovery left behind
  * (a torn line skipped but left in place, a half-applied step) may show only
  * at the next one, after the steps that followed wrote on top of it, and a
  * trace with one kill would end before that.
@@ -156,22 +158,18 @@ export function withKills(
     if (enabled && action.type === 'release') sent.duplicateRelease.add(action.key);
     let kill: ClusterKill | undefined = s.kill;
     const wanted = inFlightAt.get(i);
-    let note: string | undefined;
     if (kill === undefined && enabled && isCrashPoint(action) && crashPointKills > 0) {
       kill = { when: 'after-reply' };
       crashPointKills--;
     } else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
       kill = { when: 'in-flight', timing: wanted.timing, ...(wanted.timing === 'at-write' ? { write: wanted.write ?? 1 } : {}) };
-    else if (kill === undefined && options.finalKill === true && i === n - 1) {
-      kill = { when: 'after-reply' };
-      note = FINAL_KILL_NOTE;
-    }
+    else if (kill === undefined && options.finalKill === true && i === n - 1) kill = { when: 'after-reply', observed: true };
     if (kill === undefined) {
       steps.push({ action, ...(s.note !== undefined ? { note: s.note } : {}) });
       state = after;
       return;
     }
-    steps.push({ action, kill, note: note ?? killNote(kill) });
+    steps.push({ action, kill, note: killNote(kill) });
     const taken = nodesTakenBy(setup, after);
     state = crashAll(setup, after);
     for (const node of taken) {
@@ -206,9 +204,8 @@ export function initKillNote(kill: ClusterInitKill): string {
 /** The note of the kill a divergence at `step` is at: that step's kill, or at step -1 the trace's kill inside `init`; undefined at no kill. */
 export function killNoteAt(trace: ClusterTrace, step: number): string | undefined {
   if (step < 0) return trace.initKill ? initKillNote(trace.initKill) : undefined;
-  const at = trace.steps[step];
-  if (at?.kill === undefined) return undefined;
-  return at.note === FINAL_KILL_NOTE ? FINAL_KILL_NOTE : killNote(at.kill);
+  const kill = trace.steps[step]?.kill;
+  return kill ? killNote(kill) : undefined;
 }
 
 /**
