@@ -7,14 +7,17 @@
 // fails there too. The end-to-end tier: it kills processes.
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_TRACE_FORMAT } from '../../spec/index.ts';
-import type { ClusterTrace } from '../../spec/index.ts';
+import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { explainDivergence } from '../report/divergence.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import { inFlightTrace } from './killFixtures.ts';
 import { runKillTrace } from './killRun.ts';
+import { withKills } from './killTraces.ts';
 
 const SERVE = 'node bin/streamjoin.js serve --data {data}';
 const EXAMPLE = 'python3 examples/python/join.py --data {data}';
+/** The example whose inspect answers one request late (testdata/staleInspect.py). */
+const STALE_INSPECT = 'python3 conformance/testdata/staleInspect.py --data {data}';
 /** The example with state.json rewritten in place (testdata/tornState.py). */
 const TORN_STATE = 'python3 conformance/testdata/tornState.py --data {data}';
 /** `serve` without --data: its durable parts in memory; the directory is named, and ignored. */
@@ -69,6 +72,28 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(explained.refs.rules).toEqual(['C2', 'C10']);
     // The example it is made from writes a temporary file and renames it: the same kill, no divergence.
     expect((await runKillTrace(persistKilled, { command: EXAMPLE })).divergence).toBeUndefined();
+  });
+
+  it("§7: the kill after a trace's last step judges that step's observation first (observed): a system whose inspect lags one request, right on disk, diverges there; killed right after the reply it would pass", async () => {
+    const oneRecord: ClusterTrace = {
+      format: CLUSTER_TRACE_FORMAT,
+      name: 'stale-inspect',
+      config: { join: { allowedLateness: 0, maxIntervalLength: 0 }, workers: ['w1'], keys: [{ key: 'k1', owner: 'w1' }] },
+      steps: [{ action: { type: 'record', record: { kind: 'watermark', side: 'L', wm: 5 } } }],
+    };
+    const ended = withKills(oneRecord, [], { finalKill: true });
+    expect(ended.steps[0]?.kill).toEqual({ when: 'after-reply', observed: true });
+    const judged = await runKillTrace(ended, { command: STALE_INSPECT });
+    expect(judged.divergence?.step).toBe(0);
+    expect(judged.divergence?.field).toBe('observation');
+    expect(judged.killed).toBeUndefined();
+    // The same kill right after the reply, the trace ending there: the step's observation is never asked for, and the
+    // recovery is right (the restarts after it would show the lag: each is observed).
+    const unobserved: ClusterTrace = {
+      ...oneRecord,
+      steps: [{ ...oneRecord.steps[0], action: oneRecord.steps[0]?.action as ExternalAction, kill: { when: 'after-reply' } }],
+    };
+    expect((await runKillTrace(unobserved, { command: STALE_INSPECT })).divergence).toBeUndefined();
   });
 
   it('a system whose durable parts are in memory diverges at the kill: after the restart its nodes are up and its log empty (C2, C10)', async () => {
