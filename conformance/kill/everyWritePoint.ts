@@ -72,17 +72,20 @@ export function exhaustiveKills(
  * Step `at` of `trace` (an enabled action that changes no node's liveness)
  * killed at each of its durable write points in turn, up to `maxWrites`;
  * stops at the first divergence, or once the system answered (no write
- * point left). Rejects with SutUnavailable.
+ * point left). Each run ends with a kill after its last step (`finalKill`,
+ * as `conform --kill --exhaustive` runs it), unless told otherwise: a test
+ * of how one step's write points resolve can spare that restart per run.
+ * Rejects with SutUnavailable.
  */
 export async function killAtEveryWritePoint(
   trace: ClusterTrace,
   at: number,
   options: KillRunOptions,
-  maxWrites = 32,
+  { maxWrites = 32, finalKill = true }: { readonly maxWrites?: number; readonly finalKill?: boolean } = {},
 ): Promise<{ runs: WritePointRun[]; complete: boolean }> {
   const plain: ClusterTrace = { ...trace, steps: trace.steps.map((s) => ({ action: s.action as ExternalAction })) };
   return eachWritePoint(maxWrites, async (write) => {
-    const killed = withKills(plain, [{ at, timing: 'at-write', write }], { finalKill: true });
+    const killed = withKills(plain, [{ at, timing: 'at-write', write }], { finalKill });
     if (!killed.steps.some((s) => s.kill?.timing === 'at-write'))
       throw new Error(`step ${at} cannot be killed in flight (refused, or it changes a node's liveness)`);
     const r = await runKillTrace(killed, options);

@@ -17,9 +17,12 @@ const EXAMPLE = 'python3 examples/python/join.py --data {data}';
 /** The example with its durable state saved in two writes: the phase first, or the message first (testdata/splitMessages.py). */
 const split = (order: 'phase-first' | 'message-first'): string => `python3 conformance/testdata/splitMessages.py ${order} --data {data}`;
 
-/** Every write point of step `at` of `trace`, on `command`: the runs that diverged, and at which action. */
+/**
+ * Every write point of step `at` of `trace`, on `command`: the runs that diverged, and at which action. The
+ * messages after the kill are the subject: no kill after the last step (a restart per run spared).
+ */
 async function everyWritePoint(command: string, trace: ClusterTrace, at: number) {
-  const { runs, complete } = await killAtEveryWritePoint(trace, at, { command });
+  const { runs, complete } = await killAtEveryWritePoint(trace, at, { command }, { finalKill: false });
   const diverged = runs.flatMap((r) => (r.divergence ? [{ write: r.write, action: r.divergence.action.type }] : []));
   return { runs, complete, diverged, resolved: runs.map((r) => r.resolved) };
 }
