@@ -25,7 +25,7 @@ import {
 import { SHARD_HELP, shardFlag, shardSeed } from './shardArgs.ts';
 import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
-import { KILL_EXHAUSTIVE_EXAMPLE, KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
+import { KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
 import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
 import { exhaustiveKills } from '../conformance/kill/everyWritePoint.ts';
 import type { ExternalAction } from '../spec/index.ts';
@@ -170,21 +170,15 @@ async function conformKill(
         });
   // --exhaustive: the planned migration under traffic, its init and each of its steps killed at every durable write point,
   // then the first step of each other kind the examples have (everyWritePoint.ts exhaustiveKills).
-  const clusterExamples =
-    values.exhaustive === true
-      ? specExamplePaths().flatMap((path) => {
-          const t = loadCheckedTrace(path);
-          return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
-        })
-      : [];
-  const main = clusterExamples.find((e) => e.path.endsWith(KILL_EXHAUSTIVE_EXAMPLE));
   const exhaustive =
-    main === undefined
-      ? []
-      : exhaustiveKills(
-          main,
-          clusterExamples.filter((e) => e !== main),
-        );
+    values.exhaustive === true
+      ? exhaustiveKills(
+          specExamplePaths().flatMap((path) => {
+            const t = loadCheckedTrace(path);
+            return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+          }),
+        )
+      : [];
   out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   return killConformCommand(
     {

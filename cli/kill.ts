@@ -39,9 +39,6 @@ export const KILL_HELP = `  --kill               kill mode (spec/PROTOCOL.md, "K
                        streamjoin/conform-kill-report@1), --shard, --time-budget
                        and --reporter work as below, a case per trace`;
 
-/** The example --kill --exhaustive kills at every write point of every step (then one step of each kind it lacks, everyWritePoint.ts). */
-export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
-
 export const REPLAY_KILL_HELP = `  --kill               replay a kill-mode trace (spec/PROTOCOL.md, "Kill mode"): the
                        command names its data directory with {data}; at each kill
                        step of the trace (a trace with none: at each crash point

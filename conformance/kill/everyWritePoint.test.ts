@@ -9,7 +9,7 @@ import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { insertRow } from '../testFixtures.ts';
 import { specExamplePaths } from '../job/traceFilesPart.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { exhaustiveKills, killableSteps } from './everyWritePoint.ts';
+import { KILL_EXHAUSTIVE_EXAMPLE, exhaustiveKills, killableSteps } from './everyWritePoint.ts';
 
 describe('killableSteps', () => {
   it('every enabled step but crashes, restarts, pauses and resumes (C10); a refused step (§7) is not killed', () => {
@@ -40,12 +40,9 @@ describe('exhaustiveKills', () => {
       const t = loadCheckedTrace(path);
       return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
     });
-    const main = examples.find((e) => basename(e.path) === 'planned-migration-under-traffic.trace.json');
-    if (main === undefined) throw new Error('the example planned-migration-under-traffic is missing');
-    const kills = exhaustiveKills(
-      main,
-      examples.filter((e) => e !== main),
-    );
+    const main = examples.find((e) => basename(e.path) === KILL_EXHAUSTIVE_EXAMPLE);
+    if (main === undefined) throw new Error(`the example ${KILL_EXHAUSTIVE_EXAMPLE} is missing`);
+    const kills = exhaustiveKills(examples);
     // The migration's init and each of its killable steps come first, as before.
     expect(kills.slice(0, 1 + killableSteps(main.trace).length).every((k) => k.path === main.path)).toBe(true);
     expect(kills[0]?.at).toBe('init');

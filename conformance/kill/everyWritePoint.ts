@@ -40,17 +40,22 @@ export interface ExhaustiveKill {
   readonly at: number | 'init';
 }
 
+/** The example whose `init` and every step `--exhaustive` kills at every write point (then one step of each kind it lacks). */
+export const KILL_EXHAUSTIVE_EXAMPLE = 'planned-migration-under-traffic.trace.json';
+
 /**
- * The exhaustive part's scenarios: `main`'s `init` and every step of it an
- * in-flight kill can go to; then, from `others` in order, the first such
- * step of each action type that none before had, so that every kind of step
- * the examples have (a failover, a checkpoint, an abort, a duplicate, ...)
- * is killed at each of its write points, not only those of one migration.
+ * The exhaustive part's scenarios, from the cluster examples: the `init` of
+ * KILL_EXHAUSTIVE_EXAMPLE and every step of it an in-flight kill can go to;
+ * then, from the others in order, the first such step of each action type
+ * that none before had, so that every kind of step the examples have (a
+ * failover, a checkpoint, an abort, a duplicate, ...) is killed at each of
+ * its write points, not only those of one migration. None without that
+ * example.
  */
-export function exhaustiveKills(
-  main: { readonly path: string; readonly trace: ClusterTrace },
-  others: readonly { readonly path: string; readonly trace: ClusterTrace }[],
-): ExhaustiveKill[] {
+export function exhaustiveKills(examples: readonly { readonly path: string; readonly trace: ClusterTrace }[]): ExhaustiveKill[] {
+  const main = examples.find((e) => e.path.endsWith(KILL_EXHAUSTIVE_EXAMPLE));
+  if (main === undefined) return [];
+  const others = examples.filter((e) => e !== main);
   const out: ExhaustiveKill[] = [{ ...main, at: 'init' }];
   const covered = new Set<string>();
   for (const at of killableSteps(main.trace)) {
