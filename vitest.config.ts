@@ -29,7 +29,11 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: [`${suites}*.e2e.test.ts`],
-          // Spawned processes and their timeouts get the machine's spare cores (vitest's default worker count).
+          // Two files at a time on two cores, as the unit tier: one file alone left a core idle (its CPU time was 1.4 times
+          // its wall time, measured file by file: it waits on the processes it starts), and the tier is most of CI's time
+          // (serial, some 700 s here; two at a time, 540 s). Every bound on a spawned process's time is loose enough
+          // for a loaded machine (--timeout 60 s where a test does not wait for it; CPU time where it measures a hang).
+          maxWorkers: Math.max(2, availableParallelism() - 1),
           sequence: { groupOrder: 1 },
           // Its longest tests take about a minute on an idle machine: the bound is an order of magnitude looser.
           testTimeout: 600_000,
