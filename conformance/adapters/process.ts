@@ -178,6 +178,8 @@ export function spawnSystem(
     [...stderr.lines(), ...(stderrPartial !== '' ? [printable(stderrPartial, STDERR_LINE_CHARS)] : [])].slice(-keepLines);
 
   let failing: Promise<SutUnavailable> | undefined;
+  /** The process died on its own (exited, or closed its stdout): `revive` may start the command again. */
+  let died = false;
 
   /**
    * The system cannot be judged any more: stop reading it, stop its
@@ -286,6 +288,7 @@ export function spawnSystem(
     // stdout too; that is `dead` with the exit status, below: a moment's wait for the exit tells them apart.)
     void stdoutEnded.then(async () => {
       if (closing || failing || (await within(p.exited, 100)) || closing || failing) return;
+      died = true;
       fail(
         `dead: it closed its stdout while it still runs${pending.size > 0 ? ', with requests outstanding' : ''}: it can send no reply any more`,
       );
@@ -320,6 +323,7 @@ export function spawnSystem(
       await within(stdoutEnded, 500);
       if (closing || failing) return;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      died = true;
       fail(`dead: the process ${how}${pending.size > 0 ? ' with requests outstanding' : ''}`);
     });
   }
@@ -538,6 +542,22 @@ export function spawnSystem(
         },
         stderr: () => ({ lines: own.lines(), earlier: own.earlier }),
       };
+    },
+
+    async revive(): Promise<boolean> {
+      if (!failing || !died || closing || options.signal?.aborted) return false;
+      // Every process of the dead one is stopped and every request it held rejected before the next starts.
+      await failing;
+      if (closing || options.signal?.aborted) return false;
+      proc = undefined;
+      failing = undefined;
+      died = false;
+      anyReply = false;
+      level = undefined;
+      sessionStderr = undefined;
+      stderrPartial = '';
+      stderrEnded = Promise.resolve();
+      return true;
     },
 
     async kill(): Promise<void> {

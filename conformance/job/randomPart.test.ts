@@ -7,6 +7,7 @@ import type { AnyTrace } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import type { SystemUnderTest } from '../sut/sut.ts';
 import { breaksAtFirstMatch } from '../testdata/breaksMidAction.ts';
+import { DEAD, dyingSystem } from '../testdata/dying.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { runConform } from './conform.ts';
 
@@ -61,5 +62,21 @@ describe('random part: shrinking', () => {
     }
     // Enough seeds' failing traces go on past the divergence for this to be a test.
     expect(longer.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a system that dies on every retraction (a death that comes back, lockstep/deaths.ts) fails, shrunk over candidates that die to a short counterexample that ends at a retraction, at every level', async () => {
+    for (const level of ['operator', 'cluster', 'faults'] as const) {
+      const report = await runConform({ system: dyingSystem(['at-retract']), seed: 1, runs: 50, levels: [level], examples: [] });
+      expect(
+        report.random.map((r) => r.verdict),
+        level,
+      ).toEqual(['fail']);
+      const [failure] = report.failures;
+      const steps = failure?.trace.trace.steps ?? [];
+      expect(steps.length, level).toBeLessThanOrEqual(3);
+      expect(failure?.divergence.step).toBe(steps.length - 1);
+      expect(failure?.divergence.actual).toEqual({ died: DEAD });
+      expect(failure?.divergence.summary).toMatch(/^record retract .*: the system died handling it/);
+    }
   });
 });

@@ -23,7 +23,8 @@ import {
 import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { freshInstallBehind } from './freshInstall.ts';
-import type { ClusterStepReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
+import { type ClusterStepReply, type StderrExcerpt, SutUnavailable, type SystemUnderTest } from '../sut/sut.ts';
+import { clusterDeathPlace, type DeathPlace, deathThatComesBack, isDeath } from './deaths.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
 export function actionsOf(trace: ClusterTrace): ExternalAction[] {
@@ -192,6 +193,70 @@ export function compareClusterStep(
   return undefined;
 }
 
+/**
+ * The divergence of a step the system died on, both times it ran up to it
+ * (deaths.ts): its reply (or the observation after it) never came. A death
+ * is a difference as an error reply to the step would be (PROTOCOL.md).
+ */
+export function clusterDeathDivergence(
+  step: number,
+  action: ExternalAction,
+  expected: ExpectedClusterStep,
+  answered: ClusterStepReply | undefined,
+  missing: DeathPlace['missing'],
+  died: string,
+): DivergenceFacts {
+  const want =
+    missing === 'observation'
+      ? expected.observation
+      : 'error' in expected
+        ? { error: { code: PROTOCOL_ERRORS.not_enabled, why: expected.error } }
+        : { events: expected.events };
+  const got = { died };
+  return {
+    step,
+    action,
+    field: missing,
+    expected: want,
+    actual: got,
+    diff: [],
+    at: { level: 'cluster', expected, ...(answered ? { actual: answered } : {}), records: {}, died },
+  };
+}
+
+/**
+ * After the replies of a trace conformed up to where `broken` cut them: a
+ * death that comes back at the same step is that step's divergence; anything
+ * else is thrown, the verdict unknown (deaths.ts).
+ */
+async function divergenceOfDeath(
+  system: SystemUnderTest,
+  trace: ClusterTrace,
+  level: Level,
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+  replies: readonly ClusterStepReply[],
+  broken: SutUnavailable,
+  observed?: (index: number) => boolean,
+): Promise<DivergenceFacts> {
+  const place = clusterDeathPlace(replies, actions.length, observed);
+  const death = await deathThatComesBack(system, broken, place, async (at) => {
+    const session = await system.openCluster(trace.config, level);
+    const again = await clusterRepliesSoFar(session.steps(actions.slice(0, at.step + 1), observed));
+    return again.broken ? { died: again.broken, place: clusterDeathPlace(again.replies, at.step + 1, observed) } : {};
+  });
+  if ('unknown' in death || place === undefined) throw 'unknown' in death ? death.unknown : broken;
+  const answered = place.missing === 'observation' ? replies[place.step] : undefined;
+  return clusterDeathDivergence(
+    place.step,
+    actions[place.step] as ExternalAction,
+    expected[place.step] as ExpectedClusterStep,
+    answered,
+    place.missing,
+    death.died,
+  );
+}
+
 /** A JSON pointer segment as the key it names (sut/jsonDiff.ts escapes `~` and `/`). */
 const decodePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
@@ -211,7 +276,7 @@ function withHistory(
   actions: readonly ExternalAction[],
   expected: readonly ExpectedClusterStep[],
 ): DivergenceFacts {
-  if (d.at.level !== 'cluster' || d.field === 'reply') return d;
+  if (d.at.level !== 'cluster' || d.field === 'reply' || d.at.actual === undefined || d.at.died !== undefined) return d;
   const freshInstall = freshInstallBehind(config, actions, expected, d.step, d.at.actual);
   return freshInstall ? { ...d, at: { ...d.at, freshInstall } } : d;
 }
@@ -255,7 +320,10 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
     );
     if (d) return { divergence: withHistory(d, trace.config, actions, expected), replies, disagreements, probes, ...stderr };
   }
-  if (broken) throw broken;
+  if (broken) {
+    const divergence = await divergenceOfDeath(system, trace, level, actions, expected, replies, broken);
+    return { divergence, replies, disagreements, probes, ...stderr };
+  }
   return { replies, disagreements, probes, ...stderr };
 }
 
@@ -297,7 +365,13 @@ export async function runClusterLockstepPipelined(
   options: PipelineOptions,
 ): Promise<void> {
   const window = Math.max(1, options.window ?? 32);
-  const inFlight: { index: number; trace: ClusterTrace; level: Level; answered: Promise<ClusterStepReply[]> }[] = [];
+  const inFlight: {
+    index: number;
+    trace: ClusterTrace;
+    level: Level;
+    observed?: (index: number) => boolean;
+    answered: Promise<ClusterStepReply[]>;
+  }[] = [];
   const model = new PrefixSharingModel();
   let stopped = false;
   const judgeOldest = async (): Promise<void> => {
@@ -317,18 +391,28 @@ export async function runClusterLockstepPipelined(
         recordAt,
       );
     }
-    if (!divergence && broken) throw broken;
+    if (!divergence && broken)
+      divergence = await divergenceOfDeath(system, f.trace, f.level, actions, expected, replies, broken, f.observed);
     if (divergence) divergence = withHistory(divergence, f.trace.config, actions, expected);
     if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };
   for (let index = 0; index < traces.length && !stopped; index++) {
     const { trace, level, observed } = traces[index] as PipelinedTrace;
-    const session = await system.openCluster(trace.config, level);
+    const session = await system.openCluster(trace.config, level).catch(async (e: unknown) => {
+      // The system broke while earlier traces were in flight: they are judged first (a divergence or a death of
+      // theirs is the verdict). A death that came back was one's divergence, and the system started afresh: once
+      // more; any other break, the system cannot be judged.
+      while (inFlight.length > 0 && !stopped) await judgeOldest();
+      if (stopped) return undefined;
+      if (!(e instanceof SutUnavailable) || !isDeath(e)) throw e;
+      return system.openCluster(trace.config, level);
+    });
+    if (session === undefined) break;
     const answered = session.steps(actionsOf(trace), observed);
     // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
     answered.catch(() => undefined);
-    inFlight.push({ index, trace, level, answered });
+    inFlight.push({ index, trace, level, ...(observed ? { observed } : {}), answered });
     if (inFlight.length >= window) await judgeOldest();
   }
   while (inFlight.length > 0 && !stopped) await judgeOldest();

@@ -14,7 +14,8 @@ import {
 } from '../sut/divergence.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { diffJson, sameJson } from '../sut/jsonDiff.ts';
-import type { OperatorSession, RecordReply, StderrExcerpt, SystemUnderTest } from '../sut/sut.ts';
+import { type OperatorSession, type RecordReply, type StderrExcerpt, SutUnavailable, type SystemUnderTest } from '../sut/sut.ts';
+import { deathThatComesBack, isDeath, operatorDeathPlace, type Rerun } from './deaths.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
@@ -93,6 +94,47 @@ export function compareOperatorStep(
   return undefined;
 }
 
+/**
+ * The divergence of a record the system died on, both times it ran up to it
+ * (deaths.ts): its reply never came. A death is a difference as an error
+ * reply to the record would be (PROTOCOL.md).
+ */
+export function operatorDeathDivergence(step: number, record: LogRecord, expected: ExpectedOperatorStep, died: string): DivergenceFacts {
+  const got = { died };
+  return {
+    step,
+    action: { type: 'record', record },
+    field: 'reply',
+    expected,
+    actual: got,
+    diff: [],
+    at: { level: 'operator', record, expected, died },
+  };
+}
+
+/**
+ * After the replies of `records` conformed up to where `broken` cut them: a
+ * death that comes back at the same record is that record's divergence;
+ * anything else is thrown, the verdict unknown (deaths.ts).
+ */
+async function divergenceOfDeath(
+  system: SystemUnderTest,
+  config: OperatorTrace['config'],
+  records: readonly LogRecord[],
+  expected: readonly ExpectedOperatorStep[],
+  replies: readonly RecordReply[],
+  broken: SutUnavailable,
+): Promise<DivergenceFacts> {
+  const place = operatorDeathPlace(replies, records.length);
+  const death = await deathThatComesBack(system, broken, place, async (at) => {
+    const session = await system.openOperator(config);
+    const again = await recordRepliesSoFar(session.records(records.slice(0, at.step + 1)));
+    return again.broken ? { died: again.broken, place: operatorDeathPlace(again.replies, at.step + 1) } : {};
+  });
+  if ('unknown' in death || place === undefined) throw 'unknown' in death ? death.unknown : broken;
+  return operatorDeathDivergence(place.step, records[place.step] as LogRecord, expected[place.step] as ExpectedOperatorStep, death.died);
+}
+
 /** An operator trace judged: views/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
 export interface OperatorJudgement {
   readonly divergence?: DivergenceFacts;
@@ -122,7 +164,11 @@ export async function judgeOperatorTrace(trace: OperatorTrace, system: SystemUnd
     );
     if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
   }
-  if (broken) throw broken;
+  if (broken) {
+    const records = trace.steps.map((s) => s.record);
+    const divergence = await divergenceOfDeath(system, trace.config, records, expected, replies, broken);
+    return { divergence, replies, disagreements, probes, ...stderr };
+  }
   return { replies, disagreements, probes, ...stderr };
 }
 
@@ -160,13 +206,22 @@ export async function runOperatorLockstepPipelined(
     for (let i = 0; i < replies.length && !divergence; i++) {
       divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
     }
-    if (!divergence && broken) throw broken;
+    if (!divergence && broken) divergence = await divergenceOfDeath(system, f.trace.config, records, expected, replies, broken);
     if (options.onResult({ index: f.index, trace: f.trace, level: 'operator', ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
   };
   for (let index = 0; index < traces.length && !stopped; index++) {
     const trace = traces[index] as OperatorTrace;
-    const session = await system.openOperator(trace.config);
+    const session = await system.openOperator(trace.config).catch(async (e: unknown) => {
+      // The system broke while earlier traces were in flight: they are judged first (a divergence or a death of
+      // theirs is the verdict). A death that came back was one's divergence, and the system started afresh: once
+      // more; any other break, the system cannot be judged.
+      while (inFlight.length > 0 && !stopped) await judgeOldest();
+      if (stopped) return undefined;
+      if (!(e instanceof SutUnavailable) || !isDeath(e)) throw e;
+      return system.openOperator(trace.config);
+    });
+    if (session === undefined) break;
     const answered = session.records(trace.steps.map((st) => st.record));
     // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
     answered.catch(() => undefined);
@@ -240,7 +295,34 @@ export async function judgeOperatorTraceFile(
       divergence = compareOperatorStep(s.index, s.record, s.expected, reply);
       if (divergence) return;
     }
-    if (broken) throw broken;
+    if (broken) divergence = await deathInFile(replies.length < sent.length ? sent[replies.length] : undefined, broken);
+  };
+  // The file read again from its start up to the record the system died at, in batches, to a system started afresh.
+  const deathInFile = async (at: (typeof batch)[number] | undefined, broken: SutUnavailable): Promise<DivergenceFacts> => {
+    const place = at === undefined ? undefined : { step: at.index, missing: 'reply' as const };
+    const death = await deathThatComesBack(system, broken, place, async (p) => {
+      let again: OperatorSession | undefined;
+      let answered = 0;
+      let records: LogRecord[] = [];
+      const send = async (): Promise<Rerun | undefined> => {
+        const r = await recordRepliesSoFar((again as OperatorSession).records(records));
+        answered += r.replies.length;
+        records = [];
+        return r.broken ? { died: r.broken, place: { step: answered, missing: 'reply' } } : undefined;
+      };
+      for await (const item of paced(operatorTraceItems(path), signal)) {
+        if (item.kind === 'start') again = await system.openOperator(item.header.config);
+        else if (again !== undefined && item.index <= p.step) {
+          records.push(item.step.record);
+          const died = records.length >= FILE_BATCH || item.index === p.step ? await send() : undefined;
+          if (died) return died;
+          if (item.index === p.step) break;
+        }
+      }
+      return {};
+    });
+    if ('unknown' in death || at === undefined) throw 'unknown' in death ? death.unknown : broken;
+    return operatorDeathDivergence(at.index, at.record, at.expected, death.died);
   };
   for (;;) {
     const next = await items.next();

@@ -98,6 +98,10 @@ function describeRecord(r: LogRecord): string {
     : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
 }
 
+/** A step the system died on, and died on again when the trace was run once more up to it (lockstep/deaths.ts). */
+const diedHere = (died: string): string =>
+  `the system died handling it (${printable(died, 200)}), and again when the trace was run once more up to it, in a fresh process`;
+
 const refusal = (error: { readonly code: number; readonly text: string }): string =>
   `refused with ${protocolErrorName(error.code)} (${printable(error.text, 200)})`;
 
@@ -105,6 +109,9 @@ const refusal = (error: { readonly code: number; readonly text: string }): strin
 function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, { level: 'operator' }>): Explained {
   const { record, expected, actual } = at;
   const what = describeRecord(record);
+  // A death is read as an error reply to the record would be (PROTOCOL.md): the rules of what it must produce.
+  if (at.died !== undefined || actual === undefined)
+    return { summary: `${what}: ${diedHere(at.died ?? 'no reply')}`, refs: rulesOfOperatorField('error', record, expected) };
   if ('error' in actual) return { summary: `${what}: ${refusal(actual.error)}`, refs: rulesOfOperatorField('error', record, expected) };
   // The rules of the earliest field that differs (lockstep's field: outcome, then changes, then retained, §3); the line lists every one.
   const refs = rulesOfOperatorField(
@@ -140,6 +147,13 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
   // Step -1: the observation after a kill inside init (kill mode), a crash of every node (C10).
   const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
+  if (at.died !== undefined || at.actual === undefined) {
+    // The reply never came (the rules of carrying out the action, as for a refusal of it), or the inspect's answer (§7).
+    const why = 'error' in expected ? expected.error : undefined;
+    return facts.field === 'observation'
+      ? { summary: `${what}: the inspect after it, ${diedHere(at.died ?? 'no reply')}`, refs: { rules: ['§7'], properties: [] } }
+      : { summary: `${what}: ${diedHere(at.died ?? 'no reply')}`, refs: rulesOfRefusal(action, why) };
+  }
   const reply = at.actual.reply;
   if (at.reattachFailed !== undefined) {
     // Kill mode: the restarted system could not resume the session its directory holds.

@@ -22,11 +22,22 @@ export type ExpectedClusterStep =
 
 /** Both sides of the step that diverged, whole: what the model expected and what the system answered. */
 export type DivergentStep =
-  | { readonly level: 'operator'; readonly record: LogRecord; readonly expected: ExpectedOperatorStep; readonly actual: RecordReply }
+  | {
+      readonly level: 'operator';
+      readonly record: LogRecord;
+      readonly expected: ExpectedOperatorStep;
+      /** Absent when the system died before answering (`died`). */
+      readonly actual?: RecordReply;
+      /** How the system died handling this step, both times it ran up to it (lockstep/deaths.ts). */
+      readonly died?: string;
+    }
   | {
       readonly level: 'cluster';
       readonly expected: ExpectedClusterStep;
-      readonly actual: ClusterStepReply;
+      /** Absent when the system died before answering (`died`); without its observation when it died before that. */
+      readonly actual?: ClusterStepReply;
+      /** How the system died handling this step, both times it ran up to it (lockstep/deaths.ts). */
+      readonly died?: string;
       /** The log records the step's `processed` events (expected or actual) apply, by log index. */
       readonly records: Readonly<Record<number, LogRecord>>;
       /**

@@ -170,6 +170,15 @@ export interface SystemUnderTest {
   close(): Promise<void>;
   /** The last lines the system wrote to stderr (a process; in-process systems have none). */
   stderrTail?(): string[];
+  /**
+   * After the system died (its process exited, or closed its stdout: a
+   * reason `dead: ...`), readies the same command to start afresh at the
+   * next session, and says true; false if it did not die (hung, babbling,
+   * interrupted, closed) or cannot start again. Lockstep runs a trace up to
+   * the step its system died at once more, to tell a death that step causes
+   * (a failure) from one that came from elsewhere (unknown; lockstep/deaths.ts).
+   */
+  revive?(): Promise<boolean>;
 }
 
 /**

@@ -1,0 +1,85 @@
+// A system that dies while it handles a step of a trace, and dies again at
+// that step when the trace is run once more up to it, in a process started
+// afresh, broke on that step: the verdict is fail there, with the trace as
+// its counterexample, not unknown (PROTOCOL.md, "What the harness checks").
+// A death that does not come back at the same step came from elsewhere (a
+// signal from outside, memory the earlier traces of the process used up, a
+// count of lines read): that stays unknown, and its reason says it did not
+// come back.
+import type { SystemUnderTest } from '../sut/sut.ts';
+import { SutUnavailable } from '../sut/sut.ts';
+
+/** Where a death cut a trace: the first step it left without its reply, or (cluster) without the observation after it. */
+export interface DeathPlace {
+  readonly step: number;
+  readonly missing: 'reply' | 'observation';
+}
+
+/** A system that died: its process exited, or closed its stdout (process.ts words both `dead: ...`). */
+export const isDeath = (e: SutUnavailable): boolean => e.reason.startsWith('dead: ');
+
+/**
+ * The place a death left a cluster trace of `steps` steps, from the replies
+ * it got first; undefined if every step was answered (the death came after
+ * the trace: nothing of it is to blame).
+ */
+export function clusterDeathPlace(
+  replies: readonly { readonly observation?: unknown }[],
+  steps: number,
+  observed?: (index: number) => boolean,
+): DeathPlace | undefined {
+  const last = replies.length - 1;
+  if (last >= 0 && replies[last]?.observation === undefined && (!observed || observed(last))) return { step: last, missing: 'observation' };
+  return replies.length < steps ? { step: replies.length, missing: 'reply' } : undefined;
+}
+
+/** The place at level operator: the first record left unanswered. */
+export function operatorDeathPlace(replies: readonly unknown[], steps: number): DeathPlace | undefined {
+  return replies.length < steps ? { step: replies.length, missing: 'reply' } : undefined;
+}
+
+/** What a run of the trace up to a death's step came to: the death and its place, or none. */
+export type Rerun = { readonly died: SutUnavailable; readonly place: DeathPlace | undefined } | { readonly died?: undefined };
+
+/**
+ * Whether the death `broken` at `place` comes back: the system is started
+ * afresh (`revive`) and `rerun` runs the trace up to and including that
+ * step. The reason of the second death if it came at the same place, else
+ * undefined; then `broken` is the verdict (unknown), its reason saying so.
+ * A system that cannot be started again (in-process, or not dead) gives
+ * undefined and `broken` unchanged.
+ */
+export async function deathThatComesBack(
+  system: SystemUnderTest,
+  broken: SutUnavailable,
+  place: DeathPlace | undefined,
+  rerun: (place: DeathPlace) => Promise<Rerun>,
+): Promise<{ readonly died: string } | { readonly unknown: SutUnavailable }> {
+  const t0 = performance.now();
+  if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) return { unknown: broken };
+  const t1 = performance.now();
+  let again: Rerun;
+  try {
+    again = await rerun(place);
+  } catch (e) {
+    // Dead before the trace's first step this time (at its init): not the same place.
+    if (!(e instanceof SutUnavailable)) throw e;
+    again = { died: e, place: undefined };
+  }
+  const t2 = performance.now();
+  // The system is started afresh for whatever runs next, as after any death.
+  await system.revive();
+  if (process.env.SJ_DEBUG)
+    console.error(
+      `DEATH revive ${(t1 - t0).toFixed(0)} rerun ${(t2 - t1).toFixed(0)} revive2 ${(performance.now() - t2).toFixed(0)} ${JSON.stringify(place)} ${again.died?.reason}`,
+    );
+  if (again.died !== undefined && isDeath(again.died) && again.place?.step === place.step && again.place.missing === place.missing)
+    return { died: again.died.reason };
+  const then = again.died === undefined ? 'it answered every step' : `it ${again.died.reason.replace(/^dead: /, 'died elsewhere: ')}`;
+  return {
+    unknown: new SutUnavailable(
+      `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: not this trace's doing`,
+      broken.stderrTail,
+    ),
+  };
+}
