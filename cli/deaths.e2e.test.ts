@@ -77,7 +77,7 @@ describe('a system under test that dies on a step', () => {
     const once = await runCli(['replay', file, '--sut', `env SJ_CRASH_ONCE=${join(dir, 'died')} ${CRASHES}`, '--level', 'operator']);
     expect(once.code, once.stdout + once.stderr).toBe(2);
     expect(once.stdout + once.stderr).toMatch(
-      /dead: the process exited with code 1 with requests outstanding; run again up to step 3 in a fresh process, it answered every step: not this trace's doing/,
+      /dead: the process exited with code 1 with requests outstanding; run again up to step 3 in a fresh process, it answered every step: the death did not come back at that step/,
     );
   });
 });

@@ -180,6 +180,8 @@ export function spawnSystem(
   let failing: Promise<SutUnavailable> | undefined;
   /** The process died on its own (exited, or closed its stdout): `revive` may start the command again. */
   let died = false;
+  /** The stopping of the failed process's group (fail): `revive` waits for all of it, past failing's bound. */
+  let stopping: Promise<unknown> = Promise.resolve();
 
   /**
    * The system cannot be judged any more: stop reading it, stop its
@@ -191,6 +193,7 @@ export function spawnSystem(
     if (timer) clearTimeout(timer);
     // Closing stdin is no use to a system that is failing: SIGTERM at once.
     const stopped = proc ? proc.stop({ closeGraceMs: 0 }) : Promise.resolve();
+    stopping = stopped;
     failing = within(Promise.all([stopped, stderrEnded]), 1000).then(() => {
       const broken = new SutUnavailable(reason, tail());
       const waiting = [...pending.values()];
@@ -286,14 +289,16 @@ export function spawnSystem(
     });
     // A system that closes its stdout can never reply again: that is the verdict, at once. (Exiting closes
     // stdout too; that is `dead` with the exit status, below: a moment's wait for the exit tells them apart.)
+    // Every handler below is the process `p`'s: once `revive` replaced it, what it still does is ignored.
     void stdoutEnded.then(async () => {
-      if (closing || failing || (await within(p.exited, 100)) || closing || failing) return;
+      if (proc !== p || closing || failing || (await within(p.exited, 100)) || proc !== p || closing || failing) return;
       died = true;
       fail(
         `dead: it closed its stdout while it still runs${pending.size > 0 ? ', with requests outstanding' : ''}: it can send no reply any more`,
       );
     });
     c.stdout.on('data', (chunk: Buffer) => {
+      if (proc !== p) return;
       for (const e of splitter.push(chunk)) {
         if (failing) return;
         if ('overflow' in e) fail(`babbling: a stdout line of ${e.overflow}+ bytes is over the cap of ${maxLineBytes} bytes`);
@@ -306,22 +311,24 @@ export function spawnSystem(
       c.stderr.once('close', resolve);
     });
     c.stderr.on('data', (text: string) => {
+      if (proc !== p) return;
       const parts = (stderrPartial + text).split('\n');
       // An endless line without newline is kept to a bound.
       stderrPartial = (parts.pop() ?? '').slice(0, 4 * STDERR_LINE_CHARS);
       for (const l of parts) onStderrLine(l);
     });
     c.stderr.once('end', () => {
+      if (proc !== p) return;
       if (stderrPartial !== '') onStderrLine(stderrPartial);
       stderrPartial = '';
     });
-    c.once('error', (e) => fail(`cannot run ${quote(JSON.stringify(command))}: ${quote(e.message)}`));
+    c.once('error', (e) => proc === p && fail(`cannot run ${quote(JSON.stringify(command))}: ${quote(e.message)}`));
     // Dead is the process's exit, whoever still holds its stdout (a grandchild
     // may): replies it wrote before exiting are read first, for a bounded while.
     void p.exited.then(async ({ code, signal }) => {
-      if (closing || failing) return;
+      if (proc !== p || closing || failing) return;
       await within(stdoutEnded, 500);
-      if (closing || failing) return;
+      if (proc !== p || closing || failing) return;
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       died = true;
       fail(`dead: the process ${how}${pending.size > 0 ? ' with requests outstanding' : ''}`);
@@ -548,6 +555,8 @@ export function spawnSystem(
       if (!failing || !died || closing || options.signal?.aborted) return false;
       // Every process of the dead one is stopped and every request it held rejected before the next starts.
       await failing;
+      // (Bounded: a process that outlives SIGKILL is not waited for forever.)
+      await within(stopping, 10_000);
       if (closing || options.signal?.aborted) return false;
       proc = undefined;
       failing = undefined;

@@ -3,7 +3,7 @@
 // array shrinker drops steps from the front first, so a long trace that
 // diverges early was run in full, tail and all, for every candidate.
 import { describe, expect, it } from 'vitest';
-import type { AnyTrace } from '../../spec/index.ts';
+import { PROTOCOL_ERRORS, type AnyTrace } from '../../spec/index.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import type { SystemUnderTest } from '../sut/sut.ts';
 import { breaksAtFirstMatch } from '../testdata/breaksMidAction.ts';
@@ -33,7 +33,8 @@ describe('random part: shrinking', () => {
                 firstBroken ??= index;
                 throw e;
               });
-              if (replies.some((r) => 'error' in r.reply)) firstBroken ??= index;
+              // Its break is an internal_error reply (a refused probe of a trace that conforms is not one).
+              if (replies.some((r) => 'error' in r.reply && r.reply.error.code === PROTOCOL_ERRORS.internal_error)) firstBroken ??= index;
               return replies;
             },
           };

@@ -70,10 +70,11 @@ async function randomAtLevel(
   let index = 0;
   let ran = 0;
   let shrinking = false;
-  // While shrinking: the step where the trace being shrunk diverges. A candidate is run only that far, since a shrink
-  // must diverge there or earlier: fast-check's array shrinker drops steps from the front first, so a long trace that
-  // diverges early would otherwise be run in full, tail and all, hundreds of times (a 1,248-step trace diverging at its
-  // 81st step: 94 s against a Python system, most of the random part).
+  // While shrinking: the step where the trace being shrunk diverges. A candidate is run only that far: one that diverges
+  // there or earlier is kept, one that would diverge only later is passed over (a counterexample no shorter, though its
+  // values may be smaller; never a wrong verdict). fast-check's array shrinker drops steps from the front first, so a
+  // long trace that diverges early was otherwise run in full, tail and all, hundreds of times (a 1,248-step trace
+  // diverging at its 81st step: 94 s against a Python system, most of the random part).
   let divergedAt: number | undefined;
   const share = shardCount(runs, job.shard);
   const property = async (trace: AnyTrace): Promise<boolean> => {

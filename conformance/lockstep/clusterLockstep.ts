@@ -371,14 +371,19 @@ export async function runClusterLockstepPipelined(
     level: Level;
     observed?: (index: number) => boolean;
     answered: Promise<ClusterStepReply[]>;
+    /** The process it was sent to: after a death, the traces sent to the dead process are sent again. */
+    generation: number;
   }[] = [];
   const model = new PrefixSharingModel();
+  let generation = 0;
   let stopped = false;
   const judgeOldest = async (): Promise<void> => {
     const f = inFlight.shift();
     if (!f) return;
     const actions = actionsOf(f.trace);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
+    // Sent to a process that died since on an earlier trace, and was started afresh: sent again, to this one.
+    if (f.generation !== generation) f.answered = (await system.openCluster(f.trace.config, f.level)).steps(actions, f.observed);
     const { replies, broken } = await clusterRepliesSoFar(f.answered);
     let divergence: DivergenceFacts | undefined;
     const recordAt = lazyLog(actions, expected);
@@ -391,6 +396,7 @@ export async function runClusterLockstepPipelined(
         recordAt,
       );
     }
+    if (!divergence && broken && isDeath(broken)) generation++;
     if (!divergence && broken)
       divergence = await divergenceOfDeath(system, f.trace, f.level, actions, expected, replies, broken, f.observed);
     if (divergence) divergence = withHistory(divergence, f.trace.config, actions, expected);
@@ -412,7 +418,7 @@ export async function runClusterLockstepPipelined(
     const answered = session.steps(actionsOf(trace), observed);
     // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
     answered.catch(() => undefined);
-    inFlight.push({ index, trace, level, ...(observed ? { observed } : {}), answered });
+    inFlight.push({ index, trace, level, ...(observed ? { observed } : {}), answered, generation });
     if (inFlight.length >= window) await judgeOldest();
   }
   while (inFlight.length > 0 && !stopped) await judgeOldest();

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterTrace, LogRecord, OperatorTrace } from '../../spec/index.ts';
 import { SutUnavailable } from '../sut/sut.ts';
-import { DEAD, dyingSystem } from '../testdata/dying.ts';
+import { DEAD, dyingSystem, type Fate } from '../testdata/dying.ts';
 import { runClusterLockstepPipelined } from './clusterLockstep.ts';
 import { runTrace } from './anyTrace.ts';
 import { runOperatorLockstepPipelined } from './operatorLockstep.ts';
@@ -47,7 +47,7 @@ describe('a death that comes back at its step is a divergence there; any other s
       const run = runTrace(dyingSystem(['at-retract', 'lives']), trace, level);
       await expect(run).rejects.toThrow(SutUnavailable);
       await expect(run).rejects.toThrow(
-        `${DEAD}; run again up to step 3 in a fresh process, it answered every step: not this trace's doing`,
+        `${DEAD}; run again up to step 3 in a fresh process, it answered every step: the death did not come back at that step`,
       );
     });
 
@@ -70,29 +70,32 @@ describe('a death that comes back at its step is a divergence there; any other s
     expect([d?.step, d?.field, d?.actual]).toEqual([2, 'observation', { died: DEAD }]);
   });
 
-  it('pipelined (the exhaustive scenarios): the trace the death cut diverges at its step, though the next could not open; the traces before it conform', async () => {
-    const quiet: ClusterTrace = { ...clusterTrace, name: 'no-retract', steps: clusterTrace.steps.slice(0, 2) };
-    const results: { index: number; step?: number }[] = [];
-    await runClusterLockstepPipelined(
-      [quiet, clusterTrace, quiet].map((trace) => ({ trace, level: 'cluster' as const })),
-      dyingSystem(['lives', 'at-retract']),
-      {
-        onResult: (r) => {
-          results.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
-          return r.divergence === undefined;
+  for (const noticed of ['at-write', 'late'] as const) {
+    it(`pipelined (the exhaustive scenarios), the death seen ${noticed === 'at-write' ? 'as the next trace opens' : 'once the next trace was sent to the dead process'}: the trace it cut diverges at its step, those before conform, the next is sent again and conforms`, async () => {
+      const quiet: ClusterTrace = { ...clusterTrace, name: 'no-retract', steps: clusterTrace.steps.slice(0, 2) };
+      const results: { index: number; step?: number }[] = [];
+      // Sessions: the quiet trace, the dying one, the next (if opened before the death is seen), the rerun; then quiet.
+      const fates: Fate[] = noticed === 'late' ? ['lives', 'at-retract', 'lives', 'at-retract'] : ['lives', 'at-retract'];
+      await runClusterLockstepPipelined(
+        [quiet, clusterTrace, quiet].map((trace) => ({ trace, level: 'cluster' as const })),
+        dyingSystem(fates, true, noticed),
+        {
+          onResult: (r) => {
+            results.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
+            return true;
+          },
         },
-      },
-    );
-    expect(results).toEqual([{ index: 0 }, { index: 1, step: 2 }]);
-    const operatorResults: { index: number; step?: number }[] = [];
-    // One that goes on after a divergence: the next trace runs on the system started afresh.
-    const quietOperator: OperatorTrace = { ...operatorTrace, name: 'no-retract', steps: operatorTrace.steps.slice(0, 2) };
-    await runOperatorLockstepPipelined([operatorTrace, quietOperator], dyingSystem(['at-retract', 'at-retract', 'lives']), {
-      onResult: (r) => {
-        operatorResults.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
-        return true;
-      },
+      );
+      expect(results).toEqual([{ index: 0 }, { index: 1, step: 2 }, { index: 2 }]);
+      const quietOperator: OperatorTrace = { ...operatorTrace, name: 'no-retract', steps: operatorTrace.steps.slice(0, 2) };
+      const operatorResults: { index: number; step?: number }[] = [];
+      await runOperatorLockstepPipelined([quietOperator, operatorTrace, quietOperator], dyingSystem(fates, true, noticed), {
+        onResult: (r) => {
+          operatorResults.push({ index: r.index, ...(r.divergence ? { step: r.divergence.step } : {}) });
+          return true;
+        },
+      });
+      expect(operatorResults).toEqual([{ index: 0 }, { index: 1, step: 2 }, { index: 2 }]);
     });
-    expect(operatorResults).toEqual([{ index: 0, step: 2 }, { index: 1 }]);
-  });
+  }
 });

@@ -44,10 +44,12 @@ export type Rerun = { readonly died: SutUnavailable; readonly place: DeathPlace 
 /**
  * Whether the death `broken` at `place` comes back: the system is started
  * afresh (`revive`) and `rerun` runs the trace up to and including that
- * step. The reason of the second death if it came at the same place, else
- * undefined; then `broken` is the verdict (unknown), its reason saying so.
- * A system that cannot be started again (in-process, or not dead) gives
- * undefined and `broken` unchanged.
+ * step. `died`, the second death's reason, if it came at the same place;
+ * else `unknown`, the verdict: `broken` with what the rerun did instead, or
+ * the rerun's interrupt. A system that cannot be started again (in-process,
+ * not dead, or the run interrupted) gives `broken` unchanged. (The rerun
+ * has no handshake before it: a death that needs one does not come back,
+ * and stays unknown.)
  */
 export async function deathThatComesBack(
   system: SystemUnderTest,
@@ -55,9 +57,7 @@ export async function deathThatComesBack(
   place: DeathPlace | undefined,
   rerun: (place: DeathPlace) => Promise<Rerun>,
 ): Promise<{ readonly died: string } | { readonly unknown: SutUnavailable }> {
-  const t0 = performance.now();
   if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) return { unknown: broken };
-  const t1 = performance.now();
   let again: Rerun;
   try {
     again = await rerun(place);
@@ -66,19 +66,21 @@ export async function deathThatComesBack(
     if (!(e instanceof SutUnavailable)) throw e;
     again = { died: e, place: undefined };
   }
-  const t2 = performance.now();
   // The system is started afresh for whatever runs next, as after any death.
   await system.revive();
-  if (process.env.SJ_DEBUG)
-    console.error(
-      `DEATH revive ${(t1 - t0).toFixed(0)} rerun ${(t2 - t1).toFixed(0)} revive2 ${(performance.now() - t2).toFixed(0)} ${JSON.stringify(place)} ${again.died?.reason}`,
-    );
   if (again.died !== undefined && isDeath(again.died) && again.place?.step === place.step && again.place.missing === place.missing)
     return { died: again.died.reason };
-  const then = again.died === undefined ? 'it answered every step' : `it ${again.died.reason.replace(/^dead: /, 'died elsewhere: ')}`;
+  // An interrupted rerun is the interrupt's verdict; any other outcome says what the rerun did instead.
+  if (again.died?.reason.startsWith('interrupted: ')) return { unknown: again.died };
+  const then =
+    again.died === undefined
+      ? 'it answered every step'
+      : isDeath(again.died)
+        ? `it ${again.died.reason.replace(/^dead: /, 'died elsewhere: ')}`
+        : `it ${again.died.reason}`;
   return {
     unknown: new SutUnavailable(
-      `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: not this trace's doing`,
+      `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: the death did not come back at that step`,
       broken.stderrTail,
     ),
   };

@@ -193,7 +193,9 @@ export async function runOperatorLockstepPipelined(
   options: { readonly window?: number; readonly onResult: (result: PipelinedOperatorResult) => boolean | undefined },
 ): Promise<void> {
   const window = Math.max(1, options.window ?? 32);
-  const inFlight: { index: number; trace: OperatorTrace; answered: Promise<RecordReply[]> }[] = [];
+  // `generation`: the process a trace was sent to; after a death, the traces sent to the dead process are sent again.
+  const inFlight: { index: number; trace: OperatorTrace; answered: Promise<RecordReply[]>; generation: number }[] = [];
+  let generation = 0;
   const model = new PrefixSharingOperatorModel();
   let stopped = false;
   const judgeOldest = async (): Promise<void> => {
@@ -201,11 +203,13 @@ export async function runOperatorLockstepPipelined(
     if (!f) return;
     const records = f.trace.steps.map((st) => st.record);
     const expected = f.trace.steps.some((st) => st.expect) ? expectedOperatorSteps(f.trace).steps : model.stepsOf(f.trace.config, records);
+    if (f.generation !== generation) f.answered = (await system.openOperator(f.trace.config)).records(records);
     const { replies, broken } = await recordRepliesSoFar(f.answered);
     let divergence: DivergenceFacts | undefined;
     for (let i = 0; i < replies.length && !divergence; i++) {
       divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
     }
+    if (!divergence && broken && isDeath(broken)) generation++;
     if (!divergence && broken) divergence = await divergenceOfDeath(system, f.trace.config, records, expected, replies, broken);
     if (options.onResult({ index: f.index, trace: f.trace, level: 'operator', ...(divergence ? { divergence } : {}) }) === false)
       stopped = true;
@@ -225,7 +229,7 @@ export async function runOperatorLockstepPipelined(
     const answered = session.records(trace.steps.map((st) => st.record));
     // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
     answered.catch(() => undefined);
-    inFlight.push({ index, trace, answered });
+    inFlight.push({ index, trace, answered, generation });
     if (inFlight.length >= window) await judgeOldest();
   }
   while (inFlight.length > 0 && !stopped) await judgeOldest();

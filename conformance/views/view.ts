@@ -258,7 +258,9 @@ function divergenceOf(d: Divergence, at: number): ViewDivergence {
       events: { expected: (d.expected as ClusterEvent[]).map(eventText), actual: (d.actual as ClusterEvent[]).map(eventText), first },
     };
   }
-  if (d.field === 'observation') return { ...base, actualState: d.actual };
+  // A death before the inspect's answer (lockstep/deaths.ts) has no state to show.
+  const died = typeof d.actual === 'object' && d.actual !== null && 'died' in d.actual;
+  if (d.field === 'observation' && !died) return { ...base, actualState: d.actual };
   return base;
 }
 
