@@ -9,6 +9,7 @@ import { abortReason } from '../adapters/process.ts';
 import { clusterTraceArbitrary } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
 import { runTraceObserved, type TraceOutcome } from '../lockstep/anyTrace.ts';
+import { withSteps } from '../lockstep/minimize.ts';
 import type { DivergenceFacts } from '../sut/divergence.ts';
 import type { RandomResult } from './conformTypes.ts';
 import type { Failure } from '../report/failure.ts';
@@ -42,13 +43,6 @@ export function randomTracesPart(runs: number, path?: string): ConformPart {
 function fcDescription(seed: number, path: string | null): string {
   const found = `seed ${seed}${path !== null ? `, fast-check path ${path}` : ''}`;
   return `A random trace found by streamjoin conform (${found}), shrunk by fast-check, then cut at the divergence and minimized by deleting steps.`;
-}
-
-/** The trace's steps up to and including `step`. */
-function upToStep(trace: AnyTrace, step: number): AnyTrace {
-  return trace.kind === 'cluster'
-    ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, step + 1) } }
-    : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.slice(0, step + 1) } };
 }
 
 /** Random traces at one level, shrinking the first failure. */
@@ -94,7 +88,8 @@ async function randomAtLevel(
     done++;
     job.tick(`${level}: random trace ${shrinking ? `${done} (shrinking)` : `${ran}/${share}`}`);
     try {
-      const run = await runTraceObserved(system, divergedAt === undefined ? trace : upToStep(trace, divergedAt), level);
+      const upTo = divergedAt;
+      const run = await runTraceObserved(system, upTo === undefined ? trace : withSteps(trace, (i) => i <= upTo), level);
       const d = run.divergence;
       if (firstSeen === undefined) probes += run.probes;
       if (!d) return true;

@@ -239,13 +239,11 @@ async function divergenceOfDeath(
   broken: SutUnavailable,
   observed?: (index: number) => boolean,
 ): Promise<DivergenceFacts> {
-  const place = clusterDeathPlace(replies, actions.length, observed);
-  const death = await deathThatComesBack(system, broken, place, async (at) => {
+  const { place, died } = await deathThatComesBack(system, broken, clusterDeathPlace(replies, actions.length, observed), async (at) => {
     const session = await system.openCluster(trace.config, level);
     const again = await clusterRepliesSoFar(session.steps(actions.slice(0, at.step + 1), observed));
     return again.broken ? { died: again.broken, place: clusterDeathPlace(again.replies, at.step + 1, observed) } : {};
   });
-  if ('unknown' in death || place === undefined) throw 'unknown' in death ? death.unknown : broken;
   const answered = place.missing === 'observation' ? replies[place.step] : undefined;
   return clusterDeathDivergence(
     place.step,
@@ -253,7 +251,7 @@ async function divergenceOfDeath(
     expected[place.step] as ExpectedClusterStep,
     answered,
     place.missing,
-    death.died,
+    died,
   );
 }
 

@@ -42,22 +42,23 @@ export function operatorDeathPlace(replies: readonly unknown[], steps: number): 
 export type Rerun = { readonly died: SutUnavailable; readonly place: DeathPlace | undefined } | { readonly died?: undefined };
 
 /**
- * Whether the death `broken` at `place` comes back: the system is started
+ * The death `broken` at `place`, if it comes back: the system is started
  * afresh (`revive`) and `rerun` runs the trace up to and including that
- * step. `died`, the second death's reason, if it came at the same place;
- * else `unknown`, the verdict: `broken` with what the rerun did instead, or
- * the rerun's interrupt. A system that cannot be started again (in-process,
- * not dead, or the run interrupted) gives `broken` unchanged. (The rerun
- * has no handshake before it: a death that needs one does not come back,
- * and stays unknown.)
+ * step. Resolves with the place and the second death's reason if it came
+ * there again. Otherwise rejects with the verdict, unknown: `broken` with
+ * what the rerun did instead, or the rerun's interrupt; `broken` unchanged
+ * for a system that cannot be started again (in-process, not dead, or the
+ * run interrupted) or a death after every step was answered. (The rerun has
+ * no handshake before it: a death that needs one does not come back, and
+ * stays unknown.)
  */
 export async function deathThatComesBack(
   system: SystemUnderTest,
   broken: SutUnavailable,
   place: DeathPlace | undefined,
   rerun: (place: DeathPlace) => Promise<Rerun>,
-): Promise<{ readonly died: string } | { readonly unknown: SutUnavailable }> {
-  if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) return { unknown: broken };
+): Promise<{ readonly place: DeathPlace; readonly died: string }> {
+  if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) throw broken;
   let again: Rerun;
   try {
     again = await rerun(place);
@@ -69,19 +70,17 @@ export async function deathThatComesBack(
   // The system is started afresh for whatever runs next, as after any death.
   await system.revive();
   if (again.died !== undefined && isDeath(again.died) && again.place?.step === place.step && again.place.missing === place.missing)
-    return { died: again.died.reason };
+    return { place, died: again.died.reason };
   // An interrupted rerun is the interrupt's verdict; any other outcome says what the rerun did instead.
-  if (again.died?.reason.startsWith('interrupted: ')) return { unknown: again.died };
+  if (again.died?.reason.startsWith('interrupted: ')) throw again.died;
   const then =
     again.died === undefined
       ? 'it answered every step'
       : isDeath(again.died)
         ? `it ${again.died.reason.replace(/^dead: /, 'died elsewhere: ')}`
         : `it ${again.died.reason}`;
-  return {
-    unknown: new SutUnavailable(
-      `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: the death did not come back at that step`,
-      broken.stderrTail,
-    ),
-  };
+  throw new SutUnavailable(
+    `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: the death did not come back at that step`,
+    broken.stderrTail,
+  );
 }

@@ -9,8 +9,8 @@ import type { DivergenceFacts } from '../sut/divergence.ts';
 import { clusterContractViolation } from './traceFiles.ts';
 import { deleteSteps } from './deleteSteps.ts';
 
-/** The trace without step `i` (or with only its first `n` steps). */
-function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
+/** The trace with only the steps `keep` says (without step `i`, or only its first `n`). */
+export function withSteps(trace: AnyTrace, keep: (index: number) => boolean): AnyTrace {
   return trace.kind === 'cluster'
     ? { kind: 'cluster', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } }
     : { kind: 'operator', trace: { ...trace.trace, steps: trace.trace.steps.filter((_, i) => keep(i)) } };

@@ -125,14 +125,12 @@ async function divergenceOfDeath(
   replies: readonly RecordReply[],
   broken: SutUnavailable,
 ): Promise<DivergenceFacts> {
-  const place = operatorDeathPlace(replies, records.length);
-  const death = await deathThatComesBack(system, broken, place, async (at) => {
+  const { place, died } = await deathThatComesBack(system, broken, operatorDeathPlace(replies, records.length), async (at) => {
     const session = await system.openOperator(config);
     const again = await recordRepliesSoFar(session.records(records.slice(0, at.step + 1)));
     return again.broken ? { died: again.broken, place: operatorDeathPlace(again.replies, at.step + 1) } : {};
   });
-  if ('unknown' in death || place === undefined) throw 'unknown' in death ? death.unknown : broken;
-  return operatorDeathDivergence(place.step, records[place.step] as LogRecord, expected[place.step] as ExpectedOperatorStep, death.died);
+  return operatorDeathDivergence(place.step, records[place.step] as LogRecord, expected[place.step] as ExpectedOperatorStep, died);
 }
 
 /** An operator trace judged: views/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
@@ -304,7 +302,7 @@ export async function judgeOperatorTraceFile(
   // The file read again from its start up to the record the system died at, in batches, to a system started afresh.
   const deathInFile = async (at: (typeof batch)[number] | undefined, broken: SutUnavailable): Promise<DivergenceFacts> => {
     const place = at === undefined ? undefined : { step: at.index, missing: 'reply' as const };
-    const death = await deathThatComesBack(system, broken, place, async (p) => {
+    const { died } = await deathThatComesBack(system, broken, place, async (p) => {
       let again: OperatorSession | undefined;
       let answered = 0;
       let records: LogRecord[] = [];
@@ -325,8 +323,9 @@ export async function judgeOperatorTraceFile(
       }
       return {};
     });
-    if ('unknown' in death || at === undefined) throw 'unknown' in death ? death.unknown : broken;
-    return operatorDeathDivergence(at.index, at.record, at.expected, death.died);
+    // Defined: a death with no record to blame was rejected above.
+    const { index, record, expected } = at as (typeof batch)[number];
+    return operatorDeathDivergence(index, record, expected, died);
   };
   for (;;) {
     const next = await items.next();
