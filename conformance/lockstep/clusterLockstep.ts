@@ -23,8 +23,9 @@ import {
 import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { freshInstallBehind } from './freshInstall.ts';
-import { type ClusterStepReply, type StderrExcerpt, SutUnavailable, type SystemUnderTest } from '../sut/sut.ts';
+import type { ClusterStepReply, StderrExcerpt, SutUnavailable, SystemUnderTest } from '../sut/sut.ts';
 import { clusterDeathPlace, type DeathPlace, deathThatComesBack, isDeath } from './deaths.ts';
+import { runPipelined } from './pipeline.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
 export function actionsOf(trace: ClusterTrace): ExternalAction[] {
@@ -362,64 +363,34 @@ export async function runClusterLockstepPipelined(
   system: SystemUnderTest,
   options: PipelineOptions,
 ): Promise<void> {
-  const window = Math.max(1, options.window ?? 32);
-  const inFlight: {
-    index: number;
-    trace: ClusterTrace;
-    level: Level;
-    observed?: (index: number) => boolean;
-    answered: Promise<ClusterStepReply[]>;
-    /** The process it was sent to: after a death, the traces sent to the dead process are sent again. */
-    generation: number;
-  }[] = [];
   const model = new PrefixSharingModel();
-  let generation = 0;
-  let stopped = false;
-  const judgeOldest = async (): Promise<void> => {
-    const f = inFlight.shift();
-    if (!f) return;
-    const actions = actionsOf(f.trace);
-    const expected = f.trace.steps.some((st) => st.expect) ? expectedClusterSteps(f.trace).steps : model.stepsOf(f.trace.config, actions);
-    // Sent to a process that died since on an earlier trace, and was started afresh: sent again, to this one.
-    if (f.generation !== generation) f.answered = (await system.openCluster(f.trace.config, f.level)).steps(actions, f.observed);
-    const { replies, broken } = await clusterRepliesSoFar(f.answered);
-    let divergence: DivergenceFacts | undefined;
-    const recordAt = lazyLog(actions, expected);
-    for (let i = 0; i < replies.length && !divergence; i++) {
-      divergence = compareClusterStep(
-        i,
-        actions[i] as ExternalAction,
-        expected[i] as ExpectedClusterStep,
-        replies[i] as ClusterStepReply,
-        recordAt,
-      );
-    }
-    if (!divergence && broken && isDeath(broken)) generation++;
-    if (!divergence && broken)
-      divergence = await divergenceOfDeath(system, f.trace, f.level, actions, expected, replies, broken, f.observed);
-    if (divergence) divergence = withHistory(divergence, f.trace.config, actions, expected);
-    if (options.onResult({ index: f.index, trace: f.trace, level: f.level, ...(divergence ? { divergence } : {}) }) === false)
-      stopped = true;
-  };
-  for (let index = 0; index < traces.length && !stopped; index++) {
-    const { trace, level, observed } = traces[index] as PipelinedTrace;
-    const session = await system.openCluster(trace.config, level).catch(async (e: unknown) => {
-      // The system broke while earlier traces were in flight: they are judged first (a divergence or a death of
-      // theirs is the verdict). A death that came back was one's divergence, and the system started afresh: once
-      // more; any other break, the system cannot be judged.
-      while (inFlight.length > 0 && !stopped) await judgeOldest();
-      if (stopped) return undefined;
-      if (!(e instanceof SutUnavailable) || !isDeath(e)) throw e;
-      return system.openCluster(trace.config, level);
-    });
-    if (session === undefined) break;
-    const answered = session.steps(actionsOf(trace), observed);
-    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
-    answered.catch(() => undefined);
-    inFlight.push({ index, trace, level, ...(observed ? { observed } : {}), answered, generation });
-    if (inFlight.length >= window) await judgeOldest();
-  }
-  while (inFlight.length > 0 && !stopped) await judgeOldest();
+  await runPipelined(traces, {
+    ...(options.window === undefined ? {} : { window: options.window }),
+    send: async ({ trace, level, observed }) => ({
+      answered: (await system.openCluster(trace.config, level)).steps(actionsOf(trace), observed),
+    }),
+    judge: async ({ trace, level, observed }, answered) => {
+      const actions = actionsOf(trace);
+      const expected = trace.steps.some((st) => st.expect) ? expectedClusterSteps(trace).steps : model.stepsOf(trace.config, actions);
+      const { replies, broken } = await clusterRepliesSoFar(answered);
+      let divergence: DivergenceFacts | undefined;
+      const recordAt = lazyLog(actions, expected);
+      for (let i = 0; i < replies.length && !divergence; i++) {
+        divergence = compareClusterStep(
+          i,
+          actions[i] as ExternalAction,
+          expected[i] as ExpectedClusterStep,
+          replies[i] as ClusterStepReply,
+          recordAt,
+        );
+      }
+      const died = !divergence && broken !== undefined && isDeath(broken);
+      if (!divergence && broken) divergence = await divergenceOfDeath(system, trace, level, actions, expected, replies, broken, observed);
+      if (divergence) divergence = withHistory(divergence, trace.config, actions, expected);
+      return { ...(divergence ? { divergence } : {}), died };
+    },
+    onResult: (index, { trace, level }, divergence) => options.onResult({ index, trace, level, ...(divergence ? { divergence } : {}) }),
+  });
 }
 
 /** The model's expected steps for cluster traces that share prefixes (sharedPrefix.ts). */

@@ -14,8 +14,9 @@ import {
 } from '../sut/divergence.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { diffJson, sameJson } from '../sut/jsonDiff.ts';
-import { type OperatorSession, type RecordReply, type StderrExcerpt, SutUnavailable, type SystemUnderTest } from '../sut/sut.ts';
+import type { OperatorSession, RecordReply, StderrExcerpt, SutUnavailable, SystemUnderTest } from '../sut/sut.ts';
 import { deathThatComesBack, isDeath, operatorDeathPlace, type Rerun } from './deaths.ts';
+import { runPipelined } from './pipeline.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
 import type { AbortSignalLike } from '../../spec/index.ts';
@@ -190,47 +191,24 @@ export async function runOperatorLockstepPipelined(
   system: SystemUnderTest,
   options: { readonly window?: number; readonly onResult: (result: PipelinedOperatorResult) => boolean | undefined },
 ): Promise<void> {
-  const window = Math.max(1, options.window ?? 32);
-  // `generation`: the process a trace was sent to; after a death, the traces sent to the dead process are sent again.
-  const inFlight: { index: number; trace: OperatorTrace; answered: Promise<RecordReply[]>; generation: number }[] = [];
-  let generation = 0;
   const model = new PrefixSharingOperatorModel();
-  let stopped = false;
-  const judgeOldest = async (): Promise<void> => {
-    const f = inFlight.shift();
-    if (!f) return;
-    const records = f.trace.steps.map((st) => st.record);
-    const expected = f.trace.steps.some((st) => st.expect) ? expectedOperatorSteps(f.trace).steps : model.stepsOf(f.trace.config, records);
-    if (f.generation !== generation) f.answered = (await system.openOperator(f.trace.config)).records(records);
-    const { replies, broken } = await recordRepliesSoFar(f.answered);
-    let divergence: DivergenceFacts | undefined;
-    for (let i = 0; i < replies.length && !divergence; i++) {
-      divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
-    }
-    if (!divergence && broken && isDeath(broken)) generation++;
-    if (!divergence && broken) divergence = await divergenceOfDeath(system, f.trace.config, records, expected, replies, broken);
-    if (options.onResult({ index: f.index, trace: f.trace, level: 'operator', ...(divergence ? { divergence } : {}) }) === false)
-      stopped = true;
-  };
-  for (let index = 0; index < traces.length && !stopped; index++) {
-    const trace = traces[index] as OperatorTrace;
-    const session = await system.openOperator(trace.config).catch(async (e: unknown) => {
-      // The system broke while earlier traces were in flight: they are judged first (a divergence or a death of
-      // theirs is the verdict). A death that came back was one's divergence, and the system started afresh: once
-      // more; any other break, the system cannot be judged.
-      while (inFlight.length > 0 && !stopped) await judgeOldest();
-      if (stopped) return undefined;
-      if (!(e instanceof SutUnavailable) || !isDeath(e)) throw e;
-      return system.openOperator(trace.config);
-    });
-    if (session === undefined) break;
-    const answered = session.records(trace.steps.map((st) => st.record));
-    // Judged later; a rejection left unobserved meanwhile must not count as unhandled.
-    answered.catch(() => undefined);
-    inFlight.push({ index, trace, answered, generation });
-    if (inFlight.length >= window) await judgeOldest();
-  }
-  while (inFlight.length > 0 && !stopped) await judgeOldest();
+  const recordsOf = (trace: OperatorTrace): LogRecord[] => trace.steps.map((st) => st.record);
+  await runPipelined(traces, {
+    ...(options.window === undefined ? {} : { window: options.window }),
+    send: async (trace) => ({ answered: (await system.openOperator(trace.config)).records(recordsOf(trace)) }),
+    judge: async (trace, answered) => {
+      const records = recordsOf(trace);
+      const expected = trace.steps.some((st) => st.expect) ? expectedOperatorSteps(trace).steps : model.stepsOf(trace.config, records);
+      const { replies, broken } = await recordRepliesSoFar(answered);
+      let divergence: DivergenceFacts | undefined;
+      for (let i = 0; i < replies.length && !divergence; i++) {
+        divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
+      }
+      if (divergence || !broken) return { ...(divergence ? { divergence } : {}), died: false };
+      return { divergence: await divergenceOfDeath(system, trace.config, records, expected, replies, broken), died: isDeath(broken) };
+    },
+    onResult: (index, trace, divergence) => options.onResult({ index, trace, level: 'operator', ...(divergence ? { divergence } : {}) }),
+  });
 }
 
 /** The model's expected steps for operator traces that share prefixes (sharedPrefix.ts). */
