@@ -26,7 +26,10 @@
 // handoff or a failover to another phase, a choice may send every handoff
 // action the model refuses there (an abort one phase too late, a second
 // commit, a release before the commit, ...), which the system must refuse
-// without a change (§7). Workloads (clusterWorkloads.ts) hit the edges of
+// without a change (§7); at level faults, after each step that changes a
+// node's liveness, every crash, restart, pause or resume of that node the
+// model refuses there (a pause of a paused worker, a restart of a node that
+// is up, C10). Workloads (clusterWorkloads.ts) hit the edges of
 // the rules (logs.ts `EdgeStep`: lateness, watermarks, lengths, the time
 // range, horizons) and build rich operator state (live rows out of horizon
 // order, tombstones, a match with an evicted endpoint, both watermarks set)
@@ -86,7 +89,8 @@ export interface ControlChoice {
   readonly split: boolean;
   /**
    * A scenario picked gets one more action, one of those enabled then
-   * (picked by `interjectPick`, each alike), after its step `interject - 1`
+   * (picked by `interjectPick`: an odd pick among the liveness actions of
+   * the nodes the scenario names), after its step `interject - 1`
    * (modulo its steps); 0: none. So the scenarios' phases meet every action,
    * not only the next step of their script: a retried install in phase
    * fenced, an abort while the destination holds a zombie's copy, a zombie
@@ -366,12 +370,18 @@ function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
   return out;
 }
 
-/** Where the handoff of `key` stands: what a refusal probe's answer depends on. */
+/**
+ * Where the handoff of `key` stands: what a refusal probe's answer depends
+ * on. The guards of a handoff's steps name the coordinator, the key's owner
+ * and the handoff's destination (an install needs it up, C6; a failover's
+ * commit waits for it to be unpaused, C8): the liveness of each is part of it.
+ */
 function phaseOf(state: ClusterState, key: string): string {
   const c = state.coordinator;
-  const h = c.handoff;
+  const h = c.handoff && c.handoff.key === key ? c.handoff : undefined;
   const owner = c.owner[key] as string;
-  return `${c.up ? 'up' : 'down'} ${h && h.key === key ? `${h.kind}@${h.phase}` : 'steady'} ${owner}@${c.epoch[key]} ${state.workers[owner]?.status}`;
+  const handoff = h ? `${h.kind}@${h.phase} to ${h.dst}:${state.workers[h.dst]?.status}` : 'steady';
+  return `${c.up ? 'up' : 'down'} ${handoff} ${owner}@${c.epoch[key]} ${state.workers[owner]?.status}`;
 }
 
 /**
@@ -401,6 +411,26 @@ function handoffProbes(state: ClusterState, config: ClusterConfig, level: 'clust
   return out;
 }
 
+/** Each node's liveness (the coordinator's and every worker's), in a fixed order. */
+function livenessOf(state: ClusterState, config: ClusterConfig): string[] {
+  return [state.coordinator.up ? 'up' : 'down', ...config.workers.map((w) => state.workers[w]?.status ?? 'down')];
+}
+
+/**
+ * The liveness actions of a node (C10: each enabled only from the state it
+ * leaves): crash and restart for the coordinator and each worker, pause and
+ * resume for a worker. A step that changed the node's liveness is probed
+ * with every one the model now refuses.
+ */
+function livenessProbes(node: string): ExternalAction[] {
+  const out: ExternalAction[] = [
+    { type: 'crash', node },
+    { type: 'restart', node },
+  ];
+  if (node !== COORDINATOR) out.push({ type: 'pause', worker: node }, { type: 'resume', worker: node });
+  return out;
+}
+
 /**
  * Interprets a workload and choices against the model: the items of a
  * trace, every action enabled except those a `disabled` choice picked on
@@ -426,8 +456,18 @@ export function interpretChoiceItems(
     items.push({ kind: 'action', action: a, probe });
     if (!enabled(a)) return;
     const before = boundaryProbes && a.type !== 'record' ? config.keys.map(({ key }) => phaseOf(state, key)) : undefined;
+    const livenessBefore = before && level === 'faults' ? livenessOf(state, config) : undefined;
     const { state: after, events } = applyExternal(setup, state, a);
     state = after;
+    // A node whose liveness the step changed (a crash, a restart, a pause, a resume, a commit or a failover that
+    // crashed after its fence): every liveness action of that node the model now refuses (C10, §7).
+    if (livenessBefore) {
+      const now = livenessOf(state, config);
+      [COORDINATOR, ...config.workers].forEach((node, i) => {
+        if (now[i] === livenessBefore[i]) return;
+        for (const p of livenessProbes(node)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+      });
+    }
     // At a phase boundary of a handoff or a failover (a key's handoff phase, owner, or its owner's or the coordinator's status changed):
     // every handoff action the model now refuses for that key (§7).
     if (before) {
@@ -444,12 +484,27 @@ export function interpretChoiceItems(
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
   };
   /**
-   * One more action inside a scenario (ControlChoice `interject`): any
-   * enabled one, each alike: the rare ones (an abort, a retry) are the point.
+   * One more action inside a scenario (ControlChoice `interject`): with an
+   * even pick any enabled one, each alike: the rare ones (an abort, a retry)
+   * are the point; with an odd pick a crash, restart, pause or resume of a
+   * node the scenario names (the coordinator, the key's owner, the
+   * destination), each alike: the guards of a handoff's next step name
+   * those nodes (a failover's commit waits for its destination to be
+   * unpaused, C8), and among every enabled action one of them is rare.
    */
-  const interjectOne = (pick: number): void => {
-    const candidates = universe.filter(enabled);
-    const a = candidates[pick % Math.max(1, candidates.length)];
+  const interjectOne = (pick: number, scenario: readonly ScenarioStep[]): void => {
+    const enabledNow = universe.filter(enabled);
+    const named = new Set<string>([COORDINATOR]);
+    for (const a of scenario) {
+      if ('records' in a) continue;
+      if ('key' in a) named.add(state.coordinator.owner[a.key] as string);
+      if ('to' in a) named.add(a.to);
+    }
+    const near = enabledNow.filter((a) =>
+      a.type === 'crash' || a.type === 'restart' ? named.has(a.node) : (a.type === 'pause' || a.type === 'resume') && named.has(a.worker),
+    );
+    const candidates = pick % 2 === 1 && near.length > 0 ? near : enabledNow;
+    const a = candidates[Math.floor(pick / 2) % Math.max(1, candidates.length)];
     if (a) take(a);
   };
   /**
@@ -513,12 +568,16 @@ export function interpretChoiceItems(
     const open = pick.exact !== true;
     const scenario = open && level === 'faults' && choice.split ? splitAtFences(pick.sequence) : pick.sequence;
     const interjectAfter = open && choice.interject > 0 ? (choice.interject - 1) % scenario.length : -1;
-    // A scenario goes on while its next action is enabled (its first one is).
+    // A scenario goes on while its next action is enabled (its first one is). The step it stops at is sent all
+    // the same, as a refusal probe (§7): what disabled it (an interjected pause of the destination before a
+    // failover's commit, a crash of the source before a persist) is the guard it tests.
     for (const [i, a] of scenario.entries()) {
       if ('records' in a) records(a.records);
-      else if (i > 0 && !enabled(a)) break;
-      else take(a);
-      if (interjectAfter === i) interjectOne(choice.interjectPick);
+      else if (i > 0 && !enabled(a)) {
+        take(a);
+        break;
+      } else take(a);
+      if (interjectAfter === i) interjectOne(choice.interjectPick, scenario);
     }
   }
   records(workload.length);
