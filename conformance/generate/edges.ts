@@ -50,6 +50,50 @@ function timesFailing(D: number, checks: readonly RowCheck[]): { ts: number; sta
   }
 }
 
+/** The time fields of a row, each of which J1 check 4 reads. */
+const TIME_FIELDS = ['ts', 'start', 'end'] as const;
+
+/** The J1 time checks (4 to 7) a row's times fail, for D. */
+function timeChecksFailed(D: number, t: { ts: number; start: number; end: number }): RowCheck[] {
+  const out: RowCheck[] = [];
+  if (TIME_FIELDS.some((f) => t[f] < TIME_MIN || t[f] > TIME_MAX)) out.push('out_of_range');
+  if (t.ts < t.start) out.push('ts_before_start');
+  if (t.ts > t.end) out.push('ts_after_end');
+  if (t.end - t.start > D) out.push('too_long');
+  return out;
+}
+
+/**
+ * J1 check 4 reads each time field: for each field and each side of the
+ * range, the times with that field alone outside it (the other two inside),
+ * failing as few of the later checks as any such times do. A range check
+ * that skips one field (or one end of the range) accepts one of these or
+ * gives a later check's reason. Chosen among every triple of the edge values
+ * (the two ends of the range, the first values beyond them, and 0), so none
+ * is left out by hand.
+ */
+export function outOfRangeByField(D: number): { ts: number; start: number; end: number }[] {
+  const { min, max, belowMin, aboveMax } = TIME_EDGES;
+  const values = [belowMin, min, 0, max, aboveMax];
+  const out: { ts: number; start: number; end: number }[] = [];
+  for (const field of TIME_FIELDS) {
+    for (const beyond of [belowMin, aboveMax]) {
+      let best: { ts: number; start: number; end: number } | undefined;
+      let fewest = Number.POSITIVE_INFINITY;
+      for (const ts of values)
+        for (const start of values)
+          for (const end of values) {
+            const t = { ts, start, end };
+            if (t[field] !== beyond || TIME_FIELDS.some((f) => f !== field && (t[f] < min || t[f] > max))) continue;
+            const failed = timeChecksFailed(D, t).length;
+            if (failed < fewest) [best, fewest] = [t, failed];
+          }
+      if (best) out.push(best);
+    }
+  }
+  return out;
+}
+
 /**
  * A row record of `key`/`id` that fails exactly the J1 checks named (at
  * most two) and passes the others; its reject reason is the first of them
@@ -77,7 +121,8 @@ export function firstFailing(checks: readonly RowCheck[]): RejectReason {
 
 /**
  * Every invalid record an operator must reject (J1): each row check alone,
- * every pair of row checks at once, each as an insert and as a retract; and
+ * every pair of row checks at once, each as an insert and as a retract; a
+ * time out of range by each field alone, each side (outOfRangeByField); and
  * watermarks with a bad side, a time out of range either way, and both.
  * With `unknownKey`, also a valid row of an undeclared key and that key
  * with each J1 failure (C3: validity is checked first).
@@ -94,6 +139,11 @@ export function invalidRecords(config: JoinConfig, names: { key: string; id: str
     if (checks.length === 1)
       out.push(rowFailing(config, checks, { ...names, kind: 'insert' }), rowFailing(config, checks, { ...names, kind: 'retract' }));
     else out.push(rowFailing(config, checks, { ...names, kind: n % 2 === 0 ? 'insert' : 'retract' }));
+  }
+  // Check 4 by each time field alone, each side of the range: inserts and retracts alternately.
+  for (const [n, times] of outOfRangeByField(config.maxIntervalLength).entries()) {
+    const row: RowRecord = { kind: n % 2 === 0 ? 'insert' : 'retract', key: names.key, side: 'L', id: names.id, ...times };
+    if (!out.some((r) => JSON.stringify(r) === JSON.stringify(row))) out.push(row);
   }
   out.push(
     { kind: 'watermark', side: 'X', wm: 0 },
