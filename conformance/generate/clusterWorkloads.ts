@@ -6,7 +6,7 @@ import { TIME_MAX } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord, Watermarks } from '../../spec/index.ts';
 import { validityOf } from '../../model/index.ts';
 import { type ClusterDomain, UNDECLARED_KEY } from './clusterDomains.ts';
-import { heldState, invalidRecords } from './edges.ts';
+import { conflictOf, heldState, invalidRecords } from './edges.ts';
 import {
   burstRecipes,
   collisionBurstArbitrary,
@@ -286,8 +286,15 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       if (!row) continue;
       if ('retract' in op) put({ ...row, kind: 'retract' });
       else if ('resend' in op) put({ ...row });
-      // J2: the same identity with other (valid) content: rejected as a conflict.
-      else put({ ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
+      // J2: the same identity with other (valid) content: rejected as a conflict. Which of ts, start and end
+      // differ is every nonempty subset of them, as an insert or a retract (`conflictOf`): of the rows from the
+      // one picked on, the first whose content can differ in just those fields and stay valid.
+      else {
+        let conflict: RowRecord | undefined;
+        for (let k = 0; k < rows.length && conflict === undefined; k++)
+          conflict = conflictOf(rows[(i + k) % rows.length] as RowRecord, op.conflict, config);
+        put(conflict ?? { ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
+      }
     } else if ('watermark' in op) {
       put({ kind: 'watermark', ...op.watermark });
     } else if (op.odd === 'unknown_key') {

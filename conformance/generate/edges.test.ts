@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TIME_MAX, TIME_MIN } from '../../spec/index.ts';
-import { stepJoin, initialJoinState } from '../../model/index.ts';
-import { BOUND_EDGES, invalidRecords } from './edges.ts';
+import type { RowRecord } from '../../spec/index.ts';
+import { initialJoinState, stepJoin, validityOf } from '../../model/index.ts';
+import { BOUND_EDGES, conflictOf, invalidRecords } from './edges.ts';
 
 describe('invalidRecords: every way a record fails J1', () => {
   // D at both ends of its range, and the small ones random domains use.
@@ -25,4 +26,34 @@ describe('invalidRecords: every way a record fails J1', () => {
       }
     });
   }
+});
+
+describe('conflictOf: a record of a row’s identity with other content (J2)', () => {
+  it('J2: for a row whose ts lies strictly inside its interval, differs from it in exactly the fields n picks, each nonempty subset of ts, start and end, as an insert and as a retract, and stays valid (J1 comes first)', () => {
+    const config = { allowedLateness: 0, maxIntervalLength: 4 };
+    const rows: RowRecord[] = [
+      { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 1, start: 0, end: 2 },
+      // As long as D allows, so that start cannot move down: it moves up.
+      { kind: 'insert', key: 'k', side: 'R', id: 'b', ts: 2, start: 0, end: 4 },
+      // At the top of the range, so that end cannot move up: it moves down.
+      { kind: 'retract', key: 'k', side: 'L', id: 'c', ts: TIME_MAX - 1, start: TIME_MAX - 2, end: TIME_MAX },
+    ];
+    for (const row of rows) {
+      const seen = new Set<string>();
+      for (let n = 0; n < 14; n++) {
+        const c = conflictOf(row, n, config);
+        expect(c, `n = ${n}`).toBeDefined();
+        const r = c as RowRecord;
+        expect(validityOf(r, config)).toBeUndefined();
+        expect([r.key, r.side, r.id]).toEqual([row.key, row.side, row.id]);
+        seen.add(`${(['ts', 'start', 'end'] as const).filter((f) => r[f] !== row[f]).join('+')}:${r.kind}`);
+      }
+      expect(seen.size).toBe(14);
+    }
+  });
+
+  it('J2: none where no field set can move alone and stay valid: ts alone on a one-point interval', () => {
+    const point: RowRecord = { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 3, start: 3, end: 3 };
+    expect(conflictOf(point, 0, { allowedLateness: 0, maxIntervalLength: 4 })).toBeUndefined();
+  });
 });

@@ -95,6 +95,28 @@ export function outOfRangeByField(D: number): { ts: number; start: number; end: 
 }
 
 /**
+ * A record of `row`'s identity whose content differs from it (J2: a
+ * conflict): `n` picks which of ts, start and end differ (each nonempty
+ * subset, so a check that compares only some of them is caught) and whether
+ * it is an insert or a retract. Each field that differs moves by one, up or
+ * down, the first way that leaves the record valid (J1 comes before J2);
+ * undefined where no way does (ts alone on a one-point interval).
+ */
+export function conflictOf(row: RowRecord, n: number, config: JoinConfig): RowRecord | undefined {
+  const subset = 1 + (n % 7);
+  const kind = Math.floor(n / 7) % 2 === 0 ? 'insert' : 'retract';
+  const fields = (['ts', 'start', 'end'] as const).filter((_, b) => (subset & (1 << b)) !== 0);
+  for (let signs = 0; signs < 1 << fields.length; signs++) {
+    const candidate: RowRecord = { ...row, kind };
+    fields.forEach((f, b) => {
+      candidate[f] = row[f] + ((signs & (1 << b)) === 0 ? 1 : -1);
+    });
+    if (timeChecksFailed(config.maxIntervalLength, candidate).length === 0) return candidate;
+  }
+  return undefined;
+}
+
+/**
  * A row record of `key`/`id` that fails exactly the J1 checks named (at
  * most two) and passes the others; its reject reason is the first of them
  * in J1's order (`firstFailing`).

@@ -11,13 +11,14 @@ import fc from 'fast-check';
 // watermarks equal to, one below and one above the current one (J4), both
 // watermarks at a row's horizon and one past it followed by that row's
 // retraction (J6, J8), intervals of length D and D + 1 (J1), rows and
-// watermarks at -2^50 and 2^50, and every invalid record failing one J1 check
-// or two at once (J1's order). Configs take L and D at 0 and at 2^50 too
+// watermarks at -2^50 and 2^50, every invalid record failing one J1 check
+// or two at once (J1's order), and conflicts differing in each nonempty
+// subset of ts, start and end (J2). Configs take L and D at 0 and at 2^50 too
 // (`boundsArbitrary`).
 import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { contractChecker, validityOf } from '../../model/index.ts';
-import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, invalidRecords } from './edges.ts';
+import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, conflictOf, invalidRecords } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 import {
   burstRecipes,
@@ -160,7 +161,7 @@ type LogOp =
   | { readonly fresh: LogRecord }
   | { readonly timed: RowRecord }
   | { readonly watermark: 'L' | 'R'; readonly step: number }
-  | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' }
+  | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' | 'conflict'; readonly moved: number }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly edge: EdgeStep }
   | { readonly collide: { t: number; which: number } }
@@ -299,8 +300,14 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
       arbitrary: fc.record({ watermark: fc.constantFrom('L' as const, 'R' as const), step: fc.integer({ min: -1, max: 2 }) }),
     },
     {
-      weight: 3,
-      arbitrary: fc.record({ resend: fc.nat(), as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const) }),
+      weight: 4,
+      // `conflict`, J2: an earlier row's identity with other content, differing in the nonempty subset of ts, start
+      // and end that `moved` picks (edges.ts conflictOf).
+      arbitrary: fc.record({
+        resend: fc.nat(),
+        as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const, 'conflict' as const),
+        moved: fc.nat({ max: 13 }),
+      }),
     },
     {
       weight: 2,
@@ -386,9 +393,19 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
     }
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
     if (rows.length === 0) continue;
-    if ('resend' in op) {
+    if ('resend' in op && op.as === 'conflict') {
+      // A recent row (an old one's conflict is mostly late, J5, or out of contract, J9): of the rows from the one
+      // picked on, going back, the first whose content can differ in just those fields and stay valid.
+      for (let k = 0; k < rows.length; k++) {
+        const back = ((op.resend % 3) + k) % rows.length;
+        const conflict = conflictOf(rows[rows.length - 1 - back] as RowRecord, op.moved, config);
+        if (conflict === undefined) continue;
+        push(conflict);
+        break;
+      }
+    } else if ('resend' in op) {
       const source = rows[op.resend % rows.length] as RowRecord;
-      push(op.as === 'same' ? { ...source } : { ...source, kind: op.as });
+      push(op.as === 'same' ? { ...source } : { ...source, kind: op.as as 'insert' | 'retract' });
     } else {
       // Both watermarks to a row's horizon (J8) plus delta; then, maybe, that row's retraction: on time at the horizon, late one past it (J6).
       const target = rows[op.horizonOf % rows.length] as RowRecord;
