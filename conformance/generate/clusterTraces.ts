@@ -468,7 +468,7 @@ export function interpretChoiceItems(
         for (const p of livenessProbes(node)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
       });
     }
-    // At a phase boundary of a handoff or a failover (a key's handoff phase, owner, or its owner's or the coordinator's status changed):
+    // At a phase boundary of a handoff or a failover (a key's handoff phase, owner, or its owner's, destination's or the coordinator's status changed):
     // every handoff action the model now refuses for that key (§7).
     if (before) {
       for (const [i, { key }] of config.keys.entries()) {
