@@ -275,6 +275,23 @@ export const CLUSTER_SCENARIOS: readonly ExhaustiveScenario[] = [
   },
   {
     kind: 'cluster',
+    name: 'duplicates-after-the-store-moved',
+    description:
+      'a migration (committed or aborted at any phase) whose install and release messages are delivered again after ' +
+      "the owner checkpointed a later state: a duplicate carries the checkpoint it was sent with, not the store's " +
+      'latest (C11: exactly as sent; C4, C6)',
+    cluster: { join, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    prelude: heldState('k1'),
+    bounds: {
+      ...none,
+      script: [row('insert', 'k1', 'L', 'c', 1, 2)],
+      migrations: 1,
+      duplicates: 1,
+      checkpoints: 1,
+    },
+  },
+  {
+    kind: 'cluster',
     name: 'duplicates-and-retractions-across-a-handoff',
     description:
       'a retraction that overtakes its insert (the insert that follows is a duplicate of the tombstone) and a match with its ' +

@@ -226,7 +226,9 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
       });
       if (level === 'faults') {
         // Migrated, then the new owner crashes and the key fails back to the worker that owned it before,
-        // while the last install and release messages are delivered again (C6, C7, C8, C11).
+        // while the last install and release messages are delivered again (C6, C7, C8, C11). The owner
+        // checkpoints before the install's duplicate: the store has moved on since the install was sent, and
+        // the duplicate must still carry the checkpoint it was sent with (C11: exactly as sent).
         out.push({
           weight: 2,
           sequence: [
@@ -240,6 +242,7 @@ function scenarios(config: ClusterConfig, level: 'cluster' | 'faults', owner: Re
             { type: 'failover', key, to: from },
             { type: 'duplicateRelease', key },
             { records: 1 },
+            { type: 'checkpoint', worker: from, key },
             { type: 'restart', node: to },
             { type: 'duplicateInstall', key },
           ],

@@ -145,6 +145,7 @@ export const HELD_RESTORES: Readonly<Record<string, readonly RestoreKind[]>> = {
   'failover-replay-from-older-checkpoint': ['failover', 'restart'],
   // No checkpoint is ever written (no migration, no checkpoint budget): its failover and restarts rebuild from the log.
   'zombie-after-failover': [],
+  'duplicates-after-the-store-moved': ['install'],
   'duplicates-and-retractions-across-a-handoff': ['install', 'restart'],
   'watermark-passes-horizon-during-handoff': ['install', 'restart'],
   'rich-state-across-a-handoff': ['install', 'failover', 'restart'],
