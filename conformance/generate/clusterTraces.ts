@@ -340,7 +340,7 @@ const COORDINATOR_STEPS: ReadonlySet<string> = new Set(['freeze', 'persist', 'in
  * zombie resumed, a worker restarted or crashed, a message delivered again,
  * records: all between the two parts), and the coordinator's restart and
  * the commit that completes the step (C7, C8) come before the first step
- * that needs the coordinator, or at the end.
+ * that needs the coordinator or a checkpoint, or at the end.
  */
 function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
   const out: ScenarioStep[] = [];
@@ -355,7 +355,8 @@ function splitAtFences(sequence: readonly ScenarioStep[]): ScenarioStep[] {
   const fencedByScript = new Set<string>();
   for (const a of sequence) {
     if (!('type' in a) || (a.type !== 'commit' && a.type !== 'failover')) {
-      if ('type' in a && COORDINATOR_STEPS.has(a.type)) complete();
+      // A checkpoint needs the copy a failover restores only at its commit (C8): the commit comes first too.
+      if ('type' in a && (COORDINATOR_STEPS.has(a.type) || a.type === 'checkpoint')) complete();
       out.push(a);
       continue;
     }
@@ -435,6 +436,23 @@ function livenessProbes(node: string): ExternalAction[] {
 }
 
 /**
+ * The nodes a scenario names, as it is picked: the coordinator, the owner
+ * then of each key it names, and each worker it names (a destination, a
+ * node it crashes, pauses or restarts).
+ */
+function namedNodes(scenario: readonly ScenarioStep[], owner: Readonly<Record<string, string>>): Set<string> {
+  const named = new Set<string>([COORDINATOR]);
+  for (const a of scenario) {
+    if ('records' in a) continue;
+    if ('key' in a && owner[a.key] !== undefined) named.add(owner[a.key] as string);
+    if ('to' in a) named.add(a.to);
+    if ('node' in a) named.add(a.node);
+    if ('worker' in a) named.add(a.worker);
+  }
+  return named;
+}
+
+/**
  * Interprets a workload and choices against the model: the items of a
  * trace, every action enabled except those a `disabled` choice picked on
  * purpose; with `reopen`, a choice marked so crashes every node instead.
@@ -495,14 +513,8 @@ export function interpretChoiceItems(
    * those nodes (a failover's commit waits for its destination to be
    * unpaused, C8), and among every enabled action one of them is rare.
    */
-  const interjectOne = (pick: number, scenario: readonly ScenarioStep[]): void => {
+  const interjectOne = (pick: number, named: ReadonlySet<string>): void => {
     const enabledNow = universe.filter(enabled);
-    const named = new Set<string>([COORDINATOR]);
-    for (const a of scenario) {
-      if ('records' in a) continue;
-      if ('key' in a) named.add(state.coordinator.owner[a.key] as string);
-      if ('to' in a) named.add(a.to);
-    }
     const near = enabledNow.filter((a) =>
       a.type === 'crash' || a.type === 'restart' ? named.has(a.node) : (a.type === 'pause' || a.type === 'resume') && named.has(a.worker),
     );
@@ -571,16 +583,21 @@ export function interpretChoiceItems(
     const open = pick.exact !== true;
     const scenario = open && level === 'faults' && choice.split ? splitAtFences(pick.sequence) : pick.sequence;
     const interjectAfter = open && choice.interject > 0 ? (choice.interject - 1) % scenario.length : -1;
-    // A scenario goes on while its next action is enabled (its first one is). The step it stops at is sent all
-    // the same, as a refusal probe (§7): what disabled it (an interjected pause of the destination before a
-    // failover's commit, a crash of the source before a persist) is the guard it tests.
+    // A scenario goes on while its next action is enabled (its first one is). Where an interjected action came
+    // before, the step it stops at is sent all the same, as a refusal probe (§7): what disabled it (a pause of
+    // the destination before a failover's commit, a crash of the source before a persist) is the guard it tests.
+    const named = namedNodes(scenario, state.coordinator.owner);
+    let interjected = false;
     for (const [i, a] of scenario.entries()) {
       if ('records' in a) records(a.records);
       else if (i > 0 && !enabled(a)) {
-        take(a);
+        if (interjected) take(a);
         break;
       } else take(a);
-      if (interjectAfter === i) interjectOne(choice.interjectPick, scenario);
+      if (interjectAfter === i) {
+        interjectOne(choice.interjectPick, named);
+        interjected = true;
+      }
     }
   }
   records(workload.length);

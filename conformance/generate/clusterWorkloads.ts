@@ -291,8 +291,10 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       // one picked on, the first whose content can differ in just those fields and stay valid.
       else {
         let conflict: RowRecord | undefined;
+        // The row from floor(n / 14), the subset and kind from n mod 14 (conflictOf): independent of each other.
+        const from = Math.floor(op.conflict / 14);
         for (let k = 0; k < rows.length && conflict === undefined; k++)
-          conflict = conflictOf(rows[(i + k) % rows.length] as RowRecord, op.conflict, config);
+          conflict = conflictOf(rows[(from + k) % rows.length] as RowRecord, op.conflict, config);
         put(conflict ?? { ...row, kind: 'insert', ts: row.ts + 1, start: row.start + 1, end: row.end + 1 });
       }
     } else if ('watermark' in op) {

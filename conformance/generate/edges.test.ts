@@ -33,9 +33,9 @@ describe('conflictOf: a record of a row’s identity with other content (J2)', (
     const config = { allowedLateness: 0, maxIntervalLength: 4 };
     const rows: RowRecord[] = [
       { kind: 'insert', key: 'k', side: 'L', id: 'a', ts: 1, start: 0, end: 2 },
-      // As long as D allows, so that start cannot move down: it moves up.
+      // As long as D allows, so that end cannot move up (too_long): it moves down.
       { kind: 'insert', key: 'k', side: 'R', id: 'b', ts: 2, start: 0, end: 4 },
-      // At the top of the range, so that end cannot move up: it moves down.
+      // At the top of the range, so that end cannot move up (out_of_range): it moves down.
       { kind: 'retract', key: 'k', side: 'L', id: 'c', ts: TIME_MAX - 1, start: TIME_MAX - 2, end: TIME_MAX },
     ];
     for (const row of rows) {

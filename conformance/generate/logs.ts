@@ -394,11 +394,19 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
     if (rows.length === 0) continue;
     if ('resend' in op && op.as === 'conflict') {
-      // A recent row (an old one's conflict is mostly late, J5, or out of contract, J9): of the rows from the one
+      // Of the rows that bound their identity (the first of each: a later one of other content was itself a
+      // conflict), a recent one (an old one's conflict is mostly late, J5, or out of contract, J9): from the one
       // picked on, going back, the first whose content can differ in just those fields and stay valid.
-      for (let k = 0; k < rows.length; k++) {
-        const back = ((op.resend % 3) + k) % rows.length;
-        const conflict = conflictOf(rows[rows.length - 1 - back] as RowRecord, op.moved, config);
+      const seen = new Set<string>();
+      const bound = rows.filter((r) => {
+        const identity = JSON.stringify([r.key, r.side, r.id]);
+        if (seen.has(identity)) return false;
+        seen.add(identity);
+        return true;
+      });
+      for (let k = 0; k < bound.length; k++) {
+        const back = ((op.resend % 3) + k) % bound.length;
+        const conflict = conflictOf(bound[bound.length - 1 - back] as RowRecord, op.moved, config);
         if (conflict === undefined) continue;
         push(conflict);
         break;
