@@ -161,7 +161,7 @@ type LogOp =
   | { readonly fresh: LogRecord }
   | { readonly timed: RowRecord }
   | { readonly watermark: 'L' | 'R'; readonly step: number }
-  | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' | 'conflict'; readonly moved: number }
+  | { readonly resend: number; readonly as: 'same' | 'insert' | 'retract' | 'conflict' | 'mirror'; readonly moved: number }
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly edge: EdgeStep }
   | { readonly collide: { t: number; which: number } }
@@ -292,6 +292,34 @@ export function collisionRecords(
   return collidingRows(one === undefined ? COMMON_SEPARATORS : [one], t, keys);
 }
 
+/**
+ * One id on both sides of a key (J2: the side is part of a row's identity),
+ * one of its two rows matched with a third row too, then the other one
+ * retracted: rows p and x on one side and x on the other, all over [t, t]
+ * (so on time and valid whatever L and D), then x's retraction on the first
+ * side (J7: it withdraws its own match only; the other x's match with p
+ * stays). Fresh ids, so that no earlier binding turns them into conflicts.
+ */
+function mirrorRecords(
+  pick: number,
+  flags: number,
+  n: number,
+  wm: Watermarks,
+  config: JoinConfig,
+  domain: LogDomain,
+  origin: number,
+): RowRecord[] {
+  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const drawn = origin + (pick % (domain.maxTime + 1));
+  const t = Math.min(TIME_MAX, gw === null ? drawn : Math.max(drawn, gw - config.allowedLateness));
+  const key = domain.keys[pick % domain.keys.length] ?? 'k1';
+  const [side, other] = flags % 2 === 0 ? (['L', 'R'] as const) : (['R', 'L'] as const);
+  const at = (kind: 'insert' | 'retract', s: 'L' | 'R', id: string): RowRecord => ({ kind, key, side: s, id, ts: t, start: t, end: t });
+  const p = `p~${n}`;
+  const x = `x~${n}`;
+  return [at('insert', side, p), at('insert', side, x), at('insert', other, x), at('retract', side, x)];
+}
+
 function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp> {
   const arbs: fc.WeightedArbitrary<LogOp>[] = [
     { weight: 8, arbitrary: rowArbitrary(domain, config).map((timed) => ({ timed })) },
@@ -302,10 +330,10 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
     {
       weight: 4,
       // `conflict`, J2: an earlier row's identity with other content, differing in the nonempty subset of ts, start
-      // and end that `moved` picks (edges.ts conflictOf).
+      // and end that `moved` picks (edges.ts conflictOf). `mirror`, J2 and J7: one id on both sides (`mirrorRecords`).
       arbitrary: fc.record({
         resend: fc.nat(),
-        as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const, 'conflict' as const),
+        as: fc.constantFrom('same' as const, 'insert' as const, 'retract' as const, 'conflict' as const, 'mirror' as const),
         moved: fc.nat({ max: 13 }),
       }),
     },
@@ -356,6 +384,7 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
 function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain, origin = 0): LogRecord[] {
   const out: LogRecord[] = [];
   let bursts = 0;
+  let mirrors = 0;
   // The watermarks each record will meet (J4), for the edges computed from them.
   let wm: Watermarks = { L: null, R: null };
   const push = (...records: LogRecord[]): void => {
@@ -365,6 +394,10 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
     }
   };
   for (const op of ops) {
+    if ('resend' in op && op.as === 'mirror') {
+      push(...mirrorRecords(op.resend, op.moved, mirrors++, wm, config, domain, origin));
+      continue;
+    }
     if ('fresh' in op) {
       push(op.fresh);
       continue;
