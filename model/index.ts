@@ -32,7 +32,7 @@ export type {
 export { PRESETS, clusterModelConfigOf, joinModelOptionsOf, presetModel, presetNamed, presetSource, resolveBounds } from './presets.ts';
 export type { ModelPreset, PresetModel } from './presets.ts';
 // The join (SPEC §1–§3): reference operator, oracle, and the join's explorer model.
-export { initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
+export { globalWatermark, initialJoinState, retainedCountsOf, stepJoin } from './join/join.ts';
 export type { JoinState, JoinStep, RowState } from './join/join.ts';
 export { IndexedJoin } from './join/joinIndex.ts';
 export { initialOracleState, stepOracle } from './join/oracle.ts';

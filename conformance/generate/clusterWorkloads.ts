@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { TIME_MAX } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord, Watermarks } from '../../spec/index.ts';
-import { validityOf } from '../../model/index.ts';
+import { globalWatermark, validityOf } from '../../model/index.ts';
 import { type ClusterDomain, UNDECLARED_KEY } from './clusterDomains.ts';
 import { conflictOf, heldState, invalidRecords } from './edges.ts';
 import {
@@ -224,7 +224,7 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
     }
     if ('separators' in op) {
       // On time at the watermarks they meet (J5), so that both matches of each collision are made; then the first match's left row retracted.
-      const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+      const gw = globalWatermark(wm);
       const t = gw === null ? op.separators.t : Math.max(op.separators.t, gw - config.allowedLateness);
       const key = domain.keys[op.separators.key % domain.keys.length] as string;
       const n = collisionSteps++;
@@ -237,7 +237,7 @@ function materializeWorkload(domain: ClusterDomain, config: JoinConfig, ops: rea
       // Members of the whole class (separators.ts) in one key, collision i at the instants t + 2i and t + 2i + 1, so that
       // only its two colliding matches are made, its ids tagged so that no identity is bound twice (J2). A sink that files a key's matches
       // under a naive id (J3, C9) keeps one entry for two matches: it shows at the insert that binds the second.
-      const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+      const gw = globalWatermark(wm);
       const recipes = burstRecipes(op.burst);
       const t = Math.min(TIME_MAX - 2 * recipes.length, gw === null ? op.t : Math.max(op.t, gw - config.allowedLateness));
       const key = domain.keys[op.key % domain.keys.length] as string;

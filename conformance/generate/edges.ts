@@ -4,6 +4,7 @@
 // J1), and names whose naive concatenation collides (J3).
 import { BOUND_MAX, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RejectReason, RowRecord } from '../../spec/index.ts';
+import { validityOf } from '../../model/index.ts';
 
 /** §0: the largest and smallest valid times, and the first invalid ones beyond them. */
 export const TIME_EDGES = { min: TIME_MIN, max: TIME_MAX, belowMin: TIME_MIN - 1, aboveMax: TIME_MAX + 1 } as const;
@@ -99,7 +100,8 @@ export function outOfRangeByField(D: number): { ts: number; start: number; end: 
  * conflict): `n` picks which of ts, start and end differ (each nonempty
  * subset, so a check that compares only some of them is caught) and whether
  * it is an insert or a retract. Each field that differs moves by one, up or
- * down, the first way that leaves the record valid (J1 comes before J2);
+ * down, the first way that leaves the record valid (J1, as the model checks
+ * it: J1 comes before J2);
  * undefined where no way does (ts alone on a one-point interval).
  */
 export function conflictOf(row: RowRecord, n: number, config: JoinConfig): RowRecord | undefined {
@@ -111,7 +113,7 @@ export function conflictOf(row: RowRecord, n: number, config: JoinConfig): RowRe
     fields.forEach((f, b) => {
       candidate[f] = row[f] + ((signs & (1 << b)) === 0 ? 1 : -1);
     });
-    if (timeChecksFailed(config.maxIntervalLength, candidate).length === 0) return candidate;
+    if (validityOf(candidate, config) === undefined) return candidate;
   }
   return undefined;
 }

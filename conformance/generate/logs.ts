@@ -17,7 +17,7 @@ import fc from 'fast-check';
 // (`boundsArbitrary`).
 import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
-import { contractChecker, validityOf } from '../../model/index.ts';
+import { contractChecker, globalWatermark, validityOf } from '../../model/index.ts';
 import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, conflictOf, invalidRecords } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 import {
@@ -229,7 +229,7 @@ export function edgeRecords(
   const L = config.allowedLateness;
   const D = config.maxIntervalLength;
   const id = names.ids[edge.kind === 'watermark' ? 0 : edge.id % names.ids.length] ?? 'a';
-  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const gw = globalWatermark(wm);
   switch (edge.kind) {
     case 'lateness': {
       // Without both watermarks nothing is late: the edge is where it will be once they come.
@@ -287,7 +287,7 @@ export function collisionRecords(
   config: JoinConfig,
 ): RowRecord[] {
   const one = COMMON_SEPARATORS[step.which];
-  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const gw = globalWatermark(wm);
   const t = gw === null ? step.t : Math.min(TIME_MAX, Math.max(step.t, gw - config.allowedLateness));
   return collidingRows(one === undefined ? COMMON_SEPARATORS : [one], t, keys);
 }
@@ -309,7 +309,7 @@ function mirrorRecords(
   domain: LogDomain,
   origin: number,
 ): RowRecord[] {
-  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const gw = globalWatermark(wm);
   const drawn = origin + (pick % (domain.maxTime + 1));
   const t = Math.min(TIME_MAX, gw === null ? drawn : Math.max(drawn, gw - config.allowedLateness));
   const key = domain.keys[pick % domain.keys.length] ?? 'k1';
@@ -356,7 +356,7 @@ function opArbitrary(domain: LogDomain, config: JoinConfig): fc.Arbitrary<LogOp>
  * shows at the insert that binds the second match or at a retraction.
  */
 function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: Watermarks, config: JoinConfig): RowRecord[] {
-  const gw = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+  const gw = globalWatermark(wm);
   const t = gw === null ? op.t : Math.min(TIME_MAX, Math.max(op.t, gw - config.allowedLateness));
   const recipes = burstRecipes(op.burst);
   const keyed = recipes.map((r, i) => ({ c: collisionOf(r), key: `b${n}.${i}` }));
@@ -446,7 +446,8 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
       }
     } else if ('resend' in op) {
       const source = rows[op.resend % rows.length] as RowRecord;
-      push(op.as === 'same' ? { ...source } : { ...source, kind: op.as as 'insert' | 'retract' });
+      if (op.as === 'same') push({ ...source });
+      else if (op.as === 'insert' || op.as === 'retract') push({ ...source, kind: op.as });
     } else {
       // Both watermarks to a row's horizon (J8) plus delta; then, maybe, that row's retraction: on time at the horizon, late one past it (J6).
       const target = rows[op.horizonOf % rows.length] as RowRecord;

@@ -17,6 +17,7 @@
 import fc from 'fast-check';
 import { BOUND_MAX, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, RowRecord } from '../../spec/index.ts';
+import { globalWatermark } from '../../model/index.ts';
 
 export interface WideDomain {
   readonly keys: number;
@@ -116,7 +117,7 @@ function materializeWide(config: JoinConfig, ops: readonly WideOp[], origin: num
   // Smallest end any record of an identity has carried (for the J9 guard).
   const minEndOf = new Map<string, number>();
   let fresh = 0;
-  const gw = (): number | null => (wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R));
+  const gw = (): number | null => globalWatermark(wm);
   const clock = (): number => Math.max(wm.L ?? origin, wm.R ?? origin);
   const identity = (r: RowRecord): string => JSON.stringify([r.key, r.side, r.id]);
   const emitRow = (r: RowRecord): void => {

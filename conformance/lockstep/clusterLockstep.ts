@@ -24,7 +24,7 @@ import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import { SharedPrefix } from './sharedPrefix.ts';
 import { freshInstallBehind } from './freshInstall.ts';
 import type { ClusterStepReply, StderrExcerpt, SutUnavailable, SystemUnderTest } from '../sut/sut.ts';
-import { clusterDeathPlace, type DeathPlace, deathThatComesBack, isDeath } from './deaths.ts';
+import { clusterDeathPlace, type DeathPlace, deathThatComesBack } from './deaths.ts';
 import { runPipelined } from './pipeline.ts';
 
 /** The actions of a trace (loaders refuse `process`, SPEC §7). */
@@ -256,6 +256,35 @@ async function divergenceOfDeath(
   );
 }
 
+/**
+ * A trace judged from the replies it got: the first step whose reply differs
+ * from the model's, else the step a death that comes back cut (`died`), else
+ * none. Rejects with the unknown verdict for any other break (deaths.ts).
+ */
+async function divergenceOfReplies(
+  system: SystemUnderTest,
+  trace: ClusterTrace,
+  level: Level,
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+  { replies, broken }: { readonly replies: readonly ClusterStepReply[]; readonly broken?: SutUnavailable | undefined },
+  observed?: (index: number) => boolean,
+): Promise<{ readonly divergence?: DivergenceFacts; readonly died: boolean }> {
+  const recordAt = lazyLog(actions, expected);
+  for (let i = 0; i < replies.length; i++) {
+    const d = compareClusterStep(
+      i,
+      actions[i] as ExternalAction,
+      expected[i] as ExpectedClusterStep,
+      replies[i] as ClusterStepReply,
+      recordAt,
+    );
+    if (d) return { divergence: withHistory(d, trace.config, actions, expected), died: false };
+  }
+  if (!broken) return { died: false };
+  return { divergence: await divergenceOfDeath(system, trace, level, actions, expected, replies, broken, observed), died: true };
+}
+
 /** A JSON pointer segment as the key it names (sut/jsonDiff.ts escapes `~` and `/`). */
 const decodePointer = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
@@ -305,25 +334,11 @@ export async function judgeClusterTrace(trace: ClusterTrace, system: SystemUnder
   // The requests go out first; the model runs while the system answers.
   const answered = session.steps(actions);
   const { steps: expected, disagreements } = expectedClusterSteps(trace);
-  const { replies, broken } = await clusterRepliesSoFar(answered);
+  const answers = await clusterRepliesSoFar(answered);
   const probes = expected.filter((e) => 'error' in e).length;
-  const recordAt = lazyLog(actions, expected);
   const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
-  for (let i = 0; i < replies.length; i++) {
-    const d = compareClusterStep(
-      i,
-      actions[i] as ExternalAction,
-      expected[i] as ExpectedClusterStep,
-      replies[i] as ClusterStepReply,
-      recordAt,
-    );
-    if (d) return { divergence: withHistory(d, trace.config, actions, expected), replies, disagreements, probes, ...stderr };
-  }
-  if (broken) {
-    const divergence = await divergenceOfDeath(system, trace, level, actions, expected, replies, broken);
-    return { divergence, replies, disagreements, probes, ...stderr };
-  }
-  return { replies, disagreements, probes, ...stderr };
+  const { divergence } = await divergenceOfReplies(system, trace, level, actions, expected, answers);
+  return { ...(divergence ? { divergence } : {}), replies: answers.replies, disagreements, probes, ...stderr };
 }
 
 /** One trace of a pipelined run, as it is judged. */
@@ -372,22 +387,7 @@ export async function runClusterLockstepPipelined(
     judge: async ({ trace, level, observed }, answered) => {
       const actions = actionsOf(trace);
       const expected = trace.steps.some((st) => st.expect) ? expectedClusterSteps(trace).steps : model.stepsOf(trace.config, actions);
-      const { replies, broken } = await clusterRepliesSoFar(answered);
-      let divergence: DivergenceFacts | undefined;
-      const recordAt = lazyLog(actions, expected);
-      for (let i = 0; i < replies.length && !divergence; i++) {
-        divergence = compareClusterStep(
-          i,
-          actions[i] as ExternalAction,
-          expected[i] as ExpectedClusterStep,
-          replies[i] as ClusterStepReply,
-          recordAt,
-        );
-      }
-      const died = !divergence && broken !== undefined && isDeath(broken);
-      if (!divergence && broken) divergence = await divergenceOfDeath(system, trace, level, actions, expected, replies, broken, observed);
-      if (divergence) divergence = withHistory(divergence, trace.config, actions, expected);
-      return { ...(divergence ? { divergence } : {}), died };
+      return divergenceOfReplies(system, trace, level, actions, expected, await clusterRepliesSoFar(answered), observed);
     },
     onResult: (index, { trace, level }, divergence) => options.onResult({ index, trace, level, ...(divergence ? { divergence } : {}) }),
   });

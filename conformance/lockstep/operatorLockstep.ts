@@ -15,7 +15,7 @@ import {
 import { SharedPrefix } from './sharedPrefix.ts';
 import { diffJson, sameJson } from '../sut/jsonDiff.ts';
 import type { OperatorSession, RecordReply, StderrExcerpt, SutUnavailable, SystemUnderTest } from '../sut/sut.ts';
-import { deathThatComesBack, isDeath, operatorDeathPlace, type Rerun } from './deaths.ts';
+import { deathThatComesBack, operatorDeathPlace, type Rerun } from './deaths.ts';
 import { runPipelined } from './pipeline.ts';
 import { operatorTraceItems } from '../streams/operatorTraceStream.ts';
 import type { ModelDisagreement } from './clusterLockstep.ts';
@@ -134,6 +134,27 @@ async function divergenceOfDeath(
   return operatorDeathDivergence(place.step, records[place.step] as LogRecord, expected[place.step] as ExpectedOperatorStep, died);
 }
 
+/**
+ * A trace judged from the replies to its records: the first record whose
+ * reply differs from the model's, else the record a death that comes back
+ * cut (`died`), else none. Rejects with the unknown verdict for any other
+ * break (deaths.ts).
+ */
+async function divergenceOfReplies(
+  system: SystemUnderTest,
+  config: OperatorTrace['config'],
+  records: readonly LogRecord[],
+  expected: readonly ExpectedOperatorStep[],
+  { replies, broken }: { readonly replies: readonly RecordReply[]; readonly broken?: SutUnavailable | undefined },
+): Promise<{ readonly divergence?: DivergenceFacts; readonly died: boolean }> {
+  for (let i = 0; i < replies.length; i++) {
+    const d = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
+    if (d) return { divergence: d, died: false };
+  }
+  if (!broken) return { died: false };
+  return { divergence: await divergenceOfDeath(system, config, records, expected, replies, broken), died: true };
+}
+
 /** An operator trace judged: views/explainedRuns.ts explains its divergence for the public API (OperatorRunResult). */
 export interface OperatorJudgement {
   readonly divergence?: DivergenceFacts;
@@ -149,26 +170,14 @@ export interface OperatorJudgement {
 export async function judgeOperatorTrace(trace: OperatorTrace, system: SystemUnderTest): Promise<OperatorJudgement> {
   const session = await system.openOperator(trace.config);
   // The requests go out first; the model runs while the system answers.
-  const answered = session.records(trace.steps.map((s) => s.record));
+  const records = trace.steps.map((s) => s.record);
+  const answered = session.records(records);
   const { steps: expected, disagreements } = expectedOperatorSteps(trace);
-  const { replies, broken } = await recordRepliesSoFar(answered);
+  const answers = await recordRepliesSoFar(answered);
   const probes = expected.filter((e) => e.outcome.code === 'rejected' && e.outcome.reason !== 'conflict').length;
   const stderr = session.stderr ? { stderr: () => (session.stderr as () => StderrExcerpt)() } : {};
-  for (let i = 0; i < replies.length; i++) {
-    const d = compareOperatorStep(
-      i,
-      (trace.steps[i] as { record: LogRecord }).record,
-      expected[i] as ExpectedOperatorStep,
-      replies[i] as RecordReply,
-    );
-    if (d) return { divergence: d, replies, disagreements, probes, ...stderr };
-  }
-  if (broken) {
-    const records = trace.steps.map((s) => s.record);
-    const divergence = await divergenceOfDeath(system, trace.config, records, expected, replies, broken);
-    return { divergence, replies, disagreements, probes, ...stderr };
-  }
-  return { replies, disagreements, probes, ...stderr };
+  const { divergence } = await divergenceOfReplies(system, trace.config, records, expected, answers);
+  return { ...(divergence ? { divergence } : {}), replies: answers.replies, disagreements, probes, ...stderr };
 }
 
 /** One operator trace of a pipelined run, as it is judged. */
@@ -199,13 +208,7 @@ export async function runOperatorLockstepPipelined(
     judge: async (trace, answered) => {
       const records = recordsOf(trace);
       const expected = trace.steps.some((st) => st.expect) ? expectedOperatorSteps(trace).steps : model.stepsOf(trace.config, records);
-      const { replies, broken } = await recordRepliesSoFar(answered);
-      let divergence: DivergenceFacts | undefined;
-      for (let i = 0; i < replies.length && !divergence; i++) {
-        divergence = compareOperatorStep(i, records[i] as LogRecord, expected[i] as ExpectedOperatorStep, replies[i] as RecordReply);
-      }
-      if (divergence || !broken) return { ...(divergence ? { divergence } : {}), died: false };
-      return { divergence: await divergenceOfDeath(system, trace.config, records, expected, replies, broken), died: isDeath(broken) };
+      return divergenceOfReplies(system, trace.config, records, expected, await recordRepliesSoFar(answered));
     },
     onResult: (index, trace, divergence) => options.onResult({ index, trace, level: 'operator', ...(divergence ? { divergence } : {}) }),
   });
