@@ -29,7 +29,9 @@
 // without a change (§7); at level faults, after each step that changes a
 // node's liveness, every crash, restart, pause or resume of that node the
 // model refuses there (a pause of a paused worker, a restart of a node that
-// is up, C10). Workloads (clusterWorkloads.ts) hit the edges of
+// is up, C10), and, for each worker a pause of which alone would refuse one
+// of the key's handoff steps, that worker paused, those steps probed and the
+// worker resumed (a failover's commit to a paused destination, C8). Workloads (clusterWorkloads.ts) hit the edges of
 // the rules (logs.ts `EdgeStep`: lateness, watermarks, lengths, the time
 // range, horizons) and build rich operator state (live rows out of horizon
 // order, tombstones, a match with an evicted endpoint, both watermarks set)
@@ -476,8 +478,10 @@ export function interpretChoiceItems(
   const take = (a: ExternalAction): void => {
     items.push({ kind: 'action', action: a, probe });
     if (!enabled(a)) return;
-    const before = boundaryProbes && a.type !== 'record' ? config.keys.map(({ key }) => phaseOf(state, key)) : undefined;
-    const livenessBefore = before && level === 'faults' ? livenessOf(state, config) : undefined;
+    // Pause detours follow every phase boundary at level faults; the other probes, a boundary-probing choice's.
+    const before =
+      (boundaryProbes || level === 'faults') && a.type !== 'record' ? config.keys.map(({ key }) => phaseOf(state, key)) : undefined;
+    const livenessBefore = boundaryProbes && level === 'faults' ? livenessOf(state, config) : undefined;
     const { state: after, events } = applyExternal(setup, state, a);
     state = after;
     // A node whose liveness the step changed (a crash, a restart, a pause, a resume, a commit or a failover that
@@ -494,7 +498,9 @@ export function interpretChoiceItems(
     if (before) {
       for (const [i, { key }] of config.keys.entries()) {
         if (phaseOf(state, key) === before[i]) continue;
-        for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+        if (boundaryProbes)
+          for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
+        if (level === 'faults') pauseDetours(key);
       }
     }
     // A copy restored from a checkpoint (an install, a failover, a restart: C6, C8, C10) is sent the latest watermarks again:
@@ -503,6 +509,46 @@ export function interpretChoiceItems(
   };
   const records = (n: number): void => {
     for (let i = 0; i < n && next < workload.length; i++) take({ type: 'record', record: workload[next++] as LogRecord });
+  };
+  /**
+   * At a phase boundary of `key` (level faults): for each worker that is up,
+   * the handoff actions of `key` and the worker's checkpoint of it that a
+   * pause of that worker alone would refuse (C5-C8: a freeze's target, an install's or a
+   * commit's destination, a release's or an abort's source must not be
+   * paused). Where there is one, the worker is paused, each is sent as a
+   * refusal probe (§7), and the worker is resumed: a pause and a resume
+   * change nothing else (C10), so the trace goes on as it was. A system that
+   * takes "paused" for "up" in one guard diverges at its probe, in whatever
+   * phase the boundary falls.
+   */
+  const detoured = new Set<string>();
+  const pauseDetours = (key: string): void => {
+    const phase = phaseOf(state, key);
+    for (const worker of config.workers) {
+      const pause: ExternalAction = { type: 'pause', worker };
+      if (!enabled(pause)) continue;
+      const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? worker;
+      const candidates = [
+        ...handoffProbes(state, config, level, key),
+        { type: 'failover', key, to: other, crashAfterFence: true } as const,
+        // A checkpoint's guard names only its worker, whatever the phase: once per worker and key in a trace.
+        ...(detoured.has(`checkpoint ${worker} ${key}`) ? [] : [{ type: 'checkpoint', worker, key } as const]),
+      ].filter(enabled);
+      if (candidates.length === 0) continue;
+      const resumed = state;
+      state = applyExternal(setup, state, pause).state;
+      const refused = candidates.filter((a) => !enabled(a));
+      state = resumed;
+      // Once per trace for each phase, worker and set of steps: the same detour again would test nothing new.
+      const signature = JSON.stringify([phase, worker, refused]);
+      if (refused.length === 0 || detoured.has(signature)) continue;
+      detoured.add(signature);
+      if (refused.some((a) => a.type === 'checkpoint')) detoured.add(`checkpoint ${worker} ${key}`);
+      for (const a of [pause, ...refused, { type: 'resume', worker } as const]) {
+        items.push({ kind: 'action', action: a, probe });
+        if (enabled(a)) state = applyExternal(setup, state, a).state;
+      }
+    }
   };
   /**
    * One more action inside a scenario (ControlChoice `interject`): with an
