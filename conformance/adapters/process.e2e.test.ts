@@ -47,6 +47,41 @@ describe('the process adapter against `streamjoin serve --model` (PROTOCOL.md)',
   });
 });
 
+describe('an init refused for a valid config says that the config is valid, and which (J0, C1; PROTOCOL.md, "What the harness checks")', () => {
+  it("at the handshake: its config is J0's and C1's smallest, and the reason says so", async () => {
+    const system = spawnSystem(misbehave('refuse-d', 0), { cwd: root });
+    try {
+      const e = await system.info().then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      expect(e).toBeInstanceOf(SutUnavailable);
+      expect((e as SutUnavailable).reason).toMatch(/^init refused at every level: operator: internal_error .*division by zero/);
+      expect((e as SutUnavailable).reason).toMatch(/the handshake's config is valid: L = 0 and D = 0, which J0 allows/);
+    } finally {
+      await system.close();
+    }
+  });
+
+  it("in a session: the reason quotes the session's config", async () => {
+    const system = spawnSystem(misbehave('refuse-d', 3), { cwd: root });
+    try {
+      expect((await system.info()).levels).toContain('operator');
+      const session = await system.openOperator({ allowedLateness: 2, maxIntervalLength: 3 });
+      const e = await session.records([{ kind: 'watermark', side: 'L', wm: 0 }]).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
+      expect(e).toBeInstanceOf(SutUnavailable);
+      expect((e as SutUnavailable).reason).toBe(
+        'init at level operator refused with internal_error: division by zero (a valid config, J0 and C1: {"allowedLateness":2,"maxIntervalLength":3})',
+      );
+    } finally {
+      await system.close();
+    }
+  });
+});
+
 describe('the handshake asks for the levels the run checks, and error codes are compared at each (PROTOCOL.md, "Sessions and levels")', () => {
   // Every request is copied to stderr, where the system's stderr tail shows it (a shell loop: its stdio are sockets, no /dev/stderr to open).
   const logged = `sh -c 'while IFS= read -r line; do printf "%s\\n" "$line" >&2; printf "%s\\n" "$line"; done | ${serveModel}'`;

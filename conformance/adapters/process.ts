@@ -429,7 +429,11 @@ export function spawnSystem(
       });
       if (reply?.type === 'error') {
         // The requests after a refused init were answered with errors (no session); they mean nothing.
-        throw new SutUnavailable(`init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)}`, tail());
+        // Every config the harness sends is valid (J0, C1): say which, so that the refusal can be reproduced.
+        throw new SutUnavailable(
+          `init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)} (a valid config, J0 and C1: ${quote(JSON.stringify(config))})`,
+          tail(),
+        );
       }
       if (reply?.type !== 'init_ok' || !reply.levels.includes(lvl)) {
         fail(`protocol: init_ok for level ${lvl} does not list ${lvl}`);
@@ -489,7 +493,11 @@ export function spawnSystem(
       }
       const where = probes.length === LEVELS.length ? 'at every level' : `at level ${probes.map(([l]) => l).join(', ')}`;
       const why = refusals.map((r) => `${r.level}: ${protocolErrorName(r.code)} (${quote(r.text)})`).join('; ');
-      throw new SutUnavailable(`init refused ${where}: ${why}`, tail());
+      // Refused with another code than not_supported: the handshake's config is the smallest J0 and C1 allow, and a system takes every one.
+      const valid = refusals.some((r) => r.code !== PROTOCOL_ERRORS.not_supported)
+        ? ` (the handshake's config is valid: L = 0 and D = 0, which J0 allows, and at the cluster levels one worker w1 owning one key k1, C1; a system must accept every config J0 and C1 allow)`
+        : '';
+      throw new SutUnavailable(`init refused ${where}: ${why}${valid}`, tail());
     },
 
     async openOperator(config: JoinConfig): Promise<OperatorSession> {

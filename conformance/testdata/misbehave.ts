@@ -29,6 +29,9 @@
 //                   answering
 //   close-stdout    closes its stdout and goes on running (it reads stdin,
 //                   answers nothing: it cannot)
+//   refuse-d        refuses every init whose D (maxIntervalLength) is N
+//                   with internal_error (a division by D), from the first
+//                   request on, and serves the model otherwise
 //
 // Systems of protocol version 1 (PROTOCOL.md, History), from the first
 // request on (N is ignored):
@@ -191,6 +194,18 @@ lines.on('line', (line) => {
   }
   if (mode === 'stderr-flood') {
     for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
+  }
+  if (mode === 'refuse-d') {
+    const request = JSON.parse(line) as {
+      id: number;
+      type: string;
+      config?: { maxIntervalLength?: number; join?: { maxIntervalLength?: number } };
+    };
+    const D = request.config?.maxIntervalLength ?? request.config?.join?.maxIntervalLength;
+    if (request.type === 'init' && D === after)
+      reply(JSON.stringify({ in_reply_to: request.id, type: 'error', code: PROTOCOL_ERRORS.internal_error, text: 'division by zero' }));
+    else reply(server.handle(line));
+    return;
   }
   if (mode === 'breaks-at-first-match') {
     reply(breakingReply(line));
