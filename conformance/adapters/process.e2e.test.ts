@@ -47,35 +47,71 @@ describe('the process adapter against `streamjoin serve --model` (PROTOCOL.md)',
   });
 });
 
-describe('an init refused for a valid config says that the config is valid, and which (J0, C1; PROTOCOL.md, "What the harness checks")', () => {
-  it("at the handshake: its config is J0's and C1's smallest, and the reason says so", async () => {
+describe('an init refused for a valid config fails, at the first step of its trace (J0, C1; PROTOCOL.md, "What the harness checks")', () => {
+  it("the handshake's smallest config refused: an ordinary one tells the levels, and the refused one fails as a trace of its own", async () => {
     const system = spawnSystem(misbehave('refuse-d', 0), { cwd: root });
     try {
-      const e = await system.info().then(
-        () => undefined,
-        (x: unknown) => x,
+      const info = await system.info();
+      expect(info.levels).toEqual(['operator', 'cluster', 'faults']);
+      expect(info.refusedConfig).toEqual({
+        level: 'operator',
+        config: { allowedLateness: 0, maxIntervalLength: 0 },
+        code: 1003,
+        text: 'division by zero',
+      });
+      const report = await runConform({ system, seed, runs: 0, examples: [] });
+      expect(report.unknown).toBeUndefined();
+      expect(report.verdict).toBe('fail');
+      expect(report.examples.map((e) => [e.name, e.level, e.verdict])).toEqual([['handshake-config', 'operator', 'fail']]);
+      const failure = report.failures[0];
+      expect(failure?.divergence.step).toBe(0);
+      expect(failure?.divergence.refs.rules).toEqual(['J0']);
+      expect(failure?.divergence.summary).toMatch(
+        /never sent, because the session's init at level operator refused with internal_error: division by zero \(a valid config, J0 and C1: \{"allowedLateness":0,"maxIntervalLength":0\}\)/,
       );
-      expect(e).toBeInstanceOf(SutUnavailable);
-      expect((e as SutUnavailable).reason).toMatch(/^init refused at every level: operator: internal_error .*division by zero/);
-      expect((e as SutUnavailable).reason).toMatch(/the handshake's config is valid: L = 0 and D = 0, which J0 allows/);
     } finally {
       await system.close();
     }
   });
 
-  it("in a session: the reason quotes the session's config", async () => {
-    const system = spawnSystem(misbehave('refuse-d', 3), { cwd: root });
+  it('in a session: the trace fails at its first step, the reason quoting the config, and the replies after the refused init are not judged', async () => {
+    const system = spawnSystem(misbehave('refuse-d', 2), { cwd: root });
     try {
-      expect((await system.info()).levels).toContain('operator');
-      const session = await system.openOperator({ allowedLateness: 2, maxIntervalLength: 3 });
+      expect((await system.info()).refusedConfig).toBeUndefined();
+      const session = await system.openOperator({ allowedLateness: 2, maxIntervalLength: 2 });
       const e = await session.records([{ kind: 'watermark', side: 'L', wm: 0 }]).then(
         () => undefined,
         (x: unknown) => x,
       );
       expect(e).toBeInstanceOf(SutUnavailable);
       expect((e as SutUnavailable).reason).toBe(
-        'init at level operator refused with internal_error: division by zero (a valid config, J0 and C1: {"allowedLateness":2,"maxIntervalLength":3})',
+        'init at level operator refused with internal_error: division by zero (a valid config, J0 and C1: {"allowedLateness":2,"maxIntervalLength":2})',
       );
+      expect((e as SutUnavailable).initRefused).toEqual({ code: 1003, text: 'division by zero' });
+      // The examples: those with D = 2 (every cluster example, some operator ones) fail at their first step; the system
+      // keeps its earlier session after a refused init (an error changes nothing), and answers the records sent after it
+      // there, unjudged: no unknown.
+      const report = await runConform({ system, seed, runs: 0, examples });
+      expect(report.unknown).toBeUndefined();
+      expect(report.verdict).toBe('fail');
+      const dOf = (path: string): number | undefined => {
+        const t = examples.find((x) => x.path === path)?.trace;
+        return t === undefined
+          ? undefined
+          : t.kind === 'operator'
+            ? t.trace.config.maxIntervalLength
+            : t.trace.config.join.maxIntervalLength;
+      };
+      // Exactly the examples whose D is 2 fail, at every level, each citing J0 (and C1 at the cluster levels).
+      for (const x of report.examples) expect([x.name, x.verdict]).toEqual([x.name, dOf(x.path) === 2 ? 'fail' : 'pass']);
+      expect(new Set(report.failures.map((f) => f.level))).toEqual(new Set(['operator', 'cluster', 'faults']));
+      for (const f of report.failures) {
+        expect(f.divergence.step).toBe(0);
+        expect(f.divergence.summary).toMatch(
+          /never sent, because the session's init at level \w+ refused with internal_error: division by zero/,
+        );
+        expect(f.divergence.refs.rules).toEqual(f.level === 'operator' ? ['J0'] : ['J0', 'C1']);
+      }
     } finally {
       await system.close();
     }

@@ -52,6 +52,7 @@ import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import {
   SutUnavailable,
   type ActionReply,
+  type AnsweredBefore,
   type ClusterOpenOptions,
   type ClusterSession,
   type ClusterStepReply,
@@ -102,6 +103,14 @@ interface Pending {
   readonly def: string;
   readonly resolve: (reply: Reply) => void;
   readonly reject: (e: SutUnavailable) => void;
+  /** The init sent before it in the same write, if any. */
+  readonly afterInit?: number;
+  /**
+   * Its init was refused: the system answers it in whatever session it
+   * still has (an error reply changes nothing, PROTOCOL.md), or none, so its
+   * reply means nothing and is not held to the session's level.
+   */
+  meaningless?: boolean;
 }
 
 /** The last `keep` lines written to stderr while something ran, and how many went before them. */
@@ -237,6 +246,13 @@ export function spawnSystem(
       );
       return;
     }
+    if (p.meaningless) {
+      pending.delete(inReplyTo as number);
+      anyReply = true;
+      armTimer();
+      p.resolve(value as Reply);
+      return;
+    }
     const speaksV1 = protocolOneReason(p.request, value);
     if (speaksV1) {
       fail(speaksV1);
@@ -258,6 +274,7 @@ export function spawnSystem(
       return;
     }
     pending.delete(inReplyTo as number);
+    if (isError && p.request.type === 'init') for (const q of pending.values()) if (q.afterInit === p.request.id) q.meaningless = true;
     anyReply = true;
     armTimer();
     p.resolve(value as Reply);
@@ -349,10 +366,13 @@ export function spawnSystem(
     }
     start();
     if (failing) return failing.then((e) => Promise.reject(e));
+    let initId: number | undefined;
     const replies = requests.map(
       (request) =>
         new Promise<Reply>((resolve, reject) => {
-          pending.set(request.id, { request, def: replyDef(request, request.type === 'init' ? request.level : level), resolve, reject });
+          const def = replyDef(request, request.type === 'init' ? request.level : level);
+          pending.set(request.id, { request, def, resolve, reject, ...(initId === undefined ? {} : { afterInit: initId }) });
+          if (request.type === 'init') initId = request.id;
         }),
     );
     (proc as GroupProcess).child.stdin.write(text);
@@ -429,11 +449,14 @@ export function spawnSystem(
       });
       if (reply?.type === 'error') {
         // The requests after a refused init were answered with errors (no session); they mean nothing.
-        // Every config the harness sends is valid (J0, C1): say which, so that the refusal can be reproduced.
-        throw new SutUnavailable(
-          `init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)} (a valid config, J0 and C1: ${quote(JSON.stringify(config))})`,
-          tail(),
-        );
+        // Every config the harness sends is valid (J0, C1): say which, so that the refusal can be reproduced. A session's
+        // init refused (not a re-attach's, kill mode) is its trace's divergence, before its first step: nothing was answered.
+        const reason = `init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)} (a valid config, J0 and C1: ${quote(JSON.stringify(config))})`;
+        if (recover) throw new SutUnavailable(reason, tail());
+        // The request above the level sent after it was answered outside the session: the next session at the level sends it again.
+        if (probe) probedLevels.delete(lvl);
+        const nothing: AnsweredBefore = lvl === 'operator' ? { level: 'operator', records: [] } : { level: 'cluster', steps: [] };
+        throw new SutUnavailable(reason, tail(), nothing, { code: reply.code, text: reply.text });
       }
       if (reply?.type !== 'init_ok' || !reply.levels.includes(lvl)) {
         fail(`protocol: init_ok for level ${lvl} does not list ${lvl}`);
@@ -483,7 +506,25 @@ export function spawnSystem(
         const reply = await init(lvl, config);
         if (reply.type === 'init_ok') return { implementation: reply.implementation, levels: reply.levels };
         refusals.push({ level: lvl, code: reply.code, text: reply.text });
-        if (reply.code !== PROTOCOL_ERRORS.not_supported) break;
+        if (reply.code !== PROTOCOL_ERRORS.not_supported) {
+          // The first config is the smallest J0 and C1 allow (L = D = 0, one worker). Refused, an ordinary one at the same
+          // level tells the levels; the refusal is then a finding of its own (SutInfo.refusedConfig), not a system that
+          // cannot be judged.
+          const ordinary: JoinConfig | ClusterConfig =
+            lvl === 'operator'
+              ? { allowedLateness: 1, maxIntervalLength: 2 }
+              : { join: { allowedLateness: 1, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] };
+          const again = await init(lvl, ordinary);
+          if (again.type === 'init_ok') {
+            info = {
+              implementation: again.implementation,
+              levels: again.levels,
+              refusedConfig: { level: lvl, config, code: reply.code, text: reply.text },
+            };
+            return info;
+          }
+          break;
+        }
       }
       if (refusals.every((r) => r.code === PROTOCOL_ERRORS.not_supported)) {
         // Protocol 1 numbered malformed_request 10: a system of protocol 1 refuses a protocol-2 init with it at every
@@ -495,7 +536,7 @@ export function spawnSystem(
       const why = refusals.map((r) => `${r.level}: ${protocolErrorName(r.code)} (${quote(r.text)})`).join('; ');
       // Refused with another code than not_supported: the handshake's config is the smallest J0 and C1 allow, and a system takes every one.
       const valid = refusals.some((r) => r.code !== PROTOCOL_ERRORS.not_supported)
-        ? ` (the handshake's config is valid: L = 0 and D = 0, which J0 allows, and at the cluster levels one worker w1 owning one key k1, C1; a system must accept every config J0 and C1 allow)`
+        ? ` (the handshake's configs are valid: L = 0 and D = 0, which J0 allows, then L = 1 and D = 2; at the cluster levels one worker w1 owning one key k1, then two; a system must accept every config J0 and C1 allow)`
         : '';
       throw new SutUnavailable(`init refused ${where}: ${why}${valid}`, tail());
     },

@@ -6,11 +6,11 @@
 // and the report's shape are conformTypes.ts.
 import { LEVELS } from '../../spec/index.ts';
 import type { Level } from '../../spec/index.ts';
-import { SutUnavailable, type SutInfo } from '../sut/sut.ts';
+import { SutUnavailable, type RefusedConfig, type SutInfo } from '../sut/sut.ts';
 import { abortReason } from '../adapters/process.ts';
 import type { ConformOptions, ConformReport, ConformSystem, TraceInput, TraceSource, Unknown } from './conformTypes.ts';
-import type { ClusterTrace, OperatorTrace } from '../../spec/index.ts';
-import { CLUSTER_TRACE_FORMAT, OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
+import type { ClusterConfig, ClusterTrace, ExternalAction, JoinConfig, LogRecord, OperatorTrace } from '../../spec/index.ts';
+import { CLUSTER_TRACE_FORMAT, COORDINATOR, OPERATOR_TRACE_FORMAT } from '../../spec/index.ts';
 import type { InProcessSut, SystemUnderTest } from '../sut/sut.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { exhaustiveScenariosPart } from './exhaustivePart.ts';
@@ -25,7 +25,9 @@ export async function runConform(options: ConformOptions): Promise<ConformReport
   const system = systemOf(options.system, options.signal);
   const opts = { ...options, system };
   const examples = (options.examples ?? []).map(traceSourceOf);
-  const parts: ConformPart[] = [
+  const parts = (info: SutInfo): ConformPart[] => [
+    // A config the handshake's init was refused (SutInfo.refusedConfig) is judged first, as a one-step trace of its own (shard 1).
+    ...(info.refusedConfig ? [traceFilesPart('examples', [refusedConfigTrace(info.refusedConfig)])] : []),
     traceFilesPart('examples', examples),
     // One list with the examples in the report: the regression traces continue their numbering (sharding).
     traceFilesPart('regressions', (options.regressions ?? []).map(traceSourceOf), examples.length),
@@ -42,7 +44,7 @@ export async function runConform(options: ConformOptions): Promise<ConformReport
     info = await opts.system.info();
     levels = levelsToCheck(opts, info);
     const job = partJob(opts, levels, found, started, now);
-    for (const part of parts) await part.run(job);
+    for (const part of parts(info)) await part.run(job);
   } catch (e) {
     if (!(e instanceof SutUnavailable)) throw e;
     unknown = { reason: e.reason, stderrTail: e.stderrTail, during: now.during };
@@ -62,6 +64,35 @@ export async function runConform(options: ConformOptions): Promise<ConformReport
     ...(unknown ? { unknown } : {}),
     ...(opts.shard ? { shard: opts.shard } : {}),
     ms: performance.now() - started,
+  };
+}
+
+/**
+ * The handshake's refused config as a trace of one step at the level it was
+ * refused at: a watermark (operator, cluster) or a crash of the coordinator
+ * (faults, which only that level has). Its init is refused again, and the
+ * trace diverges there (lockstep: a session's init refused).
+ */
+function refusedConfigTrace(refused: RefusedConfig): TraceSource {
+  const path = `the handshake's config (${JSON.stringify(refused.config)})`;
+  const name = 'handshake-config';
+  const description = `The config the handshake's init was refused at level ${refused.level} (valid: J0, C1).`;
+  const wm: LogRecord = { kind: 'watermark', side: 'L', wm: 0 };
+  if (refused.level === 'operator')
+    return {
+      path,
+      trace: {
+        kind: 'operator',
+        trace: { format: OPERATOR_TRACE_FORMAT, name, description, config: refused.config as JoinConfig, steps: [{ record: wm }] },
+      },
+    };
+  const action: ExternalAction = refused.level === 'faults' ? { type: 'crash', node: COORDINATOR } : { type: 'record', record: wm };
+  return {
+    path,
+    trace: {
+      kind: 'cluster',
+      trace: { format: CLUSTER_TRACE_FORMAT, name, description, config: refused.config as ClusterConfig, steps: [{ action }] },
+    },
   };
 }
 

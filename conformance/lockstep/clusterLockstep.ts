@@ -226,6 +226,31 @@ export function clusterDeathDivergence(
 }
 
 /**
+ * A session whose init was refused (SutUnavailable.initRefused): the
+ * trace's divergence, at its first step, which never went out in a session.
+ * Every config the harness sends is valid (J0, C1), and a system takes every
+ * valid one. A trace with no step has nowhere to show it: it stays unknown.
+ */
+export function clusterInitRefusal(
+  actions: readonly ExternalAction[],
+  expected: readonly ExpectedClusterStep[],
+  broken: SutUnavailable,
+): DivergenceFacts | undefined {
+  const action = actions[0];
+  const want = expected[0];
+  if (broken.initRefused === undefined || action === undefined || want === undefined) return undefined;
+  return {
+    step: 0,
+    action,
+    field: 'reply',
+    expected: 'error' in want ? { error: { code: PROTOCOL_ERRORS.not_enabled, why: want.error } } : { events: want.events },
+    actual: { initRefused: broken.initRefused },
+    diff: [],
+    at: { level: 'cluster', expected: want, records: {}, initRefused: broken.reason },
+  };
+}
+
+/**
  * After the replies of a trace conformed up to where `broken` cut them: a
  * death that comes back at the same step is that step's divergence; anything
  * else is thrown, the verdict unknown (deaths.ts).
@@ -282,6 +307,8 @@ async function divergenceOfReplies(
     if (d) return { divergence: withHistory(d, trace.config, actions, expected), died: false };
   }
   if (!broken) return { died: false };
+  const refused = clusterInitRefusal(actions, expected, broken);
+  if (refused) return { divergence: refused, died: false };
   return { divergence: await divergenceOfDeath(system, trace, level, actions, expected, replies, broken, observed), died: true };
 }
 

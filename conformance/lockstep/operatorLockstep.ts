@@ -114,6 +114,32 @@ export function operatorDeathDivergence(step: number, record: LogRecord, expecte
 }
 
 /**
+ * A session whose init was refused (SutUnavailable.initRefused): the
+ * trace's divergence, at its first record, which never went out in a
+ * session. Every config the harness sends is valid (J0), and a system takes
+ * every valid one. A trace with no record has no step to show it at: it
+ * stays unknown.
+ */
+export function operatorInitRefusal(
+  records: readonly LogRecord[],
+  expected: readonly ExpectedOperatorStep[],
+  broken: SutUnavailable,
+): DivergenceFacts | undefined {
+  const record = records[0];
+  const want = expected[0];
+  if (broken.initRefused === undefined || record === undefined || want === undefined) return undefined;
+  return {
+    step: 0,
+    action: { type: 'record', record },
+    field: 'reply',
+    expected: want,
+    actual: { initRefused: broken.initRefused },
+    diff: [],
+    at: { level: 'operator', record, expected: want, initRefused: broken.reason },
+  };
+}
+
+/**
  * After the replies of `records` conformed up to where `broken` cut them: a
  * death that comes back at the same record is that record's divergence;
  * anything else is thrown, the verdict unknown (deaths.ts).
@@ -152,6 +178,8 @@ async function divergenceOfReplies(
     if (d) return { divergence: d, died: false };
   }
   if (!broken) return { died: false };
+  const refused = operatorInitRefusal(records, expected, broken);
+  if (refused) return { divergence: refused, died: false };
   return { divergence: await divergenceOfDeath(system, config, records, expected, replies, broken), died: true };
 }
 
@@ -278,7 +306,10 @@ export async function judgeOperatorTraceFile(
       divergence = compareOperatorStep(s.index, s.record, s.expected, reply);
       if (divergence) return;
     }
-    if (broken) divergence = await deathInFile(replies.length < sent.length ? sent[replies.length] : undefined, broken);
+    if (broken)
+      divergence =
+        (replies.length === 0 && sent[0]?.index === 0 ? operatorInitRefusal([sent[0].record], [sent[0].expected], broken) : undefined) ??
+        (await deathInFile(replies.length < sent.length ? sent[replies.length] : undefined, broken));
   };
   // The file read again from its start up to the record the system died at, in batches, to a system started afresh.
   const deathInFile = async (at: (typeof batch)[number] | undefined, broken: SutUnavailable): Promise<DivergenceFacts> => {

@@ -99,6 +99,12 @@ function describeRecord(r: LogRecord): string {
 }
 
 /** A step the system died on, and died on again when the trace was run once more up to it (lockstep/deaths.ts). */
+/** The session's init refused: the first step never went out (PROTOCOL.md: every config the harness sends is valid). */
+const initRefusedHere = (what: string, why: string, rules: readonly string[]): Explained => ({
+  summary: `${what}: never sent, because the session's ${printable(why, 300)}; a system takes every config J0${rules.includes('C1') ? ' and C1' : ''} allow${rules.includes('C1') ? '' : 's'}`,
+  refs: { rules: [...rules], properties: [] },
+});
+
 const diedHere = (died: string): string =>
   `the system died handling it (${printable(died, 200)}), and again when the trace was run once more up to it, in a fresh process`;
 
@@ -110,6 +116,7 @@ function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, 
   const { record, expected, actual } = at;
   const what = describeRecord(record);
   // A death is read as an error reply to the record would be (PROTOCOL.md): the rules of what it must produce.
+  if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0']);
   if (at.died !== undefined || actual === undefined)
     return { summary: `${what}: ${diedHere(at.died ?? 'no reply')}`, refs: rulesOfOperatorField('error', record, expected) };
   if ('error' in actual) return { summary: `${what}: ${refusal(actual.error)}`, refs: rulesOfOperatorField('error', record, expected) };
@@ -147,6 +154,7 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
   // Step -1: the observation after a kill inside init (kill mode), a crash of every node (C10).
   const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
+  if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0', 'C1']);
   if (at.died !== undefined || at.actual === undefined) {
     // The reply never came (the rules of carrying out the action, as for a refusal of it), or the inspect's answer (§7).
     const why = 'error' in expected ? expected.error : undefined;

@@ -30,6 +30,8 @@ export type DivergentStep =
       readonly actual?: RecordReply;
       /** How the system died handling this step, both times it ran up to it (lockstep/deaths.ts). */
       readonly died?: string;
+      /** The session's init was refused, before this step (the first): why, as the harness saw it (its config is valid, J0). */
+      readonly initRefused?: string;
     }
   | {
       readonly level: 'cluster';
@@ -55,6 +57,8 @@ export type DivergentStep =
        * resume what its directory holds (PROTOCOL.md, "Kill mode"; C2, C10).
        */
       readonly reattachFailed?: string;
+      /** The session's init was refused, before this step (the first): why, as the harness saw it (its config is valid, J0, C1). */
+      readonly initRefused?: string;
     };
 
 /** An install whose restore without (part of) the checkpoint's join state explains a divergence found later (C6). */

@@ -114,6 +114,25 @@ export interface SutInfo {
   readonly implementation: ImplementationInfo;
   /** The capability levels it supports. */
   readonly levels: readonly Level[];
+  /**
+   * The handshake's first config, which the system refused at a level
+   * though it took an ordinary one there (the levels come from that): a
+   * valid config refused, which the conformance job judges as a trace of
+   * its own (J0, C1).
+   */
+  readonly refusedConfig?: RefusedConfig;
+}
+
+/** A valid config a system refused at `init` (SutInfo.refusedConfig): its level, the config, and the error reply. */
+export interface RefusedConfig {
+  /** The level of the refused init. */
+  readonly level: Level;
+  /** The config it was refused with (valid: J0, C1). */
+  readonly config: JoinConfig | ClusterConfig;
+  /** The error reply's code. */
+  readonly code: number;
+  /** The error reply's text. */
+  readonly text: string;
 }
 
 /** The last lines a system wrote to stderr while something ran, each printable and bounded. */
@@ -199,13 +218,25 @@ export class SutUnavailable extends Error {
    * an error reply to a valid request is a difference).
    */
   readonly answered?: AnsweredBefore;
+  /**
+   * The session's `init` was refused (its config is valid: J0, C1), with
+   * `answered` empty: lockstep judges it the trace's divergence, before its
+   * first step, not an implementation it cannot judge.
+   */
+  readonly initRefused?: { readonly code: number; readonly text: string };
   /** Builds the error; the message is `reason`. */
-  constructor(reason: string, stderrTail: readonly string[] = [], answered?: AnsweredBefore) {
+  constructor(
+    reason: string,
+    stderrTail: readonly string[] = [],
+    answered?: AnsweredBefore,
+    initRefused?: { readonly code: number; readonly text: string },
+  ) {
     super(reason);
     this.name = 'SutUnavailable';
     this.reason = reason;
     this.stderrTail = stderrTail;
     if (answered) this.answered = answered;
+    if (initRefused) this.initRefused = initRefused;
   }
 }
 
