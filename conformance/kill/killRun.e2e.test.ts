@@ -106,3 +106,34 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(paths).toContain('/coordinator/up');
   });
 });
+
+describe('kill mode: a valid config refused at init (J0, C1)', () => {
+  /** The example that divides by D (testdata/divideByD.py): a config with D = 0 is refused at init. */
+  const DIVIDE_BY_D = 'python3 conformance/testdata/divideByD.py --data {data}';
+  const traceWithD = (D: number): ClusterTrace => ({
+    format: CLUSTER_TRACE_FORMAT,
+    name: `d-${D}`,
+    config: { join: { allowedLateness: 1, maxIntervalLength: D }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] },
+    steps: [
+      { action: { type: 'record', record: { kind: 'insert', key: 'k1', side: 'L', id: 'a', ts: 1, start: 1, end: 1 } } },
+      { action: { type: 'crash', node: 'w1' }, kill: { when: 'after-reply' } },
+      { action: { type: 'restart', node: 'w1' } },
+    ],
+  });
+
+  it('the trace fails at its first step, never sent in a session, its summary quoting the config: a fail, not "cannot be judged"', async () => {
+    const r = await runKillTrace(traceWithD(0), { command: DIVIDE_BY_D });
+    expect(r.divergence?.step).toBe(0);
+    const explained = explainDivergence(r.divergence as DivergenceFacts);
+    expect(explained.summary).toMatch(
+      /never sent, because the session's init at level faults refused with internal_error: ZeroDivisionError.*\(a valid config, J0 and C1: \{"join":\{"allowedLateness":1,"maxIntervalLength":0\}/,
+    );
+    expect(explained.refs.rules).toEqual(['J0', 'C1']);
+  });
+
+  it('the same system with D = 1 conforms through the kill', async () => {
+    const r = await runKillTrace(traceWithD(1), { command: DIVIDE_BY_D });
+    expect(r.divergence).toBeUndefined();
+    expect(r.kills.afterReply).toBe(1);
+  });
+});

@@ -38,7 +38,7 @@ import {
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
-import { compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import { clusterInitRefusal, compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
 import { inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
@@ -320,7 +320,17 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       while (j < steps.length && steps[j]?.kill === undefined) j++;
       if (j > i) {
         const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
-        const replies = await session.steps(actions);
+        const replies = await session.steps(actions).catch((e: unknown) => {
+          // The trace's first session refused its init (a valid config, J0, C1): its divergence, at its first step.
+          const first = actions[0] as ExternalAction;
+          const refused =
+            i === 0 && e instanceof SutUnavailable
+              ? clusterInitRefusal([first], [modelStep(setup, (branches[0] as Branch).state, first).expected], e)
+              : undefined;
+          if (refused === undefined) throw e;
+          return refused;
+        });
+        if (!Array.isArray(replies)) return result(replies);
         for (const [k, action] of actions.entries()) {
           const d = followReply(i + k, action, replies[k] as ClusterStepReply);
           if (d) return result(d);
