@@ -118,6 +118,59 @@ describe('an init refused for a valid config fails, at the first step of its tra
   });
 });
 
+describe('a process that dies at an init of a valid config, every time, fails at the first step of its trace (J0, C1; PROTOCOL.md)', () => {
+  it("at the handshake's smallest config: an ordinary one, in a fresh process, tells the levels, and the config fails as a trace of its own", async () => {
+    const system = spawnSystem(misbehave('die-on-d', 0), { cwd: root });
+    try {
+      const info = await system.info();
+      expect(info.levels).toEqual(['operator', 'cluster', 'faults']);
+      expect(info.refusedConfig?.config).toEqual({ allowedLateness: 0, maxIntervalLength: 0 });
+      expect(info.refusedConfig?.code).toBeUndefined();
+      expect(info.refusedConfig?.text).toMatch(/^dead: the process exited with code 3.*, before the session's init was answered$/);
+      const report = await runConform({ system, seed, runs: 0, examples: [] });
+      expect(report.unknown).toBeUndefined();
+      expect(report.verdict).toBe('fail');
+      expect(report.examples.map((e) => [e.name, e.verdict])).toEqual([['handshake-config', 'fail']]);
+      const d = report.failures[0]?.divergence;
+      expect(d?.step).toBe(0);
+      expect(d?.summary).toMatch(
+        /the system died handling it \(dead: the process exited with code 3.*, before the session's init was answered \(a valid config, J0 and C1: \{"allowedLateness":0,"maxIntervalLength":0\}\)\), and again when the trace was run once more up to it/,
+      );
+      expect(d?.refs.rules[0]).toBe('J0');
+    } finally {
+      await system.close();
+    }
+  });
+
+  it('in a session: exactly the examples whose D it dies on fail, at their first step, each rerun in a fresh process; no unknown', async () => {
+    const system = spawnSystem(misbehave('die-on-d', 2), { cwd: root });
+    const dOf = (t: TraceSource['trace']): number =>
+      t.kind === 'operator' ? t.trace.config.maxIntervalLength : t.trace.config.join.maxIntervalLength;
+    // Two examples of each kind with D = 2 and two without (each death is run again, and minimized: a few suffice).
+    const some = [
+      ...examples.filter((x) => x.trace.kind === 'operator' && dOf(x.trace) === 2).slice(0, 2),
+      ...examples.filter((x) => x.trace.kind === 'cluster' && dOf(x.trace) === 2).slice(0, 2),
+      ...examples.filter((x) => dOf(x.trace) !== 2).slice(0, 2),
+    ];
+    expect(some).toHaveLength(6);
+    try {
+      const report = await runConform({ system, seed, runs: 0, examples: some });
+      expect(report.unknown).toBeUndefined();
+      for (const x of report.examples) {
+        const t = some.find((y) => y.path === x.path)?.trace as TraceSource['trace'];
+        expect([x.name, x.verdict]).toEqual([x.name, dOf(t) === 2 ? 'fail' : 'pass']);
+      }
+      for (const f of report.failures) {
+        expect(f.divergence.step).toBe(0);
+        expect(f.divergence.summary).toMatch(/before the session's init was answered/);
+        expect(f.divergence.refs.rules.slice(0, f.level === 'operator' ? 1 : 2)).toEqual(f.level === 'operator' ? ['J0'] : ['J0', 'C1']);
+      }
+    } finally {
+      await system.close();
+    }
+  });
+});
+
 describe('the handshake asks for the levels the run checks, and error codes are compared at each (PROTOCOL.md, "Sessions and levels")', () => {
   // Every request is copied to stderr, where the system's stderr tail shows it (a shell loop: its stdio are sockets, no /dev/stderr to open).
   const logged = `sh -c 'while IFS= read -r line; do printf "%s\\n" "$line" >&2; printf "%s\\n" "$line"; done | ${serveModel}'`;

@@ -49,6 +49,7 @@ import {
   type Reply,
 } from './protocolReplies.ts';
 import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
+import { DIED_BEFORE_INIT } from '../sut/divergence.ts';
 import {
   SutUnavailable,
   type ActionReply,
@@ -58,6 +59,7 @@ import {
   type ClusterStepReply,
   type OperatorSession,
   type RecordReply,
+  type RefusedConfig,
   type SutInfo,
   type SystemUnderTest,
 } from '../sut/sut.ts';
@@ -438,26 +440,32 @@ export function spawnSystem(
       level = lvl;
       sessionStderr = own;
       const skip = 1 + (probe ? 1 : 0);
-      const [reply, ...more] = await send([init, ...(probe ? [probe] : []), ...requests]).catch((e: unknown) => {
-        // Cut after the session began: the session's own replies are what it answered.
-        const ok = e instanceof RepliesCut && e.received.length >= skip && e.received[0]?.type === 'init_ok';
-        if (!(e instanceof RepliesCut)) throw e;
-        // Cut before the session began: nothing of it was answered.
-        throw ok && (!probe || !aboveLevelProblem(probe, lvl, e.received[1]))
-          ? new RepliesCut(e, e.received.slice(skip))
-          : new SutUnavailable(e.reason, e.stderrTail);
-      });
-      if (reply?.type === 'error') {
-        // The requests after a refused init were answered with errors (no session); they mean nothing.
-        // Every config the harness sends is valid (J0, C1): say which, so that the refusal can be reproduced. A session's
-        // init refused (not a re-attach's, kill mode) is its trace's divergence, before its first step: nothing was answered.
-        const reason = `init at level ${lvl} refused with ${protocolErrorName(reply.code)}: ${quote(reply.text)} (a valid config, J0 and C1: ${quote(JSON.stringify(config))})`;
-        if (recover) throw new SutUnavailable(reason, tail());
+      const nothing: AnsweredBefore = lvl === 'operator' ? { level: 'operator', records: [] } : { level: 'cluster', steps: [] };
+      const validConfig = `(a valid config, J0 and C1: ${quote(JSON.stringify(config))})`;
+      // Every config the harness sends is valid (J0, C1): a session's init refused (not a re-attach's, kill mode) is its
+      // trace's divergence, before its first step; the reason quotes the config, so that the refusal can be reproduced.
+      const refused = (r: ErrorReply): SutUnavailable => {
+        const reason = `init at level ${lvl} refused with ${protocolErrorName(r.code)}: ${quote(r.text)} ${validConfig}`;
+        if (recover) return new SutUnavailable(reason, tail());
         // The request above the level sent after it was answered outside the session: the next session at the level sends it again.
         if (probe) probedLevels.delete(lvl);
-        const nothing: AnsweredBefore = lvl === 'operator' ? { level: 'operator', records: [] } : { level: 'cluster', steps: [] };
-        throw new SutUnavailable(reason, tail(), nothing, { code: reply.code, text: reply.text });
-      }
+        return new SutUnavailable(reason, tail(), nothing, { code: r.code, text: r.text });
+      };
+      const [reply, ...more] = await send([init, ...(probe ? [probe] : []), ...requests]).catch((e: unknown) => {
+        if (!(e instanceof RepliesCut)) throw e;
+        const first = e.received[0];
+        // Cut after the session began: the session's own replies are what it answered.
+        if (e.received.length >= skip && first?.type === 'init_ok' && (!probe || !aboveLevelProblem(probe, lvl, e.received[1])))
+          throw new RepliesCut(e, e.received.slice(skip));
+        // Cut before the session began: its init refused, then the cut; or dead before its init was answered, which
+        // lockstep runs once more (lockstep/deaths.ts: a death that comes back there is the trace's first step's).
+        if (first?.type === 'error') throw refused(first);
+        if (first === undefined && !recover && e.reason.startsWith('dead: '))
+          throw new SutUnavailable(`${e.reason}, ${DIED_BEFORE_INIT} ${validConfig}`, e.stderrTail, nothing);
+        throw new SutUnavailable(e.reason, e.stderrTail);
+      });
+      // The requests after a refused init were answered in whatever session the system still has, or none; they mean nothing.
+      if (reply?.type === 'error') throw refused(reply);
       if (reply?.type !== 'init_ok' || !reply.levels.includes(lvl)) {
         fail(`protocol: init_ok for level ${lvl} does not list ${lvl}`);
         throw await (failing as unknown as Promise<SutUnavailable>);
@@ -473,6 +481,25 @@ export function spawnSystem(
       return rest;
     };
     return { exchange, stderr: own };
+  }
+
+  /** Starts the command again after a death (SystemUnderTest.revive). */
+  async function revive(): Promise<boolean> {
+    if (!failing || !died || closing || options.signal?.aborted) return false;
+    // Every process of the dead one is stopped and every request it held rejected before the next starts.
+    await failing;
+    // (Bounded: a process that outlives SIGKILL is not waited for forever.)
+    await within(stopping, 10_000);
+    if (closing || options.signal?.aborted) return false;
+    proc = undefined;
+    failing = undefined;
+    died = false;
+    anyReply = false;
+    level = undefined;
+    sessionStderr = undefined;
+    stderrPartial = '';
+    stderrEnded = Promise.resolve();
+    return true;
   }
 
   return {
@@ -502,27 +529,35 @@ export function spawnSystem(
         ] as [Level, JoinConfig | ClusterConfig][]
       ).filter(([lvl]) => wanted.includes(lvl));
       const refusals: { level: Level; code: number; text: string }[] = [];
+      // The first config is the smallest J0 and C1 allow (L = D = 0, one worker). Refused (or the process died on it, and
+      // starts afresh), an ordinary one at the same level tells the levels; the refusal is then a finding of its own
+      // (SutInfo.refusedConfig), judged as a trace, not a system that cannot be judged.
+      const ordinaryAt = async (lvl: Level, config: JoinConfig | ClusterConfig, why: Omit<RefusedConfig, 'level' | 'config'>) => {
+        const ordinary: JoinConfig | ClusterConfig =
+          lvl === 'operator'
+            ? { allowedLateness: 1, maxIntervalLength: 2 }
+            : { join: { allowedLateness: 1, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] };
+        const again = await init(lvl, ordinary);
+        if (again.type !== 'init_ok') return undefined;
+        info = { implementation: again.implementation, levels: again.levels, refusedConfig: { level: lvl, config, ...why } };
+        return info;
+      };
       for (const [lvl, config] of probes) {
-        const reply = await init(lvl, config);
+        const reply = await init(lvl, config).catch(async (e: unknown) => {
+          // Dead on the first config: the ordinary one in a fresh process (a death on that one is the verdict unknown).
+          if (!(e instanceof SutUnavailable) || !e.reason.startsWith('dead: ') || refusals.length > 0 || !(await revive())) throw e;
+          return e;
+        });
+        if (reply instanceof SutUnavailable) {
+          const known = await ordinaryAt(lvl, config, { text: `${reply.reason}, ${DIED_BEFORE_INIT}` });
+          if (known) return known;
+          throw reply;
+        }
         if (reply.type === 'init_ok') return { implementation: reply.implementation, levels: reply.levels };
         refusals.push({ level: lvl, code: reply.code, text: reply.text });
         if (reply.code !== PROTOCOL_ERRORS.not_supported) {
-          // The first config is the smallest J0 and C1 allow (L = D = 0, one worker). Refused, an ordinary one at the same
-          // level tells the levels; the refusal is then a finding of its own (SutInfo.refusedConfig), not a system that
-          // cannot be judged.
-          const ordinary: JoinConfig | ClusterConfig =
-            lvl === 'operator'
-              ? { allowedLateness: 1, maxIntervalLength: 2 }
-              : { join: { allowedLateness: 1, maxIntervalLength: 2 }, workers: ['w1', 'w2'], keys: [{ key: 'k1', owner: 'w1' }] };
-          const again = await init(lvl, ordinary);
-          if (again.type === 'init_ok') {
-            info = {
-              implementation: again.implementation,
-              levels: again.levels,
-              refusedConfig: { level: lvl, config, code: reply.code, text: reply.text },
-            };
-            return info;
-          }
+          const known = await ordinaryAt(lvl, config, { code: reply.code, text: reply.text });
+          if (known) return known;
           break;
         }
       }
@@ -600,23 +635,7 @@ export function spawnSystem(
       };
     },
 
-    async revive(): Promise<boolean> {
-      if (!failing || !died || closing || options.signal?.aborted) return false;
-      // Every process of the dead one is stopped and every request it held rejected before the next starts.
-      await failing;
-      // (Bounded: a process that outlives SIGKILL is not waited for forever.)
-      await within(stopping, 10_000);
-      if (closing || options.signal?.aborted) return false;
-      proc = undefined;
-      failing = undefined;
-      died = false;
-      anyReply = false;
-      level = undefined;
-      sessionStderr = undefined;
-      stderrPartial = '';
-      stderrEnded = Promise.resolve();
-      return true;
-    },
+    revive,
 
     async kill(): Promise<void> {
       options.signal?.removeEventListener('abort', onAbort);

@@ -5,7 +5,9 @@
 // A death that does not come back at the same step came from elsewhere (a
 // signal from outside, memory the earlier traces of the process used up, a
 // count of lines read): that stays unknown, and its reason says it did not
-// come back.
+// come back. A death before a session's init was answered counts as one at
+// the trace's first step (the init and that step go out together; the
+// process adapter says so in its reason, and the report cites J0).
 import type { SystemUnderTest } from '../sut/sut.ts';
 import { SutUnavailable } from '../sut/sut.ts';
 
@@ -58,7 +60,12 @@ export async function deathThatComesBack(
   place: DeathPlace | undefined,
   rerun: (place: DeathPlace) => Promise<Rerun>,
 ): Promise<{ readonly place: DeathPlace; readonly died: string }> {
-  if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) throw broken;
+  if (place === undefined || !isDeath(broken) || !system.revive || !(await system.revive())) {
+    // Dead with no step to blame (a trace with no step, or every step answered): unknown, and the system is started
+    // afresh for whatever runs next all the same (a minimizer's next candidate, fast-check's next shrink).
+    if (place === undefined && isDeath(broken)) await system.revive?.();
+    throw broken;
+  }
   let again: Rerun;
   try {
     again = await rerun(place);

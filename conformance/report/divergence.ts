@@ -4,7 +4,7 @@
 // judges; this explains.
 import { describeClusterAction, printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord } from '../../spec/index.ts';
-import { canonicalChanges, canonicalOutcome, type DivergenceFacts, type DivergentStep } from '../sut/divergence.ts';
+import { canonicalChanges, canonicalOutcome, DIED_BEFORE_INIT, type DivergenceFacts, type DivergentStep } from '../sut/divergence.ts';
 import { sameJson, showValue, type PathDiff } from '../sut/jsonDiff.ts';
 import {
   differingEventFields,
@@ -106,7 +106,7 @@ const initRefusedHere = (what: string, why: string, rules: readonly string[]): E
 });
 
 const diedHere = (died: string): string =>
-  `the system died handling it (${printable(died, 200)}), and again when the trace was run once more up to it, in a fresh process`;
+  `the system died handling it (${printable(died, 600)}), and again when the trace was run once more up to it, in a fresh process`;
 
 const refusal = (error: { readonly code: number; readonly text: string }): string =>
   `refused with ${protocolErrorName(error.code)} (${printable(error.text, 200)})`;
@@ -117,6 +117,12 @@ function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, 
   const what = describeRecord(record);
   // A death is read as an error reply to the record would be (PROTOCOL.md): the rules of what it must produce.
   if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0']);
+  // Dead before its init's reply came (its lines may be lost with it): the config, or the first record, is what it died on.
+  if (at.died?.includes(DIED_BEFORE_INIT))
+    return {
+      summary: `${what}: ${diedHere(at.died)}`,
+      refs: mergeRefs({ rules: ['J0'], properties: [] }, rulesOfOperatorField('error', record, expected)),
+    };
   if (at.died !== undefined || actual === undefined)
     return { summary: `${what}: ${diedHere(at.died ?? 'no reply')}`, refs: rulesOfOperatorField('error', record, expected) };
   if ('error' in actual) return { summary: `${what}: ${refusal(actual.error)}`, refs: rulesOfOperatorField('error', record, expected) };
@@ -155,6 +161,11 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
   const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
   if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0', 'C1']);
+  if (at.died?.includes(DIED_BEFORE_INIT))
+    return {
+      summary: `${what}: ${diedHere(at.died)}`,
+      refs: mergeRefs({ rules: ['J0', 'C1'], properties: [] }, rulesOfRefusal(action, 'error' in expected ? expected.error : undefined)),
+    };
   if (at.died !== undefined || at.actual === undefined) {
     // The reply never came (the rules of carrying out the action, as for a refusal of it), or the inspect's answer (§7).
     const why = 'error' in expected ? expected.error : undefined;

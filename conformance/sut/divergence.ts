@@ -98,6 +98,12 @@ export interface DivergenceFacts {
   readonly at: DivergentStep;
 }
 
+/**
+ * How a death reason (`died`) says the system died before its session's
+ * init was answered: the trace's config, valid (J0, C1), is what it died on.
+ */
+export const DIED_BEFORE_INIT = "before the session's init was answered";
+
 /** J7: outcomes compare by code, and by reason only when rejected. */
 export function canonicalOutcome(o: Outcome): Outcome {
   return o.code === 'rejected' && o.reason !== undefined ? { code: o.code, reason: o.reason } : { code: o.code };

@@ -123,15 +123,15 @@ export interface SutInfo {
   readonly refusedConfig?: RefusedConfig;
 }
 
-/** A valid config a system refused at `init` (SutInfo.refusedConfig): its level, the config, and the error reply. */
+/** A valid config a system refused at `init`, or died on (SutInfo.refusedConfig): its level, the config, and the error reply or the death. */
 export interface RefusedConfig {
   /** The level of the refused init. */
   readonly level: Level;
   /** The config it was refused with (valid: J0, C1). */
   readonly config: JoinConfig | ClusterConfig;
-  /** The error reply's code. */
-  readonly code: number;
-  /** The error reply's text. */
+  /** The error reply's code; absent when the process died on it (before answering). */
+  readonly code?: number;
+  /** The error reply's text, or how the process died. */
   readonly text: string;
 }
 

@@ -37,6 +37,14 @@ export interface HostileCase {
 }
 
 /** The systems, each with the run that meets it; `seed` seeds conform's random traces. */
+/**
+ * What the reason of a death mid-session adds (lockstep/deaths.ts): no reply
+ * came, not even the init's (its lines lost with the process), so the trace
+ * is run once more to its first step in a fresh process, which answers it:
+ * the death did not come back, and the verdict stays unknown.
+ */
+const NOT_AGAIN = String.raw`, before the session's init was answered \(a valid config, J0 and C1: \{.*\}\); run again up to step 1 in a fresh process, it answered every step: the death did not come back at that step`;
+
 export function hostileCases(seed: number): readonly HostileCase[] {
   const conform = (...more: string[]): string[] => ['conform', `--seed=${seed}`, '--startup-timeout', String(PATIENT), ...more];
   return [
@@ -54,7 +62,7 @@ export function hostileCases(seed: number): readonly HostileCase[] {
       run: conform('--runs', '1'),
       timeoutMs: PATIENT,
       verdict: 'unknown',
-      reason: /^dead: the process exited with code 3 with requests outstanding$/,
+      reason: new RegExp(`^dead: the process exited with code 3 with requests outstanding${NOT_AGAIN}$`),
     },
     {
       does: 'hangs (a grandchild in its group)',
@@ -134,7 +142,7 @@ export function hostileCases(seed: number): readonly HostileCase[] {
       run: conform('--runs', '1'),
       timeoutMs: PATIENT,
       verdict: 'unknown',
-      reason: /^dead: the process exited with code 3 with requests outstanding$/,
+      reason: new RegExp(`^dead: the process exited with code 3 with requests outstanding${NOT_AGAIN}$`),
     },
     {
       does: 'hangs, with a grandchild outside its group (setsid) holding stdout',
@@ -151,7 +159,9 @@ export function hostileCases(seed: number): readonly HostileCase[] {
       run: conform('--runs', '1'),
       timeoutMs: HUNG,
       verdict: 'unknown',
-      reason: /^dead: it closed its stdout while it still runs, with requests outstanding: it can send no reply any more$/,
+      reason: new RegExp(
+        `^dead: it closed its stdout while it still runs, with requests outstanding: it can send no reply any more${NOT_AGAIN}$`,
+      ),
     },
     {
       does: 'speaks protocol 1 (refuses a protocol-2 init with its malformed_request, 10)',

@@ -32,6 +32,8 @@
 //   refuse-d        refuses every init whose D (maxIntervalLength) is N
 //                   with internal_error (a division by D), from the first
 //                   request on, and serves the model otherwise
+//   die-on-d        exits with code 3 at every init whose D is N (an
+//                   uncaught division by D), and serves the model otherwise
 //
 // Systems of protocol version 1 (PROTOCOL.md, History), from the first
 // request on (N is ignored):
@@ -195,16 +197,20 @@ lines.on('line', (line) => {
   if (mode === 'stderr-flood') {
     for (let i = 0; i < 50; i++) log(`misbehave: noise ${seen}.${i} ${'y'.repeat(2000)}\n`);
   }
-  if (mode === 'refuse-d') {
+  if (mode === 'refuse-d' || mode === 'die-on-d') {
     const request = JSON.parse(line) as {
       id: number;
       type: string;
       config?: { maxIntervalLength?: number; join?: { maxIntervalLength?: number } };
     };
     const D = request.config?.maxIntervalLength ?? request.config?.join?.maxIntervalLength;
-    if (request.type === 'init' && D === after)
+    if (request.type !== 'init' || D !== after) reply(server.handle(line));
+    else if (mode === 'refuse-d')
       reply(JSON.stringify({ in_reply_to: request.id, type: 'error', code: PROTOCOL_ERRORS.internal_error, text: 'division by zero' }));
-    else reply(server.handle(line));
+    else {
+      log('misbehave: ZeroDivisionError at init\n');
+      process.exit(3);
+    }
     return;
   }
   if (mode === 'breaks-at-first-match') {
