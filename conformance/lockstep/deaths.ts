@@ -8,6 +8,7 @@
 // come back. A death before a session's init was answered counts as one at
 // the trace's first step (the init and that step go out together; the
 // process adapter says so in its reason, and the report cites J0).
+import { DIED_BEFORE_INIT } from '../sut/divergence.ts';
 import type { SystemUnderTest } from '../sut/sut.ts';
 import { SutUnavailable } from '../sut/sut.ts';
 
@@ -76,7 +77,16 @@ export async function deathThatComesBack(
   }
   // The system is started afresh for whatever runs next, as after any death.
   await system.revive();
-  if (again.died !== undefined && isDeath(again.died) && again.place?.step === place.step && again.place.missing === place.missing)
+  // The same place: the same step and part of it, and, at the first step, both before the session's init was answered
+  // or both after (a process that dies at its Nth line dies at the init once and at the first record in a fresh one).
+  const beforeInit = (e: SutUnavailable): boolean => e.reason.includes(DIED_BEFORE_INIT);
+  if (
+    again.died !== undefined &&
+    isDeath(again.died) &&
+    again.place?.step === place.step &&
+    again.place.missing === place.missing &&
+    beforeInit(again.died) === beforeInit(broken)
+  )
     return { place, died: again.died.reason };
   // An interrupted rerun is the interrupt's verdict; any other outcome says what the rerun did instead.
   if (again.died?.reason.startsWith('interrupted: ')) throw again.died;
