@@ -1,6 +1,10 @@
 // One line for people per cluster action: vocabulary, not semantics, so the
 // model, the implementation and the harness all describe actions alike.
+import { printable } from './errors.ts';
 import type { ClusterAction } from './types.gen.ts';
+
+/** A name (key, id, worker) on one line: every character that is not plainly printable escaped (a line break in a key, J1). */
+const n = (name: string): string => printable(name, Number.POSITIVE_INFINITY);
 
 /** `freeze k1 -> w2`, `record insert k1/L/a ts=1 [1,2]`, ... */
 export function describeClusterAction(a: ClusterAction): string {
@@ -8,27 +12,27 @@ export function describeClusterAction(a: ClusterAction): string {
     case 'record': {
       const r = a.record;
       return r.kind === 'watermark'
-        ? `record watermark ${r.side}=${r.wm}`
-        : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
+        ? `record watermark ${n(r.side)}=${r.wm}`
+        : `record ${r.kind} ${n(r.key)}/${n(r.side)}/${n(r.id)} ts=${r.ts} [${r.start},${r.end}]`;
     }
     case 'process':
-      return `process ${a.worker} ${a.key}`;
+      return `process ${n(a.worker)} ${n(a.key)}`;
     case 'freeze':
-      return `freeze ${a.key} -> ${a.to}`;
+      return `freeze ${n(a.key)} -> ${n(a.to)}`;
     case 'commit':
     case 'failover': {
-      const head = a.type === 'commit' ? `commit ${a.key}` : `failover ${a.key} -> ${a.to}`;
+      const head = a.type === 'commit' ? `commit ${n(a.key)}` : `failover ${n(a.key)} -> ${n(a.to)}`;
       return a.crashAfterFence ? `${head} (coordinator crashes after raising the fence)` : head;
     }
     case 'checkpoint':
-      return `checkpoint ${a.worker} ${a.key}`;
+      return `checkpoint ${n(a.worker)} ${n(a.key)}`;
     case 'crash':
     case 'restart':
-      return `${a.type} ${a.node}`;
+      return `${a.type} ${n(a.node)}`;
     case 'pause':
     case 'resume':
-      return `${a.type} ${a.worker}`;
+      return `${a.type} ${n(a.worker)}`;
     default:
-      return `${a.type} ${a.key}`;
+      return `${a.type} ${n(a.key)}`;
   }
 }

@@ -1,6 +1,6 @@
 // The domains random cluster traces (clusterTraces.ts) are drawn from:
 // worker names, keys, row ids, times, and how many records and choices.
-import { collidingNames } from './edges.ts';
+import { collidingNames, lineBreakNames } from './edges.ts';
 
 /** Small domains: two keys, two or three workers, a dozen records, a dozen control actions. */
 export interface ClusterDomain {
@@ -69,6 +69,13 @@ export const oddClusterDomain: ClusterDomain = {
  * collide across keys, those of `/` (the spec's own separator) and `|`.
  */
 export const collidingClusterDomain: ClusterDomain = { ...smallClusterDomain, ...collidingNames(['/', '|']), colliding: true };
+
+/**
+ * Keys, ids and a worker with every line break of the class inside them
+ * (edges.ts `LINE_BREAKS`): what a system keeps in a line-oriented file
+ * (its log, its checkpoints, its ownership table) and splits as text cuts in two.
+ */
+export const lineBreakClusterDomain: ClusterDomain = { ...smallClusterDomain, ...lineBreakNames(), workers: ['w1', 'w\u20292', 'w\n3'] };
 
 /** A key no domain declares (C3: records of it are rejected before the log). */
 export const UNDECLARED_KEY = 'k-undeclared';

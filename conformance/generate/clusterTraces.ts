@@ -60,6 +60,7 @@ import {
   type ClusterDomain,
   collidingClusterDomain,
   longClusterDomain,
+  lineBreakClusterDomain,
   oddClusterDomain,
   smallClusterDomain,
   UNDECLARED_KEY,
@@ -768,13 +769,14 @@ function choiceArbitrary(reopen: boolean): fc.Arbitrary<ControlChoice> {
   });
 }
 
-/** The domain of a random trace: the small one four times in eight, the wide one twice, the odd names or the colliding ones otherwise. */
+/** The domain of a random trace: the small one four times in nine, the wide one twice, the odd names, the colliding ones or the line breaks otherwise. */
 function domainArbitrary(): fc.Arbitrary<ClusterDomain> {
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant(smallClusterDomain) },
     { weight: 2, arbitrary: fc.constant(wideClusterDomain) },
     { weight: 1, arbitrary: fc.constant(oddClusterDomain) },
     { weight: 1, arbitrary: fc.constant(collidingClusterDomain) },
+    { weight: 1, arbitrary: fc.constant(lineBreakClusterDomain) },
   );
 }
 

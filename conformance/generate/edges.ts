@@ -183,6 +183,35 @@ export function invalidRecords(config: JoinConfig, names: { key: string; id: str
   return out;
 }
 
+/**
+ * Every line break some common line splitter breaks a string at, the whole
+ * class: Unicode's mandatory breaks (UAX #14 classes LF, CR, the pair CR LF,
+ * BK: U+000B, U+000C, U+2028, U+2029, and NL: U+0085) and the information
+ * separators U+001C-U+001E, which Python's `str.splitlines` breaks at too
+ * (JavaScript's line terminators and Java's and Go's line readers break at
+ * subsets). Keys and ids are any non-empty strings (J1): a system that keeps
+ * them in a line-oriented file and splits it as text (not as bytes at LF)
+ * cuts a record in two.
+ */
+export const LINE_BREAKS: readonly string[] = [
+  '\n',
+  '\r',
+  '\r\n',
+  '\u000B',
+  '\u000C',
+  '\u001C',
+  '\u001D',
+  '\u001E',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+];
+
+/** Keys and ids with every line break of the class (LINE_BREAKS) inside one of them: two keys, an id for each break. */
+export function lineBreakNames(): { keys: string[]; ids: string[] } {
+  return { keys: ['k\u20281', 'k\r\n2'], ids: LINE_BREAKS.map((b) => `a${b}z`) };
+}
+
 /** The separators a naive match-id encoding might join its parts with (J3). */
 export const COMMON_SEPARATORS: readonly string[] = ['|', ':', '/', ',', '-', ' ', ''];
 

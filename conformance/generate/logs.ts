@@ -18,7 +18,7 @@ import fc from 'fast-check';
 import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { contractChecker, globalWatermark, validityOf } from '../../model/index.ts';
-import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, conflictOf, invalidRecords } from './edges.ts';
+import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, conflictOf, invalidRecords, lineBreakNames } from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 import {
   burstRecipes,
@@ -76,6 +76,9 @@ export const oddDomain: LogDomain = {
 
 /** Keys and ids that collide under a naive match-id encoding with any common separator (J3, edges.ts `collidingNames`). */
 export const collidingDomain: LogDomain = { ...smallDomain, ...collidingNames(), colliding: true };
+
+/** Keys and ids with every line break of the class inside them (edges.ts `LINE_BREAKS`; J1: any non-empty string). */
+export const lineBreakDomain: LogDomain = { ...smallDomain, ...lineBreakNames() };
 
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
@@ -514,10 +517,11 @@ const RANDOM_WIDE_DOMAIN: WideDomain = { ...wideDomain, maxRecords: 120 };
 
 /**
  * Random operator traces (level `operator`), in contract (J9): over the
- * small domain mostly, the odd names in one in seven, in one in seven keys
- * and ids that collide under a naive match-id encoding with the common
- * separators (J3), and in one in seven a wide log whose state outgrows the
- * small domains (wideLogs.ts); L and D at their edges in some (`boundsArbitrary`).
+ * small domain mostly, the odd names in some, in some keys and ids that
+ * collide under a naive match-id encoding with the common separators (J3),
+ * in some keys and ids with every line break of the class (`LINE_BREAKS`),
+ * and in one in seven a wide log whose state outgrows the small domains
+ * (wideLogs.ts); L and D at their edges in some (`boundsArbitrary`).
  */
 export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
   const small = fc
@@ -525,6 +529,7 @@ export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
       { weight: 4, arbitrary: fc.constant(smallDomain) },
       { weight: 1, arbitrary: fc.constant(oddDomain) },
       { weight: 1, arbitrary: fc.constant(collidingDomain) },
+      { weight: 1, arbitrary: fc.constant(lineBreakDomain) },
     )
     .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))));
   return fc

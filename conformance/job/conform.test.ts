@@ -23,6 +23,7 @@ import type { ConformReport } from './conformTypes.ts';
 import { runTrace } from '../lockstep/anyTrace.ts';
 import { clusterTraceArbitrary, controlActions } from '../generate/clusterTraces.ts';
 import { operatorTraceArbitrary } from '../generate/logs.ts';
+import { LINE_BREAKS } from '../generate/edges.ts';
 import { clusterContractViolation, loadCheckedTrace } from '../lockstep/traceFiles.ts';
 import { inProcessSystem } from '../adapters/inProcess.ts';
 import { modelSut } from '../sut/modelSut.ts';
@@ -264,6 +265,38 @@ describe('random operator traces put one id on both sides of a key (J2: the side
     // 53 to 97 at seeds 1-8 (logs.ts mirrorRecords); 2 to 11 before it, when a retraction that withdrew every match
     // naming its id, on either side, passed seeds 1 and 3 of an independent system.
     expect(retractions).toBeGreaterThan(30);
+  });
+});
+
+describe('random traces put every line break of the class in a key or an id (J1: any non-empty string)', () => {
+  it('within 300 operator traces and 200 traces of each cluster level of any seed, an id holds each break of LINE_BREAKS alone, and keys and workers hold breaks too', () => {
+    const namesOf = (names: Set<string>, r: LogRecord): void => {
+      if (r.kind === 'watermark') return;
+      names.add(r.key);
+      names.add(r.id);
+    };
+    const levels: [string, Set<string>][] = [];
+    const operator = new Set<string>();
+    for (const t of fc.sample(operatorTraceArbitrary(), { seed, numRuns: 300 })) for (const s of t.steps) namesOf(operator, s.record);
+    levels.push(['operator', operator]);
+    for (const level of ['cluster', 'faults'] as const) {
+      const names = new Set<string>();
+      for (const t of fc.sample(clusterTraceArbitrary(level), { seed, numRuns: 200 })) {
+        for (const w of t.config.workers) names.add(w);
+        for (const s of t.steps) if (s.action.type === 'record') namesOf(names, s.action.record);
+      }
+      levels.push([level, names]);
+    }
+    // The whole class, by construction (edges.ts): an id for each break, alone between two letters.
+    expect(LINE_BREAKS).toHaveLength(11);
+    for (const [level, names] of levels) {
+      expect(
+        LINE_BREAKS.filter((b) => !names.has(`a${b}z`)).map((b) => JSON.stringify(b)),
+        level,
+      ).toEqual([]);
+      const withBreak = [...names].filter((x) => !x.startsWith('a') && LINE_BREAKS.some((b) => x.includes(b)));
+      expect(withBreak.length, `${level}: keys (and workers) with a line break`).toBeGreaterThan(0);
+    }
   });
 });
 
