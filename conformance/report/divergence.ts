@@ -98,13 +98,13 @@ function describeRecord(r: LogRecord): string {
     : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
 }
 
-/** A step the system died on, and died on again when the trace was run once more up to it (lockstep/deaths.ts). */
 /** The session's init refused: the first step never went out (PROTOCOL.md: every config the harness sends is valid). */
 const initRefusedHere = (what: string, why: string, rules: readonly string[]): Explained => ({
   summary: `${what}: never sent, because the session's ${printable(why, 300)}; a system takes every config J0${rules.includes('C1') ? ' and C1' : ''} allow${rules.includes('C1') ? '' : 's'}`,
   refs: { rules: [...rules], properties: [] },
 });
 
+/** A step the system died on, and died on again when the trace was run once more up to it (lockstep/deaths.ts). */
 const diedHere = (died: string): string =>
   `the system died handling it (${printable(died, 600)}), and again when the trace was run once more up to it, in a fresh process`;
 
