@@ -8,7 +8,8 @@ import { CLUSTER_TRACE_FORMAT, COORDINATOR, schemaError } from '../../spec/index
 import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { initialClusterState, observeCluster, type ClusterSetup } from '../../model/index.ts';
 import { insertRow } from '../testFixtures.ts';
-import { INIT_KILL_MAX_WRITE, INIT_KILL_ONE_IN, initKillWrites, randomKillTraces } from './killJob.ts';
+import { INIT_KILL_MAX_WRITE, INIT_KILL_ONE_IN, initKillWrites, KILL_NAME_DOMAINS, randomKillTraces } from './killJob.ts';
+import { LINE_BREAKS } from '../generate/edges.ts';
 import { commandWithData } from './killRun.ts';
 import {
   crashAll,
@@ -236,6 +237,26 @@ describe('randomKillTraces', () => {
     expect(killed.get('record') ?? 0).toBeLessThan((inFlight * 2) / 3);
     expect(splitAndDuplicated.install).toBeGreaterThan(0);
     expect(splitAndDuplicated.release).toBeGreaterThan(0);
+  });
+
+  it(`J1, C2: every run's first traces are over the names a durable format must carry whole, one over each domain: line breaks, odd names, colliding names (seeds ${seed} and 1-8)`, () => {
+    for (const s of [seed, 1, 2, 3, 4, 5, 6, 7, 8]) {
+      const traces = randomKillTraces(s, 20);
+      expect(traces).toHaveLength(20);
+      KILL_NAME_DOMAINS.forEach((domain, i) => {
+        const keys = (traces[i] as ClusterTrace).config.keys.map((k) => k.key);
+        expect(keys, `seed ${s}, trace ${i + 1}`).toEqual(expect.arrayContaining([...domain.keys]));
+        expect(keys).toHaveLength(domain.keys.length);
+      });
+      // Over the line breaks: the trace's records name them (J1: any non-empty string).
+      const names = (traces[0] as ClusterTrace).steps.flatMap((st) =>
+        st.action?.type === 'record' && st.action.record.kind !== 'watermark' ? [st.action.record.key, st.action.record.id] : [],
+      );
+      expect(
+        names.some((x) => LINE_BREAKS.some((b) => x.includes(b))),
+        `seed ${s}`,
+      ).toBe(true);
+    }
   });
 
   it(`replays from its seed (${seed}): the same traces, and at least one of them with a kill`, () => {
