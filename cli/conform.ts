@@ -27,8 +27,8 @@ import { conformCases, conformJson, conformSummary } from './conformReport.ts';
 import { LiveProgress } from './progress.ts';
 import { KILL_HELP, checkKillCommand, killConformCommand } from './kill.ts';
 import { isCrashPoint, withKills } from '../conformance/kill/killTraces.ts';
-import { exhaustiveKills } from '../conformance/kill/everyWritePoint.ts';
-import type { ExternalAction } from '../spec/index.ts';
+import { exhaustiveKills, messageKills } from '../conformance/kill/everyWritePoint.ts';
+import type { ClusterTrace, ExternalAction } from '../spec/index.ts';
 import type { SystemFlags } from './harnessArgs.ts';
 import { REPORTER_HELP, REPORTER_OPTION, checkStdoutUse, emitReports, parseReporters, reporterOnStdout } from './reporters/emit.ts';
 
@@ -170,15 +170,15 @@ async function conformKill(
         });
   // --exhaustive: the planned migration under traffic, its init and each of its steps killed at every durable write point,
   // then the first step of each other kind the examples have (everyWritePoint.ts exhaustiveKills).
-  const exhaustive =
-    values.exhaustive === true
-      ? exhaustiveKills(
-          specExamplePaths().flatMap((path) => {
-            const t = loadCheckedTrace(path);
-            return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
-          }),
-        )
-      : [];
+  const clusterExamples = (): { path: string; trace: ClusterTrace }[] =>
+    specExamplePaths().flatMap((path) => {
+      const t = loadCheckedTrace(path);
+      return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+    });
+  const exhaustive = values.exhaustive === true ? exhaustiveKills(clusterExamples()) : [];
+  // Without --exhaustive, with the examples: after them, the migration's install and release, each killed at every write
+  // point (everyWritePoint.ts messageKills, C11: a step and its message saved in two writes).
+  const afterExamples = values.exhaustive !== true && values.examples !== 'none' ? messageKills(clusterExamples()) : [];
   out.stderr(`streamjoin conform --kill: seed ${seed} (replay: --seed=${seed})${shard ? `; shard ${shard.index}/${shard.count}` : ''}\n`);
   return killConformCommand(
     {
@@ -187,6 +187,7 @@ async function conformKill(
       runs,
       examples,
       exhaustive,
+      afterExamples,
       outDir,
       flags: values,
       json,

@@ -18,11 +18,20 @@ const SERVE = 'node bin/streamjoin.js serve --data {data}';
 const IN_MEMORY = 'env STREAMJOIN_IGNORED_DIR={data} node bin/streamjoin.js serve';
 
 describe('conform --kill', () => {
+  it('C11: a system that saves an install and its message in two writes fails the default run with no random trace: its install, killed between the two writes, keeps one of them', async () => {
+    const split = 'python3 conformance/testdata/splitMessages.py phase-first --data {data}';
+    const r = await runCli(['conform', '--kill', '--sut', split, '--runs', '0', `--seed=${seed}`, '--out', tmp()]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^streamjoin conform --kill: FAIL$/m);
+    expect(r.stdout).toMatch(/planned-migration-under-traffic\.trace\.json, step \d+ killed at write \d+/);
+  });
+
   it(`serve --data conforms: the cluster examples with a crash point and one random trace (seed ${seed}), kills counted, exit 0`, async () => {
     const r = await runCli(['conform', '--kill', '--sut', SERVE, '--runs', '1', `--seed=${seed}`, '--out', tmp()]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^streamjoin conform --kill: PASS$/m);
-    expect(r.stdout).toMatch(/traces: 5 examples, 1 of 1 random/);
+    // After the examples, the migration's install and release are killed at each write point too (C11, messageKills).
+    expect(r.stdout).toMatch(/traces: 5 examples, [1-9]\d* exhaustive \(one per write point; \d+ died at theirs\), 1 of 1 random/);
     const kills = /kills: (\d+) \(after a reply (\d+); in flight (\d+)/.exec(r.stdout);
     // Each of the five examples has a crash point: at least five kills after a reply.
     expect(Number(kills?.[2])).toBeGreaterThanOrEqual(5);

@@ -128,6 +128,8 @@ export async function killConformCommand(
     readonly runs: number;
     readonly examples: readonly { path: string; trace: ClusterTrace }[];
     readonly exhaustive: readonly ExhaustiveKill[];
+    /** Steps killed at every write point after the examples (the default run's message kills). */
+    readonly afterExamples?: readonly ExhaustiveKill[];
     readonly outDir: string;
     readonly flags: SystemFlags;
     /** --json: the report on stdout instead of the summary. */
@@ -150,6 +152,7 @@ export async function killConformCommand(
       runs: options.runs,
       examples: options.examples,
       exhaustive: options.exhaustive,
+      ...(options.afterExamples ? { afterExamples: options.afterExamples } : {}),
       process: processOptions(options.flags, bounded.signal),
       ...(options.shard ? { inShard: (i: number) => inShard(i, options.shard) } : {}),
       ...(bounded.signal ? { signal: bounded.signal } : {}),

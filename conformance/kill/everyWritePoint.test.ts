@@ -9,7 +9,7 @@ import type { ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { insertRow } from '../testFixtures.ts';
 import { specExamplePaths } from '../job/traceFilesPart.ts';
 import { loadCheckedTrace } from '../lockstep/traceFiles.ts';
-import { KILL_EXHAUSTIVE_EXAMPLE, exhaustiveKills, killableSteps } from './everyWritePoint.ts';
+import { KILL_EXHAUSTIVE_EXAMPLE, exhaustiveKills, killableSteps, messageKills } from './everyWritePoint.ts';
 
 describe('killableSteps', () => {
   it('every enabled step but crashes, restarts, pauses and resumes (C10); a refused step (§7) is not killed', () => {
@@ -54,5 +54,24 @@ describe('exhaustiveKills', () => {
       .slice(1 + killableSteps(main.trace).length)
       .map((k) => (k.at === 'init' ? 'init' : k.trace.steps[k.at]?.action.type));
     expect(new Set(rest).size).toBe(rest.length);
+  });
+});
+
+describe('messageKills', () => {
+  it("C11: every kill run with the examples kills the planned migration's install and release, the steps whose message a duplicate delivers again, and nothing else", () => {
+    const examples = specExamplePaths().flatMap((path) => {
+      const t = loadCheckedTrace(path);
+      return t.kind === 'cluster' ? [{ path, trace: t.trace }] : [];
+    });
+    const kills = messageKills(examples);
+    expect(kills.map((k) => basename(k.path))).toEqual([KILL_EXHAUSTIVE_EXAMPLE, KILL_EXHAUSTIVE_EXAMPLE]);
+    expect(kills.map((k) => (k.at === 'init' ? 'init' : k.trace.steps[k.at]?.action.type))).toEqual(['install', 'release']);
+    // Each one of --exhaustive's kills, and killable (enabled, no liveness change).
+    const all = exhaustiveKills(examples);
+    for (const k of kills) {
+      expect(all).toContainEqual(k);
+      expect(killableSteps(k.trace)).toContain(k.at);
+    }
+    expect(messageKills(examples.filter((e) => !e.path.endsWith(KILL_EXHAUSTIVE_EXAMPLE)))).toEqual([]);
   });
 });

@@ -74,6 +74,23 @@ export function exhaustiveKills(examples: readonly { readonly path: string; read
 }
 
 /**
+ * The steps of KILL_EXHAUSTIVE_EXAMPLE whose message a duplicate delivers
+ * again (C11): its install and its release. Every `conform --kill` with the
+ * examples kills each at every durable write point, after the examples: a
+ * system that saves the step and its message in two writes keeps one
+ * without the other only when a kill falls between them, which twenty
+ * random traces reach about one seed in eight (`testdata/splitMessages.py`).
+ */
+export function messageKills(examples: readonly { readonly path: string; readonly trace: ClusterTrace }[]): ExhaustiveKill[] {
+  return exhaustiveKills(examples).filter(
+    (k) =>
+      k.path.endsWith(KILL_EXHAUSTIVE_EXAMPLE) &&
+      k.at !== 'init' &&
+      ['install', 'release'].includes(k.trace.steps[k.at]?.action.type ?? ''),
+  );
+}
+
+/**
  * Step `at` of `trace` (an enabled action that changes no node's liveness)
  * killed at each of its durable write points in turn, up to `maxWrites`;
  * stops at the first divergence, or once the system answered (no write

@@ -35,6 +35,13 @@ export interface KillJobOptions {
    * point in turn (everyWritePoint.ts `exhaustiveKills`).
    */
   readonly exhaustive?: readonly ExhaustiveKill[];
+  /**
+   * Steps killed at every durable write point likewise, after the examples
+   * and before the random traces (everyWritePoint.ts `messageKills`, in
+   * every run with the examples): a system the examples already fail (its
+   * durable parts in memory) fails there first.
+   */
+  readonly afterExamples?: readonly ExhaustiveKill[];
   /** How each incarnation of the system is run (timeouts). */
   readonly process?: ProcessOptions;
   /** Kills at crash points per random trace, at most (default 4): later crash points are sent as plain requests. */
@@ -300,6 +307,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     inShard(n) ? [{ kind: 'random' as const, source: `random trace ${n + 1} of ${options.runs} (seed ${options.seed})`, trace }] : [],
   );
   const exhaustiveSteps = (options.exhaustive ?? []).filter((_, i) => inShard(i));
+  const afterExamplesSteps = (options.afterExamples ?? []).filter((_, i) => inShard(i));
   /** How the exhaustive part names what it kills: `init`, or `step I`. */
   const killedPart = (at: number | 'init'): string => (at === 'init' ? 'init' : `step ${at + 1}`);
   const outcomes: KillTraceOutcome[] = [];
@@ -324,8 +332,9 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
       ...(best.stderr ? { stderr: best.stderr } : {}),
     };
   };
-  try {
-    for (const { path, trace, at } of exhaustiveSteps) {
+  /** Each step of `list` killed at every write point in turn; throws StopJob at the first divergence (after minimizing it). */
+  const killEachWritePoint = async (list: readonly ExhaustiveKill[]): Promise<void> => {
+    for (const { path, trace, at } of list) {
       if (options.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(options.signal)}`);
       const began = performance.now();
       const tries =
@@ -364,7 +373,10 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
         throw new StopJob();
       }
     }
-    for (const { kind, source, trace } of [...examples, ...random]) {
+  };
+  /** The traces of `list` in turn; throws StopJob at the first divergence (after minimizing it). */
+  const runTraces = async (list: readonly { kind: 'example' | 'random'; source: string; trace: ClusterTrace }[]): Promise<void> => {
+    for (const { kind, source, trace } of list) {
       if (options.signal?.aborted) throw new SutUnavailable(`interrupted: ${abortReason(options.signal)}`);
       const began = performance.now();
       let result: KillTraceResult;
@@ -388,9 +400,15 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
       );
       if (result.divergence) {
         await found(result as KillTraceResult & { divergence: DivergenceFacts }, source, trace.steps.length);
-        break;
+        throw new StopJob();
       }
     }
+  };
+  try {
+    await killEachWritePoint(exhaustiveSteps);
+    await runTraces(examples);
+    await killEachWritePoint(afterExamplesSteps);
+    await runTraces(random);
   } catch (e) {
     // StopJob: the exhaustive part found a divergence, and the traces after it are not run.
     if (e instanceof SutUnavailable) {
