@@ -51,6 +51,7 @@ import {
 import { spawnInGroup, within, type GroupProcess } from './processGroup.ts';
 import { DIED_BEFORE_INIT } from '../sut/divergence.ts';
 import {
+  isDeath,
   SutUnavailable,
   type ActionReply,
   type AnsweredBefore,
@@ -460,7 +461,7 @@ export function spawnSystem(
         // Cut before the session began: its init refused, then the cut; or dead before its init was answered, which
         // lockstep runs once more (lockstep/deaths.ts: a death that comes back there is the trace's first step's).
         if (first?.type === 'error') throw refused(first);
-        if (first === undefined && !recover && e.reason.startsWith('dead: '))
+        if (first === undefined && !recover && isDeath(e))
           throw new SutUnavailable(`${e.reason}, ${DIED_BEFORE_INIT} ${validConfig}`, e.stderrTail, nothing);
         throw new SutUnavailable(e.reason, e.stderrTail);
       });
@@ -545,7 +546,7 @@ export function spawnSystem(
       for (const [lvl, config] of probes) {
         const reply = await init(lvl, config).catch(async (e: unknown) => {
           // Dead on the first config: the ordinary one in a fresh process (a death on that one is the verdict unknown).
-          if (!(e instanceof SutUnavailable) || !e.reason.startsWith('dead: ') || refusals.length > 0 || !(await revive())) throw e;
+          if (!(e instanceof SutUnavailable) || !isDeath(e) || refusals.length > 0 || !(await revive())) throw e;
           return e;
         });
         if (reply instanceof SutUnavailable) {

@@ -536,19 +536,15 @@ export function interpretChoiceItems(
         ...(detoured.has(`checkpoint ${worker} ${key}`) ? [] : [{ type: 'checkpoint', worker, key } as const]),
       ].filter(enabled);
       if (candidates.length === 0) continue;
-      const resumed = state;
-      state = applyExternal(setup, state, pause).state;
-      const refused = candidates.filter((a) => !enabled(a));
-      state = resumed;
+      const paused = applyExternal(setup, state, pause).state;
+      const refused = candidates.filter((a) => whyNotEnabled(setup, paused, a) !== undefined);
       // Once per trace for each phase, worker and set of steps: the same detour again would test nothing new.
       const signature = JSON.stringify([phase, worker, refused]);
       if (refused.length === 0 || detoured.has(signature)) continue;
       detoured.add(signature);
       if (refused.some((a) => a.type === 'checkpoint')) detoured.add(`checkpoint ${worker} ${key}`);
-      for (const a of [pause, ...refused, { type: 'resume', worker } as const]) {
-        items.push({ kind: 'action', action: a, probe });
-        if (enabled(a)) state = applyExternal(setup, state, a).state;
-      }
+      // The state after the resume is the state before the pause (C10; the worker was up, so it has no backlog to catch up on).
+      for (const a of [pause, ...refused, { type: 'resume', worker } as const]) items.push({ kind: 'action', action: a, probe });
     }
   };
   /**

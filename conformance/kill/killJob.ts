@@ -410,7 +410,7 @@ export async function runKillJob(options: KillJobOptions): Promise<KillJobReport
     await killEachWritePoint(afterExamplesSteps);
     await runTraces(random);
   } catch (e) {
-    // StopJob: the exhaustive part found a divergence, and the traces after it are not run.
+    // StopJob: a part found a divergence (minimized already), and what comes after it is not run.
     if (e instanceof SutUnavailable) {
       // An abort (an interrupt, the time budget) names its cause, whatever the system was doing when it came.
       const reason =

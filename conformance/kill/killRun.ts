@@ -320,7 +320,10 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       while (j < steps.length && steps[j]?.kill === undefined) j++;
       if (j > i) {
         const actions = steps.slice(i, j).map((s) => s.action as ExternalAction);
-        const replies = await session.steps(actions).catch((e: unknown) => {
+        let replies: ClusterStepReply[];
+        try {
+          replies = await session.steps(actions);
+        } catch (e) {
           // The trace's first session refused its init (a valid config, J0, C1): its divergence, at its first step.
           const first = actions[0] as ExternalAction;
           const refused =
@@ -328,9 +331,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
               ? clusterInitRefusal([first], [modelStep(setup, (branches[0] as Branch).state, first).expected], e)
               : undefined;
           if (refused === undefined) throw e;
-          return refused;
-        });
-        if (!Array.isArray(replies)) return result(replies);
+          return result(refused);
+        }
         for (const [k, action] of actions.entries()) {
           const d = followReply(i + k, action, replies[k] as ClusterStepReply);
           if (d) return result(d);

@@ -8,18 +8,15 @@
 // come back. A death before a session's init was answered counts as one at
 // the trace's first step (the init and that step go out together; the
 // process adapter says so in its reason, and the report cites J0).
-import { DIED_BEFORE_INIT } from '../sut/divergence.ts';
+import { diedBeforeInit } from '../sut/divergence.ts';
 import type { SystemUnderTest } from '../sut/sut.ts';
-import { SutUnavailable } from '../sut/sut.ts';
+import { isDeath, SutUnavailable } from '../sut/sut.ts';
 
 /** Where a death cut a trace: the first step it left without its reply, or (cluster) without the observation after it. */
 export interface DeathPlace {
   readonly step: number;
   readonly missing: 'reply' | 'observation';
 }
-
-/** A system that died: its process exited, or closed its stdout (process.ts words both `dead: ...`). */
-export const isDeath = (e: SutUnavailable): boolean => e.reason.startsWith('dead: ');
 
 /**
  * The place a death left a cluster trace of `steps` steps, from the replies
@@ -79,13 +76,12 @@ export async function deathThatComesBack(
   await system.revive();
   // The same place: the same step and part of it, and, at the first step, both before the session's init was answered
   // or both after (a process that dies at its Nth line dies at the init once and at the first record in a fresh one).
-  const beforeInit = (e: SutUnavailable): boolean => e.reason.includes(DIED_BEFORE_INIT);
   if (
     again.died !== undefined &&
     isDeath(again.died) &&
     again.place?.step === place.step &&
     again.place.missing === place.missing &&
-    beforeInit(again.died) === beforeInit(broken)
+    diedBeforeInit(again.died.reason) === diedBeforeInit(broken.reason)
   )
     return { place, died: again.died.reason };
   // An interrupted rerun is the interrupt's verdict; any other outcome says what the rerun did instead.

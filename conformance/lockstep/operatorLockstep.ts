@@ -308,8 +308,12 @@ export async function judgeOperatorTraceFile(
     }
     if (broken)
       divergence =
-        (replies.length === 0 && sent[0]?.index === 0 ? operatorInitRefusal([sent[0].record], [sent[0].expected], broken) : undefined) ??
-        (await deathInFile(replies.length < sent.length ? sent[replies.length] : undefined, broken));
+        // (An init refused comes with the first batch, nothing of it answered.)
+        operatorInitRefusal(
+          sent.map((s) => s.record),
+          sent.map((s) => s.expected),
+          broken,
+        ) ?? (await deathInFile(replies.length < sent.length ? sent[replies.length] : undefined, broken));
   };
   // The file read again from its start up to the record the system died at, in batches, to a system started afresh.
   const deathInFile = async (at: (typeof batch)[number] | undefined, broken: SutUnavailable): Promise<DivergenceFacts> => {

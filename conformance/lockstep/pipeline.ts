@@ -6,8 +6,7 @@
 // was started afresh: the traces sent to the dead process are sent again,
 // and an open the death refused is tried once more.
 import type { DivergenceFacts } from '../sut/divergence.ts';
-import { SutUnavailable } from '../sut/sut.ts';
-import { isDeath } from './deaths.ts';
+import { isDeath, SutUnavailable } from '../sut/sut.ts';
 
 /** A trace's judgement: its divergence if any, and whether its process died under it (the system now runs afresh). */
 export interface PipelinedJudgement {

@@ -4,7 +4,7 @@
 // judges; this explains.
 import { describeClusterAction, printable, protocolErrorName } from '../../spec/index.ts';
 import type { Change, ClusterEvent, ExternalAction, LogRecord } from '../../spec/index.ts';
-import { canonicalChanges, canonicalOutcome, DIED_BEFORE_INIT, type DivergenceFacts, type DivergentStep } from '../sut/divergence.ts';
+import { canonicalChanges, canonicalOutcome, diedBeforeInit, type DivergenceFacts, type DivergentStep } from '../sut/divergence.ts';
 import { sameJson, showValue, type PathDiff } from '../sut/jsonDiff.ts';
 import {
   differingEventFields,
@@ -118,7 +118,7 @@ function explainOperatorStep(facts: DivergenceFacts, at: Extract<DivergentStep, 
   // A death is read as an error reply to the record would be (PROTOCOL.md): the rules of what it must produce.
   if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0']);
   // Dead before its init's reply came (its lines may be lost with it): the config, or the first record, is what it died on.
-  if (at.died?.includes(DIED_BEFORE_INIT))
+  if (at.died !== undefined && diedBeforeInit(at.died))
     return {
       summary: `${what}: ${diedHere(at.died)}`,
       refs: mergeRefs({ rules: ['J0'], properties: [] }, rulesOfOperatorField('error', record, expected)),
@@ -161,7 +161,7 @@ function explainClusterStep(facts: DivergenceFacts, at: Extract<DivergentStep, {
   const what = facts.step < 0 ? 'init killed inside its own writes (a crash of every node, C10)' : describeClusterAction(action);
   const { expected } = at;
   if (at.initRefused !== undefined) return initRefusedHere(what, at.initRefused, ['J0', 'C1']);
-  if (at.died?.includes(DIED_BEFORE_INIT))
+  if (at.died !== undefined && diedBeforeInit(at.died))
     return {
       summary: `${what}: ${diedHere(at.died)}`,
       refs: mergeRefs({ rules: ['J0', 'C1'], properties: [] }, rulesOfRefusal(action, 'error' in expected ? expected.error : undefined)),

@@ -104,6 +104,9 @@ export interface DivergenceFacts {
  */
 export const DIED_BEFORE_INIT = "before the session's init was answered";
 
+/** Whether a death reason says the system died before its session's init was answered (DIED_BEFORE_INIT). */
+export const diedBeforeInit = (reason: string): boolean => reason.includes(DIED_BEFORE_INIT);
+
 /** J7: outcomes compare by code, and by reason only when rejected. */
 export function canonicalOutcome(o: Outcome): Outcome {
   return o.code === 'rejected' && o.reason !== undefined ? { code: o.code, reason: o.reason } : { code: o.code };

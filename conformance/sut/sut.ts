@@ -240,6 +240,9 @@ export class SutUnavailable extends Error {
   }
 }
 
+/** A system that died: its process exited, or closed its stdout (the process adapter words both `dead: ...`). */
+export const isDeath = (e: SutUnavailable): boolean => e.reason.startsWith('dead: ');
+
 /** The replies a session got before its system became unavailable (SutUnavailable.answered). */
 export type AnsweredBefore =
   | { readonly level: 'cluster'; readonly steps: readonly ClusterStepReply[] }
