@@ -504,6 +504,7 @@ export function interpretChoiceItems(
         if (level === 'faults') pauseDetours(key);
       }
     }
+    if (level === 'faults') for (const { key } of config.keys) downProbes(key);
     // A copy restored from a checkpoint (an install, a failover, a restart: C6, C8, C10) is sent the latest watermarks again:
     // stale for a copy that holds them (J4), accepted by one restored without them, which diverges there (C2: they are its state).
     if (events.some((e) => e.type === 'restored')) for (const record of watermarksAgain(state.log)) take({ type: 'record', record });
@@ -545,6 +546,37 @@ export function interpretChoiceItems(
       if (refused.some((a) => a.type === 'checkpoint')) detoured.add(`checkpoint ${worker} ${key}`);
       // The state after the resume is the state before the pause (C10; the worker was up, so it has no backlog to catch up on).
       for (const a of [pause, ...refused, { type: 'resume', worker } as const]) items.push({ kind: 'action', action: a, probe });
+    }
+  };
+  /**
+   * After every step at level faults, for each worker that is down: the
+   * handoff actions of `key` that its being down alone refuses (C5, C6, C8,
+   * C11: a freeze's or a failover's target, an install's destination, a
+   * duplicated message's destination or source must be up), each sent as a
+   * refusal probe (§7). "Alone": the action is enabled in the same state with
+   * that worker up and nothing else changed (its copies still gone). Unlike
+   * a pause, a crash is no no-op to detour through (it empties the worker's
+   * copies), so these are probed where the trace already has a worker down:
+   * once per trace for each phase, worker and set of steps. A system that
+   * checks "not paused" where the guard says "up" diverges at its probe.
+   */
+  const downProbes = (key: string): void => {
+    for (const worker of config.workers) {
+      const ws = state.workers[worker];
+      if (ws?.status !== 'down') continue;
+      const asUp: ClusterState = { ...state, workers: { ...state.workers, [worker]: { ...ws, status: 'up' } } };
+      const refused = [
+        ...handoffProbes(state, config, level, key),
+        { type: 'freeze', key, to: worker } as const,
+        { type: 'failover', key, to: worker } as const,
+        { type: 'failover', key, to: worker, crashAfterFence: true } as const,
+      ]
+        .filter((a) => !enabled(a) && whyNotEnabled(setup, asUp, a) === undefined)
+        .filter((a, i, all) => all.findIndex((b) => JSON.stringify(b) === JSON.stringify(a)) === i);
+      const signature = JSON.stringify(['down', phaseOf(state, key), worker, refused]);
+      if (refused.length === 0 || detoured.has(signature)) continue;
+      detoured.add(signature);
+      for (const a of refused) items.push({ kind: 'action', action: a, probe });
     }
   };
   /**
