@@ -178,7 +178,7 @@ function textReport(r: AuditResult, seconds: number): string {
     out.push(
       `  two inputs recorded apart (left ${t.left}, right ${t.right}): ${n(t.orderDependentRows)} row(s) depend on the processing order` +
         (t.orderDependentRows > 0
-          ? ` (${n(t.orderDependentRecords)} record(s)): late or on time depending on how the system interleaved the two; their matches are not judged`
+          ? ` (${n(t.orderDependentRecords)} record(s)): late or on time (or a re-use of a forgotten row, J9) depending on how the system interleaved the two; their matches are not judged`
           : ''),
     );
     for (const e of t.examples) out.push(`    ${`${e.path}:${e.line}`.padEnd(24)} row (${e.key}, ${e.side}, ${e.id}): ${e.why}`);

@@ -410,10 +410,13 @@ async function run(
   const summarize = (): CheckSummary =>
     watermarks === undefined ? (checks[0] as HistoryCheck) : combineChecks(checks, options.keepViolations ?? 20, watermarks);
   const summary = summarize();
+  // Two inputs: a re-use of an order-dependent identity is in contract under some interleaving (twoInputs.ts).
+  const suspects =
+    merged === undefined
+      ? summary.contractSuspects
+      : summary.contractSuspects.filter((s) => !merged?.dependentIdentity(s.key, s.side, s.id));
   const needSecond =
-    setAsides.some((s) => s.length > 0) ||
-    summary.contractSuspects.length > 0 ||
-    Object.values(summary.violations().counted).some((n: number) => n > 0);
+    setAsides.some((s) => s.length > 0) || suspects.length > 0 || Object.values(summary.violations().counted).some((n: number) => n > 0);
   if (needSecond) {
     throwIfInterrupted(options.signal);
     const keptOf = (): AuditViolation[] => checks.flatMap((c) => AUDIT_PROPERTIES.flatMap((p) => c.violations().kept[p]));
@@ -423,10 +426,7 @@ async function run(
       log: { path: options.log, format: logFormat, ...readingField(logReadingOf(options, merged)) },
       sink: { path: options.sink, format: sinkFormat },
     };
-    const found = await secondPass(
-      { ...files, matches: setAsides.flatMap((s) => s.map((a) => a.match)), suspects: summary.contractSuspects },
-      kept,
-    );
+    const found = await secondPass({ ...files, matches: setAsides.flatMap((s) => s.map((a) => a.match)), suspects }, kept);
     if (found.contract !== undefined) throw contractError(options.log, found.contract);
     checks.forEach((c, i) => {
       for (const a of setAsides[i] ?? [])

@@ -78,6 +78,22 @@ describe('two inputs recorded apart', () => {
     }
   });
 
+  it('a re-use of an identity forgotten in the merged order only (J9 depends on the interleaving) is counted, not bad input, and either sink is valid', async () => {
+    // In the merge gw reaches 40 before the conflicting retraction of a, whose horizon is 12 + 2 + 4 = 18: a re-use
+    // of a forgotten identity there. Consumed with the whole left side first, gw stays −∞, a is held, and the
+    // retraction is a conflict (J2) that changes nothing: a log in contract.
+    const conflicting: LogRecord = { ...a, kind: 'retract', ts: 34, start: 33, end: 36 };
+    const leftJ9: LogRecord[] = [a, { kind: 'watermark', side: 'L', wm: 40 }, conflicting];
+    const rightJ9: LogRecord[] = [x, { kind: 'watermark', side: 'R', wm: 20 }, { kind: 'watermark', side: 'R', wm: 40 }];
+    for (const sink of [[ax], [ax, { op: 'retract', match: 'k/a/x', key: 'k' }]]) {
+      const r = await auditTwo(leftJ9, rightJ9, sink);
+      expect(r.verdict).toBe('valid');
+      expect(r.twoInputs?.orderDependentRows).toBe(1);
+      expect(r.twoInputs?.examples[0]).toMatchObject({ line: 4, key: 'k', side: 'L', id: 'a' });
+      expect(r.twoInputs?.examples[0]?.why).toMatch(/^retract of an identity bound with end 12: .*gw 40 > end \+ L \+ D = 18.*J9/);
+    }
+  });
+
   it('a lost match of two certain rows is still a violation (JoinCorrect), cited in the file it came from', async () => {
     const r = await auditTwo(left, right, [bx]);
     expect(r.verdict).toBe('violation');

@@ -23,6 +23,14 @@
 // certainly bound changes nothing however it is judged (duplicate, conflict
 // or late: J7), so it does not make the identity order-dependent.
 //
+// Whether a record re-uses an identity whose row is past its horizon (J9,
+// which a log in contract never does) depends on the order too: the row is
+// forgotten once gw passes its end + L + D, and under the interleaving that
+// takes the record's whole side first gw is −∞ throughout, so nothing is ever
+// forgotten. A record that re-uses such an identity in the canonical order
+// below is in contract under another, so it makes its identity
+// order-dependent rather than the recording corrupt (SJ104).
+//
 // Everything else is decided exactly: the records are merged into one log in
 // a canonical order (the side whose watermark is behind goes first, as a
 // watermark-aligned engine would), which is one of the interleavings, so the
@@ -84,6 +92,8 @@ export interface MergedLog {
   readonly summary: TwoInputsSummary;
   /** Whether a match is in an order-dependent row (then neither the oracle's nor the sink's changes to it are judged). */
   readonly orderDependent: ((match: string) => boolean) | undefined;
+  /** Whether an identity is order-dependent (its re-use after its horizon, J9, is not held against the recording). */
+  dependentIdentity(key: string, side: string, id: string): boolean;
   /** The merged file's line `line` in the two files. */
   origin(line: number): { path: string; line: number } | undefined;
   /** Removes the temporary file. */
@@ -198,7 +208,8 @@ export async function mergeTwoInputs(options: {
   let lines = 1;
   let text = `${JSON.stringify({ format: HISTORY_LOG_FORMAT, config })}\n`;
   const dependent = new Set<string>();
-  const bound = new Set<string>();
+  /** Each identity bound in the canonical order, with the end of its first content (its horizon is end + L + D, J8). */
+  const bound = new Map<string, number>();
   const examples: OrderDependentRecord[] = [];
   let dependentRecords = 0;
   const files = {
@@ -232,7 +243,11 @@ export async function mergeTwoInputs(options: {
           const highest = own === null || other === null ? null : Math.min(own, other);
           const lateAtHighest = highest !== null && (record.kind === 'insert' ? record.ts < highest - L : highest > record.end + L + D);
           const id = identity(record.key, record.side, record.id);
-          if (lateAtHighest && !(record.kind === 'insert' && bound.has(id))) {
+          // gw in the canonical order, and whether the identity's row is past its horizon there (J8, J9).
+          const merged = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+          const boundEnd = bound.get(id);
+          const forgottenHere = !lateAtHighest && boundEnd !== undefined && merged !== null && merged > boundEnd + L + D;
+          if ((lateAtHighest && !(record.kind === 'insert' && boundEnd !== undefined)) || forgottenHere) {
             dependentRecords++;
             dependent.add(id);
             if (examples.length < EXAMPLES)
@@ -242,12 +257,13 @@ export async function mergeTwoInputs(options: {
                 key: record.key,
                 side: record.side as 'L' | 'R',
                 id: record.id,
-                why:
-                  record.kind === 'insert'
+                why: forgottenHere
+                  ? `${record.kind} of an identity bound with end ${boundEnd}: its row is forgotten if the engine had consumed the other side's watermarks up to ${merged} before it (gw ${merged} > end + L + D = ${(boundEnd as number) + L + D}), and this re-use of it out of contract (J9); held if it consumed it before them`
+                  : record.kind === 'insert'
                     ? `insert with ts ${record.ts}: late if the engine had consumed the other side's watermarks up to ${other} before it (gw ${highest}, ts < gw − L = ${(highest as number) - L}), on time if it consumed it before them`
                     : `retraction with end ${record.end}: late if the engine had consumed the other side's watermarks up to ${other} before it (gw ${highest} > end + L + D = ${record.end + L + D}), on time if it consumed it before them`,
               });
-          } else if (!lateAtHighest) bound.add(id);
+          } else if (!lateAtHighest && boundEnd === undefined) bound.set(id, record.end);
         }
       }
       text += `${JSON.stringify(record)}\n`;
@@ -299,6 +315,7 @@ export async function mergeTwoInputs(options: {
     lines: files.L.lines() + files.R.lines(),
     summary,
     orderDependent,
+    dependentIdentity: (key, side, id) => dependent.has(identity(key, side, id)),
     origin(line) {
       const o = line >= 2 && line <= lines ? (origins[line] as number) : 0;
       if (o === 0) return undefined;
