@@ -27,9 +27,11 @@
 // which a log in contract never does) depends on the order too: the row is
 // forgotten once gw passes its end + L + D, and under the interleaving that
 // takes the record's whole side first gw is −∞ throughout, so nothing is ever
-// forgotten. A record that re-uses such an identity in the canonical order
-// below is in contract under another, so it makes its identity
-// order-dependent rather than the recording corrupt (SJ104).
+// forgotten. A record that re-uses an identity whose row is past its horizon
+// at the highest gw is out of contract under one interleaving and in
+// contract under another, so it makes its identity order-dependent (in the
+// canonical order below it may be either) rather than the recording corrupt
+// (SJ104), or judged as the merge happens to read it.
 //
 // Everything else is decided exactly: the records are merged into one log in
 // a canonical order (the side whose watermark is behind goes first, as a
@@ -243,10 +245,9 @@ export async function mergeTwoInputs(options: {
           const highest = own === null || other === null ? null : Math.min(own, other);
           const lateAtHighest = highest !== null && (record.kind === 'insert' ? record.ts < highest - L : highest > record.end + L + D);
           const id = identity(record.key, record.side, record.id);
-          // gw in the canonical order, and whether the identity's row is past its horizon there (J8, J9).
-          const merged = wm.L === null || wm.R === null ? null : Math.min(wm.L, wm.R);
+          // Whether the identity's row is past its horizon at the highest gw (J8): a re-use of it out of contract under some interleaving (J9).
           const boundEnd = bound.get(id);
-          const forgottenHere = !lateAtHighest && boundEnd !== undefined && merged !== null && merged > boundEnd + L + D;
+          const forgottenHere = !lateAtHighest && boundEnd !== undefined && highest !== null && highest > boundEnd + L + D;
           if ((lateAtHighest && !(record.kind === 'insert' && boundEnd !== undefined)) || forgottenHere) {
             dependentRecords++;
             dependent.add(id);
@@ -258,7 +259,7 @@ export async function mergeTwoInputs(options: {
                 side: record.side as 'L' | 'R',
                 id: record.id,
                 why: forgottenHere
-                  ? `${record.kind} of an identity bound with end ${boundEnd}: its row is forgotten if the engine had consumed the other side's watermarks up to ${merged} before it (gw ${merged} > end + L + D = ${(boundEnd as number) + L + D}), and this re-use of it out of contract (J9); held if it consumed it before them`
+                  ? `${record.kind} of an identity bound with end ${boundEnd}: its row is forgotten if the engine had consumed the other side's watermarks up to ${other} before it (gw ${highest} > end + L + D = ${(boundEnd as number) + L + D}), and this re-use of it out of contract (J9); held if it consumed it before them`
                   : record.kind === 'insert'
                     ? `insert with ts ${record.ts}: late if the engine had consumed the other side's watermarks up to ${other} before it (gw ${highest}, ts < gw − L = ${(highest as number) - L}), on time if it consumed it before them`
                     : `retraction with end ${record.end}: late if the engine had consumed the other side's watermarks up to ${other} before it (gw ${highest} > end + L + D = ${record.end + L + D}), on time if it consumed it before them`,
