@@ -6,8 +6,9 @@
 // keys and ids that are numbers as their decimal text, sides through an
 // optional table of names (`"sides": {"orders": "L", "payments": "R"}`),
 // times by times.ts.
-import { InputError, matchId, readDocument } from '../../spec/index.ts';
+import { InputError, matchId, readDocument, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord } from '../../spec/index.ts';
+import { validityOf } from '../../model/index.ts';
 import { problemAt } from './jsonLine.ts';
 import { LogTimes, type TimeUnit } from './times.ts';
 
@@ -96,24 +97,35 @@ function textOf(value: unknown, pointer: string, what: string): string {
 
 const escapePointer = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** What a `before` holding only a row's key columns stands for: the row as last inserted, found by them. */
+/**
+ * What a `before` holding only a row's key columns stands for: the content
+ * its identity is bound with (J2: the first content wins), and whether the
+ * row is live or a tombstone (J6).
+ */
 interface KnownRow {
   readonly record: LogRecord & { kind: 'insert' };
+  live: boolean;
 }
 
 /**
  * The rows of one history file, read under a mapping: log rows (with their
  * times, relative to the log's origin) and match rows. It remembers the
- * content of every live row of the log, so that a delete or update whose
- * `before` holds only the row's key columns (Postgres's default replica
- * identity, as Debezium writes it) retracts the row it names.
+ * content every row identity of the log is bound with, so that a delete or
+ * update whose `before` holds only the row's key columns (Postgres's default
+ * replica identity, as Debezium writes it) retracts the row it names, with
+ * the content the join holds for it: bound as the join binds (J1 valid, not
+ * late, J5/J6; the first content wins, J2, so a conflicting insert or
+ * retraction changes nothing; a retraction before its insert binds a
+ * tombstone, J6) and forgotten past its horizon (J8).
  */
 export class RowReader {
   readonly times: LogTimes;
   private readonly columns: Partial<Record<ColumnField, string>>;
   private readonly sides: Readonly<Record<string, string>>;
-  /** Live rows by id (then key and side): what a key-only `before` resolves to. */
+  /** Bound rows by id (then key and side): what a key-only `before` resolves to. */
   private readonly live = new Map<string, KnownRow[]>();
+  /** The join config (J0), once known: J1's length check. */
+  private config: JoinConfig | undefined;
   private keyOnly = 0;
   private lateKeyOnly = 0;
   /** L and D (J0), once known. */
@@ -192,12 +204,34 @@ export class RowReader {
     };
     if (!this.remember) return record;
     this.sweep();
-    const known = this.live.get(record.id);
-    const same = known?.findIndex((k) => k.record.key === record.key && k.record.side === record.side) ?? -1;
-    if (known === undefined) this.live.set(record.id, [{ record }]);
-    else if (same >= 0) known[same] = { record };
-    else known.push({ record });
+    // J7: an insert the join rejects or drops as late binds nothing; one of a bound identity changes nothing (J2).
+    if (this.binds(record) && this.boundRow(record.key, record.side, record.id) === undefined) this.bind(record, true);
     return record;
+  }
+
+  /** Whether a record reaches J7's identity check: J1 valid, and not late (J5, J6). */
+  private binds(record: LogRecord & { kind: 'insert' | 'retract' }): boolean {
+    if (this.config !== undefined && validityOf(record, this.config) !== undefined) return false;
+    const gw = this.globalWatermark();
+    if (this.bounds === undefined || gw === Number.NEGATIVE_INFINITY) return true;
+    return record.kind === 'insert' ? record.ts >= gw - this.bounds.L : gw <= record.end + this.bounds.L + this.bounds.D;
+  }
+
+  /** The row bound under an identity and not past its horizon (J8), if any. */
+  private boundRow(key: string, side: string, id: string): KnownRow | undefined {
+    const found = this.live.get(id)?.find((k) => k.record.key === key && k.record.side === side);
+    return found === undefined || this.pastHorizon(found) ? undefined : found;
+  }
+
+  private pastHorizon(k: KnownRow): boolean {
+    return this.bounds !== undefined && this.globalWatermark() > k.record.end + this.bounds.L + this.bounds.D;
+  }
+
+  /** Binds an identity with a record's content (replacing a row of it past its horizon). */
+  private bind(record: LogRecord & { kind: 'insert' | 'retract' }, live: boolean): void {
+    const content = { ...record, kind: 'insert' as const };
+    const rest = (this.live.get(record.id) ?? []).filter((k) => k.record.key !== record.key || k.record.side !== record.side);
+    this.live.set(record.id, [...rest, { record: content, live }]);
   }
 
   /**
@@ -215,7 +249,14 @@ export class RowReader {
         start: this.time(row, 'start', pointer),
         end: this.time(row, 'end', pointer),
       };
-      if (this.remember) this.forget(record.key, record.side, record.id);
+      if (this.remember && this.binds(record)) {
+        const bound = this.boundRow(record.key, record.side, record.id);
+        // J6: a retraction of the bound content makes the row a tombstone; before its insert it binds one.
+        // Of other content it is a conflict (J2) and changes nothing.
+        if (bound === undefined) this.bind(record, false);
+        else if (bound.record.ts === record.ts && bound.record.start === record.start && bound.record.end === record.end)
+          bound.live = false;
+      }
       return record;
     }
     const id = this.text(row, 'id', pointer);
@@ -223,9 +264,12 @@ export class RowReader {
     const side = row[this.column('side')];
     const wantKey = key === undefined || key === null ? undefined : this.text(row, 'key', pointer);
     const wantSide = side === undefined || side === null ? undefined : this.side(row, pointer);
-    const found = (this.live.get(id) ?? []).filter(
+    const bound = (this.live.get(id) ?? []).filter(
       (k) => (wantKey === undefined || k.record.key === wantKey) && (wantSide === undefined || k.record.side === wantSide),
     );
+    // The live row they name; else a tombstone they name (the retraction is then a duplicate, J7).
+    const liveOnes = bound.filter((k) => k.live);
+    const found = liveOnes.length > 0 ? liveOnes : bound;
     const named = `the row ${JSON.stringify([wantKey ?? '?', wantSide ?? '?', id])} (key, side, id)`;
     if (found.length === 0 && wantKey !== undefined && wantSide !== undefined) {
       const late = this.lateRetraction(wantKey, wantSide, id);
@@ -234,23 +278,29 @@ export class RowReader {
     if (found.length === 0)
       throw problemAt(
         pointer,
-        `holds only the row's key columns, and ${named} is no live row of the log before this line: its content is unknown`,
+        `holds only the row's key columns, and ${named} is no row the log bound before this line: its content is unknown`,
       );
-    if (found.length > 1) throw problemAt(pointer, `holds only the row's key columns, and ${named} names ${found.length} live rows`);
-    const { record } = found[0] as KnownRow;
+    if (found.length > 1)
+      throw problemAt(
+        pointer,
+        `holds only the row's key columns, and ${named} names ${found.length} ${liveOnes.length > 0 ? 'live rows' : 'tombstones'}`,
+      );
+    const known = found[0] as KnownRow;
     this.keyOnly++;
-    this.forget(record.key, record.side, record.id);
-    return { ...record, kind: 'retract' };
+    const retraction: LogRecord = { ...known.record, kind: 'retract' };
+    if (this.binds(retraction)) known.live = false;
+    return retraction;
   }
 
   /** The join config, once known: rows past their horizon (J8) are then forgotten. */
   useConfig(config: JoinConfig): void {
     this.bounds = { L: config.allowedLateness, D: config.maxIntervalLength };
+    this.config = config;
   }
 
   /** A watermark read from the log (J4): the global watermark decides which remembered rows are past their horizon. */
   noteWatermark(side: string, wm: number): void {
-    if ((side === 'L' || side === 'R') && wm > this.wm[side]) this.wm[side] = wm;
+    if ((side === 'L' || side === 'R') && wm >= TIME_MIN && wm <= TIME_MAX && wm > this.wm[side]) this.wm[side] = wm;
   }
 
   private globalWatermark(): number {
@@ -298,14 +348,6 @@ export class RowReader {
       [this.column('side')]: row[this.column('side')],
       [this.column('id')]: row[this.column('id')],
     };
-  }
-
-  private forget(key: string, side: string, id: string): void {
-    const known = this.live.get(id);
-    if (known === undefined) return;
-    const rest = known.filter((k) => k.record.key !== key || k.record.side !== side);
-    if (rest.length === 0) this.live.delete(id);
-    else this.live.set(id, rest);
   }
 
   /** A match row: its match id (given, or of its key and row ids, J3); SJ102 when both are given and disagree. */

@@ -195,7 +195,26 @@ describe('Debezium lines read explicitly', () => {
     const e = await refusal(audit(lines([...log, del]), lines(['{"op":"c","after":{"match":"k/a/x"}}']), { config: await configFile() }));
     expect(e.code).toBe('SJ102');
     expect(e.where).toMatch(/log\.jsonl:3:20$/);
-    expect(e.message).toMatch(/holds only the row's key columns, and the row \["k","L","b"\] \(key, side, id\) is no live row/);
+    expect(e.message).toMatch(/holds only the row's key columns, and the row \["k","L","b"\] \(key, side, id\) is no row the log bound/);
+  });
+
+  it('a key-only before names the content the join holds for the row (J2: the first content wins; J6: a tombstone), whatever conflicting lines came before', async () => {
+    const keyOnlyA = '{"op":"d","before":{"key":"k","side":"L","id":"a","ts":null,"start":null,"end":null},"after":null}';
+    const other = '{"key":"k","side":"L","id":"a","ts":2,"start":2,"end":2}';
+    const sink = ['{"op":"c","after":{"match":"k/a/x"}}', '{"op":"d","before":{"match":"k/a/x"}}'];
+    for (const [name, before] of [
+      ['a conflicting insert (J2: rejected, the row keeps its first content)', [`{"op":"c","before":null,"after":${other}}`]],
+      ['a conflicting delete (J2: rejected, the row stays live)', [`{"op":"d","before":${other},"after":null}`]],
+      [
+        'a conflicting update (its before a conflict, its after a duplicate-identity insert)',
+        [`{"op":"u","before":${other},"after":${other}}`],
+      ],
+      ['the same key-only delete once before (the second names the tombstone: a duplicate, J7)', [keyOnlyA]],
+    ] as const) {
+      const r = await audit(lines([...log, ...before, keyOnlyA]), lines(sink), { config: await configFile() });
+      expect(r.verdict, name).toBe('valid');
+      expect(r.log.notes.join(' '), name).toMatch(/retraction\(s\) named only the row's key columns/);
+    }
   });
 
   it('rows past their horizon are forgotten (memory that retention bounds); a key-only delete of one is read as the late retraction it is (J6)', async () => {

@@ -221,6 +221,8 @@ export async function mergeTwoInputs(options: {
   const cursors = { L: new Cursor(files.L), R: new Cursor(files.R) };
   const wm: { L: number | null; R: number | null } = { L: null, R: null };
   try {
+    // The readers bind rows as the join does (J1 needs D) to resolve a delete that names only a row's key (columns.ts).
+    for (const file of [files.L, files.R]) await file.useConfig({ allowedLateness: L, maxIntervalLength: D });
     for (;;) {
       throwIfInterrupted(options.signal);
       const l = await cursors.L.peek();
