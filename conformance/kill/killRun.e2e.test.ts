@@ -136,4 +136,25 @@ describe('kill mode: a valid config refused at init (J0, C1)', () => {
     expect(r.divergence).toBeUndefined();
     expect(r.kills.afterReply).toBe(1);
   });
+
+  /** The same bug, the process exiting at that init instead of answering (an uncaught error). */
+  const DIES_ON_D = 'python3 conformance/testdata/divideByD.py --die --data {data}';
+  it('a process that dies at that init, and again in a fresh process, fails the trace at its first step (J0 first), whether or not that step is killed: a fail, not "cannot be judged"', async () => {
+    const firstKilled = (t: ClusterTrace): ClusterTrace => ({
+      ...t,
+      steps: t.steps.map((s, i) => (i === 0 ? { ...s, kill: { when: 'after-reply' as const } } : s)),
+    });
+    for (const trace of [traceWithD(0), firstKilled(traceWithD(0))]) {
+      const r = await runKillTrace(trace, { command: DIES_ON_D });
+      expect(r.divergence?.step, trace.name).toBe(0);
+      expect(r.divergence?.actual).toMatchObject({
+        died: expect.stringMatching(/exited with code 3 .*before the session's init was answered/),
+      });
+      const explained = explainDivergence(r.divergence as DivergenceFacts);
+      expect(explained.summary).toMatch(/and again when the trace was run once more up to it, in a fresh process/);
+      expect(explained.refs.rules[0]).toBe('J0');
+    }
+    const passes = await runKillTrace(traceWithD(1), { command: DIES_ON_D });
+    expect(passes.divergence).toBeUndefined();
+  });
 });

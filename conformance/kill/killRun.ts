@@ -37,9 +37,9 @@ import {
   type ClusterState,
 } from '../../model/index.ts';
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
-import { SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
-import { clusterInitRefusal, compareClusterStep } from '../lockstep/clusterLockstep.ts';
-import type { DivergenceFacts, ExpectedClusterStep } from '../sut/divergence.ts';
+import { isDeath, SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
+import { clusterDeathDivergence, clusterInitRefusal, compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import { diedBeforeInit, type DivergenceFacts, type ExpectedClusterStep } from '../sut/divergence.ts';
 import { inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
 
@@ -283,6 +283,51 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       return { divergence };
     }
   };
+  /**
+   * The first step's divergence when a fresh process, on an empty data
+   * directory, dies again before answering the trace's init; else rejects
+   * with the verdict unknown, saying what the rerun did instead.
+   */
+  const deathBeforeInitAgain = async (
+    first: ExternalAction,
+    want: ExpectedClusterStep,
+    broken: SutUnavailable,
+  ): Promise<DivergenceFacts> => {
+    const againDir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
+    const again = spawnSystem(commandWithData(options.command, againDir), base);
+    let then: string;
+    try {
+      const s = await again.openCluster(trace.config, 'faults');
+      await s.steps([first]);
+      then = 'it answered the step';
+    } catch (e) {
+      if (!(e instanceof SutUnavailable)) throw e;
+      if (e.reason.startsWith('interrupted: ')) throw e;
+      if (isDeath(e) && diedBeforeInit(e.reason)) return clusterDeathDivergence(0, first, want, undefined, 'reply', e.reason);
+      then = isDeath(e) ? `it ${e.reason.replace(/^dead: /, 'died elsewhere: ')}` : `it ${e.reason}`;
+    } finally {
+      await again.close();
+      rmSync(againDir, { recursive: true, force: true });
+    }
+    throw new SutUnavailable(
+      `${broken.reason}; run again up to step 1 in a fresh process, ${then}: the death did not come back at that step`,
+      broken.stderrTail,
+    );
+  };
+  /**
+   * The trace's first session refused its init (a valid config, J0, C1), or
+   * died before answering it and dies so again in a fresh process: the
+   * divergence at its first step (as outside kill mode, deaths.ts). Anything
+   * else, or any later step, is rethrown.
+   */
+  const firstStepBroke = async (i: number, first: ExternalAction, e: unknown): Promise<DivergenceFacts> => {
+    if (i > 0 || !(e instanceof SutUnavailable)) throw e;
+    const want = modelStep(setup, (branches[0] as Branch).state, first).expected;
+    const refused = clusterInitRefusal([first], [want], e);
+    if (refused !== undefined) return refused;
+    if (!isDeath(e) || !diedBeforeInit(e.reason)) throw e;
+    return deathBeforeInitAgain(first, want, e);
+  };
   try {
     if (initKill === undefined) session = await system.openCluster(trace.config, 'faults');
     else {
@@ -324,14 +369,7 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         try {
           replies = await session.steps(actions);
         } catch (e) {
-          // The trace's first session refused its init (a valid config, J0, C1): its divergence, at its first step.
-          const first = actions[0] as ExternalAction;
-          const refused =
-            i === 0 && e instanceof SutUnavailable
-              ? clusterInitRefusal([first], [modelStep(setup, (branches[0] as Branch).state, first).expected], e)
-              : undefined;
-          if (refused === undefined) throw e;
-          return result(refused);
+          return result(await firstStepBroke(i, actions[0] as ExternalAction, e));
         }
         for (const [k, action] of actions.entries()) {
           const d = followReply(i + k, action, replies[k] as ClusterStepReply);
@@ -348,7 +386,12 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         // The reply is judged (events, or the refusal), then the kill; with `observed` (a trace's last step) the
         // observation too: no later step would show it. Otherwise nothing goes between the reply and the kill.
         const observed = kill.observed === true;
-        const [answered] = await session.steps([action], () => observed);
+        let answered: ClusterStepReply | undefined;
+        try {
+          [answered] = await session.steps([action], () => observed);
+        } catch (e) {
+          return result(await firstStepBroke(i, action, e));
+        }
         const reply = answered as ClusterStepReply;
         const d = followReply(i, action, observed ? reply : { reply: reply.reply });
         if (d) return result(d);
@@ -360,14 +403,18 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         sent.catch(() => undefined);
         // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request;
         // 'at-write': the system kills itself inside the request's writes (its death is the point), or answers.
-        if (kill.timing === 'answered') await sent;
-        else if (kill.timing === 'at-write') {
-          const answered = await sent.then(
-            () => true,
-            (e: unknown) => expectedDeath(e),
-          );
-          if (answered) answeredAtWrite++;
-        } else await turn();
+        try {
+          if (kill.timing === 'answered') await sent;
+          else if (kill.timing === 'at-write') {
+            const answered = await sent.then(
+              () => true,
+              (e: unknown) => expectedDeath(e),
+            );
+            if (answered) answeredAtWrite++;
+          } else await turn();
+        } catch (e) {
+          return result(await firstStepBroke(i, action, e));
+        }
         startedAt = performance.now();
         await system.kill();
       }
