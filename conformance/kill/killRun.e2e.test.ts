@@ -20,6 +20,8 @@ const EXAMPLE = 'python3 examples/python/join.py --data {data}';
 const STALE_INSPECT = 'python3 conformance/testdata/staleInspect.py --data {data}';
 /** The example with state.json rewritten in place (testdata/tornState.py). */
 const TORN_STATE = 'python3 conformance/testdata/tornState.py --data {data}';
+/** The example answering each request before it writes it (testdata/replyFirst.py). */
+const REPLY_FIRST = 'python3 conformance/testdata/replyFirst.py --data {data}';
 /** `serve` without --data: its durable parts in memory; the directory is named, and ignored. */
 const IN_MEMORY = 'env STREAMJOIN_IGNORED_DIR={data} node bin/streamjoin.js serve';
 
@@ -50,6 +52,18 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(await at(1)).toBe('lost');
     expect(await at(2)).toBe('partly');
     expect(await at(4)).toBe('applied');
+  });
+
+  it('C2: a request answered before the kill inside its writes was acknowledged: a system that answers first and writes after diverges there at every write point (the correct example never)', async () => {
+    for (const write of [1, 2, 3, 4]) {
+      const wrong = await runKillTrace(inFlightTrace('at-write', write), { command: REPLY_FIRST });
+      expect(wrong.divergence?.step, `write ${write}`).toBe(2);
+      expect(wrong.killed, `write ${write}`).toBe(true);
+      // What the restart shows lacks some of the answered record: its log line, or its match in the sink.
+      expect(wrong.divergence?.field, `write ${write}`).toBe('observation');
+      const right = await runKillTrace(inFlightTrace('at-write', write), { command: EXAMPLE });
+      expect(right.divergence, `write ${write}`).toBeUndefined();
+    }
   });
 
   it('C2, C10: a system that cannot read back what a kill left (state.json rewritten in place, torn between its halves) diverges at the kill, its re-attach refused: a fail, not "cannot be judged"', async () => {

@@ -40,7 +40,7 @@ import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import { isDeath, SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
 import { clusterDeathDivergence, clusterInitRefusal, compareClusterStep } from '../lockstep/clusterLockstep.ts';
 import { diedBeforeInit, type DivergenceFacts, type ExpectedClusterStep } from '../sut/divergence.ts';
-import { inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
+import { type Candidate, inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
 
 /** Where the data directory goes in the command (PROTOCOL.md, "Kill mode"). */
@@ -133,6 +133,18 @@ export const INIT_STEP = -1;
  * of every node (C10), the coordinator first (killTraces.ts `crashAll`).
  */
 export const INIT_KILL_ACTION: ExternalAction = { type: 'crash', node: COORDINATOR };
+
+/**
+ * The in-flight candidates a kill leaves, given whether the request was
+ * answered first: answered, only its whole effect (the applied state, or for
+ * a refused request the unchanged one), since an acknowledged request is
+ * durable (C2).
+ */
+function acknowledgedOnly(candidates: readonly Candidate[], acknowledged: boolean): readonly Candidate[] {
+  if (!acknowledged) return candidates;
+  const applied = candidates.filter((c) => c.resolved === 'applied');
+  return applied.length > 0 ? applied : candidates.filter((c) => c.resolved === 'lost');
+}
 
 /** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
 function expectedDeath(e: unknown): false {
@@ -382,6 +394,8 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       const kill = step.kill as NonNullable<ClusterStep['kill']>;
       const action = step.action as ExternalAction;
       let startedAt: number;
+      // In flight: whether the system answered the request before it died (then it was acknowledged, and must be recovered).
+      let acknowledged = false;
       if (kill.when === 'after-reply') {
         // The reply is judged (events, or the refusal), then the kill; with `observed` (a trace's last step) the
         // observation too: no later step would show it. Otherwise nothing goes between the reply and the kill.
@@ -404,13 +418,15 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
         // 'answered': the reply comes in and is not looked at; 'unread': the stopped group never reads the request;
         // 'at-write': the system kills itself inside the request's writes (its death is the point), or answers.
         try {
-          if (kill.timing === 'answered') await sent;
-          else if (kill.timing === 'at-write') {
-            const answered = await sent.then(
+          if (kill.timing === 'answered') {
+            await sent;
+            acknowledged = true;
+          } else if (kill.timing === 'at-write') {
+            acknowledged = await sent.then(
               () => true,
               (e: unknown) => expectedDeath(e),
             );
-            if (answered) answeredAtWrite++;
+            if (acknowledged) answeredAtWrite++;
           } else await turn();
         } catch (e) {
           return result(await firstStepBroke(i, action, e));
@@ -434,8 +450,14 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
       } else {
         // Resolved by observation (inFlight.ts): the state before the request, after it, or a model state in
         // between; every one the observation shows, from every branch, is followed.
+        // A request the system answered was acknowledged: nothing of it may be lost (PROTOCOL.md, "What must be
+        // recovered"; C2), so only the state after all of it explains what the restarted system shows. A system that
+        // answers before it writes is caught here, at a kill inside its writes or right after its reply.
         const candidates = branches.flatMap((b) =>
-          inFlightCandidates(setup, b.state, action).map((c) => ({ ...c, resolutions: [...b.resolutions, c.resolved] })),
+          acknowledgedOnly(inFlightCandidates(setup, b.state, action), acknowledged).map((c) => ({
+            ...c,
+            resolutions: [...b.resolutions, c.resolved],
+          })),
         );
         const shown = resolveInFlight(setup, candidates, observation);
         // Never a silent drop: the one dropped might be the system's, and the run would call it wrong.
