@@ -501,7 +501,10 @@ export function interpretChoiceItems(
         if (phaseOf(state, key) === before[i]) continue;
         if (boundaryProbes)
           for (const p of handoffProbes(state, config, level, key)) if (!enabled(p)) items.push({ kind: 'action', action: p, probe });
-        if (level === 'faults') pauseDetours(key);
+        if (level === 'faults') {
+          pauseDetours(key);
+          coordinatorDetour(key);
+        }
       }
     }
     if (level === 'faults') for (const { key } of config.keys) downProbes(key);
@@ -549,31 +552,67 @@ export function interpretChoiceItems(
     }
   };
   /**
-   * After every step at level faults, for each worker that is down: the
-   * handoff actions of `key` that its being down alone refuses (C5, C6, C8,
-   * C11: a freeze's or a failover's target, an install's destination, a
-   * duplicated message's destination or source must be up), each sent as a
-   * refusal probe (§7). "Alone": the action is enabled in the same state with
-   * that worker up and nothing else changed (its copies still gone). Unlike
-   * a pause, a crash is no no-op to detour through (it empties the worker's
-   * copies), so these are probed where the trace already has a worker down:
-   * once per trace for each phase, worker and set of steps. A system that
-   * checks "not paused" where the guard says "up" diverges at its probe.
+   * At a phase boundary of `key` (level faults), the same for the
+   * coordinator, with a crash for the pause: the key's handoff actions that
+   * the coordinator's being down alone refuses (C5-C8: it takes every
+   * step) are sent as refusal probes between a crash and a restart of the
+   * coordinator. The pair changes nothing else (C10: the coordinator's
+   * table, handoff record and last messages are durable; conform.test.ts
+   * checks it over every state within reach), so the trace goes on as it
+   * was. Once per trace for each phase and set of steps.
+   */
+  const coordinatorDetour = (key: string): void => {
+    const crash: ExternalAction = { type: 'crash', node: COORDINATOR };
+    if (!enabled(crash)) return;
+    const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
+    const candidates = [
+      ...handoffProbes(state, config, level, key),
+      { type: 'failover', key, to: other as string, crashAfterFence: true } as const,
+    ].filter(enabled);
+    if (candidates.length === 0) return;
+    const crashed = applyExternal(setup, state, crash).state;
+    const refused = candidates.filter((a) => whyNotEnabled(setup, crashed, a) !== undefined);
+    const signature = JSON.stringify(['coordinator', phaseOf(state, key), refused]);
+    if (refused.length === 0 || detoured.has(signature)) return;
+    detoured.add(signature);
+    for (const a of [crash, ...refused, { type: 'restart', node: COORDINATOR } as const]) items.push({ kind: 'action', action: a, probe });
+  };
+  /**
+   * After every step at level faults, for each node that is down: the
+   * handoff actions of `key` that its being down alone refuses, each sent as
+   * a refusal probe (§7). "Alone": the action is enabled in the same state
+   * with that node up and nothing else changed (a worker's copies still
+   * gone). For a worker, the guards that need it up and nothing of it else
+   * (C5, C6, C8, C11: a freeze's or a failover's target, an install's
+   * destination, a duplicated message's destination or source); for the
+   * coordinator, every step it takes (C5-C8). Unlike a pause, a crash is no
+   * no-op to detour through (it empties the worker's copies), so these are
+   * probed where the trace already has a node down: once per trace for each
+   * phase, node and set of steps. A system that leaves out one such check
+   * diverges at its probe.
    */
   const downProbes = (key: string): void => {
-    for (const worker of config.workers) {
-      const ws = state.workers[worker];
-      if (ws?.status !== 'down') continue;
-      const asUp: ClusterState = { ...state, workers: { ...state.workers, [worker]: { ...ws, status: 'up' } } };
+    const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
+    for (const node of [COORDINATOR, ...config.workers]) {
+      let asUp: ClusterState;
+      if (node === COORDINATOR) {
+        if (state.coordinator.up) continue;
+        asUp = { ...state, coordinator: { ...state.coordinator, up: true } };
+      } else {
+        const ws = state.workers[node];
+        if (ws?.status !== 'down') continue;
+        asUp = { ...state, workers: { ...state.workers, [node]: { ...ws, status: 'up' } } };
+      }
+      const target = node === COORDINATOR ? (other as string) : node;
       const refused = [
         ...handoffProbes(state, config, level, key),
-        { type: 'freeze', key, to: worker } as const,
-        { type: 'failover', key, to: worker } as const,
-        { type: 'failover', key, to: worker, crashAfterFence: true } as const,
+        { type: 'freeze', key, to: target } as const,
+        { type: 'failover', key, to: target } as const,
+        { type: 'failover', key, to: target, crashAfterFence: true } as const,
       ]
         .filter((a) => !enabled(a) && whyNotEnabled(setup, asUp, a) === undefined)
         .filter((a, i, all) => all.findIndex((b) => JSON.stringify(b) === JSON.stringify(a)) === i);
-      const signature = JSON.stringify(['down', phaseOf(state, key), worker, refused]);
+      const signature = JSON.stringify(['down', phaseOf(state, key), node, refused]);
       if (refused.length === 0 || detoured.has(signature)) continue;
       detoured.add(signature);
       for (const a of refused) items.push({ kind: 'action', action: a, probe });
