@@ -27,6 +27,40 @@ describe('structural comparison of observations (§7)', () => {
     );
   });
 
+  it('§0, PROTOCOL.md: every JSON spelling of an integer is that integer (a system may write 1.0, 1e0 or -0), in sameJson and in diffJson', () => {
+    // The class by construction: for each integer, every spelling the JSON number grammar has with at most two
+    // fraction digits and exponents within ±2 (and a sign on zero): -0, the one that parses to another double, among them.
+    const spellings = (n: number): string[] => {
+      const out = new Set<string>();
+      const signs = n === 0 ? ['', '-'] : [''];
+      for (const sign of signs) {
+        for (let shift = -2; shift <= 2; shift++) {
+          // n = m × 10^shift, with m written with up to two fraction digits.
+          const m = n / 10 ** shift;
+          for (const digits of [0, 1, 2]) {
+            const mantissa = m.toFixed(digits);
+            if (Number(mantissa) !== m) continue;
+            for (const e of shift === 0 ? ['', 'e0', 'E+0', 'e-0'] : [`e${shift}`, `E${shift >= 0 ? '+' : ''}${shift}`])
+              out.add(`${sign}${mantissa}${e}`);
+          }
+        }
+      }
+      return [...out];
+    };
+    let checked = 0;
+    for (const n of [0, 1, -1, 7, 10, -20, 100, 123, 1200, 2 ** 50]) {
+      for (const text of spellings(n)) {
+        const parsed = JSON.parse(text) as unknown;
+        expect(sameJson(parsed, n), text).toBe(true);
+        expect(sameJson({ retained: [parsed] }, { retained: [n] }), text).toBe(true);
+        expect(diffJson({ index: n }, { index: parsed }), text).toEqual([]);
+        checked++;
+      }
+    }
+    expect(spellings(0)).toContain('-0');
+    expect(checked).toBeGreaterThan(60);
+  });
+
   it('sameJson: undefined-valued keys are absent; an own "__proto__" key (a worker or key so named) is a key like any other', () => {
     expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
     expect(sameJson({ a: 1 }, { a: 1, b: undefined })).toBe(true);
@@ -38,7 +72,8 @@ describe('structural comparison of observations (§7)', () => {
     expect(sameJson(own, JSON.parse('{"k":1,"__proto__":{"x":1}}'))).toBe(false);
     expect(sameJson([1, [2]], [1, [2]])).toBe(true);
     expect(sameJson([], {})).toBe(false);
-    expect(sameJson(0, -0)).toBe(false);
+    // JSON has one zero: a system that writes it -0 wrote 0 (§0: every number is an integer).
+    expect(sameJson(0, -0)).toBe(true);
   });
 
   it('names only the paths that differ, as JSON pointers', () => {

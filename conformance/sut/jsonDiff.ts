@@ -35,7 +35,8 @@ export function diffJson(expected: unknown, actual: unknown, limit = 50): PathDi
       for (const k of [...keys].sort()) walk(e[k], a[k], `${path}/${escapePointer(k)}`);
       return;
     }
-    if (!Object.is(e, a)) out.push({ path: path === '' ? '/' : path, expected: e, actual: a });
+    // `===`, not Object.is: JSON has one zero, and a system may write it -0 (JSON has no NaN to tell apart).
+    if (e !== a) out.push({ path: path === '' ? '/' : path, expected: e, actual: a });
   };
   walk(expected, actual, '');
   return out;
@@ -48,7 +49,7 @@ export function diffJson(expected: unknown, actual: unknown, limit = 50): PathDi
  * defined own keys counted.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
+  if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const arrayA = Array.isArray(a);
   if (arrayA !== Array.isArray(b)) return false;
