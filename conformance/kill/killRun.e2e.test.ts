@@ -54,6 +54,13 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(await at(4)).toBe('applied');
   });
 
+  it('a system run through a shell that outlives it (a compound command) and kills itself at a write point: the kill it was asked for, not "cannot be judged"', async () => {
+    // The shell exits with 137 (128 + SIGKILL) for the system it ran; before, that read as a death of its own.
+    const r = await runKillTrace(inFlightTrace('at-write', 1), { command: 'cd examples/python && python3 join.py --data {data}' });
+    expect(r.divergence).toBeUndefined();
+    expect(r.trace.steps[2]?.kill?.resolved).toBe('lost');
+  });
+
   it('C2: a request answered before the kill inside its writes was acknowledged: a system that answers first and writes after diverges there at every write point (the correct example never)', async () => {
     for (const write of [1, 2, 3, 4]) {
       const wrong = await runKillTrace(inFlightTrace('at-write', write), { command: REPLY_FIRST });

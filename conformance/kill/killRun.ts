@@ -146,9 +146,14 @@ function acknowledgedOnly(candidates: readonly Candidate[], acknowledged: boolea
   return applied.length > 0 ? applied : candidates.filter((c) => c.resolved === 'lost');
 }
 
-/** A system killed at a write by its own hook dies by SIGKILL; anything else is a system that cannot be judged. */
+/**
+ * A system killed at a write by its own hook dies by SIGKILL; run by a shell
+ * that outlives it (a compound command, `cd DIR && ...`, or one the shell
+ * does not exec), the shell exits with 128 + 9 = 137 for it. Anything else
+ * is a system that cannot be judged.
+ */
 function expectedDeath(e: unknown): false {
-  if (e instanceof SutUnavailable && /^dead: the process was killed by SIGKILL/.test(e.reason)) return false;
+  if (e instanceof SutUnavailable && /^dead: the process (was killed by SIGKILL|exited with code 137\b)/.test(e.reason)) return false;
   throw e;
 }
 
