@@ -42,6 +42,24 @@ describe('LineSplitter (PROTOCOL.md, Transport)', () => {
     expect(splitter.buffered).toBe(0);
   });
 
+  it('PROTOCOL.md: a line of exactly the cap ended by CRLF is a line (the CR is part of the newline), however the stream is cut; one byte more is over the cap', () => {
+    const text = 'abcd';
+    for (const ending of ['\n', '\r\n']) {
+      const bytes = Buffer.from(`${text}${ending}next${ending}`);
+      // Every cut into two chunks, the CR and the LF apart among them.
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const splitter = new LineSplitter(4);
+        const out = [...splitter.push(bytes.subarray(0, cut)), ...splitter.push(bytes.subarray(cut)), ...splitter.finish()];
+        expect(lines(out), `${JSON.stringify(ending)} cut at ${cut}`).toEqual(['abcd', 'next']);
+      }
+    }
+    expect(lines(new LineSplitter(4).push(Buffer.from('abcde\r\nok\n')))).toEqual(['<overflow 5>', 'ok']);
+    expect(lines(new LineSplitter(4).push(Buffer.from('abcde\nok\n')))).toEqual(['<overflow 5>', 'ok']);
+    // A CR that is not the line's last byte counts like any byte.
+    const split = new LineSplitter(4);
+    expect(lines([...split.push(Buffer.from('abcd\r')), ...split.push(Buffer.from('x\nok\n'))])).toEqual(['<overflow 6>', 'ok']);
+  });
+
   it('counts the cap in bytes, not characters', () => {
     const splitter = new LineSplitter(4);
     expect(lines(splitter.push(Buffer.from('éé\néééé\n', 'utf8')))).toEqual(['éé', '<overflow 8>']);

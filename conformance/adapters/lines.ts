@@ -37,7 +37,9 @@ export class LineSplitter {
       }
       // An empty line (or a lone CR) is no line: the protocol ignores blank lines, and a flood of them costs nothing.
       if (this.pending.length === 0 && (piece.length === 0 || (piece.length === 1 && piece[0] === 13))) continue;
-      const bytes = this.pendingBytes + piece.length;
+      // A trailing CR is part of the newline (CRLF is tolerated), so it does not count against the cap.
+      const last = piece.length > 0 ? piece[piece.length - 1] : this.pending.at(-1)?.at(-1);
+      const bytes = this.pendingBytes + piece.length - (last === 13 ? 1 : 0);
       if (bytes > this.maxBytes) {
         out.push({ overflow: bytes });
       } else {
@@ -51,7 +53,8 @@ export class LineSplitter {
     }
     if (start < chunk.length && !this.skipping) {
       const rest = chunk.subarray(start);
-      if (this.pendingBytes + rest.length > this.maxBytes) {
+      // One byte over the cap may still be the CR of a CRLF whose LF has not come yet.
+      if (this.pendingBytes + rest.length > this.maxBytes + 1) {
         out.push({ overflow: this.pendingBytes + rest.length });
         this.pending = [];
         this.pendingBytes = 0;
