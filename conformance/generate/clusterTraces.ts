@@ -177,7 +177,18 @@ export function crashEverything(setup: ClusterSetup, state: ClusterState): Clust
 }
 
 /** One item of an interpreted choice list: an external action (with its refusal probe number), or a whole-cluster crash. */
-export type ChoiceItem = { readonly kind: 'action'; readonly action: ExternalAction; readonly probe: number } | { readonly kind: 'reopen' };
+export type ChoiceItem =
+  | { readonly kind: 'action'; readonly action: ExternalAction; readonly probe: number; readonly note?: string }
+  | { readonly kind: 'reopen' };
+
+/**
+ * The note on the crash of the coordinator's detour (`coordinatorDetour`):
+ * kill mode leaves it a plain request, not a crash point to kill at (a kill
+ * there would crash every node, and the steps after it were drawn for the
+ * state the detour leaves as it was).
+ */
+export const DETOUR_CRASH_NOTE =
+  'the coordinator crashed for the probes its being down refuses, and restarted after them (a no-op pair, C10)';
 
 /**
  * Multi-step scenarios a single choice may pick, so that the deep
@@ -575,7 +586,8 @@ export function interpretChoiceItems(
     const signature = JSON.stringify(['coordinator', phaseOf(state, key), refused]);
     if (refused.length === 0 || detoured.has(signature)) return;
     detoured.add(signature);
-    for (const a of [crash, ...refused, { type: 'restart', node: COORDINATOR } as const]) items.push({ kind: 'action', action: a, probe });
+    items.push({ kind: 'action', action: crash, probe, note: DETOUR_CRASH_NOTE });
+    for (const a of [...refused, { type: 'restart', node: COORDINATOR } as const]) items.push({ kind: 'action', action: a, probe });
   };
   /**
    * After every step at level faults, for each node that is down: the
@@ -861,7 +873,9 @@ export function clusterTraceArbitrary(level: 'cluster' | 'faults', domain?: Clus
           format: CLUSTER_TRACE_FORMAT,
           name: `random-${level}`,
           config,
-          steps: interpretChoices(config, level, workload, choices).map((action) => ({ action })),
+          steps: interpretChoiceItems(config, level, workload, choices).flatMap((item) =>
+            item.kind === 'action' ? [{ action: item.action, ...(item.note === undefined ? {} : { note: item.note }) }] : [],
+          ),
         })),
     ),
   );

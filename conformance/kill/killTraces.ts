@@ -22,6 +22,7 @@
 // the re-attach then finds no session or a half-written one, and must start
 // as the model's crash of every node of the initial state (C10).
 import { COORDINATOR } from '../../spec/index.ts';
+import { DETOUR_CRASH_NOTE } from '../generate/clusterTraces.ts';
 import type { ClusterInitKill, ClusterKill, ClusterStep, ClusterTrace, ExternalAction } from '../../spec/index.ts';
 import { applyExternal, initialClusterState, transition, whyNotEnabled, type ClusterSetup, type ClusterState } from '../../model/index.ts';
 
@@ -158,7 +159,7 @@ export function withKills(
     if (enabled && action.type === 'release') sent.duplicateRelease.add(action.key);
     let kill: ClusterKill | undefined = s.kill;
     const wanted = inFlightAt.get(i);
-    if (kill === undefined && enabled && isCrashPoint(action) && crashPointKills > 0) {
+    if (kill === undefined && enabled && isCrashPoint(action) && crashPointKills > 0 && s.note !== DETOUR_CRASH_NOTE) {
       kill = { when: 'after-reply' };
       crashPointKills--;
     } else if (kill === undefined && enabled && wanted !== undefined && !changesLiveness(action))
