@@ -54,7 +54,9 @@ describe('streamjoin conform', () => {
       out,
     ]);
     expect(r.code, r.stdout).toBe(2);
-    const during = /UNKNOWN during (example|exhaustive scenario) .*: interrupted: the time budget \(--time-budget 1\) ran out/.exec(r.stdout);
+    const during = /UNKNOWN during (example|exhaustive scenario) .*: interrupted: the time budget \(--time-budget 1\) ran out/.exec(
+      r.stdout,
+    );
     expect(during, r.stdout).not.toBeNull();
     // Stopped in the exhaustive part, or (on a loaded machine) still in the examples before it: then it never ran.
     if (during?.[1] === 'example') expect(r.stdout).toMatch(/exhaustive: not run/);
@@ -72,6 +74,10 @@ describe('streamjoin conform', () => {
         /^usage: SJ105 --level must be one of operator, cluster, faults/,
       ],
       [['conform', '--sut', 'model', '--runs', 'many', '--out', out], /^usage: SJ105 --runs must be a non-negative integer/],
+      [
+        ['conform', '--sut', 'impl', '--level', 'operator', '--exhaustive', '--scenario', 'colliding-ids', '--out', out],
+        /^usage: SJ105 --scenario colliding-ids needs level cluster or faults; --level operator leaves it out/,
+      ],
       [['conform', '--sut', 'model', '--path', '3:1', '--out', out], /^usage: SJ105 --path replays a counterexample of one seed/],
       [
         ['conform', '--sut', 'model', '--exhasutive', '--out', out],

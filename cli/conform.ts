@@ -233,6 +233,13 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   const scenarios = values.scenario === undefined ? EXHAUSTIVE_SCENARIOS : scenariosNamed(values.scenario);
   if (values.sut === undefined || values.sut === '') throw usageError('conform needs --sut COMMAND (or --sut model, --sut impl)');
   const level = parseLevel(values.level);
+  // A scenario asked for by name whose traces --level leaves out would be skipped: the two flags conflict.
+  const outOfLevel =
+    values.scenario === undefined || level === undefined ? [] : scenarios.filter((x) => (x.kind === 'operator') !== (level === 'operator'));
+  if (outOfLevel.length > 0)
+    throw usageError(
+      `--scenario ${outOfLevel.map((x) => x.name).join(',')} needs level ${outOfLevel[0]?.kind === 'operator' ? 'operator' : 'cluster or faults'}; --level ${level} leaves ${outOfLevel.length === 1 ? 'it' : 'them'} out`,
+    );
   if (values.path !== undefined && values.seed === undefined)
     throw usageError('--path replays a counterexample of one seed: give --seed too');
   if (values.path !== undefined) pathFlag(values.path);

@@ -184,6 +184,26 @@ describe('J1–J8 at level operator: bounded-exhaustive operator traces, and nev
     expect(r.stdout).toContain('verdict: PASS');
     expect(r.code).toBe(0);
   });
+
+  it('§7: a run in which nothing ran at the levels the system supports (its only scenario of another level, no example, no random trace) is unknown, not a pass; exit 2', async () => {
+    const r = await runCli([
+      'conform',
+      '--sut',
+      'node --import tsx conformance/testdata/serveLevels.ts operator',
+      '--exhaustive',
+      '--scenario',
+      'zombie-after-failover',
+      '--examples',
+      'none',
+      '--runs',
+      '0',
+    ]);
+    expect(r.stdout).toMatch(
+      /UNKNOWN during the end: nothing was checked: no example, exhaustive trace or random trace runs at the levels checked \(operator\)/,
+    );
+    expect(r.stdout).toContain('verdict: UNKNOWN');
+    expect(r.code).toBe(2);
+  });
 });
 
 // ---------------------------------------------------------------------------

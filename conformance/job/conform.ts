@@ -49,6 +49,15 @@ export async function runConform(options: ConformOptions): Promise<ConformReport
     if (!(e instanceof SutUnavailable)) throw e;
     unknown = { reason: e.reason, stderrTail: e.stderrTail, during: now.during };
   }
+  // A run that judged no trace at all is no pass (§7): every example and scenario left out at the levels checked (a
+  // --scenario of another level than the system's), and no random trace. (A shard may be empty: its merge is judged.)
+  const judged = found.examples.length + found.random.reduce((n, r) => n + r.runs, 0) + found.exhaustive.reduce((n, x) => n + x.run, 0);
+  if (unknown === undefined && info !== undefined && judged === 0 && found.failures.length === 0 && opts.shard === undefined)
+    unknown = {
+      reason: `nothing was checked: no example, exhaustive trace or random trace runs at the levels checked (${levels.join(', ') || 'none'})`,
+      stderrTail: [],
+      during: 'the end',
+    };
   const incomplete = unknown !== undefined || [...found.exhaustive, ...found.random].some((r) => r.verdict === 'unknown');
   return {
     verdict: found.failures.length > 0 ? 'fail' : incomplete ? 'unknown' : 'pass',
