@@ -252,3 +252,21 @@ describe('C1: keys and worker ids are data, whatever they spell', () => {
     expect(r.observation.store['valueOf']).toBeUndefined();
   });
 });
+
+describe('C10, §7: a restarted worker restores its keys in config order', () => {
+  it('whatever the names: integer-like keys ("7", "10") are not put first, as an object would list them', () => {
+    const config: ClusterSetup = {
+      join: { allowedLateness: 1, maxIntervalLength: 1 },
+      workers: ['w1', 'w2'],
+      keys: [
+        { key: '7.0', owner: 'w1' },
+        { key: '10', owner: 'w1' },
+        { key: 'b', owner: 'w1' },
+        { key: '7', owner: 'w1' },
+      ],
+    };
+    const crashed = applyExternal(config, initialClusterState(config), { type: 'crash', node: 'w1' }).state;
+    const restart = applyExternal(config, crashed, { type: 'restart', node: 'w1' });
+    expect(restart.events.filter((e) => e.type === 'restored').map((e) => ('key' in e ? e.key : ''))).toEqual(['7.0', '10', 'b', '7']);
+  });
+});

@@ -260,7 +260,7 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
       return { state: withWorker(state, a.node, { status: 'down', keys: emptyEntries() }), events: [] };
     case 'restart':
       if (a.node === COORDINATOR) return { state: withCoordinator(state, { up: true }), events: [] };
-      return restartWorker(state, a.node);
+      return restartWorker(config, state, a.node);
     case 'pause':
       return { state: withWorker(state, a.worker, { status: 'paused', keys: worker(state, a.worker).keys }), events: [] };
     case 'resume':
@@ -274,11 +274,12 @@ export function transition(config: ClusterSetup, state: ClusterState, a: Cluster
  * at cursor 0), under the key's current epoch. Its previous incarnation is
  * gone, so no other writer holds that epoch.
  */
-function restartWorker(state: ClusterState, w: WorkerId): ClusterTransition {
+function restartWorker(config: ClusterSetup, state: ClusterState, w: WorkerId): ClusterTransition {
   const keys = emptyEntries<KeyCopy>();
   const events: ClusterEvent[] = [];
-  for (const [key, owner] of Object.entries(state.coordinator.owner)) {
-    if (owner !== w) continue;
+  // In config order (C1, §7), not the table's own: an object lists integer-like keys ("7") first.
+  for (const { key } of config.keys) {
+    if (state.coordinator.owner[key] !== w) continue;
     const cp = state.store[key];
     const epoch = epochOf(state, key);
     keys[key] = { join: cp?.join ?? initialJoinState, cursor: cp?.cursor ?? 0, epoch, frozen: false };
