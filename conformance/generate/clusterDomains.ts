@@ -1,6 +1,6 @@
 // The domains random cluster traces (clusterTraces.ts) are drawn from:
 // worker names, keys, row ids, times, and how many records and choices.
-import { collidingNames, lineBreakNames } from './edges.ts';
+import { collidingNames, LOOSELY_EQUAL, lineBreakNames, looselyEqualNames } from './edges.ts';
 
 /** Small domains: two keys, two or three workers, a dozen records, a dozen control actions. */
 export interface ClusterDomain {
@@ -76,6 +76,17 @@ export const collidingClusterDomain: ClusterDomain = { ...smallClusterDomain, ..
  * (its log, its checkpoints, its ownership table) and splits as text cuts in two.
  */
 export const lineBreakClusterDomain: ClusterDomain = { ...smallClusterDomain, ...lineBreakNames(), workers: ['w1', 'w\u20292', 'w\n3'] };
+
+/**
+ * One domain per group of names equal under a loose comparison (edges.ts
+ * `LOOSELY_EQUAL`): its members as keys, ids and workers (an ownership table
+ * or a store keyed loosely takes two of them for one).
+ */
+export const looselyEqualClusterDomains: readonly ClusterDomain[] = LOOSELY_EQUAL.map((group) => ({
+  ...smallClusterDomain,
+  ...looselyEqualNames(group),
+  workers: group.length >= 3 ? group.slice(0, 3) : [...group, 'w'],
+}));
 
 /** A key no domain declares (C3: records of it are rejected before the log). */
 export const UNDECLARED_KEY = 'k-undeclared';

@@ -61,6 +61,7 @@ import {
   collidingClusterDomain,
   longClusterDomain,
   lineBreakClusterDomain,
+  looselyEqualClusterDomains,
   oddClusterDomain,
   smallClusterDomain,
   UNDECLARED_KEY,
@@ -856,6 +857,7 @@ function domainArbitrary(): fc.Arbitrary<ClusterDomain> {
     { weight: 1, arbitrary: fc.constant(oddClusterDomain) },
     { weight: 1, arbitrary: fc.constant(collidingClusterDomain) },
     { weight: 1, arbitrary: fc.constant(lineBreakClusterDomain) },
+    { weight: 1, arbitrary: fc.constantFrom(...looselyEqualClusterDomains) },
   );
 }
 

@@ -212,6 +212,38 @@ export function lineBreakNames(): { keys: string[]; ids: string[] } {
   return { keys: ['k\u20281', 'k\r\n2'], ids: LINE_BREAKS.map((b) => `a${b}z`) };
 }
 
+/**
+ * Names that are different strings but equal under a comparison some store
+ * or language makes loosely, one group per comparison (J1: a key or id is any
+ * non-empty string, compared exactly; J2: an identity is its exact key, side
+ * and id; J3: a match needs the same key; C9: the sink keeps each match id
+ * apart). A system that keeps them in a column with a case-insensitive or
+ * padding collation, a numeric affinity, a LIKE, a Unicode normalization, or
+ * a C string, takes two of a group for one: a conflict where there is none,
+ * a match across keys, two matches deduplicated into one.
+ */
+export const LOOSELY_EQUAL: readonly (readonly string[])[] = [
+  // ASCII case (SQL NOCASE, case-insensitive collations, lower() on both sides)
+  ['ab', 'AB', 'aB'],
+  // Unicode case
+  ['\u00e9', '\u00c9'],
+  // padding and trimming (SQL RTRIM, CHAR(n), trim())
+  ['a', 'a ', ' a', 'a\t'],
+  // numbers (a numeric affinity or a parse: 007 = 7 = 7.0 = +7 = 7e0)
+  ['7', '007', '7.0', '+7', '7e0'],
+  // LIKE patterns (`_` and `%` match other names)
+  ['a_', 'ab', 'a%', 'abc'],
+  // Unicode normalization (NFC and NFD) and compatibility (NFKC: fullwidth, ligatures)
+  ['\u00e9', 'e\u0301', 'A', '\uff21', '\ufb01', 'fi'],
+  // C strings (NUL-terminated: "a\0b" reads as "a")
+  ['a', 'a\u0000', 'a\u0000b'],
+];
+
+/** Keys and ids for one group of LOOSELY_EQUAL: its first three members as keys (or all), all of them and one more as ids. */
+export function looselyEqualNames(group: readonly string[]): { keys: string[]; ids: string[] } {
+  return { keys: group.slice(0, 3), ids: [...group, 'x'] };
+}
+
 /** The separators a naive match-id encoding might join its parts with (J3). */
 export const COMMON_SEPARATORS: readonly string[] = ['|', ':', '/', ',', '-', ' ', ''];
 

@@ -18,7 +18,17 @@ import fc from 'fast-check';
 import { OPERATOR_TRACE_FORMAT, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
 import type { JoinConfig, LogRecord, OperatorTrace, RowRecord, Watermarks } from '../../spec/index.ts';
 import { contractChecker, globalWatermark, validityOf } from '../../model/index.ts';
-import { BOUND_EDGES, COMMON_SEPARATORS, collidingNames, collidingRows, conflictOf, invalidRecords, lineBreakNames } from './edges.ts';
+import {
+  BOUND_EDGES,
+  COMMON_SEPARATORS,
+  collidingNames,
+  collidingRows,
+  conflictOf,
+  invalidRecords,
+  LOOSELY_EQUAL,
+  lineBreakNames,
+  looselyEqualNames,
+} from './edges.ts';
 import { drainingWatermarks, wideConfiguredLogArbitrary, wideDomain, type WideDomain } from './wideLogs.ts';
 import {
   burstRecipes,
@@ -50,6 +60,13 @@ export interface LogDomain {
    * shape (separators.ts): a slice of the whole class and some random ones.
    */
   readonly colliding?: boolean;
+  /**
+   * Names equal under a loose comparison (edges.ts `LOOSELY_EQUAL`): logs then
+   * carry one burst (`looseRecords`) in which, for every group of the class,
+   * every member is an id bound at once in one key and side, and every member
+   * a key with a match of its own.
+   */
+  readonly loose?: boolean;
 }
 
 /**
@@ -79,6 +96,13 @@ export const collidingDomain: LogDomain = { ...smallDomain, ...collidingNames(),
 
 /** Keys and ids with every line break of the class inside them (edges.ts `LINE_BREAKS`; J1: any non-empty string). */
 export const lineBreakDomain: LogDomain = { ...smallDomain, ...lineBreakNames() };
+
+/** One domain per group of names equal under a loose comparison (edges.ts `LOOSELY_EQUAL`): its members as keys and ids. */
+export const looselyEqualDomains: readonly LogDomain[] = LOOSELY_EQUAL.map((group) => ({
+  ...smallDomain,
+  ...looselyEqualNames(group),
+  loose: true,
+}));
 
 /** Small L and D (J0) so that horizons are reached within short logs. */
 export function configArbitrary(): fc.Arbitrary<JoinConfig> {
@@ -168,7 +192,8 @@ type LogOp =
   | { readonly horizonOf: number; readonly delta: number; readonly thenRetract: boolean }
   | { readonly edge: EdgeStep }
   | { readonly collide: { t: number; which: number } }
-  | { readonly burst: CollisionBurst; readonly t: number };
+  | { readonly burst: CollisionBurst; readonly t: number }
+  | { readonly loose: number };
 
 /**
  * A record at an exact edge of a rule, computed when the log is built from
@@ -384,6 +409,25 @@ function burstRecords(op: { burst: CollisionBurst; t: number }, n: number, wm: W
   ];
 }
 
+/**
+ * Names equal under a loose comparison, each apart (J2, J3): in the group's
+ * first key, a left row for every member as its id, all bound at once, and a
+ * right row `x` they all match; and in every member as a key, a left `x` and
+ * a right `y` that match. All at one instant, at t or (when the watermarks
+ * have passed it) at the global watermark, so that none is late (J5). Exact
+ * names give one match per row; a loose comparison merges identities or
+ * keys (a conflict or a duplicate where there is none, a match across keys).
+ */
+function looseRecords(group: readonly string[], t: number, wm: Watermarks): RowRecord[] {
+  const gw = globalWatermark(wm);
+  const at = Math.min(TIME_MAX, gw === null ? t : Math.max(t, gw));
+  const row = (key: string, side: 'L' | 'R', id: string): RowRecord => ({ kind: 'insert', key, side, id, ts: at, start: at, end: at });
+  const first = group[0] ?? 'k';
+  const out: RowRecord[] = [...group.map((m) => row(first, 'L', m)), row(first, 'R', 'x')];
+  for (const m of group) out.push(row(m, 'L', 'x'), row(m, 'R', 'y'));
+  return out;
+}
+
 function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomain, origin = 0): LogRecord[] {
   const out: LogRecord[] = [];
   let bursts = 0;
@@ -425,6 +469,10 @@ function materialize(config: JoinConfig, ops: readonly LogOp[], domain: LogDomai
     }
     if ('burst' in op) {
       push(...burstRecords(op, bursts++, wm, config));
+      continue;
+    }
+    if ('loose' in op) {
+      for (const group of LOOSELY_EQUAL) push(...looseRecords(group, op.loose + origin, wm));
       continue;
     }
     const rows = out.filter((r): r is RowRecord => r.kind !== 'watermark' && validityOf(r, config) === undefined);
@@ -479,6 +527,13 @@ export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain
 export function rawLogArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
   const ops = fc.array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' });
   const origin = originArbitrary(config, domain);
+  if (domain.loose === true)
+    // One burst of the loosely equal names, every group of the class, at a random place in the log.
+    return fc
+      .tuple(ops, fc.nat({ max: domain.maxTime }), fc.nat(), origin)
+      .map(([o, t, at, at0]) =>
+        materialize(config, [...o.slice(0, at % (o.length + 1)), { loose: t }, ...o.slice(at % (o.length + 1))], domain, at0),
+      );
   if (!domain.colliding) return fc.tuple(ops, origin).map(([o, at0]) => materialize(config, o, domain, at0));
   // One burst of collisions (J3) at a random place in the log.
   const burst = fc.record({ burst: collisionBurstArbitrary(BURST_SLICE, BURST_RANDOM), t: fc.nat({ max: domain.maxTime }) });
@@ -530,6 +585,7 @@ export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
       { weight: 1, arbitrary: fc.constant(oddDomain) },
       { weight: 1, arbitrary: fc.constant(collidingDomain) },
       { weight: 1, arbitrary: fc.constant(lineBreakDomain) },
+      { weight: 1, arbitrary: fc.constantFrom(...looselyEqualDomains) },
     )
     .chain((domain) => boundsArbitrary().chain((config) => logArbitrary(config, domain).map((log) => ({ config, log }))));
   return fc
