@@ -92,10 +92,9 @@ function explainInstalledCopy(facts: DivergenceFacts, at: Extract<DivergentStep,
 
 type Explained = { readonly summary: string; readonly refs: RuleRefs };
 
+/** As a cluster record step says it (spec/describe.ts): names escaped, so that a line break in a key stays on the line. */
 function describeRecord(r: LogRecord): string {
-  return r.kind === 'watermark'
-    ? `record watermark ${r.side}=${r.wm}`
-    : `record ${r.kind} ${r.key}/${r.side}/${r.id} ts=${r.ts} [${r.start},${r.end}]`;
+  return describeClusterAction({ type: 'record', record: r });
 }
 
 /** The session's init refused: the first step never went out (PROTOCOL.md: every config the harness sends is valid). */
