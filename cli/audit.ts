@@ -1,8 +1,8 @@
 // `streamjoin audit`: check a recorded history (a log and a sink) against the
 // spec, or write an example history to check. Arguments only; the work is in
 // conformance/audit/.
-import { existsSync, statSync } from 'node:fs';
-import { Interrupted, printable, readInputsAhead } from '../spec/index.ts';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { abortReason, Interrupted, printable, readInputsAhead } from '../spec/index.ts';
 import type { AuditProgress, AuditResult } from '../conformance/audit/audit.ts';
 import { AUDIT_HEAP_MB, auditBounded } from '../conformance/audit/auditThread.ts';
 import { DAMAGE_KINDS, type DamageKind } from '../conformance/audit/damage.ts';
@@ -341,6 +341,7 @@ function example(
   out: Output,
 ): number {
   const dir = values.example as string;
+  if (dir === '') throw usageError('--example names no directory');
   if (values.log !== undefined || values.sink !== undefined)
     throw usageError('--example writes a history; audit it afterwards with --log and --sink');
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw usageError(`--example ${dir}: not a directory`);
@@ -364,6 +365,12 @@ function example(
   } catch (e) {
     if (e instanceof Error && e.message.startsWith('this history has no place')) throw usageError(`--damage ${damage}: ${e.message}`);
     throw e;
+  }
+  // Written in one piece (the work does not stop between records): an interrupt heard meanwhile takes the files back,
+  // and the command ends with no history (exit 2, never a pass).
+  if (out.signal?.aborted === true) {
+    for (const path of [h.log, h.sink, h.config]) rmSync(path, { force: true });
+    throw new Interrupted(`${abortReason(out.signal)}; the history written meanwhile was removed`);
   }
   const configFlag = chosen === 'streamjoin' ? '' : ` --config ${h.config}`;
   const lines = [
