@@ -335,11 +335,11 @@ export async function auditCommand(args: readonly string[], out: Output): Promis
   return exitCode;
 }
 
-function example(
+async function example(
   values: { example?: string; seed?: string; records?: string; gzip: boolean; damage?: string; json: boolean; log?: string; sink?: string },
   format: HistoryFormat | 'auto' | undefined,
   out: Output,
-): number {
+): Promise<number> {
   const dir = values.example as string;
   if (dir === '') throw usageError('--example names no directory');
   if (values.log !== undefined || values.sink !== undefined)
@@ -368,6 +368,8 @@ function example(
   }
   // Written in one piece (the work does not stop between records): an interrupt heard meanwhile takes the files back,
   // and the command ends with no history (exit 2, never a pass).
+  // A signal that came while the work held the thread is dispatched at the next turn of the event loop.
+  await new Promise((resolve) => setTimeout(resolve, 20));
   if (out.signal?.aborted === true) {
     for (const path of [h.log, h.sink, h.config]) rmSync(path, { force: true });
     throw new Interrupted(`${abortReason(out.signal)}; the history written meanwhile was removed`);
