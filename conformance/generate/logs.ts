@@ -581,7 +581,8 @@ const RANDOM_WIDE_DOMAIN: WideDomain = { ...wideDomain, maxRecords: 120 };
 export function operatorTraceArbitrary(): fc.Arbitrary<OperatorTrace> {
   const small = fc
     .oneof(
-      { weight: 4, arbitrary: fc.constant(smallDomain) },
+      // 3 of 7 small: the names equal under a loose comparison take their share from it, the other domains keep theirs.
+      { weight: 3, arbitrary: fc.constant(smallDomain) },
       { weight: 1, arbitrary: fc.constant(oddDomain) },
       { weight: 1, arbitrary: fc.constant(collidingDomain) },
       { weight: 1, arbitrary: fc.constant(lineBreakDomain) },

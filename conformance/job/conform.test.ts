@@ -39,6 +39,21 @@ import { useTemporaryDirectories } from '../testFixtures.ts';
 const seed = inject('fcSeed');
 const freshDirectory = useTemporaryDirectories('sj-cx-');
 
+/** Each step of 200 random faults traces of `seed` the model refuses, not a record nor a liveness action, with the state it was refused in. */
+function eachRefusedHandoffStep(visit: (config: ClusterConfig, state: ClusterState, action: ClusterAction) => void): void {
+  for (const trace of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 200 })) {
+    let state = initialClusterState(trace.config);
+    for (const { action } of trace.steps) {
+      if (whyNotEnabled(trace.config, state, action) === undefined) {
+        state = applyExternal(trace.config, state, action).state;
+        continue;
+      }
+      if (action.type === 'record' || ['crash', 'restart', 'pause', 'resume'].includes(action.type)) continue;
+      visit(trace.config, state, action);
+    }
+  }
+}
+
 /** Every state of `config` within `depth` control actions of level faults from the start, each once, the start first. */
 function statesWithin(config: ClusterConfig, depth: number): ClusterState[] {
   const start = initialClusterState(config);
@@ -203,21 +218,13 @@ describe('random faults traces probe every step a pause or a crash alone refuses
     // failover's commit, C8, the rarest); before them, a failover's commit to a paused destination came 3 to 15
     // times, and a system that committed it passed seed 2.
     const seen = new Set<string>();
-    for (const trace of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 200 })) {
-      let state = initialClusterState(trace.config);
-      for (const { action } of trace.steps) {
-        if (whyNotEnabled(trace.config, state, action) === undefined) {
-          state = applyExternal(trace.config, state, action).state;
-          continue;
-        }
-        if (action.type === 'record' || LIVENESS.includes(action.type)) continue;
-        for (const worker of trace.config.workers) {
-          if (state.workers[worker]?.status !== 'paused') continue;
-          const resumed = applyExternal(trace.config, state, { type: 'resume', worker }).state;
-          if (whyNotEnabled(trace.config, resumed, action) === undefined) seen.add(pausedRole(state, action, worker));
-        }
+    eachRefusedHandoffStep((config, state, action) => {
+      for (const worker of config.workers) {
+        if (state.workers[worker]?.status !== 'paused') continue;
+        const resumed = applyExternal(config, state, { type: 'resume', worker }).state;
+        if (whyNotEnabled(config, resumed, action) === undefined) seen.add(pausedRole(state, action, worker));
       }
-    }
+    });
     expect([...wanted].filter((w) => !seen.has(w))).toEqual([]);
   });
 
@@ -264,17 +271,7 @@ describe('random faults traces probe every step a pause or a crash alone refuses
     // at seed 1), and one with the coordinator down 0 to 1 times (none at seeds 1, 2, 4, 5, 6): a system that
     // skipped either check passed seeds 1, 2 and 4.
     const seen = new Set<string>();
-    for (const trace of fc.sample(clusterTraceArbitrary('faults'), { seed, numRuns: 200 })) {
-      let state = initialClusterState(trace.config);
-      for (const { action } of trace.steps) {
-        if (whyNotEnabled(trace.config, state, action) === undefined) {
-          state = applyExternal(trace.config, state, action).state;
-          continue;
-        }
-        if (action.type === 'record' || LIVENESS.includes(action.type)) continue;
-        downRoles(trace.config, state, [action], seen);
-      }
-    }
+    eachRefusedHandoffStep((config, state, action) => downRoles(config, state, [action], seen));
     expect([...wanted].filter((w) => !seen.has(w))).toEqual([]);
   });
 });

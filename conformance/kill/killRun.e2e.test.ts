@@ -61,8 +61,10 @@ describe('kill mode: an in-flight kill, resolved by observation', () => {
     expect(r.trace.steps[2]?.kill?.resolved).toBe('lost');
   });
 
-  it('C2: a request answered before the kill inside its writes was acknowledged: a system that answers first and writes after diverges there at every write point (the correct example never)', async () => {
-    for (const write of [1, 2, 3, 4]) {
+  it('C2: a request answered before the kill inside its writes was acknowledged: a system that answers first and writes after diverges at the first write points (the correct example never)', async () => {
+    // Writes 1 and 2: the record's journal line not yet whole. (At its last write points the deferred writes may all
+    // be done before the harness's own kill after the reply: a race the later write points lose or win.)
+    for (const write of [1, 2]) {
       const wrong = await runKillTrace(inFlightTrace('at-write', write), { command: REPLY_FIRST });
       expect(wrong.divergence?.step, `write ${write}`).toBe(2);
       expect(wrong.killed, `write ${write}`).toBe(true);

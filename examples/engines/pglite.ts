@@ -47,6 +47,14 @@ export function openPostgres(): Promise<PGlite> {
   return PGlite.create();
 }
 
+/**
+ * A key or id as stored: its JSON text. Postgres text holds no NUL, and a key
+ * or id is any non-empty string (J1); the JSON text is one-to-one, so equal
+ * names stay equal and different ones different.
+ */
+const stored = (name: string): string => JSON.stringify(name);
+const named = (text: string): string => JSON.parse(text) as string;
+
 /** The join on `db`, its tables created afresh (anything of a previous session is dropped). */
 export async function pgliteJoin(db: PGlite, overlap: Overlap = 'inclusive'): Promise<IncrementalJoin> {
   await db.exec(schema(overlap));
@@ -57,14 +65,14 @@ export async function pgliteJoin(db: PGlite, overlap: Overlap = 'inclusive'): Pr
         for (const { row, diff } of changes) {
           if (diff > 0)
             await tx.query('INSERT INTO rows VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING', [
-              row.key,
+              stored(row.key),
               row.side,
-              row.id,
+              stored(row.id),
               row.ts,
               row.start,
               row.end,
             ]);
-          else await tx.query('DELETE FROM rows WHERE key = $1 AND side = $2 AND id = $3', [row.key, row.side, row.id]);
+          else await tx.query('DELETE FROM rows WHERE key = $1 AND side = $2 AND id = $3', [stored(row.key), row.side, stored(row.id)]);
         }
         const feed = await tx.query<{ n: number; op: string; key: string; l_id: string; r_id: string }>(
           'SELECT n, op, key, l_id, r_id FROM changelog WHERE n > $1 ORDER BY n',
@@ -73,7 +81,7 @@ export async function pgliteJoin(db: PGlite, overlap: Overlap = 'inclusive'): Pr
         const out: MatchDiff[] = [];
         for (const c of feed.rows) {
           read = Math.max(read, Number(c.n));
-          out.push({ key: c.key, left: c.l_id, right: c.r_id, diff: c.op === 'insert' ? 1 : -1 });
+          out.push({ key: named(c.key), left: named(c.l_id), right: named(c.r_id), diff: c.op === 'insert' ? 1 : -1 });
         }
         return out;
       });
