@@ -4,7 +4,8 @@
 import type { TraceSource, ConformReport } from '../conformance/job/conformTypes.ts';
 import { withDeadline } from '../spec/index.ts';
 import { runConform } from '../conformance/job/conform.ts';
-import { EXHAUSTIVE_SCENARIOS } from '../conformance/generate/exhaustive.ts';
+import { EXHAUSTIVE_SCENARIOS, type AnyScenario } from '../conformance/generate/exhaustive.ts';
+import { needs, runsAt } from '../conformance/job/exhaustivePart.ts';
 import { loadCheckedTrace } from '../conformance/lockstep/traceFiles.ts';
 import { regressionTracePaths, specExamplePaths } from '../conformance/job/traceFilesPart.ts';
 import { writeCounterexamples } from '../conformance/views/counterexampleFiles.ts';
@@ -234,11 +235,10 @@ export async function conformCommand(args: readonly string[], out: Output): Prom
   if (values.sut === undefined || values.sut === '') throw usageError('conform needs --sut COMMAND (or --sut model, --sut impl)');
   const level = parseLevel(values.level);
   // A scenario asked for by name whose traces --level leaves out would be skipped: the two flags conflict.
-  const outOfLevel =
-    values.scenario === undefined || level === undefined ? [] : scenarios.filter((x) => (x.kind === 'operator') !== (level === 'operator'));
+  const outOfLevel = values.scenario === undefined || level === undefined ? [] : scenarios.filter((x) => !runsAt(x.kind, [level]));
   if (outOfLevel.length > 0)
     throw usageError(
-      `--scenario ${outOfLevel.map((x) => x.name).join(',')} needs level ${outOfLevel[0]?.kind === 'operator' ? 'operator' : 'cluster or faults'}; --level ${level} leaves ${outOfLevel.length === 1 ? 'it' : 'them'} out`,
+      `--scenario ${outOfLevel.map((x) => x.name).join(',')} needs level ${needs((outOfLevel[0] as AnyScenario).kind)}; --level ${level} leaves ${outOfLevel.length === 1 ? 'it' : 'them'} out`,
     );
   if (values.path !== undefined && values.seed === undefined)
     throw usageError('--path replays a counterexample of one seed: give --seed too');

@@ -12,6 +12,7 @@ import type {
   ConformVerdict as Verdict,
 } from '../conformance/job/conformTypes.ts';
 import { isCrashPoint } from '../conformance/generate/exhaustive.ts';
+import { needs } from '../conformance/job/exhaustivePart.ts';
 import type { Divergence } from '../conformance/report/divergence.ts';
 import type { Failure } from '../conformance/report/failure.ts';
 import { type WrittenCounterexample, portablePath, shellCommand, shellQuote } from '../conformance/views/counterexampleFiles.ts';
@@ -128,7 +129,7 @@ export function exhaustiveLines(report: ConformReport, scenarios?: number): stri
   for (const x of report.exhaustive) {
     const what = x.kind === 'operator' ? 'logs' : 'interleavings';
     if (x.verdict === 'skipped') {
-      const need = x.kind === 'operator' ? 'operator' : 'cluster or faults';
+      const need = needs(x.kind);
       lines.push(
         x.traces > 0
           ? `exhaustive ${x.scenario}: skipped: none of its ${count(x.traces)} ${what} runs at the levels checked (it needs level ${need})`

@@ -42,7 +42,7 @@ export type { OracleState } from './join/oracle.ts';
 export { describeRecord, joinModel, recordDomain } from './join/joinModel.ts';
 export type { JoinModelBounds, JoinModelOptions } from './join/joinModel.ts';
 export type { JoinModelState } from './join/joinModelState.ts';
-export { validityOf } from './join/join.ts';
+export { isLateInsert, isLateRetract, validityOf } from './join/join.ts';
 // The cluster (SPEC §5): state, guards, effects; its bounded histories, explorer model and presets (§6).
 export { PROTOCOL_ELEMENTS, initialClusterState, withCopy } from './cluster/clusterState.ts';
 export type { ClusterSetup, ClusterState, ClusterTransition, ProtocolElement } from './cluster/clusterState.ts';

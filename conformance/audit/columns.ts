@@ -7,8 +7,8 @@
 // optional table of names (`"sides": {"orders": "L", "payments": "R"}`),
 // times by times.ts.
 import { InputError, matchId, readDocument, TIME_MAX, TIME_MIN } from '../../spec/index.ts';
-import type { JoinConfig, LogRecord } from '../../spec/index.ts';
-import { validityOf } from '../../model/index.ts';
+import type { JoinConfig, LogRecord, RowContent } from '../../spec/index.ts';
+import { globalWatermark, isLateInsert, isLateRetract, validityOf } from '../../model/index.ts';
 import { problemAt } from './jsonLine.ts';
 import { LogTimes, type TimeUnit } from './times.ts';
 
@@ -124,14 +124,12 @@ export class RowReader {
   private readonly sides: Readonly<Record<string, string>>;
   /** Bound rows by id (then key and side): what a key-only `before` resolves to. */
   private readonly live = new Map<string, KnownRow[]>();
-  /** The join config (J0), once known: J1's length check. */
+  /** The join config (J0), once known: rows are then bound as the join binds them, and forgotten past their horizon (J8). */
   private config: JoinConfig | undefined;
   private keyOnly = 0;
   private lateKeyOnly = 0;
-  /** L and D (J0), once known. */
-  private bounds: { L: number; D: number } | undefined;
   /** The log's watermarks so far, per side (J4). */
-  private readonly wm = { L: Number.NEGATIVE_INFINITY, R: Number.NEGATIVE_INFINITY };
+  private readonly wm: { L: number | null; R: number | null } = { L: null, R: null };
   private sinceSweep = 0;
   /** Whether a remembered row was ever forgotten past its horizon. */
   private swept = false;
@@ -211,10 +209,13 @@ export class RowReader {
 
   /** Whether a record reaches J7's identity check: J1 valid, and not late (J5, J6). */
   private binds(record: LogRecord & { kind: 'insert' | 'retract' }): boolean {
-    if (this.config !== undefined && validityOf(record, this.config) !== undefined) return false;
-    const gw = this.globalWatermark();
-    if (this.bounds === undefined || gw === Number.NEGATIVE_INFINITY) return true;
-    return record.kind === 'insert' ? record.ts >= gw - this.bounds.L : gw <= record.end + this.bounds.L + this.bounds.D;
+    const config = this.config;
+    if (config === undefined) return true;
+    if (validityOf(record, config) !== undefined) return false;
+    // Valid (J1): its side is L or R (the lateness tests read only its times).
+    const row = record as RowContent;
+    const gw = globalWatermark(this.wm);
+    return record.kind === 'insert' ? !isLateInsert(row, gw, config) : !isLateRetract(row, gw, config);
   }
 
   /** The row bound under an identity and not past its horizon (J8), if any. */
@@ -223,8 +224,10 @@ export class RowReader {
     return found === undefined || this.pastHorizon(found) ? undefined : found;
   }
 
+  /** J8: its horizon passed (a retraction of it would be late, J6). */
   private pastHorizon(k: KnownRow): boolean {
-    return this.bounds !== undefined && this.globalWatermark() > k.record.end + this.bounds.L + this.bounds.D;
+    // (The lateness test reads only the row's end.)
+    return this.config !== undefined && isLateRetract(k.record as RowContent, globalWatermark(this.wm), this.config);
   }
 
   /** Binds an identity with a record's content (replacing a row of it past its horizon). */
@@ -294,17 +297,14 @@ export class RowReader {
 
   /** The join config, once known: rows past their horizon (J8) are then forgotten. */
   useConfig(config: JoinConfig): void {
-    this.bounds = { L: config.allowedLateness, D: config.maxIntervalLength };
     this.config = config;
   }
 
   /** A watermark read from the log (J4): the global watermark decides which remembered rows are past their horizon. */
   noteWatermark(side: string, wm: number): void {
-    if ((side === 'L' || side === 'R') && wm >= TIME_MIN && wm <= TIME_MAX && wm > this.wm[side]) this.wm[side] = wm;
-  }
-
-  private globalWatermark(): number {
-    return Math.min(this.wm.L, this.wm.R);
+    if (side !== 'L' && side !== 'R') return;
+    const was = this.wm[side];
+    if (wm >= TIME_MIN && wm <= TIME_MAX && (was === null || wm > was)) this.wm[side] = wm;
   }
 
   /**
@@ -313,12 +313,10 @@ export class RowReader {
    * are remembered, so that the sweeps cost O(1) a row.
    */
   private sweep(): void {
-    if (this.bounds === undefined || ++this.sinceSweep < Math.max(1024, this.live.size)) return;
+    if (this.config === undefined || ++this.sinceSweep < Math.max(1024, this.live.size)) return;
     this.sinceSweep = 0;
-    const gw = this.globalWatermark();
-    if (gw === Number.NEGATIVE_INFINITY) return;
-    const past = (k: KnownRow): boolean =>
-      gw > k.record.end + (this.bounds as { L: number; D: number }).L + (this.bounds as { L: number; D: number }).D;
+    if (globalWatermark(this.wm) === null) return;
+    const past = (k: KnownRow): boolean => this.pastHorizon(k);
     for (const [id, rows] of this.live) {
       if (!rows.some(past)) continue;
       const rest = rows.filter((k) => !past(k));
@@ -335,8 +333,9 @@ export class RowReader {
    * retraction with an end that far back. Undefined when nothing was forgotten.
    */
   private lateRetraction(key: string, side: string, id: string): LogRecord | undefined {
-    if (!this.swept || this.bounds === undefined) return undefined;
-    const end = this.globalWatermark() - this.bounds.L - this.bounds.D - 1;
+    const gw = globalWatermark(this.wm);
+    if (!this.swept || this.config === undefined || gw === null) return undefined;
+    const end = gw - this.config.allowedLateness - this.config.maxIntervalLength - 1;
     this.lateKeyOnly++;
     return { kind: 'retract', key, side, id, ts: end, start: end, end };
   }

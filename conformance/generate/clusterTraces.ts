@@ -409,8 +409,13 @@ function phaseOf(state: ClusterState, key: string): string {
  * that does not own the key (towards the owner they are refused in every
  * phase alike), and the duplicated messages.
  */
+/** The first worker in config order that does not own `key` (the first worker when only the owner is there). */
+function otherWorker(state: ClusterState, config: ClusterConfig, key: string): string {
+  return config.workers.find((w) => w !== state.coordinator.owner[key]) ?? (config.workers[0] as string);
+}
+
 function handoffProbes(state: ClusterState, config: ClusterConfig, level: 'cluster' | 'faults', key: string): ExternalAction[] {
-  const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
+  const other = otherWorker(state, config, key);
   const out: ExternalAction[] = [
     { type: 'persist', key },
     { type: 'install', key },
@@ -539,28 +544,43 @@ export function interpretChoiceItems(
    * phase the boundary falls.
    */
   const detoured = new Set<string>();
+  /**
+   * One detour through `off` and back through `on` (a pair that changes
+   * nothing else, C10): each of `candidates` that `off` alone makes refused
+   * is sent between them as a refusal probe (§7); once per trace for each
+   * phase of `key`, node and set of steps (the same detour again would test
+   * nothing new). The steps sent, or none.
+   */
+  const detour = (
+    key: string,
+    off: ExternalAction,
+    on: ExternalAction,
+    node: string,
+    candidates: readonly ExternalAction[],
+  ): ExternalAction[] => {
+    const offState = applyExternal(setup, state, off).state;
+    const refused = candidates.filter((a) => whyNotEnabled(setup, offState, a) !== undefined);
+    const signature = JSON.stringify([phaseOf(state, key), node, refused]);
+    if (refused.length === 0 || detoured.has(signature)) return [];
+    detoured.add(signature);
+    // A crash of the coordinator here is no crash point to kill at (DETOUR_CRASH_NOTE); the state after `on` is the state before `off`.
+    items.push({ kind: 'action', action: off, probe, ...(off.type === 'crash' ? { note: DETOUR_CRASH_NOTE } : {}) });
+    for (const a of [...refused, on]) items.push({ kind: 'action', action: a, probe });
+    return refused;
+  };
   const pauseDetours = (key: string): void => {
-    const phase = phaseOf(state, key);
     for (const worker of config.workers) {
       const pause: ExternalAction = { type: 'pause', worker };
       if (!enabled(pause)) continue;
-      const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? worker;
       const candidates = [
         ...handoffProbes(state, config, level, key),
-        { type: 'failover', key, to: other, crashAfterFence: true } as const,
+        { type: 'failover', key, to: otherWorker(state, config, key), crashAfterFence: true } as const,
         // A checkpoint's guard names only its worker, whatever the phase: once per worker and key in a trace.
         ...(detoured.has(`checkpoint ${worker} ${key}`) ? [] : [{ type: 'checkpoint', worker, key } as const]),
       ].filter(enabled);
-      if (candidates.length === 0) continue;
-      const paused = applyExternal(setup, state, pause).state;
-      const refused = candidates.filter((a) => whyNotEnabled(setup, paused, a) !== undefined);
-      // Once per trace for each phase, worker and set of steps: the same detour again would test nothing new.
-      const signature = JSON.stringify([phase, worker, refused]);
-      if (refused.length === 0 || detoured.has(signature)) continue;
-      detoured.add(signature);
-      if (refused.some((a) => a.type === 'checkpoint')) detoured.add(`checkpoint ${worker} ${key}`);
-      // The state after the resume is the state before the pause (C10; the worker was up, so it has no backlog to catch up on).
-      for (const a of [pause, ...refused, { type: 'resume', worker } as const]) items.push({ kind: 'action', action: a, probe });
+      // The worker was up, so after the resume it has no backlog to catch up on.
+      const sent = detour(key, pause, { type: 'resume', worker }, worker, candidates);
+      if (sent.some((a) => a.type === 'checkpoint')) detoured.add(`checkpoint ${worker} ${key}`);
     }
   };
   /**
@@ -571,24 +591,16 @@ export function interpretChoiceItems(
    * coordinator. The pair changes nothing else (C10: the coordinator's
    * table, handoff record and last messages are durable; conform.test.ts
    * checks it over every state within reach), so the trace goes on as it
-   * was. Once per trace for each phase and set of steps.
+   * was.
    */
   const coordinatorDetour = (key: string): void => {
     const crash: ExternalAction = { type: 'crash', node: COORDINATOR };
     if (!enabled(crash)) return;
-    const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
     const candidates = [
       ...handoffProbes(state, config, level, key),
-      { type: 'failover', key, to: other as string, crashAfterFence: true } as const,
+      { type: 'failover', key, to: otherWorker(state, config, key), crashAfterFence: true } as const,
     ].filter(enabled);
-    if (candidates.length === 0) return;
-    const crashed = applyExternal(setup, state, crash).state;
-    const refused = candidates.filter((a) => whyNotEnabled(setup, crashed, a) !== undefined);
-    const signature = JSON.stringify(['coordinator', phaseOf(state, key), refused]);
-    if (refused.length === 0 || detoured.has(signature)) return;
-    detoured.add(signature);
-    items.push({ kind: 'action', action: crash, probe, note: DETOUR_CRASH_NOTE });
-    for (const a of [...refused, { type: 'restart', node: COORDINATOR } as const]) items.push({ kind: 'action', action: a, probe });
+    detour(key, crash, { type: 'restart', node: COORDINATOR }, COORDINATOR, candidates);
   };
   /**
    * After every step at level faults, for each node that is down: the
@@ -605,7 +617,7 @@ export function interpretChoiceItems(
    * diverges at its probe.
    */
   const downProbes = (key: string): void => {
-    const other = config.workers.find((w) => w !== state.coordinator.owner[key]) ?? config.workers[0];
+    const other = otherWorker(state, config, key);
     for (const node of [COORDINATOR, ...config.workers]) {
       let asUp: ClusterState;
       if (node === COORDINATOR) {
@@ -616,15 +628,20 @@ export function interpretChoiceItems(
         if (ws?.status !== 'down') continue;
         asUp = { ...state, workers: { ...state.workers, [node]: { ...ws, status: 'up' } } };
       }
-      const target = node === COORDINATOR ? (other as string) : node;
+      const target = node === COORDINATOR ? other : node;
+      // handoffProbes has a freeze and a failover towards `other` already.
+      const towards: ExternalAction[] =
+        target === other
+          ? []
+          : [
+              { type: 'freeze', key, to: target },
+              { type: 'failover', key, to: target },
+            ];
       const refused = [
         ...handoffProbes(state, config, level, key),
-        { type: 'freeze', key, to: target } as const,
-        { type: 'failover', key, to: target } as const,
+        ...towards,
         { type: 'failover', key, to: target, crashAfterFence: true } as const,
-      ]
-        .filter((a) => !enabled(a) && whyNotEnabled(setup, asUp, a) === undefined)
-        .filter((a, i, all) => all.findIndex((b) => JSON.stringify(b) === JSON.stringify(a)) === i);
+      ].filter((a) => !enabled(a) && whyNotEnabled(setup, asUp, a) === undefined);
       const signature = JSON.stringify(['down', phaseOf(state, key), node, refused]);
       if (refused.length === 0 || detoured.has(signature)) continue;
       detoured.add(signature);

@@ -527,19 +527,21 @@ export function logArbitrary(config: JoinConfig, domain: LogDomain = smallDomain
 export function rawLogArbitrary(config: JoinConfig, domain: LogDomain = smallDomain): fc.Arbitrary<LogRecord[]> {
   const ops = fc.array(opArbitrary(domain, config), { maxLength: domain.maxRecords, size: 'max' });
   const origin = originArbitrary(config, domain);
+  /** `ops` with `op` at a place `at` picks. */
+  const placed = (o: readonly LogOp[], at: number, op: LogOp): LogOp[] => [
+    ...o.slice(0, at % (o.length + 1)),
+    op,
+    ...o.slice(at % (o.length + 1)),
+  ];
   if (domain.loose === true)
     // One burst of the loosely equal names, every group of the class, at a random place in the log.
     return fc
       .tuple(ops, fc.nat({ max: domain.maxTime }), fc.nat(), origin)
-      .map(([o, t, at, at0]) =>
-        materialize(config, [...o.slice(0, at % (o.length + 1)), { loose: t }, ...o.slice(at % (o.length + 1))], domain, at0),
-      );
+      .map(([o, t, at, at0]) => materialize(config, placed(o, at, { loose: t }), domain, at0));
   if (!domain.colliding) return fc.tuple(ops, origin).map(([o, at0]) => materialize(config, o, domain, at0));
   // One burst of collisions (J3) at a random place in the log.
   const burst = fc.record({ burst: collisionBurstArbitrary(BURST_SLICE, BURST_RANDOM), t: fc.nat({ max: domain.maxTime }) });
-  return fc
-    .tuple(ops, burst, fc.nat(), origin)
-    .map(([o, b, at, at0]) => materialize(config, [...o.slice(0, at % (o.length + 1)), b, ...o.slice(at % (o.length + 1))], domain, at0));
+  return fc.tuple(ops, burst, fc.nat(), origin).map(([o, b, at, at0]) => materialize(config, placed(o, at, b), domain, at0));
 }
 
 /**

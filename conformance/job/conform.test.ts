@@ -54,6 +54,13 @@ function eachRefusedHandoffStep(visit: (config: ClusterConfig, state: ClusterSta
   }
 }
 
+/** The configuration the classes built from the model's states are built over: one key over three workers. */
+const ONE_KEY_THREE_WORKERS: ClusterConfig = {
+  join: { allowedLateness: 1, maxIntervalLength: 2 },
+  workers: ['w1', 'w2', 'w3'],
+  keys: [{ key: 'k', owner: 'w1' }],
+};
+
 /** Every state of `config` within `depth` control actions of level faults from the start, each once, the start first. */
 function statesWithin(config: ClusterConfig, depth: number): ClusterState[] {
   const start = initialClusterState(config);
@@ -193,11 +200,7 @@ describe('random faults traces probe every step a pause or a crash alone refuses
   it('over 200 traces of any seed, each handoff step and checkpoint is sent where a pause of the worker its guard names is all that refuses it', () => {
     // The whole class, by construction: every state of one key over three workers within 6 control actions of the
     // start, every action enabled there that a pause of one worker makes refused.
-    const config: ClusterConfig = {
-      join: { allowedLateness: 1, maxIntervalLength: 2 },
-      workers: ['w1', 'w2', 'w3'],
-      keys: [{ key: 'k', owner: 'w1' }],
-    };
+    const config = ONE_KEY_THREE_WORKERS;
     const universe = controlActions(config, 'faults').filter((a) => !LIVENESS.includes(a.type));
     const wanted = new Set<string>();
     for (const state of statesWithin(config, 6)) {
@@ -232,11 +235,7 @@ describe('random faults traces probe every step a pause or a crash alone refuses
     // The whole class, by construction: every state of one key over three workers within 6 control actions of the
     // start, every action refused there that the same state with one down node up (nothing else changed: a
     // worker's copies still gone, as a crash leaves them) enables.
-    const config: ClusterConfig = {
-      join: { allowedLateness: 1, maxIntervalLength: 2 },
-      workers: ['w1', 'w2', 'w3'],
-      keys: [{ key: 'k', owner: 'w1' }],
-    };
+    const config = ONE_KEY_THREE_WORKERS;
     const universe = controlActions(config, 'faults').filter((a) => !LIVENESS.includes(a.type));
     const upAgain = (state: ClusterState, node: string): ClusterState | undefined => {
       if (node === COORDINATOR) return state.coordinator.up ? undefined : { ...state, coordinator: { ...state.coordinator, up: true } };
@@ -279,11 +278,7 @@ describe('random faults traces probe every step a pause or a crash alone refuses
 describe('the coordinator detour is a no-op (C10: the coordinator keeps nothing volatile)', () => {
   it('in every state within 6 control actions of the start, a crash of the coordinator and its restart leave the state as it was', () => {
     // clusterTraces.ts coordinatorDetour relies on it: the trace goes on from the state before the crash.
-    const config: ClusterConfig = {
-      join: { allowedLateness: 1, maxIntervalLength: 2 },
-      workers: ['w1', 'w2', 'w3'],
-      keys: [{ key: 'k', owner: 'w1' }],
-    };
+    const config = ONE_KEY_THREE_WORKERS;
     const withoutGhost = (state: ClusterState): string => JSON.stringify({ ...state, ghost: null });
     let checked = 0;
     for (const state of statesWithin(config, 6)) {

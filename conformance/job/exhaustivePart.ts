@@ -17,11 +17,13 @@ import { minimizedCounterexample, namedCounterexample } from './counterexample.t
 import type { ConformPart, PartJob } from './part.ts';
 
 /** Whether any trace of a scenario of this kind can run at these levels. */
-function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
+/** Whether a scenario of `kind` has traces at any of `levels`. */
+export function runsAt(kind: 'operator' | 'cluster', levels: readonly Level[]): boolean {
   return kind === 'operator' ? levels.includes('operator') : levels.includes('cluster') || levels.includes('faults');
 }
 
-const needs = (kind: 'operator' | 'cluster'): string => (kind === 'operator' ? 'operator' : 'cluster or faults');
+/** The levels a scenario of `kind` runs at, in words. */
+export const needs = (kind: 'operator' | 'cluster'): string => (kind === 'operator' ? 'operator' : 'cluster or faults');
 
 /** The exhaustive scenarios as a part: covers built already, or scenarios covered when the part gets to them. */
 export function exhaustiveScenariosPart(scenarios: readonly ExhaustivePart[]): ConformPart {

@@ -39,6 +39,7 @@ import {
 import { spawnSystem, type ProcessOptions } from '../adapters/process.ts';
 import { isDeath, SutUnavailable, type ClusterSession, type ClusterStepReply, type StderrExcerpt } from '../sut/sut.ts';
 import { clusterDeathDivergence, clusterInitRefusal, compareClusterStep } from '../lockstep/clusterLockstep.ts';
+import { deathNotBack } from '../lockstep/deaths.ts';
 import { diedBeforeInit, type DivergenceFacts, type ExpectedClusterStep } from '../sut/divergence.ts';
 import { type Candidate, inFlightCandidates, resolveInFlight, type InFlightResolution } from './inFlight.ts';
 import { crashAll, initKillNote, killNote } from './killTraces.ts';
@@ -312,24 +313,20 @@ export async function runKillTrace(trace: ClusterTrace, options: KillRunOptions)
   ): Promise<DivergenceFacts> => {
     const againDir = mkdtempSync(join(options.dataRoot ?? tmpdir(), 'streamjoin-kill-'));
     const again = spawnSystem(commandWithData(options.command, againDir), base);
-    let then: string;
+    let died: SutUnavailable | undefined;
     try {
       const s = await again.openCluster(trace.config, 'faults');
       await s.steps([first]);
-      then = 'it answered the step';
     } catch (e) {
       if (!(e instanceof SutUnavailable)) throw e;
       if (e.reason.startsWith('interrupted: ')) throw e;
       if (isDeath(e) && diedBeforeInit(e.reason)) return clusterDeathDivergence(0, first, want, undefined, 'reply', e.reason);
-      then = isDeath(e) ? `it ${e.reason.replace(/^dead: /, 'died elsewhere: ')}` : `it ${e.reason}`;
+      died = e;
     } finally {
       await again.close();
       rmSync(againDir, { recursive: true, force: true });
     }
-    throw new SutUnavailable(
-      `${broken.reason}; run again up to step 1 in a fresh process, ${then}: the death did not come back at that step`,
-      broken.stderrTail,
-    );
+    throw deathNotBack(broken, 0, died, 'it answered the step');
   };
   /**
    * The trace's first session refused its init (a valid config, J0, C1), or

@@ -86,14 +86,19 @@ export async function deathThatComesBack(
     return { place, died: again.died.reason };
   // An interrupted rerun is the interrupt's verdict; any other outcome says what the rerun did instead.
   if (again.died?.reason.startsWith('interrupted: ')) throw again.died;
+  throw deathNotBack(broken, place.step, again.died, 'it answered every step');
+}
+
+/**
+ * The unknown verdict of a death `broken` at `step` that a rerun in a fresh
+ * process did not bring back: `broken` with what the rerun did instead (its
+ * own break, or `answered` when it answered).
+ */
+export function deathNotBack(broken: SutUnavailable, step: number, again: SutUnavailable | undefined, answered: string): SutUnavailable {
   const then =
-    again.died === undefined
-      ? 'it answered every step'
-      : isDeath(again.died)
-        ? `it ${again.died.reason.replace(/^dead: /, 'died elsewhere: ')}`
-        : `it ${again.died.reason}`;
-  throw new SutUnavailable(
-    `${broken.reason}; run again up to step ${place.step + 1} in a fresh process, ${then}: the death did not come back at that step`,
+    again === undefined ? answered : isDeath(again) ? `it ${again.reason.replace(/^dead: /, 'died elsewhere: ')}` : `it ${again.reason}`;
+  return new SutUnavailable(
+    `${broken.reason}; run again up to step ${step + 1} in a fresh process, ${then}: the death did not come back at that step`,
     broken.stderrTail,
   );
 }
